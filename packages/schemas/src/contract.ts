@@ -1,0 +1,12 @@
+import { defineContract } from './route.ts';
+import { modelsContract, systemContract } from './system/contract.ts';
+
+/**
+ * The whole API as data. Each top-level key is a feature; its routes' key paths are the
+ * operationIds, handler names, client methods and CLI command names.
+ */
+export const contract = defineContract({
+  system: systemContract,
+  models: modelsContract,
+});
+export type Contract = typeof contract;

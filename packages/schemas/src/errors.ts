@@ -1,0 +1,78 @@
+import { z } from 'zod';
+
+/** One entry of a validation failure: where (`["body","value","text"]`), what, and which rule. */
+export const ValidationIssue = z
+  .object({
+    loc: z.array(z.union([z.string(), z.number()])),
+    msg: z.string(),
+    type: z.string(),
+  })
+  .meta({ id: 'ValidationIssue' });
+export type ValidationIssue = z.infer<typeof ValidationIssue>;
+
+/**
+ * The one error body of svc, on both surfaces. `error` is the human message (the api surface's
+ * documented field), `code` the stable machine code, `request_id` the id echoed in `x-request-id`.
+ */
+export const ErrorBody = z
+  .object({
+    error: z.string(),
+    code: z.string(),
+    request_id: z.string(),
+    detail: z.array(ValidationIssue).optional(),
+    retryable: z.boolean().optional(),
+    retry_after_seconds: z.number().int().nonnegative().optional(),
+  })
+  .meta({ id: 'ErrorBody' });
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** 422 on the base surface: FastAPI's `detail` list, plus the common fields. */
+export const HTTPValidationError = ErrorBody.extend({ detail: z.array(ValidationIssue) }).meta({ id: 'HTTPValidationError' });
+export type HTTPValidationError = z.infer<typeof HTTPValidationError>;
+
+/** Errors of the PDF upload route: always says whether a retry may help. */
+export const BayRunErrorEnvelope = ErrorBody.extend({ retryable: z.boolean() }).meta({ id: 'BayRunErrorEnvelope' });
+export type BayRunErrorEnvelope = z.infer<typeof BayRunErrorEnvelope>;
+
+/**
+ * Stable error codes and their HTTP status. A code may carry a suffix after a colon
+ * (`blackboard_field_conflict:task`); the status comes from the part before it.
+ * Features add their codes here so the table stays the single source.
+ */
+export const errorCodes = {
+  bad_request: 400,
+  malformed_json: 400,
+  blackboard_field_conflict: 400,
+  invalid_json_rpc: 400,
+  unauthorized: 401,
+  invalid_token: 401,
+  payment_required: 402,
+  insufficient_scope: 403,
+  forbidden: 403,
+  developer_key_not_accepted: 403,
+  principal_not_allowed: 403,
+  not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  request_timeout: 408,
+  conflict: 409,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  not_implemented: 501,
+  service_unavailable: 503,
+  gateway_timeout: 504,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export function statusForCode(code: string): number {
+  const base = code.split(':', 1)[0] as ErrorCode;
+  return errorCodes[base] ?? 500;
+}
+
+/** Status codes whose answers a client may retry (with `Retry-After` when given). */
+export const retryableStatuses = [408, 429, 500, 502, 503, 504] as const;

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/** Every scope a developer key may carry (spec: inference-billing-api section 5). */
+export const scopes = [
+  'inference:invoke',
+  'requests:read',
+  'requests:write',
+  'jobs:read',
+  'jobs:write',
+  'models:read',
+  'billing:read',
+  'billing:write',
+] as const;
+export const Scope = z.enum(scopes);
+export type Scope = z.infer<typeof Scope>;
+
+/**
+ * - operator: the configured operator token; holds every scope.
+ * - agent: an OAuth principal (registered through /oauth/*), its bearer or one of its developer keys.
+ * - demo: the shared demo principal behind the publishable demo credential.
+ * - open: a caller with no credential where the configuration allows open access.
+ * - anonymous: no credential on a public route.
+ */
+export const principalKinds = ['operator', 'agent', 'demo', 'open', 'anonymous'] as const;
+export const PrincipalKind = z.enum(principalKinds);
+export type PrincipalKind = z.infer<typeof PrincipalKind>;
+
+/** How the caller proved itself; `developer_key` is refused on bearer-only routes. */
+export const credentialKinds = ['operator_token', 'oauth_access_token', 'developer_key', 'demo_token', 'none'] as const;
+export type CredentialKind = (typeof credentialKinds)[number];
+
+export interface Principal {
+  readonly kind: PrincipalKind;
+  /** Stable id: `operator`, the agent's subject, `demo`, `open`, or `anonymous`. */
+  readonly id: string;
+  readonly scopes: readonly Scope[];
+  readonly credential: CredentialKind;
+  /** Set when the credential is a developer key. */
+  readonly developerKeyId?: string;
+}
+
+export const anonymousPrincipal: Principal = Object.freeze({ kind: 'anonymous', id: 'anonymous', scopes: [], credential: 'none' });

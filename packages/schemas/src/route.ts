@@ -1,0 +1,98 @@
+import type { z } from 'zod';
+import type { PrincipalKind, Scope } from './principal.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+
+/** `base` serves /v1, /oauth, discovery; `api` serves /api/* (blackboard, catalog). */
+export type Surface = 'base' | 'api';
+
+/**
+ * Who may call a route. The server's contract adapter enforces it; a handler never checks by hand.
+ * - `public`: anyone. A recognised credential still resolves to its principal; an unknown bearer
+ *   is not an error (the blackboard only hashes it).
+ * - `scoped`: an authenticated principal holding every listed scope (the operator holds all).
+ *   `principals` narrows which principal kinds are served.
+ * - `bearer`: a bearer token (never a developer key) of one of the listed principal kinds.
+ */
+export type AuthRequirement =
+  | { readonly kind: 'public' }
+  | { readonly kind: 'scoped'; readonly scopes: readonly Scope[]; readonly principals?: readonly PrincipalKind[] }
+  | { readonly kind: 'bearer'; readonly principals: readonly PrincipalKind[] };
+
+/** How the request body travels. `bytes` hands the handler a Buffer read under the byte cap. */
+export type BodyEncoding = 'json' | 'form' | 'bytes';
+
+export type ResponseSpec =
+  | z.ZodType
+  | { readonly kind: 'text'; readonly contentType: string }
+  | { readonly kind: 'bytes'; readonly contentType: string }
+  | { readonly kind: 'sse'; readonly event: z.ZodType }
+  | { readonly kind: 'redirect' }
+  | { readonly kind: 'empty' };
+
+export interface RouteDefinition {
+  readonly __route: true;
+  readonly method: HttpMethod;
+  /** Koa-router style path: `/v1/jobs/:job_id`. */
+  readonly path: string;
+  readonly surface: Surface;
+  readonly auth: AuthRequirement;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags?: readonly string[];
+  readonly params?: z.ZodType;
+  readonly query?: z.ZodType;
+  readonly headers?: z.ZodType;
+  readonly body?: z.ZodType;
+  readonly bodyEncoding?: BodyEncoding;
+  /** Byte cap of the request body; 413 past it. Defaults to 1 MiB. */
+  readonly bodyLimitBytes?: number;
+  /** Media types accepted for `bytes` bodies; anything else is 415. */
+  readonly bodyMediaTypes?: readonly string[];
+  /** Deadline for reading the whole body; 408 past it. */
+  readonly bodyTimeoutMs?: number;
+  /** Error statuses worth documenting beyond the ones the adapter adds from auth and input. */
+  readonly errors?: readonly number[];
+  /** `bayrun` answers every error of the route with the upload envelope (retryable flag set). */
+  readonly errorEnvelope?: 'standard' | 'bayrun';
+  readonly responses: Readonly<Record<number, ResponseSpec>>;
+}
+
+export const text = (contentType = 'text/plain; charset=utf-8') => ({ kind: 'text', contentType }) as const;
+export const bytes = (contentType = 'application/octet-stream') => ({ kind: 'bytes', contentType }) as const;
+export const sse = <T extends z.ZodType>(event: T) => ({ kind: 'sse', event }) as const;
+export const redirect = () => ({ kind: 'redirect' }) as const;
+export const empty = () => ({ kind: 'empty' }) as const;
+
+/** Identity function that only types its argument, so a malformed route is a compile error. */
+export function defineRoute<const R extends Omit<RouteDefinition, '__route'>>(route: R): R & { readonly __route: true } {
+  return { ...route, __route: true };
+}
+
+export interface ContractTree {
+  readonly [key: string]: RouteDefinition | ContractTree;
+}
+
+export function defineContract<const C extends ContractTree>(contract: C): C {
+  return contract;
+}
+
+export function isRoute(value: unknown): value is RouteDefinition {
+  return typeof value === 'object' && value !== null && (value as { __route?: unknown }).__route === true;
+}
+
+/** Every route with its dotted key path (`blackboard.put`), the operationId everywhere. */
+export function walkContract(tree: ContractTree, prefix: readonly string[] = []): Array<{ id: string; route: RouteDefinition }> {
+  const out: Array<{ id: string; route: RouteDefinition }> = [];
+  for (const [key, value] of Object.entries(tree)) {
+    const path = [...prefix, key];
+    if (isRoute(value)) out.push({ id: path.join('.'), route: value });
+    else out.push(...walkContract(value, path));
+  }
+  return out;
+}
+
+/** `/v1/jobs/:job_id` -> `/v1/jobs/{job_id}` for OpenAPI and documents. */
+export function toOpenApiPath(path: string): string {
+  return path.replace(/[:*]([A-Za-z0-9_]+)/g, '{$1}');
+}

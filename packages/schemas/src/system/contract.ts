@@ -1,0 +1,48 @@
+import { defineContract, defineRoute, text } from '../route.ts';
+import { ApiHealthResponse, HealthResponse, OpenApiDocument, PerformanceProtocol, ServiceRoot } from './documents.ts';
+import { CacheResponse, ModelsResponse } from './models.ts';
+
+const publicRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['system'] } as const;
+
+export const systemContract = defineContract({
+  root: defineRoute({ ...publicRoute, method: 'GET', path: '/', summary: 'Service root: liveness and self-description', responses: { 200: ServiceRoot } }),
+  healthz: defineRoute({ ...publicRoute, method: 'GET', path: '/healthz', summary: 'Liveness and database reachability', responses: { 200: HealthResponse, 503: HealthResponse } }),
+  health: defineRoute({ ...publicRoute, method: 'GET', path: '/health', summary: 'Liveness and database reachability (alias of /healthz)', responses: { 200: HealthResponse, 503: HealthResponse } }),
+  apiHealth: defineRoute({ ...publicRoute, surface: 'api', method: 'GET', path: '/api/health', summary: 'Liveness of the api surface', responses: { 200: ApiHealthResponse, 503: ApiHealthResponse } }),
+  openapi: defineRoute({ ...publicRoute, method: 'GET', path: '/openapi.json', summary: 'OpenAPI 3.1 document generated from the contract', responses: { 200: OpenApiDocument } }),
+  llmsTxt: defineRoute({ ...publicRoute, method: 'GET', path: '/llms.txt', summary: 'Plain-text pointer for agents', responses: { 200: text() } }),
+  agentsTxt: defineRoute({ ...publicRoute, method: 'GET', path: '/agents.txt', summary: 'Plain-text pointer for agents (same body as /llms.txt)', responses: { 200: text() } }),
+  llmsFullTxt: defineRoute({ ...publicRoute, method: 'GET', path: '/llms-full.txt', summary: 'Every operation with its method, path, auth and summary', responses: { 200: text() } }),
+  performance: defineRoute({ ...publicRoute, method: 'GET', path: '/.well-known/performance', summary: 'Public benchmark protocol', responses: { 200: PerformanceProtocol } }),
+  performanceJson: defineRoute({ ...publicRoute, method: 'GET', path: '/.well-known/performance.json', summary: 'Public benchmark protocol (JSON alias)', responses: { 200: PerformanceProtocol } }),
+  metrics: defineRoute({
+    method: 'GET',
+    path: '/v1/metrics',
+    surface: 'base',
+    tags: ['system'],
+    auth: { kind: 'bearer', principals: ['operator'] },
+    summary: 'Prometheus metrics: request counts and latency histograms per route',
+    responses: { 200: text('text/plain; version=0.0.4; charset=utf-8') },
+  }),
+});
+
+export const modelsContract = defineContract({
+  list: defineRoute({
+    method: 'GET',
+    path: '/v1/models',
+    surface: 'base',
+    tags: ['models'],
+    auth: { kind: 'scoped', scopes: ['models:read'] },
+    summary: 'Engines and models this server knows',
+    responses: { 200: ModelsResponse },
+  }),
+  cache: defineRoute({
+    method: 'GET',
+    path: '/v1/cache',
+    surface: 'base',
+    tags: ['models'],
+    auth: { kind: 'scoped', scopes: ['models:read'] },
+    summary: 'State of the server caches',
+    responses: { 200: CacheResponse },
+  }),
+});

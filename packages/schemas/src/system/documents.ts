@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+export const DatabaseHealth = z.object({
+  status: z.enum(['ok', 'unreachable']),
+  kind: z.enum(['embedded', 'postgres']),
+  latency_ms: z.number().nonnegative(),
+});
+
+/** Liveness plus database reachability; 503 with the same body when the database is unreachable. */
+export const HealthResponse = z
+  .object({
+    status: z.enum(['ok', 'degraded']),
+    service: z.literal('svc'),
+    version: z.string(),
+    uptime_seconds: z.number().nonnegative(),
+    database: DatabaseHealth,
+  })
+  .meta({ id: 'HealthResponse' });
+export type HealthResponse = z.infer<typeof HealthResponse>;
+
+export const ApiHealthResponse = z
+  .object({ status: z.enum(['ok', 'degraded']), surface: z.literal('api'), version: z.string(), database: DatabaseHealth })
+  .meta({ id: 'ApiHealthResponse' });
+
+export const ServiceRoot = z
+  .object({
+    name: z.literal('svc'),
+    version: z.string(),
+    api_version: z.string(),
+    description: z.string(),
+    status: z.literal('ok'),
+    surfaces: z.object({ base: z.string(), api: z.string() }),
+    links: z.record(z.string(), z.string()),
+  })
+  .meta({ id: 'ServiceRoot' });
+export type ServiceRoot = z.infer<typeof ServiceRoot>;
+
+export const PerformanceBench = z.object({
+  name: z.string(),
+  measures: z.string(),
+  baseline: z.string(),
+  target: z.string(),
+  command: z.string(),
+});
+
+export const PerformanceProtocol = z
+  .object({
+    protocol: z.literal('svc.performance.v1'),
+    summary: z.string(),
+    method: z.array(z.string()),
+    benches: z.array(PerformanceBench),
+  })
+  .meta({ id: 'PerformanceProtocol' });
+export type PerformanceProtocol = z.infer<typeof PerformanceProtocol>;
+
+/** An OpenAPI 3.1 document; its own schema is OpenAPI's, checked by a validator in the tests. */
+export const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }) }).meta({ id: 'OpenApiDocument' });

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+import { Command, CommanderError } from 'commander';
+import { SVC_VERSION } from '@svc/schemas';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+import { openDatabase } from './db/database.ts';
+import { runMigrations } from './db/migrate.ts';
+import { createLogger } from './observability/logger.ts';
+import { createServer } from './server.ts';
+
+function configOrExit(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`svc-server: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function start(): Promise<void> {
+  const config = configOrExit();
+  const log = createLogger(config.logLevel);
+  const server = await createServer(config, { logger: log });
+  const urls = await server.listen();
+  log.info({ baseUrl: urls.baseUrl, apiUrl: urls.apiUrl, database: server.database.kind, dataDir: config.dataDir }, 'svc listening');
+  if (server.operatorTokenFile) log.info({ operatorTokenFile: server.operatorTokenFile }, 'operator token generated; read it from this file (mode 0600)');
+  if (server.database.kind === 'embedded') log.info('embedded database (PGlite) in use: fine for trying and small single-node use; set DATABASE_URL for production');
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting without draining');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, 'draining in-flight requests');
+    server.close().then(
+      () => {
+        log.info('stopped cleanly');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function migrate(): Promise<void> {
+  const config = configOrExit();
+  const log = createLogger(config.logLevel);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 1, log });
+  try {
+    const applied = await runMigrations(database.sequelize, log);
+    process.stdout.write(applied.length ? `Applied ${applied.length} migration(s):\n${applied.map((name) => `  ${name}`).join('\n')}\n` : 'Nothing to migrate: the database is up to date.\n');
+  } finally {
+    await database.close();
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command('svc-server')
+    .description('The svc server: a self-hostable platform for AI agents.\nConfiguration comes from the environment; see the README for every variable.')
+    .version(SVC_VERSION, '-v, --version')
+    .exitOverride()
+    .showHelpAfterError();
+  program.command('start', { isDefault: true }).description('Run migrations and serve both surfaces (default)').action(start);
+  program.command('migrate').description('Apply pending database migrations and exit').action(migrate);
+  return program;
+}
+
+try {
+  await buildProgram().parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+  process.stderr.write(`svc-server: ${(error as Error).message}\n`);
+  process.exit(1);
+}

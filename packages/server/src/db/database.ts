@@ -1,0 +1,55 @@
+import { Sequelize } from 'sequelize';
+import type { Logger } from 'pino';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded.ts';
+
+export interface Database {
+  readonly sequelize: Sequelize;
+  readonly kind: 'embedded' | 'postgres';
+  /** Round trip to the database; throws when it is unreachable. */
+  ping(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  poolMax: number;
+  log: Logger;
+}
+
+/** PostgreSQL when a URL is given; otherwise the embedded PGlite under the data directory. */
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  let embedded: EmbeddedPostgres | undefined;
+  let url = options.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres(options.dataDir);
+    url = embedded.url;
+  }
+  const sequelize = new Sequelize(url, {
+    dialect: 'postgres',
+    logging: (sql: string) => options.log.trace({ sql }, 'sql'),
+    // PGlite is a single session: one connection, and queries queue for it.
+    pool: { max: embedded ? 1 : options.poolMax, min: 0, idle: 10_000, acquire: 60_000 },
+    define: { underscored: true, timestamps: false },
+  });
+  try {
+    await sequelize.authenticate();
+  } catch (error) {
+    await sequelize.close().catch(() => {});
+    await embedded?.close().catch(() => {});
+    throw new Error(`Cannot reach the database${embedded ? ' (embedded)' : ''}: ${(error as Error).message}`);
+  }
+  return {
+    sequelize,
+    kind: embedded ? 'embedded' : 'postgres',
+    async ping() {
+      const started = performance.now();
+      await sequelize.query('SELECT 1');
+      return performance.now() - started;
+    },
+    async close() {
+      await sequelize.close();
+      await embedded?.close();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
+import type { CacheRegistry } from './features/models/cache-registry.ts';
+import type { ModelRegistry } from './features/models/model-registry.ts';
+import type { HttpMetrics } from './observability/metrics.ts';
+
+/** What every feature is built from. Features take what they need; none reaches for globals. */
+export interface ServerDeps {
+  readonly config: Config;
+  readonly database: Database;
+  readonly log: Logger;
+  readonly metrics: HttpMetrics;
+  readonly models: ModelRegistry;
+  readonly caches: CacheRegistry;
+  /** Wall-clock ms when the server was created, for uptime. */
+  readonly startedAt: number;
+  /** Public URLs of the two surfaces; known for certain only once listening. */
+  publicUrls(): { baseUrl: string; apiUrl: string };
+}

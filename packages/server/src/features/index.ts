@@ -1,0 +1,28 @@
+import type { Contract } from '@svc/schemas';
+import type { ServerDeps } from '../deps.ts';
+import type { PrincipalResolver } from '../http/auth.ts';
+import type { HandlersOf } from '../http/handler-types.ts';
+import { createModelsHandlers } from './models/handlers.ts';
+import { createSystemHandlers } from './system/handlers.ts';
+
+export interface Features {
+  handlers: HandlersOf<Contract>;
+  /** Credential resolvers features add (the operator's is built in). */
+  resolvers: PrincipalResolver[];
+  /** Background work to stop on shutdown, in reverse order of start. */
+  closers: Array<() => Promise<void>>;
+}
+
+/**
+ * Builds every feature. A feature that owns routes adds its handlers under its contract key;
+ * the HandlersOf type makes a missing one a compile error.
+ */
+export async function createFeatures(deps: ServerDeps): Promise<Features> {
+  const resolvers: PrincipalResolver[] = [];
+  const closers: Array<() => Promise<void>> = [];
+  const handlers: HandlersOf<Contract> = {
+    system: createSystemHandlers(deps),
+    models: createModelsHandlers(deps),
+  };
+  return { handlers, resolvers, closers };
+}

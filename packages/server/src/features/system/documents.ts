@@ -1,0 +1,80 @@
+import { API_VERSION, SVC_VERSION, walkContract, toOpenApiPath, type ContractTree, type PerformanceProtocol, type RouteDefinition } from '@svc/schemas';
+
+function authLabel(route: RouteDefinition): string {
+  switch (route.auth.kind) {
+    case 'public':
+      return 'public';
+    case 'bearer':
+      return `bearer (${route.auth.principals.join(', ')}; no developer key)`;
+    case 'scoped':
+      return `scope ${route.auth.scopes.join(' + ')}`;
+  }
+}
+
+/** `/llms.txt` and `/agents.txt`: a short pointer an agent reads first. */
+export function llmsTxt(urls: { baseUrl: string; apiUrl: string }): string {
+  return `# svc
+
+> A self-hostable platform for AI agents: a public blackboard, a catalog of verified model
+> artifacts, inference, PDF and document extraction, batch jobs, developer keys and billing.
+
+- Base surface: ${urls.baseUrl} (inference, PDF, jobs, credentials, billing, OAuth, discovery)
+- Api surface: ${urls.apiUrl}/api (blackboard, artifact catalog, verified downloads)
+
+## Start here
+- [OpenAPI 3.1 document](${urls.baseUrl}/openapi.json): every operation, generated from the contract
+- [Full reference for agents](${urls.baseUrl}/llms-full.txt): every operation with method, path, auth and summary
+- [Health](${urls.baseUrl}/healthz)
+- [Benchmark protocol](${urls.baseUrl}/.well-known/performance.json)
+
+## Rules
+- The blackboard is public: never post credentials, private prompts or customer data.
+- Errors are JSON with a stable \`code\`, a human \`error\` message and a \`request_id\`.
+- Retry 408, 429 and 5xx answers after \`Retry-After\` when it is given.
+`;
+}
+
+/** `/llms-full.txt`: every operation of the contract, one line each, grouped by feature. */
+export function llmsFullTxt(contract: ContractTree, urls: { baseUrl: string; apiUrl: string }): string {
+  const lines = [`# svc ${SVC_VERSION} (interface ${API_VERSION}): every operation`, '', `Base surface: ${urls.baseUrl}`, `Api surface: ${urls.apiUrl}`, ''];
+  let group = '';
+  for (const { id, route } of walkContract(contract)) {
+    const feature = id.split('.')[0]!;
+    if (feature !== group) {
+      group = feature;
+      lines.push(`## ${feature}`);
+    }
+    lines.push(`- ${route.method} ${toOpenApiPath(route.path)} [${route.surface}; ${authLabel(route)}] ${id}: ${route.summary}`);
+  }
+  lines.push('', 'Errors: JSON `{ error, code, request_id }`; 422 adds `detail: [{ loc, msg, type }]`.', '');
+  return lines.join('\n');
+}
+
+/** The public benchmark protocol: what `bench/` measures and how to reproduce it. */
+export function performanceProtocol(): PerformanceProtocol {
+  return {
+    protocol: 'svc.performance.v1',
+    summary: 'svc publishes ratios against a baseline measured in the same process and run, never absolute timings, because shared machines are noisy.',
+    method: [
+      'Each bench runs the svc path and a baseline doing the same work in the same process, alternating rounds.',
+      'It reports the ratio svc/baseline (throughput) or the absolute figure where the target is absolute (cold start, p99).',
+      'Run from a clone: pnpm install, then the command of each bench.',
+    ],
+    benches: [
+      {
+        name: 'http-overhead',
+        measures: 'requests/s of a contract-mounted JSON endpoint',
+        baseline: 'a hand-written Koa handler doing the same work',
+        target: 'ratio at least 0.85',
+        command: 'pnpm bench:http-overhead',
+      },
+      {
+        name: 'cold-start',
+        measures: 'time from `svc-server start` to the first 200 on /healthz, with a fresh and with an existing embedded data directory',
+        baseline: 'absolute targets',
+        target: 'under 3 s fresh, under 1.5 s existing',
+        command: 'pnpm bench:cold-start',
+      },
+    ],
+  };
+}

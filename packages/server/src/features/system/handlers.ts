@@ -1,0 +1,92 @@
+import { API_VERSION, buildOpenApiDocument, contract, SVC_VERSION, systemContract, type HealthResponse } from '@svc/schemas';
+import type { ServerDeps } from '../../deps.ts';
+import { defineHandlers } from '../../http/handler-types.ts';
+import { CountingLru } from '../models/cache-registry.ts';
+import { llmsFullTxt, llmsTxt, performanceProtocol } from './documents.ts';
+
+export function createSystemHandlers(deps: ServerDeps) {
+  // Documents depend only on the contract and the public URLs: build once per URL pair.
+  const documents = new CountingLru<string, { openapi: Record<string, unknown>; llms: string; llmsFull: string }>(4);
+  deps.caches.register({ name: 'discovery-documents', description: 'OpenAPI and llms documents, built once per public URL pair', stats: () => documents.stats() });
+  const documentsFor = () => {
+    const urls = deps.publicUrls();
+    const key = `${urls.baseUrl} ${urls.apiUrl}`;
+    let built = documents.get(key);
+    if (!built) {
+      built = {
+        openapi: buildOpenApiDocument(contract, { version: API_VERSION, baseUrl: urls.baseUrl, apiUrl: urls.apiUrl, description: `svc ${SVC_VERSION}: one contract, every endpoint.` }),
+        llms: llmsTxt(urls),
+        llmsFull: llmsFullTxt(contract, urls),
+      };
+      documents.set(key, built);
+    }
+    return built;
+  };
+
+  const health = async (): Promise<{ status: 200 | 503; body: HealthResponse }> => {
+    let database: HealthResponse['database'];
+    try {
+      const latency = await deps.database.ping();
+      database = { status: 'ok', kind: deps.database.kind, latency_ms: Math.round(latency * 10) / 10 };
+    } catch {
+      database = { status: 'unreachable', kind: deps.database.kind, latency_ms: 0 };
+    }
+    const ok = database.status === 'ok';
+    return {
+      status: ok ? 200 : 503,
+      body: { status: ok ? 'ok' : 'degraded', service: 'svc', version: SVC_VERSION, uptime_seconds: Math.round((Date.now() - deps.startedAt) / 100) / 10, database },
+    };
+  };
+
+  return defineHandlers(systemContract, {
+    async root() {
+      const urls = deps.publicUrls();
+      return {
+        status: 200,
+        body: {
+          name: 'svc',
+          version: SVC_VERSION,
+          api_version: API_VERSION,
+          description: 'A self-hostable platform for AI agents: blackboard, artifact catalog, inference, PDF extraction, batch jobs, keys and billing.',
+          status: 'ok',
+          surfaces: { base: urls.baseUrl, api: urls.apiUrl },
+          links: {
+            openapi: `${urls.baseUrl}/openapi.json`,
+            health: `${urls.baseUrl}/healthz`,
+            llms: `${urls.baseUrl}/llms.txt`,
+            llms_full: `${urls.baseUrl}/llms-full.txt`,
+            performance: `${urls.baseUrl}/.well-known/performance.json`,
+            api_health: `${urls.apiUrl}/api/health`,
+          },
+        },
+      };
+    },
+    healthz: health,
+    health,
+    async apiHealth() {
+      const { status, body } = await health();
+      return { status, body: { status: body.status, surface: 'api', version: body.version, database: body.database } };
+    },
+    async openapi() {
+      return { status: 200, body: documentsFor().openapi as { openapi: string; info: { title: string; version: string } } };
+    },
+    async llmsTxt() {
+      return { status: 200, body: documentsFor().llms };
+    },
+    async agentsTxt() {
+      return { status: 200, body: documentsFor().llms };
+    },
+    async llmsFullTxt() {
+      return { status: 200, body: documentsFor().llmsFull };
+    },
+    async performance() {
+      return { status: 200, body: performanceProtocol() };
+    },
+    async performanceJson() {
+      return { status: 200, body: performanceProtocol() };
+    },
+    async metrics() {
+      return { status: 200, body: await deps.metrics.registry.metrics() };
+    },
+  });
+}

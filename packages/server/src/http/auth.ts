@@ -1,0 +1,91 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { anonymousPrincipal, scopes as allScopes, type AuthRequirement, type Principal } from '@svc/schemas';
+import { ServiceError } from './service-error.ts';
+
+/**
+ * Turns a presented credential into a principal. Answers null when the credential is not of
+ * its kind; throws `invalid_token` when it is of its kind but no longer good (revoked, expired).
+ * The identity feature adds resolvers for OAuth tokens and developer keys.
+ */
+export interface PrincipalResolver {
+  readonly name: string;
+  resolve(token: string): Promise<Principal | null>;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** The operator token, compared in constant time (digests make the lengths equal). */
+export function operatorResolver(operatorToken: string): PrincipalResolver {
+  const expected = digest(operatorToken);
+  const operator: Principal = Object.freeze({ kind: 'operator', id: 'operator', scopes: [...allScopes], credential: 'operator_token' });
+  return {
+    name: 'operator',
+    async resolve(token) {
+      return timingSafeEqual(digest(token), expected) ? operator : null;
+    },
+  };
+}
+
+export const openAccessPrincipal: Principal = Object.freeze({ kind: 'open', id: 'open', scopes: [...allScopes], credential: 'none' });
+
+/** `Authorization: Bearer <token>`; undefined when absent; `invalid` when another scheme. */
+export function bearerFrom(header: string | undefined): { token?: string; invalid?: boolean } {
+  if (!header) return {};
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? { token: match[1] } : { invalid: true };
+}
+
+export interface AuthenticateOptions {
+  requirement: AuthRequirement;
+  authorization: string | undefined;
+  resolvers: readonly PrincipalResolver[];
+  openAccess: boolean;
+  /** For `WWW-Authenticate: Bearer resource_metadata="..."` (RFC 9728). */
+  resourceMetadataUrl: string;
+}
+
+function challenge(options: AuthenticateOptions, extra = ''): Record<string, string> {
+  return { 'www-authenticate': `Bearer realm="svc", resource_metadata="${options.resourceMetadataUrl}"${extra}` };
+}
+
+/** Resolves the caller and checks the route's requirement; throws the right 401 or 403. */
+export async function authenticate(options: AuthenticateOptions): Promise<{ principal: Principal; bearer?: string }> {
+  const { requirement } = options;
+  const { token, invalid } = bearerFrom(options.authorization);
+  let principal: Principal | null = null;
+  if (token) {
+    try {
+      for (const resolver of options.resolvers) {
+        principal = await resolver.resolve(token);
+        if (principal) break;
+      }
+    } catch (error) {
+      if (requirement.kind !== 'public') throw error;
+    }
+  }
+  if (requirement.kind === 'public') return { principal: principal ?? anonymousPrincipal, bearer: token };
+
+  if (invalid) throw new ServiceError('unauthorized', 'Send the credential as `Authorization: Bearer <token>`.', { headers: challenge(options, ', error="invalid_request"') });
+  if (token && !principal) throw new ServiceError('invalid_token', 'The bearer token is not valid.', { headers: challenge(options, ', error="invalid_token"') });
+  if (!principal) {
+    if (options.openAccess && requirement.kind === 'scoped') principal = openAccessPrincipal;
+    else throw new ServiceError('unauthorized', 'Authentication required: send `Authorization: Bearer <token>`.', { headers: challenge(options) });
+  }
+
+  if (requirement.kind === 'bearer') {
+    if (principal.credential === 'developer_key') throw new ServiceError('developer_key_not_accepted', 'This endpoint takes a bearer token, not a developer API key.');
+  }
+  const allowedKinds = requirement.principals;
+  if (allowedKinds && !allowedKinds.includes(principal.kind)) {
+    throw new ServiceError('principal_not_allowed', `This endpoint is not available to the ${principal.kind} principal (allowed: ${allowedKinds.join(', ')}).`);
+  }
+  if (requirement.kind === 'scoped' && principal.kind !== 'operator') {
+    const missing = requirement.scopes.filter((scope) => !principal.scopes.includes(scope));
+    if (missing.length > 0) {
+      throw new ServiceError(`insufficient_scope:${missing.join(',')}`, `The credential lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`, {
+        headers: { 'www-authenticate': `Bearer realm="svc", error="insufficient_scope", scope="${requirement.scopes.join(' ')}"` },
+      });
+    }
+  }
+  return { principal, bearer: token };
+}

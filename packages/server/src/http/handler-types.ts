@@ -1,0 +1,24 @@
+import type { ContractTree, RouteDefinition, ServerInput, ServerResponse } from '@svc/schemas';
+import type { RequestContext } from './request-context.ts';
+
+/** A handler gets validated input and answers one of the route's declared statuses. */
+export type Handler<R extends RouteDefinition> = (input: ServerInput<R>, request: RequestContext) => Promise<ServerResponse<R>>;
+
+/** Handlers in the contract's shape: a missing or mistyped handler is a compile error. */
+export type HandlersOf<C extends ContractTree> = {
+  [K in keyof C]: C[K] extends RouteDefinition ? Handler<C[K]> : C[K] extends ContractTree ? HandlersOf<C[K]> : never;
+};
+
+/** Identity function that types a feature's handlers against its contract. */
+export function defineHandlers<C extends ContractTree>(_contract: C, handlers: HandlersOf<C>): HandlersOf<C> {
+  return handlers;
+}
+
+export type AnyHandler = (input: Record<string, unknown>, request: RequestContext) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>;
+
+/** Finds the handler of a dotted operation id in a handler tree. */
+export function handlerAt(handlers: unknown, id: string): AnyHandler | undefined {
+  let node: unknown = handlers;
+  for (const key of id.split('.')) node = (node as Record<string, unknown> | undefined)?.[key];
+  return typeof node === 'function' ? (node as AnyHandler) : undefined;
+}

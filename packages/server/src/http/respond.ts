@@ -1,0 +1,60 @@
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { ResponseSpec, SseMessage } from '@svc/schemas';
+import { sseStream } from './sse.ts';
+import { ServiceError } from './service-error.ts';
+
+export interface HandlerResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RespondOptions {
+  validate: boolean;
+  signal: AbortSignal;
+  onStreamError: (error: unknown) => { code: string; error: string };
+}
+
+/** Writes a handler's answer as its contract entry says: JSON, text, bytes, SSE, redirect or empty. */
+export function respond(ctx: Context, spec: ResponseSpec | undefined, result: HandlerResult, options: RespondOptions): void {
+  if (!spec) throw new Error(`Handler answered status ${result.status}, which its contract entry does not declare`);
+  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+  ctx.status = result.status;
+  if (spec instanceof z.ZodType) {
+    if (options.validate) {
+      const checked = spec.safeParse(result.body);
+      if (!checked.success) throw new Error(`Response of status ${result.status} breaks its contract: ${z.prettifyError(checked.error)}`);
+    }
+    ctx.type = 'application/json';
+    ctx.body = JSON.stringify(result.body);
+    return;
+  }
+  switch (spec.kind) {
+    case 'text':
+      ctx.type = spec.contentType;
+      ctx.body = String(result.body ?? '');
+      return;
+    case 'bytes': {
+      ctx.type = spec.contentType;
+      const body = result.body;
+      ctx.body = body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : Readable.from(body as AsyncIterable<Uint8Array>);
+      return;
+    }
+    case 'sse':
+      ctx.type = 'text/event-stream; charset=utf-8';
+      ctx.set('cache-control', 'no-cache, no-transform');
+      ctx.set('x-accel-buffering', 'no');
+      ctx.req.socket.setNoDelay(true);
+      ctx.body = sseStream(result.body as AsyncIterable<SseMessage<unknown>>, options.signal, options.onStreamError);
+      return;
+    case 'redirect':
+      // Koa turns a null body into 204, so the redirect keeps Koa's short status-text body.
+      if (!result.headers?.location) throw new ServiceError('internal_error', 'Redirect without a location.');
+      return;
+    case 'empty':
+      ctx.body = null;
+      return;
+  }
+}

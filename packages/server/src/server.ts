@@ -1,0 +1,134 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import type Router from '@koa/router';
+import type { Logger } from 'pino';
+import { contract, type Surface } from '@svc/schemas';
+import { publicUrls, type Config } from './config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { runMigrations } from './db/migrate.ts';
+import type { ServerDeps } from './deps.ts';
+import { createFeatures } from './features/index.ts';
+import { CacheRegistry } from './features/models/cache-registry.ts';
+import { BUILTIN_ENGINE, ModelRegistry } from './features/models/model-registry.ts';
+import { operatorResolver } from './http/auth.ts';
+import { errorHandler, notFoundFallback } from './http/error-handler.ts';
+import { mountContract } from './http/mount-contract.ts';
+import { requestLifecycle } from './http/request-lifecycle.ts';
+import { createLogger } from './observability/logger.ts';
+import { createHttpMetrics } from './observability/metrics.ts';
+import { ensureOperatorToken } from './operator-token.ts';
+
+export interface SvcServer {
+  readonly config: Config;
+  readonly database: Database;
+  readonly log: Logger;
+  readonly operatorToken: string;
+  /** Where a generated operator token was written; undefined when it came from configuration. */
+  readonly operatorTokenFile: string | undefined;
+  /** Koa app serving the base surface (and the api surface unless it has its own port). */
+  readonly app: Koa;
+  /** Koa app of the api surface when `SVC_API_PORT` gives it a listener of its own. */
+  readonly apiApp: Koa | undefined;
+  readonly deps: ServerDeps;
+  listen(): Promise<{ baseUrl: string; apiUrl: string }>;
+  urls(): { baseUrl: string; apiUrl: string };
+  /** Stops accepting, drains in-flight requests (up to the shutdown timeout), then closes the database. */
+  close(): Promise<void>;
+}
+
+export interface CreateServerOptions {
+  logger?: Logger;
+}
+
+function allowedMethods(router: Router, path: string): string[] {
+  const methods = new Set<string>();
+  for (const layer of router.match(path, 'GET').path) for (const method of layer.methods) methods.add(method);
+  return [...methods];
+}
+
+/** Opens the database, runs migrations, builds every feature; does not listen. */
+export async function createServer(config: Config, options: CreateServerOptions = {}): Promise<SvcServer> {
+  const log = options.logger ?? createLogger(config.logLevel);
+  const { token: operatorToken, file: operatorTokenFile } = await ensureOperatorToken(config.operatorToken, config.dataDir);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
+  try {
+    await runMigrations(database.sequelize, log);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+
+  let listening: { port: number; apiPort?: number } | undefined;
+  const urls = () => publicUrls(config, listening);
+  const models = new ModelRegistry();
+  models.registerEngine(BUILTIN_ENGINE);
+  const deps: ServerDeps = { config, database, log, metrics: createHttpMetrics(), models, caches: new CacheRegistry(), startedAt: Date.now(), publicUrls: urls };
+  const features = await createFeatures(deps);
+  const resolvers = [operatorResolver(operatorToken), ...features.resolvers];
+
+  const buildApp = (surfaces: readonly Surface[]): Koa => {
+    const app = new Koa({ proxy: config.trustProxy });
+    const router = mountContract({ contract, handlers: features.handlers, surfaces, resolvers, openAccess: config.openAccess, validateResponses: config.validateResponses, publicUrls: urls });
+    app.use(requestLifecycle(log, deps.metrics));
+    app.use(errorHandler());
+    app.use(notFoundFallback((path) => allowedMethods(router, path)));
+    app.use(router.routes());
+    // Errors are answered by errorHandler; what reaches here is a client that went away mid-stream.
+    app.on('error', (error: Error) => log.debug({ err: error }, 'connection error'));
+    return app;
+  };
+  const separateApi = config.apiPort !== undefined;
+  const app = buildApp(separateApi ? ['base'] : ['base', 'api']);
+  const apiApp = separateApi ? buildApp(['api']) : undefined;
+  const httpServers: Server[] = [];
+
+  const listenOne = (handler: Koa, port: number) =>
+    new Promise<Server>((resolve, reject) => {
+      const server = createHttpServer(handler.callback());
+      server.keepAliveTimeout = 65_000;
+      server.once('error', reject);
+      server.listen(port, config.host, () => resolve(server));
+    });
+
+  let closing: Promise<void> | undefined;
+  return {
+    config,
+    database,
+    log,
+    operatorToken,
+    operatorTokenFile,
+    app,
+    apiApp,
+    deps,
+    urls,
+    async listen() {
+      const base = await listenOne(app, config.port);
+      httpServers.push(base);
+      const api = apiApp ? await listenOne(apiApp, config.apiPort!) : undefined;
+      if (api) httpServers.push(api);
+      listening = { port: (base.address() as AddressInfo).port, apiPort: api ? (api.address() as AddressInfo).port : undefined };
+      return urls();
+    },
+    close() {
+      closing ??= (async () => {
+        await Promise.all(
+          httpServers.map(
+            (server) =>
+              new Promise<void>((resolve) => {
+                const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+                server.close(() => {
+                  clearTimeout(force);
+                  resolve();
+                });
+                server.closeIdleConnections();
+              }),
+          ),
+        );
+        for (const close of features.closers.reverse()) await close().catch((error) => log.error({ err: error }, 'feature did not close cleanly'));
+        await database.close();
+      })();
+      return closing;
+    },
+  };
+}
