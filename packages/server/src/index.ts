@@ -5,3 +5,7 @@ export { defineHandlers, type Handler, type HandlersOf } from './http/handler-ty
 export type { RequestContext } from './http/request-context.ts';
 export type { PrincipalResolver } from './http/auth.ts';
 export type { ServerDeps } from './deps.ts';
+export { buildContractApp, type ContractAppOptions } from './http/build-app.ts';
+export { createHttpMetrics } from './observability/metrics.ts';
+export { createLogger } from './observability/logger.ts';
+export { consumeWindow, type WindowLimit, type WindowDecision } from './db/rate-counters.ts';

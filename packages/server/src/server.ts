@@ -1,7 +1,6 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
-import type Router from '@koa/router';
+import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { contract, type Surface } from '@svc/schemas';
 import { publicUrls, type Config } from './config.ts';
@@ -12,9 +11,7 @@ import { createFeatures } from './features/index.ts';
 import { CacheRegistry } from './features/models/cache-registry.ts';
 import { BUILTIN_ENGINE, ModelRegistry } from './features/models/model-registry.ts';
 import { operatorResolver } from './http/auth.ts';
-import { errorHandler, notFoundFallback } from './http/error-handler.ts';
-import { mountContract } from './http/mount-contract.ts';
-import { requestLifecycle } from './http/request-lifecycle.ts';
+import { buildContractApp } from './http/build-app.ts';
 import { createLogger } from './observability/logger.ts';
 import { createHttpMetrics } from './observability/metrics.ts';
 import { ensureOperatorToken } from './operator-token.ts';
@@ -41,12 +38,6 @@ export interface CreateServerOptions {
   logger?: Logger;
 }
 
-function allowedMethods(router: Router, path: string): string[] {
-  const methods = new Set<string>();
-  for (const layer of router.match(path, 'GET').path) for (const method of layer.methods) methods.add(method);
-  return [...methods];
-}
-
 /** Opens the database, runs migrations, builds every feature; does not listen. */
 export async function createServer(config: Config, options: CreateServerOptions = {}): Promise<SvcServer> {
   const log = options.logger ?? createLogger(config.logLevel);
@@ -67,17 +58,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const features = await createFeatures(deps);
   const resolvers = [operatorResolver(operatorToken), ...features.resolvers];
 
-  const buildApp = (surfaces: readonly Surface[]): Koa => {
-    const app = new Koa({ proxy: config.trustProxy });
-    const router = mountContract({ contract, handlers: features.handlers, surfaces, resolvers, openAccess: config.openAccess, validateResponses: config.validateResponses, publicUrls: urls });
-    app.use(requestLifecycle(log, deps.metrics));
-    app.use(errorHandler());
-    app.use(notFoundFallback((path) => allowedMethods(router, path)));
-    app.use(router.routes());
-    // Errors are answered by errorHandler; what reaches here is a client that went away mid-stream.
-    app.on('error', (error: Error) => log.debug({ err: error }, 'connection error'));
-    return app;
-  };
+  const buildApp = (surfaces: readonly Surface[]): Koa =>
+    buildContractApp({ contract, handlers: features.handlers, surfaces, resolvers, openAccess: config.openAccess, validateResponses: config.validateResponses, trustProxy: config.trustProxy, publicUrls: urls, log, metrics: deps.metrics });
   const separateApi = config.apiPort !== undefined;
   const app = buildApp(separateApi ? ['base'] : ['base', 'api']);
   const apiApp = separateApi ? buildApp(['api']) : undefined;

@@ -1,0 +1,191 @@
+import ky, { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
+import { z } from 'zod';
+import { retryableStatuses, type RouteDefinition } from '@svc/schemas';
+import { ConnectionError, errorFromResponse, SvcError, TimeoutError } from './errors.ts';
+import { fillPath, toSearchParams } from './path.ts';
+import { readSse } from './sse.ts';
+
+export interface RetryOptions {
+  /** Retries after the first try (default 2). */
+  limit?: number;
+  /** Longest wait a `Retry-After` may impose, in ms (default 60 000); longer waits fail at once. */
+  maxRetryAfterMs?: number;
+}
+
+export interface ClientOptions {
+  /** Base surface, e.g. `http://127.0.0.1:8787`. Defaults to `SVC_BASE_URL`, then that address. */
+  baseUrl?: string;
+  /** Api surface (blackboard, catalog). Defaults to `SVC_API_URL`, then the base URL. */
+  apiUrl?: string;
+  /** Bearer token or developer key, or a function that returns the current one. Defaults to `SVC_TOKEN`. */
+  token?: string | (() => string | undefined | Promise<string | undefined>);
+  /** Per-try timeout in ms (default 60 000). */
+  timeout?: number;
+  /** Retries on 408, 429 and 5xx, and on connection failures; a number is the limit. */
+  retry?: number | RetryOptions;
+  /** A fetch implementation (tests, proxies, instrumentation). */
+  fetch?: typeof globalThis.fetch;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /**
+   * Called once when a request is answered 401; return a fresh token to retry with it
+   * (the identity helpers use this to refresh an expired access token).
+   */
+  onUnauthorized?: () => Promise<string | undefined>;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeout?: number;
+  headers?: Record<string, string>;
+  /** Sent as `Idempotency-Key`; one is generated for retried non-GET requests when absent. */
+  idempotencyKey?: string;
+  retry?: number | RetryOptions;
+}
+
+export interface RequestInput {
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  headers?: Record<string, string | undefined>;
+  body?: unknown;
+}
+
+const env = (name: string): string | undefined => (typeof process !== 'undefined' ? process.env?.[name] || undefined : undefined);
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+/** Resolved connection settings, environment defaults applied. */
+export interface ResolvedOptions extends ClientOptions {
+  baseUrl: string;
+  apiUrl: string;
+}
+
+export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
+  const baseUrl = trimSlash(options.baseUrl ?? env('SVC_BASE_URL') ?? 'http://127.0.0.1:8787');
+  const apiUrl = trimSlash(options.apiUrl ?? env('SVC_API_URL') ?? baseUrl);
+  return { ...options, baseUrl, apiUrl, token: options.token ?? env('SVC_TOKEN') };
+}
+
+function retrySettings(retry: number | RetryOptions | undefined) {
+  const normalised = typeof retry === 'number' ? { limit: retry } : (retry ?? {});
+  return { limit: normalised.limit ?? 2, maxRetryAfterMs: normalised.maxRetryAfterMs ?? 60_000 };
+}
+
+function encodeBody(route: RouteDefinition, body: unknown): { body?: BodyInit; contentType?: string; replayable: boolean } {
+  if (body === undefined) return { replayable: true };
+  switch (route.bodyEncoding ?? 'json') {
+    case 'bytes': {
+      const contentType = route.bodyMediaTypes?.[0] ?? 'application/octet-stream';
+      return { body: body as BodyInit, contentType, replayable: !(body instanceof ReadableStream) };
+    }
+    case 'form':
+      return { body: new URLSearchParams(Object.entries(body as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])), replayable: true };
+    default:
+      return { body: JSON.stringify(body), contentType: 'application/json', replayable: true };
+  }
+}
+
+export interface RawResult<T> {
+  data: T;
+  response: Response;
+}
+
+/**
+ * The one request loop: builds the URL from the contract entry, authenticates, retries what is
+ * safe to retry, maps failures to typed errors, and decodes the answer the way the contract says.
+ */
+export class Transport {
+  readonly options: ResolvedOptions;
+
+  constructor(options: ResolvedOptions) {
+    this.options = options;
+  }
+
+  url(route: RouteDefinition, input: RequestInput = {}): string {
+    const root = route.surface === 'api' ? this.options.apiUrl : this.options.baseUrl;
+    return `${root}${fillPath(route.path, input.params)}${toSearchParams(input.query)}`;
+  }
+
+  private async token(): Promise<string | undefined> {
+    const { token } = this.options;
+    return typeof token === 'function' ? await token() : token;
+  }
+
+  async request<T = unknown>(route: RouteDefinition, input: RequestInput = {}, call: CallOptions = {}, retriedAuth = false): Promise<RawResult<T>> {
+    const url = this.url(route, input);
+    const encoded = encodeBody(route, input.body);
+    const retry = retrySettings(call.retry ?? this.options.retry);
+    const headers = new Headers(this.options.headers);
+    for (const [name, value] of Object.entries(input.headers ?? {})) if (value !== undefined) headers.set(name, value);
+    for (const [name, value] of Object.entries(call.headers ?? {})) headers.set(name, value);
+    if (encoded.contentType) headers.set('content-type', encoded.contentType);
+    const token = await this.token();
+    if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+    // One key per logical request, reused by every retry, so a retried POST is not done twice.
+    const idempotencyKey = call.idempotencyKey ?? headers.get('idempotency-key') ?? (route.method !== 'GET' && retry.limit > 0 ? crypto.randomUUID() : undefined);
+    if (idempotencyKey) headers.set('idempotency-key', idempotencyKey);
+    const isRedirect = Object.values(route.responses).some((spec) => !(spec instanceof z.ZodType) && spec.kind === 'redirect');
+
+    // Breaking out of an event stream must abort the request, so streams get their own controller.
+    const streamAbort = new AbortController();
+    const signal = call.signal ? AbortSignal.any([call.signal, streamAbort.signal]) : streamAbort.signal;
+    let response: Response;
+    try {
+      response = await ky(url, {
+        method: route.method,
+        headers,
+        body: encoded.body,
+        signal,
+        timeout: call.timeout ?? this.options.timeout ?? 60_000,
+        fetch: this.options.fetch,
+        redirect: isRedirect ? 'manual' : 'follow',
+        throwHttpErrors: (status) => status >= 400,
+        retry: {
+          limit: encoded.replayable ? retry.limit : 0,
+          methods: ['get', 'head', 'put', 'delete', 'options', 'post', 'patch'],
+          statusCodes: [...retryableStatuses],
+          afterStatusCodes: [429, 503],
+          maxRetryAfter: retry.maxRetryAfterMs,
+          backoffLimit: 8_000,
+          delay: (attempt) => 500 * 2 ** (attempt - 1),
+          jitter: true,
+        },
+        ...(encoded.body instanceof ReadableStream ? { duplex: 'half' } : {}),
+      } as Parameters<typeof ky>[1]);
+    } catch (error) {
+      if (isHTTPError(error)) {
+        if (error.response.status === 401 && !retriedAuth && this.options.onUnauthorized) {
+          const fresh = await this.options.onUnauthorized();
+          if (fresh) return this.request(route, input, { ...call, headers: { ...call.headers, authorization: `Bearer ${fresh}` } }, true);
+        }
+        throw errorFromResponse(error.response.status, error.response.headers, error.data);
+      }
+      if (isTimeoutError(error)) throw new TimeoutError(`No answer from ${url} within the timeout`, { code: 'timeout', cause: error });
+      if (isNetworkError(error)) throw new ConnectionError(`Cannot reach ${url}: ${(error.cause as Error | undefined)?.message ?? error.message}`, { code: 'connection_error', cause: error });
+      if (error instanceof TypeError && !(error instanceof SvcError)) throw new ConnectionError(`Cannot reach ${url}: ${error.message}`, { code: 'connection_error', cause: error });
+      throw error;
+    }
+    return { data: (await this.decode(route, response, () => streamAbort.abort())) as T, response };
+  }
+
+  private async decode(route: RouteDefinition, response: Response, abortStream: () => void): Promise<unknown> {
+    const spec = route.responses[response.status];
+    if (!spec) {
+      const body = await response.text().catch(() => '');
+      throw errorFromResponse(response.status, response.headers, body);
+    }
+    if (spec instanceof z.ZodType) return response.json();
+    switch (spec.kind) {
+      case 'text':
+        return response.text();
+      case 'bytes':
+        return response;
+      case 'sse':
+        return readSse(response, abortStream);
+      case 'redirect':
+        await response.body?.cancel();
+        return { location: response.headers.get('location') ?? '', headers: response.headers };
+      case 'empty':
+        return undefined;
+    }
+  }
+}

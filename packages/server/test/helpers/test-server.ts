@@ -1,0 +1,58 @@
+import { createClient, type ClientOptions, type SvcClient } from '@svc/client';
+import { createServer, loadConfig, type SvcServer } from '../../src/index.ts';
+import { createTestDatabase, type TestDatabase } from './test-database.ts';
+
+export interface TestServer {
+  server: SvcServer;
+  baseUrl: string;
+  apiUrl: string;
+  operatorToken: string;
+  database: TestDatabase;
+  /** A client holding the operator token. */
+  operator: SvcClient;
+  /** A client with no credential, or with the options given. */
+  client(options?: ClientOptions): SvcClient;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Extra environment for the configuration (`SVC_OPEN_ACCESS`, limits, ...). */
+  env?: Record<string, string>;
+  /** Share a database with another server (two replicas); the caller then drops it. */
+  database?: TestDatabase;
+}
+
+/**
+ * A real server on a loopback port 0 over an isolated database, with responses checked
+ * against the contract. Close it in `test.after.always`.
+ */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const database = options.database ?? (await createTestDatabase());
+  const ownsDatabase = !options.database;
+  const config = loadConfig({
+    SVC_HOST: '127.0.0.1',
+    SVC_PORT: '0',
+    SVC_DATA_DIR: database.dataDir,
+    DATABASE_URL: database.databaseUrl,
+    SVC_LOG_LEVEL: process.env.SVC_TEST_LOG_LEVEL ?? 'silent',
+    SVC_VALIDATE_RESPONSES: 'true',
+    SVC_SHUTDOWN_TIMEOUT_MS: '2000',
+    ...options.env,
+  });
+  const server = await createServer(config);
+  const { baseUrl, apiUrl } = await server.listen();
+  const client = (clientOptions: ClientOptions = {}) => createClient({ baseUrl, apiUrl, retry: 0, token: undefined, ...clientOptions });
+  return {
+    server,
+    baseUrl,
+    apiUrl,
+    operatorToken: server.operatorToken,
+    database,
+    operator: client({ token: server.operatorToken }),
+    client,
+    async close() {
+      await server.close();
+      if (ownsDatabase) await database.drop();
+    },
+  };
+}
