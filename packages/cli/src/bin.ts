@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { main } from './program.ts';
+
+process.exitCode = await main(process.argv);

@@ -1,0 +1,39 @@
+import { createClient, type SvcClient } from '@svc/client';
+import type { Command } from 'commander';
+import { Output } from './output.ts';
+
+export interface GlobalOptions {
+  baseUrl?: string;
+  apiUrl?: string;
+  token?: string;
+  json?: boolean;
+}
+
+/** What a command action needs: the global options, a client built from them, and the output. */
+export interface CliContext {
+  options: GlobalOptions;
+  output: Output;
+  client(): SvcClient;
+}
+
+/** Builds the context from the command's options merged with the program's global ones. */
+export function contextFor(command: Command): CliContext {
+  const options = command.optsWithGlobals<GlobalOptions>();
+  let client: SvcClient | undefined;
+  return {
+    options,
+    output: new Output({ json: Boolean(options.json) }),
+    client() {
+      client ??= createClient({ baseUrl: options.baseUrl, apiUrl: options.apiUrl, token: options.token });
+      return client;
+    },
+  };
+}
+
+/** Wraps an action so it receives the context first; errors reach the program's handler. */
+export function withContext<A extends unknown[]>(action: (cli: CliContext, ...args: A) => Promise<void> | void) {
+  return async function run(this: Command, ...args: unknown[]): Promise<void> {
+    const command = args[args.length - 1] as Command;
+    await action(contextFor(command), ...(args.slice(0, -1) as A));
+  };
+}
