@@ -1,4 +1,5 @@
 import { defineContract } from './route.ts';
+import { credentialsContract, oauthContract } from './identity/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 
 /**
@@ -8,5 +9,7 @@ import { modelsContract, systemContract } from './system/contract.ts';
 export const contract = defineContract({
   system: systemContract,
   models: modelsContract,
+  oauth: oauthContract,
+  credentials: credentialsContract,
 });
 export type Contract = typeof contract;

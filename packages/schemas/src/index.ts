@@ -9,3 +9,6 @@ export * from './version.ts';
 export * from './system/documents.ts';
 export * from './system/models.ts';
 export * from './system/contract.ts';
+export * from './identity/oauth.ts';
+export * from './identity/credentials.ts';
+export * from './identity/contract.ts';

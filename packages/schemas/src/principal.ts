@@ -37,6 +37,8 @@ export interface Principal {
   readonly credential: CredentialKind;
   /** Set when the credential is a developer key. */
   readonly developerKeyId?: string;
+  /** Set for OAuth principals: the id of the registration (not the full signed client id). */
+  readonly clientId?: string;
 }
 
 export const anonymousPrincipal: Principal = Object.freeze({ kind: 'anonymous', id: 'anonymous', scopes: [], credential: 'none' });

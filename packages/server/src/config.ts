@@ -24,6 +24,12 @@ const EnvSchema = z.object({
   SVC_OPEN_ACCESS: flag.default(false),
   SVC_TRUST_PROXY: flag.default(false),
   SVC_VALIDATE_RESPONSES: flag.default(false),
+  SVC_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SVC_OAUTH_ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  SVC_OAUTH_REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(300).max(31_536_000).default(2_592_000),
+  SVC_OAUTH_CODE_TTL_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
+  SVC_OAUTH_TOKEN_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  SVC_DEVELOPER_KEYS_MAX_ACTIVE: z.coerce.number().int().min(1).max(1000).default(20),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -47,6 +53,18 @@ export interface Config {
   trustProxy: boolean;
   /** Check every response against the contract (tests turn this on). */
   validateResponses: boolean;
+  identity: IdentityConfig;
+}
+
+export interface IdentityConfig {
+  /** Secret the OAuth signing keys derive from; replicas must share it. Absent: generated into the data directory. */
+  signingSecret: string | undefined;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  codeTtlSeconds: number;
+  /** Token-endpoint requests per client IP per minute (the demo tier's limit). */
+  tokenRatePerMinute: number;
+  maxActiveDeveloperKeys: number;
 }
 
 export class ConfigError extends Error {
@@ -86,6 +104,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openAccess: e.SVC_OPEN_ACCESS,
     trustProxy: e.SVC_TRUST_PROXY,
     validateResponses: e.SVC_VALIDATE_RESPONSES,
+    identity: {
+      signingSecret: e.SVC_SIGNING_SECRET,
+      accessTokenTtlSeconds: e.SVC_OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+      refreshTokenTtlSeconds: e.SVC_OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+      codeTtlSeconds: e.SVC_OAUTH_CODE_TTL_SECONDS,
+      tokenRatePerMinute: e.SVC_OAUTH_TOKEN_RATE_PER_MINUTE,
+      maxActiveDeveloperKeys: e.SVC_DEVELOPER_KEYS_MAX_ACTIVE,
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import type { Contract } from '@svc/schemas';
 import type { ServerDeps } from '../deps.ts';
 import type { PrincipalResolver } from '../http/auth.ts';
 import type { HandlersOf } from '../http/handler-types.ts';
+import { createIdentityFeature } from './identity/handlers.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createSystemHandlers } from './system/handlers.ts';
 
@@ -20,9 +21,14 @@ export interface Features {
 export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const resolvers: PrincipalResolver[] = [];
   const closers: Array<() => Promise<void>> = [];
+  const identity = await createIdentityFeature(deps);
+  resolvers.push(...identity.resolvers);
+  closers.push(() => identity.close());
   const handlers: HandlersOf<Contract> = {
     system: createSystemHandlers(deps),
     models: createModelsHandlers(deps),
+    oauth: identity.oauth,
+    credentials: identity.credentials,
   };
   return { handlers, resolvers, closers };
 }

@@ -1,0 +1,124 @@
+import { defineContract, defineRoute, redirect } from '../route.ts';
+import {
+  CredentialIdParams,
+  CredentialPage,
+  DeveloperCredentialCreateRequest,
+  DeveloperCredentialListResponse,
+  DeveloperCredentialReceiptListResponse,
+  DeveloperCredentialRevokeResponse,
+  DeveloperCredentialSecretResponse,
+} from './credentials.ts';
+import {
+  OAuthAuthorizationServerMetadata,
+  OAuthAuthorizeQuery,
+  OAuthClientRegistrationRequest,
+  OAuthClientRegistrationResponse,
+  OAuthError,
+  OAuthProtectedResourceMetadata,
+  OAuthTokenRequest,
+  OAuthTokenResponse,
+  WhoAmIResponse,
+} from './oauth.ts';
+
+const oauthRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['oauth'] } as const;
+const asMetadata = (path: string, summary: string) =>
+  defineRoute({ ...oauthRoute, method: 'GET', path, summary, responses: { 200: OAuthAuthorizationServerMetadata } });
+const prMetadata = (path: string, summary: string) =>
+  defineRoute({ ...oauthRoute, method: 'GET', path, summary, responses: { 200: OAuthProtectedResourceMetadata } });
+
+export const oauthContract = defineContract({
+  register: defineRoute({
+    ...oauthRoute,
+    method: 'POST',
+    path: '/oauth/register',
+    summary: 'Register an OAuth client (RFC 7591): stateless, the client id is a signed registration',
+    body: OAuthClientRegistrationRequest,
+    bodyLimitBytes: 16_384,
+    responses: { 201: OAuthClientRegistrationResponse, 400: OAuthError },
+  }),
+  authorize: defineRoute({
+    ...oauthRoute,
+    method: 'GET',
+    path: '/oauth/authorize',
+    summary: 'Authorization endpoint (code + PKCE S256); approves at once and redirects with a signed short-lived code',
+    query: OAuthAuthorizeQuery,
+    responses: { 302: redirect(), 400: OAuthError },
+  }),
+  token: defineRoute({
+    ...oauthRoute,
+    method: 'POST',
+    path: '/oauth/token',
+    summary: 'Token endpoint: authorization_code, client_credentials, refresh_token; vends the demo tier',
+    body: OAuthTokenRequest,
+    bodyEncoding: 'form',
+    bodyLimitBytes: 16_384,
+    errors: [429],
+    responses: { 200: OAuthTokenResponse, 400: OAuthError, 401: OAuthError },
+  }),
+  authorizationServer: asMetadata('/.well-known/oauth-authorization-server', 'Authorization-server metadata (RFC 8414)'),
+  authorizationServerMcp: asMetadata('/.well-known/oauth-authorization-server/mcp', 'Authorization-server metadata (RFC 8414), MCP path'),
+  authorizationServerMcpPrefix: asMetadata('/mcp/.well-known/oauth-authorization-server', 'Authorization-server metadata (RFC 8414), MCP-prefixed alias'),
+  protectedResource: prMetadata('/.well-known/oauth-protected-resource', 'Protected-resource metadata (RFC 9728)'),
+  protectedResourceMcp: prMetadata('/.well-known/oauth-protected-resource/mcp', 'Protected-resource metadata (RFC 9728) of the MCP resource'),
+  protectedResourceMcpPrefix: prMetadata('/mcp/.well-known/oauth-protected-resource', 'Protected-resource metadata (RFC 9728) of the MCP resource, prefixed alias'),
+  whoami: defineRoute({
+    method: 'GET',
+    path: '/v1/whoami',
+    surface: 'base',
+    tags: ['oauth'],
+    auth: { kind: 'scoped', scopes: [] },
+    summary: 'The principal, scopes and credential kind the server resolved for this caller',
+    responses: { 200: WhoAmIResponse },
+  }),
+});
+
+const credentialRoute = { surface: 'base', tags: ['credentials'], auth: { kind: 'bearer', principals: ['agent'] } } as const;
+
+export const credentialsContract = defineContract({
+  create: defineRoute({
+    ...credentialRoute,
+    method: 'POST',
+    path: '/v1/developer/credentials',
+    summary: 'Issue a developer key; the secret is in this answer only',
+    body: DeveloperCredentialCreateRequest,
+    bodyLimitBytes: 4096,
+    errors: [409],
+    responses: { 201: DeveloperCredentialSecretResponse },
+  }),
+  list: defineRoute({
+    ...credentialRoute,
+    method: 'GET',
+    path: '/v1/developer/credentials',
+    summary: 'Your developer keys (metadata only), newest first, by cursor',
+    query: CredentialPage,
+    responses: { 200: DeveloperCredentialListResponse },
+  }),
+  rotate: defineRoute({
+    ...credentialRoute,
+    method: 'POST',
+    path: '/v1/developer/credentials/:credential_id/rotate',
+    summary: 'Replace a key: the old one dies and a new one is issued in one transaction',
+    params: CredentialIdParams,
+    errors: [404, 409],
+    responses: { 200: DeveloperCredentialSecretResponse },
+  }),
+  revoke: defineRoute({
+    ...credentialRoute,
+    method: 'DELETE',
+    path: '/v1/developer/credentials/:credential_id',
+    summary: 'Revoke a key at once; revoking again answers the same receipt',
+    params: CredentialIdParams,
+    errors: [404],
+    responses: { 200: DeveloperCredentialRevokeResponse },
+  }),
+  receipts: defineRoute({
+    ...credentialRoute,
+    method: 'GET',
+    path: '/v1/developer/credentials/:credential_id/receipts',
+    summary: 'Append-only lifecycle receipts of a key, oldest first, by cursor',
+    params: CredentialIdParams,
+    query: CredentialPage,
+    errors: [404],
+    responses: { 200: DeveloperCredentialReceiptListResponse },
+  }),
+});

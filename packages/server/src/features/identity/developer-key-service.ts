@@ -1,0 +1,212 @@
+import { timingSafeEqual } from 'node:crypto';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { DeveloperCredential, DeveloperCredentialReceipt, DeveloperCredentialSecretResponse, DeveloperCredentialRevokeResponse, Scope } from '@svc/schemas';
+import { ServiceError } from '../../http/service-error.ts';
+import { hashDeveloperKey, keyPrefixOf, newDeveloperKey } from './developer-key-format.ts';
+import { newId } from './oauth-tokens.ts';
+
+interface KeyRow {
+  id: string;
+  owner: string;
+  name: string;
+  scopes: Scope[];
+  secret_hash: string;
+  status: 'active' | 'rotated' | 'revoked';
+  created_at: Date;
+  revoked_at: Date | null;
+  rotated_from: string | null;
+  replaced_by: string | null;
+  ending_receipt_id: string | null;
+}
+
+interface ReceiptRow {
+  seq: string;
+  id: string;
+  credential_id: string;
+  event: DeveloperCredentialReceipt['event'];
+  occurred_at: Date;
+  actor: string;
+  name: string;
+  scopes: Scope[];
+  related_credential_id: string | null;
+}
+
+export interface Page<T> {
+  data: T[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
+const toCredential = (row: KeyRow): DeveloperCredential => ({
+  credential_id: row.id,
+  name: row.name,
+  scopes: row.scopes,
+  status: row.status,
+  key_prefix: keyPrefixOf(row.id),
+  created_at: new Date(row.created_at).toISOString(),
+  revoked_at: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
+  rotated_from: row.rotated_from,
+  replaced_by: row.replaced_by,
+});
+
+const toReceipt = (row: ReceiptRow): DeveloperCredentialReceipt => ({
+  receipt_id: row.id,
+  credential_id: row.credential_id,
+  event: row.event,
+  occurred_at: new Date(row.occurred_at).toISOString(),
+  actor: row.actor,
+  name: row.name,
+  scopes: row.scopes,
+  related_credential_id: row.related_credential_id,
+});
+
+function badCursor(): ServiceError {
+  return new ServiceError('validation_failed', 'Invalid request: query.cursor: not a cursor this endpoint gave out', { detail: [{ loc: ['query', 'cursor'], msg: 'not a cursor this endpoint gave out', type: 'value_error' }] });
+}
+
+function decodeCursor<T>(cursor: string | undefined, check: (value: unknown) => value is T): T | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (check(value)) return value;
+  } catch {
+    // fall through
+  }
+  throw badCursor();
+}
+const encodeCursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+const notFound = (credentialId: string) => new ServiceError('credential_not_found', `No developer key ${credentialId} among yours.`);
+
+/**
+ * Developer keys of OAuth principals. The secret exists only in the create and rotate answers;
+ * the database holds its SHA-256. Every change writes an append-only receipt in the same transaction.
+ */
+export class DeveloperKeyService {
+  readonly #sequelize: Sequelize;
+  readonly #maxActive: number;
+
+  constructor(sequelize: Sequelize, options: { maxActive: number }) {
+    this.#sequelize = sequelize;
+    this.#maxActive = options.maxActive;
+  }
+
+  async #insertReceipt(transaction: Transaction, receipt: Omit<ReceiptRow, 'seq' | 'id' | 'occurred_at'> & { owner: string; occurred_at: Date }): Promise<DeveloperCredentialReceipt> {
+    const [row] = await this.#sequelize.query<ReceiptRow>(
+      `INSERT INTO svc_developer_key_receipts (id, credential_id, owner, event, occurred_at, actor, name, scopes, related_credential_id)
+       VALUES (:id, :credentialId, :owner, :event, :occurredAt, :actor, :name, ARRAY[:scopes]::text[], :related) RETURNING *`,
+      {
+        replacements: { id: `dkr_${newId()}`, credentialId: receipt.credential_id, owner: receipt.owner, event: receipt.event, occurredAt: receipt.occurred_at, actor: receipt.actor, name: receipt.name, scopes: receipt.scopes, related: receipt.related_credential_id },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
+    return toReceipt(row!);
+  }
+
+  async #insertKey(transaction: Transaction, owner: string, name: string, scopes: Scope[], createdAt: Date, rotatedFrom: string | null): Promise<{ row: KeyRow; key: string }> {
+    const fresh = newDeveloperKey();
+    const [row] = await this.#sequelize.query<KeyRow>(
+      `INSERT INTO svc_developer_keys (id, owner, name, scopes, secret_hash, status, created_at, rotated_from)
+       VALUES (:id, :owner, :name, ARRAY[:scopes]::text[], :hash, 'active', :createdAt, :rotatedFrom) RETURNING *`,
+      { replacements: { id: fresh.credentialId, owner, name, scopes, hash: fresh.hash, createdAt, rotatedFrom }, type: QueryTypes.SELECT, transaction },
+    );
+    return { row: row!, key: fresh.key };
+  }
+
+  async create(owner: string, request: { name: string; scopes: Scope[] }, heldScopes: readonly Scope[]): Promise<DeveloperCredentialSecretResponse> {
+    const notHeld = request.scopes.filter((scope) => !heldScopes.includes(scope));
+    if (notHeld.length > 0) throw new ServiceError('scope_not_held', `A key cannot carry scopes its owner's token lacks: ${notHeld.join(', ')}.`);
+    return this.#sequelize.transaction(async (transaction) => {
+      // Serialise creations per owner so the active-key cap holds under concurrency.
+      await this.#sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:owner))', { replacements: { owner: `svc-dk:${owner}` }, transaction });
+      const [count] = await this.#sequelize.query<{ active: string }>("SELECT count(*) AS active FROM svc_developer_keys WHERE owner = :owner AND status = 'active'", {
+        replacements: { owner },
+        type: QueryTypes.SELECT,
+        transaction,
+      });
+      if (Number(count!.active) >= this.#maxActive) {
+        throw new ServiceError('credential_limit_reached', `You hold ${this.#maxActive} active developer keys, the most allowed; revoke one first.`);
+      }
+      const now = new Date();
+      const { row, key } = await this.#insertKey(transaction, owner, request.name, request.scopes, now, null);
+      const receipt = await this.#insertReceipt(transaction, { credential_id: row.id, owner, event: 'created', occurred_at: now, actor: owner, name: row.name, scopes: row.scopes, related_credential_id: null });
+      return { credential: toCredential(row), secret: key, receipt };
+    });
+  }
+
+  async list(owner: string, limit: number, cursor: string | undefined): Promise<Page<DeveloperCredential>> {
+    const after = decodeCursor(cursor, (value): value is [string, string] => Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && !Number.isNaN(Date.parse(value[0])) && typeof value[1] === 'string');
+    const rows = await this.#sequelize.query<KeyRow>(
+      `SELECT * FROM svc_developer_keys WHERE owner = :owner ${after ? 'AND (created_at, id) < (:createdAt::timestamptz, :id)' : ''}
+       ORDER BY created_at DESC, id DESC LIMIT :take`,
+      { replacements: { owner, take: limit + 1, createdAt: after?.[0] ?? null, id: after?.[1] ?? null }, type: QueryTypes.SELECT },
+    );
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const hasMore = rows.length > limit;
+    return { data: page.map(toCredential), has_more: hasMore, next_cursor: hasMore && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null };
+  }
+
+  async #lockOwned(transaction: Transaction, owner: string, credentialId: string): Promise<KeyRow> {
+    const [row] = await this.#sequelize.query<KeyRow>('SELECT * FROM svc_developer_keys WHERE id = :id AND owner = :owner FOR UPDATE', { replacements: { id: credentialId, owner }, type: QueryTypes.SELECT, transaction });
+    if (!row) throw notFound(credentialId);
+    return row;
+  }
+
+  /** Old key dead and new key issued in one transaction: no moment with both or neither. */
+  async rotate(owner: string, credentialId: string): Promise<DeveloperCredentialSecretResponse> {
+    return this.#sequelize.transaction(async (transaction) => {
+      const old = await this.#lockOwned(transaction, owner, credentialId);
+      if (old.status !== 'active') throw new ServiceError('credential_revoked', `Developer key ${credentialId} is ${old.status}; only an active key can be rotated.`);
+      const now = new Date();
+      const { row, key } = await this.#insertKey(transaction, owner, old.name, old.scopes, now, old.id);
+      const ending = await this.#insertReceipt(transaction, { credential_id: old.id, owner, event: 'rotated', occurred_at: now, actor: owner, name: old.name, scopes: old.scopes, related_credential_id: row.id });
+      await this.#sequelize.query("UPDATE svc_developer_keys SET status = 'rotated', revoked_at = :now, replaced_by = :newId, ending_receipt_id = :receiptId WHERE id = :id", {
+        replacements: { now, newId: row.id, receiptId: ending.receipt_id, id: old.id },
+        transaction,
+      });
+      const receipt = await this.#insertReceipt(transaction, { credential_id: row.id, owner, event: 'created', occurred_at: now, actor: owner, name: row.name, scopes: row.scopes, related_credential_id: old.id });
+      return { credential: toCredential(row), secret: key, receipt };
+    });
+  }
+
+  /** Immediate and idempotent: a repeated revoke answers the receipt that ended the key. */
+  async revoke(owner: string, credentialId: string): Promise<DeveloperCredentialRevokeResponse> {
+    return this.#sequelize.transaction(async (transaction) => {
+      const row = await this.#lockOwned(transaction, owner, credentialId);
+      if (row.status !== 'active' && row.ending_receipt_id) {
+        const [ending] = await this.#sequelize.query<ReceiptRow>('SELECT * FROM svc_developer_key_receipts WHERE id = :id', { replacements: { id: row.ending_receipt_id }, type: QueryTypes.SELECT, transaction });
+        return { credential_id: row.id, status: row.status, revoked_at: new Date(row.revoked_at!).toISOString(), receipt: toReceipt(ending!) };
+      }
+      const now = new Date();
+      const receipt = await this.#insertReceipt(transaction, { credential_id: row.id, owner, event: 'revoked', occurred_at: now, actor: owner, name: row.name, scopes: row.scopes, related_credential_id: null });
+      await this.#sequelize.query("UPDATE svc_developer_keys SET status = 'revoked', revoked_at = :now, ending_receipt_id = :receiptId WHERE id = :id", { replacements: { now, receiptId: receipt.receipt_id, id: row.id }, transaction });
+      return { credential_id: row.id, status: 'revoked', revoked_at: now.toISOString(), receipt };
+    });
+  }
+
+  async receipts(owner: string, credentialId: string, limit: number, cursor: string | undefined): Promise<Page<DeveloperCredentialReceipt>> {
+    const after = decodeCursor(cursor, (value): value is string => typeof value === 'string' && /^\d{1,18}$/.test(value));
+    const [owned] = await this.#sequelize.query('SELECT 1 FROM svc_developer_keys WHERE id = :id AND owner = :owner', { replacements: { id: credentialId, owner }, type: QueryTypes.SELECT });
+    if (!owned) throw notFound(credentialId);
+    const rows = await this.#sequelize.query<ReceiptRow>(
+      `SELECT * FROM svc_developer_key_receipts WHERE credential_id = :id ${after ? 'AND seq > :after' : ''} ORDER BY seq ASC LIMIT :take`,
+      { replacements: { id: credentialId, after: after ?? null, take: limit + 1 }, type: QueryTypes.SELECT },
+    );
+    const page = rows.slice(0, limit);
+    const hasMore = rows.length > limit;
+    return { data: page.map(toReceipt), has_more: hasMore, next_cursor: hasMore ? encodeCursor(String(page[page.length - 1]!.seq)) : null };
+  }
+
+  /** The owner and scopes of a presented key, or undefined when it is unknown, revoked or rotated. */
+  async resolve(credentialId: string, key: string): Promise<{ owner: string; scopes: Scope[] } | undefined> {
+    const [row] = await this.#sequelize.query<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status'>>('SELECT owner, scopes, secret_hash, status FROM svc_developer_keys WHERE id = :id', {
+      replacements: { id: credentialId },
+      type: QueryTypes.SELECT,
+    });
+    if (!row || row.status !== 'active') return undefined;
+    const match = timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hashDeveloperKey(key), 'hex'));
+    return match ? { owner: row.owner, scopes: row.scopes } : undefined;
+  }
+}

@@ -1,0 +1,147 @@
+import { credentialsContract, oauthContract, type OAuthError } from '@svc/schemas';
+import type { ServerDeps } from '../../deps.ts';
+import type { PrincipalResolver } from '../../http/auth.ts';
+import { defineHandlers } from '../../http/handler-types.ts';
+import type { RequestContext } from '../../http/request-context.ts';
+import { DeveloperKeyService } from './developer-key-service.ts';
+import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
+import { OAuthFailure, OAuthService } from './oauth-service.ts';
+import { OAuthTokens } from './oauth-tokens.ts';
+import { accessTokenResolver, developerKeyResolver } from './resolvers.ts';
+import { loadSigningKeys } from './signing-keys.ts';
+
+/** Answers that carry a secret or a token must never be cached (RFC 6749 5.1). */
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
+
+function oauthErrorBody(failure: OAuthFailure, request: RequestContext): OAuthError {
+  return {
+    error: failure.error,
+    error_description: failure.message,
+    code: failure.error === 'invalid_client' ? 'oauth_invalid_client' : `oauth_error:${failure.error}`,
+    request_id: request.requestId,
+  };
+}
+
+/** RFC 6749 2.3.1: `Basic base64(urlencode(id):urlencode(secret))`. */
+function basicCredentials(header: string | string[] | undefined): { id: string; secret: string } | undefined {
+  if (typeof header !== 'string') return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  const unescape = (value: string) => {
+    try {
+      return decodeURIComponent(value.replace(/\+/g, ' '));
+    } catch {
+      return value;
+    }
+  };
+  return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+}
+
+export interface IdentityFeature {
+  oauth: ReturnType<typeof createOAuthHandlers>;
+  credentials: ReturnType<typeof createCredentialsHandlers>;
+  resolvers: PrincipalResolver[];
+  close(): Promise<void>;
+}
+
+function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
+  const baseUrl = () => deps.publicUrls().baseUrl;
+  const asMetadata = async () => ({ status: 200 as const, body: authorizationServerMetadata(baseUrl()) });
+  return defineHandlers(oauthContract, {
+    async register({ body }, request) {
+      try {
+        return { status: 201, headers: NO_STORE, body: await service.register(body) };
+      } catch (error) {
+        if (error instanceof OAuthFailure) return { status: 400, body: oauthErrorBody(error, request) };
+        throw error;
+      }
+    },
+    async authorize({ query }, request) {
+      const outcome = await service.authorize(query);
+      if (outcome.kind === 'direct') return { status: 400, headers: NO_STORE, body: oauthErrorBody(outcome.failure, request) };
+      return { status: 302, headers: { location: outcome.location, ...NO_STORE } };
+    },
+    async token({ body }, request) {
+      await service.limitTokenRequests(request.ip);
+      const basic = basicCredentials(request.headers.authorization);
+      try {
+        return { status: 200, headers: NO_STORE, body: await service.token(body, basic) };
+      } catch (error) {
+        if (!(error instanceof OAuthFailure)) throw error;
+        if (error.error === 'invalid_client') {
+          return { status: 401, headers: { ...NO_STORE, ...(basic ? { 'www-authenticate': 'Basic realm="svc"' } : {}) }, body: oauthErrorBody(error, request) };
+        }
+        return { status: 400, headers: NO_STORE, body: oauthErrorBody(error, request) };
+      }
+    },
+    authorizationServer: asMetadata,
+    authorizationServerMcp: asMetadata,
+    authorizationServerMcpPrefix: asMetadata,
+    async protectedResource() {
+      return { status: 200, body: protectedResourceMetadata(baseUrl(), '') };
+    },
+    async protectedResourceMcp() {
+      return { status: 200, body: protectedResourceMetadata(baseUrl(), '/mcp') };
+    },
+    async protectedResourceMcpPrefix() {
+      return { status: 200, body: protectedResourceMetadata(baseUrl(), '/mcp') };
+    },
+    async whoami(_input, { principal }) {
+      return {
+        status: 200,
+        body: {
+          kind: principal.kind,
+          id: principal.id,
+          scopes: [...principal.scopes],
+          credential: principal.credential,
+          ...(principal.developerKeyId ? { credential_id: principal.developerKeyId } : {}),
+          ...(principal.clientId ? { client_id: principal.clientId } : {}),
+        },
+      };
+    },
+  });
+}
+
+function createCredentialsHandlers(keys: DeveloperKeyService) {
+  return defineHandlers(credentialsContract, {
+    async create({ body }, { principal }) {
+      return { status: 201, headers: NO_STORE, body: await keys.create(principal.id, body, principal.scopes) };
+    },
+    async list({ query }, { principal }) {
+      return { status: 200, body: await keys.list(principal.id, query.limit, query.cursor) };
+    },
+    async rotate({ params }, { principal }) {
+      return { status: 200, headers: NO_STORE, body: await keys.rotate(principal.id, params.credential_id) };
+    },
+    async revoke({ params }, { principal }) {
+      return { status: 200, body: await keys.revoke(principal.id, params.credential_id) };
+    },
+    async receipts({ params, query }, { principal }) {
+      return { status: 200, body: await keys.receipts(principal.id, params.credential_id, query.limit, query.cursor) };
+    },
+  });
+}
+
+/** OAuth, developer keys and their resolvers: everything that says who a caller is. */
+export async function createIdentityFeature(deps: ServerDeps): Promise<IdentityFeature> {
+  const { config, database, log } = deps;
+  const keys = await loadSigningKeys(config.identity.signingSecret, config.dataDir);
+  if (keys.file) log.info({ file: keys.file }, 'OAuth signing secret generated into the data directory; set SVC_SIGNING_SECRET so replicas agree');
+  const tokens = new OAuthTokens(keys, () => deps.publicUrls().baseUrl);
+  const service = new OAuthService({ tokens, sequelize: database.sequelize, config: config.identity, issuer: () => deps.publicUrls().baseUrl });
+  const developerKeys = new DeveloperKeyService(database.sequelize, { maxActive: config.identity.maxActiveDeveloperKeys });
+  // Spent ids and revoked families outlive nothing they record; prune them now and then.
+  const pruner = setInterval(() => service.store.prune().catch((error) => log.warn({ err: error }, 'pruning OAuth records failed')), 10 * 60_000);
+  pruner.unref();
+  return {
+    oauth: createOAuthHandlers(deps, service),
+    credentials: createCredentialsHandlers(developerKeys),
+    resolvers: [accessTokenResolver(tokens, service.store), developerKeyResolver(developerKeys)],
+    async close() {
+      clearInterval(pruner);
+    },
+  };
+}

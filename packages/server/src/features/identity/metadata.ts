@@ -1,0 +1,36 @@
+import type { OAuthAuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@svc/schemas';
+import { oauthGrantTypes, oauthTokenEndpointAuthMethods } from '@svc/schemas';
+import { DEMO_TIER_SCOPES } from './oauth-service.ts';
+
+/**
+ * RFC 8414 metadata, built from the same constants the endpoints enforce. The issuer is the
+ * base URL on every alias: the /mcp paths serve the one authorization server of svc.
+ */
+export function authorizationServerMetadata(baseUrl: string): OAuthAuthorizationServerMetadata {
+  return {
+    issuer: baseUrl,
+    authorization_endpoint: `${baseUrl}/oauth/authorize`,
+    token_endpoint: `${baseUrl}/oauth/token`,
+    registration_endpoint: `${baseUrl}/oauth/register`,
+    scopes_supported: [...DEMO_TIER_SCOPES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: [...oauthGrantTypes],
+    token_endpoint_auth_methods_supported: [...oauthTokenEndpointAuthMethods],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${baseUrl}/llms-full.txt`,
+  };
+}
+
+/** RFC 9728 metadata; `resource` is the identifier the well-known URL was formed from. */
+export function protectedResourceMetadata(baseUrl: string, resourcePath: '' | '/mcp'): OAuthProtectedResourceMetadata {
+  return {
+    resource: `${baseUrl}${resourcePath}`,
+    authorization_servers: [baseUrl],
+    scopes_supported: [...DEMO_TIER_SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_name: resourcePath ? 'svc MCP' : 'svc',
+    resource_documentation: `${baseUrl}/llms-full.txt`,
+  };
+}

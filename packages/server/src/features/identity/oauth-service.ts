@@ -1,0 +1,295 @@
+import { createHash } from 'node:crypto';
+import type { Sequelize } from 'sequelize';
+import { scopes as allScopes, type OAuthClientRegistrationRequest, type OAuthClientRegistrationResponse, type OAuthTokenResponse, type Scope } from '@svc/schemas';
+import type { IdentityConfig } from '../../config.ts';
+import { consumeWindow } from '../../db/rate-counters.ts';
+import { ServiceError } from '../../http/service-error.ts';
+import { OAuthStore } from './oauth-store.ts';
+import { newId, OAuthTokens, TokenRefused, type ClientRegistration } from './oauth-tokens.ts';
+
+/** Every scope an OAuth grant may carry: the demo tier holds them all, under the per-IP limit. */
+export const DEMO_TIER_SCOPES: readonly Scope[] = allScopes;
+
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'unsupported_response_type'
+  | 'invalid_scope'
+  | 'invalid_redirect_uri'
+  | 'invalid_client_metadata';
+
+/** An RFC 6749 / 7591 error; the handlers render it the way the RFC wants. */
+export class OAuthFailure extends Error {
+  readonly error: OAuthErrorCode;
+  constructor(error: OAuthErrorCode, description: string) {
+    super(description);
+    this.error = error;
+  }
+}
+
+/** Redirect URIs we accept: https anywhere, http only on loopback (RFC 8252), private-use schemes with a dot. */
+export function redirectUriProblem(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return `${uri} is not an absolute URI`;
+  }
+  if (url.hash) return 'a redirect URI must not have a fragment';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') return ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname) ? undefined : 'http redirect URIs must use a loopback host (127.0.0.1, [::1], localhost)';
+  if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/i.test(url.protocol)) return undefined;
+  return `the scheme ${url.protocol} is not accepted; use https, loopback http or a private-use scheme such as com.example.app:`;
+}
+
+function scopesFrom(value: string | undefined, allowed: readonly Scope[], fallback: readonly Scope[]): Scope[] {
+  if (value === undefined || value.trim() === '') return [...fallback];
+  const requested = [...new Set(value.trim().split(/\s+/))];
+  const unknown = requested.filter((scope) => !allowed.includes(scope as Scope));
+  if (unknown.length > 0) throw new OAuthFailure('invalid_scope', `Scope not available: ${unknown.join(' ')}. Available: ${allowed.join(' ')}.`);
+  return requested as Scope[];
+}
+
+const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+export interface AuthorizeRequest {
+  response_type?: string;
+  client_id?: string;
+  redirect_uri?: string;
+  scope?: string;
+  state?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+}
+
+/** Where an authorization answer goes: a redirect when the URI is trusted, else a direct 400. */
+export type AuthorizeOutcome = { kind: 'redirect'; location: string } | { kind: 'direct'; failure: OAuthFailure };
+
+export interface TokenRequest {
+  grant_type?: string;
+  code?: string;
+  redirect_uri?: string;
+  code_verifier?: string;
+  client_id?: string;
+  client_secret?: string;
+  refresh_token?: string;
+  scope?: string;
+}
+
+/**
+ * The OAuth grant logic, Koa-free. Stateless except for the spent-id and revoked-family
+ * records: clients, codes and tokens are signed (see oauth-tokens.ts).
+ */
+export class OAuthService {
+  readonly tokens: OAuthTokens;
+  readonly store: OAuthStore;
+  readonly #config: IdentityConfig;
+  readonly #sequelize: Sequelize;
+  readonly #issuer: () => string;
+
+  constructor(options: { tokens: OAuthTokens; sequelize: Sequelize; config: IdentityConfig; issuer: () => string }) {
+    this.tokens = options.tokens;
+    this.#sequelize = options.sequelize;
+    this.store = new OAuthStore(options.sequelize);
+    this.#config = options.config;
+    this.#issuer = options.issuer;
+  }
+
+  async register(request: OAuthClientRegistrationRequest): Promise<OAuthClientRegistrationResponse> {
+    const redirectUris = request.redirect_uris ?? [];
+    const authMethod = request.token_endpoint_auth_method ?? (redirectUris.length > 0 ? 'none' : 'client_secret_basic');
+    const publicClient = authMethod === 'none';
+    const grantTypes = [
+      ...new Set(request.grant_types ?? (publicClient ? ['authorization_code', 'refresh_token'] : redirectUris.length > 0 ? ['authorization_code', 'refresh_token', 'client_credentials'] : ['client_credentials'])),
+    ] as ClientRegistration['grantTypes'];
+    if (publicClient && grantTypes.includes('client_credentials')) {
+      throw new OAuthFailure('invalid_client_metadata', 'client_credentials needs a client that authenticates: register with token_endpoint_auth_method client_secret_basic or client_secret_post.');
+    }
+    if (grantTypes.includes('authorization_code') && redirectUris.length === 0) throw new OAuthFailure('invalid_redirect_uri', 'authorization_code needs at least one redirect URI.');
+    if (!grantTypes.includes('authorization_code') && redirectUris.length > 0) throw new OAuthFailure('invalid_client_metadata', 'redirect_uris are only used by the authorization_code grant; add it to grant_types.');
+    if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code')) {
+      throw new OAuthFailure('invalid_client_metadata', 'refresh_token is issued only with authorization_code; client_credentials clients ask for a new token instead.');
+    }
+    for (const uri of redirectUris) {
+      const problem = redirectUriProblem(uri);
+      if (problem) throw new OAuthFailure('invalid_redirect_uri', problem);
+    }
+    const responseTypes = request.response_types ?? (grantTypes.includes('authorization_code') ? ['code'] : []);
+    if (responseTypes.some((type) => type !== 'code') || (responseTypes.includes('code') && !grantTypes.includes('authorization_code'))) {
+      throw new OAuthFailure('invalid_client_metadata', 'The only response type is `code`, with the authorization_code grant.');
+    }
+    let scopes: Scope[];
+    try {
+      scopes = scopesFrom(request.scope, DEMO_TIER_SCOPES, DEMO_TIER_SCOPES);
+    } catch (error) {
+      throw new OAuthFailure('invalid_client_metadata', (error as Error).message);
+    }
+    const id = newId();
+    const clientId = await this.tokens.signClient({ id, authMethod, redirectUris, grantTypes, scopes, name: request.client_name });
+    return {
+      client_id: clientId,
+      client_id_issued_at: nowSeconds(),
+      ...(publicClient ? {} : { client_secret: this.tokens.clientSecret(id), client_secret_expires_at: 0 }),
+      ...(redirectUris.length > 0 ? { redirect_uris: redirectUris } : {}),
+      token_endpoint_auth_method: authMethod,
+      grant_types: grantTypes,
+      response_types: responseTypes,
+      ...(request.client_name ? { client_name: request.client_name } : {}),
+      scope: scopes.join(' '),
+    };
+  }
+
+  async #client(clientId: string): Promise<ClientRegistration> {
+    try {
+      return await this.tokens.verifyClient(clientId);
+    } catch {
+      throw new OAuthFailure('invalid_client', 'The client_id is not a registration this server signed.');
+    }
+  }
+
+  /** RFC 6749 4.1.2.1: problems with the client or redirect URI are answered directly, the rest by redirect. */
+  async authorize(request: AuthorizeRequest): Promise<AuthorizeOutcome> {
+    if (!request.client_id) return { kind: 'direct', failure: new OAuthFailure('invalid_request', 'client_id is required.') };
+    let client: ClientRegistration;
+    try {
+      client = await this.#client(request.client_id);
+    } catch (error) {
+      return { kind: 'direct', failure: error as OAuthFailure };
+    }
+    let redirectUri = request.redirect_uri;
+    if (redirectUri === undefined && client.redirectUris.length === 1) redirectUri = client.redirectUris[0];
+    if (redirectUri === undefined || !client.redirectUris.includes(redirectUri)) {
+      return { kind: 'direct', failure: new OAuthFailure('invalid_request', 'redirect_uri must be given and equal one registered for this client, character for character.') };
+    }
+    const answer = (params: Record<string, string | undefined>): AuthorizeOutcome => {
+      const url = new URL(redirectUri);
+      for (const [name, value] of Object.entries({ ...params, state: request.state, iss: this.#issuer() })) if (value !== undefined) url.searchParams.set(name, value);
+      return { kind: 'redirect', location: url.toString() };
+    };
+    const fail = (failure: OAuthFailure) => answer({ error: failure.error, error_description: failure.message });
+    if (request.response_type !== 'code') return fail(new OAuthFailure('unsupported_response_type', 'response_type must be `code`.'));
+    if (!client.grantTypes.includes('authorization_code')) return fail(new OAuthFailure('unauthorized_client', 'This client is not registered for the authorization_code grant.'));
+    if (!request.code_challenge) return fail(new OAuthFailure('invalid_request', 'PKCE is required: send code_challenge and code_challenge_method=S256.'));
+    if (request.code_challenge_method !== 'S256') return fail(new OAuthFailure('invalid_request', 'Only code_challenge_method=S256 is supported; plain is refused.'));
+    if (!/^[A-Za-z0-9_-]{43}$/.test(request.code_challenge)) return fail(new OAuthFailure('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the verifier.'));
+    let scopes: Scope[];
+    try {
+      scopes = scopesFrom(request.scope, client.scopes, client.scopes);
+    } catch (error) {
+      return fail(error as OAuthFailure);
+    }
+    // Approval is automatic: each authorization mints a fresh private agent identity that only
+    // the holder of the code (and then of its refresh tokens) can act as.
+    const code = await this.tokens.signCode(
+      { id: newId(), clientId: client.id, publicClient: client.authMethod === 'none', redirectUri, codeChallenge: request.code_challenge, scopes, subject: `agt_${newId()}` },
+      this.#config.codeTtlSeconds,
+    );
+    return answer({ code });
+  }
+
+  /** Per-IP limit of the demo tier, counted in the database so replicas share it. */
+  async limitTokenRequests(ip: string): Promise<void> {
+    const decision = await consumeWindow(this.#sequelize, { bucket: `oauth-token:ip:${ip}`, windowSeconds: 60, maxHits: this.#config.tokenRatePerMinute });
+    if (!decision.allowed) {
+      throw new ServiceError('rate_limited', `Too many token requests from this address (at most ${this.#config.tokenRatePerMinute} per minute).`, { retryAfterSeconds: decision.retryAfterSeconds, retryable: true });
+    }
+  }
+
+  /** Client authentication (RFC 6749 2.3.1): Basic header or body secret; public clients may send only client_id. */
+  async #authenticateClient(request: TokenRequest, basic: { id: string; secret: string } | undefined): Promise<{ client?: ClientRegistration; authenticated: boolean }> {
+    if (basic && request.client_secret) throw new OAuthFailure('invalid_request', 'Use one client authentication method, not both.');
+    const clientId = basic?.id ?? request.client_id;
+    const secret = basic?.secret ?? request.client_secret;
+    if (basic && request.client_id && request.client_id !== basic.id) throw new OAuthFailure('invalid_request', 'client_id in the body differs from the Basic credentials.');
+    if (!clientId) return { authenticated: false };
+    const client = await this.#client(clientId);
+    if (client.authMethod === 'none') {
+      if (secret) throw new OAuthFailure('invalid_client', 'This is a public client; it has no secret.');
+      return { client, authenticated: false };
+    }
+    if (!secret) throw new OAuthFailure('invalid_client', 'This client must authenticate with its client_secret.');
+    if (!this.tokens.checkClientSecret(client.id, secret)) throw new OAuthFailure('invalid_client', 'The client secret is wrong.');
+    return { client, authenticated: true };
+  }
+
+  async token(request: TokenRequest, basic: { id: string; secret: string } | undefined): Promise<OAuthTokenResponse> {
+    const { client, authenticated } = await this.#authenticateClient(request, basic);
+    switch (request.grant_type) {
+      case 'authorization_code':
+        return this.#authorizationCodeGrant(request, client, authenticated);
+      case 'refresh_token':
+        return this.#refreshTokenGrant(request, client, authenticated);
+      case 'client_credentials':
+        return this.#clientCredentialsGrant(request, client, authenticated);
+      case undefined:
+        throw new OAuthFailure('invalid_request', 'grant_type is required.');
+      default:
+        throw new OAuthFailure('unsupported_grant_type', `grant_type must be one of authorization_code, client_credentials, refresh_token.`);
+    }
+  }
+
+  async #issue(subject: string, clientId: string, publicClient: boolean, scopes: Scope[], familyId: string | undefined): Promise<OAuthTokenResponse> {
+    const { accessTokenTtlSeconds, refreshTokenTtlSeconds } = this.#config;
+    const access = await this.tokens.signAccess({ subject, clientId, scopes, familyId }, accessTokenTtlSeconds);
+    const refresh = familyId ? await this.tokens.signRefresh({ id: newId(), clientId, publicClient, familyId, subject, scopes }, refreshTokenTtlSeconds) : undefined;
+    return { access_token: access, token_type: 'Bearer', expires_in: accessTokenTtlSeconds, ...(refresh ? { refresh_token: refresh } : {}), scope: scopes.join(' ') };
+  }
+
+  async #authorizationCodeGrant(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
+    if (!request.code) throw new OAuthFailure('invalid_request', 'code is required.');
+    if (!request.code_verifier) throw new OAuthFailure('invalid_request', 'code_verifier is required (PKCE).');
+    let code;
+    try {
+      code = await this.tokens.verifyCode(request.code);
+    } catch (error) {
+      throw new OAuthFailure('invalid_grant', (error as TokenRefused).reason === 'expired' ? 'The authorization code has expired.' : 'The authorization code is not valid.');
+    }
+    if (client && client.id !== code.clientId) throw new OAuthFailure('invalid_grant', 'The authorization code was issued to another client.');
+    if (!code.publicClient && !authenticated) throw new OAuthFailure('invalid_client', 'The client this code was issued to must authenticate.');
+    if (request.redirect_uri !== undefined && request.redirect_uri !== code.redirectUri) throw new OAuthFailure('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
+    // Spend first, then check the verifier: a wrong guess burns the code (no online guessing).
+    const familyId = code.id;
+    if (!(await this.store.spend(code.id, 'code', familyId, code.expiresAt))) {
+      // RFC 6749 4.1.2: a replayed code revokes what was issued from it.
+      await this.store.revokeFamily(familyId, 'code replayed', nowSeconds() + this.#config.refreshTokenTtlSeconds);
+      throw new OAuthFailure('invalid_grant', 'The authorization code was already used; tokens issued from it are revoked.');
+    }
+    if (!PKCE_VALUE.test(request.code_verifier) || s256(request.code_verifier) !== code.codeChallenge) {
+      throw new OAuthFailure('invalid_grant', 'code_verifier does not match the code challenge.');
+    }
+    return this.#issue(code.subject, code.clientId, code.publicClient, code.scopes, familyId);
+  }
+
+  async #refreshTokenGrant(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
+    if (!request.refresh_token) throw new OAuthFailure('invalid_request', 'refresh_token is required.');
+    let claims;
+    try {
+      claims = await this.tokens.verifyRefresh(request.refresh_token);
+    } catch (error) {
+      throw new OAuthFailure('invalid_grant', (error as TokenRefused).reason === 'expired' ? 'The refresh token has expired.' : 'The refresh token is not valid.');
+    }
+    if (client && client.id !== claims.clientId) throw new OAuthFailure('invalid_grant', 'The refresh token was issued to another client.');
+    if (!claims.publicClient && !authenticated) throw new OAuthFailure('invalid_client', 'The client this token was issued to must authenticate.');
+    const scopes = request.scope === undefined ? claims.scopes : scopesFrom(request.scope, claims.scopes, claims.scopes);
+    if (await this.store.isFamilyRevoked(claims.familyId)) throw new OAuthFailure('invalid_grant', 'This refresh token has been revoked.');
+    // Rotation: each refresh token works once. A second use means it leaked: revoke the family.
+    if (!(await this.store.spend(claims.id, 'refresh', claims.familyId, claims.expiresAt))) {
+      await this.store.revokeFamily(claims.familyId, 'refresh token reused', nowSeconds() + this.#config.refreshTokenTtlSeconds);
+      throw new OAuthFailure('invalid_grant', 'This refresh token was already used; every token of its authorization is now revoked. Sign in again.');
+    }
+    return this.#issue(claims.subject, claims.clientId, claims.publicClient, scopes, claims.familyId);
+  }
+
+  async #clientCredentialsGrant(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
+    if (!client || !authenticated) throw new OAuthFailure('invalid_client', 'client_credentials needs a client that authenticates with its secret.');
+    if (!client.grantTypes.includes('client_credentials')) throw new OAuthFailure('unauthorized_client', 'This client is not registered for client_credentials.');
+    const scopes = scopesFrom(request.scope, client.scopes, client.scopes);
+    // A machine client is one durable agent: its identity is its registration.
+    return this.#issue(`agt_${client.id}`, client.id, false, scopes, undefined);
+  }
+}

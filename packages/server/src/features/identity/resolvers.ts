@@ -1,0 +1,47 @@
+import type { Principal } from '@svc/schemas';
+import type { PrincipalResolver } from '../../http/auth.ts';
+import { ServiceError } from '../../http/service-error.ts';
+import type { DeveloperKeyService } from './developer-key-service.ts';
+import { looksLikeDeveloperKey, parseDeveloperKey } from './developer-key-format.ts';
+import { OAuthTokens } from './oauth-tokens.ts';
+import type { OAuthStore } from './oauth-store.ts';
+
+const invalid = (message: string) => new ServiceError('invalid_token', message);
+
+/**
+ * OAuth access tokens -> agent principal. A token of another kind answers null so other
+ * resolvers may know it; one of ours that is expired, forged or of a revoked family is refused.
+ */
+export function accessTokenResolver(tokens: OAuthTokens, store: OAuthStore): PrincipalResolver {
+  return {
+    name: 'oauth-access-token',
+    async resolve(token) {
+      if (!OAuthTokens.looksLikeAccessToken(token)) return null;
+      let claims;
+      try {
+        claims = await tokens.verifyAccess(token);
+      } catch (error) {
+        throw invalid((error as { reason?: string }).reason === 'expired' ? 'The access token has expired; refresh it.' : 'The access token is not valid.');
+      }
+      if (claims.familyId && (await store.isFamilyRevoked(claims.familyId))) throw invalid('The access token was revoked.');
+      const principal: Principal = { kind: 'agent', id: claims.subject, scopes: claims.scopes, credential: 'oauth_access_token', clientId: claims.clientId };
+      return principal;
+    },
+  };
+}
+
+/** Developer keys -> the owning agent, with the key's scopes. Revoked and rotated keys fail at once. */
+export function developerKeyResolver(keys: DeveloperKeyService): PrincipalResolver {
+  return {
+    name: 'developer-key',
+    async resolve(token) {
+      if (!looksLikeDeveloperKey(token)) return null;
+      const parsed = parseDeveloperKey(token);
+      if (!parsed) throw invalid('The developer key is malformed (bad length or checksum).');
+      const found = await keys.resolve(parsed.credentialId, token);
+      if (!found) throw invalid('The developer key is unknown, revoked or rotated.');
+      const principal: Principal = { kind: 'agent', id: found.owner, scopes: found.scopes, credential: 'developer_key', developerKeyId: parsed.credentialId };
+      return principal;
+    },
+  };
+}
