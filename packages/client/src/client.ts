@@ -1,5 +1,7 @@
 import { contract, isRoute, type ClientResponse, type ContractTree, type Contract, type RequestArgs, type RouteDefinition } from '@svc/schemas';
 import { resolveOptions, Transport, type CallOptions, type ClientOptions, type RawResult, type RequestInput } from './transport.ts';
+import { createOAuthHelpers, type OAuthHelpers } from './oauth/helpers.ts';
+import type { OAuthSession } from './oauth/session.ts';
 
 /** One method per route: `(request?, options?) => Promise<data>`. */
 export type ClientMethod<R extends RouteDefinition> = (...args: [...RequestArgs<R>, options?: CallOptions]) => Promise<ClientResponse<R>>;
@@ -30,7 +32,9 @@ export function createContractClient<C extends ContractTree>(tree: C, transport:
   };
 }
 
-export type SvcClient = ClientOf<Contract> & {
+export type SvcClient = Omit<ClientOf<Contract>, 'oauth'> & {
+  /** The OAuth routes plus helpers: PKCE, authorize, code exchange, refresh, client credentials, login. */
+  readonly oauth: ClientOf<Contract>['oauth'] & OAuthHelpers;
   /** Every method again, answering `{ data, response }` (headers, status). */
   readonly withResponse: RawClientOf<Contract>;
   readonly transport: Transport;
@@ -49,8 +53,57 @@ export type SvcClient = ClientOf<Contract> & {
  * console.log(health.status, health.database.kind);
  * ```
  */
-export function createClient(options: ClientOptions = {}): SvcClient {
-  const transport = new Transport(resolveOptions(options));
+export interface SvcClientOptions extends ClientOptions {
+  /**
+   * Signed-in OAuth tokens. Requests carry its access token; an expired one is refreshed once
+   * (on a 401, or before the request when `expiresAt` has passed) and the request retried.
+   * The session object is updated in place; `onSessionRefreshed` lets you persist it.
+   */
+  session?: OAuthSession;
+  onSessionRefreshed?: (session: OAuthSession) => void | Promise<void>;
+}
+
+/** Refreshes the session's tokens, one refresh at a time: a rotated refresh token works only once. */
+function sessionRefresher(session: OAuthSession, oauth: OAuthHelpers, onRefreshed: SvcClientOptions['onSessionRefreshed']) {
+  let inFlight: Promise<string | undefined> | undefined;
+  return () => {
+    inFlight ??= (async () => {
+      if (!session.refreshToken) return undefined;
+      try {
+        const renewed = await oauth.refresh({ refreshToken: session.refreshToken, clientId: session.clientId });
+        Object.assign(session, renewed, { clientId: session.clientId });
+        await onRefreshed?.(session);
+        return session.accessToken;
+      } catch {
+        return undefined;
+      } finally {
+        inFlight = undefined;
+      }
+    })();
+    return inFlight;
+  };
+}
+
+export function createClient(options: SvcClientOptions = {}): SvcClient {
+  const { session, onSessionRefreshed, ...rest } = options;
+  // The token endpoint is called by a transport of its own: it carries no bearer and never refreshes.
+  const resolved = resolveOptions(rest);
+  const oauthTransport = new Transport({ ...resolved, token: undefined, onUnauthorized: undefined });
+  const oauthHelpers = createOAuthHelpers(createContractClient(contract, oauthTransport).methods.oauth, resolved.baseUrl);
+  let transportOptions = resolved;
+  if (session && rest.token === undefined) {
+    const refresh = sessionRefresher(session, oauthHelpers, onSessionRefreshed);
+    transportOptions = {
+      ...resolved,
+      token: async () => {
+        if (session.expiresAt !== undefined && Date.now() >= session.expiresAt - 5_000 && session.refreshToken) await refresh();
+        return session.accessToken;
+      },
+      onUnauthorized: refresh,
+    };
+  }
+  const transport = new Transport(transportOptions);
   const { methods, raw } = createContractClient(contract, transport);
-  return Object.assign(methods, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
+  const oauthNamespace = Object.assign(methods.oauth, oauthHelpers);
+  return Object.assign(methods, { oauth: oauthNamespace, withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
 }

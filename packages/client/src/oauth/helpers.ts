@@ -1,0 +1,90 @@
+import type { Contract, OAuthClientRegistrationRequest, OAuthClientRegistrationResponse, OAuthTokenResponse } from '@svc/schemas';
+import type { ClientOf } from '../client.ts';
+import { createPkcePair, pkceChallenge, type PkcePair } from './pkce.ts';
+import { sessionFromTokens, type OAuthSession } from './session.ts';
+
+/** The authorization answer, parsed from the redirect URI the server sent the caller to. */
+export interface AuthorizationResult {
+  code: string;
+  state: string | undefined;
+  iss: string | undefined;
+}
+
+export class OAuthFlowError extends Error {
+  readonly error: string;
+  constructor(error: string, description: string) {
+    super(`${error}: ${description}`);
+    this.name = 'OAuthFlowError';
+    this.error = error;
+  }
+}
+
+export interface OAuthHelpers {
+  /** A PKCE verifier and its S256 challenge. */
+  createPkce(): Promise<PkcePair>;
+  pkceChallenge(verifier: string): Promise<string>;
+  /** The URL to send a user agent to (the server approves at once and redirects). */
+  authorizeUrl(request: { clientId: string; redirectUri: string; codeChallenge: string; state?: string; scope?: string }): string;
+  /** Calls the authorization endpoint itself and reads the code from the redirect: no browser needed. */
+  authorizeDirect(request: { clientId: string; redirectUri: string; codeChallenge: string; state?: string; scope?: string }): Promise<AuthorizationResult>;
+  exchangeCode(request: { code: string; codeVerifier: string; redirectUri: string; clientId?: string }): Promise<OAuthSession>;
+  refresh(request: { refreshToken: string; clientId?: string; scope?: string }): Promise<OAuthSession>;
+  clientCredentials(request: { clientId: string; clientSecret: string; scope?: string }): Promise<OAuthSession>;
+  /** Registers a public client for `redirectUri` and runs authorization code + PKCE to the end. */
+  login(request?: { redirectUri?: string; clientName?: string; scope?: string; clientId?: string }): Promise<OAuthSession & { clientId: string }>;
+}
+
+export const DEFAULT_LOOPBACK_REDIRECT = 'http://127.0.0.1:8976/callback';
+
+/** Parses `?code=...&state=...` or `?error=...` from a redirect location. */
+export function parseAuthorizationRedirect(location: string): AuthorizationResult {
+  const url = new URL(location);
+  const error = url.searchParams.get('error');
+  if (error) throw new OAuthFlowError(error, url.searchParams.get('error_description') ?? 'authorization refused');
+  const code = url.searchParams.get('code');
+  if (!code) throw new OAuthFlowError('invalid_response', `no code in the redirect to ${url.origin}${url.pathname}`);
+  return { code, state: url.searchParams.get('state') ?? undefined, iss: url.searchParams.get('iss') ?? undefined };
+}
+
+/** OAuth helpers over the contract-derived `oauth` methods. */
+export function createOAuthHelpers(methods: ClientOf<Contract>['oauth'], baseUrl: string): OAuthHelpers {
+  const token = (body: Record<string, string | undefined>): Promise<OAuthTokenResponse> => methods.token({ body }, { retry: 0 });
+  const helpers: OAuthHelpers = {
+    createPkce: createPkcePair,
+    pkceChallenge,
+    authorizeUrl({ clientId, redirectUri, codeChallenge, state, scope }) {
+      const url = new URL(`${baseUrl}/oauth/authorize`);
+      const params = { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: codeChallenge, code_challenge_method: 'S256', state, scope };
+      for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
+      return url.toString();
+    },
+    async authorizeDirect({ clientId, redirectUri, codeChallenge, state, scope }) {
+      const { location } = await methods.authorize({ query: { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: codeChallenge, code_challenge_method: 'S256', state, scope } });
+      const result = parseAuthorizationRedirect(location);
+      if (state !== undefined && result.state !== state) throw new OAuthFlowError('invalid_state', 'the state in the redirect differs from the one sent');
+      if (result.iss !== undefined && result.iss !== baseUrl) throw new OAuthFlowError('invalid_issuer', `the redirect names issuer ${result.iss}, not ${baseUrl}`);
+      return result;
+    },
+    async exchangeCode({ code, codeVerifier, redirectUri, clientId }) {
+      return sessionFromTokens(await token({ grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirectUri, client_id: clientId }), clientId);
+    },
+    async refresh({ refreshToken, clientId, scope }) {
+      return sessionFromTokens(await token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId, scope }), clientId);
+    },
+    async clientCredentials({ clientId, clientSecret, scope }) {
+      return sessionFromTokens(await token({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope }), clientId);
+    },
+    async login({ redirectUri = DEFAULT_LOOPBACK_REDIRECT, clientName = 'svc client', scope, clientId } = {}) {
+      let id = clientId;
+      if (!id) {
+        const registration: OAuthClientRegistrationResponse = await methods.register({ body: { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', client_name: clientName } satisfies OAuthClientRegistrationRequest });
+        id = registration.client_id;
+      }
+      const pkce = await createPkcePair();
+      const state = pkce.verifier.slice(0, 16);
+      const { code } = await helpers.authorizeDirect({ clientId: id, redirectUri, codeChallenge: pkce.challenge, state, scope });
+      return { ...(await helpers.exchangeCode({ code, codeVerifier: pkce.verifier, redirectUri, clientId: id })), clientId: id };
+    },
+  };
+  return helpers;
+}
