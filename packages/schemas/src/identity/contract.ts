@@ -49,7 +49,7 @@ export const oauthContract = defineContract({
     method: 'POST',
     path: '/oauth/token',
     summary: 'Token endpoint: authorization_code, client_credentials, refresh_token; vends the demo tier',
-    body: OAuthTokenRequest,
+    body: OAuthTokenRequest.default({}),
     bodyEncoding: 'form',
     bodyLimitBytes: 16_384,
     errors: [429],

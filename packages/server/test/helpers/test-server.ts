@@ -1,4 +1,5 @@
-import { createClient, type ClientOptions, type SvcClient } from '@svc/client';
+import type { Logger } from 'pino';
+import { createClient, type SvcClientOptions, type SvcClient } from '@svc/client';
 import { createServer, loadConfig, type SvcServer } from '../../src/index.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
@@ -11,7 +12,7 @@ export interface TestServer {
   /** A client holding the operator token. */
   operator: SvcClient;
   /** A client with no credential, or with the options given. */
-  client(options?: ClientOptions): SvcClient;
+  client(options?: SvcClientOptions): SvcClient;
   close(): Promise<void>;
 }
 
@@ -20,6 +21,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Share a database with another server (two replicas); the caller then drops it. */
   database?: TestDatabase;
+  /** A logger of the test's own (to read what the server logs). */
+  logger?: Logger;
 }
 
 /**
@@ -39,9 +42,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     SVC_SHUTDOWN_TIMEOUT_MS: '2000',
     ...options.env,
   });
-  const server = await createServer(config);
+  const server = await createServer(config, { logger: options.logger });
   const { baseUrl, apiUrl } = await server.listen();
-  const client = (clientOptions: ClientOptions = {}) => createClient({ baseUrl, apiUrl, retry: 0, token: undefined, ...clientOptions });
+  const client = (clientOptions: SvcClientOptions = {}) => createClient({ baseUrl, apiUrl, retry: 0, token: undefined, ...clientOptions });
   return {
     server,
     baseUrl,
