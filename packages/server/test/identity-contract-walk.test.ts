@@ -1,0 +1,116 @@
+import test from 'ava';
+import { contract, scopes as allScopes, walkContract, type RouteDefinition, type Scope } from '@svc/schemas';
+import { fillPath } from '@svc/client';
+import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { createKey, signInAgent } from './helpers/identity.ts';
+
+/**
+ * Walks the whole contract, so routes other features add are covered without editing this file:
+ * every scoped route refuses a developer key lacking one of its scopes (403 naming it) and lets a
+ * key holding them past auth; every bearer-only route refuses a developer key; every owner-scoped
+ * resource answers 404 to another principal.
+ */
+let svc: TestServer;
+test.before(async () => {
+  svc = await startTestServer();
+});
+test.after.always(async () => {
+  await svc?.close();
+});
+
+const routes = walkContract(contract);
+
+function call(route: RouteDefinition, bearer: string, params: Record<string, string> = {}): Promise<Response> {
+  const filled = Object.fromEntries([...route.path.matchAll(/[:*]([A-Za-z0-9_]+)/g)].map((match) => [match[1]!, params[match[1]!] ?? 'svc-walk-probe']));
+  const root = route.surface === 'api' ? svc.apiUrl : svc.baseUrl;
+  return fetch(`${root}${fillPath(route.path, filled)}`, { method: route.method, headers: { authorization: `Bearer ${bearer}` }, redirect: 'manual' });
+}
+
+const servesAgents = (route: RouteDefinition) => route.auth.kind !== 'public' && (!('principals' in route.auth) || !route.auth.principals || route.auth.principals.includes('agent'));
+
+test('every scoped route answers 403 to a developer key lacking one of its scopes, naming it', async (t) => {
+  const { client: agent } = await signInAgent(svc);
+  // One key per scope it lacks, all else held: the adapter must refuse on exactly that scope.
+  const lacking = new Map<Scope, string>();
+  for (const scope of allScopes) lacking.set(scope, (await createKey(agent, allScopes.filter((other) => other !== scope), `lacks ${scope}`)).secret);
+  const scoped = routes.filter(({ route }) => route.auth.kind === 'scoped' && route.auth.scopes.length > 0);
+  t.true(scoped.length > 0);
+  for (const { id, route } of scoped) {
+    if (route.auth.kind !== 'scoped') continue;
+    for (const scope of route.auth.scopes) {
+      const response = await call(route, lacking.get(scope)!);
+      t.is(response.status, 403, `${id} with a key lacking ${scope}`);
+      const body = (await response.json()) as { code: string };
+      if (servesAgents(route)) t.is(body.code, `insufficient_scope:${scope}`, id);
+    }
+  }
+});
+
+test('a developer key holding the scopes gets past auth on every scoped GET route', async (t) => {
+  const { client: agent } = await signInAgent(svc);
+  const full = (await createKey(agent, [...allScopes], 'all scopes')).secret;
+  for (const { id, route } of routes.filter(({ route }) => route.auth.kind === 'scoped' && route.method === 'GET' && servesAgents(route))) {
+    const response = await call(route, full);
+    t.false([401, 403].includes(response.status), `${id} answered ${response.status}`);
+    await response.body?.cancel();
+  }
+});
+
+test('every bearer-only route refuses a developer key, even one with every scope', async (t) => {
+  const { client: agent } = await signInAgent(svc);
+  const full = (await createKey(agent, [...allScopes], 'all scopes')).secret;
+  const bearerOnly = routes.filter(({ route }) => route.auth.kind === 'bearer');
+  t.true(bearerOnly.some(({ id }) => id === 'credentials.create'));
+  for (const { id, route } of bearerOnly) {
+    const response = await call(route, full);
+    t.is(response.status, 403, id);
+    t.is(((await response.json()) as { code: string }).code, 'developer_key_not_accepted', id);
+  }
+});
+
+/**
+ * Owner-scoped resources: for each, how principal A makes one (answering its path params).
+ * A route that takes a path parameter and serves agents must be listed here or in
+ * NOT_OWNER_SCOPED; the guard test below fails with instructions when a new one is not.
+ */
+type Maker = (svc: TestServer) => Promise<{ owner: string; params: Record<string, string> }>;
+const OWNED_RESOURCES: Record<string, Maker> = {
+  'credentials.rotate': makeCredential,
+  'credentials.revoke': makeCredential,
+  'credentials.receipts': makeCredential,
+};
+/** Routes with path params whose resources are not owned by a principal (say why). */
+const NOT_OWNER_SCOPED: Record<string, string> = {};
+
+async function makeCredential(server: TestServer) {
+  const { session } = await signInAgent(server);
+  const key = await createKey(server.client({ token: session.accessToken }), ['models:read']);
+  return { owner: session.accessToken, params: { credential_id: key.credential.credential_id } };
+}
+
+test('every owner-scoped resource answers 404 to another principal, and the owner still reaches it', async (t) => {
+  const { session: other } = await signInAgent(svc);
+  const otherKey = (await createKey(svc.client({ token: other.accessToken }), [...allScopes])).secret;
+  for (const [id, make] of Object.entries(OWNED_RESOURCES)) {
+    const entry = routes.find((candidate) => candidate.id === id);
+    if (!entry) {
+      t.fail(`${id} is listed in OWNED_RESOURCES but is not in the contract`);
+      continue;
+    }
+    const { owner, params } = await make(svc);
+    // The other principal presents whatever credential the route takes.
+    const bearer = entry.route.auth.kind === 'bearer' ? other.accessToken : otherKey;
+    const response = await call(entry.route, bearer, params);
+    t.is(response.status, 404, `${id} as another principal`);
+    const mine = await call(entry.route, owner, params);
+    t.true(mine.status < 400, `${id} as its owner answered ${mine.status}`);
+  }
+});
+
+test('every agent-served route with a path parameter is classified as owner-scoped or not', (t) => {
+  const unclassified = routes
+    .filter(({ route }) => servesAgents(route) && /[:*]/.test(route.path))
+    .filter(({ id }) => !(id in OWNED_RESOURCES) && !(id in NOT_OWNER_SCOPED))
+    .map(({ id, route }) => `${id} (${route.method} ${route.path})`);
+  t.deepEqual(unclassified, [], 'add each to OWNED_RESOURCES (with a maker) or NOT_OWNER_SCOPED (with the reason) in identity-contract-walk.test.ts');
+});
