@@ -1,6 +1,7 @@
-import { createClient, type SvcClient } from '@svc/client';
+import { createClient, resolveOptions, type SvcClient } from '@svc/client';
 import type { Command } from 'commander';
 import { Output } from './output.ts';
+import { loadSession, saveSession } from './session-store.ts';
 
 export interface GlobalOptions {
   baseUrl?: string;
@@ -14,6 +15,8 @@ export interface CliContext {
   options: GlobalOptions;
   output: Output;
   client(): SvcClient;
+  /** The base URL commands talk to (the key of the stored session). */
+  baseUrl(): string;
 }
 
 /** Builds the context from the command's options merged with the program's global ones. */
@@ -24,8 +27,22 @@ export function contextFor(command: Command): CliContext {
     options,
     output: new Output({ json: Boolean(options.json) }),
     client() {
-      client ??= createClient({ baseUrl: options.baseUrl, apiUrl: options.apiUrl, token: options.token });
+      if (!client) {
+        // --token / SVC_TOKEN win; otherwise the session `svc login` stored for this server,
+        // refreshed when it expires and written back so the next command starts fresh.
+        const baseUrl = this.baseUrl();
+        const stored = options.token ? undefined : loadSession(baseUrl);
+        client = createClient({
+          baseUrl: options.baseUrl,
+          apiUrl: options.apiUrl,
+          token: options.token,
+          ...(stored ? { session: stored, onSessionRefreshed: () => saveSession(baseUrl, stored) } : {}),
+        });
+      }
       return client;
+    },
+    baseUrl() {
+      return resolveOptions({ baseUrl: options.baseUrl, apiUrl: options.apiUrl }).baseUrl;
     },
   };
 }

@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
 import { registerHealthCommands } from './health.ts';
+import { registerIdentityCommands } from './identity.ts';
+import { registerKeysCommands } from './keys.ts';
 import { registerVersionCommands } from './version.ts';
 
 /** Every command group; a feature adds its `register…Commands` here. */
 export function registerCommands(program: Command): void {
   registerHealthCommands(program);
   registerVersionCommands(program);
+  registerIdentityCommands(program);
+  registerKeysCommands(program);
 }
