@@ -66,7 +66,9 @@ export interface SvcClientOptions extends ClientOptions {
 /** Refreshes the session's tokens, one refresh at a time: a rotated refresh token works only once. */
 function sessionRefresher(session: OAuthSession, oauth: OAuthHelpers, onRefreshed: SvcClientOptions['onSessionRefreshed']) {
   let inFlight: Promise<string | undefined> | undefined;
-  return () => {
+  return (refusedToken?: string) => {
+    // A parallel request already refreshed: retry with the new token instead of refreshing again.
+    if (!inFlight && refusedToken !== undefined && refusedToken !== session.accessToken) return Promise.resolve(session.accessToken);
     inFlight ??= (async () => {
       if (!session.refreshToken) return undefined;
       try {

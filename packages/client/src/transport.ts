@@ -29,9 +29,10 @@ export interface ClientOptions {
   headers?: Record<string, string>;
   /**
    * Called once when a request is answered 401; return a fresh token to retry with it
-   * (the identity helpers use this to refresh an expired access token).
+   * (the identity helpers use this to refresh an expired access token). It receives the token
+   * the refused request carried, so a refresh already done by a parallel request is not repeated.
    */
-  onUnauthorized?: () => Promise<string | undefined>;
+  onUnauthorized?: (refusedToken: string | undefined) => Promise<string | undefined>;
 }
 
 export interface CallOptions {
@@ -154,7 +155,7 @@ export class Transport {
     } catch (error) {
       if (isHTTPError(error)) {
         if (error.response.status === 401 && !retriedAuth && this.options.onUnauthorized) {
-          const fresh = await this.options.onUnauthorized();
+          const fresh = await this.options.onUnauthorized(headers.get('authorization')?.replace(/^Bearer\s+/i, ''));
           if (fresh) return this.request(route, input, { ...call, headers: { ...call.headers, authorization: `Bearer ${fresh}` } }, true);
         }
         throw errorFromResponse(error.response.status, error.response.headers, error.data);
