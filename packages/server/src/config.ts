@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { Scope } from '@svc/schemas';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
@@ -30,6 +31,12 @@ const EnvSchema = z.object({
   SVC_OAUTH_CODE_TTL_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
   SVC_OAUTH_TOKEN_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
   SVC_DEVELOPER_KEYS_MAX_ACTIVE: z.coerce.number().int().min(1).max(1000).default(20),
+  SVC_DEMO_TOKEN: z.string().min(8, 'must be at least 8 characters').optional(),
+  SVC_DEMO_SCOPES: z
+    .string()
+    .default('models:read inference:invoke')
+    .transform((value) => value.split(/[\s,]+/).filter(Boolean))
+    .pipe(z.array(Scope).min(1)),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -65,6 +72,9 @@ export interface IdentityConfig {
   /** Token-endpoint requests per client IP per minute (the demo tier's limit). */
   tokenRatePerMinute: number;
   maxActiveDeveloperKeys: number;
+  /** A publishable credential for the shared demo principal; absent means no demo principal. */
+  demoToken: string | undefined;
+  demoScopes: Scope[];
 }
 
 export class ConfigError extends Error {
@@ -111,6 +121,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       codeTtlSeconds: e.SVC_OAUTH_CODE_TTL_SECONDS,
       tokenRatePerMinute: e.SVC_OAUTH_TOKEN_RATE_PER_MINUTE,
       maxActiveDeveloperKeys: e.SVC_DEVELOPER_KEYS_MAX_ACTIVE,
+      demoToken: e.SVC_DEMO_TOKEN,
+      demoScopes: e.SVC_DEMO_SCOPES,
     },
   };
 }

@@ -1,12 +1,14 @@
 import test from 'ava';
 import { scopes as allScopes } from '@svc/schemas';
+import { loadConfig } from '../src/index.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 import { createKey, signInAgent } from './helpers/identity.ts';
 
 /** /v1/developer/credentials: create, list, rotate, revoke, receipts, and the keys at work. */
+const DEMO_TOKEN = 'svc_demo_publishable_token';
 let svc: TestServer;
 test.before(async () => {
-  svc = await startTestServer({ env: { SVC_DEVELOPER_KEYS_MAX_ACTIVE: '3' } });
+  svc = await startTestServer({ env: { SVC_DEVELOPER_KEYS_MAX_ACTIVE: '3', SVC_DEMO_TOKEN: DEMO_TOKEN } });
 });
 test.after.always(async () => {
   await svc?.close();
@@ -166,4 +168,13 @@ test('credential endpoints take an OAuth bearer only: not a developer key, not t
   const operator = await t.throwsAsync(svc.operator.credentials.list());
   t.is((operator as { code?: string }).code, 'principal_not_allowed');
   t.is(await statusOf(svc.client().credentials.list()), 401);
+});
+
+test('the publishable demo credential is the shared demo principal: demo scopes only, no keys', async (t) => {
+  const demo = svc.client({ token: DEMO_TOKEN });
+  t.deepEqual(await demo.oauth.whoami(), { kind: 'demo', id: 'demo', scopes: ['models:read', 'inference:invoke'], credential: 'demo_token' });
+  t.truthy(await demo.models.list());
+  const error = await t.throwsAsync(demo.credentials.create({ body: { name: 'x', scopes: ['models:read'] } }));
+  t.is((error as { code?: string }).code, 'principal_not_allowed');
+  t.throws(() => loadConfig({ SVC_DEMO_SCOPES: 'models:read root' }), { message: /SVC_DEMO_SCOPES/ });
 });

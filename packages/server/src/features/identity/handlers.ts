@@ -7,7 +7,7 @@ import { DeveloperKeyService } from './developer-key-service.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
 import { OAuthFailure, OAuthService } from './oauth-service.ts';
 import { OAuthTokens } from './oauth-tokens.ts';
-import { accessTokenResolver, developerKeyResolver } from './resolvers.ts';
+import { accessTokenResolver, demoTokenResolver, developerKeyResolver } from './resolvers.ts';
 import { loadSigningKeys } from './signing-keys.ts';
 
 /** Answers that carry a secret or a token must never be cached (RFC 6749 5.1). */
@@ -139,7 +139,11 @@ export async function createIdentityFeature(deps: ServerDeps): Promise<IdentityF
   return {
     oauth: createOAuthHandlers(deps, service),
     credentials: createCredentialsHandlers(developerKeys),
-    resolvers: [accessTokenResolver(tokens, service.store), developerKeyResolver(developerKeys)],
+    resolvers: [
+      accessTokenResolver(tokens, service.store),
+      developerKeyResolver(developerKeys),
+      ...(config.identity.demoToken ? [demoTokenResolver(config.identity.demoToken, config.identity.demoScopes)] : []),
+    ],
     async close() {
       clearInterval(pruner);
     },

@@ -1,4 +1,5 @@
-import type { Principal } from '@svc/schemas';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Principal, Scope } from '@svc/schemas';
 import type { PrincipalResolver } from '../../http/auth.ts';
 import { ServiceError } from '../../http/service-error.ts';
 import type { DeveloperKeyService } from './developer-key-service.ts';
@@ -42,6 +43,22 @@ export function developerKeyResolver(keys: DeveloperKeyService): PrincipalResolv
       if (!found) throw invalid('The developer key is unknown, revoked or rotated.');
       const principal: Principal = { kind: 'agent', id: found.owner, scopes: found.scopes, credential: 'developer_key', developerKeyId: parsed.credentialId };
       return principal;
+    },
+  };
+}
+
+/**
+ * The shared demo principal behind a publishable credential (SVC_DEMO_TOKEN): anyone may use it,
+ * so it carries only SVC_DEMO_SCOPES and can never own keys (credential routes serve agents only).
+ */
+export function demoTokenResolver(demoToken: string, scopes: readonly Scope[]): PrincipalResolver {
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  const expected = digest(demoToken);
+  const demo: Principal = Object.freeze({ kind: 'demo', id: 'demo', scopes: [...scopes], credential: 'demo_token' });
+  return {
+    name: 'demo-token',
+    async resolve(token) {
+      return timingSafeEqual(digest(token), expected) ? demo : null;
     },
   };
 }
