@@ -77,7 +77,7 @@ test('public client: register, authorization code + PKCE, token, call, refresh w
   t.is(me.kind, 'agent');
   t.is(me.credential, 'oauth_access_token');
   t.regex(me.id, /^agt_/);
-  t.deepEqual((await agent.models.list()).data !== undefined, true);
+  t.truthy(await agent.models.list(), 'an OAuth agent holds models:read');
 
   const renewed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
   t.not(renewed.refresh_token, tokens.refresh_token, 'a public client gets a new refresh token each time');

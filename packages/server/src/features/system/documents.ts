@@ -7,7 +7,7 @@ function authLabel(route: RouteDefinition): string {
     case 'bearer':
       return `bearer (${route.auth.principals.join(', ')}; no developer key)`;
     case 'scoped':
-      return `scope ${route.auth.scopes.join(' + ')}`;
+      return route.auth.scopes.length > 0 ? `scope ${route.auth.scopes.join(' + ')}` : 'any credential';
   }
 }
 
