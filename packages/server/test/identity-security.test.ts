@@ -174,6 +174,15 @@ test('registration refuses bad metadata with RFC 7591 errors', async (t) => {
   t.is((await register({ redirect_uris: [REDIRECT], scope: 'root' })).body.error, 'invalid_client_metadata');
   const ok = await register({ redirect_uris: ['com.example.app:/callback', 'https://app.example/cb'], unknown_field: 'ignored' });
   t.is(ok.status, 201);
+  const uris = (count: number) => Array.from({ length: count }, (_, index) => `https://app.example/cb${index}`);
+  t.is((await register({ redirect_uris: uris(10) })).status, 201, 'ten redirect URIs pass');
+  t.is((await register({ redirect_uris: uris(11) })).status, 422, 'eleven do not');
+  const big = (size: number) => JSON.stringify({ redirect_uris: [REDIRECT], padding: 'x'.repeat(size) });
+  const fits = big(16_384 - big(0).length);
+  t.is(Buffer.byteLength(fits), 16_384);
+  const post = (body: string) => fetch(`${svc.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  t.is((await post(fits)).status, 201, 'a body of exactly 16 KiB passes');
+  t.is((await post(big(16_384 - big(0).length + 1))).status, 413, 'one byte more is 413');
 });
 
 test('developer keys: malformed, bad checksum, unknown, revoked and rotated all answer 401 at once', async (t) => {
@@ -189,6 +198,11 @@ test('developer keys: malformed, bad checksum, unknown, revoked and rotated all 
   t.is(await status(rotated.secret), 200);
   await agent.credentials.revoke({ params: { credential_id: rotated.credential.credential_id } });
   t.is(await status(rotated.secret), 401, 'revoked');
+});
+
+test('the generated signing secret is private to the server user (mode 0600)', async (t) => {
+  const { stat } = await import('node:fs/promises');
+  t.is((await stat(`${svc.database.dataDir}/signing-secret`)).mode & 0o777, 0o600);
 });
 
 test('secrets never appear in the logs', async (t) => {
