@@ -1,4 +1,5 @@
-import { createClient, resolveOptions, type SvcClient } from '@svc/client';
+import { createClient, resolveOptions, SvcError, type SvcClient } from '@svc/client';
+import { CliFailure } from './failure.ts';
 import type { Command } from 'commander';
 import { Output } from './output.ts';
 import { loadSession, saveSession } from './session-store.ts';
@@ -51,6 +52,15 @@ export function contextFor(command: Command): CliContext {
 export function withContext<A extends unknown[]>(action: (cli: CliContext, ...args: A) => Promise<void> | void) {
   return async function run(this: Command, ...args: unknown[]): Promise<void> {
     const command = args[args.length - 1] as Command;
-    await action(contextFor(command), ...(args.slice(0, -1) as A));
+    const cli = contextFor(command);
+    try {
+      await action(cli, ...(args.slice(0, -1) as A));
+    } catch (error) {
+      // A stored session the server no longer accepts (even after a refresh): say how to get a new one.
+      if (SvcError.isInstance(error) && error.status === 401 && !cli.options.token && loadSession(cli.baseUrl())) {
+        throw new CliFailure(`${error.message} (${error.code}): the stored session of ${cli.baseUrl()} is no longer valid; run \`svc logout\` and \`svc login\``);
+      }
+      throw error;
+    }
   };
 }

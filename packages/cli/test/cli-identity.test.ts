@@ -62,6 +62,12 @@ test('an expired stored access token is refreshed once and written back', async 
   t.not(after.servers[svc.baseUrl]!.refreshToken, stored.refreshToken, 'the rotated refresh token was saved');
   t.is((await stat(file)).mode & 0o777, 0o600);
   t.is((await runCli(['whoami'], { env })).code, 0, 'the saved tokens work on the next run');
+
+  // Reusing the old refresh token revokes the family: the stored session dies, the CLI says what to do.
+  await svc.client().oauth.refresh({ refreshToken: stored.refreshToken }).catch(() => undefined);
+  const dead = await runCli(['whoami'], { env });
+  t.is(dead.code, 1);
+  t.regex(dead.stderr, /no longer valid; run `svc logout` and `svc login`/);
 });
 
 test('keys create prints the secret once; list, rotate, revoke and receipts never print it', async (t) => {

@@ -78,9 +78,10 @@ const byStatus: Record<number, typeof SvcError> = {
 
 /** Builds the typed error for an answer the server gave. */
 export function errorFromResponse(status: number, headers: Headers, body: unknown): SvcError {
-  const parsed = typeof body === 'object' && body !== null ? (body as Partial<ErrorBody>) : undefined;
+  const parsed = typeof body === 'object' && body !== null ? (body as Partial<ErrorBody> & { error_description?: string }) : undefined;
   const ErrorClass = byStatus[status] ?? (status >= 500 ? ServerError : status >= 400 ? ClientError : SvcError);
-  const message = parsed?.error ?? (typeof body === 'string' && body ? body.slice(0, 300) : `HTTP ${status}`);
+  // OAuth endpoints answer RFC 6749 bodies: `error` is the code, `error_description` the message.
+  const message = parsed?.error_description !== undefined ? `${parsed.error}: ${parsed.error_description}` : (parsed?.error ?? (typeof body === 'string' && body ? body.slice(0, 300) : `HTTP ${status}`));
   return new ErrorClass(message, {
     status,
     code: parsed?.code ?? `http_${status}`,

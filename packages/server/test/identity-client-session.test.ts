@@ -50,3 +50,10 @@ test('a dead refresh token leaves the 401 to the caller, refreshing only once', 
   const error = await t.throwsAsync(svc.client({ session }).oauth.whoami());
   t.is((error as { status?: number }).status, 401);
 });
+
+test('OAuth errors reach the caller with the RFC code and its description', async (t) => {
+  const error = await t.throwsAsync(svc.client().oauth.refresh({ refreshToken: 'forged' }));
+  t.is((error as { status?: number }).status, 400);
+  t.is((error as { code?: string }).code, 'oauth_error:invalid_grant');
+  t.is(error!.message, 'invalid_grant: The refresh token is not valid.');
+});
