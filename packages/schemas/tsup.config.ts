@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup';
+import { packageBuild } from '../../tsup.shared.ts';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  target: 'node22',
-  dts: true,
-  clean: true,
-  sourcemap: true,
-});
+export default packageBuild(['src/index.ts']);
