@@ -264,7 +264,7 @@ test('the byte cap while streaming chunked: the limit passes, one byte past is 4
 test('a body slower than the route deadline is 408 request_timeout', async (t) => {
   const slow = await rawUpload({ headers: { 'content-length': '10' }, chunks: [Buffer.alloc(5)], end: false });
   t.is(slow.status, 408);
-  t.true(slow.elapsedMs >= 350 && slow.elapsedMs < 3000, `answered after ${slow.elapsedMs} ms`);
+  t.true(slow.elapsedMs >= 350 && slow.elapsedMs < 8000, `answered after ${slow.elapsedMs} ms`);
   t.is(JSON.parse(slow.body).code, 'request_timeout');
   t.is(slow.headers.connection, 'close', 'the half-read connection is not reused');
 });
@@ -299,7 +299,7 @@ test('an SSE route streams events and stops its producer when the client goes aw
   while (!received.includes('"n":2')) received += (await reader.read()).value ?? '';
   t.true(received.startsWith('event: tick-sent\ndata: {"n":0}\n\n'));
   controller.abort();
-  const stopped = await Promise.race([producerStoppedPromise.then(() => true), sleep(2000).then(() => false)]);
+  const stopped = await Promise.race([producerStoppedPromise.then(() => true), sleep(5000).then(() => false)]);
   t.true(stopped, 'the producer was returned after the disconnect');
 });
 
