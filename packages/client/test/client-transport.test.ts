@@ -216,22 +216,28 @@ test('answers map to typed errors carrying status, code, message and request id'
   t.is(proxy.requestId, 'req_html-502_1');
 });
 
+/** Aborts as soon as the fake has seen the request, so the abort lands in flight whatever the machine's load. */
+async function abortOnceSeen(id: string, controller: AbortController): Promise<number> {
+  while (attempts(id).length === 0) await sleep(10);
+  await sleep(50);
+  controller.abort();
+  return performance.now();
+}
+
 test('an AbortSignal rejects promptly, in flight and while waiting to retry', async (t) => {
   // The fake answers after 20 s; limits below are loose because a busy CI box delays timers.
   script('slow', [{ status: 200, body: thing('slow'), delayMs: 20_000 }]);
   const inFlight = new AbortController();
-  let started = performance.now();
-  setTimeout(() => inFlight.abort(), 100);
+  const inFlightAbortedAt = abortOnceSeen('slow', inFlight);
   const aborted = await rejection<Error>(t, clientFor().get({ params: { id: 'slow' } }, { signal: inFlight.signal }));
   t.is(aborted.name, 'AbortError');
-  t.true(performance.now() - started < 5000);
+  t.true(performance.now() - (await inFlightAbortedAt) < 2000);
 
   script('waiting', [{ status: 429, headers: { 'retry-after': '20' } }, { status: 200, body: thing('waiting') }]);
   const waiting = new AbortController();
-  started = performance.now();
-  setTimeout(() => waiting.abort(), 200);
+  const waitingAbortedAt = abortOnceSeen('waiting', waiting);
   await t.throwsAsync(clientFor({ retry: 2 }).get({ params: { id: 'waiting' } }, { signal: waiting.signal }));
-  t.true(performance.now() - started < 5000);
+  t.true(performance.now() - (await waitingAbortedAt) < 2000);
   t.is(attempts('waiting').length, 1);
 });
 

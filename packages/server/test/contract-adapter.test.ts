@@ -44,6 +44,7 @@ const testContract = defineContract({
   undeclared: defineRoute({ ...publicBase, method: 'GET', path: '/v1/undeclared', summary: 'Answers a status it does not declare', responses: { 200: z.object({}) } }),
   badShape: defineRoute({ ...publicBase, method: 'GET', path: '/v1/bad-shape', summary: 'Answers a body breaking its schema', responses: { 200: z.object({ count: z.number() }) } }),
   events: defineRoute({ ...publicBase, method: 'GET', path: '/v1/events', summary: 'Endless event stream', responses: { 200: sse(z.object({ n: z.number() })) } }),
+  hold: defineRoute({ ...publicBase, method: 'GET', path: '/v1/hold', summary: 'Waits for the client or a short while', query: z.object({ ms: queryInt(0, 5000) }), responses: { 200: z.object({ aborted: z.boolean() }) } }),
   go: defineRoute({ ...publicBase, method: 'GET', path: '/v1/go', summary: 'Redirect', responses: { 302: redirect() } }),
   scoped: defineRoute({ surface: 'base', method: 'GET', path: '/v1/scoped', summary: 'Scope models:read', auth: { kind: 'scoped', scopes: ['models:read'] }, responses: { 200: Who } }),
   agentOnly: defineRoute({ surface: 'base', method: 'GET', path: '/v1/agent-only', summary: 'Agents only', auth: { kind: 'scoped', scopes: ['models:read'], principals: ['agent'] }, responses: { 200: Who } }),
@@ -51,6 +52,8 @@ const testContract = defineContract({
   apiEcho: defineRoute({ surface: 'api', auth: { kind: 'scoped', scopes: ['requests:read'] }, method: 'POST', path: '/api/echo', summary: 'Api surface echo', body: z.object({ text: z.string() }), responses: { 200: z.object({ text: z.string() }) } }),
 });
 
+let handlerSawAbort: () => void = () => {};
+const handlerSawAbortPromise = new Promise<void>((resolve) => (handlerSawAbort = resolve));
 let producerStopped: () => void = () => {};
 const producerStoppedPromise = new Promise<void>((resolve) => (producerStopped = resolve));
 const who = (principal: Principal) => ({ status: 200 as const, body: { kind: principal.kind, id: principal.id, credential: principal.credential } });
@@ -89,6 +92,10 @@ const handlers = defineHandlers(testContract, {
       }
     }
     return { status: 200, body: ticks() };
+  },
+  async hold({ query }, request) {
+    await sleep(query.ms, undefined, { signal: request.signal }).catch(() => handlerSawAbort());
+    return { status: 200, body: { aborted: request.signal.aborted } };
   },
   async go() {
     return { status: 302, headers: { location: 'https://example.com/target' } };
@@ -301,6 +308,17 @@ test('an SSE route streams events and stops its producer when the client goes aw
   controller.abort();
   const stopped = await Promise.race([producerStoppedPromise.then(() => true), sleep(5000).then(() => false)]);
   t.true(stopped, 'the producer was returned after the disconnect');
+});
+
+test('the handler signal stays quiet for a patient client and aborts when the client goes away', async (t) => {
+  t.deepEqual(await (await fetch(`${closed.url}/v1/hold?ms=100`)).json(), { aborted: false });
+  const controller = new AbortController();
+  const pending = fetch(`${closed.url}/v1/hold?ms=5000`, { signal: controller.signal });
+  await sleep(100);
+  controller.abort();
+  await t.throwsAsync(pending);
+  const aborted = await Promise.race([handlerSawAbortPromise.then(() => true), sleep(4000).then(() => false)]);
+  t.true(aborted, 'request.signal aborted after the disconnect');
 });
 
 test('a redirect route answers 302 with Location', async (t) => {
