@@ -1,4 +1,5 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
@@ -45,6 +46,7 @@ const testContract = defineContract({
   badShape: defineRoute({ ...publicBase, method: 'GET', path: '/v1/bad-shape', summary: 'Answers a body breaking its schema', responses: { 200: z.object({ count: z.number() }) } }),
   events: defineRoute({ ...publicBase, method: 'GET', path: '/v1/events', summary: 'Endless event stream', responses: { 200: sse(z.object({ n: z.number() })) } }),
   hold: defineRoute({ ...publicBase, method: 'GET', path: '/v1/hold', summary: 'Waits for the client or a short while', query: z.object({ ms: queryInt(0, 5000) }), responses: { 200: z.object({ aborted: z.boolean() }) } }),
+  late: defineRoute({ ...publicBase, method: 'GET', path: '/v1/late', summary: 'Works a while, then looks at its signal', responses: { 200: z.object({ aborted: z.boolean() }) } }),
   go: defineRoute({ ...publicBase, method: 'GET', path: '/v1/go', summary: 'Redirect', responses: { 302: redirect() } }),
   scoped: defineRoute({ surface: 'base', method: 'GET', path: '/v1/scoped', summary: 'Scope models:read', auth: { kind: 'scoped', scopes: ['models:read'] }, responses: { 200: Who } }),
   agentOnly: defineRoute({ surface: 'base', method: 'GET', path: '/v1/agent-only', summary: 'Agents only', auth: { kind: 'scoped', scopes: ['models:read'], principals: ['agent'] }, responses: { 200: Who } }),
@@ -54,6 +56,10 @@ const testContract = defineContract({
 
 let handlerSawAbort: () => void = () => {};
 const handlerSawAbortPromise = new Promise<void>((resolve) => (handlerSawAbort = resolve));
+let lateStarted: () => void = () => {};
+const lateStartedPromise = new Promise<void>((resolve) => (lateStarted = resolve));
+let lateSaw: (aborted: boolean) => void = () => {};
+const lateSawPromise = new Promise<boolean>((resolve) => (lateSaw = resolve));
 let producerStopped: () => void = () => {};
 const producerStoppedPromise = new Promise<void>((resolve) => (producerStopped = resolve));
 const who = (principal: Principal) => ({ status: 200 as const, body: { kind: principal.kind, id: principal.id, credential: principal.credential } });
@@ -96,6 +102,15 @@ const handlers = defineHandlers(testContract, {
   async hold({ query }, request) {
     await sleep(query.ms, undefined, { signal: request.signal }).catch(() => handlerSawAbort());
     return { status: 200, body: { aborted: request.signal.aborted } };
+  },
+  async late(_input, request) {
+    lateStarted();
+    await sleep(300);
+    // First look at the signal only now, after the client has gone.
+    const { signal } = request;
+    const aborted = signal.aborted || (await Promise.race([once(signal, 'abort').then(() => true), sleep(3000).then(() => false)]));
+    lateSaw(aborted);
+    return { status: 200, body: { aborted } };
   },
   async go() {
     return { status: 302, headers: { location: 'https://example.com/target' } };
@@ -319,6 +334,15 @@ test('the handler signal stays quiet for a patient client and aborts when the cl
   await t.throwsAsync(pending);
   const aborted = await Promise.race([handlerSawAbortPromise.then(() => true), sleep(4000).then(() => false)]);
   t.true(aborted, 'request.signal aborted after the disconnect');
+});
+
+test('the handler signal is aborted even when first read after the client went away', async (t) => {
+  const controller = new AbortController();
+  const pending = fetch(`${closed.url}/v1/late`, { signal: controller.signal });
+  await lateStartedPromise;
+  controller.abort();
+  await t.throwsAsync(pending);
+  t.true(await lateSawPromise);
 });
 
 test('a redirect route answers 302 with Location', async (t) => {
