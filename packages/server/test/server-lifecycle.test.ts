@@ -121,27 +121,29 @@ test.serial('--help and --version exit 0', async (t) => {
 });
 
 test.serial('a bad environment value stops the server with exit 1, naming the variable and what it expected', async (t) => {
-  const cases: Array<[Record<string, string>, RegExp]> = [
-    [{ SVC_PORT: 'abc' }, /SVC_PORT="abc": expected a port number from 0 to 65535/],
-    [{ SVC_PORT: '65536' }, /SVC_PORT="65536": expected a port number from 0 to 65535/],
-    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL="mysql:\/\/x": expected a PostgreSQL URL/],
-    [{ SVC_LOG_LEVEL: 'loud' }, /SVC_LOG_LEVEL="loud": .*expected one of "fatal"\|"error"\|"warn"\|"info"/],
-    [{ SVC_SHUTDOWN_TIMEOUT_MS: 'soon' }, /SVC_SHUTDOWN_TIMEOUT_MS="soon": expected milliseconds from 0 to 600000/],
+  const single = runBin(['start'], undefined, { SVC_PORT: 'abc', SVC_DATA_DIR: '/nonexistent/never-created' });
+  t.is((await single.exited).code, 1);
+  t.is(single.stderr(), 'svc-server: Invalid configuration:\n  - SVC_PORT="abc": expected a port number from 0 to 65535\n');
+  t.is(single.stdout(), '', 'nothing started');
+
+  // Every bad variable is reported at once; secrets in bad values are never echoed.
+  const many = runBin(['start'], undefined, {
+    SVC_PORT: '65536',
+    DATABASE_URL: 'mysql://admin:hunter2@db/x',
+    SVC_LOG_LEVEL: 'loud',
+    SVC_SHUTDOWN_TIMEOUT_MS: 'soon',
+    SVC_OPERATOR_TOKEN: 'short-secret',
+  });
+  t.is((await many.exited).code, 1);
+  const expected = [
+    /SVC_PORT="65536": expected a port number from 0 to 65535/,
+    /DATABASE_URL="mysql:\/\/admin:\*\*\*@db\/x": expected a PostgreSQL URL such as postgres:\/\//,
+    /SVC_LOG_LEVEL="loud": .*expected one of "fatal"\|"error"\|"warn"\|"info"/,
+    /SVC_SHUTDOWN_TIMEOUT_MS="soon": expected milliseconds from 0 to 600000/,
+    /SVC_OPERATOR_TOKEN=\(12 characters, not shown\): must be at least 16 characters/,
   ];
-  await Promise.all(
-    cases.map(async ([env, expected]) => {
-      const run = runBin(['start'], undefined, { SVC_DATA_DIR: '/nonexistent/never-created', ...env });
-      t.is((await run.exited).code, 1, run.stderr());
-      t.regex(run.stderr(), expected);
-      t.is(run.stdout(), '', 'nothing started');
-    }),
-  );
-  // Secrets in bad values are never echoed.
-  const token = runBin(['start'], undefined, { SVC_OPERATOR_TOKEN: 'short-secret', DATABASE_URL: 'mysql://admin:hunter2@db/x' });
-  t.is((await token.exited).code, 1);
-  t.regex(token.stderr(), /SVC_OPERATOR_TOKEN=\(12 characters, not shown\): must be at least 16 characters/);
-  t.regex(token.stderr(), /DATABASE_URL="mysql:\/\/admin:\*\*\*@db\/x"/);
-  t.false(token.stderr().includes('short-secret') || token.stderr().includes('hunter2'));
+  for (const pattern of expected) t.regex(many.stderr(), pattern);
+  t.false(many.stderr().includes('short-secret') || many.stderr().includes('hunter2'));
 });
 
 test.serial('migrate alone, then two starts on the same data: token file 0600, drain on SIGTERM, nothing migrated twice', async (t) => {
