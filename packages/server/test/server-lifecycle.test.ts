@@ -41,8 +41,15 @@ function envFor(database: TestDatabase | undefined, extra: Record<string, string
   };
 }
 
+/** Processes still running; a failed test must not leave a server behind. */
+const running = new Set<ChildProcessWithoutNullStreams>();
+test.after.always(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 function runBin(args: string[], database?: TestDatabase, extra: Record<string, string> = {}): Running {
   const child = spawn(process.execPath, [BIN, ...args], { env: envFor(database, extra), stdio: ['pipe', 'pipe', 'pipe'] });
+  running.add(child);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -51,6 +58,7 @@ function runBin(args: string[], database?: TestDatabase, extra: Record<string, s
   const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
     child.on('close', (code) => {
       clearTimeout(killer);
+      running.delete(child);
       resolve({ code, at: performance.now() });
     }),
   );
