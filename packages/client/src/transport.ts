@@ -84,6 +84,15 @@ function encodeBody(route: RouteDefinition, body: unknown): { body?: BodyInit; c
   }
 }
 
+/** Milliseconds a `Retry-After` asks for (delay seconds or an HTTP date); undefined when absent or unreadable. */
+export function retryAfterMs(headers: Headers): number | undefined {
+  const value = headers.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
 export interface RawResult<T> {
   data: T;
   response: Response;
@@ -143,8 +152,15 @@ export class Transport {
           limit: encoded.replayable ? retry.limit : 0,
           methods: ['get', 'head', 'put', 'delete', 'options', 'post', 'patch'],
           statusCodes: [...retryableStatuses],
-          afterStatusCodes: [429, 503],
+          // Any retryable answer may say when to come back (a 408 or 504 from a busy server too).
+          afterStatusCodes: [...retryableStatuses],
           maxRetryAfter: retry.maxRetryAfterMs,
+          // ky would cap a long Retry-After and retry early, which the server just refused; give up at once instead.
+          shouldRetry: ({ error }: { error: Error }) => {
+            if (!isHTTPError(error)) return undefined;
+            const wait = retryAfterMs(error.response.headers);
+            return wait !== undefined && wait > retry.maxRetryAfterMs ? false : undefined;
+          },
           backoffLimit: 8_000,
           delay: (attempt) => 500 * 2 ** (attempt - 1),
           jitter: true,

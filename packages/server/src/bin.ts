@@ -25,7 +25,7 @@ async function start(): Promise<void> {
   const server = await createServer(config, { logger: log });
   const urls = await server.listen();
   log.info({ baseUrl: urls.baseUrl, apiUrl: urls.apiUrl, database: server.database.kind, dataDir: config.dataDir }, 'svc listening');
-  if (server.operatorTokenFile) log.info({ operatorTokenFile: server.operatorTokenFile }, 'operator token generated; read it from this file (mode 0600)');
+  if (server.operatorTokenFile) log.info({ operatorTokenFile: server.operatorTokenFile }, 'operator token kept in this file (mode 0600), generated on first start; read it from there');
   if (server.database.kind === 'embedded') log.info('embedded database (PGlite) in use: fine for trying and small single-node use; set DATABASE_URL for production');
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,9 +1,14 @@
 import path from 'node:path';
 import { z } from 'zod';
 
-const port = z.coerce.number().int().min(0).max(65535);
+/** An integer within bounds; the message says what was expected rather than "received NaN". */
+const integer = (min: number, max: number, what = 'an integer') => {
+  const expected = `expected ${what} from ${min} to ${max}`;
+  return z.coerce.number({ error: expected }).int({ error: expected }).min(min, { error: expected }).max(max, { error: expected });
+};
+const port = integer(0, 65535, 'a port number');
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
-const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
+const optionalUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional();
 
 /**
  * Every setting, read from the environment and checked before anything starts, so a typo stops
@@ -16,11 +21,11 @@ const EnvSchema = z.object({
   SVC_PUBLIC_URL: optionalUrl,
   SVC_PUBLIC_API_URL: optionalUrl,
   SVC_DATA_DIR: z.string().min(1).default('./.svc'),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  SVC_DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'expected a PostgreSQL URL such as postgres://user:password@host:5432/database' }).optional(),
+  SVC_DATABASE_POOL_MAX: integer(1, 200).default(10),
   SVC_OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SVC_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  SVC_SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 'milliseconds').default(10_000),
   SVC_OPEN_ACCESS: flag.default(false),
   SVC_TRUST_PROXY: flag.default(false),
   SVC_VALIDATE_RESPONSES: flag.default(false),
@@ -58,6 +63,13 @@ export class ConfigError extends Error {
   }
 }
 
+/** A bad value as it may be shown: never a secret, and never a database password. */
+function shownValue(name: string, value: string | undefined): string {
+  if (value === undefined) return '""';
+  if (name === 'SVC_OPERATOR_TOKEN') return `(${value.length} characters, not shown)`;
+  return JSON.stringify(value.replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1***@'));
+}
+
 /** Reads the configuration from `env`; throws ConfigError naming each bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
@@ -66,7 +78,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
         const name = String(issue.path[0]);
-        return `${name}=${JSON.stringify(present[name] ?? '')}: ${issue.message}`;
+        return `${name}=${shownValue(name, present[name])}: ${issue.message}`;
       }),
     );
   }

@@ -29,6 +29,12 @@ function normaliseParams(params: Record<string, unknown>): Record<string, unknow
 function abortSignalFor(ctx: Context): AbortSignal {
   const controller = new AbortController();
   const abort = () => controller.abort();
+  // The signal is made when a handler first reads it, possibly after the client left: its close
+  // events will not come again, so a connection already gone aborts at once.
+  if (ctx.req.socket.destroyed && !ctx.res.writableFinished) {
+    abort();
+    return controller.signal;
+  }
   ctx.req.once('close', () => {
     if (!ctx.res.writableFinished) abort();
   });
