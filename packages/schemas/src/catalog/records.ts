@@ -239,3 +239,11 @@ export const AgentDiscovery = z
   })
   .meta({ id: 'AgentDiscovery' });
 
+
+export type TrendingResponse = z.infer<typeof TrendingResponse>;
+export type RankingResponse = z.infer<typeof RankingResponse>;
+export type TrustBundlesResponse = z.infer<typeof TrustBundlesResponse>;
+export type ReviewSummary = z.infer<typeof ReviewSummary>;
+export type DownloadableFile = z.infer<typeof DownloadableFile>;
+export type PlannedFile = z.infer<typeof PlannedFile>;
+export type SearchRow = z.infer<typeof SearchRow>;
