@@ -4,10 +4,11 @@
  * word) into buckets with a signed hash (the "hashing trick"), weighting by sublinear term
  * frequency, then L2-normalising, so the dot product of two vectors is their cosine similarity.
  * Lexical, not semantic in the neural sense: it finds shared words and shared word pieces
- * (`embedding` ~ `embeddings`), which is what a catalog search needs without weights.
+ * (`embedding` ~ `embeddings`), which is what a catalog search needs without weights. Common
+ * English function words are dropped first.
  */
-export const HASHED_EMBEDDING_MODEL = 'svc-hashed-ngrams-256';
-export const HASHED_EMBEDDING_DIMENSIONS = 256;
+export const HASHED_EMBEDDING_MODEL = 'svc-hashed-ngrams-512';
+export const HASHED_EMBEDDING_DIMENSIONS = 512;
 
 const WORD_WEIGHT = 1;
 const BIGRAM_WEIGHT = 0.7;
@@ -28,6 +29,11 @@ export function tokenize(text: string): string[] {
   return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
+/** Function words carry no topic; left in, a short query's "to" or "for" would dominate its vector. */
+const STOPWORDS = new Set(
+  'a an and are as at be by for from has have in is it its of on or that the their them this to was were will with without you your we our can do not no'.split(' '),
+);
+
 function features(text: string): Map<string, { weight: number; count: number }> {
   const counts = new Map<string, { weight: number; count: number }>();
   const add = (feature: string, weight: number) => {
@@ -35,7 +41,7 @@ function features(text: string): Map<string, { weight: number; count: number }> 
     if (entry) entry.count++;
     else counts.set(feature, { weight, count: 1 });
   };
-  const words = tokenize(text);
+  const words = tokenize(text).filter((word) => !STOPWORDS.has(word));
   words.forEach((word, index) => {
     add(`w:${word}`, WORD_WEIGHT);
     if (index > 0) add(`b:${words[index - 1]} ${word}`, BIGRAM_WEIGHT);
@@ -72,7 +78,7 @@ export const hashedEmbeddingModelInfo = {
   id: HASHED_EMBEDDING_MODEL,
   engine: 'builtin',
   tasks: ['embeddings'],
-  label: 'Hashed n-gram embeddings (256 dimensions)',
-  description: 'Word unigrams and bigrams and character trigrams hashed into 256 signed buckets, L2-normalised. No model weights; lexical similarity, not a neural model.',
+  label: 'Hashed n-gram embeddings (512 dimensions)',
+  description: 'Word unigrams and bigrams and character trigrams hashed into 512 signed buckets, L2-normalised. No model weights; lexical similarity, not a neural model.',
   dimensions: HASHED_EMBEDDING_DIMENSIONS,
 };

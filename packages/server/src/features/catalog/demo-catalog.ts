@@ -41,8 +41,8 @@ function tickets(): string {
  */
 export function demoCatalog(): ImportRecordInput[] {
   const files = {
-    embeddingsReadme: '# svc hashed n-gram embeddings\n\nThe built-in embedding model of svc: no weights, 256 dimensions.\nWord unigrams, bigrams and character trigrams are hashed into signed buckets and L2-normalised.\n',
-    embeddingsConfig: JSON.stringify({ model: 'svc-hashed-ngrams-256', dimensions: 256, features: { words: 1, bigrams: 0.7, trigrams: 0.35 }, hash: 'fnv1a-32', normalise: 'l2' }, null, 2) + '\n',
+    embeddingsReadme: '# svc hashed n-gram embeddings\n\nThe built-in embedding model of svc: no weights, 512 dimensions.\nWord unigrams, bigrams and character trigrams are hashed into signed buckets and L2-normalised.\n',
+    embeddingsConfig: JSON.stringify({ model: 'svc-hashed-ngrams-512', dimensions: 512, features: { words: 1, bigrams: 0.7, trigrams: 0.35 }, hash: 'fnv1a-32', normalise: 'l2' }, null, 2) + '\n',
     lexicon: lexicon(),
     lexiconCard: JSON.stringify({ name: 'tiny-sentiment-lexicon', task: 'sentiment', languages: ['en'], method: 'lexicon lookup with weights' }, null, 2) + '\n',
     lexiconReadme: '# Tiny sentiment lexicon\n\nTwenty weighted English terms for positive and negative sentiment. A baseline, not a neural model.\n',
@@ -52,12 +52,12 @@ export function demoCatalog(): ImportRecordInput[] {
     ticketsReadme: '# Support tickets sample\n\nSix synthetic customer-support tickets labelled billing, login, bug or feature.\n',
   };
   return [
-    { kind: 'artifact', id: 'svc-hashed-ngrams-256', name: 'svc hashed n-gram embeddings', type: 'embedding', summary: 'Weight-free text embeddings: hashed word and character n-grams, 256 dimensions.', description: 'The built-in embedding engine of svc as a downloadable description: configuration and documentation. Cosine similarity of these vectors measures shared words and word pieces, useful for retrieval and deduplication without model weights.', license: 'apache-2.0', hosting: 'hosted', source: 'upload', repo: null, worksWith: ['svc'], tags: ['embeddings', 'retrieval', 'no-weights', 'builtin'], reviewStatus: 'verified', createdAt: at(1) },
-    { kind: 'version', artifactId: 'svc-hashed-ngrams-256', revision: 'v1', notes: 'First release.', createdAt: at(1) },
-    { kind: 'file', artifactId: 'svc-hashed-ngrams-256', revision: 'v1', path: 'README.md', mediaType: 'text/markdown', packs: ['default', 'full', 'docs'], content: files.embeddingsReadme },
-    { kind: 'file', artifactId: 'svc-hashed-ngrams-256', revision: 'v1', path: 'config.json', mediaType: 'application/json', packs: ['default', 'full', 'config'], content: files.embeddingsConfig },
-    { kind: 'trust-bundle', id: 'tb-svc-hashed-ngrams-256-v1', artifactId: 'svc-hashed-ngrams-256', revision: 'v1', bundleKind: 'provenance', issuer: 'svc demo catalog', statement: { builder: 'svc', reproducible: true }, subjects: [{ path: 'README.md', sha256: sha256(files.embeddingsReadme) }, { path: 'config.json', sha256: sha256(files.embeddingsConfig) }], createdAt: at(1) },
-    { kind: 'review', id: 'rv-ngrams-1', artifactId: 'svc-hashed-ngrams-256', author: 'demo-agent', rating: 4, title: 'Good enough for dedupe', body: 'Finds near-duplicate tickets well; not a semantic model.', createdAt: at(3) },
+    { kind: 'artifact', id: 'svc-hashed-ngrams-512', name: 'svc hashed n-gram embeddings', type: 'embedding', summary: 'Weight-free text embeddings: hashed word and character n-grams, 512 dimensions.', description: 'The built-in embedding engine of svc as a downloadable description: configuration and documentation. Cosine similarity of these vectors measures shared words and word pieces, useful for retrieval and deduplication without model weights.', license: 'apache-2.0', hosting: 'hosted', source: 'upload', repo: null, worksWith: ['svc'], tags: ['embeddings', 'retrieval', 'no-weights', 'builtin'], reviewStatus: 'verified', createdAt: at(1) },
+    { kind: 'version', artifactId: 'svc-hashed-ngrams-512', revision: 'v1', notes: 'First release.', createdAt: at(1) },
+    { kind: 'file', artifactId: 'svc-hashed-ngrams-512', revision: 'v1', path: 'README.md', mediaType: 'text/markdown', packs: ['default', 'full', 'docs'], content: files.embeddingsReadme },
+    { kind: 'file', artifactId: 'svc-hashed-ngrams-512', revision: 'v1', path: 'config.json', mediaType: 'application/json', packs: ['default', 'full', 'config'], content: files.embeddingsConfig },
+    { kind: 'trust-bundle', id: 'tb-svc-hashed-ngrams-512-v1', artifactId: 'svc-hashed-ngrams-512', revision: 'v1', bundleKind: 'provenance', issuer: 'svc demo catalog', statement: { builder: 'svc', reproducible: true }, subjects: [{ path: 'README.md', sha256: sha256(files.embeddingsReadme) }, { path: 'config.json', sha256: sha256(files.embeddingsConfig) }], createdAt: at(1) },
+    { kind: 'review', id: 'rv-ngrams-1', artifactId: 'svc-hashed-ngrams-512', author: 'demo-agent', rating: 4, title: 'Good enough for dedupe', body: 'Finds near-duplicate tickets well; not a semantic model.', createdAt: at(3) },
 
     { kind: 'artifact', id: 'tiny-sentiment-lexicon', name: 'Tiny sentiment lexicon', type: 'model', summary: 'A weighted English sentiment lexicon for quick positive/negative scoring.', description: 'Twenty weighted terms for sentiment analysis of short support messages. Lexicon lookup, fast and transparent; a baseline to compare neural classifiers against.', license: 'mit', hosting: 'hosted', source: 'github', repo: 'svc-demo/tiny-sentiment-lexicon', worksWith: ['svc', 'onnxruntime'], tags: ['sentiment', 'classification', 'lexicon'], reviewStatus: 'community-reviewed', createdAt: at(2) },
     { kind: 'version', artifactId: 'tiny-sentiment-lexicon', revision: 'v1', notes: 'First release.', createdAt: at(2) },

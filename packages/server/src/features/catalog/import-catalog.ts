@@ -35,20 +35,18 @@ export interface ImportResult {
 type Parsed = { line: number; record: z.infer<typeof ImportRecord> };
 type FileRecord = Extract<z.infer<typeof ImportRecord>, { kind: 'file' }>;
 
-/** Parses JSONL text into numbered lines; blank lines and `#` comments are skipped. */
-export function parseJsonLines(text: string): Array<{ line: number; value: unknown }> {
-  const out: Array<{ line: number; value: unknown }> = [];
-  const issues: ImportIssue[] = [];
+/** Parses JSONL text into numbered lines; blank lines and `#` comments are skipped; bad JSON is kept as an issue. */
+export function parseJsonLines(text: string): Array<{ line: number; value: unknown; invalidJson?: string }> {
+  const out: Array<{ line: number; value: unknown; invalidJson?: string }> = [];
   text.split(/\r?\n/).forEach((raw, index) => {
     const trimmed = raw.trim();
     if (!trimmed || trimmed.startsWith('#')) return;
     try {
       out.push({ line: index + 1, value: JSON.parse(trimmed) });
     } catch (error) {
-      issues.push({ line: index + 1, message: `not valid JSON (${(error as Error).message})` });
+      out.push({ line: index + 1, value: undefined, invalidJson: (error as Error).message });
     }
   });
-  if (issues.length) throw new CatalogImportError(issues);
   return out;
 }
 
@@ -61,11 +59,15 @@ const tally = (counts: Counts, outcome: 'created' | 'updated' | 'unchanged') => 
  * go to the object store (skipped when the same digest is already there) and the rows are
  * written in one transaction. Running the same file twice changes nothing the second time.
  */
-export async function importCatalog(options: { sequelize: Sequelize; store: ObjectStore; baseDir?: string }, lines: Array<{ line: number; value: unknown }>): Promise<ImportResult> {
+export async function importCatalog(options: { sequelize: Sequelize; store: ObjectStore; baseDir?: string }, lines: Array<{ line: number; value: unknown; invalidJson?: string }>): Promise<ImportResult> {
   const { sequelize, store } = options;
   const issues: ImportIssue[] = [];
   const parsed: Parsed[] = [];
-  for (const { line, value } of lines) {
+  for (const { line, value, invalidJson } of lines) {
+    if (invalidJson !== undefined) {
+      issues.push({ line, message: `not valid JSON (${invalidJson})` });
+      continue;
+    }
     const result = ImportRecord.safeParse(value);
     if (result.success) parsed.push({ line, record: result.data });
     else for (const issue of result.error.issues) issues.push({ line, message: `${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}` });

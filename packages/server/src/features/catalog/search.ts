@@ -9,7 +9,7 @@ type Row = ArtifactRow & { score: number | null; recent: number; m_name?: boolea
 
 const FTS_CONFIG = 'english';
 /** Below this cosine similarity a row shares too little with the query to be listed. */
-const SEMANTIC_MIN_SCORE = 0.05;
+const SEMANTIC_MIN_SCORE = 0.08;
 const TRENDING_DAYS = 7;
 
 const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
