@@ -26,6 +26,8 @@ export interface DownloadOptions {
  */
 export class Downloads {
   private readonly options: DownloadOptions;
+  /** Housekeeping only: when this process last removed long-expired tokens. */
+  private lastPurge = 0;
 
   constructor(options: DownloadOptions) {
     this.options = options;
@@ -51,8 +53,16 @@ export class Downloads {
        VALUES (:hash, :artifactId, :revision, :path, :sha256, :sizeBytes, :callerKey, now() + make_interval(secs => :ttl))`,
       { replacements: { hash: hashToken(token), artifactId, revision: file.revision, path, sha256: file.sha256, sizeBytes: Number(file.size_bytes), callerKey, ttl: this.options.tokenTtlSeconds } },
     );
+    await this.purgeExpiredTokens();
     const location = await this.options.store.signedReadUrl(file.object_key!, { generation: file.object_generation!, expiresInSeconds: this.options.urlTtlSeconds });
     return { location, token, file };
+  }
+
+  /** Tokens a day past their expiry can no longer be answered with anything but "unknown"; drop them at most once a minute. */
+  private async purgeExpiredTokens(): Promise<void> {
+    if (Date.now() - this.lastPurge < 60_000) return;
+    this.lastPurge = Date.now();
+    await this.options.sequelize.query(`DELETE FROM catalog_completion_tokens WHERE expires_at < now() - interval '1 day'`);
   }
 
   /**
