@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { artifactTypes, licenses, searchSorts, tools, trendingWindows } from '@svc/schemas';
+import { ConfigError, loadConfig } from '../src/index.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
 let svc: TestServer;
@@ -208,6 +209,37 @@ test('agent discovery lists the value sets; /v1/models lists the hashed embeddin
   t.deepEqual(openapi.components.schemas.License.enum, [...licenses]);
   t.deepEqual(openapi.components.schemas.SearchSort.enum, [...searchSorts]);
   t.truthy(openapi.paths['/api/downloads/{id}/{path}'].get.responses['302']);
+});
+
+test('limits at their edges: the limit passes, one past fails', async (t) => {
+  const edges: Array<[string, number]> = [
+    ['/api/artifacts?limit=', 100],
+    ['/api/artifacts/tiny-sentiment-lexicon/files?limit=', 500],
+    ['/api/artifacts/tiny-sentiment-lexicon/reviews?limit=', 100],
+    ['/api/downloadable-files?limit=', 500],
+    ['/api/rankings/newest?limit=', 100],
+    ['/api/trending?limit=', 100],
+  ];
+  for (const [prefix, max] of edges) {
+    t.is((await api(`${prefix}${max}`)).status, 200, `${prefix}${max}`);
+    t.is((await api(`${prefix}${max + 1}`)).status, 422, `${prefix}${max + 1}`);
+    t.is((await api(`${prefix}0`)).status, 422, `${prefix}0`);
+  }
+  t.is((await api(`/api/artifacts?q=${'a'.repeat(500)}`)).status, 200);
+  t.is((await api(`/api/artifacts?q=${'a'.repeat(501)}`)).status, 422);
+  const mirror = (useCase: string) => api('/api/artifacts/all-minilm-l6-v2/mirror-request', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer limits' }, body: JSON.stringify({ useCase, targetTool: 'onnxruntime' }) });
+  t.is((await mirror('u'.repeat(2000))).status, 202);
+  t.is((await mirror('u'.repeat(2001))).status, 422);
+  t.is((await mirror('')).status, 422);
+});
+
+test('configuration: signed URL lifetime 1..300 and completion token lifetime 60..86400', (t) => {
+  for (const ttl of ['1', '300']) t.is(loadConfig({ SVC_STORAGE_URL_TTL_SECONDS: ttl }).storage.urlTtlSeconds, Number(ttl));
+  for (const ttl of ['0', '301']) t.throws(() => loadConfig({ SVC_STORAGE_URL_TTL_SECONDS: ttl }), { instanceOf: ConfigError, message: /SVC_STORAGE_URL_TTL_SECONDS/ });
+  for (const ttl of ['60', '86400']) t.is(loadConfig({ SVC_COMPLETION_TOKEN_TTL_SECONDS: ttl }).catalog.completionTokenTtlSeconds, Number(ttl));
+  for (const ttl of ['59', '86401']) t.throws(() => loadConfig({ SVC_COMPLETION_TOKEN_TTL_SECONDS: ttl }), { instanceOf: ConfigError });
+  t.throws(() => loadConfig({ SVC_STORAGE_SIGNING_KEY: 'short' }), { message: /SVC_STORAGE_SIGNING_KEY/ });
+  t.throws(() => loadConfig({ SVC_STORAGE: 's3' }), { message: /SVC_STORAGE/ });
 });
 
 const SERVER_BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));

@@ -3,7 +3,7 @@ import { artifactTypes, hostings, licenses, rankingSlugs, reviewStatuses, search
 import { withContext } from '../context.ts';
 import { table } from '../output.ts';
 
-const bytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(2)} GiB`);
+export const bytes = (n: number) => (n < 1024 ? `${Math.round(n)} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(2)} GiB`);
 export const intArg = (name: string) => (value: string) => {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number`);
   return Number(value);

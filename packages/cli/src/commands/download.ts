@@ -5,7 +5,7 @@ import { VerifiedDownloadError } from '@svc/client';
 import { withContext } from '../context.ts';
 import { CliFailure } from '../failure.ts';
 import { table } from '../output.ts';
-import { intArg } from './catalog.ts';
+import { bytes, intArg } from './catalog.ts';
 
 interface DownloadFlags {
   out?: string;
@@ -57,7 +57,7 @@ export function registerDownloadCommands(program: Command): void {
             const state = perFile.get(progress.path);
             if (!state?.bar) return;
             const seconds = (performance.now() - state.started) / 1000;
-            state.bar.update(progress.receivedBytes, { rate: seconds > 0 ? `${(progress.receivedBytes / 1024 / 1024 / seconds).toFixed(1)} MiB/s` : '-' });
+            state.bar.update(progress.receivedBytes, { rate: seconds > 0 ? `${bytes(progress.receivedBytes / seconds)}/s` : '-' });
           },
           onFileDone({ path, file, error }) {
             if (!bars && !cli.output.json) cli.output.notice(file ? `verified ${path} sha256:${file.sha256} (${file.completion.status})` : `FAILED ${path}: ${error!.message}`);
