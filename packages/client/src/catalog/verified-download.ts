@@ -122,8 +122,9 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
   try {
     let response: Response;
     try {
-      // Never follow a second redirect and never send our bearer to the store.
-      response = await fetchImpl(location, { redirect: 'manual', signal: combined });
+      // Never follow a second redirect and never send our bearer to the store. `identity`: the
+      // planned size and digest are of the stored bytes, not of a transfer encoding of them.
+      response = await fetchImpl(location, { redirect: 'manual', signal: combined, headers: { 'accept-encoding': 'identity' } });
     } catch (error) {
       fail(signal?.aborted ? 'aborted' : 'fetch-status', `cannot fetch the signed URL: ${(error as Error).message}`, { expected: '200', actual: 'no answer', cause: error });
     }
