@@ -1,4 +1,5 @@
 import { contract, isRoute, type ClientResponse, type ContractTree, type Contract, type RequestArgs, type RouteDefinition } from '@svc/schemas';
+import { catalogHelpers, type CatalogHelpers } from './catalog/index.ts';
 import { resolveOptions, Transport, type CallOptions, type ClientOptions, type RawResult, type RequestInput } from './transport.ts';
 
 /** One method per route: `(request?, options?) => Promise<data>`. */
@@ -30,7 +31,9 @@ export function createContractClient<C extends ContractTree>(tree: C, transport:
   };
 }
 
-export type SvcClient = ClientOf<Contract> & {
+export type SvcClient = Omit<ClientOf<Contract>, 'catalog'> & {
+  /** The catalog's routes plus `verifiedDownload` and `downloadArtifact`. */
+  readonly catalog: ClientOf<Contract>['catalog'] & CatalogHelpers;
   /** Every method again, answering `{ data, response }` (headers, status). */
   readonly withResponse: RawClientOf<Contract>;
   readonly transport: Transport;
@@ -52,5 +55,6 @@ export type SvcClient = ClientOf<Contract> & {
 export function createClient(options: ClientOptions = {}): SvcClient {
   const transport = new Transport(resolveOptions(options));
   const { methods, raw } = createContractClient(contract, transport);
-  return Object.assign(methods, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
+  Object.assign(methods.catalog, catalogHelpers(transport));
+  return Object.assign(methods as SvcClient, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
 }

@@ -4,6 +4,7 @@ import { retryableStatuses, type RouteDefinition } from '@svc/schemas';
 import { ConnectionError, errorFromResponse, SvcError, TimeoutError } from './errors.ts';
 import { fillPath, toSearchParams } from './path.ts';
 import { readSse } from './sse.ts';
+import type { StoragePolicy } from './catalog/storage-policy.ts';
 
 export interface RetryOptions {
   /** Retries after the first try (default 2). */
@@ -32,6 +33,11 @@ export interface ClientOptions {
    * (the identity helpers use this to refresh an expired access token).
    */
   onUnauthorized?: () => Promise<string | undefined>;
+  /**
+   * Where verified downloads may fetch bytes (default: HTTPS on storage.googleapis.com and its
+   * subdomains only). `SVC_STORAGE_HOSTS` (comma-separated) adds hosts too.
+   */
+  storagePolicy?: StoragePolicy;
 }
 
 export interface CallOptions {

@@ -1,4 +1,5 @@
 import { defineContract } from './route.ts';
+import { catalogContract } from './catalog/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 
 /**
@@ -8,5 +9,6 @@ import { modelsContract, systemContract } from './system/contract.ts';
 export const contract = defineContract({
   system: systemContract,
   models: modelsContract,
+  catalog: catalogContract,
 });
 export type Contract = typeof contract;

@@ -56,6 +56,7 @@ export const errorCodes = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  gone: 410,
   idempotency_conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -65,6 +66,21 @@ export const errorCodes = {
   not_implemented: 501,
   service_unavailable: 503,
   gateway_timeout: 504,
+  // Catalog and verified downloads.
+  invalid_cursor: 400,
+  invalid_path: 400,
+  artifact_not_found: 404,
+  file_not_found: 404,
+  object_not_found: 404,
+  file_not_hosted: 409,
+  no_hosted_files: 409,
+  signed_url_invalid: 403,
+  signed_url_expired: 403,
+  completion_token_invalid: 403,
+  completion_token_foreign: 403,
+  completion_token_spent: 409,
+  completion_token_expired: 410,
+  completion_digest_mismatch: 409,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorCodes;

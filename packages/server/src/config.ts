@@ -29,6 +29,13 @@ const EnvSchema = z.object({
   SVC_OPEN_ACCESS: flag.default(false),
   SVC_TRUST_PROXY: flag.default(false),
   SVC_VALIDATE_RESPONSES: flag.default(false),
+  SVC_STORAGE: z.enum(['local', 'gcs']).default('local'),
+  SVC_STORAGE_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/, 'must be a valid bucket name').default('svc-catalog'),
+  SVC_STORAGE_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  SVC_STORAGE_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(300).default(300),
+  SVC_GCS_PROJECT: z.string().min(1).optional(),
+  SVC_CATALOG_DEMO: z.enum(['auto', 'on', 'off']).default('auto'),
+  SVC_COMPLETION_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -52,6 +59,20 @@ export interface Config {
   trustProxy: boolean;
   /** Check every response against the contract (tests turn this on). */
   validateResponses: boolean;
+  /** Where hosted catalog files live: the built-in store under the data directory, or Google Cloud Storage. */
+  storage: {
+    kind: 'local' | 'gcs';
+    bucket: string;
+    /** HMAC key of the built-in store's signed URLs; generated into the data directory when absent. */
+    signingKey: string | undefined;
+    urlTtlSeconds: number;
+    gcsProject: string | undefined;
+  };
+  catalog: {
+    /** `auto`: load the demo catalog into an empty embedded database; `on`: into any empty database. */
+    demo: 'auto' | 'on' | 'off';
+    completionTokenTtlSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -98,6 +119,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openAccess: e.SVC_OPEN_ACCESS,
     trustProxy: e.SVC_TRUST_PROXY,
     validateResponses: e.SVC_VALIDATE_RESPONSES,
+    storage: { kind: e.SVC_STORAGE, bucket: e.SVC_STORAGE_BUCKET, signingKey: e.SVC_STORAGE_SIGNING_KEY, urlTtlSeconds: e.SVC_STORAGE_URL_TTL_SECONDS, gcsProject: e.SVC_GCS_PROJECT },
+    catalog: { demo: e.SVC_CATALOG_DEMO, completionTokenTtlSeconds: e.SVC_COMPLETION_TOKEN_TTL_SECONDS },
   };
 }
 

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { registerCatalogCommands } from './catalog.ts';
+import { registerDownloadCommands } from './download.ts';
 import { registerHealthCommands } from './health.ts';
 import { registerVersionCommands } from './version.ts';
 
@@ -6,4 +8,6 @@ import { registerVersionCommands } from './version.ts';
 export function registerCommands(program: Command): void {
   registerHealthCommands(program);
   registerVersionCommands(program);
+  registerCatalogCommands(program);
+  registerDownloadCommands(program);
 }
