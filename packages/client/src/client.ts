@@ -1,4 +1,5 @@
 import { contract, isRoute, type ClientResponse, type ContractTree, type Contract, type RequestArgs, type RouteDefinition } from '@svc/schemas';
+import { catalogHelpers, type CatalogHelpers } from './catalog/index.ts';
 import { resolveOptions, Transport, type CallOptions, type ClientOptions, type RawResult, type RequestInput } from './transport.ts';
 import { createOAuthHelpers, type OAuthHelpers } from './oauth/helpers.ts';
 import type { OAuthSession } from './oauth/session.ts';
@@ -32,7 +33,9 @@ export function createContractClient<C extends ContractTree>(tree: C, transport:
   };
 }
 
-export type SvcClient = Omit<ClientOf<Contract>, 'oauth'> & {
+export type SvcClient = Omit<ClientOf<Contract>, 'catalog' | 'oauth'> & {
+  /** The catalog's routes plus `verifiedDownload` and `downloadArtifact`. */
+  readonly catalog: ClientOf<Contract>['catalog'] & CatalogHelpers;
   /** The OAuth routes plus helpers: PKCE, authorize, code exchange, refresh, client credentials, login. */
   readonly oauth: ClientOf<Contract>['oauth'] & OAuthHelpers;
   /** Every method again, answering `{ data, response }` (headers, status). */
@@ -106,6 +109,7 @@ export function createClient(options: SvcClientOptions = {}): SvcClient {
   }
   const transport = new Transport(transportOptions);
   const { methods, raw } = createContractClient(contract, transport);
-  const oauthNamespace = Object.assign(methods.oauth, oauthHelpers);
-  return Object.assign(methods, { oauth: oauthNamespace, withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
+  Object.assign(methods.catalog, catalogHelpers(transport));
+  Object.assign(methods.oauth, oauthHelpers);
+  return Object.assign(methods as SvcClient, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
 }

@@ -7,3 +7,4 @@ export * from './errors.ts';
 export { readSse } from './sse.ts';
 export { fillPath, toSearchParams } from './path.ts';
 export { SVC_VERSION } from '@svc/schemas';
+export * from './catalog/index.ts';

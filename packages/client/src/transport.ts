@@ -4,6 +4,7 @@ import { retryableStatuses, type RouteDefinition } from '@svc/schemas';
 import { ConnectionError, errorFromResponse, SvcError, TimeoutError } from './errors.ts';
 import { fillPath, toSearchParams } from './path.ts';
 import { readSse } from './sse.ts';
+import type { StoragePolicy } from './catalog/storage-policy.ts';
 
 export interface RetryOptions {
   /** Retries after the first try (default 2). */
@@ -33,6 +34,11 @@ export interface ClientOptions {
    * the refused request carried, so a refresh already done by a parallel request is not repeated.
    */
   onUnauthorized?: (refusedToken: string | undefined) => Promise<string | undefined>;
+  /**
+   * Where verified downloads may fetch bytes (default: HTTPS on storage.googleapis.com and its
+   * subdomains only). `SVC_STORAGE_HOSTS` (comma-separated) adds hosts too.
+   */
+  storagePolicy?: StoragePolicy;
 }
 
 export interface CallOptions {
@@ -83,6 +89,15 @@ function encodeBody(route: RouteDefinition, body: unknown): { body?: BodyInit; c
     default:
       return { body: JSON.stringify(body), contentType: 'application/json', replayable: true };
   }
+}
+
+/** Milliseconds a `Retry-After` asks for (delay seconds or an HTTP date); undefined when absent or unreadable. */
+export function retryAfterMs(headers: Headers): number | undefined {
+  const value = headers.get('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 export interface RawResult<T> {
@@ -144,8 +159,15 @@ export class Transport {
           limit: encoded.replayable ? retry.limit : 0,
           methods: ['get', 'head', 'put', 'delete', 'options', 'post', 'patch'],
           statusCodes: [...retryableStatuses],
-          afterStatusCodes: [429, 503],
+          // Any retryable answer may say when to come back (a 408 or 504 from a busy server too).
+          afterStatusCodes: [...retryableStatuses],
           maxRetryAfter: retry.maxRetryAfterMs,
+          // ky would cap a long Retry-After and retry early, which the server just refused; give up at once instead.
+          shouldRetry: ({ error }: { error: Error }) => {
+            if (!isHTTPError(error)) return undefined;
+            const wait = retryAfterMs(error.response.headers);
+            return wait !== undefined && wait > retry.maxRetryAfterMs ? false : undefined;
+          },
           backoffLimit: 8_000,
           delay: (attempt) => 500 * 2 ** (attempt - 1),
           jitter: true,

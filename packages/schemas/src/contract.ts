@@ -1,4 +1,5 @@
 import { defineContract } from './route.ts';
+import { catalogContract } from './catalog/contract.ts';
 import { credentialsContract, oauthContract } from './identity/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 
@@ -9,6 +10,7 @@ import { modelsContract, systemContract } from './system/contract.ts';
 export const contract = defineContract({
   system: systemContract,
   models: modelsContract,
+  catalog: catalogContract,
   oauth: oauthContract,
   credentials: credentialsContract,
 });

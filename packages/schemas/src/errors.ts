@@ -63,6 +63,7 @@ export const errorCodes = {
   conflict: 409,
   credential_revoked: 409,
   credential_limit_reached: 409,
+  gone: 410,
   idempotency_conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -72,6 +73,21 @@ export const errorCodes = {
   not_implemented: 501,
   service_unavailable: 503,
   gateway_timeout: 504,
+  // Catalog and verified downloads.
+  invalid_cursor: 400,
+  invalid_path: 400,
+  artifact_not_found: 404,
+  file_not_found: 404,
+  object_not_found: 404,
+  file_not_hosted: 409,
+  no_hosted_files: 409,
+  signed_url_invalid: 403,
+  signed_url_expired: 403,
+  completion_token_invalid: 403,
+  completion_token_foreign: 403,
+  completion_token_spent: 409,
+  completion_token_expired: 410,
+  completion_digest_mismatch: 409,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorCodes;

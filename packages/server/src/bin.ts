@@ -6,6 +6,8 @@ import { openDatabase } from './db/database.ts';
 import { runMigrations } from './db/migrate.ts';
 import { createLogger } from './observability/logger.ts';
 import { createServer } from './server.ts';
+import { CatalogImportError } from './features/catalog/import-catalog.ts';
+import { describeImport, runCatalogImport } from './features/catalog/import-command.ts';
 
 function configOrExit(): Config {
   try {
@@ -25,7 +27,7 @@ async function start(): Promise<void> {
   const server = await createServer(config, { logger: log });
   const urls = await server.listen();
   log.info({ baseUrl: urls.baseUrl, apiUrl: urls.apiUrl, database: server.database.kind, dataDir: config.dataDir }, 'svc listening');
-  if (server.operatorTokenFile) log.info({ operatorTokenFile: server.operatorTokenFile }, 'operator token generated; read it from this file (mode 0600)');
+  if (server.operatorTokenFile) log.info({ operatorTokenFile: server.operatorTokenFile }, 'operator token kept in this file (mode 0600), generated on first start; read it from there');
   if (server.database.kind === 'embedded') log.info('embedded database (PGlite) in use: fine for trying and small single-node use; set DATABASE_URL for production');
   let stopping = false;
   const stop = (signal: string) => {
@@ -70,6 +72,23 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   program.command('start', { isDefault: true }).description('Run migrations and serve both surfaces (default)').action(start);
   program.command('migrate').description('Apply pending database migrations and exit').action(migrate);
+  const catalog = program.command('catalog').description('Catalog administration');
+  catalog
+    .command('import <file>')
+    .description('Upsert artifacts, versions, files, trust bundles and reviews from a JSONL file (idempotent; errors name the line; nothing is imported when any line is bad)')
+    .action(async (file: string) => {
+      const config = configOrExit();
+      try {
+        const result = await runCatalogImport(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel), file);
+        process.stdout.write(`${describeImport(result)}\n`);
+      } catch (error) {
+        if (error instanceof CatalogImportError) {
+          process.stderr.write(`svc-server: ${error.message}\n`);
+          process.exit(1);
+        }
+        throw error;
+      }
+    });
   return program;
 }
 

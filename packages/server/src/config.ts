@@ -2,9 +2,14 @@ import path from 'node:path';
 import { z } from 'zod';
 import { Scope } from '@svc/schemas';
 
-const port = z.coerce.number().int().min(0).max(65535);
+/** An integer within bounds; the message says what was expected rather than "received NaN". */
+const integer = (min: number, max: number, what = 'an integer') => {
+  const expected = `expected ${what} from ${min} to ${max}`;
+  return z.coerce.number({ error: expected }).int({ error: expected }).min(min, { error: expected }).max(max, { error: expected });
+};
+const port = integer(0, 65535, 'a port number');
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
-const optionalUrl = z.url({ protocol: /^https?$/ }).optional();
+const optionalUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional();
 
 /**
  * Every setting, read from the environment and checked before anything starts, so a typo stops
@@ -17,26 +22,33 @@ const EnvSchema = z.object({
   SVC_PUBLIC_URL: optionalUrl,
   SVC_PUBLIC_API_URL: optionalUrl,
   SVC_DATA_DIR: z.string().min(1).default('./.svc'),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  SVC_DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'expected a PostgreSQL URL such as postgres://user:password@host:5432/database' }).optional(),
+  SVC_DATABASE_POOL_MAX: integer(1, 200).default(10),
   SVC_OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  SVC_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  SVC_SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 'milliseconds').default(10_000),
   SVC_OPEN_ACCESS: flag.default(false),
   SVC_TRUST_PROXY: flag.default(false),
   SVC_VALIDATE_RESPONSES: flag.default(false),
+  SVC_STORAGE: z.enum(['local', 'gcs']).default('local'),
+  SVC_STORAGE_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/, 'must be a valid bucket name').default('svc-catalog'),
+  SVC_STORAGE_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  SVC_STORAGE_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(300).default(300),
+  SVC_GCS_PROJECT: z.string().min(1).optional(),
+  SVC_CATALOG_DEMO: z.enum(['auto', 'on', 'off']).default('auto'),
+  SVC_COMPLETION_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
   SVC_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  SVC_OAUTH_ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
-  SVC_OAUTH_REFRESH_TOKEN_TTL_SECONDS: z.coerce.number().int().min(300).max(31_536_000).default(2_592_000),
-  SVC_OAUTH_CODE_TTL_SECONDS: z.coerce.number().int().min(1).max(600).default(60),
-  SVC_OAUTH_TOKEN_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
-  SVC_DEVELOPER_KEYS_MAX_ACTIVE: z.coerce.number().int().min(1).max(1000).default(20),
+  SVC_OAUTH_ACCESS_TOKEN_TTL_SECONDS: integer(60, 86_400, 'seconds').default(3600),
+  SVC_OAUTH_REFRESH_TOKEN_TTL_SECONDS: integer(300, 31_536_000, 'seconds').default(2_592_000),
+  SVC_OAUTH_CODE_TTL_SECONDS: integer(1, 600, 'seconds').default(60),
+  SVC_OAUTH_TOKEN_RATE_PER_MINUTE: integer(1, 100_000, 'requests per minute').default(60),
+  SVC_DEVELOPER_KEYS_MAX_ACTIVE: integer(1, 1000, 'a key count').default(20),
   SVC_DEMO_TOKEN: z.string().min(8, 'must be at least 8 characters').optional(),
   SVC_DEMO_SCOPES: z
     .string()
     .default('models:read inference:invoke')
     .transform((value) => value.split(/[\s,]+/).filter(Boolean))
-    .pipe(z.array(Scope).min(1)),
+    .pipe(z.array(Scope, { error: 'expected scopes separated by spaces or commas' }).min(1)),
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -60,6 +72,20 @@ export interface Config {
   trustProxy: boolean;
   /** Check every response against the contract (tests turn this on). */
   validateResponses: boolean;
+  /** Where hosted catalog files live: the built-in store under the data directory, or Google Cloud Storage. */
+  storage: {
+    kind: 'local' | 'gcs';
+    bucket: string;
+    /** HMAC key of the built-in store's signed URLs; generated into the data directory when absent. */
+    signingKey: string | undefined;
+    urlTtlSeconds: number;
+    gcsProject: string | undefined;
+  };
+  catalog: {
+    /** `auto`: load the demo catalog into an empty embedded database; `on`: into any empty database. */
+    demo: 'auto' | 'on' | 'off';
+    completionTokenTtlSeconds: number;
+  };
   identity: IdentityConfig;
 }
 
@@ -86,6 +112,13 @@ export class ConfigError extends Error {
   }
 }
 
+/** A bad value as it may be shown: never a secret, and never a database password. */
+function shownValue(name: string, value: string | undefined): string {
+  if (value === undefined) return '""';
+  if (/TOKEN|SECRET|KEY/.test(name)) return `(${value.length} characters, not shown)`;
+  return JSON.stringify(value.replace(/(\/\/[^:/@]*:)[^@/]*@/, '$1***@'));
+}
+
 /** Reads the configuration from `env`; throws ConfigError naming each bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
@@ -94,7 +127,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(
       parsed.error.issues.map((issue) => {
         const name = String(issue.path[0]);
-        return `${name}=${JSON.stringify(present[name] ?? '')}: ${issue.message}`;
+        return `${name}=${shownValue(name, present[name])}: ${issue.message}`;
       }),
     );
   }
@@ -114,6 +147,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openAccess: e.SVC_OPEN_ACCESS,
     trustProxy: e.SVC_TRUST_PROXY,
     validateResponses: e.SVC_VALIDATE_RESPONSES,
+    storage: { kind: e.SVC_STORAGE, bucket: e.SVC_STORAGE_BUCKET, signingKey: e.SVC_STORAGE_SIGNING_KEY, urlTtlSeconds: e.SVC_STORAGE_URL_TTL_SECONDS, gcsProject: e.SVC_GCS_PROJECT },
+    catalog: { demo: e.SVC_CATALOG_DEMO, completionTokenTtlSeconds: e.SVC_COMPLETION_TOKEN_TTL_SECONDS },
     identity: {
       signingSecret: e.SVC_SIGNING_SECRET,
       accessTokenTtlSeconds: e.SVC_OAUTH_ACCESS_TOKEN_TTL_SECONDS,

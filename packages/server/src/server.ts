@@ -99,8 +99,13 @@ export async function createServer(config: Config, options: CreateServerOptions 
             (server) =>
               new Promise<void>((resolve) => {
                 const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+                // close() only drops connections idle right now; one busy now turns idle when its
+                // request is done and would otherwise stay open until the client or the force timer
+                // closes it, so sweep again until every connection is gone.
+                const sweep = setInterval(() => server.closeIdleConnections(), 50);
                 server.close(() => {
                   clearTimeout(force);
+                  clearInterval(sweep);
                   resolve();
                 });
                 server.closeIdleConnections();

@@ -177,4 +177,9 @@ test('the publishable demo credential is the shared demo principal: demo scopes 
   const error = await t.throwsAsync(demo.credentials.create({ body: { name: 'x', scopes: ['models:read'] } }));
   t.is((error as { code?: string }).code, 'principal_not_allowed');
   t.throws(() => loadConfig({ SVC_DEMO_SCOPES: 'models:read root' }), { message: /SVC_DEMO_SCOPES/ });
+  const short = 'short-signing-secret-31-chars!!';
+  t.is(short.length, 31);
+  const configError = t.throws(() => loadConfig({ SVC_SIGNING_SECRET: short }), { message: /SVC_SIGNING_SECRET=\(31 characters, not shown\): must be at least 32 characters/ });
+  t.false(configError!.message.includes(short), 'a bad secret is never echoed');
+  t.notThrows(() => loadConfig({ SVC_SIGNING_SECRET: `${short}!` }), '32 characters pass');
 });

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { registerCatalogCommands } from './catalog.ts';
+import { registerDownloadCommands } from './download.ts';
 import { registerHealthCommands } from './health.ts';
 import { registerIdentityCommands } from './identity.ts';
 import { registerKeysCommands } from './keys.ts';
@@ -8,6 +10,8 @@ import { registerVersionCommands } from './version.ts';
 export function registerCommands(program: Command): void {
   registerHealthCommands(program);
   registerVersionCommands(program);
+  registerCatalogCommands(program);
+  registerDownloadCommands(program);
   registerIdentityCommands(program);
   registerKeysCommands(program);
 }

@@ -1,7 +1,8 @@
-import { mkdir } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { loadTemplate } from './pglite-template.ts';
 
 export interface EmbeddedPostgres {
   /** A postgres:// URL on a private loopback port, for `pg` and Sequelize. */
@@ -16,8 +17,14 @@ export interface EmbeddedPostgres {
  */
 export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
   const directory = path.join(dataDir, 'pgdata');
+  const initialised = await access(path.join(directory, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
   await mkdir(directory, { recursive: true, mode: 0o700 });
-  const db = await PGlite.create({ dataDir: directory });
+  // A new cluster starts from the install-time template when there is one (see pglite-template.ts).
+  const template = initialised ? undefined : await loadTemplate();
+  const db = await PGlite.create({ dataDir: directory, ...(template ? { loadDataDir: template } : {}) });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
   await server.start();
   const connection = server.getServerConn();

@@ -2,6 +2,7 @@ import type { Contract } from '@svc/schemas';
 import type { ServerDeps } from '../deps.ts';
 import type { PrincipalResolver } from '../http/auth.ts';
 import type { HandlersOf } from '../http/handler-types.ts';
+import { createCatalogFeature } from './catalog/index.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createSystemHandlers } from './system/handlers.ts';
@@ -21,12 +22,14 @@ export interface Features {
 export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const resolvers: PrincipalResolver[] = [];
   const closers: Array<() => Promise<void>> = [];
+  const catalog = await createCatalogFeature(deps);
   const identity = await createIdentityFeature(deps);
   resolvers.push(...identity.resolvers);
   closers.push(() => identity.close());
   const handlers: HandlersOf<Contract> = {
     system: createSystemHandlers(deps),
     models: createModelsHandlers(deps),
+    catalog: catalog.handlers,
     oauth: identity.oauth,
     credentials: identity.credentials,
   };

@@ -41,11 +41,11 @@ export interface AuthenticateOptions {
   resolvers: readonly PrincipalResolver[];
   openAccess: boolean;
   /** For `WWW-Authenticate: Bearer resource_metadata="..."` (RFC 9728). */
-  resourceMetadataUrl: string;
+  resourceMetadataUrl: () => string;
 }
 
 function challenge(options: AuthenticateOptions, extra = ''): Record<string, string> {
-  return { 'www-authenticate': `Bearer realm="svc", resource_metadata="${options.resourceMetadataUrl}"${extra}` };
+  return { 'www-authenticate': `Bearer realm="svc", resource_metadata="${options.resourceMetadataUrl()}"${extra}` };
 }
 
 /** Resolves the caller and checks the route's requirement; throws the right 401 or 403. */

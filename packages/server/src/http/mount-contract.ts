@@ -1,14 +1,14 @@
-import Router from '@koa/router';
 import type { Context } from 'koa';
-import { walkContract, type ContractTree, type RouteDefinition, type Surface, type ValidationIssue } from '@svc/schemas';
+import { anonymousPrincipal, walkContract, type Principal, type ContractTree, type RouteDefinition, type Surface, type ValidationIssue } from '@svc/schemas';
 import { authenticate, type PrincipalResolver } from './auth.ts';
-import { handlerAt } from './handler-types.ts';
+import { handlerAt, type AnyHandler } from './handler-types.ts';
 import { readRouteBody } from './read-body.ts';
 import type { RequestContext } from './request-context.ts';
 import { respond } from './respond.ts';
 import { ServiceError } from './service-error.ts';
 import { parsePart, validationError } from './validate.ts';
 import type { RequestState } from './request-state.ts';
+import { RouteTable, type RouteEntry } from './route-table.ts';
 import { errorBodyFor } from './error-handler.ts';
 
 export interface MountOptions {
@@ -21,7 +21,7 @@ export interface MountOptions {
   publicUrls: () => { baseUrl: string; apiUrl: string };
 }
 
-/** Path params arrive URL-decoded by the router; wildcard params arrive as segment arrays. */
+/** Path params arrive URL-decoded; wildcard params arrive as segment arrays and are joined. */
 function normaliseParams(params: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(params).map(([key, value]) => [key, Array.isArray(value) ? value.join('/') : value]));
 }
@@ -29,6 +29,12 @@ function normaliseParams(params: Record<string, unknown>): Record<string, unknow
 function abortSignalFor(ctx: Context): AbortSignal {
   const controller = new AbortController();
   const abort = () => controller.abort();
+  // The signal is made when a handler first reads it, possibly after the client left: its close
+  // events will not come again, so a connection already gone aborts at once.
+  if (ctx.req.socket.destroyed && !ctx.res.writableFinished) {
+    abort();
+    return controller.signal;
+  }
   ctx.req.once('close', () => {
     if (!ctx.res.writableFinished) abort();
   });
@@ -38,62 +44,111 @@ function abortSignalFor(ctx: Context): AbortSignal {
   return controller.signal;
 }
 
+const ANONYMOUS = Object.freeze({ principal: anonymousPrincipal, bearer: undefined });
+
 /**
- * The one generic adapter: for each contract entry, a route that authenticates, reads and
- * validates the input with the contract's schemas, calls the handler with typed input, and
- * writes the typed answer. Handlers never re-validate and never check auth.
+ * What a handler gets besides its input. A class with prototype getters so the per-request
+ * object is cheap, and the abort signal and logger are only made when a handler uses them.
  */
-export function mountContract(options: MountOptions): Router {
-  const router = new Router({ exclusive: 'specificity' });
+class HandlerRequest implements RequestContext {
+  readonly principal: Principal;
+  readonly bearer: string | undefined;
+  private readonly ctx: Context;
+  private readonly state: RequestState;
+  private readonly apiSurface: boolean;
+  private readonly urls: () => { baseUrl: string; apiUrl: string };
+  private abortSignal: AbortSignal | undefined;
+
+  constructor(ctx: Context, state: RequestState, principal: Principal, bearer: string | undefined, apiSurface: boolean, urls: () => { baseUrl: string; apiUrl: string }) {
+    this.ctx = ctx;
+    this.state = state;
+    this.principal = principal;
+    this.bearer = bearer;
+    this.apiSurface = apiSurface;
+    this.urls = urls;
+  }
+
+  get requestId() {
+    return this.state.requestId;
+  }
+  get ip() {
+    return this.ctx.ip;
+  }
+  get signal() {
+    return (this.abortSignal ??= abortSignalFor(this.ctx));
+  }
+  get timing() {
+    return this.state.timing;
+  }
+  get log() {
+    return this.state.log;
+  }
+  get publicUrl() {
+    const urls = this.urls();
+    return this.apiSurface ? urls.apiUrl : urls.baseUrl;
+  }
+  get headers() {
+    return this.ctx.headers;
+  }
+}
+
+export interface CompiledRoute {
+  handler: AnyHandler;
+}
+
+/** Compiles the contract's routes of the given surfaces into a route table; every entry needs a handler. */
+export function compileContract(options: MountOptions): RouteTable<CompiledRoute> {
+  const table = new RouteTable<CompiledRoute>();
   for (const { id, route } of walkContract(options.contract)) {
     if (!options.surfaces.includes(route.surface)) continue;
     const handler = handlerAt(options.handlers, id);
     if (!handler) throw new Error(`No handler for contract entry ${id}`);
-    router.register(route.path, [route.method], async (ctx: Context) => {
-      const state = ctx.state as RequestState;
-      state.routeId = id;
-      state.route = route;
-      const urls = options.publicUrls();
-      const { principal, bearer } = await authenticate({
-        requirement: route.auth,
-        authorization: ctx.get('authorization') || undefined,
-        resolvers: options.resolvers,
-        openAccess: options.openAccess,
-        resourceMetadataUrl: `${urls.baseUrl}/.well-known/oauth-protected-resource`,
-      });
-      state.principal = principal;
-      const input = await parseInput(route, ctx);
-      const signal = abortSignalFor(ctx);
-      const request: RequestContext = {
-        requestId: state.requestId,
-        ip: ctx.ip,
-        principal,
-        bearer,
-        signal,
-        timing: state.timing,
-        log: state.log,
-        publicUrl: route.surface === 'api' ? urls.apiUrl : urls.baseUrl,
-        headers: ctx.headers,
-      };
-      const result = await handler(input, request);
-      respond(ctx, route.responses[result.status], result, {
-        validate: options.validateResponses,
-        signal,
-        onStreamError: (error) => {
-          const body = errorBodyFor(error, state.requestId, state.log);
-          return { code: body.code, error: body.error };
-        },
-      });
-    });
+    table.add({ id, route, value: { handler } });
   }
-  return router;
+  return table;
 }
 
-async function parseInput(route: RouteDefinition, ctx: Context): Promise<Record<string, unknown>> {
+/**
+ * The one generic adapter: authenticates, reads and validates the input with the contract's
+ * schemas, calls the handler with typed input, and writes the typed answer. Handlers never
+ * re-validate and never check auth.
+ */
+export async function serveRoute(ctx: Context, state: RequestState, entry: RouteEntry<CompiledRoute>, params: Record<string, unknown>, options: MountOptions): Promise<void> {
+  const { route } = entry;
+  state.routeId = entry.id;
+  state.route = route;
+  const authorization = ctx.get('authorization');
+  // Most public calls carry no credential: skip the resolver walk entirely.
+  const { principal, bearer } =
+    route.auth.kind === 'public' && !authorization
+      ? ANONYMOUS
+      : await authenticate({
+          requirement: route.auth,
+          authorization: authorization || undefined,
+          resolvers: options.resolvers,
+          openAccess: options.openAccess,
+          resourceMetadataUrl: () => `${options.publicUrls().baseUrl}/.well-known/oauth-protected-resource`,
+        });
+  state.principal = principal;
+  const input = await parseInput(route, ctx, params);
+  const request = new HandlerRequest(ctx, state, principal, bearer, route.surface === 'api', options.publicUrls);
+  const result = await entry.value.handler(input, request);
+  respond(ctx, route.responses[result.status], result, {
+    validate: options.validateResponses,
+    signal: () => request.signal,
+    onStreamError: (error) => {
+      const body = errorBodyFor(error, state.requestId, state.log);
+      return { code: body.code, error: body.error };
+    },
+  });
+}
+
+async function parseInput(route: RouteDefinition, ctx: Context, rawParams: Record<string, unknown>): Promise<Record<string, unknown>> {
   const issues: ValidationIssue[] = [];
-  const params = parsePart(route.params, normaliseParams(ctx.params ?? {}), 'path', issues);
-  const query = parsePart(route.query, { ...ctx.query }, 'query', issues);
-  const headers = parsePart(route.headers, ctx.headers, 'header', issues);
+  // Parts the route does not declare are not even read: this is the hot path of every request.
+  const params = route.params ? parsePart(route.params, normaliseParams(rawParams), 'path', issues) : undefined;
+  const query = route.query ? parsePart(route.query, { ...ctx.query }, 'query', issues) : undefined;
+  const headers = route.headers ? parsePart(route.headers, ctx.headers, 'header', issues) : undefined;
   // Input that is already invalid is refused before the body is read.
   if (issues.length > 0) throw validationError(issues);
   const raw = await readRouteBody(route, ctx.req);

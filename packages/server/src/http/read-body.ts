@@ -33,13 +33,8 @@ async function readBytes(request: IncomingMessage, limit: number, timeoutMs: num
   if (declared !== undefined && Number(declared) > limit) {
     throw new ServiceError('payload_too_large', `The body is ${declared} bytes; this endpoint takes at most ${limit}.`);
   }
-  const reading = getRawBody(request, { limit, length: declared }).catch((error: { type?: string; status?: number; message?: string }) => {
-    if (error.type === 'entity.too.large') throw new ServiceError('payload_too_large', `The body is over ${limit} bytes, the most this endpoint takes.`);
-    if (error.type === 'request.size.invalid') throw new ServiceError('bad_request', 'The body length does not match Content-Length.');
-    if (error.type === 'request.aborted') throw new ServiceError('bad_request', 'The client aborted the request body.');
-    throw new ServiceError('bad_request', 'The request body could not be read.');
-  });
-  if (!timeoutMs) return reading;
+  if (!timeoutMs) return rawBody(request, limit, declared);
+  const reading = rawBody(request, limit, declared);
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -51,6 +46,19 @@ async function readBytes(request: IncomingMessage, limit: number, timeoutMs: num
     return await Promise.race([reading, deadline]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** raw-body under the cap, its failures turned into the contract's errors. */
+async function rawBody(request: IncomingMessage, limit: number, declared: string | undefined): Promise<Buffer> {
+  try {
+    return await getRawBody(request, { limit, length: declared });
+  } catch (error) {
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.too.large') throw new ServiceError('payload_too_large', `The body is over ${limit} bytes, the most this endpoint takes.`);
+    if (type === 'request.size.invalid') throw new ServiceError('bad_request', 'The body length does not match Content-Length.');
+    if (type === 'request.aborted') throw new ServiceError('bad_request', 'The client aborted the request body.');
+    throw new ServiceError('bad_request', 'The request body could not be read.');
   }
 }
 

@@ -1,14 +1,42 @@
+import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { Principal, RouteDefinition } from '@svc/schemas';
-import type { ServerTiming } from './server-timing.ts';
+import { ServerTiming } from './server-timing.ts';
 
-/** What the middleware chain keeps on `ctx.state` for one request. */
-export interface RequestState {
-  requestId: string;
-  startedAt: number;
-  timing: ServerTiming;
-  log: Logger;
-  routeId?: string;
-  route?: RouteDefinition;
-  principal?: Principal;
+/**
+ * What the middleware chain keeps for one request. A class with prototype getters, so the
+ * per-request object stays small and the logger and timing are only made when used.
+ */
+export class RequestState {
+  readonly requestId: string;
+  readonly startedAt: number;
+  routeId: string | undefined;
+  route: RouteDefinition | undefined;
+  principal: Principal | undefined;
+  private readonly baseLog: Logger;
+  private childLog: Logger | undefined;
+  private phases: ServerTiming | undefined;
+
+  constructor(requestId: string, baseLog: Logger) {
+    this.requestId = requestId;
+    this.startedAt = performance.now();
+    this.baseLog = baseLog;
+  }
+
+  get log(): Logger {
+    return (this.childLog ??= this.baseLog.child({ requestId: this.requestId }));
+  }
+
+  get timing(): ServerTiming {
+    return (this.phases ??= new ServerTiming());
+  }
+
+  get hasTiming(): boolean {
+    return this.phases !== undefined && this.phases.size > 0;
+  }
+}
+
+/** The request's state; set by the request lifecycle middleware, first in the chain. */
+export function requestState(ctx: Context): RequestState {
+  return (ctx.state as { svc: RequestState }).svc;
 }

@@ -13,7 +13,7 @@ export interface HandlerResult {
 
 export interface RespondOptions {
   validate: boolean;
-  signal: AbortSignal;
+  signal: () => AbortSignal;
   onStreamError: (error: unknown) => { code: string; error: string };
 }
 
@@ -27,7 +27,8 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
       const checked = spec.safeParse(result.body);
       if (!checked.success) throw new Error(`Response of status ${result.status} breaks its contract: ${z.prettifyError(checked.error)}`);
     }
-    ctx.type = 'application/json';
+    // Header set directly: Koa's `type` setter does a MIME lookup per request.
+    ctx.res.setHeader('content-type', 'application/json; charset=utf-8');
     ctx.body = JSON.stringify(result.body);
     return;
   }
@@ -47,7 +48,7 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
       ctx.set('cache-control', 'no-cache, no-transform');
       ctx.set('x-accel-buffering', 'no');
       ctx.req.socket.setNoDelay(true);
-      ctx.body = sseStream(result.body as AsyncIterable<SseMessage<unknown>>, options.signal, options.onStreamError);
+      ctx.body = sseStream(result.body as AsyncIterable<SseMessage<unknown>>, options.signal(), options.onStreamError);
       return;
     case 'redirect':
       // Koa turns a null body into 204, so the redirect keeps Koa's short status-text body.

@@ -1,27 +1,76 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface HttpMetrics {
+  /** Process metrics (prom-client's defaults). */
   readonly registry: Registry;
   observe(route: string, method: string, status: number, seconds: number): void;
+  /** The whole Prometheus text exposition: process metrics, then the HTTP ones. */
+  exposition(): Promise<string>;
 }
 
-/** One registry per server, so several servers in one process (tests) never share counts. */
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+interface RouteSeries {
+  /** Per-bucket counts (not cumulative); the last slot is +Inf. */
+  buckets: Float64Array;
+  sum: number;
+  count: number;
+  statuses: Map<number, number>;
+}
+
+const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+
+/**
+ * Request counts and latency histograms per route, in the Prometheus text format. Counted in
+ * plain arrays and rendered at scrape time, because prom-client's labelled histogram costs
+ * several microseconds per request on the hot path (measured by bench/http-overhead); the
+ * process metrics still come from prom-client. One instance per server, never shared.
+ */
 export function createHttpMetrics(): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_' });
-  const requests = new Counter({ name: 'svc_http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'], registers: [registry] });
-  const latency = new Histogram({
-    name: 'svc_http_request_duration_seconds',
-    help: 'HTTP request latency by route and method',
-    labelNames: ['route', 'method'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
+  const series = new Map<string, Map<string, RouteSeries>>();
+
   return {
     registry,
     observe(route, method, status, seconds) {
-      requests.inc({ route, method, status: String(status) });
-      latency.observe({ route, method }, seconds);
+      let byMethod = series.get(route);
+      if (!byMethod) series.set(route, (byMethod = new Map()));
+      let entry = byMethod.get(method);
+      if (!entry) byMethod.set(method, (entry = { buckets: new Float64Array(BUCKETS.length + 1), sum: 0, count: 0, statuses: new Map() }));
+      let index = 0;
+      while (index < BUCKETS.length && seconds > BUCKETS[index]!) index++;
+      entry.buckets[index]!++;
+      entry.sum += seconds;
+      entry.count++;
+      entry.statuses.set(status, (entry.statuses.get(status) ?? 0) + 1);
+    },
+    async exposition() {
+      const lines = [
+        '# HELP svc_http_requests_total HTTP requests by route, method and status',
+        '# TYPE svc_http_requests_total counter',
+      ];
+      for (const [route, byMethod] of series) {
+        for (const [method, entry] of byMethod) {
+          for (const [status, count] of entry.statuses) lines.push(`svc_http_requests_total{route="${escapeLabel(route)}",method="${method}",status="${status}"} ${count}`);
+        }
+      }
+      lines.push('# HELP svc_http_request_duration_seconds HTTP request latency by route and method', '# TYPE svc_http_request_duration_seconds histogram');
+      for (const [route, byMethod] of series) {
+        for (const [method, entry] of byMethod) {
+          const labels = `route="${escapeLabel(route)}",method="${method}"`;
+          let cumulative = 0;
+          BUCKETS.forEach((bound, index) => {
+            cumulative += entry.buckets[index]!;
+            lines.push(`svc_http_request_duration_seconds_bucket{le="${bound}",${labels}} ${cumulative}`);
+          });
+          cumulative += entry.buckets[BUCKETS.length]!;
+          lines.push(`svc_http_request_duration_seconds_bucket{le="+Inf",${labels}} ${cumulative}`);
+          lines.push(`svc_http_request_duration_seconds_sum{${labels}} ${entry.sum}`);
+          lines.push(`svc_http_request_duration_seconds_count{${labels}} ${entry.count}`);
+        }
+      }
+      return `${await registry.metrics()}\n${lines.join('\n')}\n`;
     },
   };
 }

@@ -86,7 +86,7 @@ export function createSystemHandlers(deps: ServerDeps) {
       return { status: 200, body: performanceProtocol() };
     },
     async metrics() {
-      return { status: 200, body: await deps.metrics.registry.metrics() };
+      return { status: 200, body: await deps.metrics.exposition() };
     },
   });
 }

@@ -1,0 +1,67 @@
+/**
+ * Time from `svc-server start` (a new process) to the first 200 on /healthz, with a fresh
+ * embedded data directory (PGlite initialises a cluster, migrations run) and with an existing
+ * one (reopened, nothing to migrate). Targets: under 3 s fresh, under 1.5 s existing.
+ *
+ * Run: pnpm bench:cold-start [-- --rounds 3]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { median } from './load.ts';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' } } });
+const rounds = Number(values.rounds);
+const BIN = fileURLToPath(new URL('../packages/server/src/bin.ts', import.meta.url));
+
+/** Starts the server, waits for the first 200 on /healthz, stops it with SIGTERM; answers ms to ready. */
+async function timeToHealthy(dataDir: string): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, 'start'], {
+    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      const line = buffered.split('\n').find((candidate) => candidate.includes('"svc listening"'));
+      if (line) resolve(JSON.parse(line).baseUrl);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
+  });
+  let ready: number | undefined;
+  while (ready === undefined) {
+    const response = await fetch(`${baseUrl}/healthz`).catch(() => undefined);
+    if (response?.status === 200) ready = performance.now() - started;
+    else await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  return ready;
+}
+
+const fresh: number[] = [];
+const existing: number[] = [];
+for (let round = 0; round < rounds; round++) {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-cold-start-'));
+  try {
+    fresh.push(await timeToHealthy(dataDir));
+    existing.push(await timeToHealthy(dataDir));
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+process.stdout.write(
+  [
+    `cold-start: ${rounds} rounds, svc-server start -> first 200 on /healthz (embedded database)`,
+    `  fresh data directory   : median ${seconds(median(fresh))} (rounds: ${fresh.map(seconds).join(', ')}); target < 3 s: ${median(fresh) < 3000 ? 'met' : 'NOT met'}`,
+    `  existing data directory: median ${seconds(median(existing))} (rounds: ${existing.map(seconds).join(', ')}); target < 1.5 s: ${median(existing) < 1500 ? 'met' : 'NOT met'}`,
+    '',
+  ].join('\n'),
+);

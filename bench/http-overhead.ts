@@ -1,0 +1,103 @@
+/**
+ * requests/s of a contract-mounted JSON endpoint (svc's adapter: request id, auth stage, body
+ * reading, zod validation, typed response, latency headers, metrics, logging) against a
+ * hand-written Koa handler doing the same work (read the body, parse JSON, validate with the
+ * same zod schema, answer JSON). Each server runs in its own worker thread; autocannon drives
+ * them in alternating short rounds from the main thread. Reported: the median of the per-pair
+ * throughput ratios, and the ratio of CPU time per request spent by each server's thread, which
+ * is what the overhead really costs and is far less sensitive to a noisy machine.
+ * Target: ratio >= 0.85.
+ *
+ * Run: pnpm bench:http-overhead [-- --rounds 10 --seconds 1 --concurrency 16]
+ */
+import { parseArgs } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import autocannon from 'autocannon';
+import { median } from './load.ts';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' }, seconds: { type: 'string', default: '1' }, concurrency: { type: 'string', default: '16' } } });
+const rounds = Number(values.rounds);
+const durationMs = Number(values.seconds) * 1000;
+const concurrency = Number(values.concurrency);
+
+interface BenchServer {
+  url: string;
+  cpuMicros(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function startServer(kind: 'contract' | 'plain'): Promise<BenchServer> {
+  const worker = new Worker(new URL('./http-overhead-servers.ts', import.meta.url), { workerData: { kind } });
+  const ask = <T>(message: string, key: string) =>
+    new Promise<T>((resolve) => {
+      const listener = (reply: Record<string, T>) => {
+        if (key in reply) {
+          worker.off('message', listener);
+          resolve(reply[key]!);
+        }
+      };
+      worker.on('message', listener);
+      if (message) worker.postMessage(message);
+    });
+  const port = await ask<number>('', 'port');
+  return {
+    url: `http://127.0.0.1:${port}/v1/echo`,
+    cpuMicros: async () => {
+      const cpu = await ask<{ user: number; system: number }>('cpu', 'cpu');
+      return cpu.user + cpu.system;
+    },
+    close: async () => {
+      worker.postMessage('close');
+      await new Promise((resolve) => worker.once('exit', resolve));
+    },
+  };
+}
+
+const payload = JSON.stringify({ text: 'the quick brown fox jumps over the lazy dog '.repeat(4), count: 7 });
+
+/** One round against one server: requests/s and the server thread's CPU µs per request. */
+async function measure(server: BenchServer, ms: number): Promise<{ perSecond: number; cpuPerRequest: number }> {
+  const cpuBefore = await server.cpuMicros();
+  const result = await autocannon({ url: server.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: payload, connections: concurrency, duration: ms / 1000 });
+  const cpuAfter = await server.cpuMicros();
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return { perSecond: result.requests.total / (ms / 1000), cpuPerRequest: (cpuAfter - cpuBefore) / Math.max(1, result.requests.total) };
+}
+
+const contract = await startServer('contract');
+const plain = await startServer('plain');
+
+// Warm both paths (JIT) well before measuring: early rounds run cold code.
+for (let warm = 0; warm < 3; warm++) {
+  await measure(contract, 1000);
+  await measure(plain, 1000);
+}
+
+// Alternating pairs, one ratio per pair, so a burst of noise hits both sides of a pair.
+const rateRatios: number[] = [];
+const cpuRatios: number[] = [];
+const rows: string[] = [];
+for (let round = 0; round < rounds; round++) {
+  const order = round % 2 === 0 ? [plain, contract] : [contract, plain];
+  const first = await measure(order[0]!, durationMs);
+  const second = await measure(order[1]!, durationMs);
+  const [p, c] = order[0] === plain ? [first, second] : [second, first];
+  rateRatios.push(c.perSecond / p.perSecond);
+  cpuRatios.push(p.cpuPerRequest / c.cpuPerRequest);
+  rows.push(`  round ${round + 1}: plain ${p.perSecond.toFixed(0)} req/s ${p.cpuPerRequest.toFixed(0)} µs cpu/req | contract ${c.perSecond.toFixed(0)} req/s ${c.cpuPerRequest.toFixed(0)} µs cpu/req`);
+}
+await contract.close();
+await plain.close();
+
+const rateRatio = median(rateRatios);
+const cpuRatio = median(cpuRatios);
+process.stdout.write(
+  [
+    `http-overhead: ${rounds} paired rounds x ${durationMs / 1000} s, ${concurrency} connections`,
+    ...rows,
+    `  throughput ratio contract/plain (median of pairs): ${rateRatio.toFixed(3)}`,
+    `  server CPU per request ratio plain/contract (median of pairs): ${cpuRatio.toFixed(3)}`,
+    `  target >= 0.85: ${rateRatio >= 0.85 ? 'met' : 'NOT met'} on throughput, ${cpuRatio >= 0.85 ? 'met' : 'NOT met'} on CPU per request`,
+    '',
+  ].join('\n'),
+);

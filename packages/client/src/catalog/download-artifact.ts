@@ -1,0 +1,73 @@
+import path from 'node:path';
+import { catalogContract, type DownloadPlan } from '@svc/schemas';
+import type { Transport } from '../transport.ts';
+import { VerifiedDownloadError } from './download-error.ts';
+import type { StoragePolicy } from './storage-policy.ts';
+import { isSafeRelativePath, verifiedDownload, type DownloadProgress, type VerifiedFile } from './verified-download.ts';
+
+export interface DownloadArtifactOptions {
+  artifactId: string;
+  /** Directory receiving the files under their plan paths. */
+  destination: string;
+  /** Only these plan paths (default: every file of the plan). */
+  paths?: string[];
+  tool?: DownloadPlan['tool'];
+  /** Files fetched at once (default 4). */
+  concurrency?: number;
+  signal?: AbortSignal;
+  policy?: StoragePolicy;
+  onProgress?: (progress: DownloadProgress) => void;
+  /** Called once per file when its download starts, with the plan entry. */
+  onFileStart?: (file: DownloadPlan['files'][number]) => void;
+  onFileDone?: (result: { path: string; file?: VerifiedFile; error?: Error }) => void;
+}
+
+export interface DownloadArtifactResult {
+  artifactId: string;
+  revision: string;
+  /** Every requested file was verified, attested and published. */
+  ok: boolean;
+  files: VerifiedFile[];
+  failures: Array<{ path: string; error: Error }>;
+}
+
+/**
+ * Verified download of every file of a plan (or the paths asked for), a few at a time. A file
+ * that fails does not stop the others; the result lists each, and `ok` is false if any failed.
+ *
+ * @example
+ * ```ts
+ * const result = await svc.catalog.downloadArtifact({ artifactId: 'prompt-injection-rules', destination: './rules' });
+ * if (!result.ok) for (const failure of result.failures) console.error(failure.error.message);
+ * ```
+ */
+export async function downloadArtifact(transport: Transport, options: DownloadArtifactOptions): Promise<DownloadArtifactResult> {
+  const plan = (await transport.request<DownloadPlan>(catalogContract.downloadPlan, { params: { id: options.artifactId }, query: { tool: options.tool ?? undefined } }, { signal: options.signal })).data;
+  const wanted = options.paths?.length ? options.paths : plan.files.map((file) => file.path);
+  const failures: DownloadArtifactResult['failures'] = [];
+  const files: VerifiedFile[] = [];
+  const queue = [...wanted];
+  const worker = async () => {
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const filePath = next;
+      const entry = plan.files.find((file) => file.path === filePath);
+      try {
+        if (!entry) throw new VerifiedDownloadError({ check: 'plan', message: 'the file is not in the download plan', artifactId: options.artifactId, path: filePath, expected: plan.files.map((file) => file.path).join(', '), actual: filePath });
+        if (!isSafeRelativePath(filePath)) throw new VerifiedDownloadError({ check: 'path', message: 'the plan path would leave the destination directory', artifactId: options.artifactId, path: filePath, expected: 'a relative path', actual: filePath });
+        options.onFileStart?.(entry);
+        const file = await verifiedDownload(transport, { artifactId: options.artifactId, path: filePath, destination: path.join(options.destination, ...filePath.split('/')), plan, signal: options.signal, policy: options.policy, onProgress: options.onProgress });
+        files.push(file);
+        options.onFileDone?.({ path: filePath, file });
+      } catch (error) {
+        failures.push({ path: filePath, error: error as Error });
+        options.onFileDone?.({ path: filePath, error: error as Error });
+      }
+    }
+  };
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, 16));
+  await Promise.all(Array.from({ length: Math.min(concurrency, wanted.length) }, worker));
+  const order = (p: string) => wanted.indexOf(p);
+  files.sort((a, b) => order(a.path) - order(b.path));
+  failures.sort((a, b) => order(a.path) - order(b.path));
+  return { artifactId: options.artifactId, revision: plan.revision, ok: failures.length === 0, files, failures };
+}

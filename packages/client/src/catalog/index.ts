@@ -1,0 +1,23 @@
+import type { Transport } from '../transport.ts';
+import { downloadArtifact, type DownloadArtifactOptions, type DownloadArtifactResult } from './download-artifact.ts';
+import { verifiedDownload, type VerifiedDownloadOptions, type VerifiedFile } from './verified-download.ts';
+
+export { VerifiedDownloadError, type DownloadCheck } from './download-error.ts';
+export { checkStorageUrl, resolveStoragePolicy, DEFAULT_STORAGE_HOST, type StoragePolicy } from './storage-policy.ts';
+export type { VerifiedDownloadOptions, VerifiedFile, DownloadProgress } from './verified-download.ts';
+export type { DownloadArtifactOptions, DownloadArtifactResult } from './download-artifact.ts';
+
+/** Helpers attached to `client.catalog` beside the contract's methods. */
+export interface CatalogHelpers {
+  /** One file, verified against the plan, attested, then published atomically. */
+  verifiedDownload(options: VerifiedDownloadOptions): Promise<VerifiedFile>;
+  /** Every file of a plan (or the paths given), verified, with bounded concurrency. */
+  downloadArtifact(options: DownloadArtifactOptions): Promise<DownloadArtifactResult>;
+}
+
+export function catalogHelpers(transport: Transport): CatalogHelpers {
+  return {
+    verifiedDownload: (options) => verifiedDownload(transport, options),
+    downloadArtifact: (options) => downloadArtifact(transport, options),
+  };
+}

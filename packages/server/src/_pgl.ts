@@ -1,0 +1,17 @@
+const t0 = performance.now();
+const { PGlite } = await import('@electric-sql/pglite');
+const t1 = performance.now();
+const dir = `/tmp/pgl-${Date.now()}`;
+const db = await PGlite.create({ dataDir: dir });
+const t2 = performance.now();
+await db.close();
+const t3 = performance.now();
+const db2 = await PGlite.create({ dataDir: dir });
+const t4 = performance.now();
+const blob = await db2.dumpDataDir('gzip');
+const t5 = performance.now();
+await db2.close();
+const db3 = await PGlite.create({ loadDataDir: blob });
+const t6 = performance.now();
+console.log({ import: t1 - t0, createFresh: t2 - t1, close: t3 - t2, reopen: t4 - t3, dump: t5 - t4, dumpSize: blob.size, loadFromDump: t6 - t5 });
+const t7 = performance.now(); const { Sequelize } = await import('sequelize'); console.log('sequelize import', performance.now() - t7);

@@ -1,0 +1,13 @@
+import { createHash } from 'node:crypto';
+import type { RequestContext } from '../../http/request-context.ts';
+
+/**
+ * Who a pull is attributed to, for "already recorded" and request de-duplication: the principal
+ * when one is recognised, else a hash of the bearer (the catalog only tells callers apart with
+ * it; it proves nothing), else the address.
+ */
+export function callerKey(request: Pick<RequestContext, 'principal' | 'bearer' | 'ip'>): string {
+  if (request.principal.kind !== 'anonymous') return `principal:${request.principal.kind}:${request.principal.id}`;
+  if (request.bearer) return `bearer:${createHash('sha256').update(request.bearer).digest('hex').slice(0, 32)}`;
+  return `ip:${request.ip}`;
+}

@@ -1,0 +1,66 @@
+import { match as compilePath, type MatchFunction } from 'path-to-regexp';
+import type { RouteDefinition } from '@svc/schemas';
+
+export interface RouteEntry<T> {
+  id: string;
+  route: RouteDefinition;
+  value: T;
+}
+
+export type RouteMatch<T> = { entry: RouteEntry<T>; params: Record<string, unknown> } | { allowed: string[] } | undefined;
+
+interface DynamicRoute<T> {
+  entry: RouteEntry<T>;
+  matches: MatchFunction<Partial<Record<string, string | string[]>>>;
+  paramCount: number;
+}
+
+const paramCount = (path: string) => (path.match(/[:*][A-Za-z0-9_]+/g) ?? []).length;
+
+/**
+ * Matches a method and path to a contract entry: static paths by one map lookup, paths with
+ * parameters by their compiled pattern, fewest parameters first (OpenAPI's rule: a concrete path
+ * wins over a templated one). HEAD is served by GET routes. When the path exists under other
+ * methods the answer lists them, for a 405 with `Allow`.
+ */
+export class RouteTable<T> {
+  private readonly staticRoutes = new Map<string, RouteEntry<T>>();
+  private readonly dynamicRoutes = new Map<string, DynamicRoute<T>[]>();
+
+  add(entry: RouteEntry<T>): void {
+    const { method, path } = entry.route;
+    if (paramCount(path) === 0) {
+      const key = `${method} ${path}`;
+      if (this.staticRoutes.has(key)) throw new Error(`Two contract entries answer ${key}: ${this.staticRoutes.get(key)!.id} and ${entry.id}`);
+      this.staticRoutes.set(key, entry);
+      return;
+    }
+    const list = this.dynamicRoutes.get(method) ?? [];
+    list.push({ entry, matches: compilePath(path, { decode: decodeURIComponent }), paramCount: paramCount(path) });
+    list.sort((a, b) => a.paramCount - b.paramCount);
+    this.dynamicRoutes.set(method, list);
+  }
+
+  private find(method: string, path: string): { entry: RouteEntry<T>; params: Record<string, unknown> } | undefined {
+    const exact = this.staticRoutes.get(`${method} ${path}`);
+    if (exact) return { entry: exact, params: {} };
+    for (const candidate of this.dynamicRoutes.get(method) ?? []) {
+      let result: ReturnType<typeof candidate.matches>;
+      try {
+        result = candidate.matches(path);
+      } catch {
+        // A malformed percent-escape cannot match any route.
+        return undefined;
+      }
+      if (result) return { entry: candidate.entry, params: result.params };
+    }
+    return undefined;
+  }
+
+  match(method: string, path: string): RouteMatch<T> {
+    const found = this.find(method, path) ?? (method === 'HEAD' ? this.find('GET', path) : undefined);
+    if (found) return found;
+    const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((other) => other !== method && this.find(other === 'HEAD' ? 'GET' : other, path));
+    return allowed.length > 0 ? { allowed } : undefined;
+  }
+}

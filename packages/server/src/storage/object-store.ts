@@ -1,0 +1,41 @@
+import type { Readable } from 'node:stream';
+
+/** What the store knows of one object: its generation changes on every write. */
+export interface StoredObject {
+  generation: string;
+  sizeBytes: number;
+}
+
+export interface PutResult extends StoredObject {
+  sha256: string;
+}
+
+/**
+ * Where hosted catalog files live. Two implementations: the built-in store under the data
+ * directory (served by this server) and Google Cloud Storage. Both hand out V4 signed URLs
+ * with the `x-goog-*` query fields and `generation`, so the client's checks are the same.
+ */
+export interface ObjectStore {
+  readonly kind: 'local' | 'gcs';
+  readonly bucket: string;
+  /** Hosts a client must allow to download from this store (`host[:port]`). */
+  hosts(): string[];
+  /** Writes bytes (a Buffer, or a file path streamed in) and answers the new generation and digest. */
+  put(key: string, source: Buffer | { file: string }): Promise<PutResult>;
+  stat(key: string): Promise<StoredObject | null>;
+  /** A short-lived URL reading exactly this generation of the object. */
+  signedReadUrl(key: string, options: { generation: string; expiresInSeconds: number }): Promise<string>;
+}
+
+/** The built-in store also serves its objects. */
+export interface ServingObjectStore extends ObjectStore {
+  open(key: string): Promise<{ stream: Readable; object: StoredObject } | null>;
+}
+
+/** Object keys are "/"-joined segments; each is encoded the way V4 canonical paths expect. */
+export function encodeObjectKey(key: string): string {
+  return key
+    .split('/')
+    .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join('/');
+}

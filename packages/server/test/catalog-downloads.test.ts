@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import test from 'ava';
+import { startTestServer, type TestServer } from './helpers/test-server.ts';
+
+let svc: TestServer;
+test.before(async () => {
+  svc = await startTestServer({ env: { SVC_CATALOG_DEMO: 'on', SVC_STORAGE_URL_TTL_SECONDS: '300' } });
+});
+test.after.always(async () => {
+  await svc?.close();
+});
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+async function pulls(artifactId: string): Promise<number> {
+  const artifact = await svc.client().catalog.artifact({ params: { id: artifactId } });
+  return artifact.downloads;
+}
+
+async function startDownload(artifactId: string, path: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${svc.apiUrl}/api/downloads/${artifactId}/${path}`, { redirect: 'manual', headers });
+  return { response, location: response.headers.get('location') ?? '', token: response.headers.get('x-svc-completion-token') ?? '' };
+}
+
+function complete(artifactId: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${svc.apiUrl}/api/download-completions/${artifactId}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
+}
+
+/** Raw GET that keeps the path exactly as written (fetch would normalise dot segments). */
+function rawGet(path: string): Promise<{ status: number; body: any }> {
+  const url = new URL(svc.apiUrl);
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: url.hostname, port: url.port, path }, (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+      })
+      .on('error', reject);
+  });
+}
+
+test('the download path answers 302 with a V4-style signed Location and a completion token', async (t) => {
+  const { response, location, token } = await startDownload('support-tickets-sample', 'tickets.csv');
+  t.is(response.status, 302);
+  t.regex(token, /^sct_[A-Za-z0-9_-]{43}$/);
+  const url = new URL(location);
+  for (const field of ['x-goog-algorithm', 'x-goog-credential', 'x-goog-date', 'x-goog-expires', 'x-goog-signedheaders', 'x-goog-signature', 'generation']) t.truthy(url.searchParams.get(field), field);
+  t.is(url.searchParams.get('x-goog-expires'), '300');
+  t.is(response.headers.get('cache-control'), 'no-store');
+  const object = await fetch(location);
+  t.is(object.status, 200);
+  const plan = await svc.client().catalog.downloadPlan({ params: { id: 'support-tickets-sample' } });
+  const planned = plan.files.find((file) => file.path === 'tickets.csv')!;
+  const bytes = Buffer.from(await object.arrayBuffer());
+  t.is(Number(object.headers.get('content-length')), planned.sizeBytes);
+  t.is(sha256(bytes), planned.sha256);
+});
+
+test('traversal is refused: "..", absolute, encoded and double-encoded', async (t) => {
+  for (const path of ['../tickets.csv', 'a/%2e%2e/tickets.csv', '%2e%2e%2ftickets.csv', '%252e%252e/tickets.csv', '/etc/passwd', '%2fetc%2fpasswd', 'a%5c..%5cb', './tickets.csv']) {
+    const download = await rawGet(`/api/downloads/support-tickets-sample/${path}`);
+    t.is(download.status, 400, path);
+    t.is(download.body.code, 'invalid_path', path);
+  }
+  const completion = await complete('support-tickets-sample', '%2e%2e%2ftickets.csv', { sha256: '0'.repeat(64), sizeBytes: 1, completionToken: 'x' });
+  t.is(completion.body.code, 'invalid_path');
+  t.is((await rawGet('/api/downloads/support-tickets-sample/nope.bin')).body.code, 'file_not_found');
+  t.is((await rawGet('/api/downloads/no-such-artifact/x')).body.code, 'artifact_not_found');
+});
+
+test('the built-in store refuses tampered, expired-range, unsigned and other-host URLs on every fetch', async (t) => {
+  const { location } = await startDownload('support-tickets-sample', 'README.md');
+  t.is((await fetch(location)).status, 200);
+  const variants: Array<[string, (url: URL) => void, string]> = [
+    ['tampered signature', (url) => url.searchParams.set('x-goog-signature', 'f'.repeat(64)), 'signed_url_invalid'],
+    ['expires changed to 299', (url) => url.searchParams.set('x-goog-expires', '299'), 'signed_url_invalid'],
+    ['expires 301', (url) => url.searchParams.set('x-goog-expires', '301'), 'signed_url_invalid'],
+    ['expires 0', (url) => url.searchParams.set('x-goog-expires', '0'), 'signed_url_invalid'],
+    ['date moved', (url) => url.searchParams.set('x-goog-date', '20200101T000000Z'), 'signed_url_invalid'],
+    ['generation changed', (url) => url.searchParams.set('generation', '1'), 'signed_url_invalid'],
+    ['other object', (url) => (url.pathname = url.pathname.replace('README.md', 'tickets.csv')), 'signed_url_invalid'],
+    ['signature missing', (url) => url.searchParams.delete('x-goog-signature'), 'signed_url_invalid'],
+    ['algorithm missing', (url) => url.searchParams.delete('x-goog-algorithm'), 'signed_url_invalid'],
+  ];
+  for (const [name, change, code] of variants) {
+    const url = new URL(location);
+    change(url);
+    const response = await fetch(url);
+    t.is(response.status, 403, name);
+    t.is(((await response.json()) as any).code, code, name);
+  }
+  // Signed for 127.0.0.1:<port>; the same URL through "localhost" carries another Host header.
+  const otherHost = new URL(location);
+  otherHost.hostname = 'localhost';
+  t.is((await fetch(otherHost)).status, 403);
+});
+
+test('an expired signed URL is refused (signed with a 1 s lifetime)', async (t) => {
+  const short = await startTestServer({ env: { SVC_CATALOG_DEMO: 'on', SVC_STORAGE_URL_TTL_SECONDS: '1' } });
+  try {
+    const response = await fetch(`${short.apiUrl}/api/downloads/support-tickets-sample/README.md`, { redirect: 'manual' });
+    const location = response.headers.get('location')!;
+    t.is(new URL(location).searchParams.get('x-goog-expires'), '1');
+    t.is((await fetch(location)).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const expired = await fetch(location);
+    t.is(expired.status, 403);
+    t.is(((await expired.json()) as any).code, 'signed_url_expired');
+  } finally {
+    await short.close();
+  }
+});
+
+test('completion: first client-attested, a repeat by the same caller already-recorded, both localHashAttested', async (t) => {
+  const plan = await svc.client().catalog.downloadPlan({ params: { id: 'prompt-injection-rules' } });
+  const planned = plan.files.find((file) => file.path === 'rules.jsonl')!;
+  const before = await pulls('prompt-injection-rules');
+  const caller = { authorization: 'Bearer caller-one' };
+  const first = await startDownload('prompt-injection-rules', 'rules.jsonl', caller);
+  const attested = await complete('prompt-injection-rules', 'rules.jsonl', { sha256: planned.sha256, sizeBytes: planned.sizeBytes, completionToken: first.token });
+  t.is(attested.status, 200);
+  t.is(attested.body.status, 'client-attested');
+  t.true(attested.body.localHashAttested);
+  t.is(await pulls('prompt-injection-rules'), before + 1);
+  const second = await startDownload('prompt-injection-rules', 'rules.jsonl', caller);
+  const repeat = await complete('prompt-injection-rules', 'rules.jsonl', { sha256: `sha256:${planned.sha256.toUpperCase()}`, sizeBytes: planned.sizeBytes, completionToken: second.token });
+  t.is(repeat.body.status, 'already-recorded');
+  t.true(repeat.body.localHashAttested);
+  t.is(await pulls('prompt-injection-rules'), before + 1, 'a repeat is not counted again');
+  const otherCaller = await startDownload('prompt-injection-rules', 'rules.jsonl', { authorization: 'Bearer caller-two' });
+  t.is((await complete('prompt-injection-rules', 'rules.jsonl', { sha256: planned.sha256, sizeBytes: planned.sizeBytes, completionToken: otherCaller.token })).body.status, 'client-attested');
+  t.is(await pulls('prompt-injection-rules'), before + 2);
+});
+
+test('completion refusals record nothing: mismatch, spent, foreign, unknown token, bad body', async (t) => {
+  const plan = await svc.client().catalog.downloadPlan({ params: { id: 'svc-hashed-ngrams-512' } });
+  const readme = plan.files.find((file) => file.path === 'README.md')!;
+  const before = await pulls('svc-hashed-ngrams-512');
+  const { token } = await startDownload('svc-hashed-ngrams-512', 'README.md', { authorization: 'Bearer refusals' });
+
+  const wrongDigest = await complete('svc-hashed-ngrams-512', 'README.md', { sha256: 'a'.repeat(64), sizeBytes: readme.sizeBytes, completionToken: token });
+  t.is(wrongDigest.status, 409);
+  t.is(wrongDigest.body.code, 'completion_digest_mismatch');
+  t.regex(wrongDigest.body.error, new RegExp(`expected sha256 ${readme.sha256}`));
+  const wrongSize = await complete('svc-hashed-ngrams-512', 'README.md', { sha256: readme.sha256, sizeBytes: readme.sizeBytes + 1, completionToken: token });
+  t.is(wrongSize.body.code, 'completion_digest_mismatch');
+  const foreign = await complete('svc-hashed-ngrams-512', 'config.json', { sha256: readme.sha256, sizeBytes: readme.sizeBytes, completionToken: token });
+  t.is(foreign.status, 403);
+  t.is(foreign.body.code, 'completion_token_foreign');
+  const unknown = await complete('svc-hashed-ngrams-512', 'README.md', { sha256: readme.sha256, sizeBytes: readme.sizeBytes, completionToken: 'sct_made_up' });
+  t.is(unknown.status, 403);
+  t.is(unknown.body.code, 'completion_token_invalid');
+  const badBody = await complete('svc-hashed-ngrams-512', 'README.md', { sha256: 'xyz', sizeBytes: -1, completionToken: token });
+  t.is(badBody.status, 422);
+  t.is(await pulls('svc-hashed-ngrams-512'), before, 'refusals recorded nothing');
+
+  // The mismatches above did not spend the token: the right digest still succeeds, once.
+  const good = await complete('svc-hashed-ngrams-512', 'README.md', { sha256: readme.sha256, sizeBytes: readme.sizeBytes, completionToken: token });
+  t.is(good.body.status, 'client-attested');
+  const spent = await complete('svc-hashed-ngrams-512', 'README.md', { sha256: readme.sha256, sizeBytes: readme.sizeBytes, completionToken: token });
+  t.is(spent.status, 409);
+  t.is(spent.body.code, 'completion_token_spent');
+  t.is(await pulls('svc-hashed-ngrams-512'), before + 1);
+});
+
+test('trending moves only on attested pulls: redirects, object fetches and HEAD probes count for nothing', async (t) => {
+  const trendingPulls = async () => (await svc.client().catalog.trending({ query: { window: '24h' } })).rows.find((row) => row.artifact.id === 'tiny-sentiment-lexicon')?.pulls ?? 0;
+  const before = await trendingPulls();
+  for (let index = 0; index < 3; index++) {
+    const { location } = await startDownload('tiny-sentiment-lexicon', 'lexicon.tsv', { authorization: `Bearer probe-${index}` });
+    await (await fetch(location)).arrayBuffer();
+    await fetch(location, { method: 'HEAD' });
+    await fetch(`${svc.apiUrl}/api/downloads/tiny-sentiment-lexicon/lexicon.tsv`, { method: 'HEAD', redirect: 'manual' });
+  }
+  t.is(await trendingPulls(), before);
+  const plan = await svc.client().catalog.downloadPlan({ params: { id: 'tiny-sentiment-lexicon' } });
+  const lexicon = plan.files.find((file) => file.path === 'lexicon.tsv')!;
+  const { token } = await startDownload('tiny-sentiment-lexicon', 'lexicon.tsv', { authorization: 'Bearer trending-attester' });
+  await complete('tiny-sentiment-lexicon', 'lexicon.tsv', { sha256: lexicon.sha256, sizeBytes: lexicon.sizeBytes, completionToken: token });
+  t.is(await trendingPulls(), before + 1);
+  const all = await svc.client().catalog.trending({ query: { window: 'all' } });
+  t.true(all.rows.some((row) => row.artifact.id === 'tiny-sentiment-lexicon'));
+});
