@@ -1,4 +1,5 @@
 import { defineContract } from './route.ts';
+import { blackboardContract } from './blackboard/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 
 /**
@@ -8,5 +9,6 @@ import { modelsContract, systemContract } from './system/contract.ts';
 export const contract = defineContract({
   system: systemContract,
   models: modelsContract,
+  blackboard: blackboardContract,
 });
 export type Contract = typeof contract;

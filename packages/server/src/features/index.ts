@@ -2,6 +2,8 @@ import type { Contract } from '@svc/schemas';
 import type { ServerDeps } from '../deps.ts';
 import type { PrincipalResolver } from '../http/auth.ts';
 import type { HandlersOf } from '../http/handler-types.ts';
+import { createBlackboardHandlers } from './blackboard/handlers.ts';
+import { createBlackboardService } from './blackboard/service.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createSystemHandlers } from './system/handlers.ts';
 
@@ -23,6 +25,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const handlers: HandlersOf<Contract> = {
     system: createSystemHandlers(deps),
     models: createModelsHandlers(deps),
+    blackboard: createBlackboardHandlers(createBlackboardService(deps.database.sequelize, deps.config.blackboard)),
   };
   return { handlers, resolvers, closers };
 }

@@ -1,8 +1,9 @@
 import foundation from './20261121T1200-foundation.ts';
+import blackboard from './20261121T1300-blackboard.ts';
 import type { Migration } from './types.ts';
 
 /**
  * Every migration, listed here so a bundled build carries them all. Features add theirs;
  * the list is sorted by name (timestamp first), whatever order the imports are in.
  */
-export const migrations: Migration[] = [foundation].sort((a, b) => a.name.localeCompare(b.name));
+export const migrations: Migration[] = [foundation, blackboard].sort((a, b) => a.name.localeCompare(b.name));

@@ -1,0 +1,129 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { BlackboardPutRequest, BlackboardPutResponse } from '@svc/schemas';
+import { ServiceError } from '../../http/service-error.ts';
+import { admitPut } from './admission.ts';
+import { ITEM_COLUMNS, LIVE, recordOf, type ItemRow } from './item-row.ts';
+import { normalisePut, type NormalisedPut } from './normalise-put.ts';
+import type { PostingSwitch } from './posting-switch.ts';
+import { screenValue } from './screening.ts';
+import type { BlackboardSettings } from './settings.ts';
+import { selectRows } from './sql.ts';
+
+/** Any fixed number: the advisory lock that orders puts, so created_at grows in commit order. */
+const PUT_ORDER_LOCK = 0x5f5c_0b0b;
+
+export interface Caller {
+  ip: string;
+  bearer: string | undefined;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The key id: a hash of the bearer, or of the address when there is none. It identifies, it proves nothing. */
+export function keyIdOf(caller: Caller): string {
+  return `kid_${sha256(caller.bearer !== undefined ? `bearer\0${caller.bearer}` : `ip\0${caller.ip}`).slice(0, 32)}`;
+}
+
+export const hashEditToken = (token: string) => sha256(`svc.blackboard.edit\0${token}`);
+
+/** Signals, inside the transaction, that a concurrent identical put won the idempotency identity. */
+class ReplayRace extends Error {}
+
+export interface PutDependencies {
+  sequelize: Sequelize;
+  settings: BlackboardSettings;
+  posting: PostingSwitch;
+}
+
+async function findLiveByIdentity(deps: PutDependencies, keyId: string, idempotencyKey: string): Promise<(ItemRow & { request_hash: string }) | undefined> {
+  const [row] = await selectRows<ItemRow & { request_hash: string }>(
+    deps.sequelize,
+    `SELECT ${ITEM_COLUMNS}, request_hash FROM blackboard_items WHERE key_id = $1 AND idempotency_key = $2 AND ${LIVE}`,
+    [keyId, idempotencyKey],
+  );
+  return row;
+}
+
+/** A replay answers the live item; the token stays with whoever got it first. */
+async function replay(deps: PutDependencies, caller: Caller, normalised: NormalisedPut, keyId: string, row: ItemRow & { request_hash: string }): Promise<BlackboardPutResponse> {
+  if (row.request_hash !== normalised.requestHash) {
+    throw new ServiceError('blackboard_idempotency_conflict', 'This idempotency_key was already used by this caller for a different put; use a new key.');
+  }
+  // A replay consumes no admission, but the per-address limiter still applies.
+  await deps.sequelize.transaction((transaction) => admitPut(deps.sequelize, deps.settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: 0 }, transaction, { ipOnly: true }));
+  return { ...recordOf(row), edit_token: null, original_token_required: true, deduplicated: true };
+}
+
+/**
+ * Creates an item: posting switch, normalisation, idempotency, screening, then one transaction
+ * that counts every admission window, orders the put, inserts it and applies the retention cap.
+ */
+export async function putItem(deps: PutDependencies, request: BlackboardPutRequest, caller: Caller): Promise<{ created: boolean; body: BlackboardPutResponse }> {
+  const posting = await deps.posting.get();
+  if (!posting.enabled) {
+    throw new ServiceError('blackboard_posting_paused', `Posting is paused${posting.reason ? `: ${posting.reason}` : ''}. Reads and tombstones still work.`, { retryable: true });
+  }
+  const normalised = normalisePut(request);
+  const keyId = keyIdOf(caller);
+  if (normalised.idempotencyKey !== null) {
+    const existing = await findLiveByIdentity(deps, keyId, normalised.idempotencyKey);
+    if (existing) return { created: false, body: await replay(deps, caller, normalised, keyId, existing) };
+  }
+
+  const item = { ...normalised.value, coprocessor: screenValue(normalised.value) };
+  const id = `bb_${randomBytes(12).toString('hex')}`;
+  const editToken = `bbt_${randomBytes(24).toString('base64url')}`;
+  const { sequelize, settings } = deps;
+  try {
+    const row = await sequelize.transaction(async (transaction) => {
+      await admitPut(sequelize, settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: normalised.valueBytes }, transaction);
+      await sequelize.query('SELECT pg_advisory_xact_lock($1)', { bind: [PUT_ORDER_LOCK], type: QueryTypes.SELECT, transaction });
+      if (normalised.idempotencyKey !== null) {
+        // An identity whose item expired or was tombstoned is free again.
+        await sequelize.query(`UPDATE blackboard_items SET idempotency_key = NULL WHERE key_id = $1 AND idempotency_key = $2 AND NOT (${LIVE})`, { bind: [keyId, normalised.idempotencyKey], transaction });
+      }
+      const [inserted] = await selectRows<ItemRow & { seq: string }>(
+        sequelize,
+        `WITH stamp AS (
+           SELECT greatest(date_trunc('milliseconds', clock_timestamp()), (SELECT max(created_at) FROM blackboard_items) + interval '1 millisecond') AS at
+         )
+         INSERT INTO blackboard_items (id, key, task, kind, topics, parent_id, artifact_id, revision, runtime_versions, text, item, value_bytes, key_id, idempotency_key, request_hash, edit_token_hash, created_at, expires_at)
+         SELECT $1, $2, $3, $4, $5::text[], $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13, $14, $15, $16, stamp.at, stamp.at + make_interval(secs => $17)
+         FROM stamp
+         ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+         RETURNING ${ITEM_COLUMNS}, seq`,
+        [
+          id,
+          normalised.key,
+          normalised.task,
+          normalised.kind,
+          normalised.topics,
+          normalised.parentId,
+          normalised.scope.artifactId,
+          normalised.scope.revision,
+          normalised.scope.runtimeVersions ? JSON.stringify(normalised.scope.runtimeVersions) : null,
+          String(normalised.value.text),
+          JSON.stringify(item),
+          normalised.valueBytes,
+          keyId,
+          normalised.idempotencyKey,
+          normalised.requestHash,
+          hashEditToken(editToken),
+          normalised.ttlSeconds,
+        ],
+        transaction,
+      );
+      if (!inserted) throw new ReplayRace();
+      // Retention: beyond the cap, the oldest rows go first.
+      await sequelize.query('DELETE FROM blackboard_items WHERE seq <= $1', { bind: [Number(inserted.seq) - settings.retentionRows], transaction });
+      return inserted;
+    });
+    return { created: true, body: { ...recordOf(row), edit_token: editToken, original_token_required: false, deduplicated: false } };
+  } catch (error) {
+    if (!(error instanceof ReplayRace)) throw error;
+    const winner = await findLiveByIdentity(deps, keyId, normalised.idempotencyKey!);
+    if (!winner) throw new ServiceError('conflict', 'A concurrent put with the same idempotency key did not complete; retry.', { retryable: true });
+    return { created: false, body: await replay(deps, caller, normalised, keyId, winner) };
+  }
+}
