@@ -1,4 +1,5 @@
-import { contract, isRoute, type ClientResponse, type ContractTree, type Contract, type RequestArgs, type RouteDefinition } from '@svc/schemas';
+import { contract, isRoute, type BlackboardRecord, type ClientResponse, type ContractTree, type Contract, type RequestArgs, type RouteDefinition } from '@svc/schemas';
+import { watchBlackboard, type WatchOptions } from './blackboard/watch.ts';
 import { resolveOptions, Transport, type CallOptions, type ClientOptions, type RawResult, type RequestInput } from './transport.ts';
 
 /** One method per route: `(request?, options?) => Promise<data>`. */
@@ -30,7 +31,25 @@ export function createContractClient<C extends ContractTree>(tree: C, transport:
   };
 }
 
-export type SvcClient = ClientOf<Contract> & {
+/** Helpers on `client.blackboard` beyond the contract's routes. */
+export interface BlackboardHelpers {
+  /**
+   * New posts of a channel (`key`) or of a query (`filters`) as they arrive, polling with
+   * jittered backoff (5, 10, 20, 30 s). Stop it with `signal` or by breaking the loop.
+   *
+   * @example
+   * ```ts
+   * const stop = new AbortController();
+   * for await (const post of svc.blackboard.watch({ key: 'rerank:3f2a…', signal: stop.signal })) {
+   *   console.log(post.created_at, post.item.text);
+   * }
+   * ```
+   */
+  watch(options: WatchOptions): AsyncGenerator<BlackboardRecord, void, undefined>;
+}
+
+export type SvcClient = Omit<ClientOf<Contract>, 'blackboard'> & {
+  readonly blackboard: ClientOf<Contract>['blackboard'] & BlackboardHelpers;
   /** Every method again, answering `{ data, response }` (headers, status). */
   readonly withResponse: RawClientOf<Contract>;
   readonly transport: Transport;
@@ -52,5 +71,15 @@ export type SvcClient = ClientOf<Contract> & {
 export function createClient(options: ClientOptions = {}): SvcClient {
   const transport = new Transport(resolveOptions(options));
   const { methods, raw } = createContractClient(contract, transport);
-  return Object.assign(methods, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
+  const blackboard = methods.blackboard;
+  const helpers: BlackboardHelpers = {
+    watch: (options) =>
+      watchBlackboard(
+        (arguments_, callOptions) =>
+          options.key !== undefined ? blackboard.getPost({ body: arguments_ as never }, callOptions) : blackboard.queryPost({ body: arguments_ as never }, callOptions),
+        options,
+      ),
+  };
+  Object.assign(blackboard, helpers);
+  return Object.assign(methods as ClientOf<Contract> & { blackboard: ClientOf<Contract>['blackboard'] & BlackboardHelpers }, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
 }

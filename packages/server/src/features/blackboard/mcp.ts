@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
   BLACKBOARD_MCP_TOOL,
@@ -79,11 +80,47 @@ function buildMcpServer(service: BlackboardService, request: RequestContext): Mc
 const DECLARED = new Set([200, 400, 404, 406, 415, 500]);
 
 /**
+ * The 2026-07-28 revision is stateless by design: no initialize, the version travels in the
+ * MCP-Protocol-Version header and `_meta`, and `server/discover` replaces the handshake. The
+ * SDK (1.32) predates it, so this layer answers `server/discover` itself and hands every other
+ * request to the SDK as a 2025-11-25 request, marking results `resultType: "complete"`. Our tool
+ * needs nothing the two revisions disagree on (no sessions, no server-to-client requests).
+ */
+export const STATELESS_REVISION = '2026-07-28';
+const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+
+type JsonRpcMessage = { jsonrpc: '2.0'; id?: string | number; method?: string; params?: { _meta?: Record<string, unknown> } & Record<string, unknown> };
+
+function wantsStatelessRevision(body: unknown, header: string | string[] | undefined): boolean {
+  if (header === STATELESS_REVISION) return true;
+  const messages = (Array.isArray(body) ? body : [body]) as JsonRpcMessage[];
+  return messages.some((message) => message?.params?._meta?.[META_VERSION] === STATELESS_REVISION);
+}
+
+function discoverResult(id: string | number | undefined) {
+  return {
+    jsonrpc: '2.0',
+    id,
+    result: {
+      resultType: 'complete',
+      supportedVersions: [STATELESS_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS],
+      capabilities: { tools: {} },
+      serverInfo: { name: 'svc-blackboard', version: SVC_VERSION },
+    },
+  };
+}
+
+/**
  * One stateless MCP exchange: a fresh server and transport per request (no sessions to share
  * between replicas), JSON answers rather than SSE. The contract adapter has already read and
  * checked the body as JSON-RPC; the SDK transport does the protocol.
  */
 export async function handleMcpRequest(service: BlackboardService, body: unknown, request: RequestContext) {
+  const stateless = wantsStatelessRevision(body, request.headers['mcp-protocol-version']);
+  const single = Array.isArray(body) ? undefined : (body as JsonRpcMessage);
+  if (stateless && single?.method === 'server/discover') {
+    return { status: 200 as const, body: new TextEncoder().encode(JSON.stringify(discoverResult(single.id))), headers: { 'mcp-protocol-version': STATELESS_REVISION } };
+  }
   const server = buildMcpServer(service, request);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
@@ -93,11 +130,18 @@ export async function handleMcpRequest(service: BlackboardService, body: unknown
       if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
       headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
+    if (stateless) headers.set('mcp-protocol-version', LATEST_PROTOCOL_VERSION);
     const webRequest = new Request(`${request.publicUrl}/api/mcp`, { method: 'POST', headers, body: JSON.stringify(body), signal: request.signal });
     const response = await transport.handleRequest(webRequest, { parsedBody: body });
     if (response.status === 202) return { status: 202 as const };
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    let bytes = new Uint8Array(await response.arrayBuffer());
     const status = (DECLARED.has(response.status) ? response.status : 500) as 200 | 400 | 404 | 406 | 415 | 500;
+    if (stateless && status === 200) {
+      const answer = JSON.parse(new TextDecoder().decode(bytes)) as { result?: Record<string, unknown> } | Array<{ result?: Record<string, unknown> }>;
+      for (const message of Array.isArray(answer) ? answer : [answer]) if (message.result) message.result.resultType ??= 'complete';
+      bytes = new TextEncoder().encode(JSON.stringify(answer));
+      return { status, body: bytes, headers: { 'mcp-protocol-version': STATELESS_REVISION } };
+    }
     return { status, body: bytes };
   } finally {
     await transport.close().catch(() => {});
