@@ -5,3 +5,4 @@ export * from './errors.ts';
 export { readSse } from './sse.ts';
 export { fillPath, toSearchParams } from './path.ts';
 export { SVC_VERSION, deriveChannelKey, normaliseTask } from '@svc/schemas';
+export type { BlackboardRecord, BlackboardReadPage, BlackboardPutResponse, BlackboardChannelsPage, ChannelSummary, PostingState } from '@svc/schemas';

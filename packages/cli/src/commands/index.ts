@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
 import { registerVersionCommands } from './version.ts';
 
@@ -6,4 +7,5 @@ import { registerVersionCommands } from './version.ts';
 export function registerCommands(program: Command): void {
   registerHealthCommands(program);
   registerVersionCommands(program);
+  registerBlackboardCommands(program);
 }
