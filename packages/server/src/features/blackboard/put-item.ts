@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import type { BlackboardPutRequest, BlackboardPutResponse } from '@svc/schemas';
 import { ServiceError } from '../../http/service-error.ts';
 import { admitPut } from './admission.ts';
@@ -9,9 +9,6 @@ import type { PostingSwitch } from './posting-switch.ts';
 import { screenValue } from './screening.ts';
 import type { BlackboardSettings } from './settings.ts';
 import { selectRows } from './sql.ts';
-
-/** Any fixed number: the advisory lock that orders puts, so created_at grows in commit order. */
-const PUT_ORDER_LOCK = 0x5f5c_0b0b;
 
 export interface Caller {
   ip: string;
@@ -57,7 +54,8 @@ async function replay(deps: PutDependencies, caller: Caller, normalised: Normali
 
 /**
  * Creates an item: posting switch, normalisation, idempotency, screening, then one transaction
- * that counts every admission window, orders the put, inserts it and applies the retention cap.
+ * that counts every admission window (which also orders puts: see admission.ts), inserts the
+ * item with a created_at later than any before it, and applies the retention cap.
  */
 export async function putItem(deps: PutDependencies, request: BlackboardPutRequest, caller: Caller): Promise<{ created: boolean; body: BlackboardPutResponse }> {
   const posting = await deps.posting.get();
@@ -78,21 +76,27 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
   try {
     const row = await sequelize.transaction(async (transaction) => {
       await admitPut(sequelize, settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: normalised.valueBytes }, transaction);
-      await sequelize.query('SELECT pg_advisory_xact_lock($1)', { bind: [PUT_ORDER_LOCK], type: QueryTypes.SELECT, transaction });
       if (normalised.idempotencyKey !== null) {
         // An identity whose item expired or was tombstoned is free again.
         await sequelize.query(`UPDATE blackboard_items SET idempotency_key = NULL WHERE key_id = $1 AND idempotency_key = $2 AND NOT (${LIVE})`, { bind: [keyId, normalised.idempotencyKey], transaction });
       }
-      const [inserted] = await selectRows<ItemRow & { seq: string }>(
+      // Insert and retention in one statement: beyond the cap, the oldest rows go first.
+      const [inserted] = await selectRows<ItemRow>(
         sequelize,
         `WITH stamp AS (
            SELECT greatest(date_trunc('milliseconds', clock_timestamp()), (SELECT max(created_at) FROM blackboard_items) + interval '1 millisecond') AS at
+         ),
+         inserted AS (
+           INSERT INTO blackboard_items (id, key, task, kind, topics, parent_id, artifact_id, revision, runtime_versions, text, item, value_bytes, key_id, idempotency_key, request_hash, edit_token_hash, created_at, expires_at)
+           SELECT $1, $2, $3, $4, $5::text[], $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13, $14, $15, $16, stamp.at, stamp.at + make_interval(secs => $17)
+           FROM stamp
+           ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+           RETURNING ${ITEM_COLUMNS}, seq
+         ),
+         retired AS (
+           DELETE FROM blackboard_items WHERE seq <= (SELECT seq - $18 FROM inserted) RETURNING 1
          )
-         INSERT INTO blackboard_items (id, key, task, kind, topics, parent_id, artifact_id, revision, runtime_versions, text, item, value_bytes, key_id, idempotency_key, request_hash, edit_token_hash, created_at, expires_at)
-         SELECT $1, $2, $3, $4, $5::text[], $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13, $14, $15, $16, stamp.at, stamp.at + make_interval(secs => $17)
-         FROM stamp
-         ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-         RETURNING ${ITEM_COLUMNS}, seq`,
+         SELECT ${ITEM_COLUMNS} FROM inserted`,
         [
           id,
           normalised.key,
@@ -111,12 +115,11 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
           normalised.requestHash,
           hashEditToken(editToken),
           normalised.ttlSeconds,
+          settings.retentionRows,
         ],
         transaction,
       );
       if (!inserted) throw new ReplayRace();
-      // Retention: beyond the cap, the oldest rows go first.
-      await sequelize.query('DELETE FROM blackboard_items WHERE seq <= $1', { bind: [Number(inserted.seq) - settings.retentionRows], transaction });
       return inserted;
     });
     return { created: true, body: { ...recordOf(row), edit_token: editToken, original_token_required: false, deduplicated: false } };
