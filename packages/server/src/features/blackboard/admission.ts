@@ -41,39 +41,49 @@ function windowsFor(settings: BlackboardSettings, subject: AdmissionSubject, ipO
 /** Which refusal to name when several windows are full at once: the narrowest first. */
 const REPORT_ORDER: ReadonlyArray<NamedWindow['name']> = ['ip', 'channel', 'principal', 'global'];
 
+export interface CounterUpsert {
+  /** `INSERT ... ON CONFLICT DO UPDATE ... RETURNING bucket, hits, amount` over every row of the put. */
+  sql: string;
+  windows: NamedWindow[];
+}
+
 /**
- * Counts a put against every admission window in one statement inside the caller's transaction
- * (the same `svc_rate_counters` rows and fixed windows as `consumeWindow`, batched because each
- * round trip here is spent while holding the global counter's lock). Every row is incremented,
- * then checked; when any window is over its cap the put is refused with a 429 naming it
- * (`blackboard_admission:channel_posts`) and the caller's transaction rolls back, so no window
- * keeps the refused put: all or nothing, exactly, across replicas.
- *
- * Rows lock in a fixed order starting with the put-order row, so two puts never deadlock.
+ * The counter upsert of a put: every admission window (the same `svc_rate_counters` rows and
+ * fixed windows as `consumeWindow`), batched into one statement because it runs while puts are
+ * serialised. Rows are incremented unconditionally; `checkAdmission` then refuses, and the
+ * caller's transaction rolls back, so no window keeps a refused put: all or nothing, exactly,
+ * across replicas. Rows lock in a fixed order starting with the put-order row, so two puts never
+ * deadlock. The put-order row's amount holds the last created_at (epoch ms) handed out: under
+ * its lock each put takes a later one, so created_at grows in commit order.
  * `ipOnly` is for replays, which consume no admission but still meet the per-address limiter.
  */
-export async function admitPut(sequelize: Sequelize, settings: BlackboardSettings, subject: AdmissionSubject, transaction: Transaction, options: { ipOnly?: boolean } = {}): Promise<void> {
+export function counterUpsert(settings: BlackboardSettings, subject: AdmissionSubject, bind: (value: unknown) => string, options: { ipOnly?: boolean } = {}): CounterUpsert {
+  const start = windowStart(new Date(), settings.windowSeconds);
+  const windows = windowsFor(settings, subject, options.ipOnly ?? false);
+  const values = [
+    ...(options.ipOnly ? [] : [`(${bind(ORDER_BUCKET)}, 'epoch'::timestamptz, 1, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)`]),
+    ...windows.map((window) => `(${bind(window.bucket)}, ${bind(start)}::timestamptz, 1, ${bind(window.name === 'ip' ? 0 : subject.bytes)}::bigint)`),
+  ];
+  const sql = `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES ${values.join(', ')}
+     ON CONFLICT (bucket, window_start) DO UPDATE SET
+       hits = svc_rate_counters.hits + 1,
+       amount = CASE WHEN svc_rate_counters.bucket = ${bind(ORDER_BUCKET)}
+         THEN greatest(svc_rate_counters.amount + 1, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+         ELSE svc_rate_counters.amount + EXCLUDED.amount END
+     RETURNING bucket, hits, amount`;
+  return { sql, windows };
+}
+
+/** The put-order row's stamp after the upsert, as epoch ms. */
+export function orderStampSql(countersCte: string): string {
+  return `(SELECT amount FROM ${countersCte} WHERE bucket = '${ORDER_BUCKET}')`;
+}
+
+/** Throws the 429 naming the exhausted window (`blackboard_admission:channel_posts`), if any. */
+export function checkAdmission(settings: BlackboardSettings, windows: NamedWindow[], counted: Array<{ bucket: string; hits: string | number; amount: string | number }>): void {
   const now = new Date();
   const start = windowStart(now, settings.windowSeconds);
   const retryAfterSeconds = Math.max(1, Math.ceil((start.getTime() + settings.windowSeconds * 1000 - now.getTime()) / 1000));
-  const windows = windowsFor(settings, subject, options.ipOnly ?? false);
-  const rows: Array<{ bucket: string; start: Date; amount: number }> = [
-    ...(options.ipOnly ? [] : [{ bucket: ORDER_BUCKET, start: new Date(0), amount: 0 }]),
-    ...windows.map((window) => ({ bucket: window.bucket, start, amount: window.name === 'ip' ? 0 : subject.bytes })),
-  ];
-  const bind: unknown[] = [];
-  const values = rows.map((row) => {
-    bind.push(row.bucket, row.start, row.amount);
-    return `($${bind.length - 2}, $${bind.length - 1}::timestamptz, 1, $${bind.length}::bigint)`;
-  });
-  const counted = await selectRows<{ bucket: string; hits: string; amount: string }>(
-    sequelize,
-    `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES ${values.join(', ')}
-     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1, amount = svc_rate_counters.amount + EXCLUDED.amount
-     RETURNING bucket, hits, amount`,
-    bind,
-    transaction,
-  );
   const byBucket = new Map(counted.map((row) => [row.bucket, row]));
   for (const name of REPORT_ORDER) {
     const window = windows.find((candidate) => candidate.name === name);
@@ -89,4 +99,11 @@ export async function admitPut(sequelize: Sequelize, settings: BlackboardSetting
       retryable: true,
     });
   }
+}
+
+/** Counts a replay against the per-address window only (its own statement, in the caller's transaction). */
+export async function admitReplay(sequelize: Sequelize, settings: BlackboardSettings, subject: AdmissionSubject, transaction: Transaction): Promise<void> {
+  const params: unknown[] = [];
+  const upsert = counterUpsert(settings, subject, (value) => (params.push(value), `$${params.length}`), { ipOnly: true });
+  checkAdmission(settings, upsert.windows, await selectRows(sequelize, upsert.sql, params, transaction));
 }

@@ -2,13 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { BlackboardPutRequest, BlackboardPutResponse } from '@svc/schemas';
 import { ServiceError } from '../../http/service-error.ts';
-import { admitPut } from './admission.ts';
+import { admitReplay, checkAdmission, counterUpsert, orderStampSql } from './admission.ts';
 import { ITEM_COLUMNS, LIVE, recordOf, type ItemRow } from './item-row.ts';
 import { normalisePut, type NormalisedPut } from './normalise-put.ts';
 import type { PostingSwitch } from './posting-switch.ts';
 import { screenValue } from './screening.ts';
 import type { BlackboardSettings } from './settings.ts';
-import { selectRows } from './sql.ts';
+import { selectRows, SqlParams } from './sql.ts';
 
 export interface Caller {
   ip: string;
@@ -48,7 +48,7 @@ async function replay(deps: PutDependencies, caller: Caller, normalised: Normali
     throw new ServiceError('blackboard_idempotency_conflict', 'This idempotency_key was already used by this caller for a different put; use a new key.');
   }
   // A replay consumes no admission, but the per-address limiter still applies.
-  await deps.sequelize.transaction((transaction) => admitPut(deps.sequelize, deps.settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: 0 }, transaction, { ipOnly: true }));
+  await deps.sequelize.transaction((transaction) => admitReplay(deps.sequelize, deps.settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: 0 }, transaction));
   return { ...recordOf(row), edit_token: null, original_token_required: true, deduplicated: true };
 }
 
@@ -75,50 +75,35 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
   const { sequelize, settings } = deps;
   try {
     const row = await sequelize.transaction(async (transaction) => {
-      await admitPut(sequelize, settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: normalised.valueBytes }, transaction);
       if (normalised.idempotencyKey !== null) {
         // An identity whose item expired or was tombstoned is free again.
         await sequelize.query(`UPDATE blackboard_items SET idempotency_key = NULL WHERE key_id = $1 AND idempotency_key = $2 AND NOT (${LIVE})`, { bind: [keyId, normalised.idempotencyKey], transaction });
       }
-      // Insert and retention in one statement: beyond the cap, the oldest rows go first.
-      const [inserted] = await selectRows<ItemRow>(
+      // One statement: count every window (taking the put-order lock), insert the item stamped
+      // after every earlier put, apply the retention cap. A refusal rolls it all back.
+      const params = new SqlParams();
+      const upsert = counterUpsert(settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: normalised.valueBytes }, (value) => params.add(value));
+      const p = (value: unknown) => params.add(value);
+      const [result] = await selectRows<{ counters: Array<{ bucket: string; hits: number; amount: number }>; inserted: (ItemRow & { seq: number }) | null }>(
         sequelize,
-        `WITH stamp AS (
-           SELECT greatest(date_trunc('milliseconds', clock_timestamp()), (SELECT max(created_at) FROM blackboard_items) + interval '1 millisecond') AS at
-         ),
+        `WITH counters AS (${upsert.sql}),
+         stamp AS (SELECT to_timestamp(${orderStampSql('counters')} / 1000.0) AS at),
          inserted AS (
            INSERT INTO blackboard_items (id, key, task, kind, topics, parent_id, artifact_id, revision, runtime_versions, text, item, value_bytes, key_id, idempotency_key, request_hash, edit_token_hash, created_at, expires_at)
-           SELECT $1, $2, $3, $4, $5::text[], $6, $7, $8, $9::jsonb, $10, $11::jsonb, $12, $13, $14, $15, $16, stamp.at, stamp.at + make_interval(secs => $17)
+           SELECT ${p(id)}, ${p(normalised.key)}, ${p(normalised.task)}, ${p(normalised.kind)}, ${p(normalised.topics)}::text[], ${p(normalised.parentId)}, ${p(normalised.scope.artifactId)}, ${p(normalised.scope.revision)},
+             ${p(normalised.scope.runtimeVersions ? JSON.stringify(normalised.scope.runtimeVersions) : null)}::jsonb, ${p(String(normalised.value.text))}, ${p(JSON.stringify(item))}::jsonb, ${p(normalised.valueBytes)},
+             ${p(keyId)}, ${p(normalised.idempotencyKey)}, ${p(normalised.requestHash)}, ${p(hashEditToken(editToken))}, stamp.at, stamp.at + make_interval(secs => ${p(normalised.ttlSeconds)})
            FROM stamp
            ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
            RETURNING ${ITEM_COLUMNS}, seq
          ),
-         retired AS (
-           DELETE FROM blackboard_items WHERE seq <= (SELECT seq - $18 FROM inserted) RETURNING 1
-         )
-         SELECT ${ITEM_COLUMNS} FROM inserted`,
-        [
-          id,
-          normalised.key,
-          normalised.task,
-          normalised.kind,
-          normalised.topics,
-          normalised.parentId,
-          normalised.scope.artifactId,
-          normalised.scope.revision,
-          normalised.scope.runtimeVersions ? JSON.stringify(normalised.scope.runtimeVersions) : null,
-          String(normalised.value.text),
-          JSON.stringify(item),
-          normalised.valueBytes,
-          keyId,
-          normalised.idempotencyKey,
-          normalised.requestHash,
-          hashEditToken(editToken),
-          normalised.ttlSeconds,
-          settings.retentionRows,
-        ],
+         retired AS (DELETE FROM blackboard_items WHERE seq <= (SELECT seq - ${p(settings.retentionRows)} FROM inserted) RETURNING 1)
+         SELECT (SELECT json_agg(counters) FROM counters) AS counters, (SELECT row_to_json(inserted) FROM inserted) AS inserted`,
+        params.values,
         transaction,
       );
+      checkAdmission(settings, upsert.windows, result!.counters);
+      const inserted = result!.inserted;
       if (!inserted) throw new ReplayRace();
       return inserted;
     });
