@@ -44,6 +44,8 @@ const REPORT_ORDER: ReadonlyArray<NamedWindow['name']> = ['ip', 'channel', 'prin
 export interface CounterUpsert {
   /** `INSERT ... ON CONFLICT DO UPDATE ... RETURNING bucket, hits, amount` over every row of the put. */
   sql: string;
+  /** `VALUES (bucket, max_hits, max_amount), ...`: the caps, so SQL can skip the insert of a refused put. */
+  capsSql(): string;
   windows: NamedWindow[];
 }
 
@@ -71,7 +73,8 @@ export function counterUpsert(settings: BlackboardSettings, subject: AdmissionSu
          THEN greatest(svc_rate_counters.amount + 1, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)
          ELSE svc_rate_counters.amount + EXCLUDED.amount END
      RETURNING bucket, hits, amount`;
-  return { sql, windows };
+  const capsSql = () => `VALUES ${windows.map((window) => `(${bind(window.bucket)}, ${bind(window.maxHits)}::bigint, ${bind(window.maxAmount)}::bigint)`).join(', ')}`;
+  return { sql, capsSql, windows };
 }
 
 /** The put-order row's stamp after the upsert, as epoch ms. */

@@ -87,7 +87,12 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
       const [result] = await selectRows<{ counters: Array<{ bucket: string; hits: number; amount: number }>; inserted: (ItemRow & { seq: number }) | null }>(
         sequelize,
         `WITH counters AS (${upsert.sql}),
-         stamp AS (SELECT to_timestamp(${orderStampSql('counters')} / 1000.0) AS at),
+         caps (bucket, max_hits, max_amount) AS (${upsert.capsSql()}),
+         -- No stamp (so no insert, and no sequence number spent) when any window is over its cap.
+         stamp AS (
+           SELECT to_timestamp(${orderStampSql('counters')} / 1000.0) AS at
+           WHERE NOT EXISTS (SELECT 1 FROM counters JOIN caps ON caps.bucket = counters.bucket WHERE counters.hits > caps.max_hits OR counters.amount > caps.max_amount)
+         ),
          inserted AS (
            INSERT INTO blackboard_items (id, key, task, kind, topics, parent_id, artifact_id, revision, runtime_versions, text, item, value_bytes, key_id, idempotency_key, request_hash, edit_token_hash, created_at, expires_at)
            SELECT ${p(id)}, ${p(normalised.key)}, ${p(normalised.task)}, ${p(normalised.kind)}, ${p(normalised.topics)}::text[], ${p(normalised.parentId)}, ${p(normalised.scope.artifactId)}, ${p(normalised.scope.revision)},
