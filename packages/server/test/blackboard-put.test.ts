@@ -160,6 +160,17 @@ test('a replay returns the live item without a token; another caller or a new pa
   t.not(fresh.body.id, first.body.id);
 });
 
+test('the client retries a put under one Idempotency-Key, so a retry is a replay', async (t) => {
+  const headers = { authorization: 'Bearer header-agent', 'idempotency-key': 'transport-key-1' };
+  const first = await put({ key: 'demo:header', value: { text: 'retried' } }, headers);
+  const retry = await put({ key: 'demo:header', value: { text: 'retried' } }, headers);
+  t.is(first.status, 201);
+  t.is(retry.status, 200);
+  t.is(retry.body.id, first.body.id);
+  const own = await put({ key: 'demo:header', value: { text: 'retried' }, idempotency_key: 'body-key' }, headers);
+  t.is(own.status, 201, 'an idempotency_key in the body wins over the header');
+});
+
 test('concurrent identical puts create exactly one item', async (t) => {
   const body = { key: 'demo:race', value: { text: 'race' }, idempotency_key: 'race-1' };
   const answers = await Promise.all(Array.from({ length: 8 }, () => put(body, { authorization: 'Bearer racer' })));

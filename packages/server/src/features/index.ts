@@ -22,10 +22,12 @@ export interface Features {
 export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const resolvers: PrincipalResolver[] = [];
   const closers: Array<() => Promise<void>> = [];
+  const blackboard = createBlackboardService(deps.database.sequelize, deps.config.blackboard);
+  closers.push(blackboard.startHousekeeping(deps.log));
   const handlers: HandlersOf<Contract> = {
     system: createSystemHandlers(deps),
     models: createModelsHandlers(deps),
-    blackboard: createBlackboardHandlers(createBlackboardService(deps.database.sequelize, deps.config.blackboard)),
+    blackboard: createBlackboardHandlers(blackboard),
   };
   return { handlers, resolvers, closers };
 }

@@ -1,4 +1,4 @@
-import { blackboardContract } from '@svc/schemas';
+import { blackboardContract, blackboardLimits } from '@svc/schemas';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { handleMcpRequest } from './mcp.ts';
 import type { BlackboardService } from './service.ts';
@@ -9,7 +9,12 @@ export function createBlackboardHandlers(service: BlackboardService) {
       return { status: 200, body: await service.describe(request.publicUrl) };
     },
     async put({ body }, request) {
-      const { created, body: answer } = await request.timing.measure('put', () => service.put(body, { ip: request.ip, bearer: request.bearer }));
+      // The Idempotency-Key header (which @svc/client sends once per logical request, reused by
+      // its retries) stands in when the body names no idempotency_key, so a retried put is not doubled.
+      const header = request.headers['idempotency-key'];
+      const fromHeader = typeof header === 'string' && header.length >= 1 && header.length <= blackboardLimits.idempotencyKeyMaxChars ? header : undefined;
+      const effective = fromHeader && body.idempotency_key === undefined && body.value.idempotency_key === undefined ? { ...body, idempotency_key: fromHeader } : body;
+      const { created, body: answer } = await request.timing.measure('put', () => service.put(effective, { ip: request.ip, bearer: request.bearer }));
       return { status: created ? 201 : 200, body: answer };
     },
     async get({ query }) {

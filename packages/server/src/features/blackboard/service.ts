@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import { BLACKBOARD_SCHEMA_ID, blackboardLimits, type BlackboardChannelsRequest, type BlackboardGetRequest, type BlackboardPutRequest, type BlackboardQueryRequest } from '@svc/schemas';
 import { listChannels } from './channels.ts';
@@ -14,6 +15,22 @@ export function createBlackboardService(sequelize: Sequelize, settings: Blackboa
   const posting = new PostingSwitch(sequelize);
   return {
     posting,
+    /**
+     * Drops this feature's admission counters of windows that ended over a window ago, every
+     * ten minutes (only `blackboard:` buckets: other features' windows may be longer). Answers
+     * the function that stops it.
+     */
+    startHousekeeping(log: Logger): () => Promise<void> {
+      const prune = async () => {
+        const before = new Date(Date.now() - 2 * settings.windowSeconds * 1000);
+        await sequelize
+          .query(`DELETE FROM svc_rate_counters WHERE bucket LIKE 'blackboard:%' AND window_start > 'epoch'::timestamptz AND window_start < $1`, { bind: [before] })
+          .catch((error: unknown) => log.warn({ err: error }, 'blackboard counter pruning failed'));
+      };
+      const timer = setInterval(() => void prune(), 10 * 60_000);
+      timer.unref();
+      return async () => clearInterval(timer);
+    },
     put: (request: BlackboardPutRequest, caller: Caller) => putItem({ sequelize, settings, posting }, request, caller),
     get: async (request: BlackboardGetRequest) => readItems(sequelize, 'get', request, await posting.get()),
     query: async (request: BlackboardQueryRequest) => readItems(sequelize, 'query', request, await posting.get()),
