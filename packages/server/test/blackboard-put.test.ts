@@ -132,7 +132,9 @@ test('key_from derives the key from the raw task token and fills value.task afte
   t.is(clash.body.code, 'blackboard_field_conflict:task');
   const noTask = await put({ key_from: { input }, value: { text: 'a' } });
   t.is(noTask.body.key, `other:${digest}`);
+  t.is((await put({ key_from: { input: 'x'.repeat(16_000) }, value: { text: 'a' } })).status, 201);
   t.is((await put({ key_from: { input: 'x'.repeat(16_001) }, value: { text: 'a' } })).status, 422);
+  t.is((await put({ key_from: { input: 'x', task: 't'.repeat(41) }, value: { text: 'a' } })).status, 422);
 });
 
 test('a replay returns the live item without a token; another caller or a new payload is not a replay', async (t) => {
@@ -199,7 +201,10 @@ test('tombstone needs the original token; tombstoned items vanish from reads', a
   t.is(page.items.length, 0);
   const missing = await fetch(`${svc.apiUrl}/api/v1/blackboard/tombstone`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'bb_000000000000000000000000', edit_token: 'x' }) });
   t.is(missing.status, 404);
-  t.is((await fetch(`${svc.apiUrl}/api/v1/blackboard/tombstone`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: created.body.id, edit_token: 'x'.repeat(201) }) })).status, 422);
+  const tombstoneWith = async (editToken: string) => (await fetch(`${svc.apiUrl}/api/v1/blackboard/tombstone`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: created.body.id, edit_token: editToken }) })).status;
+  t.is(await tombstoneWith('x'.repeat(200)), 403, 'a 200-character token is checked');
+  t.is(await tombstoneWith('x'.repeat(201)), 422);
+  t.is(await tombstoneWith(''), 422);
 });
 
 test('screening flags credential shapes and injection phrasing without refusing the post', async (t) => {

@@ -163,6 +163,11 @@ test('artifact filters: revision needs artifact_id or solution_scope; solution_s
   t.deepEqual(viaPost.items.map((item) => item.id), viaGet.body.items.map((item: { id: string }) => item.id));
   t.is((await raw('/query?solution_scope=not-json')).status, 422);
   t.is((await raw(`/query?solution_scope=${encodeURIComponent(JSON.stringify({ artifact_id: 'a', runtime_versions: [] }))}`)).status, 422);
+  const runtimes = (count: number) => Array.from({ length: count }, (_, index) => ({ name: `lib${index}`, version: '1' }));
+  t.is((await raw(`/query?solution_scope=${encodeURIComponent(JSON.stringify({ artifact_id: 'a', runtime_versions: runtimes(16) }))}`)).status, 200);
+  t.is((await raw(`/query?solution_scope=${encodeURIComponent(JSON.stringify({ artifact_id: 'a', runtime_versions: runtimes(17) }))}`)).status, 422);
+  t.is((await raw(`/query?artifact_id=${'a'.repeat(200)}`)).status, 200);
+  t.is((await raw(`/query?artifact_id=${'a'.repeat(201)}`)).status, 422);
   const withRevision = await client.blackboard.query({ query: { artifact_id: 'org/model', revision: `sha256:${'c'.repeat(64)}` } });
   t.is(withRevision.items.length, 0);
 });
