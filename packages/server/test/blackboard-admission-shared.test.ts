@@ -57,3 +57,38 @@ test.serial('global bytes: the cap passes exactly, one byte more is refused, on 
     await close();
   }
 });
+
+test.serial('a poller across replicas sees every post exactly once while puts race on both', async (t) => {
+  const { servers, close } = await replicas({});
+  try {
+    const key = 'shared:poll';
+    const reader = servers[0]!.client();
+    const anchor = (await reader.blackboard.get({ query: { key } })).poll_next!;
+    let cursor: { since: string; since_id?: string } = { since: anchor.since };
+    const seen: string[] = [];
+    const poll = async () => {
+      for (;;) {
+        const page = await reader.blackboard.get({ query: { key, limit: 7, ...cursor } });
+        seen.push(...page.items.map((item) => item.id));
+        cursor = { since: page.poll_next!.since, ...(page.poll_next!.since_id ? { since_id: page.poll_next!.since_id } : {}) };
+        if (!page.has_more) return;
+      }
+    };
+    const posted: string[] = [];
+    let writing = true;
+    const writers = Promise.all(
+      servers.flatMap((server, serverIndex) =>
+        Array.from({ length: 3 }, async (_, writer) => {
+          for (let index = 0; index < 15; index++) posted.push((await server.client({ token: `writer-${serverIndex}-${writer}` }).blackboard.put({ body: { key, value: { text: `w${writer} #${index}` } } })).id);
+        }),
+      ),
+    ).finally(() => (writing = false));
+    while (writing) await poll();
+    await writers;
+    await poll();
+    t.is(seen.length, posted.length, 'no post repeated or missed');
+    t.deepEqual([...seen].sort(), [...posted].sort());
+  } finally {
+    await close();
+  }
+});

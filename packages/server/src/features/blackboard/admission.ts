@@ -63,7 +63,12 @@ export function counterUpsert(settings: BlackboardSettings, subject: AdmissionSu
   const start = windowStart(new Date(), settings.windowSeconds);
   const windows = windowsFor(settings, subject, options.ipOnly ?? false);
   const values = [
-    ...(options.ipOnly ? [] : [`(${bind(ORDER_BUCKET)}, 'epoch'::timestamptz, 1, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)`]),
+    // A fresh put-order row (first put, or after someone pruned it) starts after every stored item.
+    ...(options.ipOnly
+      ? []
+      : [
+          `(${bind(ORDER_BUCKET)}, 'epoch'::timestamptz, 1, greatest(floor(extract(epoch FROM clock_timestamp()) * 1000), coalesce(floor(extract(epoch FROM (SELECT max(created_at) FROM blackboard_items)) * 1000) + 1, 0))::bigint)`,
+        ]),
     ...windows.map((window) => `(${bind(window.bucket)}, ${bind(start)}::timestamptz, 1, ${bind(window.name === 'ip' ? 0 : subject.bytes)}::bigint)`),
   ];
   const sql = `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES ${values.join(', ')}
