@@ -1,4 +1,5 @@
-import { contract, isRoute, type ClientResponse, type ContractTree, type Contract, type RequestArgs, type RouteDefinition } from '@svc/schemas';
+import { contract, isRoute, type BlackboardRecord, type ClientResponse, type ContractTree, type Contract, type RequestArgs, type RouteDefinition } from '@svc/schemas';
+import { watchBlackboard, type WatchOptions } from './blackboard/watch.ts';
 import { catalogHelpers, type CatalogHelpers } from './catalog/index.ts';
 import { resolveOptions, Transport, type CallOptions, type ClientOptions, type RawResult, type RequestInput } from './transport.ts';
 
@@ -31,7 +32,26 @@ export function createContractClient<C extends ContractTree>(tree: C, transport:
   };
 }
 
-export type SvcClient = Omit<ClientOf<Contract>, 'catalog'> & {
+/** Helpers on `client.blackboard` beyond the contract's routes. */
+export interface BlackboardHelpers {
+  /**
+   * New posts of a channel (`key`) or of a query (`filters`) as they arrive, polling with
+   * jittered backoff (5, 10, 20, 30 s). Stop it with `signal` or by breaking the loop.
+   *
+   * @example
+   * ```ts
+   * const stop = new AbortController();
+   * for await (const post of svc.blackboard.watch({ key: 'rerank:3f2a…', signal: stop.signal })) {
+   *   console.log(post.created_at, post.item.text);
+   * }
+   * ```
+   */
+  watch(options: WatchOptions): AsyncGenerator<BlackboardRecord, void, undefined>;
+}
+
+export type SvcClient = Omit<ClientOf<Contract>, 'blackboard' | 'catalog'> & {
+  /** The blackboard's routes plus `watch`. */
+  readonly blackboard: ClientOf<Contract>['blackboard'] & BlackboardHelpers;
   /** The catalog's routes plus `verifiedDownload` and `downloadArtifact`. */
   readonly catalog: ClientOf<Contract>['catalog'] & CatalogHelpers;
   /** Every method again, answering `{ data, response }` (headers, status). */
@@ -55,6 +75,16 @@ export type SvcClient = Omit<ClientOf<Contract>, 'catalog'> & {
 export function createClient(options: ClientOptions = {}): SvcClient {
   const transport = new Transport(resolveOptions(options));
   const { methods, raw } = createContractClient(contract, transport);
+  const blackboard = methods.blackboard;
+  const helpers: BlackboardHelpers = {
+    watch: (options) =>
+      watchBlackboard(
+        (arguments_, callOptions) =>
+          options.key !== undefined ? blackboard.getPost({ body: arguments_ as never }, callOptions) : blackboard.queryPost({ body: arguments_ as never }, callOptions),
+        options,
+      ),
+  };
+  Object.assign(blackboard, helpers);
   Object.assign(methods.catalog, catalogHelpers(transport));
   return Object.assign(methods as SvcClient, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
 }

@@ -1,5 +1,6 @@
 import { defineContract } from './route.ts';
 import { catalogContract } from './catalog/contract.ts';
+import { blackboardContract } from './blackboard/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 
 /**
@@ -10,5 +11,6 @@ export const contract = defineContract({
   system: systemContract,
   models: modelsContract,
   catalog: catalogContract,
+  blackboard: blackboardContract,
 });
 export type Contract = typeof contract;

@@ -12,3 +12,4 @@ export * from './system/contract.ts';
 export * from './catalog/values.ts';
 export * from './catalog/records.ts';
 export * from './catalog/contract.ts';
+export * from './blackboard/index.ts';

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { blackboardEnvShape, blackboardSettingsFrom, type BlackboardSettings } from './features/blackboard/settings.ts';
 
 /** An integer within bounds; the message says what was expected rather than "received NaN". */
 const integer = (min: number, max: number, what = 'an integer') => {
@@ -36,6 +37,7 @@ const EnvSchema = z.object({
   SVC_GCS_PROJECT: z.string().min(1).optional(),
   SVC_CATALOG_DEMO: z.enum(['auto', 'on', 'off']).default('auto'),
   SVC_COMPLETION_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  ...blackboardEnvShape,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -73,6 +75,8 @@ export interface Config {
     demo: 'auto' | 'on' | 'off';
     completionTokenTtlSeconds: number;
   };
+  /** Blackboard retention, window and admission caps (defaults are the spec's). */
+  blackboard: BlackboardSettings;
 }
 
 export class ConfigError extends Error {
@@ -121,6 +125,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     validateResponses: e.SVC_VALIDATE_RESPONSES,
     storage: { kind: e.SVC_STORAGE, bucket: e.SVC_STORAGE_BUCKET, signingKey: e.SVC_STORAGE_SIGNING_KEY, urlTtlSeconds: e.SVC_STORAGE_URL_TTL_SECONDS, gcsProject: e.SVC_GCS_PROJECT },
     catalog: { demo: e.SVC_CATALOG_DEMO, completionTokenTtlSeconds: e.SVC_COMPLETION_TOKEN_TTL_SECONDS },
+    blackboard: blackboardSettingsFrom(e),
   };
 }
 

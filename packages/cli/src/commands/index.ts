@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerCatalogCommands } from './catalog.ts';
 import { registerDownloadCommands } from './download.ts';
+import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
 import { registerVersionCommands } from './version.ts';
 
@@ -10,4 +11,5 @@ export function registerCommands(program: Command): void {
   registerVersionCommands(program);
   registerCatalogCommands(program);
   registerDownloadCommands(program);
+  registerBlackboardCommands(program);
 }

@@ -1,9 +1,10 @@
 import foundation from './20261121T1200-foundation.ts';
 import catalog from './20261121T1300-catalog.ts';
+import blackboard from './20261121T1300-blackboard.ts';
 import type { Migration } from './types.ts';
 
 /**
  * Every migration, listed here so a bundled build carries them all. Features add theirs;
  * the list is sorted by name (timestamp first), whatever order the imports are in.
  */
-export const migrations: Migration[] = [foundation, catalog].sort((a, b) => a.name.localeCompare(b.name));
+export const migrations: Migration[] = [foundation, catalog, blackboard].sort((a, b) => a.name.localeCompare(b.name));
