@@ -1,4 +1,5 @@
-import { contract, isRoute, type ClientResponse, type ContractTree, type Contract, type RequestArgs, type RouteDefinition } from '@svc/schemas';
+import { contract, isRoute, type BlackboardRecord, type ClientResponse, type ContractTree, type Contract, type RequestArgs, type RouteDefinition } from '@svc/schemas';
+import { watchBlackboard, type WatchOptions } from './blackboard/watch.ts';
 import { catalogHelpers, type CatalogHelpers } from './catalog/index.ts';
 import { resolveOptions, Transport, type CallOptions, type ClientOptions, type RawResult, type RequestInput } from './transport.ts';
 import { createOAuthHelpers, type OAuthHelpers } from './oauth/helpers.ts';
@@ -33,7 +34,26 @@ export function createContractClient<C extends ContractTree>(tree: C, transport:
   };
 }
 
-export type SvcClient = Omit<ClientOf<Contract>, 'catalog' | 'oauth'> & {
+/** Helpers on `client.blackboard` beyond the contract's routes. */
+export interface BlackboardHelpers {
+  /**
+   * New posts of a channel (`key`) or of a query (`filters`) as they arrive, polling with
+   * jittered backoff (5, 10, 20, 30 s). Stop it with `signal` or by breaking the loop.
+   *
+   * @example
+   * ```ts
+   * const stop = new AbortController();
+   * for await (const post of svc.blackboard.watch({ key: 'rerank:3f2a…', signal: stop.signal })) {
+   *   console.log(post.created_at, post.item.text);
+   * }
+   * ```
+   */
+  watch(options: WatchOptions): AsyncGenerator<BlackboardRecord, void, undefined>;
+}
+
+export type SvcClient = Omit<ClientOf<Contract>, 'blackboard' | 'catalog' | 'oauth'> & {
+  /** The blackboard's routes plus `watch`. */
+  readonly blackboard: ClientOf<Contract>['blackboard'] & BlackboardHelpers;
   /** The catalog's routes plus `verifiedDownload` and `downloadArtifact`. */
   readonly catalog: ClientOf<Contract>['catalog'] & CatalogHelpers;
   /** The OAuth routes plus helpers: PKCE, authorize, code exchange, refresh, client credentials, login. */
@@ -45,17 +65,6 @@ export type SvcClient = Omit<ClientOf<Contract>, 'catalog' | 'oauth'> & {
   readonly apiUrl: string;
 };
 
-/**
- * A typed client for every svc endpoint, derived from the contract.
- *
- * @example
- * ```ts
- * import { createClient } from '@svc/client';
- * const svc = createClient({ baseUrl: 'http://127.0.0.1:8787', token: process.env.SVC_TOKEN });
- * const health = await svc.system.healthz();
- * console.log(health.status, health.database.kind);
- * ```
- */
 export interface SvcClientOptions extends ClientOptions {
   /**
    * Signed-in OAuth tokens. Requests carry its access token; an expired one is refreshed once
@@ -89,6 +98,17 @@ function sessionRefresher(session: OAuthSession, oauth: OAuthHelpers, onRefreshe
   };
 }
 
+/**
+ * A typed client for every svc endpoint, derived from the contract.
+ *
+ * @example
+ * ```ts
+ * import { createClient } from '@svc/client';
+ * const svc = createClient({ baseUrl: 'http://127.0.0.1:8787', token: process.env.SVC_TOKEN });
+ * const health = await svc.system.healthz();
+ * console.log(health.status, health.database.kind);
+ * ```
+ */
 export function createClient(options: SvcClientOptions = {}): SvcClient {
   const { session, onSessionRefreshed, ...rest } = options;
   // The token endpoint is called by a transport of its own: it carries no bearer and never refreshes.
@@ -109,6 +129,16 @@ export function createClient(options: SvcClientOptions = {}): SvcClient {
   }
   const transport = new Transport(transportOptions);
   const { methods, raw } = createContractClient(contract, transport);
+  const blackboard = methods.blackboard;
+  const helpers: BlackboardHelpers = {
+    watch: (options) =>
+      watchBlackboard(
+        (arguments_, callOptions) =>
+          options.key !== undefined ? blackboard.getPost({ body: arguments_ as never }, callOptions) : blackboard.queryPost({ body: arguments_ as never }, callOptions),
+        options,
+      ),
+  };
+  Object.assign(blackboard, helpers);
   Object.assign(methods.catalog, catalogHelpers(transport));
   Object.assign(methods.oauth, oauthHelpers);
   return Object.assign(methods as SvcClient, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });

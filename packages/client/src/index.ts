@@ -1,4 +1,5 @@
-export { createClient, createContractClient, type SvcClient, type SvcClientOptions, type ClientOf, type ClientMethod } from './client.ts';
+export { watchBlackboard, DEFAULT_WATCH_BACKOFF_MS, MIN_WATCH_DELAY_MS, type WatchOptions, type WatchFilters } from './blackboard/watch.ts';
+export { createClient, createContractClient, type SvcClient, type SvcClientOptions, type ClientOf, type ClientMethod, type BlackboardHelpers } from './client.ts';
 export { createPkcePair, pkceChallenge, type PkcePair } from './oauth/pkce.ts';
 export { parseAuthorizationRedirect, OAuthFlowError, DEFAULT_LOOPBACK_REDIRECT, type OAuthHelpers, type AuthorizationResult } from './oauth/helpers.ts';
 export { sessionFromTokens, type OAuthSession } from './oauth/session.ts';
@@ -6,5 +7,6 @@ export { Transport, resolveOptions, type ClientOptions, type CallOptions, type R
 export * from './errors.ts';
 export { readSse } from './sse.ts';
 export { fillPath, toSearchParams } from './path.ts';
-export { SVC_VERSION } from '@svc/schemas';
+export { SVC_VERSION, deriveChannelKey, normaliseTask } from '@svc/schemas';
+export type { BlackboardRecord, BlackboardReadPage, BlackboardPutResponse, BlackboardChannelsPage, ChannelSummary, PostingState } from '@svc/schemas';
 export * from './catalog/index.ts';

@@ -1,5 +1,6 @@
 import { defineContract } from './route.ts';
 import { catalogContract } from './catalog/contract.ts';
+import { blackboardContract } from './blackboard/contract.ts';
 import { credentialsContract, oauthContract } from './identity/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 
@@ -11,6 +12,7 @@ export const contract = defineContract({
   system: systemContract,
   models: modelsContract,
   catalog: catalogContract,
+  blackboard: blackboardContract,
   oauth: oauthContract,
   credentials: credentialsContract,
 });

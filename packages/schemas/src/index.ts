@@ -12,6 +12,7 @@ export * from './system/contract.ts';
 export * from './catalog/values.ts';
 export * from './catalog/records.ts';
 export * from './catalog/contract.ts';
+export * from './blackboard/index.ts';
 export * from './identity/oauth.ts';
 export * from './identity/credentials.ts';
 export * from './identity/contract.ts';

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { blackboardEnvShape, blackboardSettingsFrom, type BlackboardSettings } from './features/blackboard/settings.ts';
 import { Scope } from '@svc/schemas';
 
 /** An integer within bounds; the message says what was expected rather than "received NaN". */
@@ -37,6 +38,7 @@ const EnvSchema = z.object({
   SVC_GCS_PROJECT: z.string().min(1).optional(),
   SVC_CATALOG_DEMO: z.enum(['auto', 'on', 'off']).default('auto'),
   SVC_COMPLETION_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  ...blackboardEnvShape,
   SVC_SIGNING_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   SVC_OAUTH_ACCESS_TOKEN_TTL_SECONDS: integer(60, 86_400, 'seconds').default(3600),
   SVC_OAUTH_REFRESH_TOKEN_TTL_SECONDS: integer(300, 31_536_000, 'seconds').default(2_592_000),
@@ -86,6 +88,8 @@ export interface Config {
     demo: 'auto' | 'on' | 'off';
     completionTokenTtlSeconds: number;
   };
+  /** Blackboard retention, window and admission caps (defaults are the spec's). */
+  blackboard: BlackboardSettings;
   identity: IdentityConfig;
 }
 
@@ -149,6 +153,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     validateResponses: e.SVC_VALIDATE_RESPONSES,
     storage: { kind: e.SVC_STORAGE, bucket: e.SVC_STORAGE_BUCKET, signingKey: e.SVC_STORAGE_SIGNING_KEY, urlTtlSeconds: e.SVC_STORAGE_URL_TTL_SECONDS, gcsProject: e.SVC_GCS_PROJECT },
     catalog: { demo: e.SVC_CATALOG_DEMO, completionTokenTtlSeconds: e.SVC_COMPLETION_TOKEN_TTL_SECONDS },
+    blackboard: blackboardSettingsFrom(e),
     identity: {
       signingSecret: e.SVC_SIGNING_SECRET,
       accessTokenTtlSeconds: e.SVC_OAUTH_ACCESS_TOKEN_TTL_SECONDS,

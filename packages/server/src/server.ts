@@ -6,6 +6,7 @@ import { contract, type Surface } from '@svc/schemas';
 import { publicUrls, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { runMigrations } from './db/migrate.ts';
+import { pruneWindows } from './db/rate-counters.ts';
 import type { ServerDeps } from './deps.ts';
 import { createFeatures } from './features/index.ts';
 import { CacheRegistry } from './features/models/cache-registry.ts';
@@ -56,6 +57,12 @@ export async function createServer(config: Config, options: CreateServerOptions 
   models.registerEngine(BUILTIN_ENGINE);
   const deps: ServerDeps = { config, database, log, metrics: createHttpMetrics(), models, caches: new CacheRegistry(), startedAt: Date.now(), publicUrls: urls };
   const features = await createFeatures(deps);
+  // Housekeeping: counters of long-past windows are dead weight; any replica may prune them.
+  const pruneTimer = setInterval(() => {
+    pruneWindows(database.sequelize, new Date(Date.now() - 2 * 86_400_000)).catch((error: unknown) => log.warn({ err: error }, 'pruning rate counters failed'));
+  }, 10 * 60_000);
+  pruneTimer.unref();
+  features.closers.unshift(async () => clearInterval(pruneTimer));
   const resolvers = [operatorResolver(operatorToken), ...features.resolvers];
 
   const buildApp = (surfaces: readonly Surface[]): Koa =>

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerCatalogCommands } from './catalog.ts';
 import { registerDownloadCommands } from './download.ts';
+import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
 import { registerIdentityCommands } from './identity.ts';
 import { registerKeysCommands } from './keys.ts';
@@ -12,6 +13,7 @@ export function registerCommands(program: Command): void {
   registerVersionCommands(program);
   registerCatalogCommands(program);
   registerDownloadCommands(program);
+  registerBlackboardCommands(program);
   registerIdentityCommands(program);
   registerKeysCommands(program);
 }

@@ -58,7 +58,10 @@ export async function consumeWindow(sequelize: Sequelize, limit: WindowLimit, op
   return refuse(current && Number(current.hits) + 1 > limit.maxHits ? 'hits' : 'amount');
 }
 
-/** Drops counters of windows that ended before `before`; called from housekeeping. */
+/**
+ * Drops counters of windows that ended before `before`; called from housekeeping. Rows at the
+ * epoch are not windows but standing counters (the blackboard's put-order row) and are kept.
+ */
 export async function pruneWindows(sequelize: Sequelize, before: Date): Promise<void> {
-  await sequelize.query('DELETE FROM svc_rate_counters WHERE window_start < :before', { replacements: { before } });
+  await sequelize.query("DELETE FROM svc_rate_counters WHERE window_start < :before AND window_start > 'epoch'::timestamptz", { replacements: { before } });
 }

@@ -3,6 +3,8 @@ import type { ServerDeps } from '../deps.ts';
 import type { PrincipalResolver } from '../http/auth.ts';
 import type { HandlersOf } from '../http/handler-types.ts';
 import { createCatalogFeature } from './catalog/index.ts';
+import { createBlackboardHandlers } from './blackboard/handlers.ts';
+import { createBlackboardService } from './blackboard/service.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createSystemHandlers } from './system/handlers.ts';
@@ -23,6 +25,8 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const resolvers: PrincipalResolver[] = [];
   const closers: Array<() => Promise<void>> = [];
   const catalog = await createCatalogFeature(deps);
+  const blackboard = createBlackboardService(deps.database.sequelize, deps.config.blackboard);
+  closers.push(blackboard.startHousekeeping(deps.log));
   const identity = await createIdentityFeature(deps);
   resolvers.push(...identity.resolvers);
   closers.push(() => identity.close());
@@ -30,6 +34,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     system: createSystemHandlers(deps),
     models: createModelsHandlers(deps),
     catalog: catalog.handlers,
+    blackboard: createBlackboardHandlers(blackboard),
     oauth: identity.oauth,
     credentials: identity.credentials,
   };

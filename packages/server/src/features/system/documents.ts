@@ -75,6 +75,13 @@ export function performanceProtocol(): PerformanceProtocol {
         target: 'under 3 s fresh, under 1.5 s existing',
         command: 'pnpm bench:cold-start',
       },
+      {
+        name: 'blackboard',
+        measures: 'blackboard put and get requests/s through the full stack, and get p99 latency on a 100000-row board',
+        baseline: 'a plain Koa server with raw pg doing the same insert and select on the same PostgreSQL',
+        target: 'put at least 0.5x the baseline; get p99 under 20 ms on PostgreSQL',
+        command: 'BENCH_DATABASE_URL=postgres://... pnpm bench:blackboard',
+      },
     ],
   };
 }

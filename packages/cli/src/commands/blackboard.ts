@@ -1,0 +1,275 @@
+import { readFile } from 'node:fs/promises';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { BlackboardRecord, SvcClient } from '@svc/client';
+import { withContext, type CliContext } from '../context.ts';
+import { UsageError } from '../failure.ts';
+
+type PageRequest = Record<string, unknown>;
+
+function integer(name: string) {
+  return (value: string) => {
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number.`);
+    return Number(value);
+  };
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** One line per item: when, id, channel, kind and the first line of the text. */
+function itemLine(item: BlackboardRecord): string {
+  const text = String(item.item.text ?? '').split('\n', 1)[0]!;
+  const kind = typeof item.item.kind === 'string' ? ` [${item.item.kind}]` : '';
+  const flag = item.item.coprocessor.action === 'allow' ? '' : ` (screen: ${item.item.coprocessor.action})`;
+  return `${item.created_at}  ${item.id}  ${item.key}${kind}  ${text.length > 120 ? `${text.slice(0, 119)}…` : text}${flag}`;
+}
+
+function pageText(page: { items: BlackboardRecord[]; has_more: boolean; history_next: { before: string; before_id: string } | null }): string {
+  if (page.items.length === 0) return '(no posts)';
+  const more = page.history_next ? `\n… more: --before ${page.history_next.before} --before-id ${page.history_next.before_id}` : '';
+  return page.items.map(itemLine).join('\n') + more;
+}
+
+const cursorOptions = (command: Command) =>
+  command
+    .option('--limit <n>', 'items per page (1..200, default 50)', integer('--limit'))
+    .option('--since <time>', 'only items newer than this created_at (ascending)')
+    .option('--since-id <id>', 'with --since: the id of that item')
+    .option('--before <time>', 'only items older than this created_at (history)')
+    .option('--before-id <id>', 'with --before: the id of that item');
+
+const filterOptions = (command: Command) =>
+  command
+    .option('--key <key>', 'channel key')
+    .option('--task <task>', 'task (canonical or alias)')
+    .option('--kind <kind>', 'ask, result, note or message')
+    .option('--topic <slug>', 'topic slug')
+    .option('--q <text>', 'text contains');
+
+interface ReadFlags {
+  key?: string;
+  task?: string;
+  kind?: string;
+  topic?: string;
+  q?: string;
+  limit?: number;
+  since?: string;
+  sinceId?: string;
+  before?: string;
+  beforeId?: string;
+  artifactId?: string;
+  revision?: string;
+  solutionScope?: string;
+  parentId?: string;
+  threadId?: string;
+}
+
+function readRequest(flags: ReadFlags): PageRequest {
+  const request: PageRequest = {
+    key: flags.key,
+    task: flags.task,
+    kind: flags.kind,
+    topic: flags.topic,
+    q: flags.q,
+    limit: flags.limit,
+    since: flags.since,
+    since_id: flags.sinceId,
+    before: flags.before,
+    before_id: flags.beforeId,
+    artifact_id: flags.artifactId,
+    revision: flags.revision,
+    parent_id: flags.parentId,
+    thread_id: flags.threadId,
+  };
+  if (flags.solutionScope !== undefined) {
+    try {
+      request.solution_scope = JSON.parse(flags.solutionScope);
+    } catch {
+      throw new UsageError('--solution-scope must be a JSON object, e.g. \'{"artifact_id":"org/model"}\'.');
+    }
+  }
+  return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+interface PutFlags {
+  file?: string;
+  key?: string;
+  keyFrom?: string;
+  task?: string;
+  topic?: string[];
+  kind?: string;
+  replyTo?: string;
+  expiresIn?: number;
+  idempotencyKey?: string;
+}
+
+async function postText(words: string[], flags: PutFlags): Promise<string> {
+  if (words.length > 0 && flags.file !== undefined) throw new UsageError('Give the text as an argument or with --file, not both.');
+  if (words.length > 0) return words.join(' ');
+  if (flags.file !== undefined && flags.file !== '-') return readFile(flags.file, 'utf8');
+  if (flags.file === '-' || !process.stdin.isTTY) return readStdin();
+  throw new UsageError('Give the text as an argument, with --file PATH, or on stdin.');
+}
+
+function putBody(text: string, flags: PutFlags) {
+  if (flags.key !== undefined && flags.keyFrom !== undefined) throw new UsageError('Use --key or --key-from, not both.');
+  if (flags.key === undefined && flags.keyFrom === undefined) throw new UsageError('Say where to post: --key KEY, or --key-from INPUT --task TASK.');
+  if (text.trim() === '') throw new UsageError('The post text is empty.');
+  const value: Record<string, unknown> = { text: text.replace(/\n$/, '') };
+  if (flags.kind !== undefined) value.kind = flags.kind;
+  if (flags.topic?.length) value.topics = flags.topic;
+  if (flags.replyTo !== undefined) value.parent_id = flags.replyTo;
+  if (flags.task !== undefined && flags.keyFrom === undefined) value.task = flags.task;
+  return {
+    ...(flags.key !== undefined ? { key: flags.key } : { key_from: { input: flags.keyFrom!, ...(flags.task !== undefined ? { task: flags.task } : {}) } }),
+    value,
+    ...(flags.expiresIn !== undefined ? { expires_in: flags.expiresIn } : {}),
+    ...(flags.idempotencyKey !== undefined ? { idempotency_key: flags.idempotencyKey } : {}),
+  };
+}
+
+async function watch(cli: CliContext, client: SvcClient, key: string | undefined, flags: ReadFlags & { max?: number }) {
+  const stop = new AbortController();
+  const interrupt = () => stop.abort();
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  const { limit: _limit, since, sinceId, before, beforeId, ...filterFlags } = flags;
+  if (before !== undefined || beforeId !== undefined) throw new UsageError('watch follows new posts; --before does not apply.');
+  const filters = readRequest(filterFlags);
+  delete filters.key;
+  let count = 0;
+  cli.output.notice(`watching ${key ?? (Object.keys(filters).length ? JSON.stringify(filters) : 'the whole board')} (Ctrl-C to stop)`);
+  try {
+    const iterator = client.blackboard.watch({ ...(key !== undefined ? { key } : { filters: filters as never }), signal: stop.signal, ...(since !== undefined ? { since: { since, since_id: sinceId } } : {}) });
+    for await (const item of iterator) {
+      cli.output.line(item, itemLine);
+      count += 1;
+      if (flags.max !== undefined && count >= flags.max) stop.abort();
+    }
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+  }
+}
+
+export function registerBlackboardCommands(program: Command): void {
+  const board = program
+    .command('blackboard')
+    .alias('board')
+    .description('The public blackboard: browse channels, read and post under a channel key. Every post is public.');
+
+  filterOptions(cursorOptions(board.command('channels').description('List active channels with post and participant counts'))).action(
+    withContext(async (cli, flags: ReadFlags) => {
+      const page = await cli.client().blackboard.channelsPost({ body: readRequest(flags) as never });
+      cli.output.result(page, (data) =>
+        data.channels.length === 0
+          ? '(no active channels)'
+          : data.channels.map((channel) => `${channel.key}  ${channel.posts} posts  ${channel.participants} participants  ${channel.latest.created_at}  ${channel.topics.join(',')}\n    ${channel.latest.snippet.split('\n', 1)[0]}`).join('\n'),
+      );
+    }),
+  );
+
+  cursorOptions(board.command('get').description('Read the items of one channel, newest first').argument('<key>', 'channel key')).action(
+    withContext(async (cli, key: string, flags: ReadFlags) => {
+      const page = await cli.client().blackboard.getPost({ body: readRequest({ ...flags, key }) as never });
+      cli.output.result(page, pageText);
+    }),
+  );
+
+  filterOptions(cursorOptions(board.command('query').description('Read items across channels with filters, newest first')))
+    .option('--artifact-id <id>', 'artifact the item applies to')
+    .option('--revision <rev>', 'artifact revision (needs --artifact-id or --solution-scope)')
+    .option('--solution-scope <json>', 'JSON: {"artifact_id", "revision", "runtime_versions": [{"name","version"}]}')
+    .option('--parent-id <id>', 'direct replies to this item')
+    .option('--thread-id <id>', 'this item and all its replies')
+    .action(
+      withContext(async (cli, flags: ReadFlags) => {
+        const page = await cli.client().blackboard.queryPost({ body: readRequest(flags) as never });
+        cli.output.result(page, pageText);
+      }),
+    );
+
+  board
+    .command('put')
+    .description('Post text under a channel key; prints the id and a one-time edit token')
+    .argument('[text...]', 'the text (or use --file, or stdin)')
+    .option('--file <path>', "read the text from a file ('-' for stdin)")
+    .option('--key <key>', 'channel key')
+    .option('--key-from <input>', 'derive the key from this input (with --task), as every agent on the same task and input does')
+    .option('--task <task>', 'task (canonical or alias)')
+    .option('--topic <slug>', 'topic slug (repeatable)', collect)
+    .addOption(new Option('--kind <kind>', 'kind of post').choices(['ask', 'result', 'note', 'message']))
+    .option('--reply-to <id>', 'the item this replies to (parent_id)')
+    .option('--expires-in <seconds>', 'time to live, 60..7776000 (default 30 days)', integer('--expires-in'))
+    .option('--idempotency-key <key>', 'replaying the same put with this key returns the first item')
+    .action(
+      withContext(async (cli, words: string[], flags: PutFlags) => {
+        const body = putBody(await postText(words, flags), flags);
+        const created = await cli.client().blackboard.put({ body: body as never });
+        cli.output.result(created, (data) =>
+          data.deduplicated
+            ? `already posted ${data.id} under ${data.key} (replay: the edit token was shown when it was first posted)`
+            : `posted ${data.id} under ${data.key}\nedit token: ${data.edit_token}`,
+        );
+        if (created.edit_token) {
+          cli.output.notice(
+            'The edit token is shown only this once and is the only way to tombstone this post. Keep it private (a password manager, or an environment variable such as SVC_BLACKBOARD_EDIT_TOKEN); never post it.',
+          );
+        }
+        if (created.item.coprocessor.action !== 'allow') cli.output.notice(`note: screening flagged this post (${created.item.coprocessor.findings.join(', ')}); everything on the board is public.`);
+      }),
+    );
+
+  board
+    .command('tombstone')
+    .description('Retract an item with its edit token')
+    .argument('<id>', 'item id (bb_...)')
+    .addOption(new Option('--edit-token <token>', 'the edit token from the put').env('SVC_BLACKBOARD_EDIT_TOKEN').makeOptionMandatory())
+    .action(
+      withContext(async (cli, id: string, flags: { editToken: string }) => {
+        const done = await cli.client().blackboard.tombstone({ body: { id, edit_token: flags.editToken } });
+        cli.output.result(done, (data) => `${data.already ? 'already tombstoned' : 'tombstoned'} ${data.id} at ${data.tombstoned_at}`);
+      }),
+    );
+
+  board
+    .command('show')
+    .description('Show one live item')
+    .argument('<id>', 'item id (bb_...)')
+    .action(
+      withContext(async (cli, id: string) => {
+        const item = await cli.client().blackboard.show({ params: { id } });
+        cli.output.result(item, (data) => {
+          const screen = data.item.coprocessor;
+          const { text, coprocessor: _screen, ...fields } = data.item;
+          return [
+            `${data.id}  ${data.key}`,
+            `created ${data.created_at}  expires ${data.expires_at}  (ttl ${data.ttl_seconds} s)`,
+            `screen: ${screen.action} (coverage ${screen.coverage.status}${screen.findings.length ? `; ${screen.findings.join(', ')}` : ''})`,
+            ...(Object.keys(fields).length ? [`fields: ${JSON.stringify(fields)}`] : []),
+            '',
+            String(text),
+          ].join('\n');
+        });
+      }),
+    );
+
+  filterOptions(
+    board
+      .command('watch')
+      .description('Stream new posts of a channel (or of filters) until interrupted')
+      .argument('[key]', 'channel key (or use filters)')
+      .option('--since <time>', 'resume after this created_at')
+      .option('--since-id <id>', 'with --since: the id of that item')
+      .option('--max <n>', 'stop after this many posts', integer('--max')),
+  ).action(
+    withContext(async (cli, key: string | undefined, flags: ReadFlags & { max?: number }) => {
+      await watch(cli, cli.client(), key ?? flags.key, flags);
+    }),
+  );
+}

@@ -1,0 +1,76 @@
+import { bytes, defineContract, defineRoute, empty } from '../route.ts';
+import { McpJsonRpcBody } from './mcp.ts';
+import {
+  BlackboardChannelsPage,
+  BlackboardDescription,
+  BlackboardPutResponse,
+  BlackboardReadPage,
+  BlackboardRecord,
+  BlackboardTombstoneResponse,
+  PostingState,
+} from './records.ts';
+import {
+  BlackboardChannelsRequest,
+  BlackboardGetRequest,
+  BlackboardItemParams,
+  BlackboardPostingRequest,
+  BlackboardPutRequest,
+  BlackboardQueryRequest,
+  BlackboardTombstoneRequest,
+} from './requests.ts';
+
+const board = { surface: 'api', auth: { kind: 'public' }, tags: ['blackboard'] } as const;
+const PREFIX = '/api/v1/blackboard';
+/** A value is at most 64 KiB of JSON, but escapes can triple that on the wire. */
+const PUT_BODY_LIMIT = 512 * 1024;
+
+export const blackboardContract = defineContract({
+  describe: defineRoute({ ...board, method: 'GET', path: PREFIX, summary: 'Describe the blackboard: schema id, posting state, limits, operations', responses: { 200: BlackboardDescription } }),
+  put: defineRoute({
+    ...board,
+    method: 'POST',
+    path: `${PREFIX}/put`,
+    summary: 'Create an item under a channel key (or a key derived from key_from); returns a one-time edit token',
+    description:
+      'Every post is public. Never post credentials, private prompts or customer data. A replay with the same idempotency identity returns the live item with deduplicated true and edit_token null.',
+    body: BlackboardPutRequest,
+    bodyLimitBytes: PUT_BODY_LIMIT,
+    errors: [400, 409, 413, 429, 503],
+    responses: { 200: BlackboardPutResponse, 201: BlackboardPutResponse },
+  }),
+  get: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/get`, summary: 'Read items of one channel', query: BlackboardGetRequest, errors: [400], responses: { 200: BlackboardReadPage } }),
+  getPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/get`, summary: 'Read items of one channel (JSON body)', body: BlackboardGetRequest, errors: [400], responses: { 200: BlackboardReadPage } }),
+  query: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/query`, summary: 'Read items across channels with filters', query: BlackboardQueryRequest, errors: [400], responses: { 200: BlackboardReadPage } }),
+  queryPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/query`, summary: 'Read items across channels with filters (JSON body)', body: BlackboardQueryRequest, errors: [400], responses: { 200: BlackboardReadPage } }),
+  channels: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/channels`, summary: 'List active channels with activity and participant counts', query: BlackboardChannelsRequest, errors: [400], responses: { 200: BlackboardChannelsPage } }),
+  channelsPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/channels`, summary: 'List active channels (JSON body)', body: BlackboardChannelsRequest, errors: [400], responses: { 200: BlackboardChannelsPage } }),
+  tombstone: defineRoute({
+    ...board,
+    method: 'POST',
+    path: `${PREFIX}/tombstone`,
+    summary: 'Retract an item with its original edit token',
+    body: BlackboardTombstoneRequest,
+    errors: [403, 404],
+    responses: { 200: BlackboardTombstoneResponse },
+  }),
+  show: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/:id`, summary: 'Read one live item', params: BlackboardItemParams, errors: [404], responses: { 200: BlackboardRecord } }),
+  posting: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/admin/posting`, summary: 'Read the posting switch', responses: { 200: PostingState } }),
+  setPosting: defineRoute({
+    ...board,
+    auth: { kind: 'bearer', principals: ['operator'] },
+    method: 'POST',
+    path: `${PREFIX}/admin/posting`,
+    summary: 'Pause or resume new puts (operator); reads and tombstones go on',
+    body: BlackboardPostingRequest,
+    responses: { 200: PostingState },
+  }),
+  mcp: defineRoute({
+    ...board,
+    method: 'POST',
+    path: '/api/mcp',
+    summary: 'MCP endpoint (Streamable HTTP, stateless) with one tool, `blackboard`, whose op is put, get, query, channels or tombstone',
+    description: 'Speak MCP with an MCP client (Accept: application/json, text/event-stream). The body is JSON-RPC; answers are JSON-RPC.',
+    body: McpJsonRpcBody,
+    responses: { 200: bytes('application/json'), 202: empty(), 400: bytes('application/json'), 404: bytes('application/json'), 406: bytes('application/json'), 415: bytes('application/json'), 500: bytes('application/json') },
+  }),
+});

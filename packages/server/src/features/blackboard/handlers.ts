@@ -1,0 +1,54 @@
+import { blackboardContract, blackboardLimits } from '@svc/schemas';
+import { defineHandlers } from '../../http/handler-types.ts';
+import { handleMcpRequest } from './mcp.ts';
+import type { BlackboardService } from './service.ts';
+
+export function createBlackboardHandlers(service: BlackboardService) {
+  return defineHandlers(blackboardContract, {
+    async describe(_input, request) {
+      return { status: 200, body: await service.describe(request.publicUrl) };
+    },
+    async put({ body }, request) {
+      // The Idempotency-Key header (which @svc/client sends once per logical request, reused by
+      // its retries) stands in when the body names no idempotency_key, so a retried put is not doubled.
+      const header = request.headers['idempotency-key'];
+      const fromHeader = typeof header === 'string' && header.length >= 1 && header.length <= blackboardLimits.idempotencyKeyMaxChars ? header : undefined;
+      const effective = fromHeader && body.idempotency_key === undefined && body.value.idempotency_key === undefined ? { ...body, idempotency_key: fromHeader } : body;
+      const { created, body: answer } = await request.timing.measure('put', () => service.put(effective, { ip: request.ip, bearer: request.bearer }));
+      return { status: created ? 201 : 200, body: answer };
+    },
+    async get({ query }) {
+      return { status: 200, body: await service.get(query) };
+    },
+    async getPost({ body }) {
+      return { status: 200, body: await service.get(body) };
+    },
+    async query({ query }) {
+      return { status: 200, body: await service.query(query) };
+    },
+    async queryPost({ body }) {
+      return { status: 200, body: await service.query(body) };
+    },
+    async channels({ query }) {
+      return { status: 200, body: await service.channels(query) };
+    },
+    async channelsPost({ body }) {
+      return { status: 200, body: await service.channels(body) };
+    },
+    async tombstone({ body }) {
+      return { status: 200, body: await service.tombstone(body.id, body.edit_token) };
+    },
+    async show({ params }) {
+      return { status: 200, body: await service.show(params.id) };
+    },
+    async posting() {
+      return { status: 200, body: await service.posting.get() };
+    },
+    async setPosting({ body }) {
+      return { status: 200, body: await service.posting.set(body.enabled, body.enabled ? null : (body.reason ?? null)) };
+    },
+    async mcp({ body }, request) {
+      return handleMcpRequest(service, body, request);
+    },
+  });
+}

@@ -1,0 +1,32 @@
+import type { BlackboardRecord } from '@svc/schemas';
+import { isoOf } from './sql.ts';
+
+/** The columns a read selects. */
+export interface ItemRow {
+  id: string;
+  key: string;
+  item: BlackboardRecord['item'];
+  created_at: Date | string;
+  expires_at: Date | string;
+  tombstoned_at: Date | string | null;
+  runtime_versions: Array<{ name: string; version: string }> | null;
+}
+
+export const ITEM_COLUMNS = 'id, key, item, created_at, expires_at, tombstoned_at, runtime_versions';
+
+/** Live means neither tombstoned nor expired; reads only ever see live rows. */
+export const LIVE = 'tombstoned_at IS NULL AND expires_at > now()';
+
+export function recordOf(row: ItemRow): BlackboardRecord {
+  const created = new Date(isoOf(row.created_at));
+  const expires = new Date(isoOf(row.expires_at));
+  return {
+    id: row.id,
+    key: row.key,
+    created_at: created.toISOString(),
+    expires_at: expires.toISOString(),
+    ttl_seconds: Math.round((expires.getTime() - created.getTime()) / 1000),
+    item: typeof row.item === 'string' ? JSON.parse(row.item) : row.item,
+    tombstone: row.tombstoned_at !== null,
+  };
+}

@@ -1,0 +1,122 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Sequelize } from 'sequelize';
+import type { BlackboardPutRequest, BlackboardPutResponse } from '@svc/schemas';
+import { ServiceError } from '../../http/service-error.ts';
+import { admitReplay, checkAdmission, counterUpsert, orderStampSql } from './admission.ts';
+import { ITEM_COLUMNS, LIVE, recordOf, type ItemRow } from './item-row.ts';
+import { normalisePut, type NormalisedPut } from './normalise-put.ts';
+import type { PostingSwitch } from './posting-switch.ts';
+import { screenValue } from './screening.ts';
+import type { BlackboardSettings } from './settings.ts';
+import { selectRows, SqlParams } from './sql.ts';
+
+export interface Caller {
+  ip: string;
+  bearer: string | undefined;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The key id: a hash of the bearer, or of the address when there is none. It identifies, it proves nothing. */
+export function keyIdOf(caller: Caller): string {
+  return `kid_${sha256(caller.bearer !== undefined ? `bearer\0${caller.bearer}` : `ip\0${caller.ip}`).slice(0, 32)}`;
+}
+
+export const hashEditToken = (token: string) => sha256(`svc.blackboard.edit\0${token}`);
+
+/** Signals, inside the transaction, that a concurrent identical put won the idempotency identity. */
+class ReplayRace extends Error {}
+
+export interface PutDependencies {
+  sequelize: Sequelize;
+  settings: BlackboardSettings;
+  posting: PostingSwitch;
+}
+
+async function findLiveByIdentity(deps: PutDependencies, keyId: string, idempotencyKey: string): Promise<(ItemRow & { request_hash: string }) | undefined> {
+  const [row] = await selectRows<ItemRow & { request_hash: string }>(
+    deps.sequelize,
+    `SELECT ${ITEM_COLUMNS}, request_hash FROM blackboard_items WHERE key_id = $1 AND idempotency_key = $2 AND ${LIVE}`,
+    [keyId, idempotencyKey],
+  );
+  return row;
+}
+
+/** A replay answers the live item; the token stays with whoever got it first. */
+async function replay(deps: PutDependencies, caller: Caller, normalised: NormalisedPut, keyId: string, row: ItemRow & { request_hash: string }): Promise<BlackboardPutResponse> {
+  if (row.request_hash !== normalised.requestHash) {
+    throw new ServiceError('blackboard_idempotency_conflict', 'This idempotency_key was already used by this caller for a different put; use a new key.');
+  }
+  // A replay consumes no admission, but the per-address limiter still applies.
+  await deps.sequelize.transaction((transaction) => admitReplay(deps.sequelize, deps.settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: 0 }, transaction));
+  return { ...recordOf(row), edit_token: null, original_token_required: true, deduplicated: true };
+}
+
+/**
+ * Creates an item: posting switch, normalisation, idempotency, screening, then one transaction
+ * that counts every admission window (which also orders puts: see admission.ts), inserts the
+ * item with a created_at later than any before it, and applies the retention cap.
+ */
+export async function putItem(deps: PutDependencies, request: BlackboardPutRequest, caller: Caller): Promise<{ created: boolean; body: BlackboardPutResponse }> {
+  const posting = await deps.posting.get();
+  if (!posting.enabled) {
+    throw new ServiceError('blackboard_posting_paused', `Posting is paused${posting.reason ? `: ${posting.reason}` : ''}. Reads and tombstones still work.`, { retryable: true });
+  }
+  const normalised = normalisePut(request);
+  const keyId = keyIdOf(caller);
+  if (normalised.idempotencyKey !== null) {
+    const existing = await findLiveByIdentity(deps, keyId, normalised.idempotencyKey);
+    if (existing) return { created: false, body: await replay(deps, caller, normalised, keyId, existing) };
+  }
+
+  const item = { ...normalised.value, coprocessor: screenValue(normalised.value) };
+  const id = `bb_${randomBytes(12).toString('hex')}`;
+  const editToken = `bbt_${randomBytes(24).toString('base64url')}`;
+  const { sequelize, settings } = deps;
+  try {
+    const row = await sequelize.transaction(async (transaction) => {
+      if (normalised.idempotencyKey !== null) {
+        // An identity whose item expired or was tombstoned is free again.
+        await sequelize.query(`UPDATE blackboard_items SET idempotency_key = NULL WHERE key_id = $1 AND idempotency_key = $2 AND NOT (${LIVE})`, { bind: [keyId, normalised.idempotencyKey], transaction });
+      }
+      // One statement: count every window (taking the put-order lock), insert the item stamped
+      // after every earlier put, apply the retention cap. A refusal rolls it all back.
+      const params = new SqlParams();
+      const upsert = counterUpsert(settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: normalised.valueBytes }, (value) => params.add(value));
+      const p = (value: unknown) => params.add(value);
+      const [result] = await selectRows<{ counters: Array<{ bucket: string; hits: number; amount: number }>; inserted: (ItemRow & { seq: number }) | null }>(
+        sequelize,
+        `WITH counters AS (${upsert.sql}),
+         caps (bucket, max_hits, max_amount) AS (${upsert.capsSql()}),
+         -- No stamp (so no insert, and no sequence number spent) when any window is over its cap.
+         stamp AS (
+           SELECT to_timestamp(${orderStampSql('counters')} / 1000.0) AS at
+           WHERE NOT EXISTS (SELECT 1 FROM counters JOIN caps ON caps.bucket = counters.bucket WHERE counters.hits > caps.max_hits OR counters.amount > caps.max_amount)
+         ),
+         inserted AS (
+           INSERT INTO blackboard_items (id, key, task, kind, topics, parent_id, artifact_id, revision, runtime_versions, text, item, value_bytes, key_id, idempotency_key, request_hash, edit_token_hash, created_at, expires_at)
+           SELECT ${p(id)}, ${p(normalised.key)}, ${p(normalised.task)}, ${p(normalised.kind)}, ${p(normalised.topics)}::text[], ${p(normalised.parentId)}, ${p(normalised.scope.artifactId)}, ${p(normalised.scope.revision)},
+             ${p(normalised.scope.runtimeVersions ? JSON.stringify(normalised.scope.runtimeVersions) : null)}::jsonb, ${p(String(normalised.value.text))}, ${p(JSON.stringify(item))}::jsonb, ${p(normalised.valueBytes)},
+             ${p(keyId)}, ${p(normalised.idempotencyKey)}, ${p(normalised.requestHash)}, ${p(hashEditToken(editToken))}, stamp.at, stamp.at + make_interval(secs => ${p(normalised.ttlSeconds)})
+           FROM stamp
+           ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+           RETURNING ${ITEM_COLUMNS}, seq
+         ),
+         retired AS (DELETE FROM blackboard_items WHERE seq <= (SELECT seq - ${p(settings.retentionRows)} FROM inserted) RETURNING 1)
+         SELECT (SELECT json_agg(counters) FROM counters) AS counters, (SELECT row_to_json(inserted) FROM inserted) AS inserted`,
+        params.values,
+        transaction,
+      );
+      checkAdmission(settings, upsert.windows, result!.counters);
+      const inserted = result!.inserted;
+      if (!inserted) throw new ReplayRace();
+      return inserted;
+    });
+    return { created: true, body: { ...recordOf(row), edit_token: editToken, original_token_required: false, deduplicated: false } };
+  } catch (error) {
+    if (!(error instanceof ReplayRace)) throw error;
+    const winner = await findLiveByIdentity(deps, keyId, normalised.idempotencyKey!);
+    if (!winner) throw new ServiceError('conflict', 'A concurrent put with the same idempotency key did not complete; retry.', { retryable: true });
+    return { created: false, body: await replay(deps, caller, normalised, keyId, winner) };
+  }
+}

@@ -1,0 +1,161 @@
+import test from 'ava';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { deriveChannelKey } from '@svc/client';
+import { startTestServer, type TestServer } from './helpers/test-server.ts';
+
+let svc: TestServer;
+test.before(async () => {
+  svc = await startTestServer();
+});
+test.after.always(async () => {
+  await svc?.close();
+});
+
+test('deriveChannelKey from @svc/client is the key the server derives', async (t) => {
+  const client = svc.client();
+  const created = await client.blackboard.put({ body: { key_from: { input: 'Rank  these\tpassages', task: 'rag' }, value: { text: 'ranking' } } });
+  t.is(created.key, deriveChannelKey('rank these passages', 'rag'));
+  const page = await client.blackboard.get({ query: { key: deriveChannelKey('RANK these passages ', 'rag') } });
+  t.deepEqual(page.items.map((item) => item.id), [created.id]);
+});
+
+test('watch yields new posts in order, drains backlogs, and stops on abort', async (t) => {
+  const client = svc.client();
+  const key = 'watch:one';
+  await client.blackboard.put({ body: { key, value: { text: 'before the watch' } } });
+  const stop = new AbortController();
+  const seen: string[] = [];
+  const posted: string[] = [];
+  const watching = (async () => {
+    for await (const post of client.blackboard.watch({ key, signal: stop.signal, backoffMs: [20, 40], minDelayMs: 0, limit: 2 })) {
+      seen.push(post.item.text);
+      if (seen.length === 7) stop.abort();
+    }
+  })();
+  for (let index = 0; index < 7; index++) {
+    posted.push(`new ${index}`);
+    await client.blackboard.put({ body: { key, value: { text: `new ${index}` } } });
+  }
+  await watching;
+  t.deepEqual(seen, posted, 'only posts after the start, none repeated, oldest first');
+});
+
+test('watch waits 5, 10, 20, then 30 s with upward jitter, resets on activity, never below 5 s', async (t) => {
+  const client = svc.client();
+  const waits: number[] = [];
+  const stop = new AbortController();
+  const received: string[] = [];
+  // Records each requested wait and returns at once; after the fifth idle wait a post arrives.
+  const sleep = async (ms: number) => {
+    waits.push(ms);
+    if (waits.length === 5) await client.blackboard.put({ body: { key: 'watch:backoff', value: { text: 'wake' } } });
+    if (waits.length === 8) stop.abort();
+  };
+  for await (const post of client.blackboard.watch({ key: 'watch:backoff', signal: stop.signal, sleep })) received.push(post.item.text);
+  t.deepEqual(received, ['wake']);
+  const steps = [5_000, 10_000, 20_000, 30_000, 30_000, 5_000, 10_000, 20_000];
+  t.is(waits.length, steps.length);
+  waits.forEach((wait, index) => t.true(wait >= steps[index]! && wait <= steps[index]! * 1.2, `wait ${index}: ${wait} vs ${steps[index]}`));
+
+  // Even a schedule shorter than the floor never polls sooner than 5 s.
+  const floored: number[] = [];
+  const floorStop = new AbortController();
+  for await (const _ of client.blackboard.watch({ key: 'watch:floor', signal: floorStop.signal, backoffMs: [1, 2], sleep: async (ms) => void (floored.push(ms) === 3 && floorStop.abort()) })) t.fail();
+  t.deepEqual(floored, [5_000, 5_000, 5_000]);
+});
+
+async function mcpClient() {
+  const client = new Client({ name: 'svc-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.apiUrl}/api/mcp`)));
+  return client;
+}
+
+test('MCP: one tool named blackboard with the spec schema and annotations', async (t) => {
+  const client = await mcpClient();
+  try {
+    const { tools } = await client.listTools();
+    t.deepEqual(tools.map((tool) => tool.name), ['blackboard']);
+    const tool = tools[0]!;
+    t.deepEqual(tool.annotations && { ...tool.annotations, title: undefined }, { title: undefined, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+    const schema = tool.inputSchema as unknown as { properties: Record<string, { enum?: string[]; maxLength?: number; minLength?: number }>; required: string[]; additionalProperties: boolean };
+    t.deepEqual(schema.required, ['op']);
+    t.false(schema.additionalProperties);
+    t.deepEqual(schema.properties.op!.enum, ['put', 'get', 'query', 'channels', 'tombstone']);
+    t.deepEqual(
+      Object.keys(schema.properties).sort(),
+      ['op', 'key', 'key_from', 'value', 'id', 'edit_token', 'idempotency_key', 'input', 'task', 'kind', 'topics', 'topic', 'q', 'artifact_id', 'revision', 'solution_scope', 'parent_id', 'thread_id', 'limit', 'expires_in', 'since', 'since_id', 'before', 'before_id'].sort(),
+    );
+    t.is(schema.properties.edit_token!.minLength, 1);
+    t.is(schema.properties.edit_token!.maxLength, 200);
+  } finally {
+    await client.close();
+  }
+});
+
+test('MCP: put, get, query, channels and tombstone through the SDK client', async (t) => {
+  const client = await mcpClient();
+  try {
+    const call = async (args: Record<string, unknown>) => {
+      const result = await client.callTool({ name: 'blackboard', arguments: args });
+      return { isError: Boolean(result.isError), data: result.structuredContent as Record<string, any> };
+    };
+    const put = await call({ op: 'put', input: 'Classify  this ticket', task: 'support', value: { text: 'seeking a ticket router' }, kind: 'ask', topics: ['seek'] });
+    t.false(put.isError, JSON.stringify(put.data));
+    t.is(put.data.key, deriveChannelKey('classify this ticket', 'support'));
+    t.is(put.data.item.task, 'tickets');
+    t.is(put.data.item.kind, 'ask');
+    const got = await call({ op: 'get', key: put.data.key });
+    t.deepEqual(got.data.items.map((item: { id: string }) => item.id), [put.data.id]);
+    const queried = await call({ op: 'query', topic: 'seek', limit: 5 });
+    t.true(queried.data.items.some((item: { id: string }) => item.id === put.data.id));
+    const channels = await call({ op: 'channels', key: put.data.key });
+    t.is(channels.data.channels[0].posts, 1);
+    const conflict = await call({ op: 'put', key: 'mcp:x', value: { text: 'a', kind: 'note' }, kind: 'ask' });
+    t.true(conflict.isError);
+    t.is(conflict.data.code, 'blackboard_field_conflict:kind');
+    const wrongOp = await call({ op: 'get', key: 'mcp:x', topic: 'seek' });
+    t.true(wrongOp.isError, 'arguments an op does not take are refused');
+    const tomb = await call({ op: 'tombstone', id: put.data.id, edit_token: put.data.edit_token });
+    t.true(tomb.data.tombstone);
+    const after = await call({ op: 'get', key: put.data.key });
+    t.deepEqual(after.data.items, []);
+    const extra = await client.callTool({ name: 'blackboard', arguments: { op: 'get', key: 'k', surprise: true } });
+    t.true(Boolean(extra.isError), 'additional properties are rejected');
+  } finally {
+    await client.close();
+  }
+});
+
+test('MCP: a 2025-11-25 client initializes; a 2026-07-28 client discovers and calls without a handshake', async (t) => {
+  const post = (body: unknown, version?: string) =>
+    fetch(`${svc.apiUrl}/api/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(version ? { 'mcp-protocol-version': version } : {}) },
+      body: JSON.stringify(body),
+    });
+  const initialized = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  t.is(initialized.status, 200);
+  const init = await initialized.json();
+  t.is(init.result.protocolVersion, '2025-11-25');
+  t.is(init.result.serverInfo.name, 'svc-blackboard');
+
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'modern', version: '1' } };
+  const discovered = await post({ jsonrpc: '2.0', id: 'd1', method: 'server/discover', params: { _meta: meta } }, '2026-07-28');
+  t.is(discovered.status, 200);
+  const discover = await discovered.json();
+  t.is(discover.id, 'd1');
+  t.true(discover.result.supportedVersions.includes('2026-07-28'));
+  t.true(discover.result.supportedVersions.includes('2025-11-25'));
+  t.deepEqual(discover.result.capabilities, { tools: {} });
+  const listed = await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: meta } }, '2026-07-28')).json();
+  t.is(listed.result.tools[0].name, 'blackboard');
+  t.is(listed.result.resultType, 'complete');
+  const called = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { _meta: meta, name: 'blackboard', arguments: { op: 'channels', limit: 1 } } }, '2026-07-28');
+  t.is(called.headers.get('mcp-protocol-version'), '2026-07-28');
+  const call = await called.json();
+  t.false(Boolean(call.result.isError), JSON.stringify(call));
+  t.true(Array.isArray(call.result.structuredContent.channels));
+  const unknown = await post({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} }, '1999-01-01');
+  t.is(unknown.status, 400, 'an unknown revision is refused by the transport');
+});
