@@ -1,4 +1,5 @@
 import { defineContract } from './route.ts';
+import { documentsContract, pdfContract } from './pdf/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 
 /**
@@ -8,5 +9,7 @@ import { modelsContract, systemContract } from './system/contract.ts';
 export const contract = defineContract({
   system: systemContract,
   models: modelsContract,
+  pdf: pdfContract,
+  documents: documentsContract,
 });
 export type Contract = typeof contract;

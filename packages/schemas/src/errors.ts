@@ -65,6 +65,19 @@ export const errorCodes = {
   not_implemented: 501,
   service_unavailable: 503,
   gateway_timeout: 504,
+  // PDF and document extraction (docs/pdf.md).
+  pdf_invalid: 422,
+  pdf_encrypted: 422,
+  pdf_password_incorrect: 422,
+  pdf_too_complex: 422,
+  pdf_queue_full: 503,
+  pdf_queue_timeout: 503,
+  pdf_worker_unavailable: 503,
+  pdf_parse_timeout: 504,
+  source_url_refused: 422,
+  source_fetch_failed: 422,
+  document_invalid: 422,
+  document_format_unknown: 422,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -9,3 +9,4 @@ export * from './version.ts';
 export * from './system/documents.ts';
 export * from './system/models.ts';
 export * from './system/contract.ts';
+export * from './pdf/index.ts';

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { pdfEnvShape, toPdfConfig, type PdfConfig } from './features/pdf/pdf-config.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
@@ -24,6 +25,7 @@ const EnvSchema = z.object({
   SVC_OPEN_ACCESS: flag.default(false),
   SVC_TRUST_PROXY: flag.default(false),
   SVC_VALIDATE_RESPONSES: flag.default(false),
+  ...pdfEnvShape,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -47,6 +49,8 @@ export interface Config {
   trustProxy: boolean;
   /** Check every response against the contract (tests turn this on). */
   validateResponses: boolean;
+  /** PDF parser workers, deadlines and limits. */
+  pdf: PdfConfig;
 }
 
 export class ConfigError extends Error {
@@ -86,6 +90,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openAccess: e.SVC_OPEN_ACCESS,
     trustProxy: e.SVC_TRUST_PROXY,
     validateResponses: e.SVC_VALIDATE_RESPONSES,
+    pdf: toPdfConfig(e),
   };
 }
 

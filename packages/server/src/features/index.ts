@@ -3,6 +3,7 @@ import type { ServerDeps } from '../deps.ts';
 import type { PrincipalResolver } from '../http/auth.ts';
 import type { HandlersOf } from '../http/handler-types.ts';
 import { createModelsHandlers } from './models/handlers.ts';
+import { createPdfFeature } from './pdf/handlers.ts';
 import { createSystemHandlers } from './system/handlers.ts';
 
 export interface Features {
@@ -20,9 +21,13 @@ export interface Features {
 export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const resolvers: PrincipalResolver[] = [];
   const closers: Array<() => Promise<void>> = [];
+  const pdf = createPdfFeature(deps);
+  closers.push(pdf.close);
   const handlers: HandlersOf<Contract> = {
     system: createSystemHandlers(deps),
     models: createModelsHandlers(deps),
+    pdf: pdf.handlers.pdf,
+    documents: pdf.handlers.documents,
   };
   return { handlers, resolvers, closers };
 }

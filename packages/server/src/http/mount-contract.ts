@@ -96,7 +96,8 @@ async function parseInput(route: RouteDefinition, ctx: Context): Promise<Record<
   const headers = parsePart(route.headers, ctx.headers, 'header', issues);
   // Input that is already invalid is refused before the body is read.
   if (issues.length > 0) throw validationError(issues);
-  const raw = await readRouteBody(route, ctx.req);
+  // Routes with an upload deadline (PDF, documents) report their ingress as `upload_read_ms`.
+  const raw = route.bodyTimeoutMs !== undefined ? await (ctx.state as RequestState).timing.measure('upload_read_ms', () => readRouteBody(route, ctx.req)) : await readRouteBody(route, ctx.req);
   const body = route.bodyEncoding === 'bytes' ? raw : parsePart(route.body, raw, 'body', issues);
   if (issues.length > 0) throw validationError(issues);
   if (route.bodyEncoding === 'bytes' && route.body && raw === undefined) {
