@@ -1,5 +1,6 @@
 import { contract, isRoute, type ClientResponse, type ContractTree, type Contract, type RequestArgs, type RouteDefinition } from '@svc/schemas';
 import { resolveOptions, Transport, type CallOptions, type ClientOptions, type RawResult, type RequestInput } from './transport.ts';
+import { createPdfHelpers, type DocumentHelpers, type PdfHelpers } from './pdf/pdf-helpers.ts';
 
 /** One method per route: `(request?, options?) => Promise<data>`. */
 export type ClientMethod<R extends RouteDefinition> = (...args: [...RequestArgs<R>, options?: CallOptions]) => Promise<ClientResponse<R>>;
@@ -30,7 +31,11 @@ export function createContractClient<C extends ContractTree>(tree: C, transport:
   };
 }
 
-export type SvcClient = ClientOf<Contract> & {
+export type SvcClient = Omit<ClientOf<Contract>, 'pdf' | 'documents'> & {
+  /** The PDF routes, plus `extractFile` (upload) and `streamPages` (server-sent events). */
+  readonly pdf: ClientOf<Contract>['pdf'] & PdfHelpers;
+  /** The document route, plus `extractFile`. */
+  readonly documents: ClientOf<Contract>['documents'] & DocumentHelpers;
   /** Every method again, answering `{ data, response }` (headers, status). */
   readonly withResponse: RawClientOf<Contract>;
   readonly transport: Transport;
@@ -52,5 +57,8 @@ export type SvcClient = ClientOf<Contract> & {
 export function createClient(options: ClientOptions = {}): SvcClient {
   const transport = new Transport(resolveOptions(options));
   const { methods, raw } = createContractClient(contract, transport);
-  return Object.assign(methods, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
+  const helpers = createPdfHelpers(methods);
+  Object.assign(methods.pdf, helpers.pdf);
+  Object.assign(methods.documents, helpers.documents);
+  return Object.assign(methods as SvcClient, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
 }

@@ -4,3 +4,5 @@ export * from './errors.ts';
 export { readSse } from './sse.ts';
 export { fillPath, toSearchParams } from './path.ts';
 export { SVC_VERSION } from '@svc/schemas';
+export type { PdfBounds, PdfHelpers, DocumentHelpers, PdfPageStream, StreamPagesOptions } from './pdf/pdf-helpers.ts';
+export type { FileInput } from './pdf/pdf-input.ts';
