@@ -128,3 +128,10 @@ export function encryptedPdf(): Buffer {
     { trailerExtra: '/Encrypt 4 0 R /ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]' },
   );
 }
+
+/** A valid document padded with a trailing comment to exactly `size` bytes. */
+export function pdfOfSize(size: number): Buffer {
+  const base = numberedPdf(1);
+  if (size < base.length + 2) throw new Error('size too small');
+  return Buffer.concat([base, Buffer.from('%'), Buffer.alloc(size - base.length - 2, 0x41), Buffer.from('\n')]);
+}

@@ -72,8 +72,11 @@ export class ParserPool {
     this.starting = config.workers;
     this.pool.on('workerDestroy', () => {
       this.starting += 1;
-      // Boot the replacement now rather than on the next request.
-      if (!this.closed) this.warm(1);
+      // Boot the replacement now rather than on the next request (after Piscina has removed
+      // the destroyed worker, or the task would be handed to it).
+      setImmediate(() => {
+        if (!this.closed) this.warm(1);
+      });
     });
     this.warm(config.workers);
     this.pool.on('error', (error: unknown) => log.error({ err: error }, 'pdf worker pool error'));
@@ -95,10 +98,15 @@ export class ParserPool {
         if (message.type === 'started') this.sawBoot(message.booted_at);
       });
       const task: ParseTask = { bytes: new Uint8Array(0), engine: this.config.engine, startPage: 1, maxPages: 1, maxChars: 1, memoryLimitBytes: this.config.workerMemoryBytes, port: port2, warmup: true };
-      this.pool
-        .run(task, { transferList: [port2] as never })
-        .catch(() => {})
-        .finally(() => setImmediate(() => port1.close()));
+      let running: Promise<unknown>;
+      try {
+        running = this.pool.run(task, { transferList: [port2] as never });
+      } catch (error) {
+        this.log.warn({ err: error }, 'pdf worker warm-up not started');
+        port1.close();
+        continue;
+      }
+      running.catch(() => {}).finally(() => setImmediate(() => port1.close()));
     }
   }
 
