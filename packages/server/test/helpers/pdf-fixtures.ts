@@ -55,8 +55,10 @@ export function numberedPdf(count: number, linesPerPage = 1): Buffer {
 }
 
 /** A page whose content stream is `operations` text-show operators: slow to extract on purpose. */
-export function slowPdf(pages: number, operationsPerPage: number): Buffer {
-  const line = Array.from({ length: operationsPerPage }, (_, index) => `BT /F1 6 Tf ${(index * 7) % 540 + 36} ${(index * 13) % 720 + 36} Td (w${index % 1000}) Tj ET`).join('\n');
+export function slowPdf(pages: number, operationsPerPage: number, options: { shortText?: boolean } = {}): Buffer {
+  // One-character strings cost the engine about the same work but add few characters, so a
+  // long document of them is not cut short by max_chars.
+  const line = Array.from({ length: operationsPerPage }, (_, index) => `BT /F1 6 Tf ${(index * 7) % 540 + 36} ${(index * 13) % 720 + 36} Td (${options.shortText ? 'w' : `w${index % 1000}`}) Tj ET`).join('\n');
   const objects: PdfObject[] = ['<< /Type /Catalog /Pages 2 0 R >>'];
   const pageIds = Array.from({ length: pages }, (_, index) => 4 + index);
   objects.push(`<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages} >>`);
@@ -134,4 +136,16 @@ export function pdfOfSize(size: number): Buffer {
   const base = numberedPdf(1);
   if (size < base.length + 2) throw new Error('size too small');
   return Buffer.concat([base, Buffer.from('%'), Buffer.alloc(size - base.length - 2, 0x41), Buffer.from('\n')]);
+}
+
+/** A page whose content stream holds one array of `numbers` zeros: the parser's heap grows fast. */
+export function memoryHogPdf(numbers = 40_000_000): Buffer {
+  const content = Buffer.concat([Buffer.from('BT /F1 12 Tf 72 720 Td ['), Buffer.alloc(numbers * 2, '0 '), Buffer.from('] TJ ET')]);
+  return assemblePdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    stream(content, true),
+  ]);
 }

@@ -1,9 +1,17 @@
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { ServiceError } from '../../http/service-error.ts';
 import type { PdfConfig } from './pdf-config.ts';
 import type { ParseTask, WorkerMessage, WorkerPage, WorkerSummary } from './worker/pdf-worker.ts';
+
+type StopReason = 'queue' | 'start' | 'parse' | 'cancel' | 'memory';
+interface HeapInfo {
+  used_heap_size: number;
+  external_memory: number;
+}
+const WATCHDOG_FRACTION = 0.75;
+const WATCHDOG_INTERVAL_MS = 20;
 
 const WORKER_FILE = new URL('./worker/pdf-worker.ts', import.meta.url).href;
 
@@ -30,6 +38,8 @@ export interface ParseRun {
   result: Promise<{ summary: WorkerSummary; timings: ParseTimings }>;
   /** Stops the parse (client gone): a running worker is terminated and replaced. */
   cancel(): void;
+  /** The phases measured so far (also after a failure, for Server-Timing on error answers). */
+  timings(): ParseTimings;
 }
 
 /**
@@ -47,17 +57,18 @@ export class ParserPool {
   private readonly log: Logger;
   private inFlight = 0;
   /**
-   * Workers not yet seen running a task (pool start, replacement after a termination). While
-   * some are starting, a waiting request gets the worker start deadline instead of the queue's.
+   * Replacement workers still loading (after a termination or a crash). While one is starting,
+   * a waiting request gets the worker start deadline instead of the queue's.
    */
   private starting = 0;
-  private readonly bootTimes = new Set<number>();
   peakHeapBytes = 0;
 
   constructor(config: PdfConfig, log: Logger) {
     this.config = config;
     this.log = log;
     const memoryMb = Math.floor(config.workerMemoryBytes / (1024 * 1024));
+    // A young generation too small for pdf.js's short-lived objects makes parsing several times slower.
+    const youngMb = Math.min(64, Math.max(16, Math.floor(memoryMb / 8)));
     this.pool = new Piscina({
       filename: WORKER_FILE,
       minThreads: config.workers,
@@ -66,12 +77,13 @@ export class ParserPool {
       maxQueue: config.maxPending + config.workers,
       concurrentTasksPerWorker: 1,
       idleTimeout: Number.POSITIVE_INFINITY,
-      // Young and old generation together stay under the cap; a worker past it dies alone.
-      resourceLimits: { maxOldGenerationSizeMb: Math.max(32, memoryMb - 64), maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+      // Young and old generation together stay under the cap; the watchdog below acts first.
+      resourceLimits: { maxOldGenerationSizeMb: Math.max(32, memoryMb - youngMb), maxYoungGenerationSizeMb: youngMb, stackSizeMb: 4 },
     });
+    // A worker counts as started once a warm-up task (which loads the engine) has run on the pool.
     this.starting = config.workers;
     this.pool.on('workerDestroy', () => {
-      this.starting += 1;
+      if (!this.closed) this.starting += 1;
       // Boot the replacement now rather than on the next request (after Piscina has removed
       // the destroyed worker, or the task would be handed to it).
       setImmediate(() => {
@@ -84,29 +96,27 @@ export class ParserPool {
 
   private closed = false;
 
-  private sawBoot(bootedAt: number): void {
-    if (this.bootTimes.has(bootedAt)) return;
-    this.bootTimes.add(bootedAt);
-    this.starting = Math.max(0, this.starting - 1);
-  }
-
   /** Loads the engine in idle workers so the first real request does not pay for it. */
   private warm(count: number): void {
     for (let index = 0; index < count; index += 1) {
       const { port1, port2 } = new MessageChannel();
-      port1.on('message', (message: WorkerMessage) => {
-        if (message.type === 'started') this.sawBoot(message.booted_at);
-      });
+      port1.on('message', () => {});
       const task: ParseTask = { bytes: new Uint8Array(0), engine: this.config.engine, startPage: 1, maxPages: 1, maxChars: 1, memoryLimitBytes: this.config.workerMemoryBytes, port: port2, warmup: true };
       let running: Promise<unknown>;
       try {
         running = this.pool.run(task, { transferList: [port2] as never });
       } catch (error) {
         this.log.warn({ err: error }, 'pdf worker warm-up not started');
+        this.starting = Math.max(0, this.starting - 1);
         port1.close();
         continue;
       }
-      running.catch(() => {}).finally(() => setImmediate(() => port1.close()));
+      running
+        .catch(() => {})
+        .finally(() => {
+          this.starting = Math.max(0, this.starting - 1);
+          setImmediate(() => port1.close());
+        });
     }
   }
 
@@ -140,7 +150,8 @@ export class ParserPool {
     let timer: NodeJS.Timeout | undefined;
     let startedAt: number | undefined;
     let workerStartMs = 0;
-    let reason: 'queue' | 'start' | 'parse' | 'cancel' | undefined;
+    let reason: StopReason | undefined;
+    let watchdog: NodeJS.Timeout | undefined;
 
     const stop = (why: typeof reason) => {
       if (reason || finished) return;
@@ -157,8 +168,8 @@ export class ParserPool {
         switch (message.type) {
           case 'started': {
             startedAt = performance.now();
-            this.sawBoot(message.booted_at);
             clearTimeout(timer);
+            watchdog = this.watchMemory(message.thread_id, () => stop('memory'));
             timer = setTimeout(() => stop('parse'), this.config.parseTimeoutMs);
             // A worker that booted after the request arrived made it wait for its start.
             workerStartMs = Math.max(0, Math.min(message.booted_at, message.at) - submittedAt);
@@ -189,6 +200,7 @@ export class ParserPool {
       );
     }).finally(() => {
       clearTimeout(timer);
+      clearInterval(watchdog);
       finished = true;
       this.inFlight -= 1;
       port1.close();
@@ -222,7 +234,21 @@ export class ParserPool {
         }
       },
     };
-    return { pages, result, cancel: () => stop('cancel') };
+    let engineLoadMs = 0;
+    result.then((value) => (engineLoadMs = value.summary.engine_load_ms)).catch(() => {});
+    let endedAt: number | undefined;
+    result.finally(() => (endedAt = performance.now())).catch(() => {});
+    const timings = (): ParseTimings => {
+      const now = endedAt ?? performance.now();
+      const began = startedAt ?? now;
+      return {
+        worker_start_ms: workerStartMs + engineLoadMs,
+        worker_queue_ms: Math.max(0, began - dispatchStarted - workerStartMs),
+        worker_roundtrip_ms: startedAt === undefined ? 0 : Math.max(0, now - startedAt),
+        executor_dispatch_ms: executorDispatchMs,
+      };
+    };
+    return { pages, result, cancel: () => stop('cancel'), timings };
   }
 
   private timingsOf(submittedAt: number, dispatchStarted: number, startedAt: number | undefined, workerStartMs: number, executorDispatchMs: number, summary: WorkerSummary): ParseTimings {
@@ -237,7 +263,35 @@ export class ParserPool {
     };
   }
 
-  private errorFor(error: unknown, reason: 'queue' | 'start' | 'parse' | 'cancel' | undefined): ServiceError {
+  /**
+   * V8's own cap (resourceLimits) ends a worker that passes it, but a large allocation right at
+   * the limit makes V8 abort the whole process instead. So the heap of the worker running a
+   * task is polled, and the worker is terminated (cleanly, from outside) once it passes
+   * WATCHDOG_FRACTION of the cap, well before V8's hard limit.
+   */
+  private watchMemory(threadId: number, exceeded: () => void): NodeJS.Timeout {
+    const softLimit = this.config.workerMemoryBytes * WATCHDOG_FRACTION;
+    let checking = false;
+    const interval = setInterval(() => {
+      if (checking) return;
+      const worker = this.pool.threads.find((thread) => thread.threadId === threadId) as (Worker & { getHeapStatistics?: () => Promise<HeapInfo> }) | undefined;
+      if (!worker?.getHeapStatistics) return;
+      checking = true;
+      worker
+        .getHeapStatistics()
+        .then((stats) => {
+          if (stats.used_heap_size + stats.external_memory > softLimit) exceeded();
+        })
+        .catch(() => {})
+        .finally(() => {
+          checking = false;
+        });
+    }, WATCHDOG_INTERVAL_MS);
+    interval.unref();
+    return interval;
+  }
+
+  private errorFor(error: unknown, reason: StopReason | undefined): ServiceError {
     if (reason === 'queue') {
       return new ServiceError('pdf_queue_timeout', `No PDF worker became free within ${this.config.queueTimeoutMs / 1000} s; retry shortly.`, { retryAfterSeconds: 1, retryable: true });
     }
@@ -247,6 +301,10 @@ export class ParserPool {
     if (reason === 'parse') {
       this.log.warn('pdf parse deadline passed; worker terminated and replaced');
       return new ServiceError('pdf_parse_timeout', `Parsing did not finish within ${this.config.parseTimeoutMs / 1000} s; the parse was stopped. Ask for fewer pages or a smaller file.`, { retryable: false });
+    }
+    if (reason === 'memory') {
+      this.log.warn('pdf worker passed its memory cap; terminated and replaced');
+      return new ServiceError('pdf_too_complex', `Extracting this PDF needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`, { retryable: false });
     }
     if (reason === 'cancel') return new ServiceError('bad_request', 'The client went away; the parse was stopped.');
     const code = (error as { code?: string }).code;

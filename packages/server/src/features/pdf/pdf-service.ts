@@ -113,12 +113,13 @@ export class PdfService {
     try {
       const pages: WorkerPage[] = [];
       for await (const page of run.pages) pages.push(page);
-      const { summary, timings } = await run.result;
-      this.recordTimings(request, { ...timings });
-      this.finishTotal(request, handlerStarted);
+      const { summary } = await run.result;
       return { ...summaryOf(summary), pages };
     } finally {
       request.signal.removeEventListener('abort', cancel);
+      // Recorded on failures too, so a 503 or 504 says where the time went.
+      this.recordTimings(request, { ...run.timings() });
+      this.finishTotal(request, handlerStarted);
     }
   }
 
@@ -135,8 +136,8 @@ export class PdfService {
       let completed = false;
       try {
         for await (const page of run.pages) yield { event: pdfStreamEventNames.page, data: page };
-        const { summary, timings } = await run.result;
-        const timingsMs = self.recordTimings(request, { ...timings });
+        const { summary } = await run.result;
+        const timingsMs = self.recordTimings(request, { ...run.timings() });
         timingsMs.total_ms = round(self.finishTotal(request, handlerStarted));
         completed = true;
         yield { event: pdfStreamEventNames.completed, data: { ...summaryOf(summary), timings_ms: timingsMs } };

@@ -1,4 +1,4 @@
-import type { MessagePort } from 'node:worker_threads';
+import { threadId, type MessagePort } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
 import { PdfEngineError, type EngineMetadata, type PdfEngine } from './engine.ts';
 import { normaliseText } from './normalise-text.ts';
@@ -58,7 +58,7 @@ export interface WorkerSummary {
 }
 
 export type WorkerMessage =
-  | { type: 'started'; at: number; booted_at: number }
+  | { type: 'started'; at: number; booted_at: number; thread_id: number }
   | { type: 'page'; page: WorkerPage }
   | { type: 'done'; summary: WorkerSummary }
   | { type: 'failed'; code: 'pdf_invalid' | 'pdf_encrypted' | 'pdf_password_incorrect' | 'pdf_too_complex'; message: string };
@@ -81,7 +81,7 @@ function heapBytes(): number {
 export default async function parsePdf(task: ParseTask): Promise<boolean> {
   const { port } = task;
   const post = (message: WorkerMessage) => port.postMessage(message);
-  post({ type: 'started', at: performance.timeOrigin + performance.now(), booted_at: bootedAt });
+  post({ type: 'started', at: performance.timeOrigin + performance.now(), booted_at: bootedAt, thread_id: threadId });
   let peak = heapBytes();
   const engineStarted = performance.now();
   try {
