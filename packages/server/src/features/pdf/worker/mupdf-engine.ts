@@ -1,3 +1,4 @@
+import { isMainThread } from 'node:worker_threads';
 import { cleanMetadata, pdfDateToIso, PdfEngineError, type EnginePage, type OpenedPdf, type PdfEngine } from './engine.ts';
 
 /**
@@ -8,7 +9,12 @@ import { cleanMetadata, pdfDateToIso, PdfEngineError, type EnginePage, type Open
  */
 type MuPdf = typeof import('mupdf');
 let loaded: Promise<MuPdf> | undefined;
-const loadMuPdf = () => (loaded ??= import('mupdf'));
+const loadMuPdf = () => {
+  // MuPDF prints every repair and warning through the console, which a worker thread forwards
+  // to the server's stdout; a parser worker has nothing else to say there, so it stays quiet.
+  if (!isMainThread) for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) console[method] = () => {};
+  return (loaded ??= import('mupdf'));
+};
 
 export const mupdfEngine: PdfEngine = {
   name: 'mupdf',

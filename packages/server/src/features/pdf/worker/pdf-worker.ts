@@ -98,6 +98,10 @@ export default async function parsePdf(task: ParseTask): Promise<boolean> {
         warnings.push({ code: 'metadata_unreadable', message: 'The document information could not be read.' });
       }
       const pageCount = document.pageCount;
+      if (pageCount === 0) {
+        post({ type: 'failed', code: 'pdf_invalid', message: 'The PDF has no readable pages.' });
+        return false;
+      }
       const last = Math.min(pageCount, task.startPage + task.maxPages - 1);
       if (task.startPage > pageCount) {
         warnings.push({ code: 'start_page_beyond_end', message: `start_page ${task.startPage} is past the last page (${pageCount}).` });
