@@ -87,7 +87,12 @@ export default async function parsePdf(task: ParseTask): Promise<boolean> {
   try {
     const engine = await engineNamed(task.engine);
     const engineLoadMs = performance.now() - engineStarted;
-    if (task.warmup) return true;
+    if (task.warmup) {
+      // One real page, so fonts, character maps and the JIT are ready for the first request.
+      const document = await engine.open(Buffer.from(WARM_UP_PDF, 'base64'), undefined);
+      await document.page(1).finally(() => document.close());
+      return true;
+    }
     const document = await engine.open(task.bytes, task.password);
     try {
       const warnings: WorkerWarning[] = [];
@@ -169,5 +174,9 @@ export default async function parsePdf(task: ParseTask): Promise<boolean> {
     port.close();
   }
 }
+
+/** A one-page PDF with one line of Helvetica text (731 bytes), parsed by every new worker. */
+const WARM_UP_PDF =
+  'JVBERi0xLjcKJeLjz9MKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyAvUGFnZXMgMiAwIFIgPj4KZW5kb2JqCjIgMCBvYmoKPDwgL1R5cGUgL1BhZ2VzIC9LaWRzIFs1IDAgUl0gL0NvdW50IDEgPj4KZW5kb2JqCjMgMCBvYmoKPDwgL1R5cGUgL0ZvbnQgL1N1YnR5cGUgL1R5cGUxIC9CYXNlRm9udCAvSGVsdmV0aWNhIC9FbmNvZGluZyAvV2luQW5zaUVuY29kaW5nID4+CmVuZG9iago0IDAgb2JqCjw8IC9Qcm9kdWNlciAoc3ZjIHRlc3QgZml4dHVyZXMpIC9DcmVhdGlvbkRhdGUgKEQ6MjAyNDAxMzExMjAwMDBaKSA+PgplbmRvYmoKNSAwIG9iago8PCAvVHlwZSAvUGFnZSAvUGFyZW50IDIgMCBSIC9NZWRpYUJveCBbMCAwIDYxMiA3OTJdIC9SZXNvdXJjZXMgPDwgL0ZvbnQgPDwgL0YxIDMgMCBSID4+ID4+IC9Db250ZW50cyA2IDAgUiA+PgplbmRvYmoKNiAwIG9iago8PCAvTGVuZ3RoIDM4ID4+CnN0cmVhbQpCVCAvRjEgMTIgVGYgNzIgNzIwIFRkICh3YXJtIHVwKSBUaiBFVAplbmRzdHJlYW0KZW5kb2JqCnhyZWYKMCA3CjAwMDAwMDAwMDAgNjU1MzUgZiAKMDAwMDAwMDAxNSAwMDAwMCBuIAowMDAwMDAwMDY0IDAwMDAwIG4gCjAwMDAwMDAxMjEgMDAwMDAgbiAKMDAwMDAwMDIxOCAwMDAwMCBuIAowMDAwMDAwMzAzIDAwMDAwIG4gCjAwMDAwMDA0MjkgMDAwMDAgbiAKdHJhaWxlcgo8PCAvU2l6ZSA3IC9Sb290IDEgMCBSIC9JbmZvIDQgMCBSPj4Kc3RhcnR4cmVmCjUxNwolJUVPRgo=';
 
 const round = (value: number) => Math.round(value * 100) / 100;
