@@ -209,6 +209,7 @@ export class ParserPool {
     result.then(
       (value) => {
         this.peakHeapBytes = Math.max(this.peakHeapBytes, value.summary.peak_heap_bytes);
+        this.log.debug({ pages: value.summary.pages_returned, peakHeapBytes: value.summary.peak_heap_bytes, roundtripMs: Math.round(value.timings.worker_roundtrip_ms) }, 'pdf parsed');
       },
       (error: unknown) => {
         failure = error;
