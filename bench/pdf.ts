@@ -22,7 +22,7 @@ import { createLogger, createServer, loadConfig } from '../packages/server/src/i
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ options: { engine: { type: 'string', default: 'pdfjs' }, rounds: { type: 'string', default: '3' }, concurrency: { type: 'string', default: '2' }, 'max-pages': { type: 'string', default: '32' } } });
+const { values } = parseArgs({ args: process.argv.slice(2).filter((argument) => argument !== '--'), options: { engine: { type: 'string', default: 'pdfjs' }, rounds: { type: 'string', default: '3' }, concurrency: { type: 'string', default: '2' }, 'max-pages': { type: 'string', default: '32' } } });
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
 const maxPages = Number(values['max-pages']);
