@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import test from 'ava';
 import { pdfLimits, pdfTimingPhases } from '@svc/schemas';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
@@ -206,4 +207,32 @@ test('breaking out of the page stream aborts the request and the server keeps se
   t.is(stream.summary, undefined);
   const after = await svc.operator.pdf.extractFile(bytes(numberedPdf(1)));
   t.is(after.pages_returned, 1);
+});
+
+/** Sends the headers and part of the body, then the rest after `pauseMs` (or never). */
+function trickle(body: Buffer, pauseMs: number | undefined): Promise<{ status: number; code?: string; ms: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const url = new URL(`${svc.baseUrl}/v1/pdf/extract/upload`);
+    const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf', 'content-length': String(body.length) } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => {
+        resolve({ status: response.statusCode ?? 0, code: (JSON.parse(text) as { code?: string }).code, ms: performance.now() - started });
+        request.destroy();
+      });
+    });
+    request.on('error', (error) => (performance.now() - started > 9000 ? undefined : reject(error)));
+    request.write(body.subarray(0, 100));
+    if (pauseMs !== undefined) setTimeout(() => request.end(body.subarray(100)), pauseMs);
+  });
+}
+
+test('the upload deadline: a body that takes 8 s is read; one that stops is 408 at 10 s', async (t) => {
+  const pdf = numberedPdf(1);
+  const [slow, stalled] = await Promise.all([trickle(pdf, 8000), trickle(pdf, undefined)]);
+  t.is(slow.status, 200);
+  t.is(stalled.status, 408);
+  t.is(stalled.code, 'request_timeout');
+  t.true(stalled.ms >= pdfLimits.uploadTimeoutMs && stalled.ms < pdfLimits.uploadTimeoutMs + 2000, `408 after ${Math.round(stalled.ms)} ms`);
 });
