@@ -17,8 +17,9 @@ export interface DocumentRequest {
 
 /**
  * Documents into sections. HTML, Markdown and text are parsed in the request (linear-time
- * parsers over input already capped by the body limit); DOCX goes through mammoth to HTML; PDFs
- * are handed to the PDF workers under the same admission and deadlines as the PDF routes.
+ * parsers over input already capped by the body limit). DOCX (a ZIP, so possibly a bomb) is
+ * converted to HTML by mammoth in a parser worker, and PDFs are extracted there, both under the
+ * same admission, rate limit, deadlines and memory cap as the PDF routes.
  */
 export async function extractDocument(body: DocumentRequest, request: RequestContext, pdf: PdfService, handlerStarted: number): Promise<DocumentExtraction> {
   const bytes = body.text !== undefined ? Buffer.from(body.text, 'utf8') : await pdf.source({ kind: 'base64', data: body.data_base64 ?? '' }, request);
@@ -45,16 +46,10 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
   let document: SectionedDocument;
   const started = performance.now();
   if (format === 'docx') {
-    const mammoth = await import('mammoth');
-    let html: string;
-    try {
-      const converted = await mammoth.convertToHtml({ buffer: bytes });
-      html = converted.value;
-      if (converted.messages.some((message) => message.type === 'warning')) warnings.push({ code: 'docx_conversion', message: 'Some DOCX content could not be converted (unusual styles or objects); its text may be missing.' });
-    } catch {
-      throw new ServiceError('document_invalid', 'The bytes are not a readable DOCX file.');
-    }
-    document = sectionHtml(html);
+    await pdf.admit(request.principal, request);
+    const converted = await pdf.convertDocx(bytes, request, handlerStarted);
+    warnings.push(...converted.warnings);
+    document = sectionHtml(converted.html);
   } else {
     const text = bytes.toString('utf8');
     document = format === 'html' ? sectionHtml(text) : format === 'markdown' ? sectionMarkdown(text) : sectionPlainText(text);

@@ -21,6 +21,8 @@ export interface ParseRequest {
   startPage: number;
   maxPages: number;
   maxChars: number;
+  /** `docx` converts a DOCX to HTML in the worker instead of parsing a PDF. */
+  format?: 'pdf' | 'docx';
 }
 
 /** Measured phases of one parse, in milliseconds (Server-Timing names). */
@@ -305,13 +307,13 @@ export class ParserPool {
     }
     if (reason === 'memory') {
       this.log.warn('pdf worker passed its memory cap; terminated and replaced');
-      return new ServiceError('pdf_too_complex', `Extracting this PDF needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`, { retryable: false });
+      return new ServiceError('pdf_too_complex', `Extracting this document needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`, { retryable: false });
     }
     if (reason === 'cancel') return new ServiceError('bad_request', 'The client went away; the parse was stopped.');
     const code = (error as { code?: string }).code;
     if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
       this.log.warn('pdf worker ran out of memory; replaced');
-      return new ServiceError('pdf_too_complex', `Extracting this PDF needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`, { retryable: false });
+      return new ServiceError('pdf_too_complex', `Extracting this document needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`, { retryable: false });
     }
     if (/queue is at limit|no task queue/i.test((error as Error).message ?? '')) {
       return new ServiceError('pdf_queue_full', 'All PDF workers are busy and the waiting room is full; retry shortly.', { retryAfterSeconds: 1, retryable: true });

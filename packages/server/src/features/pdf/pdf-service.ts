@@ -25,7 +25,7 @@ export function looksLikePdf(bytes: Uint8Array): boolean {
 }
 
 function summaryOf(summary: WorkerSummary): PdfExtractionSummary {
-  const { peak_heap_bytes: _peak, engine_load_ms: _load, ...rest } = summary;
+  const { peak_heap_bytes: _peak, engine_load_ms: _load, html: _html, ...rest } = summary;
   return rest;
 }
 
@@ -118,6 +118,20 @@ export class PdfService {
     } finally {
       request.signal.removeEventListener('abort', cancel);
       // Recorded on failures too, so a 503 or 504 says where the time went.
+      this.recordTimings(request, { ...run.timings() });
+      this.finishTotal(request, handlerStarted);
+    }
+  }
+
+  /** Converts a DOCX to HTML in a parser worker (same admission, deadlines and memory cap). */
+  async convertDocx(bytes: Buffer, request: RequestContext, handlerStarted: number): Promise<{ html: string; warnings: PdfExtractionSummary['warnings'] }> {
+    const owned = new Uint8Array(new ArrayBuffer(bytes.byteLength));
+    owned.set(bytes);
+    const run = this.pool.run({ bytes: owned, startPage: 1, maxPages: 1, maxChars: 1, format: 'docx' }, this.deps.config.pdf.engine);
+    try {
+      const { summary } = await run.result;
+      return { html: summary.html ?? '', warnings: summary.warnings };
+    } finally {
       this.recordTimings(request, { ...run.timings() });
       this.finishTotal(request, handlerStarted);
     }

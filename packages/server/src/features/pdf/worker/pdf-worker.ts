@@ -26,6 +26,8 @@ export interface ParseTask {
   port: MessagePort;
   /** Only load the engine and report the worker's boot time (pool warm-up). */
   warmup?: boolean;
+  /** `docx`: convert a DOCX to HTML here too, under the same deadlines and memory cap. */
+  format?: 'pdf' | 'docx';
 }
 
 export interface WorkerPage {
@@ -55,13 +57,15 @@ export interface WorkerSummary {
   /** Peak V8 heap of this worker during the task (bytes), for the bench and the logs. */
   peak_heap_bytes: number;
   engine_load_ms: number;
+  /** DOCX conversions only: the document as HTML, for the server to split into sections. */
+  html?: string;
 }
 
 export type WorkerMessage =
   | { type: 'started'; at: number; booted_at: number; thread_id: number }
   | { type: 'page'; page: WorkerPage }
   | { type: 'done'; summary: WorkerSummary }
-  | { type: 'failed'; code: 'pdf_invalid' | 'pdf_encrypted' | 'pdf_password_incorrect' | 'pdf_too_complex'; message: string };
+  | { type: 'failed'; code: 'pdf_invalid' | 'pdf_encrypted' | 'pdf_password_incorrect' | 'pdf_too_complex' | 'document_invalid'; message: string };
 
 const engines = new Map<string, Promise<PdfEngine>>();
 function engineNamed(name: 'pdfjs' | 'mupdf'): Promise<PdfEngine> {
@@ -84,6 +88,7 @@ export default async function parsePdf(task: ParseTask): Promise<boolean> {
   post({ type: 'started', at: performance.timeOrigin + performance.now(), booted_at: bootedAt, thread_id: threadId });
   let peak = heapBytes();
   const engineStarted = performance.now();
+  if (task.format === 'docx') return convertDocx(task, post);
   try {
     const engine = await engineNamed(task.engine);
     const engineLoadMs = performance.now() - engineStarted;
@@ -140,7 +145,7 @@ export default async function parsePdf(task: ParseTask): Promise<boolean> {
         post({ type: 'page', page: { page_number: pageNumber, text, char_count: text.length, ...(pageTruncated ? { truncated: true } : {}), layout } });
         peak = Math.max(peak, heapBytes());
         if (peak > task.memoryLimitBytes) {
-          post({ type: 'failed', code: 'pdf_too_complex', message: 'Extracting this PDF needs more memory than a parser worker may use.' });
+          post({ type: 'failed', code: 'pdf_too_complex', message: 'Extracting this document needs more memory than a parser worker may use.' });
           return false;
         }
         if (pageTruncated) break;
@@ -172,6 +177,34 @@ export default async function parsePdf(task: ParseTask): Promise<boolean> {
     return false;
   } finally {
     port.close();
+  }
+}
+
+/**
+ * DOCX through mammoth. A DOCX is a ZIP: a small file can inflate to gigabytes, which is why
+ * this runs in a capped, deadline-bound worker and not in the server's own thread.
+ */
+async function convertDocx(task: ParseTask, post: (message: WorkerMessage) => void): Promise<boolean> {
+  const started = performance.now();
+  try {
+    const mammoth = await import('mammoth');
+    let converted: { value: string; messages: Array<{ type: string }> };
+    try {
+      converted = await mammoth.convertToHtml({ buffer: Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength) });
+    } catch {
+      post({ type: 'failed', code: 'document_invalid', message: 'The bytes are not a readable DOCX file.' });
+      return false;
+    }
+    const warnings = converted.messages.some((message) => message.type === 'warning')
+      ? [{ code: 'docx_conversion', message: 'Some DOCX content could not be converted (unusual styles or objects); its text may be missing.' }]
+      : [];
+    post({
+      type: 'done',
+      summary: { engine: task.engine, page_count: 0, start_page: 1, pages_returned: 0, char_count: 0, truncated: false, truncated_reason: null, metadata: {}, warnings, peak_heap_bytes: heapBytes(), engine_load_ms: performance.now() - started, html: converted.value },
+    });
+    return true;
+  } finally {
+    task.port.close();
   }
 }
 
