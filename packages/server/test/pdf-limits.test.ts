@@ -1,11 +1,11 @@
 import test from 'ava';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { memoryHogPdf, numberedPdf, slowPdf } from './helpers/pdf-fixtures.ts';
+import { endlessPdf, memoryHogPdf, numberedPdf, slowPdf } from './helpers/pdf-fixtures.ts';
 
 /**
  * The parser pool at its edges, with the spec's numbers shrunk so the test is fast: 2 workers,
  * 2 waiting, the spec's 2 s queue wait, a 5 s parse deadline, 256 MiB per worker. The machine
- * may be busy, so durations are chosen with wide margins: `endlessPdf` takes minutes of work (it
+ * may be busy, so durations are chosen with wide margins: `endless` takes minutes of work (it
  * always meets the deadline), `shortPdf` takes well under a second even on a loaded machine.
  */
 const QUEUE_MS = 2000;
@@ -29,7 +29,7 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-const endlessPdf = slowPdf(100, 20_000, { shortText: true }); // over a minute of work
+const endless = endlessPdf(); // minutes of work, no text: always meets the deadline
 const shortPdf = slowPdf(1, 5_000); // about 0.1 s idle, under 1.5 s loaded
 
 interface Answer {
@@ -51,10 +51,10 @@ async function upload(pdf: Buffer, query = '?max_pages=100&max_chars=400000'): P
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test.serial('two parses admitted, the third queued then given a worker, the fourth refused with 503 once the queue wait passes', async (t) => {
-  const first = upload(endlessPdf);
+  const first = upload(endless);
   const second = upload(shortPdf); // frees its worker for the third
   await sleep(50);
-  const third = upload(endlessPdf);
+  const third = upload(endless);
   await sleep(50);
   const fourth = upload(shortPdf);
   const [a, b, c, d] = await Promise.all([first, second, third, fourth]);
@@ -76,7 +76,7 @@ test.serial('two parses admitted, the third queued then given a worker, the four
 });
 
 test.serial('with both workers busy and two waiting, the next request is refused at once; the server keeps answering', async (t) => {
-  const busy = [upload(endlessPdf), upload(endlessPdf)];
+  const busy = [upload(endless), upload(endless)];
   await sleep(100);
   const waiting = [upload(shortPdf), upload(shortPdf)];
   await sleep(100);

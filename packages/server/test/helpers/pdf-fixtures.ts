@@ -149,3 +149,19 @@ export function memoryHogPdf(numbers = 40_000_000): Buffer {
     stream(content, true),
   ]);
 }
+
+/**
+ * Pages that each take seconds of engine work but yield no text (a million font selections per
+ * page), so neither max_chars nor a fast machine ends the parse early: it always meets the
+ * parse deadline. Measured: about 2 µs per operator with pdf.js.
+ */
+export function endlessPdf(pages = 100, operationsPerPage = 1_000_000): Buffer {
+  const content = Array.from({ length: operationsPerPage }, (_, index) => `BT /F1 ${index % 500} Tf ET`).join('\n');
+  const objects: PdfObject[] = ['<< /Type /Catalog /Pages 2 0 R >>'];
+  const pageIds = Array.from({ length: pages }, (_, index) => 4 + index);
+  objects.push(`<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages} >>`);
+  objects.push('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
+  for (let index = 0; index < pages; index += 1) objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${4 + pages} 0 R >>`);
+  objects.push(stream(content, true));
+  return assemblePdf(objects);
+}
