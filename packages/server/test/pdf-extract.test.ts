@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import test from 'ava';
 import { pdfLimits, pdfTimingPhases } from '@svc/schemas';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { encryptedPdf, numberedPdf, pdfOfSize, textPdf } from './helpers/pdf-fixtures.ts';
+import { encryptedPdf, endlessPdf, numberedPdf, pdfOfSize, textPdf } from './helpers/pdf-fixtures.ts';
 
 let svc: TestServer;
 test.before(async () => {
@@ -235,4 +235,20 @@ test('the upload deadline: a body that takes 8 s is read; one that stops is 408 
   t.is(stalled.status, 408);
   t.is(stalled.code, 'request_timeout');
   t.true(stalled.ms >= pdfLimits.uploadTimeoutMs && stalled.ms < pdfLimits.uploadTimeoutMs + 2000, `408 after ${Math.round(stalled.ms)} ms`);
+});
+
+test.serial('a client that goes away mid-page frees its worker at once (the parse is stopped, not left to its deadline)', async (t) => {
+  const endless = new Uint8Array(endlessPdf());
+  const controllers = [new AbortController(), new AbortController()];
+  const streams = controllers.map((controller) => svc.operator.pdf.streamPages(endless, { signal: controller.signal }));
+  const consumed = streams.map(async (stream) => {
+    for await (const _page of stream) t.fail('no page is expected this early');
+  });
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  for (const controller of controllers) controller.abort();
+  for (const outcome of await Promise.allSettled(consumed)) t.is(outcome.status, 'rejected');
+  const started = performance.now();
+  const after = await svc.operator.pdf.extractFile(bytes(numberedPdf(1)));
+  t.is(after.pages_returned, 1);
+  t.true(performance.now() - started < 8000, `served after ${Math.round(performance.now() - started)} ms (the parse deadline is 15 s)`);
 });

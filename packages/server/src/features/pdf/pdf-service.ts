@@ -146,6 +146,9 @@ export class PdfService {
     const staged = this.stage(bytes, request);
     const run = this.start(staged, options);
     const self = this;
+    // A client that goes away mid-page stops the worker now, not when that page is done.
+    const cancel = () => run.cancel();
+    request.signal.addEventListener('abort', cancel, { once: true });
     return (async function* events() {
       let completed = false;
       try {
@@ -157,6 +160,7 @@ export class PdfService {
         yield { event: pdfStreamEventNames.completed, data: { ...summaryOf(summary), timings_ms: timingsMs } };
       } finally {
         // Leaving early (client gone, consumer stopped) stops the parse and frees the worker.
+        request.signal.removeEventListener('abort', cancel);
         if (!completed) run.cancel();
       }
     })();
