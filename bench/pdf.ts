@@ -2,7 +2,8 @@
  * PDF extraction throughput: pages per second through the full HTTP upload path (client ->
  * POST /v1/pdf/extract/upload -> parser pool -> JSON) with the configured engine, against
  * poppler's `pdftotext` on the same files and the same pages (the first 32 of each) in the same
- * run. Both sides get the same parallelism (two workers, two pdftotext processes). Also reports
+ * run: pdftotext with the same parallelism (two processes for two workers) and with one
+ * process (how its pages/s are usually quoted). Also reports
  * the peak memory of a parser worker (V8 heap plus external buffers, as the worker measures it)
  * and the peak RSS of the whole server process.
  *
@@ -43,11 +44,11 @@ function corpus(): string[] {
   return readdirSync(directory).filter((name) => name.endsWith('.pdf')).sort().map((name) => path.join(directory, name));
 }
 
-/** Runs `task` over `items` with `concurrency` callers; answers wall-clock seconds. */
-async function timed<T>(items: T[], task: (item: T) => Promise<void>): Promise<number> {
+/** Runs `task` over `items` with `callers` in parallel; answers wall-clock seconds. */
+async function timed<T>(items: T[], task: (item: T) => Promise<void>, callers = concurrency): Promise<number> {
   const queue = [...items];
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
+  await Promise.all(Array.from({ length: callers }, async () => {
     for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
   }));
   return (performance.now() - started) / 1000;
@@ -95,9 +96,11 @@ await timed(files, upload); // warm-up round: JIT, fonts, page counts
 const totalPages = files.reduce((sum, file) => sum + (pagesOf.get(file) ?? 0), 0);
 const serverSeconds: number[] = [];
 const popplerSeconds: number[] = [];
+const popplerSingleSeconds: number[] = [];
 for (let round = 0; round < rounds; round += 1) {
   serverSeconds.push(await timed(files, upload));
   popplerSeconds.push(await timed(files, pdftotext));
+  popplerSingleSeconds.push(await timed(files, pdftotext, 1));
 }
 clearInterval(rssSampler);
 await server.close();
@@ -106,13 +109,15 @@ await rm(dataDir, { recursive: true, force: true });
 const best = (seconds: number[]) => Math.min(...seconds);
 const serverRate = totalPages / best(serverSeconds);
 const popplerRate = totalPages / best(popplerSeconds);
+const popplerSingleRate = totalPages / best(popplerSingleSeconds);
 const mib = (value: number) => `${(value / 1024 / 1024).toFixed(0)} MiB`;
 process.stdout.write(
   [
     `pdf bench: ${files.length} files, ${totalPages} pages (first ${maxPages} of each), concurrency ${concurrency}, best of ${rounds}`,
     `  svc upload (${values.engine}): ${serverRate.toFixed(0)} pages/s  (${serverSeconds.map((s) => s.toFixed(2)).join(' / ')} s)`,
-    `  pdftotext:          ${popplerRate.toFixed(0)} pages/s  (${popplerSeconds.map((s) => s.toFixed(2)).join(' / ')} s)`,
-    `  ratio svc/pdftotext: ${(serverRate / popplerRate).toFixed(2)}x  (target >= 0.90x)`,
+    `  pdftotext, ${concurrency} processes: ${popplerRate.toFixed(0)} pages/s  (${popplerSeconds.map((s) => s.toFixed(2)).join(' / ')} s)`,
+    `  pdftotext, 1 process:   ${popplerSingleRate.toFixed(0)} pages/s  (${popplerSingleSeconds.map((s) => s.toFixed(2)).join(' / ')} s)`,
+    `  ratio svc/pdftotext: ${(serverRate / popplerRate).toFixed(2)}x against ${concurrency} processes, ${(serverRate / popplerSingleRate).toFixed(2)}x against 1 (target >= 0.90x)`,
     `  peak parser worker memory: ${mib(peakWorkerBytes)} (cap ${mib(805306368)}); peak server process RSS: ${mib(peakRss)}`,
     ...(failures.length ? [`  failures: ${[...new Set(failures)].join('; ')}`] : []),
     '',
