@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import test from 'ava';
 import { pdfLimits, pdfTimingPhases } from '@svc/schemas';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { encryptedPdf, endlessPdf, numberedPdf, pdfOfSize, textPdf } from './helpers/pdf-fixtures.ts';
+import { encryptedPdf, endlessPdf, numberedPdf, passwordPdf, pdfOfSize, textPdf } from './helpers/pdf-fixtures.ts';
 
 let svc: TestServer;
 test.before(async () => {
@@ -251,4 +251,14 @@ test.serial('a client that goes away mid-page frees its worker at once (the pars
   const after = await svc.operator.pdf.extractFile(bytes(numberedPdf(1)));
   t.is(after.pages_returned, 1);
   t.true(performance.now() - started < 8000, `served after ${Math.round(performance.now() - started)} ms (the parse deadline is 15 s)`);
+});
+
+test('an encrypted PDF opens with its password on the JSON route; a wrong password is pdf_password_incorrect', async (t) => {
+  const data_base64 = passwordPdf('s3cret', 'Behind the password').toString('base64');
+  const opened = (await svc.operator.pdf.extract({ body: { data_base64, password: 's3cret' } })) as { pages: Array<{ text: string }> };
+  t.is(opened.pages[0]!.text, 'Behind the password');
+  const wrong = await t.throwsAsync(svc.operator.pdf.extract({ body: { data_base64, password: 'guess' } }));
+  t.is((wrong as { code?: string }).code, 'pdf_password_incorrect');
+  const missing = await t.throwsAsync(svc.operator.pdf.extract({ body: { data_base64 } }));
+  t.is((missing as { code?: string }).code, 'pdf_encrypted');
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 
 /**
@@ -164,4 +165,52 @@ export function endlessPdf(pages = 100, operationsPerPage = 1_000_000): Buffer {
   for (let index = 0; index < pages; index += 1) objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${4 + pages} 0 R >>`);
   objects.push(stream(content, true));
   return assemblePdf(objects);
+}
+
+function rc4(key: Buffer, data: Buffer): Buffer {
+  const state = Array.from({ length: 256 }, (_, index) => index);
+  for (let i = 0, j = 0; i < 256; i += 1) {
+    j = (j + state[i]! + key[i % key.length]!) & 0xff;
+    [state[i], state[j]] = [state[j]!, state[i]!];
+  }
+  const out = Buffer.alloc(data.length);
+  for (let index = 0, i = 0, j = 0; index < data.length; index += 1) {
+    i = (i + 1) & 0xff;
+    j = (j + state[i]!) & 0xff;
+    [state[i], state[j]] = [state[j]!, state[i]!];
+    out[index] = data[index]! ^ state[(state[i]! + state[j]!) & 0xff]!;
+  }
+  return out;
+}
+
+const PASSWORD_PADDING = Buffer.from('28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A', 'hex');
+const padPassword = (password: string) => Buffer.concat([Buffer.from(password, 'latin1'), PASSWORD_PADDING]).subarray(0, 32);
+const md5 = (...parts: Buffer[]) => createHash('md5').update(Buffer.concat(parts)).digest();
+
+/**
+ * A one-page text PDF encrypted with the standard security handler, revision 2 (RC4, 40-bit),
+ * opened by `userPassword`: the algorithms of ISO 32000-1 section 7.6.3, written out so the test
+ * knows every byte. Its page says `text`.
+ */
+export function passwordPdf(userPassword: string, text: string, ownerPassword = 'owner-secret'): Buffer {
+  const id = Buffer.from('0123456789abcdef0123456789abcdef', 'hex');
+  const permissions = -44;
+  const o = rc4(md5(padPassword(ownerPassword)).subarray(0, 5), padPassword(userPassword));
+  const p = Buffer.alloc(4);
+  p.writeInt32LE(permissions);
+  const key = md5(padPassword(userPassword), o, p, id).subarray(0, 5);
+  const u = rc4(key, PASSWORD_PADDING);
+  const objectKey = (number: number) => md5(key, Buffer.from([number & 0xff, (number >> 8) & 0xff, (number >> 16) & 0xff, 0, 0])).subarray(0, 10);
+  const content = rc4(objectKey(5), Buffer.from(`BT /F1 12 Tf 72 720 Td (${text}) Tj ET`, 'latin1'));
+  return assemblePdf(
+    [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>',
+      Buffer.concat([Buffer.from(`<< /Length ${content.length} >>\nstream\n`), content, Buffer.from('\nendstream')]),
+      `<< /Filter /Standard /V 1 /R 2 /O <${o.toString('hex')}> /U <${u.toString('hex')}> /P ${permissions} >>`,
+    ],
+    { trailerExtra: `/Encrypt 6 0 R /ID [<${id.toString('hex')}> <${id.toString('hex')}>]` },
+  );
 }
