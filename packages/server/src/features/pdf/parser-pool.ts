@@ -36,8 +36,8 @@ export interface ParseTimings {
 /** One parse in flight: pages as the worker sends them, then the summary (or an error). */
 export interface ParseRun {
   pages: AsyncIterable<WorkerPage>;
-  /** Resolves after the last page with the summary and timings; rejects with a ServiceError. */
-  result: Promise<{ summary: WorkerSummary; timings: ParseTimings }>;
+  /** Resolves after the last page with the summary; rejects with a ServiceError. */
+  result: Promise<{ summary: WorkerSummary }>;
   /** Stops the parse (client gone): a running worker is terminated and replaced. */
   cancel(): void;
   /** The phases measured so far (also after a failure, for Server-Timing on error answers). */
@@ -143,7 +143,14 @@ export class ParserPool {
     const task: ParseTask = { ...request, engine, memoryLimitBytes: this.config.workerMemoryBytes, port: port2 };
     // The bytes move to the worker instead of being copied.
     const transferList = [port2, ...(request.bytes.byteOffset === 0 && request.bytes.byteLength === request.bytes.buffer.byteLength && request.bytes.buffer instanceof ArrayBuffer ? [request.bytes.buffer] : [])];
-    const running = this.pool.run(task, { transferList: transferList as never, signal: abort.signal });
+    let running: Promise<unknown>;
+    try {
+      running = this.pool.run(task, { transferList: transferList as never, signal: abort.signal });
+    } catch (error) {
+      this.inFlight -= 1;
+      port1.close();
+      throw this.errorFor(error, undefined);
+    }
     const executorDispatchMs = performance.now() - dispatchStarted;
 
     const pageQueue: WorkerPage[] = [];
@@ -164,7 +171,7 @@ export class ParserPool {
     const waitDeadline = this.starting > 0 ? Math.max(this.config.queueTimeoutMs, this.config.workerStartTimeoutMs) : this.config.queueTimeoutMs;
     timer = setTimeout(() => stop(this.starting > 0 ? 'start' : 'queue'), waitDeadline);
 
-    const result = new Promise<{ summary: WorkerSummary; timings: ParseTimings }>((resolve, reject) => {
+    const result = new Promise<{ summary: WorkerSummary }>((resolve, reject) => {
       let summary: WorkerSummary | undefined;
       let workerFailure: ServiceError | undefined;
       port1.on('message', (message: WorkerMessage) => {
@@ -196,7 +203,7 @@ export class ParserPool {
           setImmediate(() => {
             if (workerFailure) return reject(workerFailure);
             if (!summary) return reject(new ServiceError('pdf_worker_unavailable', 'The PDF worker ended without an answer.', { retryable: true }));
-            resolve({ summary, timings: this.timingsOf(submittedAt, dispatchStarted, startedAt, workerStartMs, executorDispatchMs, summary) });
+            resolve({ summary });
           });
         },
         (error: unknown) => reject(this.errorFor(error, reason)),
@@ -212,7 +219,7 @@ export class ParserPool {
     result.then(
       (value) => {
         this.peakHeapBytes = Math.max(this.peakHeapBytes, value.summary.peak_heap_bytes);
-        this.log.debug({ pages: value.summary.pages_returned, peakHeapBytes: value.summary.peak_heap_bytes, roundtripMs: Math.round(value.timings.worker_roundtrip_ms) }, 'pdf parsed');
+        this.log.debug({ pages: value.summary.pages_returned, peakHeapBytes: value.summary.peak_heap_bytes, roundtripMs: Math.round(timings().worker_roundtrip_ms) }, 'pdf parsed');
       },
       (error: unknown) => {
         failure = error;
@@ -253,18 +260,6 @@ export class ParserPool {
       };
     };
     return { pages, result, cancel: () => stop('cancel'), timings };
-  }
-
-  private timingsOf(submittedAt: number, dispatchStarted: number, startedAt: number | undefined, workerStartMs: number, executorDispatchMs: number, summary: WorkerSummary): ParseTimings {
-    const now = performance.now();
-    const began = startedAt ?? now;
-    const waited = Math.max(0, began - dispatchStarted);
-    return {
-      worker_start_ms: workerStartMs + summary.engine_load_ms,
-      worker_queue_ms: Math.max(0, waited - workerStartMs),
-      worker_roundtrip_ms: Math.max(0, now - began),
-      executor_dispatch_ms: executorDispatchMs,
-    };
   }
 
   /**
