@@ -4,6 +4,7 @@ import { catalogHelpers, type CatalogHelpers } from './catalog/index.ts';
 import { resolveOptions, Transport, type CallOptions, type ClientOptions, type RawResult, type RequestInput } from './transport.ts';
 import { createOAuthHelpers, type OAuthHelpers } from './oauth/helpers.ts';
 import type { OAuthSession } from './oauth/session.ts';
+import { createPdfHelpers, type DocumentHelpers, type PdfHelpers } from './pdf/pdf-helpers.ts';
 
 /** One method per route: `(request?, options?) => Promise<data>`. */
 export type ClientMethod<R extends RouteDefinition> = (...args: [...RequestArgs<R>, options?: CallOptions]) => Promise<ClientResponse<R>>;
@@ -51,13 +52,17 @@ export interface BlackboardHelpers {
   watch(options: WatchOptions): AsyncGenerator<BlackboardRecord, void, undefined>;
 }
 
-export type SvcClient = Omit<ClientOf<Contract>, 'blackboard' | 'catalog' | 'oauth'> & {
+export type SvcClient = Omit<ClientOf<Contract>, 'blackboard' | 'catalog' | 'oauth' | 'pdf' | 'documents'> & {
   /** The blackboard's routes plus `watch`. */
   readonly blackboard: ClientOf<Contract>['blackboard'] & BlackboardHelpers;
   /** The catalog's routes plus `verifiedDownload` and `downloadArtifact`. */
   readonly catalog: ClientOf<Contract>['catalog'] & CatalogHelpers;
   /** The OAuth routes plus helpers: PKCE, authorize, code exchange, refresh, client credentials, login. */
   readonly oauth: ClientOf<Contract>['oauth'] & OAuthHelpers;
+  /** The PDF routes, plus `extractFile` (upload) and `streamPages` (server-sent events). */
+  readonly pdf: ClientOf<Contract>['pdf'] & PdfHelpers;
+  /** The document route, plus `extractFile`. */
+  readonly documents: ClientOf<Contract>['documents'] & DocumentHelpers;
   /** Every method again, answering `{ data, response }` (headers, status). */
   readonly withResponse: RawClientOf<Contract>;
   readonly transport: Transport;
@@ -141,5 +146,8 @@ export function createClient(options: SvcClientOptions = {}): SvcClient {
   Object.assign(blackboard, helpers);
   Object.assign(methods.catalog, catalogHelpers(transport));
   Object.assign(methods.oauth, oauthHelpers);
+  const pdfHelpers = createPdfHelpers(methods);
+  Object.assign(methods.pdf, pdfHelpers.pdf);
+  Object.assign(methods.documents, pdfHelpers.documents);
   return Object.assign(methods as SvcClient, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
 }

@@ -10,3 +10,5 @@ export { fillPath, toSearchParams } from './path.ts';
 export { SVC_VERSION, deriveChannelKey, normaliseTask } from '@svc/schemas';
 export type { BlackboardRecord, BlackboardReadPage, BlackboardPutResponse, BlackboardChannelsPage, ChannelSummary, PostingState } from '@svc/schemas';
 export * from './catalog/index.ts';
+export type { PdfBounds, PdfHelpers, DocumentHelpers, PdfPageStream, StreamPagesOptions } from './pdf/pdf-helpers.ts';
+export type { FileInput } from './pdf/pdf-input.ts';

@@ -204,6 +204,8 @@ export class Transport {
         return response;
       case 'sse':
         return readSse(response, abortStream);
+      case 'json-or-sse':
+        return (response.headers.get('content-type') ?? '').startsWith('text/event-stream') ? readSse(response, abortStream) : response.json();
       case 'redirect':
         await response.body?.cancel();
         return { location: response.headers.get('location') ?? '', headers: response.headers };

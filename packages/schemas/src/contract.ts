@@ -2,6 +2,7 @@ import { defineContract } from './route.ts';
 import { catalogContract } from './catalog/contract.ts';
 import { blackboardContract } from './blackboard/contract.ts';
 import { credentialsContract, oauthContract } from './identity/contract.ts';
+import { documentsContract, pdfContract } from './pdf/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 
 /**
@@ -15,5 +16,7 @@ export const contract = defineContract({
   blackboard: blackboardContract,
   oauth: oauthContract,
   credentials: credentialsContract,
+  pdf: pdfContract,
+  documents: documentsContract,
 });
 export type Contract = typeof contract;

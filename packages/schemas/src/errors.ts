@@ -97,6 +97,19 @@ export const errorCodes = {
   completion_token_spent: 409,
   completion_token_expired: 410,
   completion_digest_mismatch: 409,
+  // PDF and document extraction (docs/pdf.md).
+  pdf_invalid: 422,
+  pdf_encrypted: 422,
+  pdf_password_incorrect: 422,
+  pdf_too_complex: 422,
+  pdf_queue_full: 503,
+  pdf_queue_timeout: 503,
+  pdf_worker_unavailable: 503,
+  pdf_parse_timeout: 504,
+  source_url_refused: 422,
+  source_fetch_failed: 422,
+  document_invalid: 422,
+  document_format_unknown: 422,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -16,3 +16,4 @@ export * from './blackboard/index.ts';
 export * from './identity/oauth.ts';
 export * from './identity/credentials.ts';
 export * from './identity/contract.ts';
+export * from './pdf/index.ts';

@@ -16,7 +16,9 @@ type Part<R, K extends string, Mode extends 'in' | 'out'> = R extends { [P in K]
 
 type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206 | 300 | 301 | 302 | 303 | 307 | 308;
 
-type ClientBodyOf<S> = S extends { kind: 'text' }
+type ClientBodyOf<S> = S extends { kind: 'json-or-sse'; json: infer J extends z.ZodType; event: infer E extends z.ZodType }
+  ? z.output<J> | AsyncIterable<SseMessage<z.output<E>>>
+  : S extends { kind: 'text' }
   ? string
   : S extends { kind: 'bytes' }
     ? Response
@@ -30,7 +32,9 @@ type ClientBodyOf<S> = S extends { kind: 'text' }
             ? z.output<S>
             : never;
 
-type ServerBodyOf<S> = S extends { kind: 'text' }
+type ServerBodyOf<S> = S extends { kind: 'json-or-sse'; json: infer J extends z.ZodType; event: infer E extends z.ZodType }
+  ? z.input<J> | AsyncIterable<SseMessage<z.input<E>>>
+  : S extends { kind: 'text' }
   ? string
   : S extends { kind: 'bytes' }
     ? Uint8Array | AsyncIterable<Uint8Array> | NodeJS.ReadableStream

@@ -62,6 +62,11 @@ function responseContent(store: ComponentStore, spec: ResponseSpec): Record<stri
       return { [spec.contentType]: { schema: { type: 'string', format: 'binary' } } };
     case 'sse':
       return { 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events', 'x-svc-event': store.render(spec.event, 'output') } } };
+    case 'json-or-sse':
+      return {
+        'application/json': { schema: store.render(spec.json, 'output') },
+        'text/event-stream': { schema: { type: 'string', description: 'Server-sent events (when the request sets `stream: true`)', 'x-svc-event': store.render(spec.event, 'output') } },
+      };
     default:
       return undefined;
   }

@@ -27,6 +27,7 @@ export type ResponseSpec =
   | { readonly kind: 'text'; readonly contentType: string }
   | { readonly kind: 'bytes'; readonly contentType: string }
   | { readonly kind: 'sse'; readonly event: z.ZodType }
+  | { readonly kind: 'json-or-sse'; readonly json: z.ZodType; readonly event: z.ZodType }
   | { readonly kind: 'redirect' }
   | { readonly kind: 'empty' };
 
@@ -61,6 +62,11 @@ export interface RouteDefinition {
 export const text = (contentType = 'text/plain; charset=utf-8') => ({ kind: 'text', contentType }) as const;
 export const bytes = (contentType = 'application/octet-stream') => ({ kind: 'bytes', contentType }) as const;
 export const sse = <T extends z.ZodType>(event: T) => ({ kind: 'sse', event }) as const;
+/**
+ * JSON, or a server-sent event stream when the request asked for one (`stream: true`): the server
+ * streams when the handler answers an async iterable; the client decodes by `Content-Type`.
+ */
+export const jsonOrSse = <J extends z.ZodType, E extends z.ZodType>(json: J, event: E) => ({ kind: 'json-or-sse', json, event }) as const;
 export const redirect = () => ({ kind: 'redirect' }) as const;
 export const empty = () => ({ kind: 'empty' }) as const;
 

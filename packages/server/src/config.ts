@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { blackboardEnvShape, blackboardSettingsFrom, type BlackboardSettings } from './features/blackboard/settings.ts';
 import { Scope } from '@svc/schemas';
+import { pdfEnvShape, toPdfConfig, type PdfConfig } from './features/pdf/pdf-config.ts';
 
 /** An integer within bounds; the message says what was expected rather than "received NaN". */
 const integer = (min: number, max: number, what = 'an integer') => {
@@ -51,6 +52,7 @@ const EnvSchema = z.object({
     .default('models:read inference:invoke')
     .transform((value) => value.split(/[\s,]+/).filter(Boolean))
     .pipe(z.array(Scope, { error: 'expected scopes separated by spaces or commas' }).min(1)),
+  ...pdfEnvShape,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -91,6 +93,8 @@ export interface Config {
   /** Blackboard retention, window and admission caps (defaults are the spec's). */
   blackboard: BlackboardSettings;
   identity: IdentityConfig;
+  /** PDF parser workers, deadlines and limits. */
+  pdf: PdfConfig;
 }
 
 export interface IdentityConfig {
@@ -164,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       demoToken: e.SVC_DEMO_TOKEN,
       demoScopes: e.SVC_DEMO_SCOPES,
     },
+    pdf: toPdfConfig(e),
   };
 }
 

@@ -5,6 +5,7 @@ import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
 import { registerIdentityCommands } from './identity.ts';
 import { registerKeysCommands } from './keys.ts';
+import { registerPdfCommands } from './pdf.ts';
 import { registerVersionCommands } from './version.ts';
 
 /** Every command group; a feature adds its `register…Commands` here. */
@@ -16,4 +17,5 @@ export function registerCommands(program: Command): void {
   registerBlackboardCommands(program);
   registerIdentityCommands(program);
   registerKeysCommands(program);
+  registerPdfCommands(program);
 }

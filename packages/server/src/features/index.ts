@@ -7,6 +7,7 @@ import { createBlackboardHandlers } from './blackboard/handlers.ts';
 import { createBlackboardService } from './blackboard/service.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
 import { createModelsHandlers } from './models/handlers.ts';
+import { createPdfFeature } from './pdf/handlers.ts';
 import { createSystemHandlers } from './system/handlers.ts';
 
 export interface Features {
@@ -30,6 +31,8 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const identity = await createIdentityFeature(deps);
   resolvers.push(...identity.resolvers);
   closers.push(() => identity.close());
+  const pdf = createPdfFeature(deps);
+  closers.push(pdf.close);
   const handlers: HandlersOf<Contract> = {
     system: createSystemHandlers(deps),
     models: createModelsHandlers(deps),
@@ -37,6 +40,8 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     blackboard: createBlackboardHandlers(blackboard),
     oauth: identity.oauth,
     credentials: identity.credentials,
+    pdf: pdf.handlers.pdf,
+    documents: pdf.handlers.documents,
   };
   return { handlers, resolvers, closers };
 }

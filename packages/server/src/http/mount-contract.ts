@@ -7,7 +7,7 @@ import type { RequestContext } from './request-context.ts';
 import { respond } from './respond.ts';
 import { ServiceError } from './service-error.ts';
 import { parsePart, validationError } from './validate.ts';
-import type { RequestState } from './request-state.ts';
+import { requestState, type RequestState } from './request-state.ts';
 import { RouteTable, type RouteEntry } from './route-table.ts';
 import { errorBodyFor } from './error-handler.ts';
 
@@ -151,7 +151,8 @@ async function parseInput(route: RouteDefinition, ctx: Context, rawParams: Recor
   const headers = route.headers ? parsePart(route.headers, ctx.headers, 'header', issues) : undefined;
   // Input that is already invalid is refused before the body is read.
   if (issues.length > 0) throw validationError(issues);
-  const raw = await readRouteBody(route, ctx.req);
+  // Routes with an upload deadline (PDF, documents) report their ingress as `upload_read_ms`.
+  const raw = route.bodyTimeoutMs !== undefined ? await requestState(ctx).timing.measure('upload_read_ms', () => readRouteBody(route, ctx.req)) : await readRouteBody(route, ctx.req);
   const body = route.bodyEncoding === 'bytes' ? raw : parsePart(route.body, raw, 'body', issues);
   if (issues.length > 0) throw validationError(issues);
   if (route.bodyEncoding === 'bytes' && route.body && raw === undefined) {

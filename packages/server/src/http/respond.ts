@@ -22,6 +22,12 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
   if (!spec) throw new Error(`Handler answered status ${result.status}, which its contract entry does not declare`);
   for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
   ctx.status = result.status;
+  if (!(spec instanceof z.ZodType) && spec.kind === 'json-or-sse') {
+    // The handler decides: an async iterable streams, anything else is the JSON answer.
+    const streams = typeof (result.body as AsyncIterable<unknown> | undefined)?.[Symbol.asyncIterator] === 'function';
+    respond(ctx, streams ? { kind: 'sse', event: spec.event } : spec.json, result, options);
+    return;
+  }
   if (spec instanceof z.ZodType) {
     if (options.validate) {
       const checked = spec.safeParse(result.body);

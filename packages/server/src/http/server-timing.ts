@@ -18,6 +18,11 @@ export class ServerTiming {
     }
   }
 
+  /** The milliseconds recorded under `name` so far, if any. */
+  get(name: string): number | undefined {
+    return this.phases.get(name);
+  }
+
   get size(): number {
     return this.phases.size;
   }

@@ -3,12 +3,13 @@ import pino, { type Logger } from 'pino';
 /**
  * Structured JSON logs. Request lines carry id, route, status, latency and principal kind;
  * headers are never logged, and these paths are redacted in case a caller logs an object
- * holding a credential.
+ * holding a credential. `destination` (default stdout) lets benches and tools read the lines.
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: 'svc' },
     redact: { paths: ['authorization', 'token', 'secret', '*.authorization', '*.token', '*.secret', '*.password', 'headers.authorization'], censor: '[redacted]' },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

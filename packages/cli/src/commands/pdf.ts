@@ -1,0 +1,95 @@
+import type { Command } from 'commander';
+import { Option } from 'commander';
+import type { DocumentFormat } from '@svc/schemas';
+import { withContext, type CliContext } from '../context.ts';
+import { UsageError } from '../failure.ts';
+
+interface PdfExtractFlags {
+  startPage?: string;
+  maxPages?: string;
+  maxChars?: string;
+  text?: boolean;
+  jsonl?: boolean;
+}
+
+function integerFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${name} takes a whole number, not ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+function boundsOf(flags: PdfExtractFlags) {
+  return { startPage: integerFlag('--start-page', flags.startPage), maxPages: integerFlag('--max-pages', flags.maxPages), maxChars: integerFlag('--max-chars', flags.maxChars) };
+}
+
+/**
+ * `--text` (the default) prints each page's text as it arrives, pages separated by a form feed
+ * like pdftotext; `--jsonl` prints one JSON object per page, then the summary; `--json` waits
+ * for the whole answer and prints it as one document.
+ */
+async function extractPdf(cli: CliContext, file: string, flags: PdfExtractFlags): Promise<void> {
+  if (flags.text && flags.jsonl) throw new UsageError('choose one of --text and --jsonl');
+  const bounds = boundsOf(flags);
+  const client = cli.client();
+  if (cli.output.json && !flags.jsonl && !flags.text) {
+    const extraction = await client.pdf.extractFile(file, bounds);
+    cli.output.result(extraction, () => '');
+    return;
+  }
+  const pages = client.pdf.streamPages(file, bounds);
+  let first = true;
+  for await (const page of pages) {
+    if (flags.jsonl) cli.output.stdout.write(`${JSON.stringify({ type: 'page', ...page })}\n`);
+    else {
+      cli.output.stdout.write(`${first ? '' : '\f'}${page.text}\n`);
+      first = false;
+    }
+  }
+  const summary = pages.summary;
+  if (!summary) return;
+  if (flags.jsonl) cli.output.stdout.write(`${JSON.stringify({ type: 'summary', ...summary })}\n`);
+  const truncation = summary.truncated ? `, truncated by ${summary.truncated_reason}` : '';
+  cli.output.notice(`${summary.pages_returned} of ${summary.page_count} pages, ${summary.char_count} characters${truncation} (${summary.engine})`);
+  for (const warning of summary.warnings) cli.output.notice(`warning: ${warning.page_number ? `page ${warning.page_number}: ` : ''}${warning.message}`);
+}
+
+const formats = ['html', 'markdown', 'text', 'docx', 'pdf'] as const;
+
+export function registerPdfCommands(program: Command): void {
+  const pdf = program.command('pdf').description('Extract text from PDFs, page by page');
+  pdf
+    .command('extract')
+    .description('Extract page-aligned text from a PDF file, printing pages as they arrive')
+    .argument('<file>', 'the PDF file')
+    .option('--start-page <n>', 'first page, one-based (default 1)')
+    .option('--max-pages <n>', 'most pages, 1..100 (default 32)')
+    .option('--max-chars <n>', 'most characters, 1..400000 (default 200000)')
+    .option('--text', 'print page text, pages separated by form feeds (the default)')
+    .option('--jsonl', 'print one JSON object per page, then a summary line')
+    .addHelpText('after', '\nWith the global --json, the whole extraction is printed as one JSON document.')
+    .action(withContext(async (cli, file: string, flags: PdfExtractFlags) => extractPdf(cli, file, flags)));
+
+  const doc = program.command('doc').alias('document').description('Extract text from documents (HTML, Markdown, text, DOCX, PDF) by section');
+  doc
+    .command('extract')
+    .description('Extract section-aligned text from a document file')
+    .argument('<file>', 'the document file')
+    .addOption(new Option('--format <format>', 'the document format (detected when absent)').choices(formats))
+    .option('--max-chars <n>', 'most characters, 1..400000 (default 200000)')
+    .option('--start-page <n>', 'PDF only: first page')
+    .option('--max-pages <n>', 'PDF only: most pages')
+    .action(
+      withContext(async (cli, file: string, flags: PdfExtractFlags & { format?: DocumentFormat }) => {
+        const extraction = await cli.client().documents.extractFile(file, { format: flags.format, ...boundsOf(flags) });
+        cli.output.result(extraction, (document) =>
+          document.sections
+            .map((section) => {
+              const heading = section.heading !== null ? `${'#'.repeat(Math.max(1, section.level))} ${section.heading}\n\n` : section.page_number !== null ? `[page ${section.page_number}]\n\n` : '';
+              return `${heading}${section.text}`;
+            })
+            .join('\n\n'),
+        );
+        if (!cli.output.json && extraction.truncated) cli.output.notice(`truncated by ${extraction.truncated_reason}: ${extraction.sections_returned} of ${extraction.section_count} sections`);
+      }),
+    );
+}

@@ -1,0 +1,87 @@
+import type { DocumentExtraction, DocumentSection, ExtractionWarning } from '@svc/schemas';
+import type { RequestContext } from '../../http/request-context.ts';
+import { ServiceError } from '../../http/service-error.ts';
+import { detectFormat, sectionHtml, sectionMarkdown, sectionPlainText, type SectionedDocument } from './document-sections.ts';
+import type { PdfService } from './pdf-service.ts';
+import { normaliseText } from './worker/normalise-text.ts';
+
+export interface DocumentRequest {
+  text?: string;
+  data_base64?: string;
+  format?: DocumentExtraction['format'];
+  filename?: string;
+  start_page: number;
+  max_pages: number;
+  max_chars: number;
+}
+
+/**
+ * Documents into sections. HTML, Markdown and text are parsed in the request (linear-time
+ * parsers over input already capped by the body limit). DOCX (a ZIP, so possibly a bomb) is
+ * converted to HTML by mammoth in a parser worker, and PDFs are extracted there, both under the
+ * same admission, rate limit, deadlines and memory cap as the PDF routes.
+ */
+export async function extractDocument(body: DocumentRequest, request: RequestContext, pdf: PdfService, handlerStarted: number): Promise<DocumentExtraction> {
+  const bytes = body.text !== undefined ? Buffer.from(body.text, 'utf8') : await pdf.source({ kind: 'base64', data: body.data_base64 ?? '' }, request);
+  const format = detectFormat(bytes, body.format, body.filename);
+  if (!format) throw new ServiceError('document_format_unknown', 'The format could not be told from the content or the filename; set `format` to html, markdown, text, docx or pdf.');
+
+  if (format === 'pdf') {
+    await pdf.admit(request.principal, request);
+    const extraction = await pdf.extract(bytes, { startPage: body.start_page, maxPages: body.max_pages, maxChars: body.max_chars }, request, handlerStarted);
+    return {
+      format,
+      section_count: extraction.page_count,
+      sections_returned: extraction.pages_returned,
+      char_count: extraction.char_count,
+      truncated: extraction.truncated,
+      truncated_reason: extraction.truncated_reason,
+      metadata: extraction.metadata,
+      warnings: extraction.warnings,
+      sections: extraction.pages.map((page, index) => ({ section_number: index + 1, heading: null, level: 0, page_number: page.page_number, text: page.text, char_count: page.char_count })),
+    };
+  }
+
+  const warnings: ExtractionWarning[] = [];
+  let document: SectionedDocument;
+  const started = performance.now();
+  if (format === 'docx') {
+    await pdf.admit(request.principal, request);
+    const converted = await pdf.convertDocx(bytes, request, handlerStarted);
+    warnings.push(...converted.warnings);
+    document = sectionHtml(converted.html);
+  } else {
+    const text = bytes.toString('utf8');
+    document = format === 'html' ? sectionHtml(text) : format === 'markdown' ? sectionMarkdown(text) : sectionPlainText(text);
+  }
+
+  const sections: DocumentSection[] = [];
+  let chars = 0;
+  let truncated = false;
+  for (const raw of document.sections) {
+    if (chars >= body.max_chars) {
+      truncated = true;
+      break;
+    }
+    let text = normaliseText(raw.text);
+    if (chars + text.length > body.max_chars) {
+      text = text.slice(0, body.max_chars - chars);
+      truncated = true;
+    }
+    chars += text.length;
+    sections.push({ section_number: sections.length + 1, heading: raw.heading, level: raw.level, page_number: null, text, char_count: text.length });
+    if (truncated) break;
+  }
+  request.timing.record('extract_ms', performance.now() - started);
+  return {
+    format,
+    section_count: document.sections.length,
+    sections_returned: sections.length,
+    char_count: chars,
+    truncated,
+    truncated_reason: truncated ? 'max_chars' : null,
+    metadata: { ...(document.title ? { title: document.title } : {}), ...(document.author ? { author: document.author } : {}), ...(document.language ? { language: document.language } : {}) },
+    warnings,
+    sections,
+  };
+}

@@ -1,0 +1,39 @@
+import { documentsContract, pdfContract } from '@svc/schemas';
+import type { ServerDeps } from '../../deps.ts';
+import { defineHandlers } from '../../http/handler-types.ts';
+import { extractDocument } from './document-service.ts';
+import { ParserPool } from './parser-pool.ts';
+import { PdfService } from './pdf-service.ts';
+
+/** The PDF and document routes over one parser pool; `close` stops the workers. */
+export function createPdfFeature(deps: ServerDeps) {
+  const pool = new ParserPool(deps.config.pdf, deps.log.child({ feature: 'pdf' }));
+  const service = new PdfService(deps, pool);
+  deps.caches.register({ name: 'pdf-workers', description: `PDF parser workers (${deps.config.pdf.engine})`, stats: () => ({ entries: pool.stats.in_flight, max_entries: deps.config.pdf.workers + deps.config.pdf.maxPending, hits: pool.stats.completed, misses: 0 }) });
+
+  const pdf = defineHandlers(pdfContract, {
+    async extractUpload({ query, body }, request) {
+      const started = performance.now();
+      await service.admit(request.principal, request);
+      const bytes = await service.source({ kind: 'bytes', bytes: body }, request);
+      const extraction = await service.extract(bytes, { startPage: query.start_page, maxPages: query.max_pages, maxChars: query.max_chars }, request, started);
+      return { status: 200, body: extraction };
+    },
+    async extract({ body }, request) {
+      const started = performance.now();
+      await service.admit(request.principal, request);
+      const bytes = await service.source(body.url !== undefined ? { kind: 'url', url: body.url } : { kind: 'base64', data: body.data_base64 ?? '' }, request);
+      const options = { startPage: body.start_page, maxPages: body.max_pages, maxChars: body.max_chars, password: body.password };
+      if (body.stream) return { status: 200, body: service.stream(bytes, options, request, started) };
+      return { status: 200, body: await service.extract(bytes, options, request, started) };
+    },
+  });
+
+  const documents = defineHandlers(documentsContract, {
+    async extract({ body }, request) {
+      return { status: 200, body: await extractDocument(body, request, service, performance.now()) };
+    },
+  });
+
+  return { handlers: { pdf, documents }, service, close: () => pool.close() };
+}

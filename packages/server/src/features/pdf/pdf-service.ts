@@ -1,0 +1,170 @@
+import type { ExtractedPage, PdfExtraction, PdfExtractionSummary, Principal, SseMessage } from '@svc/schemas';
+import { pdfLimits, pdfStreamEventNames } from '@svc/schemas';
+import { consumeWindow } from '../../db/rate-counters.ts';
+import type { ServerDeps } from '../../deps.ts';
+import type { RequestContext } from '../../http/request-context.ts';
+import { ServiceError } from '../../http/service-error.ts';
+import type { ParserPool, ParseRun } from './parser-pool.ts';
+import type { WorkerPage, WorkerSummary } from './worker/pdf-worker.ts';
+
+export interface ExtractOptions {
+  startPage: number;
+  maxPages: number;
+  maxChars: number;
+  password?: string;
+}
+
+/** Where the bytes come from; `source_ms` measures getting them. */
+export type PdfSource = { kind: 'bytes'; bytes: Buffer } | { kind: 'base64'; data: string } | { kind: 'url'; url: string };
+
+const PDF_HEADER = Buffer.from('%PDF-');
+
+/** PDF readers accept the header anywhere in the first KiB; so do we, and nothing else. */
+export function looksLikePdf(bytes: Uint8Array): boolean {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).indexOf(PDF_HEADER) !== -1;
+}
+
+function summaryOf(summary: WorkerSummary): PdfExtractionSummary {
+  const { peak_heap_bytes: _peak, engine_load_ms: _load, html: _html, ...rest } = summary;
+  return rest;
+}
+
+/**
+ * PDF extraction as plain functions over a request: rate limit, source, staging, then the
+ * parser pool. Both routes and the document route go through here, so limits hold everywhere.
+ */
+export class PdfService {
+  private readonly deps: ServerDeps;
+  readonly pool: ParserPool;
+
+  constructor(deps: ServerDeps, pool: ParserPool) {
+    this.deps = deps;
+    this.pool = pool;
+  }
+
+  /** Per-principal fixed-window limit, counted in the database so replicas share it. */
+  async admit(principal: Principal, request: RequestContext): Promise<void> {
+    const { rateLimit, rateWindowSeconds } = this.deps.config.pdf;
+    await request.timing.measure('admission_ms', async () => {
+      if (rateLimit === 0) return;
+      const decision = await consumeWindow(this.deps.database.sequelize, { bucket: `pdf:principal:${principal.kind}:${principal.id}`, windowSeconds: rateWindowSeconds, maxHits: rateLimit });
+      if (!decision.allowed) {
+        throw new ServiceError('rate_limited', `At most ${rateLimit} extractions per ${rateWindowSeconds} s for one principal; retry in ${decision.retryAfterSeconds} s.`, {
+          retryAfterSeconds: decision.retryAfterSeconds,
+          retryable: true,
+        });
+      }
+    });
+  }
+
+  /** Gets the bytes (decoding or fetching them under the byte cap). */
+  async source(source: PdfSource, request: RequestContext): Promise<Buffer> {
+    return request.timing.measure('source_ms', async () => {
+      if (source.kind === 'bytes') return source.bytes;
+      if (source.kind === 'base64') {
+        // 4 base64 characters carry 3 bytes: refuse before decoding when it cannot fit.
+        if (Math.floor((source.data.length * 3) / 4) - 2 > pdfLimits.maxFileBytes) throw new ServiceError('payload_too_large', `The decoded document is over ${pdfLimits.maxFileBytes} bytes, the most taken.`);
+        const bytes = Buffer.from(source.data, 'base64');
+        if (bytes.byteLength > pdfLimits.maxFileBytes) throw new ServiceError('payload_too_large', `The decoded document is ${bytes.byteLength} bytes; at most ${pdfLimits.maxFileBytes} are taken.`);
+        return bytes;
+      }
+      const { fetchPublicHttps } = await import('./source-fetch.ts');
+      return fetchPublicHttps(source.url, { maxBytes: pdfLimits.maxFileBytes, timeoutMs: this.deps.config.pdf.fetchTimeoutMs, signal: request.signal });
+    });
+  }
+
+  /** Checks the bytes are a PDF and copies them into a buffer of their own, to move to the worker. */
+  stage(bytes: Buffer, request: RequestContext): Uint8Array {
+    const started = performance.now();
+    try {
+      if (bytes.byteLength === 0) throw new ServiceError('pdf_invalid', 'The body is empty; send the PDF bytes.');
+      if (!looksLikePdf(bytes)) throw new ServiceError('pdf_invalid', 'The bytes are not a PDF (no %PDF- header in the first 1024 bytes).');
+      const owned = new Uint8Array(new ArrayBuffer(bytes.byteLength));
+      owned.set(bytes);
+      return owned;
+    } finally {
+      request.timing.record('staging_ms', performance.now() - started);
+    }
+  }
+
+  private start(bytes: Uint8Array, options: ExtractOptions): ParseRun {
+    return this.pool.run({ bytes, password: options.password, startPage: options.startPage, maxPages: options.maxPages, maxChars: options.maxChars }, this.deps.config.pdf.engine);
+  }
+
+  private recordTimings(request: RequestContext, timings: Record<string, number>): Record<string, number> {
+    for (const [name, ms] of Object.entries(timings)) request.timing.record(name, ms);
+    return Object.fromEntries(
+      ['admission_ms', 'upload_read_ms', 'source_ms', 'staging_ms', 'worker_start_ms', 'worker_queue_ms', 'worker_roundtrip_ms', 'executor_dispatch_ms'].map((name) => [name, round(request.timing.get(name) ?? 0)]),
+    );
+  }
+
+  private finishTotal(request: RequestContext, handlerStarted: number): number {
+    const total = (request.timing.get('upload_read_ms') ?? 0) + (performance.now() - handlerStarted);
+    request.timing.record('total_ms', total);
+    return total;
+  }
+
+  /** The whole extraction as one JSON answer. */
+  async extract(bytes: Buffer, options: ExtractOptions, request: RequestContext, handlerStarted: number): Promise<PdfExtraction> {
+    const staged = this.stage(bytes, request);
+    const run = this.start(staged, options);
+    const cancel = () => run.cancel();
+    request.signal.addEventListener('abort', cancel, { once: true });
+    try {
+      const pages: WorkerPage[] = [];
+      for await (const page of run.pages) pages.push(page);
+      const { summary } = await run.result;
+      return { ...summaryOf(summary), pages };
+    } finally {
+      request.signal.removeEventListener('abort', cancel);
+      // Recorded on failures too, so a 503 or 504 says where the time went.
+      this.recordTimings(request, { ...run.timings() });
+      this.finishTotal(request, handlerStarted);
+    }
+  }
+
+  /** Converts a DOCX to HTML in a parser worker (same admission, deadlines and memory cap). */
+  async convertDocx(bytes: Buffer, request: RequestContext, handlerStarted: number): Promise<{ html: string; warnings: PdfExtractionSummary['warnings'] }> {
+    const owned = new Uint8Array(new ArrayBuffer(bytes.byteLength));
+    owned.set(bytes);
+    const run = this.pool.run({ bytes: owned, startPage: 1, maxPages: 1, maxChars: 1, format: 'docx' }, this.deps.config.pdf.engine);
+    try {
+      const { summary } = await run.result;
+      return { html: summary.html ?? '', warnings: summary.warnings };
+    } finally {
+      this.recordTimings(request, { ...run.timings() });
+      this.finishTotal(request, handlerStarted);
+    }
+  }
+
+  /**
+   * The extraction as events: admission, source and staging happen before the answer starts (so
+   * their failures are ordinary HTTP errors); then one `page-extracted` per page as the worker
+   * reads it and `extraction-completed` with the summary and every timing.
+   */
+  stream(bytes: Buffer, options: ExtractOptions, request: RequestContext, handlerStarted: number): AsyncIterable<SseMessage<ExtractedPage | PdfExtractionSummary>> {
+    const staged = this.stage(bytes, request);
+    const run = this.start(staged, options);
+    const self = this;
+    // A client that goes away mid-page stops the worker now, not when that page is done.
+    const cancel = () => run.cancel();
+    request.signal.addEventListener('abort', cancel, { once: true });
+    return (async function* events() {
+      let completed = false;
+      try {
+        for await (const page of run.pages) yield { event: pdfStreamEventNames.page, data: page };
+        const { summary } = await run.result;
+        const timingsMs = self.recordTimings(request, { ...run.timings() });
+        timingsMs.total_ms = round(self.finishTotal(request, handlerStarted));
+        completed = true;
+        yield { event: pdfStreamEventNames.completed, data: { ...summaryOf(summary), timings_ms: timingsMs } };
+      } finally {
+        // Leaving early (client gone, consumer stopped) stops the parse and frees the worker.
+        request.signal.removeEventListener('abort', cancel);
+        if (!completed) run.cancel();
+      }
+    })();
+  }
+}
+
+const round = (value: number) => Math.round(value * 10) / 10;

@@ -1,0 +1,140 @@
+import { lookup } from 'node:dns/promises';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+import { ServiceError } from '../../http/service-error.ts';
+
+/**
+ * Addresses a server-side fetch must never reach: loopback, private, link-local (cloud metadata
+ * lives at 169.254.169.254), carrier-grade NAT, unique-local, multicast, unspecified, and the
+ * IPv4-mapped forms of all of them.
+ */
+const refused = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  refused.addSubnet(network, prefix, 'ipv4');
+  refused.addSubnet(`::ffff:${network}`, 96 + prefix, 'ipv6');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+  ['2001:db8::', 32],
+] as const) {
+  refused.addSubnet(network, prefix, 'ipv6');
+}
+
+export function isRefusedAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return true;
+  return refused.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Resolves the host and answers one address that may be fetched, or throws `source_url_refused`. */
+async function vettedAddress(hostname: string): Promise<{ address: string; family: number }> {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  let addresses: Array<{ address: string; family: number }>;
+  try {
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
+  } catch {
+    throw new ServiceError('source_fetch_failed', `The host ${hostname} does not resolve.`);
+  }
+  // Every address must be public: a name that resolves to one private address is refused.
+  const bad = addresses.find((entry) => isRefusedAddress(entry.address));
+  if (bad || addresses.length === 0) throw new ServiceError('source_url_refused', `The URL's host resolves to a private, loopback or link-local address (${bad?.address ?? 'none'}); only public https hosts are fetched.`);
+  return addresses[0]!;
+}
+
+export interface FetchLimits {
+  maxBytes: number;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  maxRedirects?: number;
+}
+
+/**
+ * Fetches an https URL under a byte cap and a deadline. The connection goes to the address that
+ * was checked (no second DNS answer can swap in a private one), and each redirect is checked again.
+ */
+export async function fetchPublicHttps(url: string, limits: FetchLimits): Promise<Buffer> {
+  let current = new URL(url);
+  for (let hop = 0; hop <= (limits.maxRedirects ?? 3); hop += 1) {
+    if (current.protocol !== 'https:') throw new ServiceError('source_url_refused', 'Only https URLs are fetched (a redirect led elsewhere).');
+    const target = await vettedAddress(current.hostname);
+    const answer = await getOnce(current, target, limits);
+    if (answer.kind === 'body') return answer.body;
+    current = new URL(answer.location, current);
+  }
+  throw new ServiceError('source_fetch_failed', 'Too many redirects.');
+}
+
+function getOnce(url: URL, target: { address: string; family: number }, limits: FetchLimits): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(
+      url,
+      {
+        method: 'GET',
+        headers: { accept: 'application/pdf, */*;q=0.5', 'user-agent': 'svc-pdf-fetch' },
+        lookup: (_hostname, options, callback) => {
+          if ((options as { all?: boolean }).all) (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [target]);
+          else callback(null, target.address, target.family);
+        },
+        timeout: limits.timeoutMs,
+        signal: limits.signal,
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400 && response.headers.location) {
+          response.resume();
+          return resolve({ kind: 'redirect', location: response.headers.location });
+        }
+        if (status !== 200) {
+          response.resume();
+          return reject(new ServiceError('source_fetch_failed', `The URL answered HTTP ${status}.`));
+        }
+        const declared = Number(response.headers['content-length'] ?? 0);
+        if (declared > limits.maxBytes) {
+          response.destroy();
+          return reject(new ServiceError('payload_too_large', `The document at the URL is ${declared} bytes; at most ${limits.maxBytes} are taken.`));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > limits.maxBytes) {
+            response.destroy();
+            reject(new ServiceError('payload_too_large', `The document at the URL is over ${limits.maxBytes} bytes, the most taken.`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('end', () => resolve({ kind: 'body', body: Buffer.concat(chunks) }));
+        response.on('error', () => reject(new ServiceError('source_fetch_failed', 'The download broke off.')));
+      },
+    );
+    const deadline = setTimeout(() => request.destroy(new Error('deadline')), limits.timeoutMs);
+    request.on('close', () => clearTimeout(deadline));
+    request.on('timeout', () => request.destroy(new Error('deadline')));
+    request.on('error', (error) => {
+      clearTimeout(deadline);
+      reject(error instanceof ServiceError ? error : new ServiceError('source_fetch_failed', `The URL could not be fetched (${error.message === 'deadline' ? `no answer within ${limits.timeoutMs / 1000} s` : 'connection failed'}).`));
+    });
+    request.end();
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * What a PDF engine does inside a parser worker. Self-contained (no server imports): workers load it.
+ * Engines raise PdfEngineError with one of these codes; anything else is reported as unreadable.
+ */
+export type PdfEngineErrorCode = 'pdf_invalid' | 'pdf_encrypted' | 'pdf_password_incorrect';
+
+export class PdfEngineError extends Error {
+  readonly code: PdfEngineErrorCode;
+  constructor(code: PdfEngineErrorCode, message: string) {
+    super(message);
+    this.name = 'PdfEngineError';
+    this.code = code;
+  }
+}
+
+export interface EngineMetadata {
+  title?: string;
+  author?: string;
+  subject?: string;
+  keywords?: string;
+  creator?: string;
+  producer?: string;
+  creation_date?: string;
+  modification_date?: string;
+  pdf_version?: string;
+  language?: string;
+}
+
+export interface EnginePage {
+  /** Raw text with line breaks (`\n`) and paragraph breaks (`\n\n`); normalised by the caller. */
+  text: string;
+  width: number;
+  height: number;
+  rotation: number;
+}
+
+/** An opened document. Pages are read one at a time so a page limit stops the work. */
+export interface OpenedPdf {
+  readonly pageCount: number;
+  metadata(): Promise<EngineMetadata>;
+  page(pageNumber: number): Promise<EnginePage>;
+  close(): Promise<void>;
+}
+
+export interface PdfEngine {
+  readonly name: 'pdfjs' | 'mupdf';
+  open(bytes: Uint8Array, password: string | undefined): Promise<OpenedPdf>;
+}
+
+/** PDF dates look like `D:20240131120000+01'00'`; answers ISO 8601 or undefined. */
+export function pdfDateToIso(value: string | undefined | null): string | undefined {
+  if (!value) return undefined;
+  const match = /^(?:D:)?(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?(?:([Zz+-])(\d{2})?'?(\d{2})?'?)?/.exec(value.trim());
+  if (!match) return undefined;
+  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00', sign, oh = '00', om = '00'] = match;
+  const offset = !sign || sign === 'Z' || sign === 'z' ? 'Z' : `${sign}${oh}:${om}`;
+  const iso = `${y}-${mo}-${d}T${h}:${mi}:${s}${offset}`;
+  return Number.isNaN(Date.parse(iso)) ? undefined : new Date(iso).toISOString();
+}
+
+/** Drops empty and non-string metadata values so the answer only states what the file states. */
+export function cleanMetadata(metadata: Record<string, string | undefined>): EngineMetadata {
+  return Object.fromEntries(
+    Object.entries(metadata)
+      .map(([key, value]) => [key, typeof value === 'string' ? value.replace(/\u0000/g, '').trim() : undefined] as const)
+      .filter(([, value]) => value !== undefined && value !== ''),
+  ) as EngineMetadata;
+}
