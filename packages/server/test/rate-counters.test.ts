@@ -51,9 +51,10 @@ test('concurrent hits never pass the cap', async (t) => {
 });
 
 test('pruning drops ended windows and keeps standing counters at the epoch', async (t) => {
-  await consumeWindow(database.sequelize, { bucket: 'test:old', windowSeconds: 3600, maxHits: 5 }, { now: new Date('2026-11-01T00:00:00Z') });
-  await database.sequelize.query("INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES ('test:standing', 'epoch', 1, 0)");
+  await consumeWindow(database.sequelize, { bucket: 'prune:old', windowSeconds: 3600, maxHits: 5 }, { now: new Date('2026-11-01T00:00:00Z') });
+  await consumeWindow(database.sequelize, { bucket: 'prune:recent', windowSeconds: 3600, maxHits: 5 }, { now });
+  await database.sequelize.query("INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES ('prune:standing', 'epoch', 1, 0)");
   await pruneWindows(database.sequelize, new Date('2026-11-20T00:00:00Z'));
-  const buckets = (await database.sequelize.query<{ bucket: string }>("SELECT bucket FROM svc_rate_counters WHERE bucket IN ('test:old', 'test:standing', 'test:hits')", { type: QueryTypes.SELECT })).map((row) => row.bucket).sort();
-  t.deepEqual(buckets, ['test:hits', 'test:standing']);
+  const buckets = (await database.sequelize.query<{ bucket: string }>("SELECT bucket FROM svc_rate_counters WHERE bucket LIKE 'prune:%'", { type: QueryTypes.SELECT })).map((row) => row.bucket).sort();
+  t.deepEqual(buckets, ['prune:recent', 'prune:standing']);
 });
