@@ -42,3 +42,42 @@ export const asyncCommitSql = `set_config('synchronous_commit', 'off', true)`;
 export async function pruneWalFlushRows(sequelize: Sequelize): Promise<void> {
   await sequelize.query(`DELETE FROM svc_wal_flush WHERE flushed_at < now() - interval '1 day'`);
 }
+
+/**
+ * Shares `flushWal` statements between concurrent callers of one process: a caller waits for a
+ * flush that starts after it asks (so after its own commit returned, which is what makes the
+ * flush cover it), and every caller that asks while one flush runs shares the next one. Under
+ * load this sends one flush statement for many puts instead of one each.
+ */
+export class WalFlusher {
+  private readonly sequelize: Sequelize;
+  private current: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+
+  constructor(sequelize: Sequelize) {
+    this.sequelize = sequelize;
+  }
+
+  flush(): Promise<void> {
+    if (!this.current) return this.start();
+    // The running flush may have begun before the caller's commit: wait for the one after it.
+    this.next ??= this.current.then(
+      () => this.startNext(),
+      () => this.startNext(),
+    );
+    return this.next;
+  }
+
+  private startNext(): Promise<void> {
+    this.next = undefined;
+    return this.current ?? this.start();
+  }
+
+  private start(): Promise<void> {
+    const flight: Promise<void> = flushWal(this.sequelize).finally(() => {
+      if (this.current === flight) this.current = undefined;
+    });
+    this.current = flight;
+    return flight;
+  }
+}

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { BlackboardPutRequest, BlackboardPutResponse } from '@svc/schemas';
-import { asyncCommitSql, flushWal } from '../../db/wal-flush.ts';
+import { asyncCommitSql, type WalFlusher } from '../../db/wal-flush.ts';
 import { ServiceError } from '../../http/service-error.ts';
 import { admitReplay, checkAdmission, counterUpsert, orderStampSql } from './admission.ts';
 import { ITEM_COLUMNS, LIVE, recordOf, type ItemRow } from './item-row.ts';
@@ -39,10 +39,10 @@ export interface PutDependencies {
   settings: BlackboardSettings;
   posting: PostingSwitch;
   /**
-   * Commit the put asynchronously and then wait for the WAL flush with `flushWal` (PostgreSQL);
-   * false commits synchronously (the embedded database, which runs with fsync off).
+   * Set on PostgreSQL: commit the put asynchronously, then wait for a WAL flush covering it.
+   * Absent, puts commit synchronously (the embedded database, which runs with fsync off).
    */
-  flushAfterCommit: boolean;
+  walFlusher: WalFlusher | undefined;
 }
 
 async function findLiveByIdentity(deps: PutDependencies, keyId: string, idempotencyKey: string): Promise<(ItemRow & { request_hash: string }) | undefined> {
@@ -80,7 +80,7 @@ async function replay(deps: PutDependencies, caller: Caller, normalised: Normali
  *   by a concurrent identical put, raises (`svc_blackboard_refuse`), which rolls everything
  *   back, so no window keeps a refused put and nothing is half done;
  * - on PostgreSQL it commits asynchronously (the locks go once the commit record is written),
- *   and `flushWal` then waits for a flush covering it before the put is answered: still
+ *   and `WalFlusher` then waits for a flush covering it before the put is answered: still
  *   durable before the 201, and concurrent puts share their flushes (group commit).
  * Admission, ordering and all-or-nothing still come from the row locks and the one
  * transaction; the WAL replays commits in order, so a crash can only drop a suffix of puts
@@ -135,7 +135,7 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
            CASE
              WHEN (SELECT refused FROM refused) THEN svc_blackboard_refuse((SELECT json_agg(counters) FROM counters)::text)
              WHEN NOT EXISTS (SELECT 1 FROM inserted) THEN svc_blackboard_refuse('race')
-           END AS refusal${deps.flushAfterCommit ? `, ${asyncCommitSql} AS commit_mode` : ''}`,
+           END AS refusal${deps.walFlusher ? `, ${asyncCommitSql} AS commit_mode` : ''}`,
         params.values,
       );
     } catch (error) {
@@ -148,7 +148,7 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
     // Durable before anyone is told: see above and db/wal-flush.ts. Should this fail, the put
     // may still be stored (as when a COMMIT's answer is lost); a retry with the same
     // idempotency key then answers the stored item.
-    if (deps.flushAfterCommit) await flushWal(sequelize);
+    await deps.walFlusher?.flush();
     return { created: true, body: { ...recordOf(result!.inserted), edit_token: editToken, original_token_required: false, deduplicated: false } };
   } catch (error) {
     if (!(error instanceof ReplayRace)) throw error;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../../db/database.ts';
-import { pruneWalFlushRows } from '../../db/wal-flush.ts';
+import { pruneWalFlushRows, WalFlusher } from '../../db/wal-flush.ts';
 import { BLACKBOARD_SCHEMA_ID, blackboardLimits, type BlackboardChannelsRequest, type BlackboardGetRequest, type BlackboardPutRequest, type BlackboardQueryRequest } from '@svc/schemas';
 import { listChannels } from './channels.ts';
 import { PostingSwitch } from './posting-switch.ts';
@@ -15,7 +15,7 @@ export type BlackboardService = ReturnType<typeof createBlackboardService>;
 export function createBlackboardService(database: Pick<Database, 'sequelize' | 'kind'>, settings: BlackboardSettings) {
   const { sequelize } = database;
   // PGlite runs with fsync off: there is no flush to wait for, so puts commit synchronously there.
-  const flushAfterCommit = database.kind === 'postgres';
+  const walFlusher = database.kind === 'postgres' ? new WalFlusher(sequelize) : undefined;
   const posting = new PostingSwitch(sequelize);
   return {
     posting,
@@ -30,13 +30,13 @@ export function createBlackboardService(database: Pick<Database, 'sequelize' | '
         await sequelize
           .query(`DELETE FROM svc_rate_counters WHERE bucket LIKE 'blackboard:%' AND window_start > 'epoch'::timestamptz AND window_start < $1`, { bind: [before] })
           .catch((error: unknown) => log.warn({ err: error }, 'blackboard counter pruning failed'));
-        if (flushAfterCommit) await pruneWalFlushRows(sequelize).catch((error: unknown) => log.warn({ err: error }, 'WAL-flush row pruning failed'));
+        if (walFlusher) await pruneWalFlushRows(sequelize).catch((error: unknown) => log.warn({ err: error }, 'WAL-flush row pruning failed'));
       };
       const timer = setInterval(() => void prune(), 10 * 60_000);
       timer.unref();
       return async () => clearInterval(timer);
     },
-    put: (request: BlackboardPutRequest, caller: Caller) => putItem({ sequelize, settings, posting, flushAfterCommit }, request, caller),
+    put: (request: BlackboardPutRequest, caller: Caller) => putItem({ sequelize, settings, posting, walFlusher }, request, caller),
     get: async (request: BlackboardGetRequest) => readItems(sequelize, 'get', request, await posting.get()),
     query: async (request: BlackboardQueryRequest) => readItems(sequelize, 'query', request, await posting.get()),
     channels: async (request: BlackboardChannelsRequest) => listChannels(sequelize, settings.channelWindowRows, request, await posting.get()),
