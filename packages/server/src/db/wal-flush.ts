@@ -1,8 +1,8 @@
 import type { Sequelize } from 'sequelize';
 
 /**
- * Makes every transaction this process committed so far durable, by committing one tiny
- * synchronous write of its own. Pair it with a transaction committed under
+ * Makes every transaction whose COMMIT returned before this call durable (whatever session ran
+ * it), by committing one tiny synchronous write of its own. Pair it with a transaction committed under
  * `synchronous_commit = off` (see `asyncCommitSql`) to release that transaction's row locks
  * without holding them through the WAL flush, and still answer only once its data is on disk.
  *
