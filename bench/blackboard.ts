@@ -145,8 +145,9 @@ async function main() {
     out(`blackboard bench on ${svc.database.kind}; ${CONCURRENCY} concurrent clients (and 1 for put), ${ROUNDS} x ${ROUND_SECONDS} s rounds per side`);
     const results: Record<string, { svc: number[]; baseline: number[] }> = { put: { svc: [], baseline: [] }, 'put, 1 client': { svc: [], baseline: [] }, get: { svc: [], baseline: [] } };
     for (let round = 0; round < ROUNDS; round++) {
-      // Puts serialise on the global admission counter until commit, so concurrency helps the
-      // baseline (group commit) more than svc; one client shows the per-request overhead alone.
+      // Puts serialise on the put-order and global admission rows for the length of one
+      // statement (they commit asynchronously, then share a WAL flush); one client shows the
+      // per-request overhead alone.
       if (baseline) results['put, 1 client']!.baseline.push(await throughput(putRequest(baseline.url, '/put'), 1));
       results['put, 1 client']!.svc.push(await throughput(putRequest(apiUrl, '/api/v1/blackboard/put'), 1));
       if (baseline) results.put!.baseline.push(await throughput(putRequest(baseline.url, '/put')));

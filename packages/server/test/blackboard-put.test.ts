@@ -181,6 +181,10 @@ test('concurrent identical puts create exactly one item', async (t) => {
   t.is(answers.filter((answer) => answer.body.edit_token !== null).length, 1);
   const [count] = await svc.server.database.sequelize.query<{ n: number }>("SELECT count(*)::int AS n FROM blackboard_items WHERE key = 'demo:race'", { type: QueryTypes.SELECT });
   t.is(count!.n, 1);
+  // The puts that lost the race rolled back whole: the principal window counted one post.
+  const keyId = `kid_${createHash('sha256').update('bearer\0racer', 'utf8').digest('hex').slice(0, 32)}`;
+  const [counter] = await svc.server.database.sequelize.query<{ hits: number }>('SELECT sum(hits)::int AS hits FROM svc_rate_counters WHERE bucket = $1', { bind: [`blackboard:principal:${keyId}`], type: QueryTypes.SELECT });
+  t.is(counter!.hits, 1);
 });
 
 test('tombstone needs the original token; tombstoned items vanish from reads', async (t) => {

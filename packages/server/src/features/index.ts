@@ -26,7 +26,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const resolvers: PrincipalResolver[] = [];
   const closers: Array<() => Promise<void>> = [];
   const catalog = await createCatalogFeature(deps);
-  const blackboard = createBlackboardService(deps.database.sequelize, deps.config.blackboard);
+  const blackboard = createBlackboardService(deps.database, deps.config.blackboard);
   closers.push(blackboard.startHousekeeping(deps.log));
   const identity = await createIdentityFeature(deps);
   resolvers.push(...identity.resolvers);

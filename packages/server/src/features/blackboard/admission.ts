@@ -52,8 +52,9 @@ export interface CounterUpsert {
 /**
  * The counter upsert of a put: every admission window (the same `svc_rate_counters` rows and
  * fixed windows as `consumeWindow`), batched into one statement because it runs while puts are
- * serialised. Rows are incremented unconditionally; `checkAdmission` then refuses, and the
- * caller's transaction rolls back, so no window keeps a refused put: all or nothing, exactly,
+ * serialised. Rows are incremented unconditionally; a put over any cap then rolls its whole
+ * transaction back (put-item.ts raises in the same statement; a replay's transaction throws
+ * `checkAdmission`'s refusal), so no window keeps a refused put: all or nothing, exactly,
  * across replicas. Rows lock in a fixed order starting with the put-order row, so two puts never
  * deadlock. The put-order row's amount holds the last created_at (epoch ms) handed out: under
  * its lock each put takes a later one, so created_at grows in commit order.

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { BlackboardPutRequest, BlackboardPutResponse } from '@svc/schemas';
+import { asyncCommitSql, type WalFlusher } from '../../db/wal-flush.ts';
 import { ServiceError } from '../../http/service-error.ts';
 import { admitReplay, checkAdmission, counterUpsert, orderStampSql } from './admission.ts';
 import { ITEM_COLUMNS, LIVE, recordOf, type ItemRow } from './item-row.ts';
@@ -24,13 +25,24 @@ export function keyIdOf(caller: Caller): string {
 
 export const hashEditToken = (token: string) => sha256(`svc.blackboard.edit\0${token}`);
 
-/** Signals, inside the transaction, that a concurrent identical put won the idempotency identity. */
+/** Signals that a concurrent identical put won the idempotency identity. */
 class ReplayRace extends Error {}
+
+/** The detail of the error `svc_blackboard_refuse` raised (SQLSTATE SVB01), if that is what this is. */
+function refusalDetail(error: unknown): string | undefined {
+  const cause = (error as { parent?: { code?: unknown; detail?: unknown } } | undefined)?.parent;
+  return cause?.code === 'SVB01' && typeof cause.detail === 'string' ? cause.detail : undefined;
+}
 
 export interface PutDependencies {
   sequelize: Sequelize;
   settings: BlackboardSettings;
   posting: PostingSwitch;
+  /**
+   * Set on PostgreSQL: commit the put asynchronously, then wait for a WAL flush covering it.
+   * Absent, puts commit synchronously (the embedded database, which runs with fsync off).
+   */
+  walFlusher: WalFlusher | undefined;
 }
 
 async function findLiveByIdentity(deps: PutDependencies, keyId: string, idempotencyKey: string): Promise<(ItemRow & { request_hash: string }) | undefined> {
@@ -47,15 +59,32 @@ async function replay(deps: PutDependencies, caller: Caller, normalised: Normali
   if (row.request_hash !== normalised.requestHash) {
     throw new ServiceError('blackboard_idempotency_conflict', 'This idempotency_key was already used by this caller for a different put; use a new key.');
   }
-  // A replay consumes no admission, but the per-address limiter still applies.
+  // A replay consumes no admission, but the per-address limiter still applies. Its counter
+  // upsert always writes and commits synchronously, so its WAL flush also covers the original
+  // put's commit, which may have been seen here before the original's own flush completed.
   await deps.sequelize.transaction((transaction) => admitReplay(deps.sequelize, deps.settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: 0 }, transaction));
   return { ...recordOf(row), edit_token: null, original_token_required: true, deduplicated: true };
 }
 
 /**
- * Creates an item: posting switch, normalisation, idempotency, screening, then one transaction
+ * Creates an item: posting switch, normalisation, idempotency, screening, then one statement
  * that counts every admission window (which also orders puts: see admission.ts), inserts the
  * item with a created_at later than any before it, and applies the retention cap.
+ *
+ * Every put locks the shared put-order and global window rows, and PostgreSQL keeps row locks
+ * until its transaction ends, so how long a put's transaction lasts after taking them bounds
+ * put throughput. Two things would stretch it: a round trip to this process before COMMIT (on
+ * a busy server the event loop answers late), and a synchronous COMMIT, which returns only
+ * after its WAL flush (an fsync), so puts would queue one fsync each. Hence:
+ * - the put is one autocommitted statement: it decides admission itself and, refused or beaten
+ *   by a concurrent identical put, raises (`svc_blackboard_refuse`), which rolls everything
+ *   back, so no window keeps a refused put and nothing is half done;
+ * - on PostgreSQL it commits asynchronously (the locks go once the commit record is written),
+ *   and `WalFlusher` then waits for a flush covering it before the put is answered: still
+ *   durable before the 201, and concurrent puts share their flushes (group commit).
+ * Admission, ordering and all-or-nothing still come from the row locks and the one
+ * transaction; the WAL replays commits in order, so a crash can only drop a suffix of puts
+ * nobody was told were accepted.
  */
 export async function putItem(deps: PutDependencies, request: BlackboardPutRequest, caller: Caller): Promise<{ created: boolean; body: BlackboardPutResponse }> {
   const posting = await deps.posting.get();
@@ -64,35 +93,34 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
   }
   const normalised = normalisePut(request);
   const keyId = keyIdOf(caller);
+  const { sequelize, settings } = deps;
   if (normalised.idempotencyKey !== null) {
     const existing = await findLiveByIdentity(deps, keyId, normalised.idempotencyKey);
     if (existing) return { created: false, body: await replay(deps, caller, normalised, keyId, existing) };
+    // An identity whose item expired or was tombstoned is free again. Releasing it on its own
+    // is harmless should the put then fail: nothing live answers to it either way.
+    await sequelize.query(`UPDATE blackboard_items SET idempotency_key = NULL WHERE key_id = $1 AND idempotency_key = $2 AND NOT (${LIVE})`, { bind: [keyId, normalised.idempotencyKey] });
   }
 
   const item = { ...normalised.value, coprocessor: screenValue(normalised.value) };
   const id = `bb_${randomBytes(12).toString('hex')}`;
   const editToken = `bbt_${randomBytes(24).toString('base64url')}`;
-  const { sequelize, settings } = deps;
   try {
-    const row = await sequelize.transaction(async (transaction) => {
-      if (normalised.idempotencyKey !== null) {
-        // An identity whose item expired or was tombstoned is free again.
-        await sequelize.query(`UPDATE blackboard_items SET idempotency_key = NULL WHERE key_id = $1 AND idempotency_key = $2 AND NOT (${LIVE})`, { bind: [keyId, normalised.idempotencyKey], transaction });
-      }
-      // One statement: count every window (taking the put-order lock), insert the item stamped
-      // after every earlier put, apply the retention cap. A refusal rolls it all back.
-      const params = new SqlParams();
-      const upsert = counterUpsert(settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: normalised.valueBytes }, (value) => params.add(value));
-      const p = (value: unknown) => params.add(value);
-      const [result] = await selectRows<{ counters: Array<{ bucket: string; hits: number; amount: number }>; inserted: (ItemRow & { seq: number }) | null }>(
+    // One statement, its own transaction: count every window (taking the put-order lock),
+    // insert the item stamped after every earlier put, apply the retention cap; raise, so roll
+    // all of it back, when a window is over its cap or a concurrent identical put inserted first.
+    const params = new SqlParams();
+    const upsert = counterUpsert(settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: normalised.valueBytes }, (value) => params.add(value));
+    const p = (value: unknown) => params.add(value);
+    let result: { inserted: ItemRow & { seq: number } } | undefined;
+    try {
+      [result] = await selectRows<{ inserted: ItemRow & { seq: number } }>(
         sequelize,
         `WITH counters AS (${upsert.sql}),
          caps (bucket, max_hits, max_amount) AS (${upsert.capsSql()}),
+         refused AS (SELECT EXISTS (SELECT 1 FROM counters JOIN caps ON caps.bucket = counters.bucket WHERE counters.hits > caps.max_hits OR counters.amount > caps.max_amount) AS refused),
          -- No stamp (so no insert, and no sequence number spent) when any window is over its cap.
-         stamp AS (
-           SELECT to_timestamp(${orderStampSql('counters')} / 1000.0) AS at
-           WHERE NOT EXISTS (SELECT 1 FROM counters JOIN caps ON caps.bucket = counters.bucket WHERE counters.hits > caps.max_hits OR counters.amount > caps.max_amount)
-         ),
+         stamp AS (SELECT to_timestamp(${orderStampSql('counters')} / 1000.0) AS at WHERE NOT (SELECT refused FROM refused)),
          inserted AS (
            INSERT INTO blackboard_items (id, key, task, kind, topics, parent_id, artifact_id, revision, runtime_versions, text, item, value_bytes, key_id, idempotency_key, request_hash, edit_token_hash, created_at, expires_at)
            SELECT ${p(id)}, ${p(normalised.key)}, ${p(normalised.task)}, ${p(normalised.kind)}, ${p(normalised.topics)}::text[], ${p(normalised.parentId)}, ${p(normalised.scope.artifactId)}, ${p(normalised.scope.revision)},
@@ -103,16 +131,25 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
            RETURNING ${ITEM_COLUMNS}, seq
          ),
          retired AS (DELETE FROM blackboard_items WHERE seq <= (SELECT seq - ${p(settings.retentionRows)} FROM inserted) RETURNING 1)
-         SELECT (SELECT json_agg(counters) FROM counters) AS counters, (SELECT row_to_json(inserted) FROM inserted) AS inserted`,
+         SELECT (SELECT row_to_json(inserted) FROM inserted) AS inserted,
+           CASE
+             WHEN (SELECT refused FROM refused) THEN svc_blackboard_refuse((SELECT json_agg(counters) FROM counters)::text)
+             WHEN NOT EXISTS (SELECT 1 FROM inserted) THEN svc_blackboard_refuse('race')
+           END AS refusal${deps.walFlusher ? `, ${asyncCommitSql} AS commit_mode` : ''}`,
         params.values,
-        transaction,
       );
-      checkAdmission(settings, upsert.windows, result!.counters);
-      const inserted = result!.inserted;
-      if (!inserted) throw new ReplayRace();
-      return inserted;
-    });
-    return { created: true, body: { ...recordOf(row), edit_token: editToken, original_token_required: false, deduplicated: false } };
+    } catch (error) {
+      const detail = refusalDetail(error);
+      if (detail === undefined) throw error;
+      if (detail === 'race') throw new ReplayRace();
+      checkAdmission(settings, upsert.windows, JSON.parse(detail) as Array<{ bucket: string; hits: number; amount: number }>);
+      throw new Error(`The put statement refused a put no window refuses: ${detail}`);
+    }
+    // Durable before anyone is told: see above and db/wal-flush.ts. Should this fail, the put
+    // may still be stored (as when a COMMIT's answer is lost); a retry with the same
+    // idempotency key then answers the stored item.
+    await deps.walFlusher?.flush();
+    return { created: true, body: { ...recordOf(result!.inserted), edit_token: editToken, original_token_required: false, deduplicated: false } };
   } catch (error) {
     if (!(error instanceof ReplayRace)) throw error;
     const winner = await findLiveByIdentity(deps, keyId, normalised.idempotencyKey!);

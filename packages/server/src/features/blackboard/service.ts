@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { Sequelize } from 'sequelize';
+import type { Database } from '../../db/database.ts';
+import { pruneWalFlushRows, WalFlusher } from '../../db/wal-flush.ts';
 import { BLACKBOARD_SCHEMA_ID, blackboardLimits, type BlackboardChannelsRequest, type BlackboardGetRequest, type BlackboardPutRequest, type BlackboardQueryRequest } from '@svc/schemas';
 import { listChannels } from './channels.ts';
 import { PostingSwitch } from './posting-switch.ts';
@@ -11,14 +12,17 @@ import { tombstoneItem } from './tombstone.ts';
 export type BlackboardService = ReturnType<typeof createBlackboardService>;
 
 /** The blackboard's operations, free of HTTP: REST handlers and the MCP tool both call these. */
-export function createBlackboardService(sequelize: Sequelize, settings: BlackboardSettings) {
+export function createBlackboardService(database: Pick<Database, 'sequelize' | 'kind'>, settings: BlackboardSettings) {
+  const { sequelize } = database;
+  // PGlite runs with fsync off: there is no flush to wait for, so puts commit synchronously there.
+  const walFlusher = database.kind === 'postgres' ? new WalFlusher(sequelize) : undefined;
   const posting = new PostingSwitch(sequelize);
   return {
     posting,
     /**
      * Drops this feature's admission counters of windows that ended over a window ago, every
-     * ten minutes (only `blackboard:` buckets: other features' windows may be longer). Answers
-     * the function that stops it.
+     * ten minutes (only `blackboard:` buckets: other features' windows may be longer), and the
+     * WAL-flush rows of backends gone for a day (puts write them). Answers the function that stops it.
      */
     startHousekeeping(log: Logger): () => Promise<void> {
       const prune = async () => {
@@ -26,12 +30,13 @@ export function createBlackboardService(sequelize: Sequelize, settings: Blackboa
         await sequelize
           .query(`DELETE FROM svc_rate_counters WHERE bucket LIKE 'blackboard:%' AND window_start > 'epoch'::timestamptz AND window_start < $1`, { bind: [before] })
           .catch((error: unknown) => log.warn({ err: error }, 'blackboard counter pruning failed'));
+        if (walFlusher) await pruneWalFlushRows(sequelize).catch((error: unknown) => log.warn({ err: error }, 'WAL-flush row pruning failed'));
       };
       const timer = setInterval(() => void prune(), 10 * 60_000);
       timer.unref();
       return async () => clearInterval(timer);
     },
-    put: (request: BlackboardPutRequest, caller: Caller) => putItem({ sequelize, settings, posting }, request, caller),
+    put: (request: BlackboardPutRequest, caller: Caller) => putItem({ sequelize, settings, posting, walFlusher }, request, caller),
     get: async (request: BlackboardGetRequest) => readItems(sequelize, 'get', request, await posting.get()),
     query: async (request: BlackboardQueryRequest) => readItems(sequelize, 'query', request, await posting.get()),
     channels: async (request: BlackboardChannelsRequest) => listChannels(sequelize, settings.channelWindowRows, request, await posting.get()),
