@@ -34,9 +34,17 @@ function contractApp(): Koa {
   });
 }
 
-function plainApp(): Koa {
+/**
+ * The baseline: the endpoint's work by hand. With `sameHeaders` it also gives the two headers
+ * every svc response must carry (a request id and the latency), so both sides send the same
+ * bytes; without, it is the bare minimum, reported for reference.
+ */
+function plainApp(sameHeaders: boolean): Koa {
   const app = new Koa();
+  let counter = 0;
   app.use(async (ctx) => {
+    const started = performance.now();
+    if (sameHeaders) ctx.set('x-request-id', `req_bench${(++counter).toString(16).padStart(8, '0')}`);
     if (ctx.method !== 'POST' || ctx.path !== '/v1/echo') {
       ctx.status = 404;
       return;
@@ -49,11 +57,12 @@ function plainApp(): Koa {
     }
     ctx.type = 'application/json';
     ctx.body = JSON.stringify(work(parsed.data));
+    if (sameHeaders) ctx.set('x-svc-latency-ms', (performance.now() - started).toFixed(1));
   });
   return app;
 }
 
-const app = workerData.kind === 'contract' ? contractApp() : plainApp();
+const app = workerData.kind === 'contract' ? contractApp() : plainApp(workerData.kind === 'plain');
 const server = createServer(app.callback());
 server.listen(0, '127.0.0.1', () => parentPort!.postMessage({ port: (server.address() as AddressInfo).port }));
 parentPort!.on('message', (message: string) => {
