@@ -82,6 +82,20 @@ export function performanceProtocol(): PerformanceProtocol {
         target: 'put at least 0.5x the baseline; get p99 under 20 ms on PostgreSQL',
         command: 'BENCH_DATABASE_URL=postgres://... pnpm bench:blackboard',
       },
+      {
+        name: 'pdf',
+        measures: 'pages/s through the full HTTP upload path with the default engine (two parser workers), and peak parser worker memory',
+        baseline: "poppler's pdftotext on the same files and pages, with the same parallelism and as one process",
+        target: "at least 0.9x pdftotext's pages/s; peak worker memory under the 805306368-byte cap",
+        command: 'pnpm bench:pdf',
+      },
+      {
+        name: 'download',
+        measures: 'verified download throughput of a 256 MiB hosted file (redirect checks, streamed SHA-256, completion, atomic rename)',
+        baseline: 'a plain fetch-to-file of the same signed URL',
+        target: 'at least 0.9x',
+        command: 'pnpm bench:download',
+      },
     ],
   };
 }
