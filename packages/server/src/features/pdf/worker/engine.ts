@@ -59,6 +59,20 @@ export function pdfDateToIso(value: string | undefined | null): string | undefin
 }
 
 /** Drops empty and non-string metadata values so the answer only states what the file states. */
+/** The Info-dictionary fields every engine reads the same way, given a lookup by key. */
+export function infoDictionaryMetadata(field: (key: string) => string | undefined): Record<string, string | undefined> {
+  return {
+    title: field('Title'),
+    author: field('Author'),
+    subject: field('Subject'),
+    keywords: field('Keywords'),
+    creator: field('Creator'),
+    producer: field('Producer'),
+    creation_date: pdfDateToIso(field('CreationDate')),
+    modification_date: pdfDateToIso(field('ModDate')),
+  };
+}
+
 export function cleanMetadata(metadata: Record<string, string | undefined>): EngineMetadata {
   return Object.fromEntries(
     Object.entries(metadata)

@@ -1,5 +1,5 @@
 import { isMainThread } from 'node:worker_threads';
-import { cleanMetadata, pdfDateToIso, PdfEngineError, type EnginePage, type OpenedPdf, type PdfEngine } from './engine.ts';
+import { cleanMetadata, infoDictionaryMetadata, PdfEngineError, type EnginePage, type OpenedPdf, type PdfEngine } from './engine.ts';
 
 /**
  * MuPDF through mupdf.js (WASM). Opt-in with SVC_PDF_ENGINE=mupdf: faster and the most robust on
@@ -48,14 +48,7 @@ export const mupdfEngine: PdfEngine = {
       async metadata() {
         const field = (key: string) => document.getMetaData(`info:${key}`) ?? undefined;
         return cleanMetadata({
-          title: field('Title'),
-          author: field('Author'),
-          subject: field('Subject'),
-          keywords: field('Keywords'),
-          creator: field('Creator'),
-          producer: field('Producer'),
-          creation_date: pdfDateToIso(field('CreationDate')),
-          modification_date: pdfDateToIso(field('ModDate')),
+          ...infoDictionaryMetadata(field),
           pdf_version: document.getMetaData('format')?.replace(/^PDF\s*/i, '') ?? undefined,
         });
       },

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { cleanMetadata, pdfDateToIso, PdfEngineError, type EnginePage, type OpenedPdf, type PdfEngine } from './engine.ts';
+import { cleanMetadata, infoDictionaryMetadata, PdfEngineError, type EnginePage, type OpenedPdf, type PdfEngine } from './engine.ts';
 
 /**
  * pdf.js (pdfjs-dist legacy build, Apache-2.0): the default engine. Licence-safe for a
@@ -85,14 +85,7 @@ export const pdfjsEngine: PdfEngine = {
         const { info } = (await document.getMetadata()) as { info: Record<string, unknown> };
         const field = (key: string) => (typeof info?.[key] === 'string' ? (info[key] as string) : undefined);
         return cleanMetadata({
-          title: field('Title'),
-          author: field('Author'),
-          subject: field('Subject'),
-          keywords: field('Keywords'),
-          creator: field('Creator'),
-          producer: field('Producer'),
-          creation_date: pdfDateToIso(field('CreationDate')),
-          modification_date: pdfDateToIso(field('ModDate')),
+          ...infoDictionaryMetadata(field),
           pdf_version: field('PDFFormatVersion'),
           language: field('Language'),
         });
