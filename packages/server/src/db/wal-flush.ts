@@ -1,4 +1,5 @@
 import type { Sequelize } from 'sequelize';
+import { prepared, queryPrepared } from './prepared.ts';
 
 /**
  * Makes every transaction whose COMMIT returned before this call durable (whatever session ran
@@ -25,11 +26,13 @@ import type { Sequelize } from 'sequelize';
  * are dropped by `pruneWalFlushRows`.
  */
 export async function flushWal(sequelize: Sequelize): Promise<void> {
-  await sequelize.query(
-    `INSERT INTO svc_wal_flush (backend_pid) VALUES (pg_backend_pid())
-     ON CONFLICT (backend_pid) DO UPDATE SET flushes = svc_wal_flush.flushes + 1, flushed_at = now()`,
-  );
+  await queryPrepared(sequelize, flushStatement, []);
 }
+
+const flushStatement = prepared(
+  `INSERT INTO svc_wal_flush (backend_pid) VALUES (pg_backend_pid())
+   ON CONFLICT (backend_pid) DO UPDATE SET flushes = svc_wal_flush.flushes + 1, flushed_at = now()`,
+);
 
 /**
  * SQL (a `set_config` call to place in a statement of the transaction) that makes the

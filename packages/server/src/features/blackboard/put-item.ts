@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { BlackboardPutRequest, BlackboardPutResponse } from '@svc/schemas';
+import { prepared, queryPrepared } from '../../db/prepared.ts';
 import { asyncCommitSql, type WalFlusher } from '../../db/wal-flush.ts';
 import { ServiceError } from '../../http/service-error.ts';
 import { admitReplay, checkAdmission, counterUpsert, orderStampSql } from './admission.ts';
@@ -30,7 +31,9 @@ class ReplayRace extends Error {}
 
 /** The detail of the error `svc_blackboard_refuse` raised (SQLSTATE SVB01), if that is what this is. */
 function refusalDetail(error: unknown): string | undefined {
-  const cause = (error as { parent?: { code?: unknown; detail?: unknown } } | undefined)?.parent;
+  // `pg`'s error as queryPrepared throws it, or Sequelize's wrapping of it.
+  const raw = error as { code?: unknown; detail?: unknown; parent?: { code?: unknown; detail?: unknown } } | undefined;
+  const cause = raw?.code === 'SVB01' ? raw : raw?.parent;
   return cause?.code === 'SVB01' && typeof cause.detail === 'string' ? cause.detail : undefined;
 }
 
@@ -114,9 +117,10 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
     const p = (value: unknown) => params.add(value);
     let result: { inserted: ItemRow & { seq: number } } | undefined;
     try {
-      [result] = await selectRows<{ inserted: ItemRow & { seq: number } }>(
+      // The text is the same for every put (all values are bound), so it is prepared once per connection.
+      [result] = await queryPrepared<{ inserted: ItemRow & { seq: number } }>(
         sequelize,
-        `WITH counters AS (${upsert.sql}),
+        prepared(`WITH counters AS (${upsert.sql}),
          caps (bucket, max_hits, max_amount) AS (${upsert.capsSql()}),
          refused AS (SELECT EXISTS (SELECT 1 FROM counters JOIN caps ON caps.bucket = counters.bucket WHERE counters.hits > caps.max_hits OR counters.amount > caps.max_amount) AS refused),
          -- No stamp (so no insert, and no sequence number spent) when any window is over its cap.
@@ -135,7 +139,7 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
            CASE
              WHEN (SELECT refused FROM refused) THEN svc_blackboard_refuse((SELECT json_agg(counters) FROM counters)::text)
              WHEN NOT EXISTS (SELECT 1 FROM inserted) THEN svc_blackboard_refuse('race')
-           END AS refusal${deps.walFlusher ? `, ${asyncCommitSql} AS commit_mode` : ''}`,
+           END AS refusal${deps.walFlusher ? `, ${asyncCommitSql} AS commit_mode` : ''}`),
         params.values,
       );
     } catch (error) {
