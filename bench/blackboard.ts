@@ -146,8 +146,8 @@ async function main() {
     const results: Record<string, { svc: number[]; baseline: number[] }> = { put: { svc: [], baseline: [] }, 'put, 1 client': { svc: [], baseline: [] }, get: { svc: [], baseline: [] } };
     for (let round = 0; round < ROUNDS; round++) {
       // Puts serialise on the put-order and global admission rows for the length of one
-      // statement (they commit asynchronously, then share a WAL flush); one client shows the
-      // per-request overhead alone.
+      // statement (overlapping puts commit asynchronously, then share a WAL flush; a lone put
+      // commits synchronously); one client shows the per-request overhead alone.
       if (baseline) results['put, 1 client']!.baseline.push(await throughput(putRequest(baseline.url, '/put'), 1));
       results['put, 1 client']!.svc.push(await throughput(putRequest(apiUrl, '/api/v1/blackboard/put'), 1));
       if (baseline) results.put!.baseline.push(await throughput(putRequest(baseline.url, '/put')));

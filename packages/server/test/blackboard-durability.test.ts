@@ -4,10 +4,11 @@ import { WalFlusher } from '../src/db/wal-flush.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
 /**
- * On PostgreSQL a put commits asynchronously (so it releases the shared counter locks without
- * waiting for its fsync) and is answered only after a synchronous write on the backend's own
- * `svc_wal_flush` row has flushed the WAL past it. The embedded database runs with fsync off
- * and commits puts synchronously, writing no such row.
+ * On PostgreSQL a put made while others are under way commits asynchronously (so it releases
+ * the shared counter locks without waiting for its fsync) and is answered only after a
+ * synchronous write on the backend's own `svc_wal_flush` row has flushed the WAL past it; a put
+ * alone commits synchronously. The embedded database runs with fsync off and commits puts
+ * synchronously, writing no such row.
  */
 let svc: TestServer;
 test.before(async () => {
@@ -22,14 +23,41 @@ async function flushesSoFar(): Promise<number> {
   return row!.n;
 }
 
-test.serial('a put on PostgreSQL is answered after its WAL flush; on the embedded database it commits synchronously', async (t) => {
+test.serial('a put alone commits synchronously: no flush of its own', async (t) => {
   const before = await flushesSoFar();
   const answer = await svc.client().blackboard.put({ body: { key: 'durable:one', value: { text: 'kept' } } });
   t.truthy(answer.edit_token);
-  t.is(await flushesSoFar(), before + (svc.database.kind === 'postgres' ? 1 : 0));
+  t.is(await flushesSoFar(), before);
   // The answer came after the put committed: any session reads it.
   const [stored] = await svc.server.database.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items WHERE id = $1', { bind: [answer.id], type: QueryTypes.SELECT });
   t.is(stored!.n, 1);
+});
+
+test.serial('concurrent puts on PostgreSQL commit asynchronously and are answered after shared WAL flushes', async (t) => {
+  const client = svc.client();
+  const before = await flushesSoFar();
+  const answers = await Promise.all(Array.from({ length: 12 }, (_, index) => client.blackboard.put({ body: { key: `durable:many:${index}`, value: { text: `kept ${index}` } } })));
+  const flushes = (await flushesSoFar()) - before;
+  if (svc.database.kind === 'postgres') {
+    // The first put found none under way; those that overlapped it flushed, sharing flushes.
+    t.true(flushes >= 1 && flushes < answers.length, `flushes: ${flushes}`);
+  } else {
+    t.is(flushes, 0);
+  }
+  const [stored] = await svc.server.database.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items WHERE id IN (:ids)', { replacements: { ids: answers.map((answer) => answer.id) }, type: QueryTypes.SELECT });
+  t.is(stored!.n, answers.length);
+});
+
+test.serial('a writer commits synchronously only when no other writer of the process is under way', (t) => {
+  const flusher = new WalFlusher(svc.server.database.sequelize);
+  t.is(flusher.enter(), 'sync');
+  t.is(flusher.enter(), 'async');
+  flusher.leave();
+  t.is(flusher.enter(), 'async');
+  flusher.leave();
+  flusher.leave();
+  t.is(flusher.enter(), 'sync');
+  flusher.leave();
 });
 
 test.serial('a put refused by admission rolls back and waits for no flush', async (t) => {

@@ -1,4 +1,5 @@
 import type { Sequelize } from 'sequelize';
+import { prepared, queryPrepared } from './prepared.ts';
 
 /**
  * Makes every transaction whose COMMIT returned before this call durable (whatever session ran
@@ -25,11 +26,13 @@ import type { Sequelize } from 'sequelize';
  * are dropped by `pruneWalFlushRows`.
  */
 export async function flushWal(sequelize: Sequelize): Promise<void> {
-  await sequelize.query(
-    `INSERT INTO svc_wal_flush (backend_pid) VALUES (pg_backend_pid())
-     ON CONFLICT (backend_pid) DO UPDATE SET flushes = svc_wal_flush.flushes + 1, flushed_at = now()`,
-  );
+  await queryPrepared(sequelize, flushStatement, []);
 }
+
+const flushStatement = prepared(
+  `INSERT INTO svc_wal_flush (backend_pid) VALUES (pg_backend_pid())
+   ON CONFLICT (backend_pid) DO UPDATE SET flushes = svc_wal_flush.flushes + 1, flushed_at = now()`,
+);
 
 /**
  * SQL (a `set_config` call to place in a statement of the transaction) that makes the
@@ -53,9 +56,25 @@ export class WalFlusher {
   private readonly sequelize: Sequelize;
   private current: Promise<void> | undefined;
   private next: Promise<void> | undefined;
+  private writers = 0;
 
   constructor(sequelize: Sequelize) {
     this.sequelize = sequelize;
+  }
+
+  /**
+   * Registers a write about to run and answers how it should commit: asynchronously, then
+   * `flush()`, when another write of this process is under way (so a flush is or soon will be
+   * going, and sharing it is what makes concurrent writes cheap), or synchronously when it is
+   * alone: then its own COMMIT flushes, one round trip instead of two, with the same guarantee.
+   * Every `enter()` needs its `leave()` once the write is durable or has failed.
+   */
+  enter(): 'async' | 'sync' {
+    return this.writers++ > 0 ? 'async' : 'sync';
+  }
+
+  leave(): void {
+    this.writers -= 1;
   }
 
   flush(): Promise<void> {

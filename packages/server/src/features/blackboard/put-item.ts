@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { BlackboardPutRequest, BlackboardPutResponse } from '@svc/schemas';
+import { prepared, queryPrepared } from '../../db/prepared.ts';
 import { asyncCommitSql, type WalFlusher } from '../../db/wal-flush.ts';
 import { ServiceError } from '../../http/service-error.ts';
 import { admitReplay, checkAdmission, counterUpsert, orderStampSql } from './admission.ts';
@@ -30,7 +31,9 @@ class ReplayRace extends Error {}
 
 /** The detail of the error `svc_blackboard_refuse` raised (SQLSTATE SVB01), if that is what this is. */
 function refusalDetail(error: unknown): string | undefined {
-  const cause = (error as { parent?: { code?: unknown; detail?: unknown } } | undefined)?.parent;
+  // `pg`'s error as queryPrepared throws it, or Sequelize's wrapping of it.
+  const raw = error as { code?: unknown; detail?: unknown; parent?: { code?: unknown; detail?: unknown } } | undefined;
+  const cause = raw?.code === 'SVB01' ? raw : raw?.parent;
   return cause?.code === 'SVB01' && typeof cause.detail === 'string' ? cause.detail : undefined;
 }
 
@@ -79,9 +82,11 @@ async function replay(deps: PutDependencies, caller: Caller, normalised: Normali
  * - the put is one autocommitted statement: it decides admission itself and, refused or beaten
  *   by a concurrent identical put, raises (`svc_blackboard_refuse`), which rolls everything
  *   back, so no window keeps a refused put and nothing is half done;
- * - on PostgreSQL it commits asynchronously (the locks go once the commit record is written),
- *   and `WalFlusher` then waits for a flush covering it before the put is answered: still
- *   durable before the 201, and concurrent puts share their flushes (group commit).
+ * - on PostgreSQL, while other puts of this process are under way, it commits asynchronously
+ *   (the locks go once the commit record is written), and `WalFlusher` then waits for a flush
+ *   covering it before the put is answered: still durable before the 201, and concurrent puts
+ *   share their flushes (group commit). A put with no other under way commits synchronously:
+ *   there is no flush to share, and one round trip is cheaper than two.
  * Admission, ordering and all-or-nothing still come from the row locks and the one
  * transaction; the WAL replays commits in order, so a crash can only drop a suffix of puts
  * nobody was told were accepted.
@@ -105,6 +110,9 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
   const item = { ...normalised.value, coprocessor: screenValue(normalised.value) };
   const id = `bb_${randomBytes(12).toString('hex')}`;
   const editToken = `bbt_${randomBytes(24).toString('base64url')}`;
+  // Asynchronous commit plus a shared flush when other puts are under way; alone, a put commits
+  // synchronously (its COMMIT waits for its own flush, holding its row locks through it).
+  const commit = deps.walFlusher?.enter() ?? 'sync';
   try {
     // One statement, its own transaction: count every window (taking the put-order lock),
     // insert the item stamped after every earlier put, apply the retention cap; raise, so roll
@@ -114,9 +122,10 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
     const p = (value: unknown) => params.add(value);
     let result: { inserted: ItemRow & { seq: number } } | undefined;
     try {
-      [result] = await selectRows<{ inserted: ItemRow & { seq: number } }>(
+      // The text is the same for every put (all values are bound), so it is prepared once per connection.
+      [result] = await queryPrepared<{ inserted: ItemRow & { seq: number } }>(
         sequelize,
-        `WITH counters AS (${upsert.sql}),
+        prepared(`WITH counters AS (${upsert.sql}),
          caps (bucket, max_hits, max_amount) AS (${upsert.capsSql()}),
          refused AS (SELECT EXISTS (SELECT 1 FROM counters JOIN caps ON caps.bucket = counters.bucket WHERE counters.hits > caps.max_hits OR counters.amount > caps.max_amount) AS refused),
          -- No stamp (so no insert, and no sequence number spent) when any window is over its cap.
@@ -135,7 +144,7 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
            CASE
              WHEN (SELECT refused FROM refused) THEN svc_blackboard_refuse((SELECT json_agg(counters) FROM counters)::text)
              WHEN NOT EXISTS (SELECT 1 FROM inserted) THEN svc_blackboard_refuse('race')
-           END AS refusal${deps.walFlusher ? `, ${asyncCommitSql} AS commit_mode` : ''}`,
+           END AS refusal${commit === 'async' ? `, ${asyncCommitSql} AS commit_mode` : ''}`),
         params.values,
       );
     } catch (error) {
@@ -148,12 +157,14 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
     // Durable before anyone is told: see above and db/wal-flush.ts. Should this fail, the put
     // may still be stored (as when a COMMIT's answer is lost); a retry with the same
     // idempotency key then answers the stored item.
-    await deps.walFlusher?.flush();
+    if (commit === 'async') await deps.walFlusher!.flush();
     return { created: true, body: { ...recordOf(result!.inserted), edit_token: editToken, original_token_required: false, deduplicated: false } };
   } catch (error) {
     if (!(error instanceof ReplayRace)) throw error;
     const winner = await findLiveByIdentity(deps, keyId, normalised.idempotencyKey!);
     if (!winner) throw new ServiceError('conflict', 'A concurrent put with the same idempotency key did not complete; retry.', { retryable: true });
     return { created: false, body: await replay(deps, caller, normalised, keyId, winner) };
+  } finally {
+    deps.walFlusher?.leave();
   }
 }
