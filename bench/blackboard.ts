@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createServer, loadConfig } from '../packages/server/src/index.ts';
+import { percentile } from './stats.ts';
 
 // Koa and pg are the server package's dependencies; borrow them from there.
 const requireFromServer = createRequire(new URL('../packages/server/package.json', import.meta.url));
@@ -114,10 +115,6 @@ async function throughput(request: (index: number) => Promise<Response>, concurr
 const putRequest = (base: string, pathName: string) => (index: number) =>
   fetch(`${base}${pathName}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: `bench:${index % CHANNELS}`, value: { text: `bench post ${index}: a short result note`, kind: 'note' } }) });
 const getRequest = (base: string, pathName: string) => (index: number) => fetch(`${base}${pathName}?key=bench:${index % CHANNELS}&limit=50`);
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 async function main() {
   const database = await benchDatabase();

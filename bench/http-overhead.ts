@@ -16,7 +16,7 @@
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { median } from './load.ts';
+import { median } from './stats.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' }, seconds: { type: 'string', default: '1' }, concurrency: { type: 'string', default: '16' } } });
 const rounds = Number(values.rounds);
