@@ -45,7 +45,7 @@ export interface BlackboardHelpers {
    * ```ts
    * const stop = new AbortController();
    * for await (const post of svc.blackboard.watch({ key: 'rerank:3f2a…', signal: stop.signal })) {
-   *   console.log(post.created_at, post.item.text);
+   *   process.stdout.write(`${post.created_at} ${post.item.text}\n`);
    * }
    * ```
    */
@@ -111,7 +111,7 @@ function sessionRefresher(session: OAuthSession, oauth: OAuthHelpers, onRefreshe
  * import { createClient } from '@svc/client';
  * const svc = createClient({ baseUrl: 'http://127.0.0.1:8787', token: process.env.SVC_TOKEN });
  * const health = await svc.system.healthz();
- * console.log(health.status, health.database.kind);
+ * process.stdout.write(`${health.status} ${health.database.kind}\n`);
  * ```
  */
 export function createClient(options: SvcClientOptions = {}): SvcClient {

@@ -2,8 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { checkPasswordRoundTrip } from './helpers/pdf-checks.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { encryptedPdf, garbagePdf, passwordPdf, textPdf } from './helpers/pdf-fixtures.ts';
+import { encryptedPdf, garbagePdf, textPdf } from './helpers/pdf-fixtures.ts';
 
 /** The opt-in MuPDF engine answers the same contract (SVC_PDF_ENGINE=mupdf). */
 let svc: TestServer;
@@ -34,11 +35,5 @@ test('mupdf refuses encrypted and broken files with the same codes', async (t) =
 });
 
 test('an encrypted PDF opens with its password on the JSON route; a wrong password is pdf_password_incorrect', async (t) => {
-  const data_base64 = passwordPdf('s3cret', 'Behind the password').toString('base64');
-  const opened = (await svc.operator.pdf.extract({ body: { data_base64, password: 's3cret' } })) as { pages: Array<{ text: string }> };
-  t.is(opened.pages[0]!.text, 'Behind the password');
-  const wrong = await t.throwsAsync(svc.operator.pdf.extract({ body: { data_base64, password: 'guess' } }));
-  t.is((wrong as { code?: string }).code, 'pdf_password_incorrect');
-  const missing = await t.throwsAsync(svc.operator.pdf.extract({ body: { data_base64 } }));
-  t.is((missing as { code?: string }).code, 'pdf_encrypted');
+  await checkPasswordRoundTrip(t, svc.operator);
 });

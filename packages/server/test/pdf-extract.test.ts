@@ -1,8 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import test from 'ava';
 import { pdfLimits, pdfTimingPhases } from '@svc/schemas';
+import { checkPasswordRoundTrip } from './helpers/pdf-checks.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { encryptedPdf, endlessPdf, numberedPdf, passwordPdf, pdfOfSize, textPdf } from './helpers/pdf-fixtures.ts';
+import { encryptedPdf, endlessPdf, numberedPdf, pdfOfSize, textPdf } from './helpers/pdf-fixtures.ts';
 
 let svc: TestServer;
 test.before(async () => {
@@ -254,11 +255,5 @@ test.serial('a client that goes away mid-page frees its worker at once (the pars
 });
 
 test('an encrypted PDF opens with its password on the JSON route; a wrong password is pdf_password_incorrect', async (t) => {
-  const data_base64 = passwordPdf('s3cret', 'Behind the password').toString('base64');
-  const opened = (await svc.operator.pdf.extract({ body: { data_base64, password: 's3cret' } })) as { pages: Array<{ text: string }> };
-  t.is(opened.pages[0]!.text, 'Behind the password');
-  const wrong = await t.throwsAsync(svc.operator.pdf.extract({ body: { data_base64, password: 'guess' } }));
-  t.is((wrong as { code?: string }).code, 'pdf_password_incorrect');
-  const missing = await t.throwsAsync(svc.operator.pdf.extract({ body: { data_base64 } }));
-  t.is((missing as { code?: string }).code, 'pdf_encrypted');
+  await checkPasswordRoundTrip(t, svc.operator);
 });

@@ -65,7 +65,7 @@ export function isSafeRelativePath(filePath: string): boolean {
  * ```ts
  * const svc = createClient({ apiUrl: 'https://svc.example' });
  * const file = await svc.catalog.verifiedDownload({ artifactId: 'tiny-sentiment-lexicon', path: 'lexicon.tsv', destination: './lexicon.tsv' });
- * console.log(file.sha256, file.completion.status); // '…', 'client-attested'
+ * process.stdout.write(`${file.sha256} ${file.completion.status}\n`); // '… client-attested'
  * ```
  */
 export async function verifiedDownload(transport: Transport, options: VerifiedDownloadOptions): Promise<VerifiedFile> {

@@ -33,7 +33,7 @@ export interface PdfHelpers {
    * @example
    * ```ts
    * const result = await svc.pdf.extractFile('manual.pdf', { maxPages: 10 });
-   * for (const page of result.pages) console.log(page.page_number, page.text.slice(0, 80));
+   * for (const page of result.pages) process.stdout.write(`${page.page_number}: ${page.text.slice(0, 80)}\n`);
    * ```
    */
   extractFile(input: FileInput, options?: PdfBounds & CallOptions): Promise<PdfExtraction>;
@@ -44,8 +44,8 @@ export interface PdfHelpers {
    * @example
    * ```ts
    * const pages = svc.pdf.streamPages('manual.pdf', { maxPages: 100 });
-   * for await (const page of pages) console.log(page.page_number, page.char_count);
-   * console.log(pages.summary?.page_count);
+   * for await (const page of pages) process.stdout.write(`${page.page_number}: ${page.char_count} characters\n`);
+   * process.stdout.write(`${pages.summary?.page_count} pages\n`);
    * ```
    */
   streamPages(input: FileInput | { url: string }, options?: StreamPagesOptions): PdfPageStream;
@@ -59,7 +59,7 @@ export interface DocumentHelpers {
    * @example
    * ```ts
    * const doc = await svc.documents.extractFile('notes.md');
-   * for (const section of doc.sections) console.log(section.level, section.heading);
+   * for (const section of doc.sections) process.stdout.write(`${section.level} ${section.heading}\n`);
    * ```
    */
   extractFile(input: FileInput, options?: { format?: DocumentFormat; filename?: string; maxChars?: number } & PdfBounds & CallOptions): Promise<DocumentExtraction>;
