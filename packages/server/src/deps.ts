@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { CacheRegistry } from './features/models/cache-registry.ts';
 import type { ModelRegistry } from './features/models/model-registry.ts';
+import type { SourceFetchSeam } from './features/pdf/source-fetch.ts';
 import type { HttpMetrics } from './observability/metrics.ts';
 
 /** What every feature is built from. Features take what they need; none reaches for globals. */
@@ -17,4 +18,17 @@ export interface ServerDeps {
   readonly startedAt: number;
   /** Public URLs of the two surfaces; known for certain only once listening. */
   publicUrls(): { baseUrl: string; apiUrl: string };
+  /** Set by tests only (`createServer` options); production leaves it undefined. */
+  readonly testSeams?: TestSeams;
+}
+
+/**
+ * Seams a test needs to reach code paths it cannot reach from outside. Given in code to
+ * `createServer`, never read from the environment, so no deployment can set one by accident.
+ */
+export interface TestSeams {
+  /** The module the PDF parser workers load instead of worker/pdf-worker.ts (a wrapper that starts slowly). */
+  pdfWorkerModule?: URL;
+  /** Resolver, trusted CA and address exemption of the PDF URL fetcher (a loopback HTTPS source). */
+  pdfSourceFetch?: SourceFetchSeam;
 }

@@ -7,7 +7,7 @@ import { publicUrls, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { runMigrations } from './db/migrate.ts';
 import { pruneWindows } from './db/rate-counters.ts';
-import type { ServerDeps } from './deps.ts';
+import type { ServerDeps, TestSeams } from './deps.ts';
 import { createFeatures } from './features/index.ts';
 import { CacheRegistry } from './features/models/cache-registry.ts';
 import { BUILTIN_ENGINE, ModelRegistry } from './features/models/model-registry.ts';
@@ -37,6 +37,8 @@ export interface SvcServer {
 
 export interface CreateServerOptions {
   logger?: Logger;
+  /** For tests only: see TestSeams. */
+  testSeams?: TestSeams;
 }
 
 /** Opens the database, runs migrations, builds every feature; does not listen. */
@@ -55,7 +57,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const urls = () => publicUrls(config, listening);
   const models = new ModelRegistry();
   models.registerEngine(BUILTIN_ENGINE);
-  const deps: ServerDeps = { config, database, log, metrics: createHttpMetrics(), models, caches: new CacheRegistry(), startedAt: Date.now(), publicUrls: urls };
+  const deps: ServerDeps = { config, database, log, metrics: createHttpMetrics(), models, caches: new CacheRegistry(), startedAt: Date.now(), publicUrls: urls, testSeams: options.testSeams };
   const features = await createFeatures(deps);
   // Housekeeping: counters of long-past windows are dead weight; any replica may prune them.
   const pruneTimer = setInterval(() => {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { createClient, type SvcClientOptions, type SvcClient } from '@svc/client';
 import { createServer, loadConfig, type SvcServer } from '../../src/index.ts';
+import type { TestSeams } from '../../src/deps.ts';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 export interface TestServer {
@@ -23,6 +24,8 @@ export interface TestServerOptions {
   database?: TestDatabase;
   /** A logger of the test's own (to read what the server logs). */
   logger?: Logger;
+  /** Seams into the server for paths a test cannot reach from outside (see TestSeams). */
+  testSeams?: TestSeams;
 }
 
 /**
@@ -42,7 +45,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     SVC_SHUTDOWN_TIMEOUT_MS: '2000',
     ...options.env,
   });
-  const server = await createServer(config, { logger: options.logger });
+  const server = await createServer(config, { logger: options.logger, testSeams: options.testSeams });
   const { baseUrl, apiUrl } = await server.listen();
   const client = (clientOptions: SvcClientOptions = {}) => createClient({ baseUrl, apiUrl, retry: 0, token: undefined, ...clientOptions });
   return {

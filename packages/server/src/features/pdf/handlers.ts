@@ -7,7 +7,7 @@ import { PdfService } from './pdf-service.ts';
 
 /** The PDF and document routes over one parser pool; `close` stops the workers. */
 export function createPdfFeature(deps: ServerDeps) {
-  const pool = new ParserPool(deps.config.pdf, deps.log.child({ feature: 'pdf' }));
+  const pool = new ParserPool(deps.config.pdf, deps.log.child({ feature: 'pdf' }), deps.testSeams?.pdfWorkerModule);
   const service = new PdfService(deps, pool);
   deps.caches.register({ name: 'pdf-workers', description: `PDF parser workers (${deps.config.pdf.engine})`, stats: () => ({ entries: pool.stats.in_flight, max_entries: deps.config.pdf.workers + deps.config.pdf.maxPending, hits: pool.stats.completed, misses: 0 }) });
 

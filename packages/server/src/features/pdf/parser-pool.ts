@@ -13,7 +13,9 @@ interface HeapInfo {
 const WATCHDOG_FRACTION = 0.75;
 const WATCHDOG_INTERVAL_MS = 20;
 
-const WORKER_FILE = new URL('./worker/pdf-worker.ts', import.meta.url).href;
+const WORKER_FILE = new URL('./worker/pdf-worker.ts', import.meta.url);
+/** The key of the message a Piscina worker thread posts once its module has loaded (piscina/dist/common.js). */
+const PISCINA_READY = '_WORKER_READY';
 
 export interface ParseRequest {
   bytes: Uint8Array;
@@ -49,7 +51,9 @@ export interface ParseRun {
  * cap (`resourceLimits`). Admission is counted here: `workers` parses run, `maxPending` wait,
  * anything more is refused at once (503 `pdf_queue_full`). A waiting request gives up after the
  * queue timeout (503 `pdf_queue_timeout`), or the worker start deadline while the pool is
- * (re)starting a worker. A parse past its deadline is aborted, which makes Piscina terminate
+ * (re)starting a worker (503 `pdf_worker_unavailable`). A worker that has not loaded its module
+ * within the start deadline, or whose warm-up (loading the engine) takes longer, is terminated
+ * and replaced. A parse past its deadline is aborted, which makes Piscina terminate
  * that worker and start a fresh one (504 `pdf_parse_timeout`). A worker that dies (out of
  * memory, crash) fails only its own request.
  */
@@ -58,14 +62,15 @@ export class ParserPool {
   private readonly config: PdfConfig;
   private readonly log: Logger;
   private inFlight = 0;
-  /**
-   * Replacement workers still loading (after a termination or a crash). While one is starting,
-   * a waiting request gets the worker start deadline instead of the queue's.
-   */
-  private starting = 0;
+  /** Threads that have not loaded their module yet (each watched by the start deadline). */
+  private unready = 0;
+  private readonly watched = new WeakSet<Worker>();
+  /** Warm-ups submitted and not finished: the engine is still loading somewhere. */
+  private warming = 0;
   peakHeapBytes = 0;
 
-  constructor(config: PdfConfig, log: Logger) {
+  /** `workerModule` replaces worker/pdf-worker.ts for tests (TestSeams); production passes none. */
+  constructor(config: PdfConfig, log: Logger, workerModule?: URL) {
     this.config = config;
     this.log = log;
     const memoryMb = Math.floor(config.workerMemoryBytes / (1024 * 1024));
@@ -73,7 +78,7 @@ export class ParserPool {
     // of the throughput (measured: 64 MiB about 160 pages/s, 128 MiB about 250, over 2 workers).
     const youngMb = Math.min(128, Math.max(16, Math.floor(memoryMb / 6)));
     this.pool = new Piscina({
-      filename: WORKER_FILE,
+      filename: (workerModule ?? WORKER_FILE).href,
       minThreads: config.workers,
       maxThreads: config.workers,
       // Admission is counted in run(); this only backs it up (warm-up tasks take queue slots too).
@@ -83,44 +88,97 @@ export class ParserPool {
       // Young and old generation together stay under the cap; the watchdog below acts first.
       resourceLimits: { maxOldGenerationSizeMb: Math.max(32, memoryMb - youngMb), maxYoungGenerationSizeMb: youngMb, stackSizeMb: 4 },
     });
-    // A worker counts as started once a warm-up task (which loads the engine) has run on the pool.
-    this.starting = config.workers;
+    this.warming = config.workers;
+    for (let index = 0; index < config.workers; index += 1) this.warmOne();
+    this.watchStarts();
     this.pool.on('workerDestroy', () => {
-      if (!this.closed) this.starting += 1;
+      if (this.closed) return;
+      // Counted at once, so a request arriving before the replacement is up waits for its start.
+      this.warming += 1;
       // Boot the replacement now rather than on the next request (after Piscina has removed
       // the destroyed worker, or the task would be handed to it).
       setImmediate(() => {
-        if (!this.closed) this.warm(1);
+        if (this.closed) return;
+        this.warmOne();
+        this.watchStarts();
       });
     });
-    this.warm(config.workers);
     this.pool.on('error', (error: unknown) => log.error({ err: error }, 'pdf worker pool error'));
   }
 
   private closed = false;
 
-  /** Loads the engine in idle workers so the first real request does not pay for it. */
-  private warm(count: number): void {
-    for (let index = 0; index < count; index += 1) {
-      const { port1, port2 } = new MessageChannel();
-      port1.on('message', () => {});
-      const task: ParseTask = { bytes: new Uint8Array(0), engine: this.config.engine, startPage: 1, maxPages: 1, maxChars: 1, memoryLimitBytes: this.config.workerMemoryBytes, port: port2, warmup: true };
-      let running: Promise<unknown>;
-      try {
-        running = this.pool.run(task, { transferList: [port2] as never });
-      } catch (error) {
-        this.log.warn({ err: error }, 'pdf worker warm-up not started');
-        this.starting = Math.max(0, this.starting - 1);
-        port1.close();
-        continue;
-      }
-      running
-        .catch(() => {})
-        .finally(() => {
-          this.starting = Math.max(0, this.starting - 1);
-          setImmediate(() => port1.close());
-        });
+  /** While a worker is starting, a waiting request gets the start deadline instead of the queue's. */
+  private get starting(): number {
+    return this.unready + this.warming;
+  }
+
+  /**
+   * The worker start deadline, part one: a thread that has not loaded its module within it is
+   * terminated; Piscina drops it and the next warm-up or request starts another. Called whenever
+   * Piscina may have added a thread.
+   */
+  private watchStarts(): void {
+    for (const thread of this.pool.threads) {
+      if (this.watched.has(thread)) continue;
+      this.watched.add(thread);
+      this.unready += 1;
+      let settled = false;
+      const settle = () => {
+        if (settled) return;
+        settled = true;
+        this.unready -= 1;
+        clearTimeout(deadline);
+        thread.off('message', onMessage);
+      };
+      const onMessage = (message: unknown) => {
+        if (typeof message === 'object' && message !== null && PISCINA_READY in message) settle();
+      };
+      const deadline = setTimeout(() => {
+        settle();
+        if (this.closed) return;
+        this.log.warn({ threadId: thread.threadId, deadlineMs: this.config.workerStartTimeoutMs }, 'pdf worker did not start within its deadline; terminated');
+        thread.terminate().catch(() => {});
+      }, this.config.workerStartTimeoutMs);
+      deadline.unref();
+      thread.on('message', onMessage);
+      thread.once('exit', settle);
     }
+  }
+
+  /**
+   * Loads the engine in an idle worker so the first real request does not pay for it. The start
+   * deadline, part two: a warm-up still running that long after it began is aborted, which makes
+   * Piscina terminate its worker and start another. The caller has counted it in `warming`.
+   */
+  private warmOne(): void {
+    const { port1, port2 } = new MessageChannel();
+    const abort = new AbortController();
+    let deadline: NodeJS.Timeout | undefined;
+    port1.on('message', (message: WorkerMessage) => {
+      if (message.type !== 'started') return;
+      deadline = setTimeout(() => {
+        this.log.warn({ threadId: message.thread_id, deadlineMs: this.config.workerStartTimeoutMs }, 'pdf worker did not load its engine within the start deadline; terminated');
+        abort.abort('start');
+      }, this.config.workerStartTimeoutMs);
+    });
+    const task: ParseTask = { bytes: new Uint8Array(0), engine: this.config.engine, startPage: 1, maxPages: 1, maxChars: 1, memoryLimitBytes: this.config.workerMemoryBytes, port: port2, warmup: true };
+    let running: Promise<unknown>;
+    try {
+      running = this.pool.run(task, { transferList: [port2] as never, signal: abort.signal });
+    } catch (error) {
+      this.log.warn({ err: error }, 'pdf worker warm-up not started');
+      this.warming -= 1;
+      port1.close();
+      return;
+    }
+    running
+      .catch(() => {})
+      .finally(() => {
+        clearTimeout(deadline);
+        this.warming -= 1;
+        setImmediate(() => port1.close());
+      });
   }
 
   get stats() {
@@ -149,9 +207,11 @@ export class ParserPool {
     } catch (error) {
       this.inFlight -= 1;
       port1.close();
-      throw this.errorFor(error, undefined);
+      throw this.errorFor(error, undefined, false);
     }
     const executorDispatchMs = performance.now() - dispatchStarted;
+    // Piscina may have started a thread for this task (the pool regrows on demand).
+    this.watchStarts();
 
     const pageQueue: WorkerPage[] = [];
     let wake: (() => void) | undefined;
@@ -206,7 +266,7 @@ export class ParserPool {
             resolve({ summary });
           });
         },
-        (error: unknown) => reject(this.errorFor(error, reason)),
+        (error: unknown) => reject(this.errorFor(error, reason, startedAt !== undefined)),
       );
     }).finally(() => {
       clearTimeout(timer);
@@ -290,7 +350,8 @@ export class ParserPool {
     return interval;
   }
 
-  private errorFor(error: unknown, reason: StopReason | undefined): ServiceError {
+  /** `began`: the worker had started the task (else it died before, still loading). */
+  private errorFor(error: unknown, reason: StopReason | undefined, began: boolean): ServiceError {
     if (reason === 'queue') {
       return new ServiceError('pdf_queue_timeout', `No PDF worker became free within ${this.config.queueTimeoutMs / 1000} s; retry shortly.`, { retryAfterSeconds: 1, retryable: true });
     }
@@ -314,6 +375,8 @@ export class ParserPool {
     if (/queue is at limit|no task queue/i.test((error as Error).message ?? '')) {
       return new ServiceError('pdf_queue_full', 'All PDF workers are busy and the waiting room is full; retry shortly.', { retryAfterSeconds: 1, retryable: true });
     }
+    // Handed to a worker that died before running it: the start deadline ended it (or it crashed loading).
+    if (!began) return this.errorFor(error, 'start', true);
     this.log.error({ err: error }, 'pdf worker failed');
     return new ServiceError('pdf_worker_unavailable', 'The PDF worker stopped unexpectedly; retry.', { retryable: true });
   }

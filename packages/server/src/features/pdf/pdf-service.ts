@@ -69,7 +69,7 @@ export class PdfService {
         return bytes;
       }
       const { fetchPublicHttps } = await import('./source-fetch.ts');
-      return fetchPublicHttps(source.url, { maxBytes: pdfLimits.maxFileBytes, timeoutMs: this.deps.config.pdf.fetchTimeoutMs, signal: request.signal });
+      return fetchPublicHttps(source.url, { maxBytes: pdfLimits.maxFileBytes, timeoutMs: this.deps.config.pdf.fetchTimeoutMs, signal: request.signal }, this.deps.testSeams?.pdfSourceFetch);
     });
   }
 

@@ -46,17 +46,35 @@ export function isRefusedAddress(address: string): boolean {
   return refused.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
+type ResolvedAddress = { address: string; family: number };
+
+/**
+ * A test seam, given to `createServer` in code (never read from the environment): it lets a test
+ * fetch from its own HTTPS server on loopback. Production passes none of it and gets the system
+ * resolver, the system's trusted CAs and no exemption from the address refusal.
+ */
+export interface SourceFetchSeam {
+  /** Resolves a host name instead of the system resolver (all its addresses). */
+  lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
+  /** The only certificate authority trusted (PEM): the test server's self-signed certificate. */
+  ca?: string;
+  /** Exact addresses exempt from the refusal: the test server's own loopback address, nothing wider. */
+  allowAddresses?: readonly string[];
+}
+
+const systemLookup = (host: string): Promise<ResolvedAddress[]> => lookup(host, { all: true, verbatim: true });
+
 /** Resolves the host and answers one address that may be fetched, or throws `source_url_refused`. */
-async function vettedAddress(hostname: string): Promise<{ address: string; family: number }> {
+async function vettedAddress(hostname: string, seam: SourceFetchSeam): Promise<ResolvedAddress> {
   const host = hostname.replace(/^\[|\]$/g, '');
-  let addresses: Array<{ address: string; family: number }>;
+  let addresses: ResolvedAddress[];
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await (seam.lookup ?? systemLookup)(host);
   } catch {
     throw new ServiceError('source_fetch_failed', `The host ${hostname} does not resolve.`);
   }
   // Every address must be public: a name that resolves to one private address is refused.
-  const bad = addresses.find((entry) => isRefusedAddress(entry.address));
+  const bad = addresses.find((entry) => isRefusedAddress(entry.address) && !seam.allowAddresses?.includes(entry.address));
   if (bad || addresses.length === 0) throw new ServiceError('source_url_refused', `The URL's host resolves to a private, loopback or link-local address (${bad?.address ?? 'none'}); only public https hosts are fetched.`);
   return addresses[0]!;
 }
@@ -72,19 +90,19 @@ export interface FetchLimits {
  * Fetches an https URL under a byte cap and a deadline. The connection goes to the address that
  * was checked (no second DNS answer can swap in a private one), and each redirect is checked again.
  */
-export async function fetchPublicHttps(url: string, limits: FetchLimits): Promise<Buffer> {
+export async function fetchPublicHttps(url: string, limits: FetchLimits, seam: SourceFetchSeam = {}): Promise<Buffer> {
   let current = new URL(url);
   for (let hop = 0; hop <= (limits.maxRedirects ?? 3); hop += 1) {
     if (current.protocol !== 'https:') throw new ServiceError('source_url_refused', 'Only https URLs are fetched (a redirect led elsewhere).');
-    const target = await vettedAddress(current.hostname);
-    const answer = await getOnce(current, target, limits);
+    const target = await vettedAddress(current.hostname, seam);
+    const answer = await getOnce(current, target, limits, seam.ca);
     if (answer.kind === 'body') return answer.body;
     current = new URL(answer.location, current);
   }
   throw new ServiceError('source_fetch_failed', 'Too many redirects.');
 }
 
-function getOnce(url: URL, target: { address: string; family: number }, limits: FetchLimits): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
+function getOnce(url: URL, target: ResolvedAddress, limits: FetchLimits, ca: string | undefined): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
   return new Promise((resolve, reject) => {
     const request = httpsRequest(
       url,
@@ -92,11 +110,12 @@ function getOnce(url: URL, target: { address: string; family: number }, limits: 
         method: 'GET',
         headers: { accept: 'application/pdf, */*;q=0.5', 'user-agent': 'svc-pdf-fetch' },
         lookup: (_hostname, options, callback) => {
-          if ((options as { all?: boolean }).all) (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [target]);
+          if ((options as { all?: boolean }).all) (callback as unknown as (error: null, addresses: ResolvedAddress[]) => void)(null, [target]);
           else callback(null, target.address, target.family);
         },
         timeout: limits.timeoutMs,
         signal: limits.signal,
+        ...(ca === undefined ? {} : { ca }),
       },
       (response) => {
         const status = response.statusCode ?? 0;

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import test from 'ava';
+import pino from 'pino';
+import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { endlessPdf, numberedPdf } from './helpers/pdf-fixtures.ts';
+
+/**
+ * The worker start deadline (spec section 8: 30 s), shrunk to START_MS. One worker, loaded
+ * through a wrapper module that sleeps before the real worker loads, for as long as the control
+ * file says (one entry per thread start): the thread really does not start. A worker is replaced
+ * by ending a parse at its deadline (an endless PDF).
+ */
+const QUEUE_MS = 2000;
+const START_MS = 6000;
+const PARSE_MS = 2000;
+const SLOW_BUT_IN_TIME_MS = 3500;
+const NEVER_MS = 120_000;
+
+const directory = mkdtempSync(join(tmpdir(), 'svc-worker-start-'));
+const control = join(directory, 'delays.json');
+const setDelays = (delays: number[]) => writeFileSync(control, JSON.stringify(delays));
+
+/** Start-deadline warnings the server logged, with when they were logged. */
+const terminations: Array<{ at: number; msg: string }> = [];
+let svc: TestServer;
+test.before(async () => {
+  setDelays([]);
+  process.env.SVC_TEST_PDF_WORKER_DELAYS = control;
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of chunk.toString().split('\n').filter(Boolean)) {
+        const entry = JSON.parse(line) as { msg: string };
+        if (/start/.test(entry.msg)) terminations.push({ at: performance.now(), msg: entry.msg });
+      }
+      done();
+    },
+  });
+  svc = await startTestServer({
+    logger: pino({ level: 'warn' }, sink),
+    env: {
+      SVC_PDF_WORKERS: '1',
+      SVC_PDF_MAX_PENDING: '2',
+      SVC_PDF_QUEUE_TIMEOUT_MS: String(QUEUE_MS),
+      SVC_PDF_WORKER_START_TIMEOUT_MS: String(START_MS),
+      SVC_PDF_PARSE_TIMEOUT_MS: String(PARSE_MS),
+      SVC_PDF_RATE_LIMIT: '0',
+    },
+    testSeams: { pdfWorkerModule: new URL('./helpers/slow-start-pdf-worker.ts', import.meta.url) },
+  });
+  {
+    // The first worker has started and parsed before the timings below matter.
+    const first = await upload(numberedPdf(1));
+    if (first.status !== 200) throw new Error(`the first worker did not start: ${JSON.stringify(first)}`);
+  }
+});
+test.after.always(async () => {
+  await svc?.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  code?: string;
+  ms: number;
+  retryAfter: string | null;
+  timing: Record<string, number>;
+}
+
+async function upload(pdf: Buffer): Promise<Answer> {
+  const started = performance.now();
+  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' }, body: new Uint8Array(pdf) });
+  const body = (await response.json()) as { code?: string };
+  const timing = Object.fromEntries((response.headers.get('server-timing') ?? '').split(', ').filter(Boolean).map((entry) => [entry.split(';')[0]!, Number(entry.split('dur=')[1])]));
+  return { status: response.status, code: body.code, ms: performance.now() - started, retryAfter: response.headers.get('retry-after'), timing };
+}
+
+/** Ends the worker's parse at its deadline, so Piscina terminates it and a new thread starts. */
+async function replaceWorker(): Promise<number> {
+  const ended = await upload(endlessPdf());
+  if (ended.code !== 'pdf_parse_timeout') throw new Error(`expected a parse timeout, got ${JSON.stringify(ended)}`);
+  return performance.now();
+}
+
+async function until(condition: () => boolean, ms: number): Promise<void> {
+  const end = performance.now() + ms;
+  while (!condition() && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+test.serial('a worker that starts slowly but within the deadline serves the request that waited for it, past the queue wait', async (t) => {
+  setDelays([SLOW_BUT_IN_TIME_MS]);
+  await replaceWorker();
+  const answer = await upload(numberedPdf(2));
+  t.log(`served after ${Math.round(answer.ms)} ms, worker_start_ms ${answer.timing.worker_start_ms}`);
+  t.is(answer.status, 200, JSON.stringify(answer));
+  t.true(answer.ms > QUEUE_MS && answer.ms > SLOW_BUT_IN_TIME_MS, 'the request waited for the starting worker, beyond the queue wait');
+  t.true(answer.timing.worker_start_ms >= SLOW_BUT_IN_TIME_MS, `worker_start_ms ${answer.timing.worker_start_ms}`);
+  t.deepEqual(terminations, [], 'no worker was terminated');
+});
+
+test.serial('a worker that does not start within the deadline is terminated; the waiting request gets 503 pdf_worker_unavailable; the pool recovers', async (t) => {
+  setDelays([NEVER_MS, NEVER_MS]); // this replacement and the next one hang; the third starts at once
+  const killed = await replaceWorker();
+  const waiting = await upload(numberedPdf(1));
+  t.log(`answered after ${Math.round(waiting.ms)} ms: ${waiting.status} ${waiting.code}`);
+  t.is(waiting.status, 503);
+  t.is(waiting.code, 'pdf_worker_unavailable');
+  t.is(waiting.retryAfter, '5');
+  t.true(waiting.ms >= START_MS && waiting.ms < START_MS + 1500, `503 after ${Math.round(waiting.ms)} ms`);
+
+  await until(() => terminations.length >= 2, 2 * START_MS + 3000);
+  t.is(terminations.length, 2, JSON.stringify(terminations));
+  const [first, second] = terminations.map((entry) => entry.at);
+  t.log(`terminated ${Math.round(first! - killed)} ms after the replacement began, then ${Math.round(second! - first!)} ms later`);
+  t.true(first! - killed >= START_MS && first! - killed < START_MS + 1500, 'the first hanging thread ended at the deadline');
+  t.true(second! - first! >= START_MS - 100 && second! - first! < START_MS + 1500, 'its replacement, hanging too, ended at the deadline');
+  t.regex(terminations[0]!.msg, /did not start within its deadline; terminated/);
+
+  // The third thread starts at once: served, long before the hanging ones would have woken.
+  const recovered = await upload(numberedPdf(2));
+  t.is(recovered.status, 200, JSON.stringify(recovered));
+  t.true(recovered.ms < START_MS, `served ${Math.round(recovered.ms)} ms after`);
+  t.is(terminations.length, 2, 'the healthy worker is left alone');
+});
