@@ -161,6 +161,18 @@ test('the JSON route takes base64 and answers the same contract', async (t) => {
   t.is(extraction.truncated_reason, 'max_pages');
 });
 
+test('the byte cap on the JSON route: base64 of exactly 16777216 bytes is extracted, of one more is 413', async (t) => {
+  const post = (pdf: Buffer) => fetch(`${svc.baseUrl}/v1/pdf/extract`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ data_base64: pdf.toString('base64') }) });
+  const atCap = await post(pdfOfSize(pdfLimits.maxFileBytes));
+  t.is(atCap.status, 200);
+  t.is((await atCap.json()).page_count, 1);
+  const over = await post(pdfOfSize(pdfLimits.maxFileBytes + 1));
+  t.is(over.status, 413);
+  const body = await over.json();
+  t.is(body.code, 'payload_too_large');
+  t.regex(body.error, /16777217 bytes/);
+});
+
 test('the JSON route needs exactly one source and a base64 that decodes', async (t) => {
   const post = (json: unknown) => fetch(`${svc.baseUrl}/v1/pdf/extract`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
   t.is((await post({})).status, 422);

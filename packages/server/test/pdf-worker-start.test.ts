@@ -14,9 +14,9 @@ import { endlessPdf, numberedPdf } from './helpers/pdf-fixtures.ts';
  * by ending a parse at its deadline (an endless PDF).
  */
 const QUEUE_MS = 2000;
-const START_MS = 6000;
+const START_MS = 7000;
 const PARSE_MS = 2000;
-const SLOW_BUT_IN_TIME_MS = 3500;
+const SLOW_BUT_IN_TIME_MS = 3000;
 const NEVER_MS = 120_000;
 
 const directory = mkdtempSync(join(tmpdir(), 'svc-worker-start-'));
@@ -38,8 +38,21 @@ test.before(async () => {
       done();
     },
   });
-  svc = await startTestServer({
-    logger: pino({ level: 'warn' }, sink),
+  logger = pino({ level: 'warn' }, sink);
+  svc = await startServer();
+  // The first worker has started and parsed before the timings below matter.
+  const first = await upload(numberedPdf(1));
+  if (first.status !== 200) throw new Error(`the first worker did not start: ${JSON.stringify(first)}`);
+});
+test.after.always(async () => {
+  await svc?.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+let logger: pino.Logger;
+const startServer = () =>
+  startTestServer({
+    logger,
     env: {
       SVC_PDF_WORKERS: '1',
       SVC_PDF_MAX_PENDING: '2',
@@ -50,16 +63,6 @@ test.before(async () => {
     },
     testSeams: { pdfWorkerModule: new URL('./helpers/slow-start-pdf-worker.ts', import.meta.url) },
   });
-  {
-    // The first worker has started and parsed before the timings below matter.
-    const first = await upload(numberedPdf(1));
-    if (first.status !== 200) throw new Error(`the first worker did not start: ${JSON.stringify(first)}`);
-  }
-});
-test.after.always(async () => {
-  await svc?.close();
-  rmSync(directory, { recursive: true, force: true });
-});
 
 interface Answer {
   status: number;
@@ -123,4 +126,26 @@ test.serial('a worker that does not start within the deadline is terminated; the
   t.is(recovered.status, 200, JSON.stringify(recovered));
   t.true(recovered.ms < START_MS, `served ${Math.round(recovered.ms)} ms after`);
   t.is(terminations.length, 2, 'the healthy worker is left alone');
+});
+
+test.serial('a first worker that does not start is terminated at the deadline: the request handed to it gets 503 pdf_worker_unavailable; its replacement serves', async (t) => {
+  await svc.close();
+  terminations.length = 0;
+  setDelays([NEVER_MS]);
+  const created = performance.now();
+  svc = await startServer(); // the pool is built in here, after the database is ready
+  const listening = performance.now();
+  const handedOver = await upload(numberedPdf(1));
+  const answered = performance.now();
+  t.log(`answered ${Math.round(answered - listening)} ms after the server listened: ${handedOver.status} ${handedOver.code}`);
+  t.is(handedOver.status, 503);
+  t.is(handedOver.code, 'pdf_worker_unavailable');
+  t.is(handedOver.retryAfter, '5');
+  t.is(terminations.length, 1);
+  const terminated = terminations[0]!.at;
+  t.true(terminated - created >= START_MS && terminated - listening < START_MS + 1500, `terminated ${Math.round(terminated - created)} ms after createServer began, ${Math.round(terminated - listening)} ms after it listened`);
+  t.true(answered - terminated < 1000, 'the request was answered as its worker was terminated');
+  const recovered = await upload(numberedPdf(2));
+  t.is(recovered.status, 200, JSON.stringify(recovered));
+  t.is(terminations.length, 1);
 });
