@@ -9,9 +9,9 @@ import { endlessPdf, numberedPdf } from './helpers/pdf-fixtures.ts';
 
 /**
  * The worker start deadline (spec section 8: 30 s), shrunk to START_MS. One worker, loaded
- * through a wrapper module that sleeps before the real worker loads, for as long as the control
- * file says (one entry per thread start): the thread really does not start. A worker is replaced
- * by ending a parse at its deadline (an endless PDF).
+ * through a wrapper module that sleeps before the real worker loads (the thread really does not
+ * start), or after its warm-up (a slow engine load), for as long as the control file says. A
+ * worker is replaced by ending a parse at its deadline (an endless PDF).
  */
 const QUEUE_MS = 2000;
 const START_MS = 7000;
@@ -21,7 +21,7 @@ const NEVER_MS = 120_000;
 
 const directory = mkdtempSync(join(tmpdir(), 'svc-worker-start-'));
 const control = join(directory, 'delays.json');
-const setDelays = (delays: number[]) => writeFileSync(control, JSON.stringify(delays));
+const setDelays = (start: number[], warmup: number[] = []) => writeFileSync(control, JSON.stringify({ start, warmup }));
 
 /** Start-deadline warnings the server logged, with when they were logged. */
 const terminations: Array<{ at: number; msg: string }> = [];
@@ -33,7 +33,7 @@ test.before(async () => {
     write(chunk, _encoding, done) {
       for (const line of chunk.toString().split('\n').filter(Boolean)) {
         const entry = JSON.parse(line) as { msg: string };
-        if (/start/.test(entry.msg)) terminations.push({ at: performance.now(), msg: entry.msg });
+        if (/deadline; terminated|start deadline/.test(entry.msg)) terminations.push({ at: performance.now(), msg: entry.msg });
       }
       done();
     },
@@ -87,20 +87,25 @@ async function replaceWorker(): Promise<number> {
   return performance.now();
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
 async function until(condition: () => boolean, ms: number): Promise<void> {
   const end = performance.now() + ms;
-  while (!condition() && performance.now() < end) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (!condition() && performance.now() < end) await sleep(20);
 }
 
 test.serial('a worker that starts slowly but within the deadline serves the request that waited for it, past the queue wait', async (t) => {
   setDelays([SLOW_BUT_IN_TIME_MS]);
-  await replaceWorker();
+  const replaced = await replaceWorker();
   const answer = await upload(numberedPdf(2));
   t.log(`served after ${Math.round(answer.ms)} ms, worker_start_ms ${answer.timing.worker_start_ms}`);
   t.is(answer.status, 200, JSON.stringify(answer));
   t.true(answer.ms > QUEUE_MS && answer.ms > SLOW_BUT_IN_TIME_MS, 'the request waited for the starting worker, beyond the queue wait');
   t.true(answer.timing.worker_start_ms >= SLOW_BUT_IN_TIME_MS, `worker_start_ms ${answer.timing.worker_start_ms}`);
+  // Past the deadline, the worker that started in time is left alone and keeps serving.
+  await sleep(replaced + START_MS + 500 - performance.now());
   t.deepEqual(terminations, [], 'no worker was terminated');
+  t.is((await upload(numberedPdf(1))).status, 200);
 });
 
 test.serial('a worker that does not start within the deadline is terminated; the waiting request gets 503 pdf_worker_unavailable; the pool recovers', async (t) => {
@@ -148,4 +153,22 @@ test.serial('a first worker that does not start is terminated at the deadline: t
   const recovered = await upload(numberedPdf(2));
   t.is(recovered.status, 200, JSON.stringify(recovered));
   t.is(terminations.length, 1);
+});
+
+test.serial('a warm-up (engine load) that outlasts the deadline is aborted and its worker terminated; the pool recovers', async (t) => {
+  setDelays([], [NEVER_MS]);
+  terminations.length = 0;
+  const killed = await replaceWorker();
+  const waiting = await upload(numberedPdf(1));
+  t.is(waiting.status, 503);
+  t.is(waiting.code, 'pdf_worker_unavailable');
+  await until(() => terminations.length >= 1, START_MS + 3000);
+  t.is(terminations.length, 1, JSON.stringify(terminations));
+  t.regex(terminations[0]!.msg, /did not load its engine within the start deadline; terminated/);
+  const after = terminations[0]!.at - killed;
+  t.log(`warm-up aborted ${Math.round(after)} ms after the replacement began`);
+  t.true(after >= START_MS && after < START_MS + 1500, `aborted after ${Math.round(after)} ms`);
+  const recovered = await upload(numberedPdf(2));
+  t.is(recovered.status, 200, JSON.stringify(recovered));
+  t.true(recovered.ms < START_MS, `served ${Math.round(recovered.ms)} ms after`);
 });

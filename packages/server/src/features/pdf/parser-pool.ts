@@ -156,7 +156,7 @@ export class ParserPool {
     const abort = new AbortController();
     let deadline: NodeJS.Timeout | undefined;
     port1.on('message', (message: WorkerMessage) => {
-      if (message.type !== 'started') return;
+      if (message.type !== 'started' || deadline) return;
       deadline = setTimeout(() => {
         this.log.warn({ threadId: message.thread_id, deadlineMs: this.config.workerStartTimeoutMs }, 'pdf worker did not load its engine within the start deadline; terminated');
         abort.abort('start');
