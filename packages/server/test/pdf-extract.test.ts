@@ -107,16 +107,20 @@ test('the byte cap: exactly 16777216 bytes are extracted, one more is 413 from C
   t.false(body.retryable);
 });
 
-test('the byte cap holds for a chunked body without Content-Length', async (t) => {
-  const data = bytes(pdfOfSize(pdfLimits.maxFileBytes + 1));
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (let offset = 0; offset < data.length; offset += 1 << 20) controller.enqueue(data.subarray(offset, offset + (1 << 20)));
-      controller.close();
-    },
-  });
-  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' }, body: stream, duplex: 'half' } as RequestInit);
-  t.is(response.status, 413);
+test('the byte cap holds for a chunked body without Content-Length: exactly 16777216 bytes pass, one more is 413', async (t) => {
+  const chunked = (data: Uint8Array) => {
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let offset = 0; offset < data.length; offset += 1 << 20) controller.enqueue(data.subarray(offset, offset + (1 << 20)));
+        controller.close();
+      },
+    });
+    return fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' }, body: stream, duplex: 'half' } as RequestInit);
+  };
+  t.is((await chunked(bytes(pdfOfSize(pdfLimits.maxFileBytes)))).status, 200);
+  const over = await chunked(bytes(pdfOfSize(pdfLimits.maxFileBytes + 1)));
+  t.is(over.status, 413);
+  t.is((await over.json()).code, 'payload_too_large');
 });
 
 test('media types: application/pdf and application/octet-stream pass, multipart is 415', async (t) => {

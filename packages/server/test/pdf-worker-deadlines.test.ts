@@ -8,7 +8,8 @@ import { startTestServer, type TestServer } from './helpers/test-server.ts';
 import { endlessPdf, numberedPdf } from './helpers/pdf-fixtures.ts';
 
 /**
- * The worker start deadline (spec section 8: 30 s), shrunk to START_MS. One worker, loaded
+ * The worker start deadline (spec section 8: 30 s), shrunk to START_MS, and the parse deadline's
+ * passing side (the failing side, with a real endless PDF, is in pdf-limits). One worker, loaded
  * through a wrapper module that sleeps before the real worker loads (the thread really does not
  * start), or after its warm-up (a slow engine load), for as long as the control file says. A
  * worker is replaced by ending a parse at its deadline (an endless PDF).
@@ -21,7 +22,7 @@ const NEVER_MS = 120_000;
 
 const directory = mkdtempSync(join(tmpdir(), 'svc-worker-start-'));
 const control = join(directory, 'delays.json');
-const setDelays = (start: number[], warmup: number[] = []) => writeFileSync(control, JSON.stringify({ start, warmup }));
+const setDelays = (start: number[], warmup: number[] = [], parse: number[] = []) => writeFileSync(control, JSON.stringify({ start, warmup, parse }));
 
 /** Start-deadline warnings the server logged, with when they were logged. */
 const terminations: Array<{ at: number; msg: string }> = [];
@@ -61,7 +62,7 @@ const startServer = () =>
       SVC_PDF_PARSE_TIMEOUT_MS: String(PARSE_MS),
       SVC_PDF_RATE_LIMIT: '0',
     },
-    testSeams: { pdfWorkerModule: new URL('./helpers/slow-start-pdf-worker.ts', import.meta.url) },
+    testSeams: { pdfWorkerModule: new URL('./helpers/slow-pdf-worker.ts', import.meta.url) },
   });
 
 interface Answer {
@@ -170,4 +171,19 @@ test.serial('a warm-up (engine load) that outlasts the deadline is aborted and i
   const recovered = await upload(numberedPdf(2));
   t.is(recovered.status, 200, JSON.stringify(recovered));
   t.true(recovered.ms < START_MS, `served ${Math.round(recovered.ms)} ms after`);
+});
+
+test.serial('the parse deadline at its edge: a parse that keeps its worker busy just under it is answered, just over it is 504', async (t) => {
+  terminations.length = 0;
+  setDelays([], [], [PARSE_MS - 600, PARSE_MS + 600]);
+  const under = await upload(numberedPdf(1));
+  t.is(under.status, 200, JSON.stringify(under));
+  t.true(under.timing.worker_roundtrip_ms >= PARSE_MS - 600, `round trip ${under.timing.worker_roundtrip_ms} ms`);
+  const over = await upload(numberedPdf(1));
+  t.log(`under: ${Math.round(under.ms)} ms, over: ${over.status} after ${Math.round(over.ms)} ms`);
+  t.is(over.status, 504);
+  t.is(over.code, 'pdf_parse_timeout');
+  t.true(over.ms >= PARSE_MS && over.ms < PARSE_MS + 600, `504 after ${Math.round(over.ms)} ms`);
+  t.is((await upload(numberedPdf(1))).status, 200, 'the terminated worker was replaced');
+  t.deepEqual(terminations, []);
 });
