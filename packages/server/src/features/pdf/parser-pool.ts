@@ -50,8 +50,8 @@ export interface ParseRun {
  * The bounded PDF parser pool: Piscina with a fixed number of workers, each with a V8 memory
  * cap (`resourceLimits`). Admission is counted here: `workers` parses run, `maxPending` wait,
  * anything more is refused at once (503 `pdf_queue_full`). A waiting request gives up after the
- * queue timeout (503 `pdf_queue_timeout`), or the worker start deadline while the pool is
- * (re)starting a worker (503 `pdf_worker_unavailable`). A worker that has not loaded its module
+ * queue timeout (503 `pdf_queue_timeout`), or, when a worker is still starting at that point,
+ * the worker start deadline (503 `pdf_worker_unavailable`). A worker that has not loaded its module
  * within the start deadline, or whose warm-up (loading the engine) takes longer, is terminated
  * and replaced. A parse past its deadline is aborted, which makes Piscina terminate
  * that worker and start a fresh one (504 `pdf_parse_timeout`). A worker that dies (out of
@@ -65,6 +65,11 @@ export class ParserPool {
   /** Threads that have not loaded their module yet (each watched by the start deadline). */
   private unready = 0;
   private readonly watched = new WeakSet<Worker>();
+  /**
+   * Threads Piscina reported ready ('workerCreate'): one it started on its own may be ready before
+   * the pool first sees it. (The first threads are reported at once, but are watched before that.)
+   */
+  private readonly reportedReady = new Set<number>();
   /** Warm-ups submitted and not finished: the engine is still loading somewhere. */
   private warming = 0;
   peakHeapBytes = 0;
@@ -91,7 +96,9 @@ export class ParserPool {
     this.warming = config.workers;
     for (let index = 0; index < config.workers; index += 1) this.warmOne();
     this.watchStarts();
-    this.pool.on('workerDestroy', () => {
+    this.pool.on('workerCreate', (worker: { id: number }) => this.reportedReady.add(worker.id));
+    this.pool.on('workerDestroy', (worker: { id: number }) => {
+      this.reportedReady.delete(worker.id);
       if (this.closed) return;
       // Counted at once, so a request arriving before the replacement is up waits for its start.
       this.warming += 1;
@@ -108,7 +115,7 @@ export class ParserPool {
 
   private closed = false;
 
-  /** While a worker is starting, a waiting request gets the start deadline instead of the queue's. */
+  /** While a worker is starting, a request past its queue wait waits on for the start deadline. */
   private get starting(): number {
     return this.unready + this.warming;
   }
@@ -122,6 +129,7 @@ export class ParserPool {
     for (const thread of this.pool.threads) {
       if (this.watched.has(thread)) continue;
       this.watched.add(thread);
+      if (this.reportedReady.has(thread.threadId)) continue;
       this.unready += 1;
       let settled = false;
       const settle = () => {
@@ -228,8 +236,13 @@ export class ParserPool {
       reason = why;
       abort.abort(why);
     };
-    const waitDeadline = this.starting > 0 ? Math.max(this.config.queueTimeoutMs, this.config.workerStartTimeoutMs) : this.config.queueTimeoutMs;
-    timer = setTimeout(() => stop(this.starting > 0 ? 'start' : 'queue'), waitDeadline);
+    // A request waits the queue timeout for a worker. If a worker is still starting by then, it
+    // may get that one: it waits on, up to the start deadline (counted from its arrival).
+    const { queueTimeoutMs, workerStartTimeoutMs } = this.config;
+    timer = setTimeout(() => {
+      if (this.starting === 0) return stop('queue');
+      timer = setTimeout(() => stop(this.starting > 0 ? 'start' : 'queue'), Math.max(0, workerStartTimeoutMs - queueTimeoutMs));
+    }, queueTimeoutMs);
 
     const result = new Promise<{ summary: WorkerSummary }>((resolve, reject) => {
       let summary: WorkerSummary | undefined;
