@@ -111,4 +111,15 @@ BEGIN
 END
 $$`;
 
-export default sqlMigration('20261121T1500-blackboard-put-batch', [createBatchFunction], ['DROP FUNCTION IF EXISTS svc_blackboard_put_batch(jsonb, timestamptz, bigint)']);
+/** The per-put statement raised through this function to roll itself back; batches need no such thing. */
+const restoreRefuseFunction = `CREATE OR REPLACE FUNCTION svc_blackboard_refuse(detail text) RETURNS boolean LANGUAGE plpgsql AS $$
+     BEGIN
+       RAISE EXCEPTION USING ERRCODE = 'SVB01', MESSAGE = 'blackboard put refused', DETAIL = detail;
+     END
+     $$`;
+
+export default sqlMigration(
+  '20261121T1500-blackboard-put-batch',
+  [createBatchFunction, 'DROP FUNCTION IF EXISTS svc_blackboard_refuse(text)'],
+  ['DROP FUNCTION IF EXISTS svc_blackboard_put_batch(jsonb, timestamptz, bigint)', restoreRefuseFunction],
+);
