@@ -26,10 +26,13 @@ const createBatchFunction = `CREATE OR REPLACE FUNCTION svc_blackboard_put_batch
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
   order_bucket constant text := 'blackboard:put-order';
+  v_stamp bigint;
   v_buckets text[];
   v_hits bigint[];
   v_amounts bigint[];
-  v_stamp bigint;
+  v_fits boolean;
+  v_results jsonb;
+  v_raced int;
   v_put jsonb;
   v_window jsonb;
   v_index int;
@@ -40,7 +43,6 @@ DECLARE
   v_first_seq bigint;
   v_last_seq bigint;
   v_count int := 0;
-  v_results jsonb := '[]'::jsonb;
 BEGIN
   -- The put-order row first: it serialises batches, whatever windows they touch.
   SELECT amount INTO v_stamp FROM svc_rate_counters WHERE bucket = order_bucket AND window_start = 'epoch'::timestamptz FOR UPDATE;
@@ -51,15 +53,67 @@ BEGIN
       ON CONFLICT (bucket, window_start) DO NOTHING;
     SELECT amount INTO v_stamp FROM svc_rate_counters WHERE bucket = order_bucket AND window_start = 'epoch'::timestamptz FOR UPDATE;
   END IF;
+  -- Stamps of this batch: v_stamp + 1, + 2, ... in arrival order, never behind the clock.
+  v_stamp := greatest(v_stamp, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1);
 
-  SELECT array_agg(DISTINCT w->>'bucket' ORDER BY w->>'bucket') INTO v_buckets
-    FROM jsonb_array_elements(p_puts) AS p, jsonb_array_elements(p->'windows') AS w;
-  INSERT INTO svc_rate_counters (bucket, window_start, hits, amount)
-    SELECT bucket, p_window_start, 0, 0 FROM unnest(v_buckets) AS bucket ORDER BY bucket
-    ON CONFLICT (bucket, window_start) DO NOTHING;
-  SELECT array_agg(hits ORDER BY bucket), array_agg(amount ORDER BY bucket) INTO v_hits, v_amounts
-    FROM (SELECT bucket, hits, amount FROM svc_rate_counters WHERE window_start = p_window_start AND bucket = ANY (v_buckets) ORDER BY bucket FOR UPDATE) AS locked;
+  -- Count the whole batch in every window at once (locking the rows in bucket order), and see
+  -- whether every window takes all of it. Counters only grow and a window's cap is the same for
+  -- every put of the batch, so then every put fits where it stands in the batch.
+  WITH totals AS (
+    SELECT w->>'bucket' AS bucket, count(*) AS hits, sum((w->>'amount')::bigint) AS amount, max((w->>'max_hits')::bigint) AS max_hits, max((w->>'max_amount')::bigint) AS max_amount
+    FROM jsonb_array_elements(p_puts) AS p, jsonb_array_elements(p->'windows') AS w GROUP BY 1
+  ), counted AS (
+    INSERT INTO svc_rate_counters (bucket, window_start, hits, amount)
+      SELECT bucket, p_window_start, hits, amount FROM totals ORDER BY bucket
+      ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + EXCLUDED.hits, amount = svc_rate_counters.amount + EXCLUDED.amount
+      RETURNING bucket, hits, amount
+  )
+  SELECT array_agg(counted.bucket ORDER BY counted.bucket), array_agg(counted.hits - totals.hits ORDER BY counted.bucket), array_agg(counted.amount - totals.amount ORDER BY counted.bucket),
+      bool_and(counted.hits <= totals.max_hits AND counted.amount <= totals.max_amount)
+    INTO v_buckets, v_hits, v_amounts, v_fits
+    FROM counted JOIN totals USING (bucket);
 
+  IF v_fits THEN
+    -- Every put is admitted: insert them all in one statement, then give back the counts of any
+    -- put a live item with the same idempotency identity beat (a race; the caller replays it).
+    WITH input AS (
+      SELECT value AS put, ordinality FROM jsonb_array_elements(p_puts) WITH ORDINALITY
+    ), inserted AS (
+      INSERT INTO blackboard_items (id, key, task, kind, topics, parent_id, artifact_id, revision, runtime_versions, text, item, value_bytes, key_id, idempotency_key, request_hash, edit_token_hash, created_at, expires_at)
+        SELECT put->>'id', put->>'key', put->>'task', put->>'kind', ARRAY(SELECT jsonb_array_elements_text(put->'topics')), put->>'parent_id', put->>'artifact_id', put->>'revision',
+          CASE WHEN jsonb_typeof(put->'runtime_versions') = 'array' THEN put->'runtime_versions' END, put->>'text', put->'item', (put->>'value_bytes')::int,
+          put->>'key_id', put->>'idempotency_key', put->>'request_hash', put->>'edit_token_hash',
+          to_timestamp((v_stamp + ordinality) / 1000.0), to_timestamp((v_stamp + ordinality) / 1000.0) + make_interval(secs => (put->>'ttl_seconds')::int)
+        FROM input ORDER BY ordinality
+        ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+        RETURNING id, key, item, created_at, expires_at, tombstoned_at, runtime_versions, seq
+    ), ordered AS (
+      UPDATE svc_rate_counters SET hits = hits + (SELECT count(*) FROM inserted), amount = v_stamp + jsonb_array_length(p_puts)
+        WHERE bucket = order_bucket AND window_start = 'epoch'::timestamptz
+    ), retired AS (
+      DELETE FROM blackboard_items WHERE seq > (SELECT min(seq) FROM inserted) - p_retention - 64 AND seq <= (SELECT max(seq) FROM inserted) - p_retention
+    )
+    SELECT jsonb_agg(CASE WHEN inserted.id IS NULL THEN jsonb_build_object('race', true)
+        ELSE jsonb_build_object('inserted', jsonb_build_object('id', inserted.id, 'key', inserted.key, 'item', inserted.item, 'created_at', inserted.created_at, 'expires_at', inserted.expires_at, 'tombstoned_at', inserted.tombstoned_at, 'runtime_versions', inserted.runtime_versions)) END
+        ORDER BY input.ordinality),
+      count(*) FILTER (WHERE inserted.id IS NULL)
+      INTO v_results, v_raced
+      FROM input LEFT JOIN inserted ON inserted.id = input.put->>'id';
+    IF v_raced > 0 THEN
+      UPDATE svc_rate_counters AS counter SET hits = counter.hits - raced.hits, amount = counter.amount - raced.amount
+        FROM (SELECT w->>'bucket' AS bucket, count(*) AS hits, sum((w->>'amount')::bigint) AS amount
+              FROM jsonb_array_elements(v_results) WITH ORDINALITY AS r (result, ordinality)
+              JOIN jsonb_array_elements(p_puts) WITH ORDINALITY AS p (put, ordinality) USING (ordinality),
+              jsonb_array_elements(p.put->'windows') AS w
+              WHERE r.result ? 'race' GROUP BY 1) AS raced
+        WHERE counter.window_start = p_window_start AND counter.bucket = raced.bucket;
+    END IF;
+    RETURN v_results;
+  END IF;
+
+  -- Some window cannot take the whole batch: decide put by put, in arrival order, from the
+  -- counts as they stood before the batch (v_hits, v_amounts), then write the counts back.
+  v_results := '[]'::jsonb;
   FOR v_put IN SELECT value FROM jsonb_array_elements(p_puts) LOOP
     v_refused := false;
     v_counted := '[]'::jsonb;
@@ -75,7 +129,7 @@ BEGIN
       CONTINUE;
     END IF;
 
-    v_stamp := greatest(v_stamp + 1, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint);
+    v_stamp := v_stamp + 1;
     v_row := NULL;
     INSERT INTO blackboard_items (id, key, task, kind, topics, parent_id, artifact_id, revision, runtime_versions, text, item, value_bytes, key_id, idempotency_key, request_hash, edit_token_hash, created_at, expires_at)
       VALUES (v_put->>'id', v_put->>'key', v_put->>'task', v_put->>'kind', ARRAY(SELECT jsonb_array_elements_text(v_put->'topics')), v_put->>'parent_id', v_put->>'artifact_id', v_put->>'revision',
@@ -100,11 +154,11 @@ BEGIN
     v_results := v_results || jsonb_build_array(jsonb_build_object('inserted', v_row));
   END LOOP;
 
+  UPDATE svc_rate_counters AS counter SET hits = counted.hits, amount = counted.amount
+    FROM unnest(v_buckets, v_hits, v_amounts) AS counted (bucket, hits, amount)
+    WHERE counter.window_start = p_window_start AND counter.bucket = counted.bucket;
+  UPDATE svc_rate_counters SET hits = hits + v_count, amount = v_stamp WHERE bucket = order_bucket AND window_start = 'epoch'::timestamptz;
   IF v_count > 0 THEN
-    UPDATE svc_rate_counters AS counter SET hits = counted.hits, amount = counted.amount
-      FROM unnest(v_buckets, v_hits, v_amounts) AS counted (bucket, hits, amount)
-      WHERE counter.window_start = p_window_start AND counter.bucket = counted.bucket AND (counter.hits, counter.amount) IS DISTINCT FROM (counted.hits, counted.amount);
-    UPDATE svc_rate_counters SET hits = hits + v_count, amount = v_stamp WHERE bucket = order_bucket AND window_start = 'epoch'::timestamptz;
     DELETE FROM blackboard_items WHERE seq > v_first_seq - p_retention - 64 AND seq <= v_last_seq - p_retention;
   END IF;
   RETURN v_results;
