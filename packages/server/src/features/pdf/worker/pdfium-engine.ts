@@ -76,7 +76,6 @@ export const pdfiumEngine: PdfEngine = {
         });
       },
       async page(pageNumber): Promise<EnginePage> {
-        if (runtime.broken) throw new PdfEngineError('pdf_invalid', 'The PDF engine failed on an earlier page of this file.');
         return guarded(() => {
           const page = module.FPDF_LoadPage(document, pageNumber - 1);
           if (!page) throw new Error(`page ${pageNumber} unreadable`);
@@ -104,7 +103,7 @@ export const pdfiumEngine: PdfEngine = {
  * instance's heap in an unknown state: it is discarded, and the document fails as a whole.
  */
 function guard<T>(runtime: PdfiumRuntime, work: () => T): T {
-  if (runtime.broken) throw new PdfEngineError('pdf_invalid', 'The PDF engine failed earlier on this file.');
+  if (runtime.broken) throw new PdfEngineError('pdf_invalid', 'The PDF engine failed on an earlier part of this file.');
   try {
     const result = work();
     if (runtime.refusedGrowth) throw tooComplex();
