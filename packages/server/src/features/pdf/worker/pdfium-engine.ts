@@ -117,7 +117,8 @@ function guard<T>(runtime: PdfiumRuntime, work: () => T): T {
       discardPdfiumRuntime(runtime);
       throw tooComplex();
     }
-    if (error instanceof WebAssembly.RuntimeError) {
+    // A trap, an abort, or a stack overflow inside PDFium (RangeError) can leave its heap half-built.
+    if (error instanceof WebAssembly.RuntimeError || error instanceof RangeError) {
       discardPdfiumRuntime(runtime);
       throw new PdfEngineError('pdf_invalid', 'The file is not a readable PDF (the engine stopped on it).');
     }
