@@ -4,8 +4,8 @@ import { pdfiumPageText } from './pdfium-text.ts';
 
 /**
  * PDFium (Chromium's PDF library, BSD-3-Clause and Apache-2.0) compiled to WASM, through
- * @embedpdf/pdfium (MIT): the default engine. Licence-safe for a self-hosted service and about
- * twice as fast as pdf.js here (docs/pdf.md). Every handle PDFium gives out (text page, page,
+ * @embedpdf/pdfium (MIT): the default engine. Licence-safe for a self-hosted service and two to
+ * three times as fast as pdf.js here (docs/pdf.md). Every handle PDFium gives out (text page, page,
  * document) and the copy of the input in WASM memory is freed as soon as it is done with, so a
  * long-lived worker does not grow; the WASM instance is shared by all documents of the worker.
  */
