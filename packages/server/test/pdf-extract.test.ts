@@ -23,7 +23,7 @@ test('an upload answers page-aligned, normalised text with metadata, layout and 
   const response = await upload(bytes(pdf));
   t.is(response.status, 200);
   const body = await response.json();
-  t.is(body.engine, 'pdfjs');
+  t.is(body.engine, 'pdfium');
   t.is(body.page_count, 3);
   t.is(body.pages_returned, 3);
   t.deepEqual(body.pages.map((page: { page_number: number }) => page.page_number), [1, 2, 3]);
