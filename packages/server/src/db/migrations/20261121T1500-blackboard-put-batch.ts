@@ -44,17 +44,18 @@ DECLARE
   v_last_seq bigint;
   v_count int := 0;
 BEGIN
-  -- The put-order row first: it serialises batches, whatever windows they touch.
-  SELECT amount INTO v_stamp FROM svc_rate_counters WHERE bucket = order_bucket AND window_start = 'epoch'::timestamptz FOR UPDATE;
+  -- The put-order row first: it serialises batches, whatever windows they touch. The batch
+  -- reserves its stamps there at once: v_stamp + 1 ... v_stamp + n, never behind the clock.
+  UPDATE svc_rate_counters SET hits = hits + jsonb_array_length(p_puts), amount = greatest(amount, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1) + jsonb_array_length(p_puts)
+    WHERE bucket = order_bucket AND window_start = 'epoch'::timestamptz RETURNING amount - jsonb_array_length(p_puts) INTO v_stamp;
   IF NOT FOUND THEN
     -- First put ever (or someone removed the row): start after every stored item.
     INSERT INTO svc_rate_counters (bucket, window_start, hits, amount)
       VALUES (order_bucket, 'epoch'::timestamptz, 0, coalesce(floor(extract(epoch FROM (SELECT max(created_at) FROM blackboard_items)) * 1000)::bigint, 0))
       ON CONFLICT (bucket, window_start) DO NOTHING;
-    SELECT amount INTO v_stamp FROM svc_rate_counters WHERE bucket = order_bucket AND window_start = 'epoch'::timestamptz FOR UPDATE;
+    UPDATE svc_rate_counters SET hits = hits + jsonb_array_length(p_puts), amount = greatest(amount, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1) + jsonb_array_length(p_puts)
+      WHERE bucket = order_bucket AND window_start = 'epoch'::timestamptz RETURNING amount - jsonb_array_length(p_puts) INTO v_stamp;
   END IF;
-  -- Stamps of this batch: v_stamp + 1, + 2, ... in arrival order, never behind the clock.
-  v_stamp := greatest(v_stamp, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint - 1);
 
   -- Count the whole batch in every window at once (locking the rows in bucket order), and see
   -- whether every window takes all of it. Counters only grow and a window's cap is the same for
@@ -87,9 +88,6 @@ BEGIN
         FROM input ORDER BY ordinality
         ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING id, key, item, created_at, expires_at, tombstoned_at, runtime_versions, seq
-    ), ordered AS (
-      UPDATE svc_rate_counters SET hits = hits + (SELECT count(*) FROM inserted), amount = v_stamp + jsonb_array_length(p_puts)
-        WHERE bucket = order_bucket AND window_start = 'epoch'::timestamptz
     ), retired AS (
       DELETE FROM blackboard_items WHERE seq > (SELECT min(seq) FROM inserted) - p_retention - 64 AND seq <= (SELECT max(seq) FROM inserted) - p_retention
     )
@@ -157,7 +155,6 @@ BEGIN
   UPDATE svc_rate_counters AS counter SET hits = counted.hits, amount = counted.amount
     FROM unnest(v_buckets, v_hits, v_amounts) AS counted (bucket, hits, amount)
     WHERE counter.window_start = p_window_start AND counter.bucket = counted.bucket;
-  UPDATE svc_rate_counters SET hits = hits + v_count, amount = v_stamp WHERE bucket = order_bucket AND window_start = 'epoch'::timestamptz;
   IF v_count > 0 THEN
     DELETE FROM blackboard_items WHERE seq > v_first_seq - p_retention - 64 AND seq <= v_last_seq - p_retention;
   END IF;
