@@ -245,7 +245,8 @@ test.serial('a client that goes away mid-page frees its worker at once (the pars
   const consumed = streams.map(async (stream) => {
     for await (const _page of stream) t.fail('no page is expected this early');
   });
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  // Both parses are under way (their first page is over a second of work), then both clients leave.
+  await new Promise((resolve) => setTimeout(resolve, 500));
   for (const controller of controllers) controller.abort();
   for (const outcome of await Promise.allSettled(consumed)) t.is(outcome.status, 'rejected');
   const started = performance.now();
