@@ -100,7 +100,13 @@ export class PutBatcher {
       ]);
       outcomes = row!.results;
     } catch (error) {
-      for (const waiting of batch) waiting.reject(error);
+      // The statement rolled back whole. One put the database refuses must not fail the others
+      // beside it: put by put, each meets its own fate (ids are unique, so nothing can be stored twice).
+      if (batch.length > 1) {
+        for (const waiting of batch) await this.run([waiting]);
+        return;
+      }
+      batch[0]!.reject(error);
       return;
     }
     // Durable before anyone is told; the next batch need not wait for this flush. Should the
