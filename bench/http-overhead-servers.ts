@@ -64,7 +64,7 @@ function plainApp(sameHeaders: boolean): Koa {
 
 const app = workerData.kind === 'contract' ? contractApp() : plainApp(workerData.kind === 'plain');
 const server = createServer(app.callback());
-server.listen(0, '127.0.0.1', () => parentPort!.postMessage({ port: (server.address() as AddressInfo).port }));
+server.listen(0, '127.0.0.1', () => parentPort!.postMessage({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
 parentPort!.on('message', (message: string) => {
   if (message === 'cpu') parentPort!.postMessage({ cpu: process.threadCpuUsage() });
   if (message === 'close') server.close(() => process.exit(0));

@@ -14,52 +14,24 @@
  * Run: pnpm bench:http-overhead [-- --rounds 10 --seconds 1 --concurrency 16]
  */
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
 import { median } from './stats.ts';
+import { startWorkerServer, type WorkerServer } from './worker-server.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' }, seconds: { type: 'string', default: '1' }, concurrency: { type: 'string', default: '16' } } });
 const rounds = Number(values.rounds);
 const durationMs = Number(values.seconds) * 1000;
 const concurrency = Number(values.concurrency);
 
-interface BenchServer {
-  url: string;
-  cpuMicros(): Promise<number>;
-  close(): Promise<void>;
-}
-
-async function startServer(kind: 'contract' | 'plain' | 'minimal'): Promise<BenchServer> {
-  const worker = new Worker(new URL('./http-overhead-servers.ts', import.meta.url), { workerData: { kind } });
-  const ask = <T>(message: string, key: string) =>
-    new Promise<T>((resolve) => {
-      const listener = (reply: Record<string, T>) => {
-        if (key in reply) {
-          worker.off('message', listener);
-          resolve(reply[key]!);
-        }
-      };
-      worker.on('message', listener);
-      if (message) worker.postMessage(message);
-    });
-  const port = await ask<number>('', 'port');
-  return {
-    url: `http://127.0.0.1:${port}/v1/echo`,
-    cpuMicros: async () => {
-      const cpu = await ask<{ user: number; system: number }>('cpu', 'cpu');
-      return cpu.user + cpu.system;
-    },
-    close: async () => {
-      worker.postMessage('close');
-      await new Promise((resolve) => worker.once('exit', resolve));
-    },
-  };
+async function startServer(kind: 'contract' | 'plain' | 'minimal'): Promise<WorkerServer> {
+  const server = await startWorkerServer(new URL('./http-overhead-servers.ts', import.meta.url), { kind });
+  return { ...server, url: `${server.url}/v1/echo` };
 }
 
 const payload = JSON.stringify({ text: 'the quick brown fox jumps over the lazy dog '.repeat(4), count: 7 });
 
 /** One round against one server: requests/s and the server thread's CPU µs per request. */
-async function measure(server: BenchServer, ms: number): Promise<{ perSecond: number; cpuPerRequest: number }> {
+async function measure(server: WorkerServer, ms: number): Promise<{ perSecond: number; cpuPerRequest: number }> {
   const cpuBefore = await server.cpuMicros();
   const result = await autocannon({ url: server.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: payload, connections: concurrency, duration: ms / 1000 });
   const cpuAfter = await server.cpuMicros();

@@ -7,7 +7,7 @@
  * the peak memory of a parser worker (V8 heap plus external buffers, as the worker measures it)
  * and the peak RSS of the whole server process.
  *
- * Run: pnpm bench:pdf [-- --engine pdfjs|mupdf --rounds 5 --concurrency 2]
+ * Run: pnpm bench:pdf [-- --engine pdfium|pdfjs|mupdf --rounds 5 --concurrency 2]
  * Needs the Debian documentation corpus (fetched by scripts/fetch-pdf-corpus.sh) and
  * poppler-utils (installed with apt-get when missing).
  */
@@ -23,7 +23,7 @@ import { createLogger, createServer, loadConfig } from '../packages/server/src/i
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ args: process.argv.slice(2).filter((argument) => argument !== '--'), options: { engine: { type: 'string', default: 'pdfjs' }, rounds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '2' }, 'max-pages': { type: 'string', default: '32' } } });
+const { values } = parseArgs({ args: process.argv.slice(2).filter((argument) => argument !== '--'), options: { engine: { type: 'string', default: 'pdfium' }, rounds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '2' }, 'max-pages': { type: 'string', default: '32' } } });
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
 const maxPages = Number(values['max-pages']);

@@ -30,7 +30,7 @@ test('svc pdf extract prints page text separated by form feeds, and a summary on
   t.is(pages.length, 2);
   t.regex(pages[0]!, /^Page 1 line 1/);
   t.regex(pages[1]!, /^Page 2 line 1/);
-  t.regex(run.stderr, /2 of 3 pages, \d+ characters, truncated by max_pages \(pdfjs\)/);
+  t.regex(run.stderr, /2 of 3 pages, \d+ characters, truncated by max_pages \(pdfium\)/);
 });
 
 test('svc pdf extract --jsonl prints one object per page as it arrives, then the summary', async (t) => {

@@ -50,6 +50,7 @@ export const errorCodes = {
   blackboard_item_not_found: 404,
   blackboard_idempotency_conflict: 409,
   blackboard_value_too_large: 413,
+  blackboard_nul_character: 422,
   blackboard_admission: 429,
   blackboard_posting_paused: 503,
   invalid_json_rpc: 400,

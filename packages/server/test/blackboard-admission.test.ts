@@ -1,4 +1,6 @@
 import test from 'ava';
+import { QueryTypes } from 'sequelize';
+import { sweepRetention } from '../src/features/blackboard/service.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
 /**
@@ -93,6 +95,32 @@ test.serial('retention: beyond the row cap the oldest rows expire first', async 
   const capped = await svc.client().blackboard.query({ query: { topic: 'retention' } });
   t.deepEqual(capped.items.map((item) => item.id), ids.slice(1).reverse());
   t.is((await fetch(`${svc.apiUrl}/api/v1/blackboard/${ids[0]}`)).status, 404);
+});
+
+test.serial('retention: a long gap in the sequence leaves older rows only until housekeeping sweeps them', async (t) => {
+  const { sequelize } = svc.server.database;
+  const count = async () => (await sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items', { type: QueryTypes.SELECT }))[0]!.n;
+  for (let index = 0; index < 6; index++) await put({ value: { text: `before the gap ${index}` } });
+  t.is(await count(), 6);
+  // Numbers spent by puts that rolled back: far more than a put looks back when it retires rows.
+  await sequelize.query(`SELECT setval('blackboard_items_seq_seq', (SELECT max(seq) FROM blackboard_items) + 500)`);
+  const newest = await put({ value: { text: 'after the gap' } });
+  t.is(await count(), 7, 'the put retired nothing: the row it pushed out lies beyond where it looks');
+  await sweepRetention(sequelize, 6);
+  t.is(await count(), 6);
+  const page = await svc.client().blackboard.query({ query: { limit: 10 } });
+  t.is(page.items[0]!.id, newest.body.id);
+  t.is(page.items.length, 6);
+});
+
+test.serial('concurrent puts at the edge of a window: exactly the cap is admitted, the rest refused, in one batch or many', async (t) => {
+  const results = await Promise.all(Array.from({ length: 8 }, (_, index) => put({ key: 'adm:burst', value: { text: `burst ${index}` } })));
+  t.is(results.filter((result) => result.status === 201).length, 3);
+  t.deepEqual(new Set(results.filter((result) => result.status !== 201).map((result) => result.body.code)), new Set(['blackboard_admission:channel_posts']));
+  const page = await svc.client().blackboard.get({ query: { key: 'adm:burst' } });
+  t.is(page.items.length, 3);
+  // created_at grows in commit order: ids answered 201 appear newest first, none repeated.
+  t.is(new Set(page.items.map((item) => item.created_at)).size, 3);
 });
 
 test.serial('the channel window is the newest stored rows', async (t) => {

@@ -4,8 +4,8 @@ import { WalFlusher } from '../src/db/wal-flush.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
 /**
- * On PostgreSQL a put made while others are under way commits asynchronously (so it releases
- * the shared counter locks without waiting for its fsync) and is answered only after a
+ * On PostgreSQL a batch of puts made while others are under way commits asynchronously (so it
+ * releases the shared counter locks without waiting for its fsync) and is answered only after a
  * synchronous write on the backend's own `svc_wal_flush` row has flushed the WAL past it; a put
  * alone commits synchronously. The embedded database runs with fsync off and commits puts
  * synchronously, writing no such row.
@@ -46,18 +46,6 @@ test.serial('concurrent puts on PostgreSQL commit asynchronously and are answere
   }
   const [stored] = await svc.server.database.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items WHERE id IN (:ids)', { replacements: { ids: answers.map((answer) => answer.id) }, type: QueryTypes.SELECT });
   t.is(stored!.n, answers.length);
-});
-
-test.serial('a writer commits synchronously only when no other writer of the process is under way', (t) => {
-  const flusher = new WalFlusher(svc.server.database.sequelize);
-  t.is(flusher.enter(), 'sync');
-  t.is(flusher.enter(), 'async');
-  flusher.leave();
-  t.is(flusher.enter(), 'async');
-  flusher.leave();
-  flusher.leave();
-  t.is(flusher.enter(), 'sync');
-  flusher.leave();
 });
 
 test.serial('a put refused by admission rolls back and waits for no flush', async (t) => {

@@ -91,6 +91,38 @@ test('the whole value is at most 65536 bytes of normalised JSON', async (t) => {
   t.is(euroOver.status, 413);
 });
 
+test('a NUL character is refused on its own with 422, and puts beside it in the same moment are stored', async (t) => {
+  const refusedBodies = [
+    { key: 'demo:nul', value: { text: 'a\u0000b' } },
+    { key: 'demo:nul', value: { text: 'fine', extra: { 'field\u0000name': 1 } } },
+    { key: 'demo:nul', value: { text: 'fine', list: ['x', 'y\u0000'] } },
+    { key: 'demo:nul', value: { text: 'fine' }, idempotency_key: 'nul\u0000key' },
+  ];
+  const fine = Array.from({ length: 6 }, (_, index) => ({ key: 'demo:nul', value: { text: `fine ${index}`, note: 'backslash-u \\u0000 as text is fine' } }));
+  const answers = await Promise.all([...refusedBodies, ...fine].map((body) => put(body)));
+  for (const answer of answers.slice(0, refusedBodies.length)) {
+    t.is(answer.status, 422, JSON.stringify(answer.body));
+    t.is(answer.body.code, 'blackboard_nul_character');
+  }
+  t.deepEqual(answers.slice(refusedBodies.length).map((answer) => answer.status), fine.map(() => 201));
+  const page = await svc.client().blackboard.get({ query: { key: 'demo:nul' } });
+  t.is(page.items.length, fine.length);
+});
+
+test.serial('a put the database refuses fails alone: the puts batched with it are stored', async (t) => {
+  const { sequelize } = svc.server.database;
+  await sequelize.query(`ALTER TABLE blackboard_items ADD CONSTRAINT test_no_poison CHECK (text <> 'poison')`);
+  try {
+    const bodies = Array.from({ length: 8 }, (_, index) => ({ key: 'demo:poison', value: { text: index === 3 ? 'poison' : `healthy ${index}` } }));
+    const answers = await Promise.all(bodies.map((body) => put(body)));
+    t.deepEqual(answers.map((answer) => answer.status), bodies.map((body) => (body.value.text === 'poison' ? 500 : 201)));
+  } finally {
+    await sequelize.query('ALTER TABLE blackboard_items DROP CONSTRAINT test_no_poison');
+  }
+  const page = await svc.client().blackboard.get({ query: { key: 'demo:poison' } });
+  t.is(page.items.length, 7);
+});
+
 test('top-level aliases fill the value; disagreements are refused with the field named', async (t) => {
   const filled = await put({ key: 'demo:alias', value: { text: 'a' }, kind: 'ask', task: 'guard', topics: ['seek'] });
   t.is(filled.status, 201);

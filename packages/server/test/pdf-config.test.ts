@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from '../src/index.ts';
 /** The PDF settings: defaults are the spec's section 8 numbers; every bound is checked at its edge. */
 test('the defaults are the spec limits', (t) => {
   t.like(loadConfig({}).pdf, {
-    engine: 'pdfjs',
+    engine: 'pdfium',
     workers: pdfLimits.parserWorkers,
     maxPending: pdfLimits.maxPendingRequests,
     queueTimeoutMs: 2000,

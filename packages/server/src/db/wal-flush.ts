@@ -56,25 +56,9 @@ export class WalFlusher {
   private readonly sequelize: Sequelize;
   private current: Promise<void> | undefined;
   private next: Promise<void> | undefined;
-  private writers = 0;
 
   constructor(sequelize: Sequelize) {
     this.sequelize = sequelize;
-  }
-
-  /**
-   * Registers a write about to run and answers how it should commit: asynchronously, then
-   * `flush()`, when another write of this process is under way (so a flush is or soon will be
-   * going, and sharing it is what makes concurrent writes cheap), or synchronously when it is
-   * alone: then its own COMMIT flushes, one round trip instead of two, with the same guarantee.
-   * Every `enter()` needs its `leave()` once the write is durable or has failed.
-   */
-  enter(): 'async' | 'sync' {
-    return this.writers++ > 0 ? 'async' : 'sync';
-  }
-
-  leave(): void {
-    this.writers -= 1;
   }
 
   flush(): Promise<void> {

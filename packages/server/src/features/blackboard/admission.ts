@@ -19,13 +19,6 @@ interface NamedWindow {
   maxAmount: number;
 }
 
-/**
- * A counter row every put locks first, whatever the hour: it serialises puts so `created_at`
- * grows in commit order (a poller never misses a late commit), also across an hour boundary
- * where the global window's row changes. It lives beside the windows, at window_start 0.
- */
-const ORDER_BUCKET = 'blackboard:put-order';
-
 function windowsFor(settings: BlackboardSettings, subject: AdmissionSubject, ipOnly: boolean): NamedWindow[] {
   const unlimited = Number.MAX_SAFE_INTEGER;
   const ip: NamedWindow = { name: 'ip', bucket: `blackboard:ip:${subject.ip}`, maxHits: settings.ipPuts, maxAmount: unlimited };
@@ -41,51 +34,15 @@ function windowsFor(settings: BlackboardSettings, subject: AdmissionSubject, ipO
 /** Which refusal to name when several windows are full at once: the narrowest first. */
 const REPORT_ORDER: ReadonlyArray<NamedWindow['name']> = ['ip', 'channel', 'principal', 'global'];
 
-export interface CounterUpsert {
-  /** `INSERT ... ON CONFLICT DO UPDATE ... RETURNING bucket, hits, amount` over every row of the put. */
-  sql: string;
-  /** `VALUES (bucket, max_hits, max_amount), ...`: the caps, so SQL can skip the insert of a refused put. */
-  capsSql(): string;
-  windows: NamedWindow[];
+/** A put's admission windows, as `svc_blackboard_put_batch` takes them (bytes count everywhere but the per-address window). */
+export interface PutWindows {
+  named: NamedWindow[];
+  sql: Array<{ bucket: string; amount: number; max_hits: number; max_amount: number }>;
 }
 
-/**
- * The counter upsert of a put: every admission window (the same `svc_rate_counters` rows and
- * fixed windows as `consumeWindow`), batched into one statement because it runs while puts are
- * serialised. Rows are incremented unconditionally; a put over any cap then rolls its whole
- * transaction back (put-item.ts raises in the same statement; a replay's transaction throws
- * `checkAdmission`'s refusal), so no window keeps a refused put: all or nothing, exactly,
- * across replicas. Rows lock in a fixed order starting with the put-order row, so two puts never
- * deadlock. The put-order row's amount holds the last created_at (epoch ms) handed out: under
- * its lock each put takes a later one, so created_at grows in commit order.
- * `ipOnly` is for replays, which consume no admission but still meet the per-address limiter.
- */
-export function counterUpsert(settings: BlackboardSettings, subject: AdmissionSubject, bind: (value: unknown) => string, options: { ipOnly?: boolean } = {}): CounterUpsert {
-  const start = windowStart(new Date(), settings.windowSeconds);
-  const windows = windowsFor(settings, subject, options.ipOnly ?? false);
-  const values = [
-    // A fresh put-order row (first put, or after someone pruned it) starts after every stored item.
-    ...(options.ipOnly
-      ? []
-      : [
-          `(${bind(ORDER_BUCKET)}, 'epoch'::timestamptz, 1, greatest(floor(extract(epoch FROM clock_timestamp()) * 1000), coalesce(floor(extract(epoch FROM (SELECT max(created_at) FROM blackboard_items)) * 1000) + 1, 0))::bigint)`,
-        ]),
-    ...windows.map((window) => `(${bind(window.bucket)}, ${bind(start)}::timestamptz, 1, ${bind(window.name === 'ip' ? 0 : subject.bytes)}::bigint)`),
-  ];
-  const sql = `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES ${values.join(', ')}
-     ON CONFLICT (bucket, window_start) DO UPDATE SET
-       hits = svc_rate_counters.hits + 1,
-       amount = CASE WHEN svc_rate_counters.bucket = ${bind(ORDER_BUCKET)}
-         THEN greatest(svc_rate_counters.amount + 1, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)
-         ELSE svc_rate_counters.amount + EXCLUDED.amount END
-     RETURNING bucket, hits, amount`;
-  const capsSql = () => `VALUES ${windows.map((window) => `(${bind(window.bucket)}, ${bind(window.maxHits)}::bigint, ${bind(window.maxAmount)}::bigint)`).join(', ')}`;
-  return { sql, capsSql, windows };
-}
-
-/** The put-order row's stamp after the upsert, as epoch ms. */
-export function orderStampSql(countersCte: string): string {
-  return `(SELECT amount FROM ${countersCte} WHERE bucket = '${ORDER_BUCKET}')`;
+export function putWindows(settings: BlackboardSettings, subject: AdmissionSubject): PutWindows {
+  const named = windowsFor(settings, subject, false);
+  return { named, sql: named.map((window) => ({ bucket: window.bucket, amount: window.name === 'ip' ? 0 : subject.bytes, max_hits: window.maxHits, max_amount: window.maxAmount })) };
 }
 
 /** Throws the 429 naming the exhausted window (`blackboard_admission:channel_posts`), if any. */
@@ -110,9 +67,20 @@ export function checkAdmission(settings: BlackboardSettings, windows: NamedWindo
   }
 }
 
-/** Counts a replay against the per-address window only (its own statement, in the caller's transaction). */
+/**
+ * Counts a replay against the per-address window only (replays consume no admission, but still
+ * meet the per-address limiter), in the caller's transaction: incremented unconditionally, and a
+ * replay over the cap throws, which rolls the increment back with the transaction.
+ */
 export async function admitReplay(sequelize: Sequelize, settings: BlackboardSettings, subject: AdmissionSubject, transaction: Transaction): Promise<void> {
-  const params: unknown[] = [];
-  const upsert = counterUpsert(settings, subject, (value) => (params.push(value), `$${params.length}`), { ipOnly: true });
-  checkAdmission(settings, upsert.windows, await selectRows(sequelize, upsert.sql, params, transaction));
+  const windows = windowsFor(settings, subject, true);
+  const counted = await selectRows<{ bucket: string; hits: string; amount: string }>(
+    sequelize,
+    `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES ($1, $2, 1, 0)
+     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1
+     RETURNING bucket, hits, amount`,
+    [windows[0]!.bucket, windowStart(new Date(), settings.windowSeconds)],
+    transaction,
+  );
+  checkAdmission(settings, windows, counted);
 }

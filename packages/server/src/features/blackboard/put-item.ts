@@ -1,16 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { BlackboardPutRequest, BlackboardPutResponse } from '@svc/schemas';
-import { prepared, queryPrepared } from '../../db/prepared.ts';
-import { asyncCommitSql, type WalFlusher } from '../../db/wal-flush.ts';
 import { ServiceError } from '../../http/service-error.ts';
-import { admitReplay, checkAdmission, counterUpsert, orderStampSql } from './admission.ts';
+import { admitReplay, checkAdmission, putWindows } from './admission.ts';
 import { ITEM_COLUMNS, LIVE, recordOf, type ItemRow } from './item-row.ts';
 import { normalisePut, type NormalisedPut } from './normalise-put.ts';
 import type { PostingSwitch } from './posting-switch.ts';
+import type { PutBatcher } from './put-batcher.ts';
 import { screenValue } from './screening.ts';
 import type { BlackboardSettings } from './settings.ts';
-import { selectRows, SqlParams } from './sql.ts';
+import { selectRows } from './sql.ts';
 
 export interface Caller {
   ip: string;
@@ -26,26 +25,12 @@ export function keyIdOf(caller: Caller): string {
 
 export const hashEditToken = (token: string) => sha256(`svc.blackboard.edit\0${token}`);
 
-/** Signals that a concurrent identical put won the idempotency identity. */
-class ReplayRace extends Error {}
-
-/** The detail of the error `svc_blackboard_refuse` raised (SQLSTATE SVB01), if that is what this is. */
-function refusalDetail(error: unknown): string | undefined {
-  // `pg`'s error as queryPrepared throws it, or Sequelize's wrapping of it.
-  const raw = error as { code?: unknown; detail?: unknown; parent?: { code?: unknown; detail?: unknown } } | undefined;
-  const cause = raw?.code === 'SVB01' ? raw : raw?.parent;
-  return cause?.code === 'SVB01' && typeof cause.detail === 'string' ? cause.detail : undefined;
-}
-
 export interface PutDependencies {
   sequelize: Sequelize;
   settings: BlackboardSettings;
   posting: PostingSwitch;
-  /**
-   * Set on PostgreSQL: commit the put asynchronously, then wait for a WAL flush covering it.
-   * Absent, puts commit synchronously (the embedded database, which runs with fsync off).
-   */
-  walFlusher: WalFlusher | undefined;
+  /** Stores puts (admission, ordering, retention, durability): see put-batcher.ts. */
+  batcher: PutBatcher;
 }
 
 async function findLiveByIdentity(deps: PutDependencies, keyId: string, idempotencyKey: string): Promise<(ItemRow & { request_hash: string }) | undefined> {
@@ -70,26 +55,11 @@ async function replay(deps: PutDependencies, caller: Caller, normalised: Normali
 }
 
 /**
- * Creates an item: posting switch, normalisation, idempotency, screening, then one statement
- * that counts every admission window (which also orders puts: see admission.ts), inserts the
- * item with a created_at later than any before it, and applies the retention cap.
- *
- * Every put locks the shared put-order and global window rows, and PostgreSQL keeps row locks
- * until its transaction ends, so how long a put's transaction lasts after taking them bounds
- * put throughput. Two things would stretch it: a round trip to this process before COMMIT (on
- * a busy server the event loop answers late), and a synchronous COMMIT, which returns only
- * after its WAL flush (an fsync), so puts would queue one fsync each. Hence:
- * - the put is one autocommitted statement: it decides admission itself and, refused or beaten
- *   by a concurrent identical put, raises (`svc_blackboard_refuse`), which rolls everything
- *   back, so no window keeps a refused put and nothing is half done;
- * - on PostgreSQL, while other puts of this process are under way, it commits asynchronously
- *   (the locks go once the commit record is written), and `WalFlusher` then waits for a flush
- *   covering it before the put is answered: still durable before the 201, and concurrent puts
- *   share their flushes (group commit). A put with no other under way commits synchronously:
- *   there is no flush to share, and one round trip is cheaper than two.
- * Admission, ordering and all-or-nothing still come from the row locks and the one
- * transaction; the WAL replays commits in order, so a crash can only drop a suffix of puts
- * nobody was told were accepted.
+ * Creates an item: posting switch, normalisation, idempotency, screening, then the batcher
+ * stores it: it counts every admission window, inserts the item with a created_at later than any
+ * before it and applies the retention cap, all in one transaction (with the other puts of its
+ * batch), or refuses it (a window is full) or reports a race (a concurrent put with the same
+ * idempotency identity was stored first, which this put then answers as a replay).
  */
 export async function putItem(deps: PutDependencies, request: BlackboardPutRequest, caller: Caller): Promise<{ created: boolean; body: BlackboardPutResponse }> {
   const posting = await deps.posting.get();
@@ -110,61 +80,35 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
   const item = { ...normalised.value, coprocessor: screenValue(normalised.value) };
   const id = `bb_${randomBytes(12).toString('hex')}`;
   const editToken = `bbt_${randomBytes(24).toString('base64url')}`;
-  // Asynchronous commit plus a shared flush when other puts are under way; alone, a put commits
-  // synchronously (its COMMIT waits for its own flush, holding its row locks through it).
-  const commit = deps.walFlusher?.enter() ?? 'sync';
-  try {
-    // One statement, its own transaction: count every window (taking the put-order lock),
-    // insert the item stamped after every earlier put, apply the retention cap; raise, so roll
-    // all of it back, when a window is over its cap or a concurrent identical put inserted first.
-    const params = new SqlParams();
-    const upsert = counterUpsert(settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: normalised.valueBytes }, (value) => params.add(value));
-    const p = (value: unknown) => params.add(value);
-    let result: { inserted: ItemRow & { seq: number } } | undefined;
-    try {
-      // The text is the same for every put (all values are bound), so it is prepared once per connection.
-      [result] = await queryPrepared<{ inserted: ItemRow & { seq: number } }>(
-        sequelize,
-        prepared(`WITH counters AS (${upsert.sql}),
-         caps (bucket, max_hits, max_amount) AS (${upsert.capsSql()}),
-         refused AS (SELECT EXISTS (SELECT 1 FROM counters JOIN caps ON caps.bucket = counters.bucket WHERE counters.hits > caps.max_hits OR counters.amount > caps.max_amount) AS refused),
-         -- No stamp (so no insert, and no sequence number spent) when any window is over its cap.
-         stamp AS (SELECT to_timestamp(${orderStampSql('counters')} / 1000.0) AS at WHERE NOT (SELECT refused FROM refused)),
-         inserted AS (
-           INSERT INTO blackboard_items (id, key, task, kind, topics, parent_id, artifact_id, revision, runtime_versions, text, item, value_bytes, key_id, idempotency_key, request_hash, edit_token_hash, created_at, expires_at)
-           SELECT ${p(id)}, ${p(normalised.key)}, ${p(normalised.task)}, ${p(normalised.kind)}, ${p(normalised.topics)}::text[], ${p(normalised.parentId)}, ${p(normalised.scope.artifactId)}, ${p(normalised.scope.revision)},
-             ${p(normalised.scope.runtimeVersions ? JSON.stringify(normalised.scope.runtimeVersions) : null)}::jsonb, ${p(String(normalised.value.text))}, ${p(JSON.stringify(item))}::jsonb, ${p(normalised.valueBytes)},
-             ${p(keyId)}, ${p(normalised.idempotencyKey)}, ${p(normalised.requestHash)}, ${p(hashEditToken(editToken))}, stamp.at, stamp.at + make_interval(secs => ${p(normalised.ttlSeconds)})
-           FROM stamp
-           ON CONFLICT (key_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-           RETURNING ${ITEM_COLUMNS}, seq
-         ),
-         retired AS (DELETE FROM blackboard_items WHERE seq <= (SELECT seq - ${p(settings.retentionRows)} FROM inserted) RETURNING 1)
-         SELECT (SELECT row_to_json(inserted) FROM inserted) AS inserted,
-           CASE
-             WHEN (SELECT refused FROM refused) THEN svc_blackboard_refuse((SELECT json_agg(counters) FROM counters)::text)
-             WHEN NOT EXISTS (SELECT 1 FROM inserted) THEN svc_blackboard_refuse('race')
-           END AS refusal${commit === 'async' ? `, ${asyncCommitSql} AS commit_mode` : ''}`),
-        params.values,
-      );
-    } catch (error) {
-      const detail = refusalDetail(error);
-      if (detail === undefined) throw error;
-      if (detail === 'race') throw new ReplayRace();
-      checkAdmission(settings, upsert.windows, JSON.parse(detail) as Array<{ bucket: string; hits: number; amount: number }>);
-      throw new Error(`The put statement refused a put no window refuses: ${detail}`);
-    }
-    // Durable before anyone is told: see above and db/wal-flush.ts. Should this fail, the put
-    // may still be stored (as when a COMMIT's answer is lost); a retry with the same
-    // idempotency key then answers the stored item.
-    if (commit === 'async') await deps.walFlusher!.flush();
-    return { created: true, body: { ...recordOf(result!.inserted), edit_token: editToken, original_token_required: false, deduplicated: false } };
-  } catch (error) {
-    if (!(error instanceof ReplayRace)) throw error;
-    const winner = await findLiveByIdentity(deps, keyId, normalised.idempotencyKey!);
-    if (!winner) throw new ServiceError('conflict', 'A concurrent put with the same idempotency key did not complete; retry.', { retryable: true });
-    return { created: false, body: await replay(deps, caller, normalised, keyId, winner) };
-  } finally {
-    deps.walFlusher?.leave();
+  const windows = putWindows(settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: normalised.valueBytes });
+  const outcome = await deps.batcher.submit({
+    id,
+    key: normalised.key,
+    task: normalised.task,
+    kind: normalised.kind,
+    topics: normalised.topics,
+    parent_id: normalised.parentId,
+    artifact_id: normalised.scope.artifactId,
+    revision: normalised.scope.revision,
+    runtime_versions: normalised.scope.runtimeVersions ?? null,
+    text: String(normalised.value.text),
+    item,
+    value_bytes: normalised.valueBytes,
+    key_id: keyId,
+    idempotency_key: normalised.idempotencyKey,
+    request_hash: normalised.requestHash,
+    edit_token_hash: hashEditToken(editToken),
+    ttl_seconds: normalised.ttlSeconds,
+    windows: windows.sql,
+  });
+  if ('inserted' in outcome) {
+    return { created: true, body: { ...recordOf(outcome.inserted), edit_token: editToken, original_token_required: false, deduplicated: false } };
   }
+  if ('refused' in outcome) {
+    checkAdmission(settings, windows.named, outcome.refused);
+    throw new Error(`The put batch refused a put no window refuses: ${JSON.stringify(outcome.refused)}`);
+  }
+  const winner = await findLiveByIdentity(deps, keyId, normalised.idempotencyKey!);
+  if (!winner) throw new ServiceError('conflict', 'A concurrent put with the same idempotency key did not complete; retry.', { retryable: true });
+  return { created: false, body: await replay(deps, caller, normalised, keyId, winner) };
 }

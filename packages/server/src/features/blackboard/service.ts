@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
+import type { Sequelize } from 'sequelize';
 import type { Database } from '../../db/database.ts';
 import { pruneWalFlushRows, WalFlusher } from '../../db/wal-flush.ts';
 import { BLACKBOARD_SCHEMA_ID, blackboardLimits, type BlackboardChannelsRequest, type BlackboardGetRequest, type BlackboardPutRequest, type BlackboardQueryRequest } from '@svc/schemas';
 import { listChannels } from './channels.ts';
 import { PostingSwitch } from './posting-switch.ts';
+import { PutBatcher } from './put-batcher.ts';
 import { putItem, type Caller } from './put-item.ts';
 import { readItems, showItem } from './read-items.ts';
 import type { BlackboardSettings } from './settings.ts';
@@ -11,18 +13,30 @@ import { tombstoneItem } from './tombstone.ts';
 
 export type BlackboardService = ReturnType<typeof createBlackboardService>;
 
+/**
+ * Deletes every row older than the newest `retentionRows`. Puts retire the rows they push out by
+ * sequence number, looking only a little way back (svc_blackboard_put_batch), so a long gap in
+ * the sequence (numbers spent by puts that rolled back) can leave older rows behind; housekeeping
+ * removes those here, counting rows rather than numbers.
+ */
+export async function sweepRetention(sequelize: Sequelize, retentionRows: number): Promise<void> {
+  await sequelize.query('DELETE FROM blackboard_items WHERE seq < (SELECT seq FROM blackboard_items ORDER BY seq DESC OFFSET $1 LIMIT 1)', { bind: [retentionRows - 1] });
+}
+
 /** The blackboard's operations, free of HTTP: REST handlers and the MCP tool both call these. */
 export function createBlackboardService(database: Pick<Database, 'sequelize' | 'kind'>, settings: BlackboardSettings) {
   const { sequelize } = database;
   // PGlite runs with fsync off: there is no flush to wait for, so puts commit synchronously there.
   const walFlusher = database.kind === 'postgres' ? new WalFlusher(sequelize) : undefined;
   const posting = new PostingSwitch(sequelize);
+  const batcher = new PutBatcher(sequelize, settings, walFlusher);
   return {
     posting,
     /**
      * Drops this feature's admission counters of windows that ended over a window ago, every
-     * ten minutes (only `blackboard:` buckets: other features' windows may be longer), and the
-     * WAL-flush rows of backends gone for a day (puts write them). Answers the function that stops it.
+     * ten minutes (only `blackboard:` buckets: other features' windows may be longer), rows a
+     * sequence gap left beyond the retention cap, and the WAL-flush rows of backends gone for a
+     * day (puts write them). Answers the function that stops it.
      */
     startHousekeeping(log: Logger): () => Promise<void> {
       const prune = async () => {
@@ -30,13 +44,14 @@ export function createBlackboardService(database: Pick<Database, 'sequelize' | '
         await sequelize
           .query(`DELETE FROM svc_rate_counters WHERE bucket LIKE 'blackboard:%' AND window_start > 'epoch'::timestamptz AND window_start < $1`, { bind: [before] })
           .catch((error: unknown) => log.warn({ err: error }, 'blackboard counter pruning failed'));
+        await sweepRetention(sequelize, settings.retentionRows).catch((error: unknown) => log.warn({ err: error }, 'blackboard retention sweep failed'));
         if (walFlusher) await pruneWalFlushRows(sequelize).catch((error: unknown) => log.warn({ err: error }, 'WAL-flush row pruning failed'));
       };
       const timer = setInterval(() => void prune(), 10 * 60_000);
       timer.unref();
       return async () => clearInterval(timer);
     },
-    put: (request: BlackboardPutRequest, caller: Caller) => putItem({ sequelize, settings, posting, walFlusher }, request, caller),
+    put: (request: BlackboardPutRequest, caller: Caller) => putItem({ sequelize, settings, posting, batcher }, request, caller),
     get: async (request: BlackboardGetRequest) => readItems(sequelize, 'get', request, await posting.get()),
     query: async (request: BlackboardQueryRequest) => readItems(sequelize, 'query', request, await posting.get()),
     channels: async (request: BlackboardChannelsRequest) => listChannels(sequelize, settings.channelWindowRows, request, await posting.get()),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pdfLimits } from '@svc/schemas';
+import type { PdfEngineName } from './worker/engine.ts';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -8,7 +9,7 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
  * changed from the environment, which is how the tests make deadlines small.
  */
 export const pdfEnvShape = {
-  SVC_PDF_ENGINE: z.enum(['pdfjs', 'mupdf']).default('pdfjs'),
+  SVC_PDF_ENGINE: z.enum(['pdfium', 'pdfjs', 'mupdf']).default('pdfium'),
   SVC_PDF_WORKERS: int(1, 64).default(pdfLimits.parserWorkers),
   SVC_PDF_MAX_PENDING: int(0, 1024).default(pdfLimits.maxPendingRequests),
   SVC_PDF_QUEUE_TIMEOUT_MS: int(1, 600_000).default(pdfLimits.queueTimeoutMs),
@@ -21,8 +22,8 @@ export const pdfEnvShape = {
 };
 
 export interface PdfConfig {
-  /** `pdfjs` (Apache-2.0, default) or `mupdf` (AGPL-3.0, opt-in). */
-  engine: 'pdfjs' | 'mupdf';
+  /** `pdfium` (BSD-3-Clause/Apache-2.0, default), `pdfjs` (Apache-2.0) or `mupdf` (AGPL-3.0, opt-in). */
+  engine: PdfEngineName;
   workers: number;
   /** Requests that may wait for a worker beyond those being parsed. */
   maxPending: number;

@@ -2,7 +2,9 @@
  * What a PDF engine does inside a parser worker. Self-contained (no server imports): workers load it.
  * Engines raise PdfEngineError with one of these codes; anything else is reported as unreadable.
  */
-export type PdfEngineErrorCode = 'pdf_invalid' | 'pdf_encrypted' | 'pdf_password_incorrect';
+export type PdfEngineErrorCode = 'pdf_invalid' | 'pdf_encrypted' | 'pdf_password_incorrect' | 'pdf_too_complex';
+
+export type PdfEngineName = 'pdfium' | 'pdfjs' | 'mupdf';
 
 export class PdfEngineError extends Error {
   readonly code: PdfEngineErrorCode;
@@ -42,9 +44,14 @@ export interface OpenedPdf {
   close(): Promise<void>;
 }
 
+export interface OpenOptions {
+  /** The worker's memory cap: an engine with its own heap (WASM) keeps that heap under it. */
+  memoryLimitBytes?: number;
+}
+
 export interface PdfEngine {
-  readonly name: 'pdfjs' | 'mupdf';
-  open(bytes: Uint8Array, password: string | undefined): Promise<OpenedPdf>;
+  readonly name: PdfEngineName;
+  open(bytes: Uint8Array, password: string | undefined, options?: OpenOptions): Promise<OpenedPdf>;
 }
 
 /** PDF dates look like `D:20240131120000+01'00'`; answers ISO 8601 or undefined. */

@@ -1,6 +1,6 @@
 import { threadId, type MessagePort } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
-import { PdfEngineError, type EngineMetadata, type PdfEngine } from './engine.ts';
+import { PdfEngineError, type EngineMetadata, type PdfEngine, type PdfEngineName } from './engine.ts';
 import { normaliseText } from './normalise-text.ts';
 
 /**
@@ -16,7 +16,7 @@ const bootedAt = performance.timeOrigin + performance.now();
 
 export interface ParseTask {
   bytes: Uint8Array;
-  engine: 'pdfjs' | 'mupdf';
+  engine: PdfEngineName;
   password?: string;
   startPage: number;
   maxPages: number;
@@ -45,7 +45,7 @@ export interface WorkerWarning {
 }
 
 export interface WorkerSummary {
-  engine: 'pdfjs' | 'mupdf';
+  engine: PdfEngineName;
   page_count: number;
   start_page: number;
   pages_returned: number;
@@ -68,10 +68,16 @@ export type WorkerMessage =
   | { type: 'failed'; code: 'pdf_invalid' | 'pdf_encrypted' | 'pdf_password_incorrect' | 'pdf_too_complex' | 'document_invalid'; message: string };
 
 const engines = new Map<string, Promise<PdfEngine>>();
-function engineNamed(name: 'pdfjs' | 'mupdf'): Promise<PdfEngine> {
+/** Only the configured engine is ever imported, so a worker loads one WASM module or pdf.js, never all. */
+const engineLoaders: Record<PdfEngineName, () => Promise<PdfEngine>> = {
+  pdfium: () => import('./pdfium-engine.ts').then((module) => module.pdfiumEngine),
+  pdfjs: () => import('./pdfjs-engine.ts').then((module) => module.pdfjsEngine),
+  mupdf: () => import('./mupdf-engine.ts').then((module) => module.mupdfEngine),
+};
+function engineNamed(name: PdfEngineName): Promise<PdfEngine> {
   let engine = engines.get(name);
   if (!engine) {
-    engine = name === 'mupdf' ? import('./mupdf-engine.ts').then((module) => module.mupdfEngine) : import('./pdfjs-engine.ts').then((module) => module.pdfjsEngine);
+    engine = engineLoaders[name]();
     engines.set(name, engine);
   }
   return engine;
@@ -98,7 +104,7 @@ export default async function parsePdf(task: ParseTask): Promise<boolean> {
       await document.page(1).finally(() => document.close());
       return true;
     }
-    const document = await engine.open(task.bytes, task.password);
+    const document = await engine.open(task.bytes, task.password, { memoryLimitBytes: task.memoryLimitBytes });
     try {
       const warnings: WorkerWarning[] = [];
       let metadata: EngineMetadata = {};
@@ -131,7 +137,9 @@ export default async function parsePdf(task: ParseTask): Promise<boolean> {
           text = normaliseText(page.text);
           layout = { width: round(page.width), height: round(page.height), rotation: page.rotation, line_count: text === '' ? 0 : text.split('\n').filter((line) => line !== '').length };
           if (text === '') warnings.push({ code: 'no_text_layer', message: 'The page has no extractable text (a scan or drawing?).', page_number: pageNumber });
-        } catch {
+        } catch (error) {
+          // An engine error on a page ends the document (its engine cannot go on); others cost that page only.
+          if (error instanceof PdfEngineError) throw error;
           warnings.push({ code: 'page_failed', message: 'The page could not be read; its text is empty.', page_number: pageNumber });
         }
         let pageTruncated = false;
