@@ -64,6 +64,7 @@ export type ExtractionWarning = z.infer<typeof ExtractionWarning>;
 export const TruncationReason = z.enum(['max_pages', 'max_chars']).meta({ id: 'TruncationReason' });
 
 export const PdfEngineName = z.enum(['pdfium', 'pdfjs', 'mupdf']).meta({ id: 'PdfEngineName' });
+export type PdfEngineName = z.infer<typeof PdfEngineName>;
 
 /** Everything about an extraction except its pages: the streamed summary and the JSON answer share it. */
 export const PdfExtractionSummary = z

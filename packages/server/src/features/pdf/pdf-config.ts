@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { pdfLimits } from '@svc/schemas';
-import type { PdfEngineName } from './worker/engine.ts';
+import { PdfEngineName, pdfLimits } from '@svc/schemas';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -9,7 +8,7 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
  * changed from the environment, which is how the tests make deadlines small.
  */
 export const pdfEnvShape = {
-  SVC_PDF_ENGINE: z.enum(['pdfium', 'pdfjs', 'mupdf']).default('pdfium'),
+  SVC_PDF_ENGINE: PdfEngineName.default('pdfium'),
   SVC_PDF_WORKERS: int(1, 64).default(pdfLimits.parserWorkers),
   SVC_PDF_MAX_PENDING: int(0, 1024).default(pdfLimits.maxPendingRequests),
   SVC_PDF_QUEUE_TIMEOUT_MS: int(1, 600_000).default(pdfLimits.queueTimeoutMs),

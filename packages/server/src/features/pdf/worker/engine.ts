@@ -1,10 +1,13 @@
+import type { PdfEngineName } from '@svc/schemas';
+
+export type { PdfEngineName };
+
 /**
- * What a PDF engine does inside a parser worker. Self-contained (no server imports): workers load it.
+ * What a PDF engine does inside a parser worker. Self-contained (no server imports; the engine
+ * names come from the contract as a type only): workers load it.
  * Engines raise PdfEngineError with one of these codes; anything else is reported as unreadable.
  */
 export type PdfEngineErrorCode = 'pdf_invalid' | 'pdf_encrypted' | 'pdf_password_incorrect' | 'pdf_too_complex';
-
-export type PdfEngineName = 'pdfium' | 'pdfjs' | 'mupdf';
 
 export class PdfEngineError extends Error {
   readonly code: PdfEngineErrorCode;

@@ -1,6 +1,6 @@
 import { threadId, type MessagePort } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
-import { PdfEngineError, type EngineMetadata, type PdfEngine, type PdfEngineName } from './engine.ts';
+import { PdfEngineError, type EngineMetadata, type PdfEngine, type PdfEngineErrorCode, type PdfEngineName } from './engine.ts';
 import { normaliseText } from './normalise-text.ts';
 
 /**
@@ -65,7 +65,7 @@ export type WorkerMessage =
   | { type: 'started'; at: number; booted_at: number; thread_id: number }
   | { type: 'page'; page: WorkerPage }
   | { type: 'done'; summary: WorkerSummary }
-  | { type: 'failed'; code: 'pdf_invalid' | 'pdf_encrypted' | 'pdf_password_incorrect' | 'pdf_too_complex' | 'document_invalid'; message: string };
+  | { type: 'failed'; code: PdfEngineErrorCode | 'document_invalid'; message: string };
 
 const engines = new Map<string, Promise<PdfEngine>>();
 /** Only the configured engine is ever imported, so a worker loads one WASM module or pdf.js, never all. */
