@@ -31,6 +31,9 @@ export interface EngineMetadata {
   language?: string;
 }
 
+/** Between two lines, a baseline jump of more than this many line heights (font sizes) starts a paragraph: every engine uses it. */
+export const PARAGRAPH_GAP_LINES = 1.6;
+
 export interface EnginePage {
   /** Raw text with line breaks (`\n`) and paragraph breaks (`\n\n`); normalised by the caller. */
   text: string;
@@ -68,7 +71,6 @@ export function pdfDateToIso(value: string | undefined | null): string | undefin
   return Number.isNaN(Date.parse(iso)) ? undefined : new Date(iso).toISOString();
 }
 
-/** Drops empty and non-string metadata values so the answer only states what the file states. */
 /** The Info-dictionary fields every engine reads the same way, given a lookup by key. */
 export function infoDictionaryMetadata(field: (key: string) => string | undefined): Record<string, string | undefined> {
   return {
@@ -83,6 +85,7 @@ export function infoDictionaryMetadata(field: (key: string) => string | undefine
   };
 }
 
+/** Drops empty and non-string metadata values so the answer only states what the file states. */
 export function cleanMetadata(metadata: Record<string, string | undefined>): EngineMetadata {
   return Object.fromEntries(
     Object.entries(metadata)

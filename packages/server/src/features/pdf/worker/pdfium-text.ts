@@ -1,11 +1,11 @@
 import type { WrappedPdfiumModule } from '@embedpdf/pdfium';
+import { PARAGRAPH_GAP_LINES } from './engine.ts';
 
 /**
  * A page's text from PDFium's text page. PDFium orders characters and marks line ends itself
  * (`\r\n`, generated); what it does not mark is paragraphs, so, as with pdf.js, a baseline jump of
- * more than 1.6 times the font size between two lines starts one (`\n\n`).
+ * more than PARAGRAPH_GAP_LINES times the font size between two lines starts one (`\n\n`).
  */
-const PARAGRAPH_GAP = 1.6;
 
 export function pdfiumPageText(module: WrappedPdfiumModule, page: number): string {
   const textPage = module.FPDFText_LoadPage(page);
@@ -36,7 +36,7 @@ export function pdfiumPageText(module: WrappedPdfiumModule, page: number): strin
       const size = module.FPDFText_GetFontSize(textPage, lineStart + first);
       if (text !== '') {
         const gap = lastY === undefined || y === undefined ? 0 : Math.abs(lastY - y);
-        text += gap > PARAGRAPH_GAP * Math.max(lastSize, size, 1) ? '\n\n' : '\n';
+        text += gap > PARAGRAPH_GAP_LINES * Math.max(lastSize, size, 1) ? '\n\n' : '\n';
       }
       // PDFium joins a word hyphenated across a line end and marks the hyphen U+FFFE; the line
       // break goes back in, and the normaliser decides whether to join, as for every engine.

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { cleanMetadata, infoDictionaryMetadata, PdfEngineError, type EnginePage, type OpenedPdf, type PdfEngine } from './engine.ts';
+import { cleanMetadata, infoDictionaryMetadata, PARAGRAPH_GAP_LINES, PdfEngineError, type EnginePage, type OpenedPdf, type PdfEngine } from './engine.ts';
 
 /**
  * pdf.js (pdfjs-dist legacy build, Apache-2.0), selected with SVC_PDF_ENGINE=pdfjs (PDFium is the
@@ -25,7 +25,7 @@ interface TextItem {
   height: number;
 }
 
-/** Joins text items into lines; a vertical jump of more than 1.6 line heights starts a paragraph. */
+/** Joins text items into lines; a vertical jump of more than PARAGRAPH_GAP_LINES line heights starts a paragraph. */
 function itemsToText(items: readonly unknown[]): string {
   let text = '';
   let lastY: number | undefined;
@@ -37,7 +37,7 @@ function itemsToText(items: readonly unknown[]): string {
     if (lastY !== undefined && y !== undefined && item.str !== '') {
       const gap = Math.abs(lastY - y);
       const lineHeight = Math.max(lastHeight, item.height ?? 0, 1);
-      if (gap > lineHeight * 1.6 && !text.endsWith('\n\n')) text += text.endsWith('\n') ? '\n' : '\n\n';
+      if (gap > lineHeight * PARAGRAPH_GAP_LINES && !text.endsWith('\n\n')) text += text.endsWith('\n') ? '\n' : '\n\n';
       else if (gap > lineHeight * 0.5 && !text.endsWith('\n') && !text.endsWith(' ')) text += '\n';
     }
     text += item.str;
