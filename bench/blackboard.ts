@@ -35,10 +35,9 @@ const BOARD_ROWS = Number(process.env.BENCH_BOARD_ROWS ?? 100_000);
 const CHANNELS = 1_000;
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
-async function benchDatabase(): Promise<{ url: string | undefined; dataDir: string; drop(): Promise<void> }> {
+/** A fresh PostgreSQL database for this run (ratios need a database both servers can share), dropped at the end. */
+async function benchDatabase(admin: string): Promise<{ url: string; dataDir: string; drop(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-'));
-  const admin = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  if (!admin) return { url: undefined, dataDir, drop: () => rm(dataDir, { recursive: true, force: true }) };
   const name = `svc_bench_${randomBytes(5).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
@@ -108,13 +107,13 @@ async function compare(svc: WorkerServer, baseline: WorkerServer, operation: 'pu
 }
 
 async function main() {
-  const database = await benchDatabase();
-  if (!database.url) {
+  const admin = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (!admin) {
     out('blackboard bench: set BENCH_DATABASE_URL (PostgreSQL) for the ratios; the embedded database is one session.');
-    await database.drop();
     process.exitCode = 1;
     return;
   }
+  const database = await benchDatabase(admin);
   const svc = await startWorkerServer(new URL('./blackboard-servers.ts', import.meta.url), { kind: 'svc', databaseUrl: database.url, dataDir: database.dataDir });
   const baseline = await startWorkerServer(new URL('./blackboard-servers.ts', import.meta.url), { kind: 'baseline', databaseUrl: database.url, dataDir: database.dataDir });
   const pool = new pg.Pool({ connectionString: database.url, max: 1 });

@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import { windowStart } from '../../db/rate-counters.ts';
 import { prepared, queryPrepared } from '../../db/prepared.ts';
 import { asyncCommitSql, type WalFlusher } from '../../db/wal-flush.ts';
+import type { PutWindows } from './admission.ts';
 import type { ItemRow } from './item-row.ts';
 import type { BlackboardSettings } from './settings.ts';
 
@@ -24,7 +25,7 @@ export interface BatchedPut {
   request_hash: string;
   edit_token_hash: string;
   ttl_seconds: number;
-  windows: Array<{ bucket: string; amount: number; max_hits: number; max_amount: number }>;
+  windows: PutWindows['sql'];
 }
 
 /** What became of one put of a batch (see the migration 20261121T1500-blackboard-put-batch). */
