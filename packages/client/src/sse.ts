@@ -16,7 +16,9 @@ export async function* readSse<T>(response: Response, abort: () => void): AsyncG
         finished = true;
         return;
       }
-      yield { event: value.event ?? 'message', data: JSON.parse(value.data) as T, ...(value.id ? { id: value.id } : {}) };
+      // OpenAI-style streams end with the literal `[DONE]`, the one datum that is not JSON.
+      const data = value.data === '[DONE]' ? value.data : JSON.parse(value.data);
+      yield { event: value.event ?? 'message', data: data as T, ...(value.id ? { id: value.id } : {}) };
     }
   } finally {
     if (!finished) {

@@ -111,6 +111,13 @@ export const errorCodes = {
   source_fetch_failed: 422,
   document_invalid: 422,
   document_format_unknown: 422,
+  // Inference (docs/inference.md).
+  model_not_found: 422,
+  model_operation_unsupported: 422,
+  upstream_error: 502,
+  upstream_timeout: 504,
+  upstream_not_configured: 503,
+  source_not_found: 422,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorCodes;

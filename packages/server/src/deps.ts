@@ -5,6 +5,7 @@ import type { CacheRegistry } from './features/models/cache-registry.ts';
 import type { ModelRegistry } from './features/models/model-registry.ts';
 import type { SourceFetchSeam } from './features/pdf/source-fetch.ts';
 import type { HttpMetrics } from './observability/metrics.ts';
+import type { UsageHook } from './inference/usage-hook.ts';
 
 /** What every feature is built from. Features take what they need; none reaches for globals. */
 export interface ServerDeps {
@@ -13,6 +14,8 @@ export interface ServerDeps {
   readonly log: Logger;
   readonly metrics: HttpMetrics;
   readonly models: ModelRegistry;
+  /** Every inference call reports its usage here; metrics, billing and jobs subscribe. */
+  readonly usage: UsageHook;
   readonly caches: CacheRegistry;
   /** Wall-clock ms when the server was created, for uptime. */
   readonly startedAt: number;

@@ -10,7 +10,8 @@ import { pruneWindows } from './db/rate-counters.ts';
 import type { ServerDeps, TestSeams } from './deps.ts';
 import { createFeatures } from './features/index.ts';
 import { CacheRegistry } from './features/models/cache-registry.ts';
-import { BUILTIN_ENGINE, ModelRegistry } from './features/models/model-registry.ts';
+import { ModelRegistry } from './features/models/model-registry.ts';
+import { UsageHook } from './inference/usage-hook.ts';
 import { operatorResolver } from './http/auth.ts';
 import { buildContractApp } from './http/build-app.ts';
 import { createLogger } from './observability/logger.ts';
@@ -56,8 +57,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
   let listening: { port: number; apiPort?: number } | undefined;
   const urls = () => publicUrls(config, listening);
   const models = new ModelRegistry();
-  models.registerEngine(BUILTIN_ENGINE);
-  const deps: ServerDeps = { config, database, log, metrics: createHttpMetrics(), models, caches: new CacheRegistry(), startedAt: Date.now(), publicUrls: urls, testSeams: options.testSeams };
+  const usage = new UsageHook((error) => log.error({ err: error }, 'a usage listener failed'));
+  const deps: ServerDeps = { config, database, log, metrics: createHttpMetrics(), models, usage, caches: new CacheRegistry(), startedAt: Date.now(), publicUrls: urls, testSeams: options.testSeams };
   const features = await createFeatures(deps);
   // Housekeeping: counters of long-past windows are dead weight; any replica may prune them.
   const pruneTimer = setInterval(() => {

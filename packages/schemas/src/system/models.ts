@@ -18,6 +18,9 @@ export const ModelInfo = z
     label: z.string(),
     description: z.string(),
     dimensions: z.number().int().positive().optional(),
+    method: z.enum(['neural', 'classical']).optional().describe('A neural model, or a classical method with no model weights.'),
+    fallbacks: z.array(z.string()).optional().describe('Models tried in order when this one\'s upstream fails before its first byte.'),
+    default_for: z.array(z.string()).optional().describe('Operations that use this model when a request names none.'),
   })
   .meta({ id: 'ModelInfo' });
 

@@ -6,6 +6,7 @@ import { createCatalogFeature } from './catalog/index.ts';
 import { createBlackboardHandlers } from './blackboard/handlers.ts';
 import { createBlackboardService } from './blackboard/service.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
+import { createInferenceFeature } from './inference/index.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createPdfFeature } from './pdf/handlers.ts';
 import { createSystemHandlers } from './system/handlers.ts';
@@ -33,6 +34,8 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   closers.push(() => identity.close());
   const pdf = createPdfFeature(deps);
   closers.push(pdf.close);
+  const inference = createInferenceFeature(deps, { blackboard, catalog: catalog.catalog });
+  closers.push(inference.close);
   const handlers: HandlersOf<Contract> = {
     system: createSystemHandlers(deps),
     models: createModelsHandlers(deps),
@@ -42,6 +45,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     credentials: identity.credentials,
     pdf: pdf.handlers.pdf,
     documents: pdf.handlers.documents,
+    inference: inference.handlers,
   };
   return { handlers, resolvers, closers };
 }

@@ -1,11 +1,16 @@
 import { PassThrough } from 'node:stream';
 import type { SseMessage } from '@svc/schemas';
 
-/** One server-sent event on the wire: `event:`, optional `id:`, JSON `data:`, blank line. */
+/**
+ * One server-sent event on the wire: `event:`, optional `id:`, `data:`, blank line. The default
+ * event name `message` is left implicit (OpenAI's data-only streams), and a string datum of one
+ * line is written as it is (`data: [DONE]`); everything else is JSON.
+ */
 export function encodeSse(message: SseMessage<unknown>): string {
-  const lines = [`event: ${message.event}`];
+  const lines = message.event === 'message' ? [] : [`event: ${message.event}`];
   if (message.id !== undefined) lines.push(`id: ${message.id}`);
-  lines.push(`data: ${JSON.stringify(message.data)}`);
+  const raw = typeof message.data === 'string' && !/[\r\n]/.test(message.data);
+  lines.push(`data: ${raw ? (message.data as string) : JSON.stringify(message.data)}`);
   return `${lines.join('\n')}\n\n`;
 }
 

@@ -72,13 +72,3 @@ export function cosine(a: Float32Array | number[], b: Float32Array | number[]): 
   for (let index = 0; index < Math.min(a.length, b.length); index++) sum += a[index]! * b[index]!;
   return sum;
 }
-
-/** How /v1/models describes the engine's model. */
-export const hashedEmbeddingModelInfo = {
-  id: HASHED_EMBEDDING_MODEL,
-  engine: 'builtin',
-  tasks: ['embeddings'],
-  label: 'Hashed n-gram embeddings (512 dimensions)',
-  description: 'Word unigrams and bigrams and character trigrams hashed into 512 signed buckets, L2-normalised. No model weights; lexical similarity, not a neural model.',
-  dimensions: HASHED_EMBEDDING_DIMENSIONS,
-};

@@ -1,9 +1,12 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { UsageEvent } from '../inference/usage-hook.ts';
 
 export interface HttpMetrics {
   /** Process metrics (prom-client's defaults). */
   readonly registry: Registry;
   observe(route: string, method: string, status: number, seconds: number): void;
+  /** One inference call, from the usage hook: counted per operation, model and outcome, with its tokens. */
+  observeInference(event: UsageEvent): void;
   /** The whole Prometheus text exposition: process metrics, then the HTTP ones. */
   exposition(): Promise<string>;
 }
@@ -30,6 +33,7 @@ export function createHttpMetrics(): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_' });
   const series = new Map<string, Map<string, RouteSeries>>();
+  const inference = new Map<string, { operation: string; model: string; engine: string; ok: number; failed: number; tokens: number }>();
 
   return {
     registry,
@@ -44,6 +48,14 @@ export function createHttpMetrics(): HttpMetrics {
       entry.sum += seconds;
       entry.count++;
       entry.statuses.set(status, (entry.statuses.get(status) ?? 0) + 1);
+    },
+    observeInference(event) {
+      const key = `${event.operation}\u0000${event.model}`;
+      let entry = inference.get(key);
+      if (!entry) inference.set(key, (entry = { operation: event.operation, model: event.model, engine: event.engine, ok: 0, failed: 0, tokens: 0 }));
+      if (event.ok) entry.ok++;
+      else entry.failed++;
+      entry.tokens += event.usage.total_tokens;
     },
     async exposition() {
       const lines = [
@@ -70,6 +82,13 @@ export function createHttpMetrics(): HttpMetrics {
           lines.push(`svc_http_request_duration_seconds_count{${labels}} ${entry.count}`);
         }
       }
+      lines.push('# HELP svc_inference_calls_total Inference calls by operation, model, engine and outcome', '# TYPE svc_inference_calls_total counter');
+      for (const entry of inference.values()) {
+        const labels = `operation="${escapeLabel(entry.operation)}",model="${escapeLabel(entry.model)}",engine="${escapeLabel(entry.engine)}"`;
+        lines.push(`svc_inference_calls_total{${labels},outcome="ok"} ${entry.ok}`, `svc_inference_calls_total{${labels},outcome="error"} ${entry.failed}`);
+      }
+      lines.push('# HELP svc_inference_tokens_total Tokens used by inference calls, by operation and model', '# TYPE svc_inference_tokens_total counter');
+      for (const entry of inference.values()) lines.push(`svc_inference_tokens_total{operation="${escapeLabel(entry.operation)}",model="${escapeLabel(entry.model)}",engine="${escapeLabel(entry.engine)}"} ${entry.tokens}`);
       return `${await registry.metrics()}\n${lines.join('\n')}\n`;
     },
   };

@@ -1,6 +1,5 @@
 import { QueryTypes } from 'sequelize';
 import type { ServerDeps } from '../../deps.ts';
-import { hashedEmbeddingModelInfo } from '../../inference/hashed-embeddings.ts';
 import { GcsObjectStore } from '../../storage/gcs-object-store.ts';
 import { ensureSigningKey, LocalObjectStore } from '../../storage/local-object-store.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
@@ -24,7 +23,6 @@ export async function createObjectStore(deps: Pick<ServerDeps, 'config' | 'publi
  * registry, and the demo catalog on the first start of an empty database (embedded by default).
  */
 export async function createCatalogFeature(deps: ServerDeps) {
-  if (!deps.models.model(hashedEmbeddingModelInfo.id)) deps.models.registerModel(hashedEmbeddingModelInfo);
   const store = await createObjectStore(deps);
   const catalog = new CatalogService(deps.database.sequelize);
   const downloads = new Downloads({ sequelize: deps.database.sequelize, catalog, store, urlTtlSeconds: deps.config.storage.urlTtlSeconds, tokenTtlSeconds: deps.config.catalog.completionTokenTtlSeconds });

@@ -1,37 +1,104 @@
 import type { z } from 'zod';
 import type { EngineInfo, ModelInfo } from '@svc/schemas';
+import { ServiceError } from '../../http/service-error.ts';
+import type { Capability, InferenceProvider, ModelEntry } from '../../inference/provider.ts';
 
 type Engine = z.infer<typeof EngineInfo>;
 type Model = z.infer<typeof ModelInfo>;
 
-/** The engines and models this server can serve; features register theirs at start-up. */
-export class ModelRegistry {
-  private readonly engines = new Map<string, Engine>();
-  private readonly models = new Map<string, Model>();
+/** A model resolved for one call: the entry and the engine that serves it. */
+export interface ResolvedModel {
+  model: ModelEntry;
+  provider: InferenceProvider;
+}
 
-  registerEngine(engine: Engine): void {
-    this.engines.set(engine.id, engine);
+/**
+ * The engines and models this server serves, and which model each operation uses by default.
+ * Engines register at start-up (the built-in one always; upstreams from the configuration);
+ * `/v1/models` lists what is here, and every inference call resolves its model through `resolve`.
+ */
+export class ModelRegistry {
+  private readonly providers = new Map<string, InferenceProvider>();
+  private readonly models = new Map<string, ModelEntry>();
+  private readonly defaults = new Map<Capability, string>();
+
+  registerProvider(provider: InferenceProvider): void {
+    if (this.providers.has(provider.id)) throw new Error(`Engine ${provider.id} is registered twice`);
+    this.providers.set(provider.id, provider);
   }
 
-  registerModel(model: Model): void {
-    if (!this.engines.has(model.engine)) throw new Error(`Model ${model.id} names unknown engine ${model.engine}`);
+  registerModel(model: ModelEntry): void {
+    if (!this.providers.has(model.engine)) throw new Error(`Model ${model.id} names unknown engine ${model.engine}`);
+    if (this.models.has(model.id)) throw new Error(`Model ${model.id} is registered twice`);
     this.models.set(model.id, model);
   }
 
-  model(id: string): Model | undefined {
+  /** The model an operation uses when a request names none; the first model registered for it otherwise. */
+  setDefault(capability: Capability, modelId: string): void {
+    const model = this.models.get(modelId);
+    if (!model) throw new Error(`Default model ${modelId} for ${capability} is not registered`);
+    if (!model.capabilities.includes(capability)) throw new Error(`Default model ${modelId} cannot serve ${capability}`);
+    this.defaults.set(capability, modelId);
+  }
+
+  defaultFor(capability: Capability): ModelEntry | undefined {
+    const id = this.defaults.get(capability);
+    if (id) return this.models.get(id);
+    for (const model of this.models.values()) if (model.capabilities.includes(capability)) return model;
+    return undefined;
+  }
+
+  model(id: string): ModelEntry | undefined {
     return this.models.get(id);
   }
 
+  provider(id: string): InferenceProvider | undefined {
+    return this.providers.get(id);
+  }
+
+  /** Models that can serve a capability, for error messages and routing. */
+  modelsFor(capability: Capability): ModelEntry[] {
+    return [...this.models.values()].filter((model) => model.capabilities.includes(capability));
+  }
+
+  /**
+   * The model a call uses: the one named, or the operation's default. An unknown name is a 422
+   * listing the models that can serve the operation, so the caller can correct it at once.
+   */
+  resolve(capability: Capability, requested: string | undefined): ResolvedModel {
+    const model = requested === undefined ? this.defaultFor(capability) : this.models.get(requested);
+    const known = this.modelsFor(capability).map((entry) => entry.id);
+    if (!model) {
+      if (requested === undefined) throw new ServiceError('model_not_found', `No model serves ${capability} on this server.`);
+      throw new ServiceError('model_not_found', `Unknown model "${requested}". Models for ${capability}: ${known.join(', ') || 'none'}.`);
+    }
+    if (!model.capabilities.includes(capability)) {
+      throw new ServiceError('model_operation_unsupported', `Model "${model.id}" cannot serve ${capability}. Models for ${capability}: ${known.join(', ') || 'none'}.`);
+    }
+    return { model, provider: this.providers.get(model.engine)! };
+  }
+
+  /** What `/v1/models` shows: every engine and model, never a secret. */
   list(): { engines: Engine[]; models: Model[] } {
-    return { engines: [...this.engines.values()], models: [...this.models.values()] };
+    const defaultsOf = (id: string) => [...this.defaults.keys(), ...[...this.models.values()].flatMap((model) => model.capabilities)]
+      .filter((capability, index, all) => all.indexOf(capability) === index && this.defaultFor(capability)?.id === id);
+    return {
+      engines: [...this.providers.values()].map((provider) => ({ id: provider.id, kind: provider.kind, label: provider.label, available: provider.available(), description: provider.description })),
+      models: [...this.models.values()].map((model) => ({
+        id: model.id,
+        engine: model.engine,
+        tasks: [...model.capabilities],
+        label: model.label,
+        description: model.description,
+        ...(model.dimensions !== undefined ? { dimensions: model.dimensions } : {}),
+        method: model.method,
+        fallbacks: [...model.fallbacks],
+        default_for: defaultsOf(model.id),
+      })),
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const provider of this.providers.values()) await provider.close?.();
   }
 }
-
-/** The engine that needs no network and no model weights: classical methods, labelled as such. */
-export const BUILTIN_ENGINE: Engine = {
-  id: 'builtin',
-  kind: 'builtin',
-  label: 'Built-in (classical methods, no model weights)',
-  available: true,
-  description: 'Runs in the server process with no network and no downloaded weights: hashed n-gram embeddings, lexical ranking and extractive methods. Useful everywhere, not a neural model.',
-};

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { inferenceLimits as limits } from './limits.ts';
+import { ServedBy } from './usage.ts';
+
+const description = z.string().min(1).max(limits.describeMaxChars, `a description holds at most ${limits.describeMaxChars} characters`);
+const resultLimit = z.number().int().min(1).max(limits.describeMaxResults).default(5);
+
+/** The operations svc serves, by the name /v1/route and /v1/discover answer with. */
+export const InferenceOperation = z
+  .enum(['chat', 'embeddings', 'rerank', 'classify', 'summarize', 'rag', 'pdf_extract', 'document_extract', 'eval', 'find_specialist'])
+  .meta({ id: 'InferenceOperation' });
+export type InferenceOperation = z.infer<typeof InferenceOperation>;
+
+export const RouteRequest = z
+  .strictObject({
+    task: description.optional().describe('The task in words ("find near-duplicate support tickets").'),
+    request: z.record(z.string(), z.unknown()).optional().describe('Or a request body you mean to send: its fields tell the operation.'),
+  })
+  .refine((body) => body.task !== undefined || body.request !== undefined, { message: 'send `task` or `request`', path: ['task'] })
+  .meta({ id: 'RouteRequest' });
+export type RouteRequest = z.input<typeof RouteRequest>;
+
+export const RouteChoice = z
+  .object({ operation: InferenceOperation, path: z.string(), model: z.string().nullable(), score: z.number(), reason: z.string() })
+  .meta({ id: 'RouteChoice' });
+
+export const RouteResponse = z
+  .object({ choice: RouteChoice, alternatives: z.array(RouteChoice), svc: ServedBy.optional() })
+  .meta({ id: 'RouteResponse' });
+export type RouteResponse = z.infer<typeof RouteResponse>;
+
+export const DiscoverRequest = z.strictObject({ need: description, limit: resultLimit }).meta({ id: 'DiscoverRequest' });
+export type DiscoverRequest = z.input<typeof DiscoverRequest>;
+
+export const DiscoverResult = z
+  .object({
+    kind: z.enum(['operation', 'model', 'artifact']),
+    id: z.string(),
+    title: z.string(),
+    score: z.number(),
+    reason: z.string(),
+    path: z.string().optional().describe('For operations: the route to call. For artifacts: the catalog page.'),
+  })
+  .meta({ id: 'DiscoverResult' });
+
+export const DiscoverResponse = z.object({ results: z.array(DiscoverResult) }).meta({ id: 'DiscoverResponse' });
+export type DiscoverResponse = z.infer<typeof DiscoverResponse>;
+
+export const FindSpecialistRequest = z
+  .strictObject({ task: description, limit: resultLimit, min_score: z.number().min(0).max(1).default(0).describe('Leave out matches scoring below this.') })
+  .meta({ id: 'FindSpecialistRequest' });
+export type FindSpecialistRequest = z.input<typeof FindSpecialistRequest>;
+
+export const SpecialistMatch = z
+  .object({
+    kind: z.enum(['artifact', 'model']),
+    id: z.string(),
+    title: z.string(),
+    score: z.number().min(0).max(1),
+    reasons: z.array(z.string()),
+    task: z.string().nullable(),
+  })
+  .meta({ id: 'SpecialistMatch' });
+export type SpecialistMatch = z.infer<typeof SpecialistMatch>;
+
+export const FindSpecialistResponse = z.object({ matches: z.array(SpecialistMatch) }).meta({ id: 'FindSpecialistResponse' });
+export type FindSpecialistResponse = z.infer<typeof FindSpecialistResponse>;

@@ -1,0 +1,95 @@
+import type { InferenceUsage } from '@svc/schemas';
+import type { ModelRegistry, ResolvedModel } from '../models/model-registry.ts';
+import type { RequestContext } from '../../http/request-context.ts';
+import { ServiceError } from '../../http/service-error.ts';
+import { EngineUnavailableError, type Capability, type EngineCallOptions } from '../../inference/provider.ts';
+import type { UsageHook } from '../../inference/usage-hook.ts';
+
+export interface InvokeDeps {
+  models: ModelRegistry;
+  usage: UsageHook;
+}
+
+/** What an operation's engine call gives back: the answer and what it used. */
+export interface EngineAnswer<T> {
+  value: T;
+  usage: InferenceUsage;
+}
+
+/**
+ * The models a call tries, in order: the one resolved, then its fallbacks that can serve the
+ * same capability (an unknown or unfit fallback is skipped, never fatal: the configuration was
+ * checked at start-up, and the first model is what the caller asked for).
+ */
+export function candidateModels(models: ModelRegistry, capability: Capability, first: ResolvedModel): ResolvedModel[] {
+  const chain = [first];
+  for (const id of first.model.fallbacks) {
+    const model = models.model(id);
+    if (!model || !model.capabilities.includes(capability) || chain.some((entry) => entry.model.id === id)) continue;
+    chain.push({ model, provider: models.provider(model.engine)! });
+  }
+  return chain;
+}
+
+/** An engine failure that produced nothing, as the stable error the caller sees. */
+export function engineFailure(error: EngineUnavailableError): ServiceError {
+  return new ServiceError(error.code, error.message, { retryable: true });
+}
+
+/**
+ * Runs one inference operation: resolves the model (the request's or the default), calls its
+ * engine, falls back in order when an engine fails before producing anything, and reports the
+ * usage (or the failure) to the usage hook. Handlers call this and shape the answer.
+ */
+export async function invokeModel<T>(
+  deps: InvokeDeps,
+  operation: string,
+  capability: Capability,
+  requested: string | undefined,
+  request: RequestContext,
+  call: (resolved: ResolvedModel, options: EngineCallOptions) => Promise<EngineAnswer<T>>,
+): Promise<{ value: T; usage: InferenceUsage; served: ResolvedModel }> {
+  const started = performance.now();
+  const chain = candidateModels(deps.models, capability, deps.models.resolve(capability, requested));
+  let lastFailure: EngineUnavailableError | undefined;
+  for (const resolved of chain) {
+    try {
+      const answer = await call(resolved, { signal: request.signal, log: request.log });
+      reportUsage(deps.usage, { operation, resolved, usage: answer.usage, started, request, ok: true });
+      return { value: answer.value, usage: answer.usage, served: resolved };
+    } catch (error) {
+      if (error instanceof EngineUnavailableError && !request.signal.aborted) {
+        request.log.warn({ model: resolved.model.id, engine: resolved.model.engine, code: error.code, err: error.message }, 'engine failed before answering; trying the next fallback');
+        lastFailure = error;
+        continue;
+      }
+      const code = error instanceof ServiceError ? error.code : 'internal_error';
+      reportUsage(deps.usage, { operation, resolved, usage: { prompt_tokens: 0, total_tokens: 0 }, started, request, ok: false, errorCode: code });
+      throw error;
+    }
+  }
+  reportUsage(deps.usage, { operation, resolved: chain.at(-1)!, usage: { prompt_tokens: 0, total_tokens: 0 }, started, request, ok: false, errorCode: lastFailure!.code });
+  throw engineFailure(lastFailure!);
+}
+
+export function reportUsage(
+  usage: UsageHook,
+  call: { operation: string; resolved: ResolvedModel; usage: InferenceUsage; started: number; request: RequestContext; ok: boolean; errorCode?: string },
+): void {
+  usage.report({
+    operation: call.operation,
+    engine: call.resolved.model.engine,
+    model: call.resolved.model.id,
+    usage: call.usage,
+    latencyMs: performance.now() - call.started,
+    principalId: call.request.principal.id,
+    requestId: call.request.requestId,
+    ok: call.ok,
+    ...(call.errorCode !== undefined ? { errorCode: call.errorCode } : {}),
+  });
+}
+
+/** How an answer names who served it. */
+export function servedBy(resolved: ResolvedModel) {
+  return { engine: resolved.model.engine, model: resolved.model.id, method: resolved.model.method };
+}
