@@ -5,6 +5,11 @@ import { ServiceError } from '../../http/service-error.ts';
 import { EngineUnavailableError, type Capability, type EngineCallOptions } from '../../inference/provider.ts';
 import type { UsageHook } from '../../inference/usage-hook.ts';
 
+/**
+ * Who is calling and how to stop: an HTTP request gives its own; a batch job makes one per item.
+ */
+export type InvocationContext = Pick<RequestContext, 'signal' | 'log' | 'requestId'> & { principal: { id: string } };
+
 export interface InvokeDeps {
   models: ModelRegistry;
   usage: UsageHook;
@@ -46,7 +51,7 @@ export async function invokeModel<T>(
   operation: string,
   capability: Capability,
   requested: string | undefined,
-  request: RequestContext,
+  request: InvocationContext,
   call: (resolved: ResolvedModel, options: EngineCallOptions) => Promise<EngineAnswer<T>>,
 ): Promise<{ value: T; usage: InferenceUsage; served: ResolvedModel }> {
   const started = performance.now();
@@ -74,7 +79,7 @@ export async function invokeModel<T>(
 
 export function reportUsage(
   usage: UsageHook,
-  call: { operation: string; resolved: ResolvedModel; usage: InferenceUsage; started: number; request: RequestContext; ok: boolean; errorCode?: string },
+  call: { operation: string; resolved: ResolvedModel; usage: InferenceUsage; started: number; request: InvocationContext; ok: boolean; errorCode?: string },
 ): void {
   usage.report({
     operation: call.operation,
