@@ -6,6 +6,9 @@ import { invokeModel, servedBy } from './invoke-model.ts';
 import { runClassify, runEmbeddings, runRerank, runSummarize } from './operations.ts';
 import { gatherRagDocuments, type RagSourceReaders } from './rag-sources.ts';
 import { chatCompletion } from './chat.ts';
+import { evaluate } from './evaluate.ts';
+import { discover, findSpecialist, routeRequest } from './guidance.ts';
+import { runSpeedTest } from './speed-test.ts';
 
 const unsupported = (engine: string, operation: string) => new ServiceError('model_operation_unsupported', `Engine ${engine} cannot serve ${operation}.`);
 
@@ -58,20 +61,20 @@ export function createInferenceHandlers(deps: ServerDeps, sources: RagSourceRead
         })(),
       };
     },
-    async route() {
-      throw new ServiceError('not_implemented', 'route: being built');
+    async route({ body }) {
+      return { status: 200, body: routeRequest(deps.models, body) };
     },
-    async discover() {
-      throw new ServiceError('not_implemented', 'discover: being built');
+    async discover({ body }) {
+      return { status: 200, body: await discover(deps.models, deps.database.sequelize, body.need, body.limit) };
     },
-    async eval() {
-      throw new ServiceError('not_implemented', 'eval: being built');
+    async eval({ body }, request) {
+      return { status: 200, body: await evaluate(deps, body, request) };
     },
-    async findSpecialist() {
-      throw new ServiceError('not_implemented', 'find_specialist: being built');
+    async findSpecialist({ body }) {
+      return { status: 200, body: await findSpecialist(deps.models, deps.database.sequelize, body.task, body.limit, body.min_score) };
     },
-    async speedTest() {
-      throw new ServiceError('not_implemented', 'speed-test: being built');
+    async speedTest(_input, request) {
+      return { status: 200, body: await runSpeedTest(deps.models, deps.database.sequelize, request) };
     },
   });
 }
