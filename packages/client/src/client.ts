@@ -5,6 +5,7 @@ import { resolveOptions, Transport, type CallOptions, type ClientOptions, type R
 import { createOAuthHelpers, type OAuthHelpers } from './oauth/helpers.ts';
 import type { OAuthSession } from './oauth/session.ts';
 import { createPdfHelpers, type DocumentHelpers, type PdfHelpers } from './pdf/pdf-helpers.ts';
+import { createChatHelpers, type ChatCompletionsHelpers } from './inference/chat.ts';
 
 /** One method per route: `(request?, options?) => Promise<data>`. */
 export type ClientMethod<R extends RouteDefinition> = (...args: [...RequestArgs<R>, options?: CallOptions]) => Promise<ClientResponse<R>>;
@@ -63,6 +64,8 @@ export type SvcClient = Omit<ClientOf<Contract>, 'blackboard' | 'catalog' | 'oau
   readonly pdf: ClientOf<Contract>['pdf'] & PdfHelpers;
   /** The document route, plus `extractFile`. */
   readonly documents: ClientOf<Contract>['documents'] & DocumentHelpers;
+  /** Chat completions as openai-node spells them: `svc.chat.completions.create({ messages, stream })`. */
+  readonly chat: { readonly completions: ChatCompletionsHelpers };
   /** Every method again, answering `{ data, response }` (headers, status). */
   readonly withResponse: RawClientOf<Contract>;
   readonly transport: Transport;
@@ -149,5 +152,5 @@ export function createClient(options: SvcClientOptions = {}): SvcClient {
   const pdfHelpers = createPdfHelpers(methods);
   Object.assign(methods.pdf, pdfHelpers.pdf);
   Object.assign(methods.documents, pdfHelpers.documents);
-  return Object.assign(methods as SvcClient, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
+  return Object.assign(methods as SvcClient, { chat: createChatHelpers(methods.inference), withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
 }

@@ -12,3 +12,4 @@ export type { BlackboardRecord, BlackboardReadPage, BlackboardPutResponse, Black
 export * from './catalog/index.ts';
 export type { PdfBounds, PdfHelpers, DocumentHelpers, PdfPageStream, StreamPagesOptions } from './pdf/pdf-helpers.ts';
 export type { FileInput } from './pdf/pdf-input.ts';
+export type { ChatCompletionsHelpers, ChatCompletionStream } from './inference/chat.ts';

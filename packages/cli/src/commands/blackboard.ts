@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { BlackboardRecord, SvcClient } from '@svc/client';
 import { withContext, type CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
+import { textFrom } from '../input.ts';
 
 type PageRequest = Record<string, unknown>;
 
@@ -90,12 +90,6 @@ function readRequest(flags: ReadFlags): PageRequest {
   return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 interface PutFlags {
   file?: string;
   key?: string;
@@ -108,13 +102,7 @@ interface PutFlags {
   idempotencyKey?: string;
 }
 
-async function postText(words: string[], flags: PutFlags): Promise<string> {
-  if (words.length > 0 && flags.file !== undefined) throw new UsageError('Give the text as an argument or with --file, not both.');
-  if (words.length > 0) return words.join(' ');
-  if (flags.file !== undefined && flags.file !== '-') return readFile(flags.file, 'utf8');
-  if (flags.file === '-' || !process.stdin.isTTY) return readStdin();
-  throw new UsageError('Give the text as an argument, with --file PATH, or on stdin.');
-}
+const postText = (words: string[], flags: PutFlags) => textFrom(words, flags.file);
 
 function putBody(text: string, flags: PutFlags) {
   if (flags.key !== undefined && flags.keyFrom !== undefined) throw new UsageError('Use --key or --key-from, not both.');

@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import type { DocumentFormat } from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
+import { integerFlag } from '../input.ts';
 
 interface PdfExtractFlags {
   startPage?: string;
@@ -10,12 +11,6 @@ interface PdfExtractFlags {
   maxChars?: string;
   text?: boolean;
   jsonl?: boolean;
-}
-
-function integerFlag(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`${name} takes a whole number, not ${JSON.stringify(value)}`);
-  return Number(value);
 }
 
 function boundsOf(flags: PdfExtractFlags) {

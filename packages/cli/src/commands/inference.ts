@@ -1,0 +1,185 @@
+import { readFile } from 'node:fs/promises';
+import { Option, type Command } from 'commander';
+import { ClassifyTask, type ChatCompletionsRequest, type SseMessage, type SummarySentence, type RagPassage } from '@svc/schemas';
+import { withContext, type CliContext } from '../context.ts';
+import { UsageError } from '../failure.ts';
+import { integerFlag, textFrom } from '../input.ts';
+import { table } from '../output.ts';
+
+interface ChatFlags {
+  model?: string;
+  system?: string;
+  file?: string;
+  maxTokens?: string;
+  temperature?: string;
+  stream: boolean;
+}
+
+/**
+ * `svc chat`: prints the answer's tokens as they arrive (a stream), or with `--json` the whole
+ * completion as one JSON document. The engine that answered goes to stderr, so a person sees
+ * when the built-in model answered extractively.
+ */
+async function chat(cli: CliContext, words: string[], flags: ChatFlags): Promise<void> {
+  const question = await textFrom(words, flags.file, 'the question');
+  const temperature = flags.temperature === undefined ? undefined : Number(flags.temperature);
+  if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) throw new UsageError('--temperature takes a number from 0 to 2');
+  const request: ChatCompletionsRequest = {
+    messages: [...(flags.system ? [{ role: 'system' as const, content: flags.system }] : []), { role: 'user', content: question }],
+    ...(flags.model ? { model: flags.model } : {}),
+    ...(flags.maxTokens ? { max_tokens: integerFlag('--max-tokens', flags.maxTokens, { min: 1 }) } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
+  };
+  const client = cli.client();
+  if (cli.output.json || !flags.stream) {
+    const completion = await client.chat.completions.create({ ...request, stream: false });
+    cli.output.result(completion, (answer) => answer.choices[0]?.message.content ?? '');
+    if (!cli.output.json && completion.svc?.note) cli.output.notice(`(${completion.model}: ${completion.svc.note})`);
+    return;
+  }
+  const stream = await client.chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } });
+  let model = '';
+  for await (const chunk of stream) {
+    model = chunk.model;
+    const text = chunk.choices[0]?.delta.content;
+    if (text) cli.output.stdout.write(text);
+  }
+  cli.output.stdout.write('\n');
+  if (cli.output.interactive) cli.output.notice(`(${model})`);
+}
+
+async function linesFrom(words: string[], file: string | undefined, what: string): Promise<string[]> {
+  if (words.length > 0) return words;
+  const text = await textFrom([], file, what);
+  return text.split(/\r?\n/).filter((line) => line.trim() !== '');
+}
+
+export function registerInferenceCommands(program: Command): void {
+  program
+    .command('chat')
+    .description('Ask a chat model; the answer streams as it is written')
+    .argument('[question...]', 'the question (or use --file, or stdin)')
+    .option('--model <id>', 'a chat model from `svc models` (default: the server\'s default)')
+    .option('--system <text>', 'a system message')
+    .option('--file <path>', "read the question from a file ('-' for stdin)")
+    .option('--max-tokens <n>', 'most tokens in the answer')
+    .option('--temperature <t>', 'sampling temperature, 0..2')
+    .option('--no-stream', 'wait for the whole answer')
+    .action(withContext(chat));
+
+  program
+    .command('embed')
+    .description('Embed texts (one per argument, or one per line of --file/stdin)')
+    .argument('[texts...]', 'the texts')
+    .option('--file <path>', "read texts from a file, one per line ('-' for stdin)")
+    .option('--model <id>', 'an embeddings model')
+    .option('--dimensions <n>', 'fewer dimensions, where the model allows')
+    .action(
+      withContext(async (cli, words: string[], flags: { file?: string; model?: string; dimensions?: string }) => {
+        const input = await linesFrom(words, flags.file, 'the texts');
+        const answer = await cli.client().inference.embeddings({ body: { input, model: flags.model, dimensions: integerFlag('--dimensions', flags.dimensions, { min: 1 }) } });
+        cli.output.result(answer, (embeddings) =>
+          embeddings.data
+            .map((item) => {
+              const vector = item.embedding as number[];
+              return `${item.index}\t${vector.length} dims\t[${vector.slice(0, 4).map((value) => value.toFixed(4)).join(', ')}, ...]\t${input[item.index]!.slice(0, 60)}`;
+            })
+            .join('\n'),
+        );
+      }),
+    );
+
+  program
+    .command('rerank')
+    .description('Rank documents against a query, best first')
+    .requiredOption('--query <text>', 'the query')
+    .argument('[documents...]', 'the documents (or one per line of --file/stdin)')
+    .option('--file <path>', "read documents from a file, one per line ('-' for stdin)")
+    .option('--top-n <n>', 'how many results')
+    .option('--model <id>', 'a rerank model')
+    .action(
+      withContext(async (cli, words: string[], flags: { query: string; file?: string; topN?: string; model?: string }) => {
+        const documents = await linesFrom(words, flags.file, 'the documents');
+        const answer = await cli.client().inference.rerank({ body: { query: flags.query, documents, top_n: integerFlag('--top-n', flags.topN, { min: 1 }), return_documents: true, model: flags.model } });
+        cli.output.result(answer, (ranked) => table(ranked.results.map((result) => [result.relevance_score.toFixed(4), `#${result.index}`, (result.document?.text ?? '').slice(0, 80)])));
+      }),
+    );
+
+  program
+    .command('classify')
+    .description('Classify texts for a task (sentiment, toxicity, prompt_injection, tickets, other with --labels)')
+    .argument('[texts...]', 'the texts (or one per line of --file/stdin)')
+    .addOption(new Option('--task <task>', 'the task').choices(ClassifyTask.options.filter((task) => task !== 'nli')).default('sentiment'))
+    .option('--labels <labels>', 'explicit labels, comma-separated (needed for --task other)')
+    .option('--file <path>', "read texts from a file, one per line ('-' for stdin)")
+    .option('--multi-label', 'score each label on its own')
+    .option('--model <id>', 'a classification model')
+    .action(
+      withContext(async (cli, words: string[], flags: { task: 'sentiment'; labels?: string; file?: string; multiLabel?: boolean; model?: string }) => {
+        const inputs = await linesFrom(words, flags.file, 'the texts');
+        const labels = flags.labels?.split(',').map((label) => label.trim()).filter(Boolean);
+        const answer = await cli.client().inference.classify({ body: { task: flags.task, inputs, labels, multi_label: Boolean(flags.multiLabel), model: flags.model } });
+        cli.output.result(answer, (classified) =>
+          table(classified.results.map((result) => [result.label, result.score.toFixed(3), result.confidence, inputs[result.index]!.slice(0, 70)])),
+        );
+      }),
+    );
+
+  program
+    .command('summarize')
+    .alias('summarise')
+    .description('Summarise a file or stdin; sentences print as they are chosen')
+    .argument('[file]', "the text file ('-' or nothing for stdin)")
+    .option('--sentences <n>', 'sentences in the summary (default 3)')
+    .option('--model <id>', 'a summarisation model')
+    .action(
+      withContext(async (cli, file: string | undefined, flags: { sentences?: string; model?: string }) => {
+        const text = await textFrom([], file ?? '-', 'the text');
+        const body = { text, max_sentences: integerFlag('--sentences', flags.sentences, { min: 1 }), model: flags.model };
+        const client = cli.client();
+        if (cli.output.json) {
+          cli.output.result(await client.inference.summarize({ body: { ...body, stream: false } }), () => '');
+          return;
+        }
+        const events = (await client.inference.summarize({ body: { ...body, stream: true } })) as AsyncIterable<SseMessage<unknown>>;
+        for await (const event of events) {
+          if (event.event === 'sentence-selected') cli.output.stdout.write(`${(event.data as SummarySentence).text}\n`);
+          if (event.event === 'error') throw new UsageError(`the summary failed: ${(event.data as { message?: string }).message ?? 'unknown error'}`);
+        }
+      }),
+    );
+
+  program
+    .command('rag')
+    .description('Answer a question from documents, citing the passages')
+    .argument('<question...>', 'the question')
+    .requiredOption('--doc <file...>', 'a document file (repeat for several)')
+    .option('--top-k <n>', 'passages to retrieve and cite (default 4)')
+    .option('--model <id>', 'a RAG model')
+    .action(
+      withContext(async (cli, words: string[], flags: { doc: string[]; topK?: string; model?: string }) => {
+        const documents = await Promise.all(flags.doc.map(async (file) => ({ id: file, text: await readFile(file, 'utf8') })));
+        const answer = await cli.client().inference.rag({ body: { question: words.join(' '), documents, top_k: integerFlag('--top-k', flags.topK, { min: 1 }), model: flags.model, stream: false } });
+        cli.output.result(answer, (rag) => {
+          if (!('citations' in rag)) return '';
+          const sources = rag.citations.map((citation: RagPassage & { marker: number }) => `[${citation.marker}] ${citation.document_id ?? `document ${citation.document_index}`} @${citation.start}-${citation.end}`);
+          return [rag.answer, ...(sources.length ? ['', ...sources] : [])].join('\n');
+        });
+      }),
+    );
+
+  program
+    .command('models')
+    .description('The engines and models this server serves')
+    .action(
+      withContext(async (cli) => {
+        const models = await cli.client().models.list();
+        cli.output.result(models, (list) =>
+          table([
+            ['MODEL', 'ENGINE', 'METHOD', 'TASKS', 'DEFAULT FOR'],
+            ...list.data.map((model) => [model.id, model.engine, model.method ?? '', model.tasks.join(','), (model.default_for ?? []).join(',')]),
+          ]),
+        );
+      }),
+    );
+}
