@@ -204,6 +204,8 @@ export class Transport {
         return response;
       case 'sse':
         return readSse(response, abortStream);
+      case 'json-or-bytes':
+        return (response.headers.get('content-type') ?? '').startsWith('application/json') ? response.json() : response;
       case 'json-or-sse':
         return (response.headers.get('content-type') ?? '').startsWith('text/event-stream') ? readSse(response, abortStream) : response.json();
       case 'redirect':

@@ -5,6 +5,7 @@ import { credentialsContract, oauthContract } from './identity/contract.ts';
 import { documentsContract, pdfContract } from './pdf/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 import { inferenceContract } from './inference/contract.ts';
+import { billingContract, creditsContract } from './billing/contract.ts';
 
 /**
  * The whole API as data. Each top-level key is a feature; its routes' key paths are the
@@ -20,5 +21,7 @@ export const contract = defineContract({
   pdf: pdfContract,
   documents: documentsContract,
   inference: inferenceContract,
+  billing: billingContract,
+  credits: creditsContract,
 });
 export type Contract = typeof contract;

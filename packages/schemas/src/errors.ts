@@ -118,6 +118,13 @@ export const errorCodes = {
   upstream_timeout: 504,
   upstream_not_configured: 503,
   source_not_found: 422,
+  // Billing (docs/billing.md).
+  billing_not_configured: 503,
+  billing_principal_not_allowed: 403,
+  credits_exhausted: 402,
+  idempotency_in_progress: 409,
+  webhook_signature_invalid: 400,
+  processor_error: 502,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorCodes;

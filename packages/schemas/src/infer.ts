@@ -18,6 +18,8 @@ type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206 | 300 | 301 | 302 | 303 |
 
 type ClientBodyOf<S> = S extends { kind: 'json-or-sse'; json: infer J extends z.ZodType; event: infer E extends z.ZodType }
   ? z.output<J> | AsyncIterable<SseMessage<z.output<E>>>
+  : S extends { kind: 'json-or-bytes'; json: infer J extends z.ZodType }
+  ? z.output<J> | Response
   : S extends { kind: 'text' }
   ? string
   : S extends { kind: 'bytes' }
@@ -34,6 +36,8 @@ type ClientBodyOf<S> = S extends { kind: 'json-or-sse'; json: infer J extends z.
 
 type ServerBodyOf<S> = S extends { kind: 'json-or-sse'; json: infer J extends z.ZodType; event: infer E extends z.ZodType }
   ? z.input<J> | AsyncIterable<SseMessage<z.input<E>>>
+  : S extends { kind: 'json-or-bytes'; json: infer J extends z.ZodType }
+  ? z.input<J> | Uint8Array | AsyncIterable<Uint8Array>
   : S extends { kind: 'text' }
   ? string
   : S extends { kind: 'bytes' }

@@ -67,6 +67,11 @@ function responseContent(store: ComponentStore, spec: ResponseSpec): Record<stri
         'application/json': { schema: store.render(spec.json, 'output') },
         'text/event-stream': { schema: { type: 'string', description: 'Server-sent events (when the request sets `stream: true`)', 'x-svc-event': store.render(spec.event, 'output') } },
       };
+    case 'json-or-bytes':
+      return {
+        'application/json': { schema: store.render(spec.json, 'output') },
+        [spec.contentType.split(';')[0]!]: { schema: { type: 'string', description: 'When the request asks for this format' } },
+      };
     default:
       return undefined;
   }

@@ -28,6 +28,7 @@ export type ResponseSpec =
   | { readonly kind: 'bytes'; readonly contentType: string }
   | { readonly kind: 'sse'; readonly event: z.ZodType }
   | { readonly kind: 'json-or-sse'; readonly json: z.ZodType; readonly event: z.ZodType }
+  | { readonly kind: 'json-or-bytes'; readonly json: z.ZodType; readonly contentType: string }
   | { readonly kind: 'redirect' }
   | { readonly kind: 'empty' };
 
@@ -67,6 +68,12 @@ export const sse = <T extends z.ZodType>(event: T) => ({ kind: 'sse', event }) a
  * streams when the handler answers an async iterable; the client decodes by `Content-Type`.
  */
 export const jsonOrSse = <J extends z.ZodType, E extends z.ZodType>(json: J, event: E) => ({ kind: 'json-or-sse', json, event }) as const;
+/**
+ * JSON, or bytes of another media type when the request asked for them (an export as CSV): the
+ * server sends bytes when the handler answers a Uint8Array or an async iterable of them; the
+ * client decodes by `Content-Type`.
+ */
+export const jsonOrBytes = <J extends z.ZodType>(json: J, contentType: string) => ({ kind: 'json-or-bytes', json, contentType }) as const;
 export const redirect = () => ({ kind: 'redirect' }) as const;
 export const empty = () => ({ kind: 'empty' }) as const;
 

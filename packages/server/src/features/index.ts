@@ -3,6 +3,7 @@ import type { ServerDeps } from '../deps.ts';
 import type { PrincipalResolver } from '../http/auth.ts';
 import type { HandlersOf } from '../http/handler-types.ts';
 import { createCatalogFeature } from './catalog/index.ts';
+import { createBillingFeature } from './billing/index.ts';
 import { createBlackboardHandlers } from './blackboard/handlers.ts';
 import { createBlackboardService } from './blackboard/service.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
@@ -36,6 +37,8 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   closers.push(pdf.close);
   const inference = createInferenceFeature(deps, { blackboard, catalog: catalog.catalog });
   closers.push(inference.close);
+  const billing = createBillingFeature(deps);
+  closers.push(billing.close);
   const handlers: HandlersOf<Contract> = {
     system: createSystemHandlers(deps),
     models: createModelsHandlers(deps),
@@ -46,6 +49,8 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     pdf: pdf.handlers.pdf,
     documents: pdf.handlers.documents,
     inference: inference.handlers,
+    billing: billing.handlers.billing,
+    credits: billing.handlers.credits,
   };
   return { handlers, resolvers, closers };
 }

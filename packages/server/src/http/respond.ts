@@ -28,6 +28,12 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
     respond(ctx, streams ? { kind: 'sse', event: spec.event } : spec.json, result, options);
     return;
   }
+  if (!(spec instanceof z.ZodType) && spec.kind === 'json-or-bytes') {
+    const body = result.body as { [Symbol.asyncIterator]?: unknown } | undefined;
+    const isBytes = body instanceof Uint8Array || typeof body?.[Symbol.asyncIterator] === 'function';
+    respond(ctx, isBytes ? { kind: 'bytes', contentType: spec.contentType } : spec.json, result, options);
+    return;
+  }
   if (spec instanceof z.ZodType) {
     if (options.validate) {
       const checked = spec.safeParse(result.body);

@@ -1,0 +1,3 @@
+export * from './packs.ts';
+export * from './records.ts';
+export * from './contract.ts';

@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import { billingLimits, offeredPacks, type ChatCompletionsBody } from '@svc/schemas';
+import type { Logger } from 'pino';
+import type { Sequelize } from 'sequelize';
+import type { RequestContext } from '../../http/request-context.ts';
+import { ServiceError } from '../../http/service-error.ts';
+import { commitHold, holdCredits, releaseHold } from './credit-ledger.ts';
+import type { FundingDecision, FundingStep } from './funding-step.ts';
+
+/** The same body always hashes the same: keys sorted at every level. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}
+export const fingerprintOf = (body: unknown) => createHash('sha256').update(canonical(body)).digest('hex');
+
+/**
+ * Prepaid credits as a funding step: one credit held per call under its Idempotency-Key before
+ * the engine runs, committed with a receipt when the answer is complete, released otherwise. A
+ * key whose call completed answers the stored completion again (a streamed call as JSON), never
+ * charged twice.
+ */
+export function creditsFunding(deps: { sequelize: Sequelize; holdTtlSeconds: number; checkoutUrl: () => string; log: Logger }): FundingStep {
+  return {
+    async reserve(body: ChatCompletionsBody, request: RequestContext): Promise<FundingDecision> {
+      const idempotencyKey = String(request.headers['idempotency-key']);
+      const decision = await holdCredits(deps.sequelize, {
+        principalId: request.principal.id,
+        idempotencyKey,
+        fingerprint: fingerprintOf(body),
+        credits: billingLimits.creditsPerChatCall,
+        ttlSeconds: deps.holdTtlSeconds,
+      });
+      switch (decision.kind) {
+        case 'replay':
+          return { kind: 'answer', status: 200, body: decision.result, headers: { 'idempotent-replayed': 'true' } };
+        case 'in_progress':
+          throw new ServiceError('idempotency_in_progress', 'A call with this Idempotency-Key is still running; retry when it has finished to get its answer.', { retryAfterSeconds: 1 });
+        case 'conflict':
+          throw new ServiceError('idempotency_conflict', 'This Idempotency-Key was used with another request body; use a new key for a new request.');
+        case 'exhausted':
+          return {
+            kind: 'answer',
+            status: 402,
+            headers: { link: `<${deps.checkoutUrl()}>; rel="payment"` },
+            body: {
+              error: `No spendable credit: a chat call costs ${billingLimits.creditsPerChatCall} credit. Buy a pack at the checkout route.`,
+              code: 'credits_exhausted',
+              request_id: request.requestId,
+              payment: { scheme: 'svc-credits', credits_required: billingLimits.creditsPerChatCall, spendable: decision.spendable, checkout: deps.checkoutUrl(), packs: offeredPacks() },
+            },
+          };
+        case 'held': {
+          const holdId = decision.holdId;
+          return {
+            kind: 'proceed',
+            async settle(outcome) {
+              try {
+                if (outcome.ok) {
+                  const committed = await commitHold(deps.sequelize, holdId, outcome.completion, { operation: 'chat', model: outcome.completion.model, requestId: request.requestId, usage: outcome.usage });
+                  if (committed === 'not_held') deps.log.warn({ holdId }, 'a credit call finished after its hold expired; it was not charged');
+                } else {
+                  await releaseHold(deps.sequelize, holdId);
+                }
+              } catch (error) {
+                // The hold stays and expires; housekeeping releases it. The answer is not failed for it.
+                deps.log.error({ err: error, holdId }, 'settling a credit hold failed');
+              }
+            },
+          };
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { ServerDeps } from '../../deps.ts';
+import { releaseExpiredHolds } from './credit-ledger.ts';
+import { createBillingHandlers } from './handlers.ts';
+
+/** How often any replica looks for holds whose server died mid-call. */
+const HOLD_SWEEP_MS = 30_000;
+
+/** Billing: the routes, and the housekeeping that releases expired credit holds. */
+export function createBillingFeature(deps: ServerDeps) {
+  const handlers = createBillingHandlers(deps);
+  const log = deps.log.child({ feature: 'billing' });
+  const timer = setInterval(() => {
+    releaseExpiredHolds(deps.database.sequelize)
+      .then((released) => released > 0 && log.info({ released }, 'released expired credit holds'))
+      .catch((error: unknown) => log.warn({ err: error }, 'releasing expired credit holds failed'));
+  }, HOLD_SWEEP_MS);
+  timer.unref();
+  return { handlers, close: async () => clearInterval(timer) };
+}

@@ -1,0 +1,102 @@
+import { PassThrough } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import type { CreditUsageReceipt, StripeCreditUsagePage } from '@svc/schemas';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { ServiceError } from '../../http/service-error.ts';
+
+interface ReceiptRow {
+  seq: string;
+  id: string;
+  created_at: Date;
+  credits: number;
+  operation: string;
+  model: string;
+  request_id: string;
+  idempotency_key: string;
+  usage: CreditUsageReceipt['usage'];
+}
+
+const toReceipt = (row: ReceiptRow): CreditUsageReceipt => ({
+  receipt_id: row.id,
+  created_at: new Date(row.created_at).toISOString(),
+  credits: row.credits,
+  operation: row.operation,
+  model: row.model,
+  request_id: row.request_id,
+  idempotency_key: row.idempotency_key,
+  usage: row.usage,
+});
+
+/** Cursors are opaque: base64url of the last receipt's sequence number. */
+const encodeCursor = (seq: string) => Buffer.from(JSON.stringify({ s: seq })).toString('base64url');
+function decodeCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  try {
+    const seq = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown }).s;
+    if (typeof seq === 'string' && /^\d{1,19}$/.test(seq)) return seq;
+  } catch {
+    // Falls through to the refusal below.
+  }
+  throw new ServiceError('invalid_cursor', 'The cursor is not one this server issued; start again without it.');
+}
+
+async function fetchRows(sequelize: Sequelize, principalId: string, before: string | undefined, limit: number): Promise<ReceiptRow[]> {
+  return sequelize.query<ReceiptRow>(
+    `SELECT seq::text AS seq, id, created_at, credits, operation, model, request_id, idempotency_key, usage FROM billing_receipts
+     WHERE principal_id = :principal ${before !== undefined ? 'AND seq < :before' : ''} ORDER BY seq DESC LIMIT :limit`,
+    { replacements: { principal: principalId, before: before ?? null, limit }, type: QueryTypes.SELECT },
+  );
+}
+
+/** One page of receipts, newest first. */
+export async function usagePage(sequelize: Sequelize, principalId: string, query: { limit: number; cursor?: string }): Promise<StripeCreditUsagePage> {
+  const rows = await fetchRows(sequelize, principalId, decodeCursor(query.cursor), query.limit + 1);
+  const page = rows.slice(0, query.limit);
+  const hasMore = rows.length > query.limit;
+  return { object: 'list', data: page.map(toReceipt), has_more: hasMore, next_cursor: hasMore ? encodeCursor(page.at(-1)!.seq) : null };
+}
+
+export const csvColumns = ['receipt_id', 'created_at', 'credits', 'operation', 'model', 'request_id', 'idempotency_key', 'prompt_tokens', 'completion_tokens', 'total_tokens'] as const;
+
+const csvRecord = (receipt: CreditUsageReceipt) => [
+  receipt.receipt_id,
+  receipt.created_at,
+  receipt.credits,
+  receipt.operation,
+  receipt.model,
+  receipt.request_id,
+  receipt.idempotency_key,
+  receipt.usage.prompt_tokens,
+  receipt.usage.completion_tokens ?? '',
+  receipt.usage.total_tokens,
+];
+
+/** Rows read per query while streaming a CSV export: memory stays flat however many receipts there are. */
+const CSV_BATCH = 1000;
+
+/**
+ * Receipts as RFC 4180 CSV with a header row (csv-stringify): one page, or with `all` every
+ * receipt after the cursor, read in keyset batches and written as the client takes them.
+ */
+export function usageCsv(sequelize: Sequelize, principalId: string, query: { limit: number; cursor?: string; all: boolean }, signal: AbortSignal): { stream: PassThrough; firstPage: Promise<StripeCreditUsagePage> } {
+  const out = new PassThrough();
+  const csv = stringify({ header: true, columns: [...csvColumns], record_delimiter: 'windows' });
+  csv.pipe(out);
+  const firstPage = usagePage(sequelize, principalId, query);
+  void (async () => {
+    try {
+      const page = await firstPage;
+      for (const receipt of page.data) if (!csv.write(csvRecord(receipt))) await new Promise((resolve) => csv.once('drain', resolve));
+      let cursor = page.next_cursor ? decodeCursor(page.next_cursor) : undefined;
+      while (query.all && cursor !== undefined && !signal.aborted) {
+        const rows = await fetchRows(sequelize, principalId, cursor, CSV_BATCH);
+        for (const row of rows) if (!csv.write(csvRecord(toReceipt(row)))) await new Promise((resolve) => csv.once('drain', resolve));
+        cursor = rows.length === CSV_BATCH ? rows.at(-1)!.seq : undefined;
+      }
+      csv.end();
+    } catch (error) {
+      out.destroy(error as Error);
+    }
+  })();
+  return { stream: out, firstPage };
+}
