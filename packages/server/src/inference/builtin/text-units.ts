@@ -2,13 +2,24 @@ import { stemmer } from 'stemmer';
 import { STOPWORDS, tokenize } from '../hashed-embeddings.ts';
 
 /**
- * Index terms for lexical ranking: lower-cased words (any script), English function words
- * dropped, Porter-stemmed (the `stemmer` package) so `refunds` meets `refund`.
+ * Question and pronoun words: a question's "how many" or "I" names no topic, and left in, they
+ * would count as unmatched query terms against every passage.
+ */
+const QUESTION_WORDS = new Set('how what when where which who whom whose why many much i me my mine he she him her his they am been being do does did done have had would could should shall may might must there here into about any some'.split(' '));
+
+/**
+ * Index terms for lexical ranking: lower-cased words (any script), English function and question
+ * words dropped, Porter-stemmed (the `stemmer` package) so `refunds` meets `refund`.
  */
 export function indexTerms(text: string): string[] {
   return tokenize(text)
-    .filter((word) => !STOPWORDS.has(word))
+    .filter((word) => !STOPWORDS.has(word) && !QUESTION_WORDS.has(word))
     .map((word) => stemmer(word));
+}
+
+/** Every word, stemmed, none dropped: for keyword lists where "how" or "what" is the signal. */
+export function stemmedWords(text: string): string[] {
+  return tokenize(text).map((word) => stemmer(word));
 }
 
 /** Word tokens as the built-in engine counts usage (its tokenizer, not an upstream's). */

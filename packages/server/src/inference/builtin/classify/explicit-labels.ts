@@ -4,7 +4,7 @@ import type { LabelScorer } from './label-scorer.ts';
 /** Cosines of hashed vectors are small (0..0.5 for related short texts); this spreads them into logits. */
 const SIMILARITY_SCALE = 12;
 /** For multi_label: a label is on when its cosine passes this. */
-const SIMILARITY_OFFSET = 0.1;
+const SIMILARITY_OFFSET = 0.2;
 
 /**
  * Explicit labels by lexical similarity: the cosine between the text's hashed n-gram vector and

@@ -1,4 +1,4 @@
-import { indexTerms } from '../text-units.ts';
+import { stemmedWords } from '../text-units.ts';
 import type { LabelScorer } from './label-scorer.ts';
 
 /**
@@ -15,13 +15,13 @@ export const TICKET_KEYWORDS: Readonly<Record<string, string>> = {
 };
 const OTHER_LOGIT = 0.5;
 
-const keywordSets = Object.fromEntries(Object.entries(TICKET_KEYWORDS).map(([label, words]) => [label, new Set(indexTerms(words))]));
+const keywordSets = Object.fromEntries(Object.entries(TICKET_KEYWORDS).map(([label, words]) => [label, new Set(stemmedWords(words))]));
 
 export const ticketsScorer: LabelScorer = {
   labels: [...Object.keys(TICKET_KEYWORDS), 'other'],
   method: 'Keyword voting: the distinct (stemmed) words a ticket shares with each label\'s keyword list (billing, bug, account, feature_request, how_to; otherwise other). Not a neural model.',
   logits(text) {
-    const terms = new Set(indexTerms(text));
+    const terms = new Set(stemmedWords(text));
     const votes = Object.values(keywordSets).map((keywords) => [...terms].filter((term) => keywords.has(term)).length);
     return [...votes, OTHER_LOGIT];
   },
