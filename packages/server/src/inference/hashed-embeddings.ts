@@ -30,7 +30,7 @@ export function tokenize(text: string): string[] {
 }
 
 /** Function words carry no topic; left in, a short query's "to" or "for" would dominate its vector. */
-const STOPWORDS = new Set(
+export const STOPWORDS: ReadonlySet<string> = new Set(
   'a an and are as at be by for from has have in is it its of on or that the their them this to was were will with without you your we our can do not no'.split(' '),
 );
 

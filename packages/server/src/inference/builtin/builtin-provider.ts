@@ -1,8 +1,14 @@
-import type { InferenceProvider, ModelEntry } from '../provider.ts';
-import { embedText, HASHED_EMBEDDING_DIMENSIONS, HASHED_EMBEDDING_MODEL, tokenize } from '../hashed-embeddings.ts';
+import type { InferenceProvider } from '../provider.ts';
+import { embedText, tokenize } from '../hashed-embeddings.ts';
+import { bm25Scores, buildBm25Index, rankByScore } from './bm25.ts';
+import { BUILTIN_ENGINE_ID } from './builtin-models.ts';
+import { classifyTexts } from './classify/classify-texts.ts';
+import { extractiveChatChunks, extractiveChatCompletion } from './extractive-chat-completion.ts';
+import { extractiveRag } from './extractive-rag.ts';
+import { textRankSummary } from './textrank.ts';
+import { countWordTokens } from './text-units.ts';
 
-/** The engine that needs no network and no model weights: classical methods, labelled as such. */
-export const BUILTIN_ENGINE_ID = 'builtin';
+export { BUILTIN_ENGINE_ID, builtinModels } from './builtin-models.ts';
 
 /** Truncates a unit vector to its first `dimensions` numbers and renormalises it (what OpenAI's `dimensions` does). */
 function shorten(vector: Float32Array, dimensions: number): Float32Array {
@@ -15,27 +21,16 @@ function shorten(vector: Float32Array, dimensions: number): Float32Array {
   return short;
 }
 
-export const hashedEmbeddingModel: ModelEntry = {
-  id: HASHED_EMBEDDING_MODEL,
-  engine: BUILTIN_ENGINE_ID,
-  engineModel: HASHED_EMBEDDING_MODEL,
-  capabilities: ['embeddings'],
-  method: 'classical',
-  label: 'Hashed n-gram embeddings (512 dimensions)',
-  description: 'Word unigrams and bigrams and character trigrams hashed into 512 signed buckets, L2-normalised. No model weights; lexical similarity, not a neural model. `dimensions` 1..512 truncates and renormalises.',
-  dimensions: HASHED_EMBEDDING_DIMENSIONS,
-  fallbacks: [],
-};
-
-/** Every model of the built-in engine, registered at start-up. */
-export const builtinModels: ModelEntry[] = [hashedEmbeddingModel];
-
+/**
+ * The built-in engine. Each capability has one model (see builtin-models.ts); the methods are
+ * synchronous CPU work over the request's own text, bounded by the contract's size limits.
+ */
 export function createBuiltinProvider(): InferenceProvider {
   return {
     id: BUILTIN_ENGINE_ID,
     kind: 'builtin',
     label: 'Built-in (classical methods, no model weights)',
-    description: 'Runs in the server process with no network and no downloaded weights: hashed n-gram embeddings, lexical ranking and extractive methods. Useful everywhere, not a neural model.',
+    description: 'Runs in the server process with no network and no downloaded weights: hashed n-gram embeddings, BM25 ranking, lexicon and rule classifiers, TextRank summaries, extractive answers and an extractive chat about svc. Useful everywhere, not a neural model.',
     available: () => true,
     async embed({ inputs, dimensions }) {
       let tokens = 0;
@@ -45,6 +40,33 @@ export function createBuiltinProvider(): InferenceProvider {
         return dimensions !== undefined ? shorten(vector, dimensions) : vector;
       });
       return { vectors, usage: { prompt_tokens: tokens, total_tokens: tokens, units: inputs.length } };
+    },
+    async rerank({ query, documents }) {
+      const { normalised } = bm25Scores(buildBm25Index(documents), query);
+      const tokens = countWordTokens(query) + documents.reduce((sum, document) => sum + countWordTokens(document), 0);
+      return {
+        results: rankByScore(normalised).map((index) => ({ index, relevance_score: normalised[index]! })),
+        usage: { prompt_tokens: tokens, total_tokens: tokens, units: documents.length },
+      };
+    },
+    async classify({ body }) {
+      return classifyTexts(body);
+    },
+    async summarize({ text, maxSentences }) {
+      const sentences = textRankSummary(text, maxSentences);
+      const summary = sentences.map((sentence) => sentence.text).join(' ');
+      const promptTokens = countWordTokens(text);
+      const completionTokens = countWordTokens(summary);
+      return { summary, sentences, extractive: true, usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } };
+    },
+    async rag({ question, documents, topK }) {
+      return extractiveRag(question, documents, topK);
+    },
+    async chat(request) {
+      return extractiveChatCompletion(request);
+    },
+    async chatStream(request, options) {
+      return extractiveChatChunks(request, options);
     },
   };
 }

@@ -1,0 +1,61 @@
+import { stemmer } from 'stemmer';
+import { STOPWORDS, tokenize } from '../hashed-embeddings.ts';
+
+/**
+ * Question and pronoun words: a question's "how many" or "I" names no topic, and left in, they
+ * would count as unmatched query terms against every passage.
+ */
+const QUESTION_WORDS = new Set('how what when where which who whom whose why many much i me my mine he she him her his they am been being do does did done have had would could should shall may might must there here into about any some'.split(' '));
+
+/**
+ * Index terms for lexical ranking: lower-cased words (any script), English function and question
+ * words dropped, Porter-stemmed (the `stemmer` package) so `refunds` meets `refund`.
+ */
+export function indexTerms(text: string): string[] {
+  return tokenize(text)
+    .filter((word) => !STOPWORDS.has(word) && !QUESTION_WORDS.has(word))
+    .map((word) => stemmer(word));
+}
+
+/** Every word, stemmed, none dropped: for keyword lists where "how" or "what" is the signal. */
+export function stemmedWords(text: string): string[] {
+  return tokenize(text).map((word) => stemmer(word));
+}
+
+/** Word tokens as the built-in engine counts usage (its tokenizer, not an upstream's). */
+export function countWordTokens(text: string): number {
+  return tokenize(text).length;
+}
+
+/** A span of a text: UTF-16 offsets, end exclusive, and the text between them. */
+export interface TextSpan {
+  start: number;
+  end: number;
+  text: string;
+}
+
+const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+
+/**
+ * The sentences of a text with their offsets, trimmed of surrounding white space. Uses the
+ * runtime's Unicode sentence segmentation (UAX #29, `Intl.Segmenter`); a blank line also ends a
+ * sentence, since headings and list items seldom end with a full stop.
+ */
+export function splitSentences(text: string, offset = 0): TextSpan[] {
+  const spans: TextSpan[] = [];
+  for (const { segment, index } of sentenceSegmenter.segment(text)) {
+    let cursor = index;
+    for (const piece of segment.split(/(\n\s*\n)/)) {
+      if (!/^\n\s*\n$/.test(piece)) pushTrimmed(spans, piece, cursor + offset);
+      cursor += piece.length;
+    }
+  }
+  return spans;
+}
+
+function pushTrimmed(spans: TextSpan[], piece: string, start: number): void {
+  const leading = piece.length - piece.trimStart().length;
+  const trimmed = piece.trim();
+  if (!/[\p{L}\p{N}]/u.test(trimmed)) return;
+  spans.push({ start: start + leading, end: start + leading + trimmed.length, text: trimmed });
+}
