@@ -43,10 +43,11 @@ export interface Balance {
   reserved: number;
 }
 
-export async function balanceOf(sequelize: Sequelize, principalId: string): Promise<Balance> {
+export async function balanceOf(sequelize: Sequelize, principalId: string, transaction?: Transaction): Promise<Balance> {
   const [row] = await sequelize.query<{ spendable: string; reserved: string }>('SELECT spendable, reserved FROM billing_accounts WHERE principal_id = :principal', {
     replacements: { principal: principalId },
     type: QueryTypes.SELECT,
+    transaction,
   });
   return { spendable: Number(row?.spendable ?? 0), reserved: Number(row?.reserved ?? 0) };
 }
@@ -114,7 +115,8 @@ export async function holdCredits(
       const moved = await move(sequelize, transaction, { principalId: call.principalId, kind: 'hold', spendable: -call.credits, reserved: call.credits, reference: holdId, guardSpendable: call.credits });
       if (!moved) {
         // Roll the hold row back with the transaction: a refused call leaves nothing behind.
-        const balance = await balanceOf(sequelize, call.principalId);
+        // Inside the transaction: the embedded database has one connection, and this one holds it.
+        const balance = await balanceOf(sequelize, call.principalId, transaction);
         throw new ExhaustedSignal(balance.spendable);
       }
       return { kind: 'held', holdId };

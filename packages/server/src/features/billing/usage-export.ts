@@ -42,8 +42,9 @@ function decodeCursor(cursor: string | undefined): string | undefined {
 
 async function fetchRows(sequelize: Sequelize, principalId: string, before: string | undefined, limit: number): Promise<ReceiptRow[]> {
   return sequelize.query<ReceiptRow>(
+    // Ordered by the bigint column: the text alias would sort "86" after "109".
     `SELECT seq::text AS seq, id, created_at, credits, operation, model, request_id, idempotency_key, usage FROM billing_receipts
-     WHERE principal_id = :principal ${before !== undefined ? 'AND seq < :before' : ''} ORDER BY seq DESC LIMIT :limit`,
+     WHERE principal_id = :principal ${before !== undefined ? 'AND seq < :before' : ''} ORDER BY billing_receipts.seq DESC LIMIT :limit`,
     { replacements: { principal: principalId, before: before ?? null, limit }, type: QueryTypes.SELECT },
   );
 }
