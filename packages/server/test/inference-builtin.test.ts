@@ -135,7 +135,7 @@ const ARTICLE = [
   'Solar panels turn sunlight into electricity using photovoltaic cells.',
   'The cells are made of silicon, which releases electrons when light strikes it.',
   'My neighbour owns a red bicycle.',
-  'Solar electricity is cheapest where sunlight is strong, and solar panels need little maintenance.',
+  'Solar electricity 🌞 is cheapest where sunlight is strong, and solar panels need little maintenance.',
   'Inverters convert the direct current of the panels into the alternating current homes use.',
   '',
   'Électricité solaire: les panneaux solaires produisent de l’électricité — même en hiver.',
@@ -155,7 +155,8 @@ test('summarize: TextRank picks central sentences, in text order, with offsets i
   const all = await post('/v1/summarize', { text: ARTICLE, max_sentences: 50 });
   t.is(all.body.sentences.length, 6, 'every sentence when fewer than max_sentences');
   const accented = all.body.sentences.at(-1);
-  t.is(ARTICLE.slice(accented.start, accented.end), accented.text, 'UTF-16 offsets hold past non-ASCII text');
+  t.is(ARTICLE.slice(accented.start, accented.end), accented.text, 'UTF-16 offsets hold past an astral emoji and accented text');
+  t.true(all.body.sentences.some((sentence: any) => sentence.text.includes('🌞')));
 });
 
 test('summarize stream: sentence-selected events, then summary-completed with the usage', async (t) => {
