@@ -1,4 +1,5 @@
 import test from 'ava';
+import { createKey, signInAgent } from './helpers/identity.ts';
 import { startInferenceServer, type InferenceServer } from './helpers/inference.ts';
 
 let server: InferenceServer;
@@ -134,7 +135,7 @@ const ARTICLE = [
   'Solar panels turn sunlight into electricity using photovoltaic cells.',
   'The cells are made of silicon, which releases electrons when light strikes it.',
   'My neighbour owns a red bicycle.',
-  'Solar electricity is cheapest where sunlight is strong, and solar panels need little maintenance.',
+  'Solar electricity 🌞 is cheapest where sunlight is strong, and solar panels need little maintenance.',
   'Inverters convert the direct current of the panels into the alternating current homes use.',
   '',
   'Électricité solaire: les panneaux solaires produisent de l’électricité — même en hiver.',
@@ -154,7 +155,8 @@ test('summarize: TextRank picks central sentences, in text order, with offsets i
   const all = await post('/v1/summarize', { text: ARTICLE, max_sentences: 50 });
   t.is(all.body.sentences.length, 6, 'every sentence when fewer than max_sentences');
   const accented = all.body.sentences.at(-1);
-  t.is(ARTICLE.slice(accented.start, accented.end), accented.text, 'UTF-16 offsets hold past non-ASCII text');
+  t.is(ARTICLE.slice(accented.start, accented.end), accented.text, 'UTF-16 offsets hold past an astral emoji and accented text');
+  t.true(all.body.sentences.some((sentence: any) => sentence.text.includes('🌞')));
 });
 
 test('summarize stream: sentence-selected events, then summary-completed with the usage', async (t) => {
@@ -305,9 +307,32 @@ test('embeddings dimensions: truncated and renormalised, base64 carries that man
   t.is((await post('/v1/embeddings', { input: 'x', dimensions: 0 })).status, 422);
 });
 
-test('every built-in operation needs inference:invoke', async (t) => {
-  const agent = await server.svc.client().oauth.login({ clientName: 'no scope' });
-  const other = await server.post('/v1/rerank', { query: 'x', documents: ['y'] }, { token: 'not-a-key' });
-  t.is(other.status, 401);
-  t.truthy(agent.accessToken);
+test('the built-in operations need inference:invoke', async (t) => {
+  const agent = await signInAgent(server.svc);
+  const { secret } = await createKey(agent.client, ['models:read'], 'no inference');
+  for (const [path, body] of [
+    ['/v1/rerank', { query: 'x', documents: ['y'] }],
+    ['/v1/classify', { task: 'sentiment', inputs: 'good' }],
+    ['/v1/summarize', { text: 'One. Two.' }],
+    ['/v1/rag', { question: 'x', documents: ['y'] }],
+    ['/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }] }],
+  ] as const) {
+    const refused = await server.post(path, body, { token: secret });
+    t.is(refused.status, 403, path);
+    t.regex(refused.body.code, /insufficient_scope/);
+  }
+  t.is((await server.post('/v1/rerank', { query: 'x', documents: ['y'] }, { token: 'not-a-key' })).status, 401);
+});
+
+test('chat reads content parts and leaves its own earlier answers out of its sources', async (t) => {
+  const first = await post('/v1/chat/completions', { messages: [{ role: 'user', content: [{ type: 'text', text: 'How do I stream a PDF extraction page by page?' }] }] });
+  t.regex(first.body.choices[0].message.content, /\/v1\/pdf\/extract/);
+  const followUp = await post('/v1/chat/completions', {
+    messages: [
+      { role: 'user', content: 'How do I stream a PDF extraction page by page?' },
+      { role: 'assistant', content: first.body.choices[0].message.content },
+      { role: 'user', content: 'And how do I stream a PDF extraction?' },
+    ],
+  });
+  t.notRegex(followUp.body.choices[0].message.content, /from conversation \(assistant\)/);
 });

@@ -35,7 +35,8 @@ function composeAnswer(messages: readonly ChatMessage[]): string {
   const question = lastUser >= 0 ? messageText(messages[lastUser]!) : '';
   const documentation = svcDocumentation();
   const conversation: RagDocument[] = messages
-    .filter((_, position) => position !== lastUser)
+    // The question itself, and this model's own earlier answers (quotes of quotes), are not sources.
+    .filter((message, position) => position !== lastUser && !(message.role === 'assistant' && messageText(message).startsWith(EXTRACTIVE_NOTE)))
     .map((message, position) => ({ index: documentation.length + position, id: `conversation (${message.role})`, text: messageText(message) }))
     .filter((document) => document.text.trim() !== '');
   const documents = [...documentation, ...conversation];

@@ -1,0 +1,110 @@
+/**
+ * Built-in embeddings throughput: texts per second of `svc-hashed-ngrams-512`, in process
+ * (embedText in a loop) and through HTTP (POST /v1/embeddings on a server in its own process,
+ * batches of 256 texts), each against a baseline measured in the same run: a plain in-process
+ * loop that only lower-cases and splits each text (the least any text pass costs). The load
+ * average is printed with the figures, since the machine may be shared.
+ *
+ * Run: pnpm bench:embeddings [-- --texts 20000 --batch 256 --rounds 3]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { embedText } from '../packages/server/src/inference/hashed-embeddings.ts';
+import { median } from './stats.ts';
+
+const { values } = parseArgs({ args: process.argv.slice(2).filter((argument) => argument !== '--'), options: { texts: { type: 'string', default: '20000' }, batch: { type: 'string', default: '256' }, rounds: { type: 'string', default: '3' } } });
+const textCount = Number(values.texts);
+const batchSize = Number(values.batch);
+const rounds = Number(values.rounds);
+const BIN = fileURLToPath(new URL('../packages/server/src/bin.ts', import.meta.url));
+const OPERATOR_TOKEN = 'bench-embeddings-operator-token-0123456789';
+
+/** Review-like sentences of 10 to 40 words from a fixed vocabulary, the same every run. */
+function makeTexts(count: number): string[] {
+  const words = 'the model ranks passages by relevance and the index stores vectors for search queries over documents with embeddings of short reviews about products service delivery quality price support agents tools'.split(' ');
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return Array.from({ length: count }, () => Array.from({ length: 10 + Math.floor(next() * 30) }, () => words[Math.floor(next() * words.length)]).join(' '));
+}
+
+function textsPerSecond(texts: string[], work: (text: string) => unknown): number {
+  const started = performance.now();
+  let sink = 0;
+  for (const text of texts) sink += (work(text) as { length: number }).length;
+  const seconds = (performance.now() - started) / 1000;
+  if (sink < 0) throw new Error('unreachable: keeps the loop from being optimised away');
+  return texts.length / seconds;
+}
+
+async function startServer(dataDir: string): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [BIN, 'start'], {
+    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_OPERATOR_TOKEN: OPERATOR_TOKEN, DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      const line = buffered.split('\n').find((candidate) => candidate.includes('"svc listening"'));
+      if (line) resolve(JSON.parse(line).baseUrl);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
+  });
+  return {
+    baseUrl,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+async function httpTextsPerSecond(baseUrl: string, texts: string[]): Promise<number> {
+  const started = performance.now();
+  for (let start = 0; start < texts.length; start += batchSize) {
+    const response = await fetch(`${baseUrl}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR_TOKEN}` },
+      body: JSON.stringify({ input: texts.slice(start, start + batchSize), encoding_format: 'base64' }),
+    });
+    if (response.status !== 200) throw new Error(`embeddings answered ${response.status}: ${await response.text()}`);
+    await response.arrayBuffer();
+  }
+  return texts.length / ((performance.now() - started) / 1000);
+}
+
+const texts = makeTexts(textCount);
+const loadBefore = loadavg();
+const baseline: number[] = [];
+const inProcess: number[] = [];
+const http: number[] = [];
+const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-embeddings-'));
+const server = await startServer(dataDir);
+try {
+  await httpTextsPerSecond(server.baseUrl, texts.slice(0, batchSize * 2)); // warm-up
+  textsPerSecond(texts.slice(0, 2000), (text) => embedText(text));
+  for (let round = 0; round < rounds; round++) {
+    baseline.push(textsPerSecond(texts, (text) => text.toLowerCase().split(/\s+/)));
+    inProcess.push(textsPerSecond(texts, (text) => embedText(text)));
+    http.push(await httpTextsPerSecond(server.baseUrl, texts));
+  }
+} finally {
+  await server.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}
+
+const rate = (value: number) => `${Math.round(value).toLocaleString('en')} texts/s`;
+const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
+process.stdout.write(
+  [
+    `built-in embeddings (svc-hashed-ngrams-512), ${textCount} texts of 10-40 words, median of ${rounds} rounds`,
+    `  baseline loop (lower-case + split): ${rate(median(baseline))}`,
+    `  in process (embedText):            ${rate(median(inProcess))}  = ${(median(inProcess) / median(baseline)).toFixed(3)} x baseline`,
+    `  HTTP (batches of ${batchSize}, base64):     ${rate(median(http))}  = ${(median(http) / median(inProcess)).toFixed(3)} x in process`,
+    `  load average before: ${load(loadBefore)}, after: ${load(loadavg())} (${cpus().length} CPUs)`,
+  ].join('\n') + '\n',
+);
