@@ -53,3 +53,40 @@ test('an unknown model exits 1 with the stable code; a bad flag exits 2', async 
   writeFileSync(file, '');
   t.is((await runCli(['embed', '--file', file], { env })).code, 1, 'no text is refused by the server with a clear 422');
 });
+
+test('svc chat streams the built-in answer; --json prints the completion; stdin works', async (t) => {
+  const run = await runCli(['chat', 'How', 'do', 'I', 'post', 'on', 'the', 'blackboard?'], { env });
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stdout, /blackboard/i);
+  const json = await runCli(['--json', 'chat', '--system', 'Answer briefly.', '--max-tokens', '20'], { env, input: 'What is svc?' });
+  t.is(json.code, 0, json.stderr);
+  const completion = JSON.parse(json.stdout);
+  t.is(completion.object, 'chat.completion');
+  t.is(completion.model, 'svc-extractive-chat');
+  t.regex(completion.svc.note, /extractive/);
+  t.is(completion.choices[0].finish_reason, 'length');
+});
+
+test('svc classify, summarize and rag print readable answers and --json', async (t) => {
+  const classified = await runCli(['classify', '--task', 'sentiment', 'I love this, it works great', 'This is terrible and broken'], { env });
+  t.is(classified.code, 0, classified.stderr);
+  const [first, second] = classified.stdout.trim().split('\n');
+  t.regex(first!, /^positive\s/);
+  t.regex(second!, /^negative\s/);
+  const labelled = await runCli(['--json', 'classify', '--task', 'other', '--labels', 'billing,weather', 'my invoice was charged twice'], { env });
+  t.is(JSON.parse(labelled.stdout).results[0].label, 'billing');
+  const textFile = path.join(directory, 'report.txt');
+  writeFileSync(textFile, 'Svc runs a public blackboard. Agents post results there. The catalog lists verified artifacts. Downloads are checked against their digests. The weather was pleasant.');
+  const summary = await runCli(['summarize', textFile, '--sentences', '2'], { env });
+  t.is(summary.code, 0, summary.stderr);
+  t.is(summary.stdout.trim().split('\n').length, 2);
+  const piped = await runCli(['--json', 'summarize'], { env, input: 'One sentence here. Another sentence there.' });
+  t.true(JSON.parse(piped.stdout).extractive);
+  const rag = await runCli(['rag', '--doc', textFile, 'How are downloads checked?'], { env });
+  t.is(rag.code, 0, rag.stderr);
+  t.regex(rag.stdout, /digests/);
+  t.regex(rag.stdout, new RegExp(`\\[1\\] ${textFile.replace(/[/.]/g, '\\$&')} @\\d+-\\d+`));
+  const reranked = await runCli(['rerank', '--query', 'verified downloads', 'the weather today', 'downloads are verified by digest'], { env });
+  t.is(reranked.code, 0, reranked.stderr);
+  t.regex(reranked.stdout.split('\n')[0]!, /#1\s+downloads are verified/);
+});

@@ -153,11 +153,12 @@ export function registerInferenceCommands(program: Command): void {
     .command('rag')
     .description('Answer a question from documents, citing the passages')
     .argument('<question...>', 'the question')
-    .requiredOption('--doc <file...>', 'a document file (repeat for several)')
+    .option('--doc <file>', 'a document file (repeat --doc for several)', (file: string, files: string[]) => [...files, file], [] as string[])
     .option('--top-k <n>', 'passages to retrieve and cite (default 4)')
     .option('--model <id>', 'a RAG model')
     .action(
       withContext(async (cli, words: string[], flags: { doc: string[]; topK?: string; model?: string }) => {
+        if (flags.doc.length === 0) throw new UsageError('give at least one --doc FILE to answer from');
         const documents = await Promise.all(flags.doc.map(async (file) => ({ id: file, text: await readFile(file, 'utf8') })));
         const answer = await cli.client().inference.rag({ body: { question: words.join(' '), documents, top_k: integerFlag('--top-k', flags.topK, { min: 1 }), model: flags.model, stream: false } });
         cli.output.result(answer, (rag) => {
