@@ -5,6 +5,7 @@ import { resolveOptions, Transport, type CallOptions, type ClientOptions, type R
 import { createOAuthHelpers, type OAuthHelpers } from './oauth/helpers.ts';
 import type { OAuthSession } from './oauth/session.ts';
 import { createPdfHelpers, type DocumentHelpers, type PdfHelpers } from './pdf/pdf-helpers.ts';
+import { receiptHelpers, type ReceiptHelpers } from './receipts/helpers.ts';
 
 /** One method per route: `(request?, options?) => Promise<data>`. */
 export type ClientMethod<R extends RouteDefinition> = (...args: [...RequestArgs<R>, options?: CallOptions]) => Promise<ClientResponse<R>>;
@@ -52,17 +53,29 @@ export interface BlackboardHelpers {
   watch(options: WatchOptions): AsyncGenerator<BlackboardRecord, void, undefined>;
 }
 
-export type SvcClient = Omit<ClientOf<Contract>, 'blackboard' | 'catalog' | 'oauth' | 'pdf' | 'documents'> & {
-  /** The blackboard's routes plus `watch`. */
-  readonly blackboard: ClientOf<Contract>['blackboard'] & BlackboardHelpers;
-  /** The catalog's routes plus `verifiedDownload` and `downloadArtifact`. */
-  readonly catalog: ClientOf<Contract>['catalog'] & CatalogHelpers;
-  /** The OAuth routes plus helpers: PKCE, authorize, code exchange, refresh, client credentials, login. */
-  readonly oauth: ClientOf<Contract>['oauth'] & OAuthHelpers;
-  /** The PDF routes, plus `extractFile` (upload) and `streamPages` (server-sent events). */
-  readonly pdf: ClientOf<Contract>['pdf'] & PdfHelpers;
-  /** The document route, plus `extractFile`. */
-  readonly documents: ClientOf<Contract>['documents'] & DocumentHelpers;
+/**
+ * Helpers each feature adds beside its contract routes, by contract key. A feature with helpers
+ * adds one line here (and attaches them in createClient); every other feature's client is the
+ * contract's alone.
+ */
+export interface FeatureHelpers {
+  /** `watch`. */
+  blackboard: BlackboardHelpers;
+  /** `verifiedDownload` and `downloadArtifact`. */
+  catalog: CatalogHelpers;
+  /** PKCE, authorize, code exchange, refresh, client credentials, login. */
+  oauth: OAuthHelpers;
+  /** `extractFile` (upload) and `streamPages` (server-sent events). */
+  pdf: PdfHelpers;
+  /** `extractFile`. */
+  documents: DocumentHelpers;
+  /** `verify` (offline, against the published keys). */
+  receipts: ReceiptHelpers;
+}
+
+type WithHelpers<Methods> = { readonly [K in keyof Methods]: K extends keyof FeatureHelpers ? Methods[K] & FeatureHelpers[K] : Methods[K] };
+
+export type SvcClient = WithHelpers<ClientOf<Contract>> & {
   /** Every method again, answering `{ data, response }` (headers, status). */
   readonly withResponse: RawClientOf<Contract>;
   readonly transport: Transport;
@@ -149,5 +162,6 @@ export function createClient(options: SvcClientOptions = {}): SvcClient {
   const pdfHelpers = createPdfHelpers(methods);
   Object.assign(methods.pdf, pdfHelpers.pdf);
   Object.assign(methods.documents, pdfHelpers.documents);
+  Object.assign(methods.receipts, receiptHelpers(() => methods.receipts.jwks(), transport.options.baseUrl));
   return Object.assign(methods as SvcClient, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
 }

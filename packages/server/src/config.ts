@@ -46,6 +46,7 @@ const EnvSchema = z.object({
   SVC_OAUTH_CODE_TTL_SECONDS: integer(1, 600, 'seconds').default(60),
   SVC_OAUTH_TOKEN_RATE_PER_MINUTE: integer(1, 100_000, 'requests per minute').default(60),
   SVC_DEVELOPER_KEYS_MAX_ACTIVE: integer(1, 1000, 'a key count').default(20),
+  SVC_RECEIPT_KEY_GENERATION: integer(1, 1_000_000, 'a key generation').default(1),
   SVC_DEMO_TOKEN: z.string().min(8, 'must be at least 8 characters').optional(),
   SVC_DEMO_SCOPES: z
     .string()
@@ -106,6 +107,11 @@ export interface IdentityConfig {
   /** Token-endpoint requests per client IP per minute (the demo tier's limit). */
   tokenRatePerMinute: number;
   maxActiveDeveloperKeys: number;
+  /**
+   * Which receipt signing key (derived from the signing secret) signs new receipts. Raise it to
+   * rotate: keys used before stay published, so their receipts stay verifiable.
+   */
+  receiptKeyGeneration: number;
   /** A publishable credential for the shared demo principal; absent means no demo principal. */
   demoToken: string | undefined;
   demoScopes: Scope[];
@@ -165,6 +171,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       codeTtlSeconds: e.SVC_OAUTH_CODE_TTL_SECONDS,
       tokenRatePerMinute: e.SVC_OAUTH_TOKEN_RATE_PER_MINUTE,
       maxActiveDeveloperKeys: e.SVC_DEVELOPER_KEYS_MAX_ACTIVE,
+      receiptKeyGeneration: e.SVC_RECEIPT_KEY_GENERATION,
       demoToken: e.SVC_DEMO_TOKEN,
       demoScopes: e.SVC_DEMO_SCOPES,
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CompactReceipt } from '../receipts/records.ts';
 import { ArtifactSource, ArtifactType, CompletionStatus, Hosting, License, Pack, RankingSlug, ReviewStatus, SearchSort, Tool, TrendingWindow } from './values.ts';
 
 /** Artifact ids are URL-safe slugs so they travel as one path segment. */
@@ -155,6 +156,10 @@ export const CompletionResponse = z
     sha256: Sha256Hex,
     sizeBytes: z.number().int().nonnegative(),
     recordedAt: timestamp,
+    recordId: z.string().meta({ description: 'The pull record this completion counts as (on already-recorded: the earlier record).' }),
+    receipt: CompactReceipt.meta({
+      description: 'svc\'s signed receipt of the pull record (kind download-completion): derived from the stored record, so a retried completion answers the same receipt. Post it on the board as `value.receipt.jws` to have the post show receipt_verified.',
+    }),
   })
   .meta({ id: 'CompletionResponse' });
 export type CompletionResponse = z.infer<typeof CompletionResponse>;

@@ -6,8 +6,10 @@ import { createCatalogFeature } from './catalog/index.ts';
 import { createBlackboardHandlers } from './blackboard/handlers.ts';
 import { createBlackboardService } from './blackboard/service.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
+import { loadSigningKeys } from './identity/signing-keys.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createPdfFeature } from './pdf/handlers.ts';
+import { createReceiptsFeature } from './receipts/index.ts';
 import { createSystemHandlers } from './system/handlers.ts';
 
 export interface Features {
@@ -25,10 +27,14 @@ export interface Features {
 export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const resolvers: PrincipalResolver[] = [];
   const closers: Array<() => Promise<void>> = [];
-  const catalog = await createCatalogFeature(deps);
-  const blackboard = createBlackboardService(deps.database, deps.config.blackboard);
+  // Loaded once: the OAuth keys and the receipt key derive from one secret (generated on first start).
+  const signingKeys = await loadSigningKeys(deps.config.identity.signingSecret, deps.config.dataDir);
+  if (signingKeys.file) deps.log.info({ file: signingKeys.file }, 'Signing secret generated into the data directory; set SVC_SIGNING_SECRET so replicas agree');
+  const receipts = await createReceiptsFeature(deps, signingKeys);
+  const catalog = await createCatalogFeature(deps, receipts.receipts);
+  const blackboard = createBlackboardService(deps.database, deps.config.blackboard, receipts.receipts);
   closers.push(blackboard.startHousekeeping(deps.log));
-  const identity = await createIdentityFeature(deps);
+  const identity = await createIdentityFeature(deps, signingKeys, receipts.receipts);
   resolvers.push(...identity.resolvers);
   closers.push(() => identity.close());
   const pdf = createPdfFeature(deps);
@@ -42,6 +48,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     credentials: identity.credentials,
     pdf: pdf.handlers.pdf,
     documents: pdf.handlers.documents,
+    receipts: receipts.handlers,
   };
   return { handlers, resolvers, closers };
 }

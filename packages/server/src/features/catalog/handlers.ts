@@ -9,6 +9,8 @@ import { callerKey } from './caller-key.ts';
 import type { CatalogService } from './catalog-service.ts';
 import { toArtifactFile } from './catalog-service.ts';
 import type { Downloads } from './downloads.ts';
+import { downloadCompletionRecord } from './download-receipts.ts';
+import type { Receipts } from '../receipts/receipts.ts';
 import { checkFilePath } from './file-paths.ts';
 import { searchArtifacts } from './search.ts';
 
@@ -28,13 +30,14 @@ export interface CatalogHandlerDeps {
   catalog: CatalogService;
   downloads: Downloads;
   store: ObjectStore;
+  receipts: Receipts;
 }
 
 function isServing(store: ObjectStore): store is ServingObjectStore & LocalObjectStore {
   return store.kind === 'local';
 }
 
-export function createCatalogHandlers({ catalog, downloads, store }: CatalogHandlerDeps) {
+export function createCatalogHandlers({ catalog, downloads, store, receipts }: CatalogHandlerDeps) {
   return defineHandlers(catalogContract, {
     async agentDiscovery(_input, request) {
       return {
@@ -111,7 +114,8 @@ export function createCatalogHandlers({ catalog, downloads, store }: CatalogHand
     },
     async completeDownload({ params, body }) {
       const path = checkFilePath(params.path);
-      return { status: 200, body: await downloads.complete(params.id, path, body) };
+      const completion = await downloads.complete(params.id, path, body);
+      return { status: 200, body: { ...completion, receipt: await receipts.sign(downloadCompletionRecord(completion)) } };
     },
     async trustBundles({ params }) {
       return { status: 200, body: await catalog.trustBundles(params.id) };

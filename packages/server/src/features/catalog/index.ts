@@ -7,6 +7,8 @@ import type { ObjectStore } from '../../storage/object-store.ts';
 import { CatalogService } from './catalog-service.ts';
 import { demoCatalog } from './demo-catalog.ts';
 import { Downloads } from './downloads.ts';
+import { DOWNLOAD_COMPLETION, downloadCompletionLoader } from './download-receipts.ts';
+import type { Receipts } from '../receipts/receipts.ts';
 import { createCatalogHandlers } from './handlers.ts';
 import { importCatalog } from './import-catalog.ts';
 
@@ -23,7 +25,7 @@ export async function createObjectStore(deps: Pick<ServerDeps, 'config' | 'publi
  * The catalog feature: handlers, the object store, the built-in embedding model in the model
  * registry, and the demo catalog on the first start of an empty database (embedded by default).
  */
-export async function createCatalogFeature(deps: ServerDeps) {
+export async function createCatalogFeature(deps: ServerDeps, receipts: Receipts) {
   if (!deps.models.model(hashedEmbeddingModelInfo.id)) deps.models.registerModel(hashedEmbeddingModelInfo);
   const store = await createObjectStore(deps);
   const catalog = new CatalogService(deps.database.sequelize);
@@ -36,5 +38,6 @@ export async function createCatalogFeature(deps: ServerDeps) {
       deps.log.info({ artifacts: result.artifacts.created, files: result.files.created, hostedBytes: result.hostedBytes }, 'demo catalog loaded (SVC_CATALOG_DEMO=off to skip)');
     }
   }
-  return { handlers: createCatalogHandlers({ catalog, downloads, store }), store, catalog, downloads };
+  receipts.registerRecordLoader(DOWNLOAD_COMPLETION, downloadCompletionLoader(deps.database.sequelize));
+  return { handlers: createCatalogHandlers({ catalog, downloads, store, receipts }), store, catalog, downloads };
 }

@@ -1,5 +1,5 @@
 import type { OAuthAuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@svc/schemas';
-import { oauthGrantTypes, oauthTokenEndpointAuthMethods } from '@svc/schemas';
+import { oauthGrantTypes, oauthTokenEndpointAuthMethods, RECEIPT_JWKS_PATH } from '@svc/schemas';
 import { DEMO_TIER_SCOPES } from './oauth-service.ts';
 
 /**
@@ -20,6 +20,7 @@ export function authorizationServerMetadata(baseUrl: string): OAuthAuthorization
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${baseUrl}/llms-full.txt`,
+    jwks_uri: `${baseUrl}${RECEIPT_JWKS_PATH}`,
   };
 }
 
