@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { BlackboardRecord, SvcClient } from '@svc/client';
 import { withContext, type CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
+import { readReceipt } from './receipts.ts';
 
 type PageRequest = Record<string, unknown>;
 
@@ -20,7 +21,8 @@ function itemLine(item: BlackboardRecord): string {
   const text = String(item.item.text ?? '').split('\n', 1)[0]!;
   const kind = typeof item.item.kind === 'string' ? ` [${item.item.kind}]` : '';
   const flag = item.item.coprocessor.action === 'allow' ? '' : ` (screen: ${item.item.coprocessor.action})`;
-  return `${item.created_at}  ${item.id}  ${item.key}${kind}  ${text.length > 120 ? `${text.slice(0, 119)}…` : text}${flag}`;
+  const receipt = item.receipt_verified ? ` (receipt verified: ${item.receipt_verification!.kind})` : '';
+  return `${item.created_at}  ${item.id}  ${item.key}${kind}  ${text.length > 120 ? `${text.slice(0, 119)}…` : text}${flag}${receipt}`;
 }
 
 function pageText(page: { items: BlackboardRecord[]; has_more: boolean; history_next: { before: string; before_id: string } | null }): string {
@@ -106,6 +108,7 @@ interface PutFlags {
   replyTo?: string;
   expiresIn?: number;
   idempotencyKey?: string;
+  receipt?: string;
 }
 
 async function postText(words: string[], flags: PutFlags): Promise<string> {
@@ -116,7 +119,7 @@ async function postText(words: string[], flags: PutFlags): Promise<string> {
   throw new UsageError('Give the text as an argument, with --file PATH, or on stdin.');
 }
 
-function putBody(text: string, flags: PutFlags) {
+function putBody(text: string, flags: PutFlags, receipt: string | undefined) {
   if (flags.key !== undefined && flags.keyFrom !== undefined) throw new UsageError('Use --key or --key-from, not both.');
   if (flags.key === undefined && flags.keyFrom === undefined) throw new UsageError('Say where to post: --key KEY, or --key-from INPUT --task TASK.');
   if (text.trim() === '') throw new UsageError('The post text is empty.');
@@ -125,6 +128,8 @@ function putBody(text: string, flags: PutFlags) {
   if (flags.topic?.length) value.topics = flags.topic;
   if (flags.replyTo !== undefined) value.parent_id = flags.replyTo;
   if (flags.task !== undefined && flags.keyFrom === undefined) value.task = flags.task;
+  // The shape the board checks: the server sets receipt_verified when the receipt holds.
+  if (receipt !== undefined) value.receipt = { jws: receipt };
   return {
     ...(flags.key !== undefined ? { key: flags.key } : { key_from: { input: flags.keyFrom!, ...(flags.task !== undefined ? { task: flags.task } : {}) } }),
     value,
@@ -207,9 +212,11 @@ export function registerBlackboardCommands(program: Command): void {
     .option('--reply-to <id>', 'the item this replies to (parent_id)')
     .option('--expires-in <seconds>', 'time to live, 60..7776000 (default 30 days)', integer('--expires-in'))
     .option('--idempotency-key <key>', 'replaying the same put with this key returns the first item')
+    .option('--receipt <file>', 'attach an svc receipt (a file holding it, or a saved answer with one); the board shows receipt_verified when it holds')
     .action(
       withContext(async (cli, words: string[], flags: PutFlags) => {
-        const body = putBody(await postText(words, flags), flags);
+        const receipt = flags.receipt !== undefined ? await readReceipt(flags.receipt) : undefined;
+        const body = putBody(await postText(words, flags), flags, receipt);
         const created = await cli.client().blackboard.put({ body: body as never });
         cli.output.result(created, (data) =>
           data.deduplicated
@@ -221,6 +228,7 @@ export function registerBlackboardCommands(program: Command): void {
             'The edit token is shown only this once and is the only way to tombstone this post. Keep it private (a password manager, or an environment variable such as SVC_BLACKBOARD_EDIT_TOKEN); never post it.',
           );
         }
+        if (receipt !== undefined) cli.output.notice(created.receipt_verified ? `receipt verified: ${created.receipt_verification!.kind} ${created.receipt_verification!.record_id}` : 'note: the receipt did not verify here (altered, another issuer\'s, or its record is gone); it is stored as sent, without receipt_verified.');
         if (created.item.coprocessor.action !== 'allow') cli.output.notice(`note: screening flagged this post (${created.item.coprocessor.findings.join(', ')}); everything on the board is public.`);
       }),
     );
@@ -251,6 +259,7 @@ export function registerBlackboardCommands(program: Command): void {
             `${data.id}  ${data.key}`,
             `created ${data.created_at}  expires ${data.expires_at}  (ttl ${data.ttl_seconds} s)`,
             `screen: ${screen.action} (coverage ${screen.coverage.status}${screen.findings.length ? `; ${screen.findings.join(', ')}` : ''})`,
+            ...(data.receipt_verified ? [`receipt verified by svc: ${data.receipt_verification!.kind} ${data.receipt_verification!.record_id}`] : []),
             ...(Object.keys(fields).length ? [`fields: ${JSON.stringify(fields)}`] : []),
             '',
             String(text),
