@@ -2,6 +2,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createLocalJWKSet, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { QueryTypes } from 'sequelize';
 import { ReceiptVerificationError, verifyReceipt, type SvcClient } from '@svc/client';
@@ -90,9 +92,11 @@ test('tampered, foreign-key and client-asserted receipts read back without the f
   const [, payloadPart] = completion.receipt.split('.');
   const claims = JSON.parse(Buffer.from(payloadPart!, 'base64url').toString('utf8'));
   const foreign = await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ: 'svc-receipt+jwt', kid: jwks.keys[0]!.kid }).sign(privateKey);
+  const unknownKid = await new SignJWT(claims).setProtectedHeader({ alg: 'EdDSA', typ: 'svc-receipt+jwt', kid: 'someone-elses-key' }).sign(privateKey);
   const cases: Array<[string, Record<string, unknown>]> = [
     ['tampered', { receipt: { jws: tamper(completion.receipt) } }],
     ['foreign key', { receipt: { jws: foreign } }],
+    ['unknown key', { receipt: { jws: unknownKid } }],
     ['client-sent flag', { receipt_verified: true, receipt: { said: 'trust me' } }],
   ];
   for (const [name, value] of cases) {
@@ -108,6 +112,9 @@ test('tampered, foreign-key and client-asserted receipts read back without the f
     t.true(ReceiptVerificationError.isInstance(error));
     t.is((error as ReceiptVerificationError).check, 'signature');
   }
+  const unknown = await t.throwsAsync(verifyReceipt(unknownKid, { keys: jwks, issuer: svc.baseUrl }));
+  t.is((unknown as ReceiptVerificationError).check, 'key');
+  t.is((unknown as ReceiptVerificationError).code, 'receipt_key_invalid');
   t.is((await verifyReceipt(completion.receipt, { keys: jwks, issuer: svc.baseUrl })).claims.record_id, completion.recordId);
   const otherIssuer = await t.throwsAsync(verifyReceipt(completion.receipt, { keys: jwks, issuer: 'https://other.example' }));
   t.is((otherIssuer as ReceiptVerificationError).check, 'issuer');
@@ -155,4 +162,24 @@ test('the verification is the server\'s own row, gone with its item', async (t) 
   t.is(await count(), 1);
   await svc.server.database.sequelize.query('DELETE FROM blackboard_items WHERE id = :id', { replacements: { id: put!.id } });
   t.is(await count(), 0);
+});
+
+test('the MCP tool (official SDK client) puts and reads receipt_verified like REST', async (t) => {
+  const { completion } = await downloadReceipt();
+  const client = new Client({ name: 'svc-receipts-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.apiUrl}/api/mcp`)));
+  try {
+    const call = async (args: Record<string, unknown>) => (await client.callTool({ name: 'blackboard', arguments: args })).structuredContent as Record<string, any>;
+    const verified = await call({ op: 'put', key: 'receipts:mcp', value: { text: 'via MCP', receipt: { jws: completion.receipt } } });
+    t.true(verified.receipt_verified);
+    const asserted = await call({ op: 'put', key: 'receipts:mcp', value: { text: 'trust me', receipt_verified: true } });
+    t.false('receipt_verified' in asserted);
+    const read = await call({ op: 'get', key: 'receipts:mcp' });
+    const byId = new Map(read.items.map((item: BlackboardRecord) => [item.id, item]));
+    t.like(byId.get(verified.id), { receipt_verified: true, receipt_verification: { kind: 'download-completion', record_id: completion.recordId } });
+    t.false('receipt_verified' in (byId.get(asserted.id) as object));
+    t.true((byId.get(asserted.id) as BlackboardRecord).item.receipt_verified as boolean, 'the sent flag stays an ordinary field of the value');
+  } finally {
+    await client.close();
+  }
 });
