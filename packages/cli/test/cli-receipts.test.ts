@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
@@ -37,6 +37,21 @@ test('svc download --post-receipt posts the completion receipt, verified, once p
   const board = await runCli(['board', 'get', 'receipts:cli-download'], { env });
   t.regex(board.stdout, /\(receipt verified: download-completion\)/);
   t.is(board.stdout.trim().split('\n').length, 1);
+});
+
+test.serial('svc download --post-receipt while posting is paused: files verified and kept, receipts reported not posted, exit 1', async (t) => {
+  await svc.operator.blackboard.setPosting({ body: { enabled: false, reason: 'maintenance' } });
+  try {
+    const out = await mkdtemp(path.join(tmpdir(), 'svc-cli-paused-'));
+    const run = await runCli(['download', 'support-tickets-sample', 'README.md', '--out', out, '--storage-host', storageHost, '--allow-http-loopback', '--post-receipt', 'receipts:paused'], { env });
+    t.is(run.code, 1);
+    t.regex(run.stdout, /README\.md\s+[0-9a-f]{64}/);
+    t.regex(run.stdout, /NOT POSTED the receipt of README\.md: .*paused/i);
+    t.regex(run.stderr, /could not be posted; the files are verified and in place/);
+    t.true((await readFile(path.join(out, 'README.md'))).length > 0);
+  } finally {
+    await svc.operator.blackboard.setPosting({ body: { enabled: true } });
+  }
 });
 
 test('svc verify checks a receipt given inline, as a file, or in a saved answer; --jwks needs no server', async (t) => {

@@ -23,9 +23,10 @@ const collect = (value: string, previous: string[]) => [...previous, value];
  * own, so running the same download again (the same pull record) answers the first post instead
  * of posting twice.
  */
-async function postReceipts(client: SvcClient, key: string, result: DownloadArtifactResult): Promise<Array<{ path: string; post: BlackboardPutResponse }>> {
-  const posts: Array<{ path: string; post: BlackboardPutResponse }> = [];
+async function postReceipts(client: SvcClient, key: string, result: DownloadArtifactResult): Promise<PostedReceipt[]> {
+  const posts: PostedReceipt[] = [];
   for (const file of result.files) {
+    // A refused post (posting paused, a full window) is reported beside the verified files, which stay in place.
     const post = await client.blackboard.put({
       body: {
         key,
@@ -37,11 +38,16 @@ async function postReceipts(client: SvcClient, key: string, result: DownloadArti
           receipt: { jws: file.completion.receipt },
         },
       },
-    });
-    posts.push({ path: file.path, post });
+    }).then(
+      (answer) => ({ post: answer, error: null }),
+      (error: unknown) => ({ post: null, error: error instanceof Error ? error.message : String(error) }),
+    );
+    posts.push({ path: file.path, ...post });
   }
   return posts;
 }
+
+type PostedReceipt = { path: string } & ({ post: BlackboardPutResponse; error: null } | { post: null; error: string });
 
 /**
  * `svc download <artifact> [path...]`: verified download of a plan's files. A progress bar per
@@ -103,7 +109,7 @@ export function registerDownloadCommands(program: Command): void {
             status: file.completion.status,
             recordId: file.completion.recordId,
             receipt: file.completion.receipt,
-            ...(posts.length ? { post: posts.find((post) => post.path === file.path)?.post ?? null } : {}),
+            ...(posts.length ? { post: posts.find((post) => post.path === file.path)?.post ?? null, postError: posts.find((post) => post.path === file.path)?.error ?? null } : {}),
           })),
           failures: result.failures.map((failure) => ({
             path: failure.path,
@@ -115,13 +121,15 @@ export function registerDownloadCommands(program: Command): void {
           [
             `${s.artifactId} revision ${s.revision}: ${s.files.length} verified, ${s.failures.length} failed`,
             s.files.length ? table([['VERIFIED', 'SHA256', 'BYTES', 'PULL'], ...s.files.map((file) => [file.path, file.sha256, String(file.sizeBytes), file.status])]) : '',
-            ...posts.map(({ path, post }) => `posted the receipt of ${path} as ${post.id} under ${post.key}${post.receipt_verified ? ' (receipt verified)' : ''}`),
+            ...posts.map(({ path, post, error }) => (post ? `posted the receipt of ${path} as ${post.id} under ${post.key}${post.receipt_verified ? ' (receipt verified)' : ''}` : `NOT POSTED the receipt of ${path}: ${error}`)),
             ...s.failures.map((failure) => `FAILED ${failure.path} [${failure.check}]: ${failure.message}`),
           ]
             .filter(Boolean)
             .join('\n'),
         );
         if (!result.ok) throw new CliFailure(`${result.failures.length} file(s) failed verification`, { silent: cli.output.json });
+        const unposted = posts.filter((post) => post.error !== null).length;
+        if (unposted > 0) throw new CliFailure(`${unposted} receipt(s) could not be posted; the files are verified and in place`, { silent: cli.output.json });
       }),
     );
 }
