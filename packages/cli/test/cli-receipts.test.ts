@@ -17,13 +17,14 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-async function download(extra: string[]) {
+/** `token` names the caller: the same caller's repeat pull within a day is the same record, so tests that compare records use their own. */
+async function download(extra: string[], token = env.SVC_TOKEN!) {
   const out = await mkdtemp(path.join(tmpdir(), 'svc-cli-receipts-'));
-  return runCli(['download', 'support-tickets-sample', 'tickets.csv', '--out', out, '--storage-host', storageHost, '--allow-http-loopback', '--json', ...extra], { env });
+  return runCli(['download', 'support-tickets-sample', 'tickets.csv', '--out', out, '--storage-host', storageHost, '--allow-http-loopback', '--json', ...extra], { env: { ...env, SVC_TOKEN: token } });
 }
 
 test('svc download --post-receipt posts the completion receipt, verified, once per record', async (t) => {
-  const run = await download(['--post-receipt', 'receipts:cli-download']);
+  const run = await download(['--post-receipt', 'receipts:cli-download'], 'cli-post-receipt-bearer');
   t.is(run.code, 0, run.stderr);
   const summary = JSON.parse(run.stdout);
   const [file] = summary.files;
@@ -31,7 +32,7 @@ test('svc download --post-receipt posts the completion receipt, verified, once p
   t.true(file.post.receipt_verified);
   t.like(file.post.receipt_verification, { kind: 'download-completion', record_id: file.recordId });
   // The same pull again is the same record: the post is answered, not repeated.
-  const again = JSON.parse((await download(['--post-receipt', 'receipts:cli-download'])).stdout);
+  const again = JSON.parse((await download(['--post-receipt', 'receipts:cli-download'], 'cli-post-receipt-bearer')).stdout);
   t.is(again.files[0].post.id, file.post.id);
   t.true(again.files[0].post.deduplicated);
   const board = await runCli(['board', 'get', 'receipts:cli-download'], { env });

@@ -86,11 +86,12 @@ export class Receipts {
         algorithms: [RECEIPT_ALGORITHM],
       });
       const claims = ReceiptClaims.safeParse(payload);
-      if (!claims.success) return undefined;
+      // svc always names its key; jose would try a lone published key for a header without one.
+      if (!claims.success || !protectedHeader.kid) return undefined;
       const loader = this.#loaders.get(claims.data.kind);
       const stored = loader ? await loader(claims.data.record_id) : undefined;
       if (!stored || secondsOf(stored.recordedAt) !== claims.data.iat || !isDeepStrictEqual(stored.facts, claims.data.facts)) return undefined;
-      return { kind: claims.data.kind, record_id: claims.data.record_id, issuer: claims.data.iss, key_id: protectedHeader.kid!, verified_at: new Date().toISOString() };
+      return { kind: claims.data.kind, record_id: claims.data.record_id, issuer: claims.data.iss, key_id: protectedHeader.kid, verified_at: new Date().toISOString() };
     } catch (error) {
       // jose's refusals (signature, key, issuer, type) are the expected "does not hold"; anything
       // else (the database) still only costs the post its flag, but is worth a line in the log.
