@@ -4,6 +4,7 @@ import { blackboardContract } from './blackboard/contract.ts';
 import { credentialsContract, oauthContract } from './identity/contract.ts';
 import { documentsContract, pdfContract } from './pdf/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
+import { requestsContract } from './requests/contract.ts';
 
 /**
  * The whole API as data. Each top-level key is a feature; its routes' key paths are the
@@ -18,5 +19,6 @@ export const contract = defineContract({
   credentials: credentialsContract,
   pdf: pdfContract,
   documents: documentsContract,
+  requests: requestsContract,
 });
 export type Contract = typeof contract;

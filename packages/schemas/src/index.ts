@@ -17,3 +17,5 @@ export * from './identity/oauth.ts';
 export * from './identity/credentials.ts';
 export * from './identity/contract.ts';
 export * from './pdf/index.ts';
+export * from './requests/records.ts';
+export * from './requests/contract.ts';

@@ -8,6 +8,7 @@ import { createBlackboardService } from './blackboard/service.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createPdfFeature } from './pdf/handlers.ts';
+import { createRequestsFeature } from './requests/index.ts';
 import { createSystemHandlers } from './system/handlers.ts';
 
 export interface Features {
@@ -25,7 +26,8 @@ export interface Features {
 export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const resolvers: PrincipalResolver[] = [];
   const closers: Array<() => Promise<void>> = [];
-  const catalog = await createCatalogFeature(deps);
+  const requests = createRequestsFeature(deps);
+  const catalog = await createCatalogFeature(deps, requests.store);
   const blackboard = createBlackboardService(deps.database, deps.config.blackboard);
   closers.push(blackboard.startHousekeeping(deps.log));
   const identity = await createIdentityFeature(deps);
@@ -42,6 +44,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     credentials: identity.credentials,
     pdf: pdf.handlers.pdf,
     documents: pdf.handlers.documents,
+    requests: requests.handlers,
   };
   return { handlers, resolvers, closers };
 }

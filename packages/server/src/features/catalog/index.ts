@@ -9,6 +9,7 @@ import { demoCatalog } from './demo-catalog.ts';
 import { Downloads } from './downloads.ts';
 import { createCatalogHandlers } from './handlers.ts';
 import { importCatalog } from './import-catalog.ts';
+import type { RequestStore } from '../requests/request-store.ts';
 
 export { importCatalog, parseJsonLines, CatalogImportError, type ImportResult } from './import-catalog.ts';
 
@@ -23,7 +24,7 @@ export async function createObjectStore(deps: Pick<ServerDeps, 'config' | 'publi
  * The catalog feature: handlers, the object store, the built-in embedding model in the model
  * registry, and the demo catalog on the first start of an empty database (embedded by default).
  */
-export async function createCatalogFeature(deps: ServerDeps) {
+export async function createCatalogFeature(deps: ServerDeps, requests: RequestStore) {
   if (!deps.models.model(hashedEmbeddingModelInfo.id)) deps.models.registerModel(hashedEmbeddingModelInfo);
   const store = await createObjectStore(deps);
   const catalog = new CatalogService(deps.database.sequelize);
@@ -36,5 +37,5 @@ export async function createCatalogFeature(deps: ServerDeps) {
       deps.log.info({ artifacts: result.artifacts.created, files: result.files.created, hostedBytes: result.hostedBytes }, 'demo catalog loaded (SVC_CATALOG_DEMO=off to skip)');
     }
   }
-  return { handlers: createCatalogHandlers({ catalog, downloads, store }), store, catalog, downloads };
+  return { handlers: createCatalogHandlers({ catalog, downloads, store, requests }), store, catalog, downloads };
 }
