@@ -22,7 +22,8 @@ interface RadarRow {
 /**
  * The most wanted sources and mirrors. Each request counts under its subject with its own
  * status, except a duplicate, which counts under its original's subject with the original's
- * status, so settling the original settles its duplicates too. Requesters are counted
+ * status, so settling the original settles its duplicates too (the repo shown is the one the
+ * requests of the subject itself name, never a duplicate's wording). Requesters are counted
  * distinctly in one statement, so the count is exact whatever is being filed meanwhile.
  */
 export async function openSourceRadar(sequelize: Sequelize, limit: number): Promise<OpenSourceRadarResponse> {
@@ -31,7 +32,8 @@ export async function openSourceRadar(sequelize: Sequelize, limit: number): Prom
        SELECT r.id, r.requester, r.created_at, r.details,
               COALESCE(o.kind, r.kind) AS kind,
               COALESCE(o.subject, r.subject) AS subject,
-              CASE WHEN r.status = 'duplicate' THEN COALESCE(o.status, r.status) ELSE r.status END AS effective_status
+              CASE WHEN r.status = 'duplicate' THEN COALESCE(o.status, r.status) ELSE r.status END AS effective_status,
+              o.id IS NULL AS names_subject
          FROM catalog_requests r
          LEFT JOIN catalog_requests o ON r.status = 'duplicate' AND o.id = r.duplicate_of
         WHERE r.kind IN ('mirror', 'source')
@@ -44,8 +46,8 @@ export async function openSourceRadar(sequelize: Sequelize, limit: number): Prom
               max(created_at) AS last_at,
               (array_agg(id ORDER BY created_at DESC, id DESC))[1] AS latest_id,
               (array_agg(effective_status ORDER BY created_at DESC, id DESC))[1] AS latest_status,
-              (array_agg(details->>'repo' ORDER BY created_at DESC, id DESC) FILTER (WHERE details->>'repo' IS NOT NULL))[1] AS latest_repo,
-              (array_agg(details->>'source' ORDER BY created_at DESC, id DESC) FILTER (WHERE details->>'source' IS NOT NULL))[1] AS latest_source
+              (array_agg(details->>'repo' ORDER BY created_at DESC, id DESC) FILTER (WHERE names_subject AND details->>'repo' IS NOT NULL))[1] AS latest_repo,
+              (array_agg(details->>'source' ORDER BY created_at DESC, id DESC) FILTER (WHERE names_subject AND details->>'source' IS NOT NULL))[1] AS latest_source
          FROM counted
         WHERE subject IS NOT NULL AND effective_status NOT IN (:excluded)
         GROUP BY kind, subject
