@@ -6,6 +6,7 @@ import { registerHealthCommands } from './health.ts';
 import { registerIdentityCommands } from './identity.ts';
 import { registerKeysCommands } from './keys.ts';
 import { registerPdfCommands } from './pdf.ts';
+import { registerRequestCommands } from './requests.ts';
 import { registerVersionCommands } from './version.ts';
 
 /** Every command group; a feature adds its `register…Commands` here. */
@@ -18,4 +19,5 @@ export function registerCommands(program: Command): void {
   registerIdentityCommands(program);
   registerKeysCommands(program);
   registerPdfCommands(program);
+  registerRequestCommands(program);
 }
