@@ -2,9 +2,10 @@ import test from 'ava';
 import { loadConfig, ConfigError } from '../src/index.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 import { signInAgent } from './helpers/identity.ts';
+import catalogRequestsMigration from '../src/db/migrations/20261122T1600-catalog-requests.ts';
 
 /**
- * Per-principal limits on new catalog requests, counted in the database: the limit passes, one
+ * The upgrade (kept here because it needs a server of its own) and per-principal limits on new catalog requests, counted in the database: the limit passes, one
  * past is 429 with Retry-After; replays never count; a burst admits exactly the limit.
  * Serial: the two servers (an hourly and a daily limit) run one after the other.
  */
@@ -74,4 +75,26 @@ test('configuration: the limits are integers 0..1000000', (t) => {
   t.deepEqual(loadConfig({}).requests, { perHour: 20, perDay: 100 });
   t.is(loadConfig({ SVC_REQUESTS_PER_HOUR: '1000000' }).requests.perHour, 1_000_000);
   for (const value of ['-1', '1000001', 'many']) t.throws(() => loadConfig({ SVC_REQUESTS_PER_DAY: value }), { instanceOf: ConfigError, message: /SVC_REQUESTS_PER_DAY/ });
+});
+
+test.serial('the upgrade keeps the api surface\'s earlier requests: brr_ ids, a submitted history, on the radar', async (t) => {
+  svc = await startTestServer({ env: { SVC_CATALOG_DEMO: 'on' } });
+  const { sequelize } = svc.server.database;
+  // Back to the table the api surface used to write, with two rows of that time, then up again.
+  await sequelize.transaction((transaction) => catalogRequestsMigration.down({ sequelize, transaction }));
+  await sequelize.query(
+    `INSERT INTO catalog_requests (id, kind, artifact_id, repo, source, use_case, target_tool, caller_key, created_at) VALUES
+       ('req_0123456789abcdef01234567', 'mirror', 'all-minilm-l6-v2', NULL, NULL, 'offline', 'onnxruntime', 'ip:203.0.113.7', '2026-11-01T10:00:00.123456Z'),
+       ('req_89abcdef0123456789abcdef', 'source', NULL, 'Org/Legacy', 'github', 'old ask', 'vllm', 'bearer:abc', '2026-11-02T10:00:00Z')`,
+  );
+  await sequelize.transaction((transaction) => catalogRequestsMigration.up({ sequelize, transaction }));
+  const mirror = await svc.operator.requests.receipt({ params: { request_id: 'brr_0123456789abcdef01234567' } });
+  t.like(mirror, { kind: 'mirror', status: 'submitted', artifact_id: 'all-minilm-l6-v2', requester: 'ip:203.0.113.7', submitted_via: 'catalog_api', created_at: '2026-11-01T10:00:00.123Z' });
+  t.deepEqual(mirror.details, { artifact_id: 'all-minilm-l6-v2', use_case: 'offline', target_tool: 'onnxruntime' });
+  t.deepEqual(mirror.history.map((entry) => [entry.status, entry.actor]), [['submitted', 'submitter']]);
+  const radar = await svc.operator.requests.radar({ query: { limit: 25 } });
+  t.like(radar.data.find((entry) => entry.kind === 'source'), { repo: 'Org/Legacy', source: 'github', requesters: 1, latest_request_id: 'brr_89abcdef0123456789abcdef' });
+  const all = await svc.operator.requests.status({ query: { all_requests: true } });
+  t.deepEqual(all.data.map((entry) => entry.request_id), ['brr_89abcdef0123456789abcdef', 'brr_0123456789abcdef01234567']);
+  t.is((await svc.operator.requests.moderate({ params: { request_id: 'brr_89abcdef0123456789abcdef' }, body: { status: 'rejected', note: 'no' } })).history.length, 2);
 });

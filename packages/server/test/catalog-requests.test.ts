@@ -276,3 +276,16 @@ test('request_specialist\'s seam: filing for a principal is one call that answer
   t.is(second.receipt.request_id, first.receipt.request_id);
   t.is(first.receipt.submitted_via, 'request_specialist');
 });
+
+test('the OpenAPI document carries the request routes, both submission statuses and the status set', async (t) => {
+  const document = (await (await fetch(`${svc.baseUrl}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+    components: { schemas: Record<string, { enum?: string[] }> };
+  };
+  t.is(document.paths['/v1/feature-requests']!.post!.operationId, 'requests.feature');
+  t.truthy(document.paths['/v1/mirror-requests']!.post!.responses['200']);
+  t.truthy(document.paths['/v1/source-requests']!.post!.responses['201']);
+  t.is(document.paths['/v1/request-status/{request_id}']!.patch!.operationId, 'requests.moderate');
+  t.is(document.paths['/v1/open-source-radar']!.get!.operationId, 'requests.radar');
+  t.deepEqual(document.components.schemas.CatalogRequestStatus!.enum, ['submitted', 'under_review', 'accepted', 'rejected', 'duplicate', 'fulfilled']);
+});
