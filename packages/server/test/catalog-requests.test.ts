@@ -289,3 +289,18 @@ test('the OpenAPI document carries the request routes, both submission statuses 
   t.is(document.paths['/v1/open-source-radar']!.get!.operationId, 'requests.radar');
   t.deepEqual(document.components.schemas.CatalogRequestStatus!.enum, ['submitted', 'under_review', 'accepted', 'rejected', 'duplicate', 'fulfilled']);
 });
+
+test('the body cap is 16384 bytes: a body of exactly that size is read, one byte more is 413', async (t) => {
+  const { session } = await signInAgent(svc);
+  const post = (size: number, capability: string) => {
+    const json = JSON.stringify(feature(capability));
+    // JSON allows whitespace anywhere between tokens: pad to the exact byte size.
+    const body = `${json.slice(0, -1)}${' '.repeat(size - json.length)}}`;
+    t.is(Buffer.byteLength(body), size);
+    return fetch(`${svc.baseUrl}/v1/feature-requests`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${session.accessToken}` }, body });
+  };
+  t.is((await post(16_384, 'cap edge')).status, 201);
+  const over = await post(16_385, 'cap edge plus one');
+  t.is(over.status, 413);
+  t.is(((await over.json()) as { code: string }).code, 'payload_too_large');
+});
