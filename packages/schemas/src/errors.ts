@@ -111,6 +111,15 @@ export const errorCodes = {
   source_fetch_failed: 422,
   document_invalid: 422,
   document_format_unknown: 422,
+  // Catalog requests (docs/requests.md).
+  request_not_found: 404,
+  request_artifact_unknown: 422,
+  request_credential_refused: 422,
+  request_duplicate_target_invalid: 422,
+  request_transition_refused: 409,
+  request_has_duplicates: 409,
+  request_rate_limited: 429,
+  all_requests_operator_only: 403,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -18,3 +18,5 @@ export * from './identity/credentials.ts';
 export * from './identity/contract.ts';
 export * from './pdf/index.ts';
 export * from './receipts/index.ts';
+export * from './requests/records.ts';
+export * from './requests/contract.ts';

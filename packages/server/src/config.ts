@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { blackboardEnvShape, blackboardSettingsFrom, type BlackboardSettings } from './features/blackboard/settings.ts';
 import { Scope } from '@svc/schemas';
+import { requestsEnvShape, requestsSettingsFrom, type RequestsSettings } from './features/requests/settings.ts';
 import { pdfEnvShape, toPdfConfig, type PdfConfig } from './features/pdf/pdf-config.ts';
 
 /** An integer within bounds; the message says what was expected rather than "received NaN". */
@@ -54,6 +55,7 @@ const EnvSchema = z.object({
     .transform((value) => value.split(/[\s,]+/).filter(Boolean))
     .pipe(z.array(Scope, { error: 'expected scopes separated by spaces or commas' }).min(1)),
   ...pdfEnvShape,
+  ...requestsEnvShape,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -96,6 +98,8 @@ export interface Config {
   identity: IdentityConfig;
   /** PDF parser workers, deadlines and limits. */
   pdf: PdfConfig;
+  /** Per-principal limits on new catalog requests. */
+  requests: RequestsSettings;
 }
 
 export interface IdentityConfig {
@@ -176,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       demoScopes: e.SVC_DEMO_SCOPES,
     },
     pdf: toPdfConfig(e),
+    requests: requestsSettingsFrom(e),
   };
 }
 

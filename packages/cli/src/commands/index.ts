@@ -7,6 +7,7 @@ import { registerIdentityCommands } from './identity.ts';
 import { registerKeysCommands } from './keys.ts';
 import { registerPdfCommands } from './pdf.ts';
 import { registerReceiptCommands } from './receipts.ts';
+import { registerRequestCommands } from './requests.ts';
 import { registerVersionCommands } from './version.ts';
 
 /** Every command group; a feature adds its `register…Commands` here. */
@@ -20,4 +21,5 @@ export function registerCommands(program: Command): void {
   registerKeysCommands(program);
   registerPdfCommands(program);
   registerReceiptCommands(program);
+  registerRequestCommands(program);
 }

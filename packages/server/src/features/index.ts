@@ -10,6 +10,7 @@ import { loadSigningKeys } from './identity/signing-keys.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createPdfFeature } from './pdf/handlers.ts';
 import { createReceiptsFeature } from './receipts/index.ts';
+import { createRequestsFeature } from './requests/index.ts';
 import { createSystemHandlers } from './system/handlers.ts';
 
 export interface Features {
@@ -31,7 +32,8 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const signingKeys = await loadSigningKeys(deps.config.identity.signingSecret, deps.config.dataDir);
   if (signingKeys.file) deps.log.info({ file: signingKeys.file }, 'Signing secret generated into the data directory; set SVC_SIGNING_SECRET so replicas agree');
   const receipts = await createReceiptsFeature(deps, signingKeys);
-  const catalog = await createCatalogFeature(deps, receipts.receipts);
+  const requests = createRequestsFeature(deps);
+  const catalog = await createCatalogFeature(deps, receipts.receipts, requests.store);
   const blackboard = createBlackboardService(deps.database, deps.config.blackboard, receipts.receipts);
   closers.push(blackboard.startHousekeeping(deps.log));
   const identity = await createIdentityFeature(deps, signingKeys, receipts.receipts);
@@ -49,6 +51,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     pdf: pdf.handlers.pdf,
     documents: pdf.handlers.documents,
     receipts: receipts.handlers,
+    requests: requests.handlers,
   };
   return { handlers, resolvers, closers };
 }

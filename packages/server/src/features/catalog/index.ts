@@ -11,6 +11,7 @@ import { DOWNLOAD_COMPLETION, downloadCompletionLoader } from './download-receip
 import type { Receipts } from '../receipts/receipts.ts';
 import { createCatalogHandlers } from './handlers.ts';
 import { importCatalog } from './import-catalog.ts';
+import type { RequestStore } from '../requests/request-store.ts';
 
 export { importCatalog, parseJsonLines, CatalogImportError, type ImportResult } from './import-catalog.ts';
 
@@ -25,7 +26,7 @@ export async function createObjectStore(deps: Pick<ServerDeps, 'config' | 'publi
  * The catalog feature: handlers, the object store, the built-in embedding model in the model
  * registry, and the demo catalog on the first start of an empty database (embedded by default).
  */
-export async function createCatalogFeature(deps: ServerDeps, receipts: Receipts) {
+export async function createCatalogFeature(deps: ServerDeps, receipts: Receipts, requests: RequestStore) {
   if (!deps.models.model(hashedEmbeddingModelInfo.id)) deps.models.registerModel(hashedEmbeddingModelInfo);
   const store = await createObjectStore(deps);
   const catalog = new CatalogService(deps.database.sequelize);
@@ -39,5 +40,5 @@ export async function createCatalogFeature(deps: ServerDeps, receipts: Receipts)
     }
   }
   receipts.registerRecordLoader(DOWNLOAD_COMPLETION, downloadCompletionLoader(deps.database.sequelize));
-  return { handlers: createCatalogHandlers({ catalog, downloads, store, receipts }), store, catalog, downloads };
+  return { handlers: createCatalogHandlers({ catalog, downloads, store, receipts, requests }), store, catalog, downloads };
 }

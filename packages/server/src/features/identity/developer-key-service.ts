@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { DeveloperCredential, DeveloperCredentialReceipt, DeveloperCredentialSecretResponse, DeveloperCredentialRevokeResponse, Scope } from '@svc/schemas';
+import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cursor.ts';
 import { ServiceError } from '../../http/service-error.ts';
 import { hashDeveloperKey, keyPrefixOf, newDeveloperKey } from './developer-key-format.ts';
 import { newId } from './oauth-tokens.ts';
@@ -62,22 +63,6 @@ const toReceipt = (row: ReceiptRow, signedReceipt: string): DeveloperCredentialR
   related_credential_id: row.related_credential_id,
   signed_receipt: signedReceipt,
 });
-
-function badCursor(): ServiceError {
-  return new ServiceError('validation_failed', 'Invalid request: query.cursor: not a cursor this endpoint gave out', { detail: [{ loc: ['query', 'cursor'], msg: 'not a cursor this endpoint gave out', type: 'value_error' }] });
-}
-
-function decodeCursor<T>(cursor: string | undefined, check: (value: unknown) => value is T): T | undefined {
-  if (cursor === undefined || cursor === '') return undefined;
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (check(value)) return value;
-  } catch {
-    // fall through
-  }
-  throw badCursor();
-}
-const encodeCursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 const notFound = (credentialId: string) => new ServiceError('credential_not_found', `No developer key ${credentialId} among yours.`);
 
@@ -146,7 +131,7 @@ export class DeveloperKeyService {
   }
 
   async list(owner: string, limit: number, cursor: string | undefined): Promise<Page<DeveloperCredential>> {
-    const after = decodeCursor(cursor, (value): value is [string, string] => Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && !Number.isNaN(Date.parse(value[0])) && typeof value[1] === 'string');
+    const after = decodeCursor(cursor, isTimeIdCursor);
     const rows = await this.#sequelize.query<KeyRow>(
       `SELECT * FROM svc_developer_keys WHERE owner = :owner ${after ? 'AND (created_at, id) < (:createdAt::timestamptz, :id)' : ''}
        ORDER BY created_at DESC, id DESC LIMIT :take`,
