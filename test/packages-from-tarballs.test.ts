@@ -42,7 +42,10 @@ test.serial('every package.json is complete for npm', async (t) => {
   }
 });
 
-test.serial('packed tarballs install outside the workspace: ESM import, strict nodenext tsc, the svc bin, svc-server from its tarball', async (t) => {
+// Each step is its own test so a slow machine reports progress between them (ava's timeout counts
+// from the last finished test); each also has a time limit of its own.
+test.serial('pnpm pack builds each package and writes a tarball with workspace versions resolved', async (t) => {
+  t.timeout(400_000);
   const packed = path.join(work, 'tarballs');
   await mkdir(packed);
   for (const name of PACKAGES) {
@@ -52,7 +55,14 @@ test.serial('packed tarballs install outside the workspace: ESM import, strict n
   }
   for (const file of await readdir(packed)) tarballs[file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '').replace(/^svc-/, '')] = path.join(packed, file);
   t.deepEqual(Object.keys(tarballs).sort(), [...PACKAGES].sort());
+  const client = await run('tar', ['-xzOf', tarballs.client!, 'package/package.json'], { cwd: work, timeoutMs: 30_000 });
+  const manifest = JSON.parse(client.stdout) as { dependencies: Record<string, string>; exports: unknown };
+  t.regex(manifest.dependencies['@svc/schemas']!, /^\d+\.\d+\.\d+/, 'workspace:* became a version');
+  t.deepEqual(manifest.exports, { '.': { types: './dist/index.d.ts', import: './dist/index.js' } });
+});
 
+test.serial('the tarballs install into a fresh project outside the workspace and import as ESM', async (t) => {
+  t.timeout(400_000);
   const project = path.join(work, 'consumer');
   await mkdir(project);
   const fileSpec = (name: string) => `file:${tarballs[name]}`;
@@ -99,7 +109,11 @@ if (baseUrl) {
   t.true(summary.routes > 20);
   t.is(summary.client, 'function');
   t.is(summary.server, 'functionfunction');
+});
 
+test.serial('a consumer type-checks with tsc, strict and nodenext, against the published declarations', async (t) => {
+  t.timeout(300_000);
+  const project = path.join(work, 'consumer');
   // A consumer file type-checked strictly against the published declarations.
   await writeFile(
     path.join(project, 'consumer.ts'),
@@ -130,7 +144,11 @@ svc.catalog.artifact.all;
   );
   const typecheck = await run(path.join(project, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: project, timeoutMs: 180_000 });
   t.is(typecheck.code, 0, `${typecheck.stdout}\n${typecheck.stderr}`);
+});
 
+test.serial('the svc bin runs, and svc-server starts from its tarball and serves the packed client and CLI', async (t) => {
+  t.timeout(300_000);
+  const project = path.join(work, 'consumer');
   // The bins as npm links them.
   const version = await run(path.join(project, 'node_modules', '.bin', 'svc'), ['version', '--json'], { cwd: project, timeoutMs: 60_000, env: { SVC_BASE_URL: 'http://127.0.0.1:9' } });
   t.regex(version.stdout, /"cli":\s*"\d+\.\d+\.\d+"/, version.stderr);
@@ -157,6 +175,7 @@ svc.catalog.artifact.all;
 });
 
 test.serial('changeset version bumps the four packages together and a publish dry run packs them, on a copy', async (t) => {
+  t.timeout(300_000);
   const copy = path.join(work, 'release');
   // What a release needs: the workspace files, the changesets and each package's manifest and built files.
   for (const entry of ['package.json', 'pnpm-workspace.yaml', '.changeset']) await cp(path.join(ROOT, entry), path.join(copy, entry), { recursive: true });
