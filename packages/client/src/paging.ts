@@ -54,13 +54,14 @@ export function requestAfter(spec: PagingSpec, request: RequestInput, cursor: un
 /**
  * Pages of a list route, fetched one at a time as the loop asks for them. Breaking out of the
  * loop fetches nothing more; an aborted `signal` ends the walk with its reason. A server that
- * answers the same cursor twice would loop for ever, so that ends the walk with `paging_stalled`.
+ * answers a cursor it already gave would loop for ever, so that ends the walk with `paging_stalled`
+ * (cursors are short, so remembering each one costs little even over many pages).
  */
 export async function* walkPages(spec: PagingSpec, fetchPage: FetchPage, request: RequestInput = {}, options: PageWalkOptions = {}): AsyncGenerator<unknown, void, undefined> {
   checkCount('maxPages', options.maxPages);
   const call = callOptionsOf(options);
   let next = request;
-  let previousCursor: string | undefined;
+  const seenCursors = new Set<string>();
   for (let fetched = 0; options.maxPages === undefined || fetched < options.maxPages; fetched += 1) {
     options.signal?.throwIfAborted();
     const page = await fetchPage(next, call);
@@ -68,8 +69,8 @@ export async function* walkPages(spec: PagingSpec, fetchPage: FetchPage, request
     const cursor = nextCursorOf(spec, page);
     if (cursor === undefined) return;
     const cursorText = JSON.stringify(cursor);
-    if (cursorText === previousCursor) throw new SvcError(`The server answered the cursor ${cursorText} twice; stopping rather than reading the same page again`, { code: 'paging_stalled' });
-    previousCursor = cursorText;
+    if (seenCursors.has(cursorText)) throw new SvcError(`The server answered the cursor ${cursorText} twice; stopping rather than reading the same pages again`, { code: 'paging_stalled' });
+    seenCursors.add(cursorText);
     next = requestAfter(spec, next, cursor);
   }
 }

@@ -25,11 +25,13 @@ const fakeContract = defineContract({
 
 let fake: Server;
 let requests: string[] = [];
-/** Answers by the `after` query: a page, then the same cursor forever, or a page without items. */
+/** Answers by the `after` query: a page, then the same cursor forever, a cycle of two, or a page without items. */
 const pages: Record<string, unknown> = {
   '': { things: ['a', 'b'], next: 'c1' },
   c1: { things: ['c'], next: 'c2' },
   c2: { things: ['d'], next: 'c2' },
+  cycle1: { things: ['x'], next: 'cycle2' },
+  cycle2: { things: ['y'], next: 'cycle1' },
   broken: { next: null },
 };
 
@@ -59,6 +61,17 @@ test.serial('a server that answers the same cursor twice ends the walk with pagi
   t.is((error as SvcError).code, 'paging_stalled');
   t.deepEqual(seen, ['a', 'b', 'c', 'd']);
   t.deepEqual(requests, ['/v1/things', '/v1/things?after=c1', '/v1/things?after=c2']);
+});
+
+test.serial('a cycle of cursors is caught too: the walk ends at the first cursor given twice', async (t) => {
+  requests = [];
+  const seen: string[] = [];
+  const error = await t.throwsAsync(async () => {
+    for await (const thing of client().list.all({ query: { after: 'cycle1' } })) seen.push(thing);
+  });
+  t.is((error as SvcError).code, 'paging_stalled');
+  t.deepEqual(seen, ['x', 'y', 'x']);
+  t.deepEqual(requests, ['/v1/things?after=cycle1', '/v1/things?after=cycle2', '/v1/things?after=cycle1']);
 });
 
 test.serial('a page without its list is an unexpected_response, not an empty walk', async (t) => {
