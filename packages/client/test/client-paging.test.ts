@@ -66,6 +66,13 @@ test('every paging declaration names fields its route really has, and every curs
   t.true(isRoute(contract.credentials.list) && (contract.credentials.list as RouteDefinition).paging !== undefined);
 });
 
+test('the OpenAPI document publishes each paging declaration as x-svc-paging', async (t) => {
+  const document = (await (await fetch(`${svc.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+  t.deepEqual(document.paths['/v1/developer/credentials']!.get!['x-svc-paging'], contract.credentials.list.paging);
+  t.deepEqual(document.paths['/api/v1/blackboard/get']!.post!['x-svc-paging'], contract.blackboard.getPost.paging);
+  t.is(document.paths['/v1/developer/credentials']!.post!['x-svc-paging'], undefined);
+});
+
 test('credentials.list.all walks every page lazily, newest first, matching the pages one by one', async (t) => {
   const { session, created } = await agentWithKeys(5);
   const { client, requests } = countingClient(session.accessToken);
