@@ -6,7 +6,7 @@ import { runCli } from './helpers/run-cli.ts';
 /** `--all` and `--limit` on the CLI's list commands, as a process against a real server. */
 let svc: TestServer;
 test.before(async () => {
-  svc = await startTestServer({ env: { SVC_DEVELOPER_KEYS_MAX_ACTIVE: '200' } });
+  svc = await startTestServer({ env: { SVC_DEVELOPER_KEYS_MAX_ACTIVE: '200', SVC_CATALOG_DEMO: 'on' } });
 });
 test.after.always(async () => {
   await svc?.close();

@@ -9,7 +9,7 @@ import { createKey, signInAgent } from '../../server/test/helpers/identity.ts';
 /** The client's `.all()` and `.pages()`, derived from each route's paging declaration, against a real server. */
 let svc: TestServer;
 test.before(async () => {
-  svc = await startTestServer({ env: { SVC_DEVELOPER_KEYS_MAX_ACTIVE: '20' } });
+  svc = await startTestServer({ env: { SVC_DEVELOPER_KEYS_MAX_ACTIVE: '20', SVC_CATALOG_DEMO: 'on' } });
 });
 test.after.always(async () => {
   await svc?.close();
