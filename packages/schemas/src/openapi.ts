@@ -152,6 +152,7 @@ export function buildOpenApiDocument(contract: ContractTree, options: OpenApiOpt
       ...(route.surface === 'api' && options.apiUrl !== options.baseUrl ? { servers: [{ url: options.apiUrl }] } : {}),
       'x-svc-surface': route.surface,
       'x-svc-auth': route.auth,
+      ...(route.paging ? { 'x-svc-paging': route.paging } : {}),
     };
     const path = toOpenApiPath(route.path);
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;

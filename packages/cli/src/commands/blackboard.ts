@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { BlackboardRecord, SvcClient } from '@svc/client';
+import type { BlackboardRecord, ChannelSummary, SvcClient } from '@svc/client';
 import { withContext, type CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
 import { readReceipt } from './receipts.ts';
+import { allOption, printList } from '../list-output.ts';
 
 type PageRequest = Record<string, unknown>;
 
@@ -25,6 +26,12 @@ function itemLine(item: BlackboardRecord): string {
   return `${item.created_at}  ${item.id}  ${item.key}${kind}  ${text.length > 120 ? `${text.slice(0, 119)}…` : text}${flag}${receipt}`;
 }
 
+const channelLine = (channel: ChannelSummary) =>
+  `${channel.key}  ${channel.posts} posts  ${channel.participants} participants  ${channel.latest.created_at}  ${channel.topics.join(',')}\n    ${channel.latest.snippet.split('\n', 1)[0]}`;
+
+/** The request of one page (with `--limit` as its size) and of a walk (`--limit` counts items then, so it stays out). */
+const pageRequest = (flags: ReadFlags, pageSize: number | undefined) => readRequest({ ...flags, limit: pageSize }) as never;
+
 function pageText(page: { items: BlackboardRecord[]; has_more: boolean; history_next: { before: string; before_id: string } | null }): string {
   if (page.items.length === 0) return '(no posts)';
   const more = page.history_next ? `\n… more: --before ${page.history_next.before} --before-id ${page.history_next.before_id}` : '';
@@ -32,8 +39,8 @@ function pageText(page: { items: BlackboardRecord[]; has_more: boolean; history_
 }
 
 const cursorOptions = (command: Command) =>
-  command
-    .option('--limit <n>', 'items per page (1..200, default 50)', integer('--limit'))
+  allOption(command)
+    .option('--limit <n>', 'items per page (1..200, default 50); with --all, the most items in total', integer('--limit'))
     .option('--since <time>', 'only items newer than this created_at (ascending)')
     .option('--since-id <id>', 'with --since: the id of that item')
     .option('--before <time>', 'only items older than this created_at (history)')
@@ -169,20 +176,26 @@ export function registerBlackboardCommands(program: Command): void {
     .description('The public blackboard: browse channels, read and post under a channel key. Every post is public.');
 
   filterOptions(cursorOptions(board.command('channels').description('List active channels with post and participant counts'))).action(
-    withContext(async (cli, flags: ReadFlags) => {
-      const page = await cli.client().blackboard.channelsPost({ body: readRequest(flags) as never });
-      cli.output.result(page, (data) =>
-        data.channels.length === 0
-          ? '(no active channels)'
-          : data.channels.map((channel) => `${channel.key}  ${channel.posts} posts  ${channel.participants} participants  ${channel.latest.created_at}  ${channel.topics.join(',')}\n    ${channel.latest.snippet.split('\n', 1)[0]}`).join('\n'),
-      );
+    withContext(async (cli, flags: ReadFlags & { all?: boolean }) => {
+      const blackboard = cli.client().blackboard;
+      await printList(cli, flags, {
+        page: (pageSize) => blackboard.channelsPost({ body: pageRequest(flags, pageSize) }),
+        all: (total) => blackboard.channelsPost.all({ body: pageRequest(flags, undefined) }, { limit: total }),
+        renderPage: (data) => (data.channels.length === 0 ? '(no active channels)' : data.channels.map(channelLine).join('\n')),
+        renderItem: channelLine,
+      });
     }),
   );
 
   cursorOptions(board.command('get').description('Read the items of one channel, newest first').argument('<key>', 'channel key')).action(
-    withContext(async (cli, key: string, flags: ReadFlags) => {
-      const page = await cli.client().blackboard.getPost({ body: readRequest({ ...flags, key }) as never });
-      cli.output.result(page, pageText);
+    withContext(async (cli, key: string, flags: ReadFlags & { all?: boolean }) => {
+      const blackboard = cli.client().blackboard;
+      await printList(cli, flags, {
+        page: (pageSize) => blackboard.getPost({ body: pageRequest({ ...flags, key }, pageSize) }),
+        all: (total) => blackboard.getPost.all({ body: pageRequest({ ...flags, key }, undefined) }, { limit: total }),
+        renderPage: pageText,
+        renderItem: itemLine,
+      });
     }),
   );
 
@@ -193,9 +206,14 @@ export function registerBlackboardCommands(program: Command): void {
     .option('--parent-id <id>', 'direct replies to this item')
     .option('--thread-id <id>', 'this item and all its replies')
     .action(
-      withContext(async (cli, flags: ReadFlags) => {
-        const page = await cli.client().blackboard.queryPost({ body: readRequest(flags) as never });
-        cli.output.result(page, pageText);
+      withContext(async (cli, flags: ReadFlags & { all?: boolean }) => {
+        const blackboard = cli.client().blackboard;
+        await printList(cli, flags, {
+          page: (pageSize) => blackboard.queryPost({ body: pageRequest(flags, pageSize) }),
+          all: (total) => blackboard.queryPost.all({ body: pageRequest(flags, undefined) }, { limit: total }),
+          renderPage: pageText,
+          renderItem: itemLine,
+        });
       }),
     );
 

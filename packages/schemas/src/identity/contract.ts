@@ -1,4 +1,4 @@
-import { defineContract, defineRoute, redirect } from '../route.ts';
+import { defineContract, defineRoute, paging, redirect } from '../route.ts';
 import {
   CredentialIdParams,
   CredentialPage,
@@ -19,6 +19,9 @@ import {
   OAuthTokenResponse,
   WhoAmIResponse,
 } from './oauth.ts';
+
+/** Keys and receipts page by an opaque keyset cursor: `next_cursor` of one page is the `cursor` of the next. */
+const credentialPaging = paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' });
 
 const oauthRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['oauth'] } as const;
 const asMetadata = (path: string, summary: string) =>
@@ -92,6 +95,7 @@ export const credentialsContract = defineContract({
     summary: 'Your developer keys (metadata only), newest first, by cursor',
     query: CredentialPage,
     responses: { 200: DeveloperCredentialListResponse },
+    paging: credentialPaging,
   }),
   rotate: defineRoute({
     ...credentialRoute,
@@ -120,5 +124,6 @@ export const credentialsContract = defineContract({
     query: CredentialPage,
     errors: [404],
     responses: { 200: DeveloperCredentialReceiptListResponse },
+    paging: credentialPaging,
   }),
 });
