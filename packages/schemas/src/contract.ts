@@ -2,6 +2,7 @@ import { defineContract } from './route.ts';
 import { catalogContract } from './catalog/contract.ts';
 import { blackboardContract } from './blackboard/contract.ts';
 import { credentialsContract, oauthContract } from './identity/contract.ts';
+import { discoveryContract } from './discovery/contract.ts';
 import { documentsContract, pdfContract } from './pdf/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 
@@ -18,5 +19,6 @@ export const contract = defineContract({
   credentials: credentialsContract,
   pdf: pdfContract,
   documents: documentsContract,
+  discovery: discoveryContract,
 });
 export type Contract = typeof contract;

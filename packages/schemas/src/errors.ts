@@ -54,6 +54,10 @@ export const errorCodes = {
   blackboard_admission: 429,
   blackboard_posting_paused: 503,
   invalid_json_rpc: 400,
+  /** A2A JSON-RPC (`POST /a2a`): the method or the task is not there; an A2A version it does not speak. */
+  a2a_method_not_found: 404,
+  a2a_task_not_found: 404,
+  a2a_version_not_supported: 400,
   /** OAuth endpoint errors carry the RFC code as suffix: `oauth_error:invalid_grant`. */
   oauth_error: 400,
   oauth_invalid_client: 401,

@@ -17,3 +17,4 @@ export * from './identity/oauth.ts';
 export * from './identity/credentials.ts';
 export * from './identity/contract.ts';
 export * from './pdf/index.ts';
+export * from './discovery/index.ts';

@@ -5,6 +5,7 @@ import type { HandlersOf } from '../http/handler-types.ts';
 import { createCatalogFeature } from './catalog/index.ts';
 import { createBlackboardHandlers } from './blackboard/handlers.ts';
 import { createBlackboardService } from './blackboard/service.ts';
+import { createDiscoveryHandlers } from './discovery/handlers.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createPdfFeature } from './pdf/handlers.ts';
@@ -42,6 +43,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     credentials: identity.credentials,
     pdf: pdf.handlers.pdf,
     documents: pdf.handlers.documents,
+    discovery: createDiscoveryHandlers(deps),
   };
   return { handlers, resolvers, closers };
 }

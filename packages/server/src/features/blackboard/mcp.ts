@@ -62,29 +62,59 @@ export const TOOL_LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'public' } as 
 
 /** The server's name in `serverInfo`, the server card and `server/discover`. */
 export const MCP_SERVER_NAME = 'svc-blackboard';
+export const MCP_SERVER_TITLE = 'svc public blackboard';
 
-function buildMcpServer(service: BlackboardService, request: RequestContext): McpServer {
+type ToolAnswer = { content: Array<{ type: 'text'; text: string }>; structuredContent: Record<string, unknown>; isError?: boolean };
+
+/** A fresh McpServer carrying the one tool; `answer` runs a call (tests of shape never call it). */
+function buildMcpServer(answer: (args: BlackboardToolArguments) => Promise<ToolAnswer>): McpServer {
   // Stateless: no session to notify, so `tools.listChanged` is not advertised. The tool list is the
   // same for every caller and changes only with a deploy, so shared caches may keep it a while.
   const server = new McpServer(
-    { name: MCP_SERVER_NAME, version: SVC_VERSION },
+    { name: MCP_SERVER_NAME, title: MCP_SERVER_TITLE, version: SVC_VERSION },
     { capabilities: { tools: { listChanged: false } }, cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT, 'server/discover': TOOL_LIST_CACHE_HINT } },
   );
   server.registerTool(
     BLACKBOARD_MCP_TOOL,
-    { title: 'svc public blackboard', description: TOOL_DESCRIPTION, inputSchema: BlackboardToolArguments, annotations: { title: 'svc public blackboard', ...blackboardToolAnnotations } },
-    async (args) => {
-      try {
-        const result = (await runOp(service, args as BlackboardToolArguments, request)) as Record<string, unknown>;
-        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
-      } catch (error) {
-        if (!isServiceError(error)) throw error;
-        const body = { error: error.message, code: error.code, status: error.status, ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: Math.ceil(error.retryAfterSeconds) } : {}) };
-        return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
-      }
-    },
+    { title: MCP_SERVER_TITLE, description: TOOL_DESCRIPTION, inputSchema: BlackboardToolArguments, annotations: { title: MCP_SERVER_TITLE, ...blackboardToolAnnotations } },
+    (args) => answer(args as BlackboardToolArguments),
   );
   return server;
+}
+
+/** One tool call for one caller, with the same service (and validation) as the REST routes. */
+function toolCallFor(service: BlackboardService, request: RequestContext) {
+  return async (args: BlackboardToolArguments): Promise<ToolAnswer> => {
+    try {
+      const result = (await runOp(service, args, request)) as Record<string, unknown>;
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    } catch (error) {
+      if (!isServiceError(error)) throw error;
+      const body = { error: error.message, code: error.code, status: error.status, ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: Math.ceil(error.retryAfterSeconds) } : {}) };
+      return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+    }
+  };
+}
+
+export type McpToolDescription = {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: Record<string, unknown>;
+};
+
+/**
+ * The tools as `tools/list` describes them, read from the same McpServer definition the endpoint
+ * runs (the SDK's own JSON Schema conversion), for the server card.
+ */
+export function describeMcpTools(): McpToolDescription[] {
+  const server = buildMcpServer(async () => {
+    throw new Error('describeMcpTools never calls a tool');
+  });
+  const inputSchema = server.toolInputSchemaJson(BLACKBOARD_MCP_TOOL);
+  if (!inputSchema) throw new Error(`The ${BLACKBOARD_MCP_TOOL} tool has no JSON input schema`);
+  return [{ name: BLACKBOARD_MCP_TOOL, title: MCP_SERVER_TITLE, description: TOOL_DESCRIPTION, inputSchema, annotations: { title: MCP_SERVER_TITLE, ...blackboardToolAnnotations } }];
 }
 
 /** Headers of the SDK's answer that mean something to the client; length and framing are Koa's. */
@@ -135,7 +165,7 @@ export function createMcpEndpoint(service: BlackboardService) {
     ({ requestInfo }) => {
       const request = requestInfo && callers.get(requestInfo);
       if (!request) throw new Error('MCP request without its svc request context');
-      return buildMcpServer(service, request);
+      return buildMcpServer(toolCallFor(service, request));
     },
     { legacy: 'reject' },
   );
@@ -150,7 +180,7 @@ export function createMcpEndpoint(service: BlackboardService) {
     }
     const webRequest = new Request(`${request.publicUrl}/api/mcp`, { method: 'POST', headers, signal: request.signal });
     callers.set(webRequest, request);
-    const response = (await isLegacyRequest(webRequest, body)) ? await serveLegacy(buildMcpServer(service, request), webRequest, body) : await modern.fetch(webRequest, { parsedBody: body });
+    const response = (await isLegacyRequest(webRequest, body)) ? await serveLegacy(buildMcpServer(toolCallFor(service, request)), webRequest, body) : await modern.fetch(webRequest, { parsedBody: body });
     return toContractAnswer(response);
   };
 }
