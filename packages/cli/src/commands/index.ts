@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerCatalogCommands } from './catalog.ts';
+import { registerDiscoverCommands } from './discover.ts';
 import { registerDownloadCommands } from './download.ts';
 import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
@@ -18,4 +19,5 @@ export function registerCommands(program: Command): void {
   registerIdentityCommands(program);
   registerKeysCommands(program);
   registerPdfCommands(program);
+  registerDiscoverCommands(program);
 }
