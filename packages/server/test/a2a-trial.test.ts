@@ -1,6 +1,7 @@
 import test from 'ava';
 import { SendMessageRequest, TaskState, Role, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { ClientFactory as ClientFactoryV03 } from 'a2a-sdk-v0-3/client';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
 let svc: TestServer;
@@ -77,6 +78,18 @@ test('@a2a-js/sdk 1.x in legacy mode (A2A 0.3) reads the card, sends message/sen
     sent.map((entry) => entry.method),
     ['message/send', 'tasks/get'],
   );
+});
+
+test('@a2a-js/sdk 0.3.14 itself (a peer still on 0.3) reads the same card and gets the trial task', async (t) => {
+  const client = await new ClientFactoryV03().createFromUrl(svc.baseUrl);
+  const answer = await client.sendMessage({ message: { kind: 'message', messageId: 'm-v03', role: 'user', parts: [{ kind: 'text', text: 'What is svc?' }] } });
+  t.is(answer.kind, 'task');
+  if (answer.kind !== 'task') return;
+  t.is(answer.id, TRIAL_ID);
+  t.is(answer.status.state, 'completed');
+  const reply = answer.status.message?.parts[0];
+  t.regex(reply?.kind === 'text' ? reply.text : '', /self-hostable platform for AI agents/);
+  t.deepEqual(await client.getTask({ id: TRIAL_ID }), answer);
 });
 
 async function rpc(body: unknown, headers: Record<string, string> = {}) {

@@ -137,3 +137,18 @@ test('/, /llms.txt, /llms-full.txt and the OpenAPI document link every discovery
     { llms: `${svc.baseUrl}/llms.txt`, mcp_server_card: expected.mcp_server_card, mcp_endpoint: expected.mcp_endpoint, agent_card: expected.agent_card, a2a: expected.a2a, oauth_authorization_server: expected.oauth_authorization_server },
   );
 });
+
+test('@svc/client: client.discovery.* reads every document, each alias equal to the first', async (t) => {
+  const client = svc.client();
+  const mcp = await client.discovery.mcpServerCard();
+  for (const alias of [client.discovery.mcpJson, client.discovery.mcpWellKnown, client.discovery.mcpRootJson, client.discovery.mcpPrefixedJson, client.discovery.mcpPrefixed, client.discovery.mcpEndpointServerCard]) {
+    t.deepEqual(await alias(), mcp);
+  }
+  const agent = await client.discovery.agentCard();
+  for (const alias of [client.discovery.agentJson, client.discovery.agentDirectoryWellKnown, client.discovery.agentDirectory, client.discovery.agentsWellKnown, client.discovery.agents]) {
+    t.deepEqual(await alias(), agent);
+  }
+  t.is((await client.discovery.a2aInfo()).agentCard, `${svc.baseUrl}/.well-known/agent-card.json`);
+  const answer = await client.discovery.a2a({ body: { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'svc-public-trial-v1' } } });
+  t.is(answer.result.id, 'svc-public-trial-v1');
+});
