@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { A2aJsonRpcError } from './discovery/a2a-rpc.ts';
-import { BayRunErrorEnvelope, ErrorBody, HTTPValidationError } from './errors.ts';
+import { BayRunErrorEnvelope, ErrorBody, HTTPValidationError, JsonRpcError } from './errors.ts';
 import { walkContract, toOpenApiPath, type ContractTree, type ResponseSpec, type RouteDefinition } from './route.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -109,7 +108,7 @@ function security(route: RouteDefinition): Array<Record<string, string[]>> | und
 export function buildOpenApiDocument(contract: ContractTree, options: OpenApiOptions): Record<string, unknown> {
   const store = new ComponentStore();
   // The error bodies are referenced by name from every operation, so they are registered first.
-  store.render(z.object({ a: ErrorBody, b: HTTPValidationError, c: BayRunErrorEnvelope, d: A2aJsonRpcError }), 'output');
+  store.render(z.object({ a: ErrorBody, b: HTTPValidationError, c: BayRunErrorEnvelope, d: JsonRpcError }), 'output');
   const paths: Record<string, Record<string, unknown>> = {};
   const seen = new Set<string>();
   for (const { id, route } of walkContract(contract)) {
@@ -130,7 +129,7 @@ export function buildOpenApiDocument(contract: ContractTree, options: OpenApiOpt
         ...(content ? { content } : {}),
       };
     }
-    const errorSchema = route.errorEnvelope === 'bayrun' ? 'BayRunErrorEnvelope' : route.errorEnvelope === 'jsonrpc' ? 'A2aJsonRpcError' : 'ErrorBody';
+    const errorSchema = route.errorEnvelope === 'bayrun' ? 'BayRunErrorEnvelope' : route.errorEnvelope === 'jsonrpc' ? 'JsonRpcError' : 'ErrorBody';
     for (const status of errorStatuses(route)) {
       const schema = status === 422 && (route.errorEnvelope ?? 'standard') === 'standard' ? 'HTTPValidationError' : errorSchema;
       responses[String(status)] = { description: standardErrorText[status] ?? `Error ${status}`, content: errorRef(schema) };

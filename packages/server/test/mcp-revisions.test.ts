@@ -172,3 +172,15 @@ test('string arguments are -32602 with a readable message at both revisions; bad
   t.true(wrongOp.json!.result.isError);
   t.regex(wrongOp.json!.result.content[0].text, /op/);
 });
+
+test('a body that is not JSON is 400 -32700 and one that is not JSON-RPC is 400 -32600, as JSON-RPC errors', async (t) => {
+  const send = (body: string) => fetch(`${svc.apiUrl}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+  const notJson = await send('{"jsonrpc": "2.0", "id": 1, ');
+  t.is(notJson.status, 400);
+  const parseError = await notJson.json();
+  t.is(parseError.jsonrpc, '2.0');
+  t.is(parseError.error.code, -32700);
+  const notRpc = await send(JSON.stringify({ id: 1, method: 'tools/list' }));
+  t.is(notRpc.status, 400);
+  t.is((await notRpc.json()).error.code, -32600);
+});

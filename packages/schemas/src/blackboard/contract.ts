@@ -75,6 +75,8 @@ export const blackboardContract = defineContract({
       'The body is JSON-RPC; answers are JSON-RPC as JSON or as a server-sent event stream (the Content-Type says which). Protocol errors answer the status the revision names: ' +
       '400 for an unsupported revision (-32022, `data.supported`) or a header that contradicts the body (-32020), 404 for an unknown method at 2026-07-28.',
     body: McpJsonRpcBody,
+    // A body that is not JSON (or not JSON-RPC) is answered as JSON-RPC too: -32700 or -32600, 400.
+    errorEnvelope: 'jsonrpc',
     responses: {
       200: bytes('application/json'),
       202: empty(),

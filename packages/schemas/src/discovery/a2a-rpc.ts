@@ -42,16 +42,3 @@ export const A2aJsonRpcRequest = z.unknown().meta({
 
 export const A2aJsonRpcSuccess = z.object({ jsonrpc: z.literal('2.0'), id: JsonRpcId, result: z.record(z.string(), z.unknown()) }).meta({ id: 'A2aJsonRpcSuccess' });
 export type A2aJsonRpcSuccess = z.infer<typeof A2aJsonRpcSuccess>;
-
-/**
- * A JSON-RPC error. `data.code` is svc's stable error code and `data.request_id` the request id,
- * as on every other svc error.
- */
-export const A2aJsonRpcError = z
-  .object({
-    jsonrpc: z.literal('2.0'),
-    id: z.union([JsonRpcId, z.null()]),
-    error: z.object({ code: z.number().int(), message: z.string(), data: z.looseObject({ code: z.string(), request_id: z.string() }) }),
-  })
-  .meta({ id: 'A2aJsonRpcError' });
-export type A2aJsonRpcError = z.infer<typeof A2aJsonRpcError>;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineContract, defineRoute } from '../route.ts';
 import { A2aAgentCard, A2aEndpointInfo } from './a2a-card.ts';
-import { A2aJsonRpcError, A2aJsonRpcRequest, A2aJsonRpcSuccess } from './a2a-rpc.ts';
+import { JsonRpcError } from '../errors.ts';
+import { A2aJsonRpcRequest, A2aJsonRpcSuccess } from './a2a-rpc.ts';
 import { McpServerCard } from './mcp-server-card.ts';
 
 const discovery = { auth: { kind: 'public' }, surface: 'base', tags: ['discovery'] } as const;
@@ -60,6 +61,6 @@ export const discoveryContract = defineContract({
     body: A2aJsonRpcRequest,
     bodyLimitBytes: 65_536,
     errorEnvelope: 'jsonrpc',
-    responses: { 200: A2aJsonRpcSuccess, 400: A2aJsonRpcError, 404: A2aJsonRpcError },
+    responses: { 200: A2aJsonRpcSuccess, 400: JsonRpcError, 404: JsonRpcError },
   }),
 });

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
-import type { ErrorBody } from '@svc/schemas';
+import type { ErrorBody, JsonRpcError } from '@svc/schemas';
 import { isServiceError } from './service-error.ts';
 import type { RequestState } from './request-state.ts';
 
@@ -28,7 +28,7 @@ export function errorBodyFor(error: unknown, requestId: string, log: Logger): Er
  * JSON-RPC codes for svc's error codes on a `jsonrpc` route. Input the adapter refuses is a 400
  * there (the JSON-RPC over HTTP convention and spec 4.9 for /a2a), not svc's 422.
  */
-function jsonRpcErrorFor(body: ErrorBody, status: number): { status: number; body: unknown } {
+function jsonRpcErrorFor(body: ErrorBody, status: number): { status: number; body: JsonRpcError } {
   const rpcCode = body.code === 'malformed_json' ? -32700 : status === 422 || status === 413 || status === 415 || status === 400 ? -32600 : -32603;
   return {
     status: status === 422 ? 400 : status,

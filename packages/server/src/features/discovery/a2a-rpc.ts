@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { A2A_TRIAL_TASK_ID, A2aGetTaskParams, A2aJsonRpcEnvelope, A2aMessageSendParamsV03, A2aSendMessageParamsV10, type A2aJsonRpcError, type A2aJsonRpcSuccess } from '@svc/schemas';
+import { A2A_TRIAL_TASK_ID, A2aGetTaskParams, A2aJsonRpcEnvelope, A2aMessageSendParamsV03, A2aSendMessageParamsV10, type JsonRpcError, type A2aJsonRpcSuccess } from '@svc/schemas';
 import type { TrialTask } from './a2a-trial.ts';
 
 /** JSON-RPC 2.0 and A2A error codes (A2A: TaskNotFound -32001, VersionNotSupported -32009). */
@@ -8,7 +8,7 @@ const SPOKEN_VERSIONS = new Set(['1.0', '0.3', '0.3.0']);
 const METHODS = 'message/send and tasks/get (A2A 0.3), SendMessage and GetTask (A2A 1.0)';
 
 type RpcId = string | number | null;
-export type A2aAnswer = { status: 200; body: A2aJsonRpcSuccess } | { status: 400 | 404; body: A2aJsonRpcError };
+export type A2aAnswer = { status: 200; body: A2aJsonRpcSuccess } | { status: 400 | 404; body: JsonRpcError };
 
 function failure(status: 400 | 404, id: RpcId, code: number, svcCode: string, message: string, requestId: string): A2aAnswer {
   return { status, body: { jsonrpc: '2.0', id, error: { code, message, data: { code: svcCode, request_id: requestId } } } };
