@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { createMcpHandler, isLegacyRequest, McpServer, WebStandardStreamableHTTPServerTransport, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import {
@@ -124,7 +126,7 @@ const FORWARDED_RESPONSE_HEADERS = ['content-type', 'mcp-protocol-version', 'www
 const STATUSES_WITH_BODY = [200, 400, 404, 405, 406, 413, 415, 500] as const;
 type StatusWithBody = (typeof STATUSES_WITH_BODY)[number];
 
-async function toContractAnswer(response: Response) {
+function toContractAnswer(response: Response) {
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_RESPONSE_HEADERS) {
     const value = response.headers.get(name);
@@ -132,7 +134,8 @@ async function toContractAnswer(response: Response) {
   }
   if (response.status === 202) return { status: 202 as const, headers };
   const known = (STATUSES_WITH_BODY as readonly number[]).includes(response.status);
-  return { status: (known ? response.status : 500) as StatusWithBody, headers, body: new Uint8Array(await response.arrayBuffer()) };
+  // Passed through as it arrives: an event stream (a 2026-07-28 answer that streams) is not held back.
+  return { status: (known ? response.status : 500) as StatusWithBody, headers, body: response.body ? Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>) : new Uint8Array() };
 }
 
 /**
