@@ -2,6 +2,7 @@ import { defineContract } from './route.ts';
 import { catalogContract } from './catalog/contract.ts';
 import { blackboardContract } from './blackboard/contract.ts';
 import { credentialsContract, oauthContract } from './identity/contract.ts';
+import { discoveryContract } from './discovery/contract.ts';
 import { documentsContract, pdfContract } from './pdf/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 import { receiptsContract } from './receipts/contract.ts';
@@ -22,5 +23,6 @@ export const contract = defineContract({
   documents: documentsContract,
   receipts: receiptsContract,
   requests: requestsContract,
+  discovery: discoveryContract,
 });
 export type Contract = typeof contract;

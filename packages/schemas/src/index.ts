@@ -20,3 +20,4 @@ export * from './pdf/index.ts';
 export * from './receipts/index.ts';
 export * from './requests/records.ts';
 export * from './requests/contract.ts';
+export * from './discovery/index.ts';

@@ -77,8 +77,11 @@ export interface RouteDefinition {
   readonly bodyTimeoutMs?: number;
   /** Error statuses worth documenting beyond the ones the adapter adds from auth and input. */
   readonly errors?: readonly number[];
-  /** `bayrun` answers every error of the route with the upload envelope (retryable flag set). */
-  readonly errorEnvelope?: 'standard' | 'bayrun';
+  /**
+   * `bayrun` answers every error of the route with the upload envelope (retryable flag set);
+   * `jsonrpc` answers them as JSON-RPC 2.0 error bodies (a JSON-RPC endpoint's callers read no other shape).
+   */
+  readonly errorEnvelope?: 'standard' | 'bayrun' | 'jsonrpc';
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   /** Set on routes that answer one page of a list (keyset or offset cursor plus a limit). */
   readonly paging?: PagingSpec;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerCatalogCommands } from './catalog.ts';
+import { registerDiscoverCommands } from './discover.ts';
 import { registerDownloadCommands } from './download.ts';
 import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
@@ -22,4 +23,5 @@ export function registerCommands(program: Command): void {
   registerPdfCommands(program);
   registerReceiptCommands(program);
   registerRequestCommands(program);
+  registerDiscoverCommands(program);
 }

@@ -78,8 +78,24 @@ export const blackboardContract = defineContract({
     method: 'POST',
     path: '/api/mcp',
     summary: 'MCP endpoint (Streamable HTTP, stateless) with one tool, `blackboard`, whose op is put, get, query, channels or tombstone',
-    description: 'Speak MCP with an MCP client (Accept: application/json, text/event-stream). The body is JSON-RPC; answers are JSON-RPC.',
+    description:
+      'Speak MCP with an MCP client (Accept: application/json, text/event-stream). Revisions 2026-07-28 (stateless: `server/discover`, the `_meta` envelope, ' +
+      'MCP-Protocol-Version, Mcp-Method and Mcp-Name headers) and 2025-11-25 (and earlier 2025 revisions, through `initialize`) are served from the same tool. ' +
+      'The body is JSON-RPC; answers are JSON-RPC as JSON or as a server-sent event stream (the Content-Type says which). Protocol errors answer the status the revision names: ' +
+      '400 for an unsupported revision (-32022, `data.supported`) or a header that contradicts the body (-32020), 404 for an unknown method at 2026-07-28.',
     body: McpJsonRpcBody,
-    responses: { 200: bytes('application/json'), 202: empty(), 400: bytes('application/json'), 404: bytes('application/json'), 406: bytes('application/json'), 415: bytes('application/json'), 500: bytes('application/json') },
+    // A body that is not JSON (or not JSON-RPC) is answered as JSON-RPC too: -32700 or -32600, 400.
+    errorEnvelope: 'jsonrpc',
+    responses: {
+      200: bytes('application/json'),
+      202: empty(),
+      400: bytes('application/json'),
+      404: bytes('application/json'),
+      405: bytes('application/json'),
+      406: bytes('application/json'),
+      413: bytes('application/json'),
+      415: bytes('application/json'),
+      500: bytes('application/json'),
+    },
   }),
 });

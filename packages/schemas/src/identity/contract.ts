@@ -64,6 +64,15 @@ export const oauthContract = defineContract({
   protectedResource: prMetadata('/.well-known/oauth-protected-resource', 'Protected-resource metadata (RFC 9728)'),
   protectedResourceMcp: prMetadata('/.well-known/oauth-protected-resource/mcp', 'Protected-resource metadata (RFC 9728) of the MCP resource'),
   protectedResourceMcpPrefix: prMetadata('/mcp/.well-known/oauth-protected-resource', 'Protected-resource metadata (RFC 9728) of the MCP resource, prefixed alias'),
+  protectedResourceApiMcp: defineRoute({
+    ...oauthRoute,
+    surface: 'api',
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource/api/mcp',
+    summary: 'Protected-resource metadata (RFC 9728) of the MCP endpoint, at the path-aware location an MCP client derives from {api}/api/mcp',
+    description: 'Every MCP metadata document names the resource `{api}/api/mcp`, where the MCP endpoint really is.',
+    responses: { 200: OAuthProtectedResourceMetadata },
+  }),
   whoami: defineRoute({
     method: 'GET',
     path: '/v1/whoami',

@@ -5,6 +5,7 @@ import type { HandlersOf } from '../http/handler-types.ts';
 import { createCatalogFeature } from './catalog/index.ts';
 import { createBlackboardHandlers } from './blackboard/handlers.ts';
 import { createBlackboardService } from './blackboard/service.ts';
+import { createDiscoveryHandlers } from './discovery/handlers.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
 import { loadSigningKeys } from './identity/signing-keys.ts';
 import { createModelsHandlers } from './models/handlers.ts';
@@ -52,6 +53,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     documents: pdf.handlers.documents,
     receipts: receipts.handlers,
     requests: requests.handlers,
+    discovery: createDiscoveryHandlers(deps),
   };
   return { handlers, resolvers, closers };
 }

@@ -83,13 +83,16 @@ function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
     authorizationServerMcp: asMetadata,
     authorizationServerMcpPrefix: asMetadata,
     async protectedResource() {
-      return { status: 200, body: protectedResourceMetadata(baseUrl(), '') };
+      return { status: 200, body: protectedResourceMetadata(deps.publicUrls(), 'svc') };
     },
     async protectedResourceMcp() {
-      return { status: 200, body: protectedResourceMetadata(baseUrl(), '/mcp') };
+      return { status: 200, body: protectedResourceMetadata(deps.publicUrls(), 'mcp') };
     },
     async protectedResourceMcpPrefix() {
-      return { status: 200, body: protectedResourceMetadata(baseUrl(), '/mcp') };
+      return { status: 200, body: protectedResourceMetadata(deps.publicUrls(), 'mcp') };
+    },
+    async protectedResourceApiMcp() {
+      return { status: 200, body: protectedResourceMetadata(deps.publicUrls(), 'mcp') };
     },
     async whoami(_input, { principal }) {
       return {
