@@ -1,69 +1,19 @@
-import { contract, isRoute, type BlackboardRecord, type ClientResponse, type ContractTree, type Contract, type RequestArgs, type RouteDefinition } from '@svc/schemas';
-import { watchBlackboard, type WatchOptions } from './blackboard/watch.ts';
-import { catalogHelpers, type CatalogHelpers } from './catalog/index.ts';
-import { resolveOptions, Transport, type CallOptions, type ClientOptions, type RawResult, type RequestInput } from './transport.ts';
-import { createOAuthHelpers, type OAuthHelpers } from './oauth/helpers.ts';
+import { contract, type Contract } from '@svc/schemas';
+import { createContractClient, type RawClientOf } from './derive.ts';
+import { attachFeatureHelpers, oauthHelpersFor, type FeatureClient } from './feature-helpers.ts';
+import { resolveOptions, Transport, type ClientOptions } from './transport.ts';
+import type { OAuthHelpers } from './oauth/helpers.ts';
 import type { OAuthSession } from './oauth/session.ts';
-import { createPdfHelpers, type DocumentHelpers, type PdfHelpers } from './pdf/pdf-helpers.ts';
 import { createChatHelpers, type ChatCompletionsHelpers } from './inference/chat.ts';
 
-/** One method per route: `(request?, options?) => Promise<data>`. */
-export type ClientMethod<R extends RouteDefinition> = (...args: [...RequestArgs<R>, options?: CallOptions]) => Promise<ClientResponse<R>>;
-/** The same method, answering `{ data, response }` for callers that need headers. */
-export type RawClientMethod<R extends RouteDefinition> = (...args: [...RequestArgs<R>, options?: CallOptions]) => Promise<RawResult<ClientResponse<R>>>;
+export { createContractClient, type ClientMethod, type ClientOf, type ItemOf, type PagingMethods, type RawClientMethod, type RawClientOf } from './derive.ts';
+export type { BlackboardHelpers } from './blackboard/helpers.ts';
 
-export type ClientOf<C extends ContractTree> = {
-  [K in keyof C]: C[K] extends RouteDefinition ? ClientMethod<C[K]> : C[K] extends ContractTree ? ClientOf<C[K]> : never;
-};
-export type RawClientOf<C extends ContractTree> = {
-  [K in keyof C]: C[K] extends RouteDefinition ? RawClientMethod<C[K]> : C[K] extends ContractTree ? RawClientOf<C[K]> : never;
-};
-
-function buildTree(tree: ContractTree, call: (route: RouteDefinition, input: RequestInput | undefined, options: CallOptions | undefined) => Promise<unknown>): unknown {
-  return Object.fromEntries(
-    Object.entries(tree).map(([key, node]) => [
-      key,
-      isRoute(node) ? (input?: RequestInput, options?: CallOptions) => call(node, input, options) : buildTree(node, call),
-    ]),
-  );
-}
-
-/** Derives a client for any contract tree (the full svc contract by default). */
-export function createContractClient<C extends ContractTree>(tree: C, transport: Transport): { methods: ClientOf<C>; raw: RawClientOf<C> } {
-  return {
-    methods: buildTree(tree, async (route, input, options) => (await transport.request(route, input, options)).data) as ClientOf<C>,
-    raw: buildTree(tree, (route, input, options) => transport.request(route, input, options)) as RawClientOf<C>,
-  };
-}
-
-/** Helpers on `client.blackboard` beyond the contract's routes. */
-export interface BlackboardHelpers {
-  /**
-   * New posts of a channel (`key`) or of a query (`filters`) as they arrive, polling with
-   * jittered backoff (5, 10, 20, 30 s). Stop it with `signal` or by breaking the loop.
-   *
-   * @example
-   * ```ts
-   * const stop = new AbortController();
-   * for await (const post of svc.blackboard.watch({ key: 'rerank:3f2a…', signal: stop.signal })) {
-   *   process.stdout.write(`${post.created_at} ${post.item.text}\n`);
-   * }
-   * ```
-   */
-  watch(options: WatchOptions): AsyncGenerator<BlackboardRecord, void, undefined>;
-}
-
-export type SvcClient = Omit<ClientOf<Contract>, 'blackboard' | 'catalog' | 'oauth' | 'pdf' | 'documents'> & {
-  /** The blackboard's routes plus `watch`. */
-  readonly blackboard: ClientOf<Contract>['blackboard'] & BlackboardHelpers;
-  /** The catalog's routes plus `verifiedDownload` and `downloadArtifact`. */
-  readonly catalog: ClientOf<Contract>['catalog'] & CatalogHelpers;
-  /** The OAuth routes plus helpers: PKCE, authorize, code exchange, refresh, client credentials, login. */
-  readonly oauth: ClientOf<Contract>['oauth'] & OAuthHelpers;
-  /** The PDF routes, plus `extractFile` (upload) and `streamPages` (server-sent events). */
-  readonly pdf: ClientOf<Contract>['pdf'] & PdfHelpers;
-  /** The document route, plus `extractFile`. */
-  readonly documents: ClientOf<Contract>['documents'] & DocumentHelpers;
+/**
+ * Every feature's derived methods (a paging route also has `.all()` and `.pages()`) with the
+ * helpers its module registers in `featureHelpers`, plus the plumbing underneath.
+ */
+export type SvcClient = { readonly [Feature in keyof Contract]: FeatureClient<Feature> } & {
   /** Chat completions as openai-node spells them: `svc.chat.completions.create({ messages, stream })`. */
   readonly chat: { readonly completions: ChatCompletionsHelpers };
   /** Every method again, answering `{ data, response }` (headers, status). */
@@ -119,13 +69,10 @@ function sessionRefresher(session: OAuthSession, oauth: OAuthHelpers, onRefreshe
  */
 export function createClient(options: SvcClientOptions = {}): SvcClient {
   const { session, onSessionRefreshed, ...rest } = options;
-  // The token endpoint is called by a transport of its own: it carries no bearer and never refreshes.
   const resolved = resolveOptions(rest);
-  const oauthTransport = new Transport({ ...resolved, token: undefined, onUnauthorized: undefined });
-  const oauthHelpers = createOAuthHelpers(createContractClient(contract, oauthTransport).methods.oauth, resolved.baseUrl);
   let transportOptions = resolved;
   if (session && rest.token === undefined) {
-    const refresh = sessionRefresher(session, oauthHelpers, onSessionRefreshed);
+    const refresh = sessionRefresher(session, oauthHelpersFor(resolved), onSessionRefreshed);
     transportOptions = {
       ...resolved,
       token: async () => {
@@ -137,20 +84,6 @@ export function createClient(options: SvcClientOptions = {}): SvcClient {
   }
   const transport = new Transport(transportOptions);
   const { methods, raw } = createContractClient(contract, transport);
-  const blackboard = methods.blackboard;
-  const helpers: BlackboardHelpers = {
-    watch: (options) =>
-      watchBlackboard(
-        (arguments_, callOptions) =>
-          options.key !== undefined ? blackboard.getPost({ body: arguments_ as never }, callOptions) : blackboard.queryPost({ body: arguments_ as never }, callOptions),
-        options,
-      ),
-  };
-  Object.assign(blackboard, helpers);
-  Object.assign(methods.catalog, catalogHelpers(transport));
-  Object.assign(methods.oauth, oauthHelpers);
-  const pdfHelpers = createPdfHelpers(methods);
-  Object.assign(methods.pdf, pdfHelpers.pdf);
-  Object.assign(methods.documents, pdfHelpers.documents);
-  return Object.assign(methods as SvcClient, { chat: createChatHelpers(methods.inference), withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
+  attachFeatureHelpers({ methods, transport });
+  return Object.assign(methods as unknown as SvcClient, { chat: createChatHelpers(methods.inference), withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
 }

@@ -1,5 +1,7 @@
 export { watchBlackboard, DEFAULT_WATCH_BACKOFF_MS, MIN_WATCH_DELAY_MS, type WatchOptions, type WatchFilters } from './blackboard/watch.ts';
-export { createClient, createContractClient, type SvcClient, type SvcClientOptions, type ClientOf, type ClientMethod, type BlackboardHelpers } from './client.ts';
+export { createClient, createContractClient, type SvcClient, type SvcClientOptions, type ClientOf, type ClientMethod, type RawClientOf, type RawClientMethod, type ItemOf, type PagingMethods, type BlackboardHelpers } from './client.ts';
+export { featureHelpers, type FeatureHelpers, type FeatureClient, type HelperContext } from './feature-helpers.ts';
+export { walkItems, walkPages, nextCursorOf, requestAfter, type ItemWalkOptions, type PageWalkOptions } from './paging.ts';
 export { createPkcePair, pkceChallenge, type PkcePair } from './oauth/pkce.ts';
 export { parseAuthorizationRedirect, OAuthFlowError, DEFAULT_LOOPBACK_REDIRECT, type OAuthHelpers, type AuthorizationResult } from './oauth/helpers.ts';
 export { sessionFromTokens, type OAuthSession } from './oauth/session.ts';
@@ -13,3 +15,5 @@ export * from './catalog/index.ts';
 export type { PdfBounds, PdfHelpers, DocumentHelpers, PdfPageStream, StreamPagesOptions } from './pdf/pdf-helpers.ts';
 export type { FileInput } from './pdf/pdf-input.ts';
 export type { ChatCompletionsHelpers, ChatCompletionStream } from './inference/chat.ts';
+export * from './receipts/index.ts';
+export type { ReceiptClaims, JsonWebKeySet, ReceiptVerification } from '@svc/schemas';

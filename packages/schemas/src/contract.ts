@@ -2,10 +2,13 @@ import { defineContract } from './route.ts';
 import { catalogContract } from './catalog/contract.ts';
 import { blackboardContract } from './blackboard/contract.ts';
 import { credentialsContract, oauthContract } from './identity/contract.ts';
+import { discoveryContract } from './discovery/contract.ts';
 import { documentsContract, pdfContract } from './pdf/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 import { inferenceContract } from './inference/contract.ts';
 import { billingContract, creditsContract } from './billing/contract.ts';
+import { receiptsContract } from './receipts/contract.ts';
+import { requestsContract } from './requests/contract.ts';
 
 /**
  * The whole API as data. Each top-level key is a feature; its routes' key paths are the
@@ -23,5 +26,8 @@ export const contract = defineContract({
   inference: inferenceContract,
   billing: billingContract,
   credits: creditsContract,
+  receipts: receiptsContract,
+  requests: requestsContract,
+  discovery: discoveryContract,
 });
 export type Contract = typeof contract;

@@ -35,6 +35,20 @@ export const BayRunErrorEnvelope = ErrorBody.extend({ retryable: z.boolean() }).
 export type BayRunErrorEnvelope = z.infer<typeof BayRunErrorEnvelope>;
 
 /**
+ * The error body of a route whose errors are JSON-RPC (`errorEnvelope: 'jsonrpc'`: /a2a, /api/mcp):
+ * `data.code` is svc's stable error code and `data.request_id` the request id, as on every other
+ * svc error.
+ */
+export const JsonRpcError = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number(), z.null()]),
+    error: z.object({ code: z.number().int(), message: z.string(), data: z.looseObject({ code: z.string(), request_id: z.string() }) }),
+  })
+  .meta({ id: 'JsonRpcError' });
+export type JsonRpcError = z.infer<typeof JsonRpcError>;
+
+/**
  * Stable error codes and their HTTP status. A code may carry a suffix after a colon
  * (`blackboard_field_conflict:task`); the status comes from the part before it.
  * Features add their codes here so the table stays the single source.
@@ -54,6 +68,10 @@ export const errorCodes = {
   blackboard_admission: 429,
   blackboard_posting_paused: 503,
   invalid_json_rpc: 400,
+  /** A2A JSON-RPC (`POST /a2a`): the method or the task is not there; an A2A version it does not speak. */
+  a2a_method_not_found: 404,
+  a2a_task_not_found: 404,
+  a2a_version_not_supported: 400,
   /** OAuth endpoint errors carry the RFC code as suffix: `oauth_error:invalid_grant`. */
   oauth_error: 400,
   oauth_invalid_client: 401,
@@ -125,6 +143,15 @@ export const errorCodes = {
   idempotency_in_progress: 409,
   webhook_signature_invalid: 400,
   processor_error: 502,
+  // Catalog requests (docs/requests.md).
+  request_not_found: 404,
+  request_artifact_unknown: 422,
+  request_credential_refused: 422,
+  request_duplicate_target_invalid: 422,
+  request_transition_refused: 409,
+  request_has_duplicates: 409,
+  request_rate_limited: 429,
+  all_requests_operator_only: 403,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BayRunErrorEnvelope, ErrorBody, HTTPValidationError } from './errors.ts';
+import { BayRunErrorEnvelope, ErrorBody, HTTPValidationError, JsonRpcError } from './errors.ts';
 import { walkContract, toOpenApiPath, type ContractTree, type ResponseSpec, type RouteDefinition } from './route.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -10,6 +10,8 @@ export interface OpenApiOptions {
   description?: string;
   baseUrl: string;
   apiUrl: string;
+  /** Links to the discovery documents (MCP server card, A2A card, ...), as `x-svc-discovery`. */
+  discovery?: Record<string, string>;
 }
 
 /**
@@ -95,7 +97,8 @@ const standardErrorText: Record<number, string> = {
 function errorStatuses(route: RouteDefinition): number[] {
   const statuses = new Set<number>(route.errors ?? []);
   if (route.auth.kind !== 'public') statuses.add(401).add(403);
-  if (route.params || route.query || route.body || route.headers) statuses.add(422);
+  // A JSON-RPC route answers invalid input as a 400 JSON-RPC error, never 422.
+  if ((route.params || route.query || route.body || route.headers) && route.errorEnvelope !== 'jsonrpc') statuses.add(422);
   if (route.body) statuses.add(400).add(413).add(415);
   return [...statuses].filter((status) => !(status in route.responses)).sort();
 }
@@ -110,7 +113,7 @@ function security(route: RouteDefinition): Array<Record<string, string[]>> | und
 export function buildOpenApiDocument(contract: ContractTree, options: OpenApiOptions): Record<string, unknown> {
   const store = new ComponentStore();
   // The error bodies are referenced by name from every operation, so they are registered first.
-  store.render(z.object({ a: ErrorBody, b: HTTPValidationError, c: BayRunErrorEnvelope }), 'output');
+  store.render(z.object({ a: ErrorBody, b: HTTPValidationError, c: BayRunErrorEnvelope, d: JsonRpcError }), 'output');
   const paths: Record<string, Record<string, unknown>> = {};
   const seen = new Set<string>();
   for (const { id, route } of walkContract(contract)) {
@@ -131,9 +134,9 @@ export function buildOpenApiDocument(contract: ContractTree, options: OpenApiOpt
         ...(content ? { content } : {}),
       };
     }
-    const errorSchema = route.errorEnvelope === 'bayrun' ? 'BayRunErrorEnvelope' : 'ErrorBody';
+    const errorSchema = route.errorEnvelope === 'bayrun' ? 'BayRunErrorEnvelope' : route.errorEnvelope === 'jsonrpc' ? 'JsonRpcError' : 'ErrorBody';
     for (const status of errorStatuses(route)) {
-      const schema = status === 422 && route.errorEnvelope !== 'bayrun' ? 'HTTPValidationError' : errorSchema;
+      const schema = status === 422 && (route.errorEnvelope ?? 'standard') === 'standard' ? 'HTTPValidationError' : errorSchema;
       responses[String(status)] = { description: standardErrorText[status] ?? `Error ${status}`, content: errorRef(schema) };
     }
     let requestBody: Record<string, unknown> | undefined;
@@ -157,6 +160,7 @@ export function buildOpenApiDocument(contract: ContractTree, options: OpenApiOpt
       ...(route.surface === 'api' && options.apiUrl !== options.baseUrl ? { servers: [{ url: options.apiUrl }] } : {}),
       'x-svc-surface': route.surface,
       'x-svc-auth': route.auth,
+      ...(route.paging ? { 'x-svc-paging': route.paging } : {}),
     };
     const path = toOpenApiPath(route.path);
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
@@ -165,6 +169,7 @@ export function buildOpenApiDocument(contract: ContractTree, options: OpenApiOpt
     openapi: '3.1.1',
     info: { title: options.title ?? 'svc', version: options.version, ...(options.description ? { description: options.description } : {}) },
     servers: [{ url: options.baseUrl, description: 'base surface' }],
+    ...(options.discovery ? { 'x-svc-discovery': options.discovery } : {}),
     paths,
     components: {
       schemas: store.schemas,

@@ -32,6 +32,29 @@ export type ResponseSpec =
   | { readonly kind: 'redirect' }
   | { readonly kind: 'empty' };
 
+/**
+ * How a list route pages, declared once in its contract entry; the client derives `.all()` and
+ * `.pages()` from it. A walk ends when the cursor is null or absent, or when `hasMore` is false.
+ */
+export interface PagingSpec {
+  /** Field of the JSON answer holding this page's items (an array). */
+  readonly items: string;
+  /**
+   * Field(s) of the answer holding the next page's cursor; with several, the first that is not
+   * null is taken (the blackboard answers `history_next` walking back, `poll_next` walking forward).
+   */
+  readonly cursor: string | readonly string[];
+  /** Field of the answer that says whether more pages follow; `false` ends the walk. */
+  readonly hasMore?: string;
+  /** Where the cursor goes in the next request. */
+  readonly cursorIn: 'query' | 'body';
+  /**
+   * The request field that takes the cursor. Absent: the cursor is an object whose fields are
+   * merged into the request (`{ before, before_id }` on the blackboard).
+   */
+  readonly cursorParam?: string;
+}
+
 export interface RouteDefinition {
   readonly __route: true;
   readonly method: HttpMethod;
@@ -55,9 +78,14 @@ export interface RouteDefinition {
   readonly bodyTimeoutMs?: number;
   /** Error statuses worth documenting beyond the ones the adapter adds from auth and input. */
   readonly errors?: readonly number[];
-  /** `bayrun` answers every error of the route with the upload envelope (retryable flag set). */
-  readonly errorEnvelope?: 'standard' | 'bayrun';
+  /**
+   * `bayrun` answers every error of the route with the upload envelope (retryable flag set);
+   * `jsonrpc` answers them as JSON-RPC 2.0 error bodies (a JSON-RPC endpoint's callers read no other shape).
+   */
+  readonly errorEnvelope?: 'standard' | 'bayrun' | 'jsonrpc';
   readonly responses: Readonly<Record<number, ResponseSpec>>;
+  /** Set on routes that answer one page of a list (keyset or offset cursor plus a limit). */
+  readonly paging?: PagingSpec;
 }
 
 export const text = (contentType = 'text/plain; charset=utf-8') => ({ kind: 'text', contentType }) as const;
@@ -76,6 +104,8 @@ export const jsonOrSse = <J extends z.ZodType, E extends z.ZodType>(json: J, eve
 export const jsonOrBytes = <J extends z.ZodType>(json: J, contentType: string) => ({ kind: 'json-or-bytes', json, contentType }) as const;
 export const redirect = () => ({ kind: 'redirect' }) as const;
 export const empty = () => ({ kind: 'empty' }) as const;
+/** Identity function that keeps a paging declaration's literal field names for the client's types. */
+export const paging = <const P extends PagingSpec>(spec: P): P => spec;
 
 /** Identity function that only types its argument, so a malformed route is a compile error. */
 export function defineRoute<const R extends Omit<RouteDefinition, '__route'>>(route: R): R & { readonly __route: true } {

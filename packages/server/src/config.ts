@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { blackboardEnvShape, blackboardSettingsFrom, type BlackboardSettings } from './features/blackboard/settings.ts';
 import { Scope } from '@svc/schemas';
+import { requestsEnvShape, requestsSettingsFrom, type RequestsSettings } from './features/requests/settings.ts';
 import { pdfEnvShape, toPdfConfig, type PdfConfig } from './features/pdf/pdf-config.ts';
 import { billingEnvShape, toBillingConfig, type BillingConfig } from './features/billing/billing-config.ts';
 
@@ -47,6 +48,7 @@ const EnvSchema = z.object({
   SVC_OAUTH_CODE_TTL_SECONDS: integer(1, 600, 'seconds').default(60),
   SVC_OAUTH_TOKEN_RATE_PER_MINUTE: integer(1, 100_000, 'requests per minute').default(60),
   SVC_DEVELOPER_KEYS_MAX_ACTIVE: integer(1, 1000, 'a key count').default(20),
+  SVC_RECEIPT_KEY_GENERATION: integer(1, 1_000_000, 'a key generation').default(1),
   SVC_DEMO_TOKEN: z.string().min(8, 'must be at least 8 characters').optional(),
   SVC_DEMO_SCOPES: z
     .string()
@@ -55,6 +57,7 @@ const EnvSchema = z.object({
     .pipe(z.array(Scope, { error: 'expected scopes separated by spaces or commas' }).min(1)),
   ...pdfEnvShape,
   ...billingEnvShape,
+  ...requestsEnvShape,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -99,6 +102,8 @@ export interface Config {
   pdf: PdfConfig;
   /** Stripe and credit holds. */
   billing: BillingConfig;
+  /** Per-principal limits on new catalog requests. */
+  requests: RequestsSettings;
 }
 
 export interface IdentityConfig {
@@ -110,6 +115,11 @@ export interface IdentityConfig {
   /** Token-endpoint requests per client IP per minute (the demo tier's limit). */
   tokenRatePerMinute: number;
   maxActiveDeveloperKeys: number;
+  /**
+   * Which receipt signing key (derived from the signing secret) signs new receipts. Raise it to
+   * rotate: keys used before stay published, so their receipts stay verifiable.
+   */
+  receiptKeyGeneration: number;
   /** A publishable credential for the shared demo principal; absent means no demo principal. */
   demoToken: string | undefined;
   demoScopes: Scope[];
@@ -169,11 +179,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       codeTtlSeconds: e.SVC_OAUTH_CODE_TTL_SECONDS,
       tokenRatePerMinute: e.SVC_OAUTH_TOKEN_RATE_PER_MINUTE,
       maxActiveDeveloperKeys: e.SVC_DEVELOPER_KEYS_MAX_ACTIVE,
+      receiptKeyGeneration: e.SVC_RECEIPT_KEY_GENERATION,
       demoToken: e.SVC_DEMO_TOKEN,
       demoScopes: e.SVC_DEMO_SCOPES,
     },
     pdf: toPdfConfig(e),
     billing: toBillingConfig(e),
+    requests: requestsSettingsFrom(e),
   };
 }
 

@@ -126,36 +126,3 @@ test('MCP: put, get, query, channels and tombstone through the SDK client', asyn
     await client.close();
   }
 });
-
-test('MCP: a 2025-11-25 client initializes; a 2026-07-28 client discovers and calls without a handshake', async (t) => {
-  const post = (body: unknown, version?: string) =>
-    fetch(`${svc.apiUrl}/api/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(version ? { 'mcp-protocol-version': version } : {}) },
-      body: JSON.stringify(body),
-    });
-  const initialized = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-  t.is(initialized.status, 200);
-  const init = await initialized.json();
-  t.is(init.result.protocolVersion, '2025-11-25');
-  t.is(init.result.serverInfo.name, 'svc-blackboard');
-
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'modern', version: '1' } };
-  const discovered = await post({ jsonrpc: '2.0', id: 'd1', method: 'server/discover', params: { _meta: meta } }, '2026-07-28');
-  t.is(discovered.status, 200);
-  const discover = await discovered.json();
-  t.is(discover.id, 'd1');
-  t.true(discover.result.supportedVersions.includes('2026-07-28'));
-  t.true(discover.result.supportedVersions.includes('2025-11-25'));
-  t.deepEqual(discover.result.capabilities, { tools: {} });
-  const listed = await (await post({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: meta } }, '2026-07-28')).json();
-  t.is(listed.result.tools[0].name, 'blackboard');
-  t.is(listed.result.resultType, 'complete');
-  const called = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { _meta: meta, name: 'blackboard', arguments: { op: 'channels', limit: 1 } } }, '2026-07-28');
-  t.is(called.headers.get('mcp-protocol-version'), '2026-07-28');
-  const call = await called.json();
-  t.false(Boolean(call.result.isError), JSON.stringify(call));
-  t.true(Array.isArray(call.result.structuredContent.channels));
-  const unknown = await post({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} }, '1999-01-01');
-  t.is(unknown.status, 400, 'an unknown revision is refused by the transport');
-});

@@ -182,10 +182,12 @@ test('rankings and trending answer for every slug and window', async (t) => {
   t.is((await api('/api/trending?limit=101')).status, 422);
 });
 
-test('mirror and source requests are received once per caller and day', async (t) => {
+test('mirror and source requests are filed once per caller, in the catalog request store', async (t) => {
   const body = JSON.stringify({ useCase: 'offline embeddings', targetTool: 'onnxruntime' });
   const first = await api('/api/artifacts/all-minilm-l6-v2/mirror-request', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
   t.is(first.status, 202);
+  t.regex(first.body.id, /^brr_[A-Za-z0-9_-]{16,64}$/);
+  t.is(first.body.status, 'submitted');
   t.false(first.body.duplicate);
   const again = await api('/api/artifacts/all-minilm-l6-v2/mirror-request', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
   t.is(again.body.id, first.body.id);

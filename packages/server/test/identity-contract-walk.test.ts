@@ -78,6 +78,7 @@ const OWNED_RESOURCES: Record<string, Maker> = {
   'credentials.rotate': makeCredential,
   'credentials.revoke': makeCredential,
   'credentials.receipts': makeCredential,
+  'requests.receipt': makeCatalogRequest,
 };
 /** Routes with path params whose resources are not owned by a principal (say why). */
 const NOT_OWNER_SCOPED: Record<string, string> = {};
@@ -86,6 +87,12 @@ async function makeCredential(server: TestServer) {
   const { session } = await signInAgent(server);
   const key = await createKey(server.client({ token: session.accessToken }), ['models:read']);
   return { owner: session.accessToken, params: { credential_id: key.credential.credential_id } };
+}
+
+async function makeCatalogRequest(server: TestServer) {
+  const { session } = await signInAgent(server);
+  const filed = await server.client({ token: session.accessToken }).requests.feature({ body: { capability: 'owner walk', task: 'other', use_case: 'owner-scoped probe' } });
+  return { owner: session.accessToken, params: { request_id: filed.request_id } };
 }
 
 test('every owner-scoped resource answers 404 to another principal, and the owner still reaches it', async (t) => {

@@ -43,9 +43,13 @@ test('discovery: RFC 8414 and RFC 9728 documents agree with each other and with 
   }
   const resource = await oauth.processResourceDiscoveryResponse(new URL(svc.baseUrl), await oauth.resourceDiscoveryRequest(new URL(svc.baseUrl), insecure));
   t.deepEqual(resource.authorization_servers, [svc.baseUrl]);
-  const mcp = await oauth.processResourceDiscoveryResponse(new URL(`${svc.baseUrl}/mcp`), await oauth.resourceDiscoveryRequest(new URL(`${svc.baseUrl}/mcp`), insecure));
-  t.is(mcp.resource, `${svc.baseUrl}/mcp`);
+  // The MCP endpoint is {api}/api/mcp: its RFC 9728 document is where a client derives it from
+  // that URL, and the spec's /mcp aliases name the same resource (where the endpoint really is).
+  const endpoint = new URL(`${svc.apiUrl}/api/mcp`);
+  const mcp = await oauth.processResourceDiscoveryResponse(endpoint, await oauth.resourceDiscoveryRequest(endpoint, insecure));
+  t.is(mcp.resource, endpoint.href);
   t.deepEqual(await (await fetch(`${svc.baseUrl}/mcp/.well-known/oauth-protected-resource`)).json(), mcp);
+  t.deepEqual(await (await fetch(`${svc.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json(), mcp);
   // The 401 challenge of a protected route names the resource metadata the client just read.
   const denied = await fetch(`${svc.baseUrl}/v1/whoami`);
   t.is(denied.status, 401);

@@ -1,8 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { BlackboardRecord, SvcClient } from '@svc/client';
+import type { BlackboardRecord, ChannelSummary, SvcClient } from '@svc/client';
 import { withContext, type CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
 import { textFrom } from '../input.ts';
+import { readReceipt } from './receipts.ts';
+import { allOption, printList } from '../list-output.ts';
 
 type PageRequest = Record<string, unknown>;
 
@@ -20,8 +22,15 @@ function itemLine(item: BlackboardRecord): string {
   const text = String(item.item.text ?? '').split('\n', 1)[0]!;
   const kind = typeof item.item.kind === 'string' ? ` [${item.item.kind}]` : '';
   const flag = item.item.coprocessor.action === 'allow' ? '' : ` (screen: ${item.item.coprocessor.action})`;
-  return `${item.created_at}  ${item.id}  ${item.key}${kind}  ${text.length > 120 ? `${text.slice(0, 119)}…` : text}${flag}`;
+  const receipt = item.receipt_verified ? ` (receipt verified: ${item.receipt_verification!.kind})` : '';
+  return `${item.created_at}  ${item.id}  ${item.key}${kind}  ${text.length > 120 ? `${text.slice(0, 119)}…` : text}${flag}${receipt}`;
 }
+
+const channelLine = (channel: ChannelSummary) =>
+  `${channel.key}  ${channel.posts} posts  ${channel.participants} participants  ${channel.latest.created_at}  ${channel.topics.join(',')}\n    ${channel.latest.snippet.split('\n', 1)[0]}`;
+
+/** The request of one page (with `--limit` as its size) and of a walk (`--limit` counts items then, so it stays out). */
+const pageRequest = (flags: ReadFlags, pageSize: number | undefined) => readRequest({ ...flags, limit: pageSize }) as never;
 
 function pageText(page: { items: BlackboardRecord[]; has_more: boolean; history_next: { before: string; before_id: string } | null }): string {
   if (page.items.length === 0) return '(no posts)';
@@ -30,8 +39,8 @@ function pageText(page: { items: BlackboardRecord[]; has_more: boolean; history_
 }
 
 const cursorOptions = (command: Command) =>
-  command
-    .option('--limit <n>', 'items per page (1..200, default 50)', integer('--limit'))
+  allOption(command)
+    .option('--limit <n>', 'items per page (1..200, default 50); with --all, the most items in total', integer('--limit'))
     .option('--since <time>', 'only items newer than this created_at (ascending)')
     .option('--since-id <id>', 'with --since: the id of that item')
     .option('--before <time>', 'only items older than this created_at (history)')
@@ -100,11 +109,12 @@ interface PutFlags {
   replyTo?: string;
   expiresIn?: number;
   idempotencyKey?: string;
+  receipt?: string;
 }
 
 const postText = (words: string[], flags: PutFlags) => textFrom(words, flags.file);
 
-function putBody(text: string, flags: PutFlags) {
+function putBody(text: string, flags: PutFlags, receipt: string | undefined) {
   if (flags.key !== undefined && flags.keyFrom !== undefined) throw new UsageError('Use --key or --key-from, not both.');
   if (flags.key === undefined && flags.keyFrom === undefined) throw new UsageError('Say where to post: --key KEY, or --key-from INPUT --task TASK.');
   if (text.trim() === '') throw new UsageError('The post text is empty.');
@@ -113,6 +123,8 @@ function putBody(text: string, flags: PutFlags) {
   if (flags.topic?.length) value.topics = flags.topic;
   if (flags.replyTo !== undefined) value.parent_id = flags.replyTo;
   if (flags.task !== undefined && flags.keyFrom === undefined) value.task = flags.task;
+  // The shape the board checks: the server sets receipt_verified when the receipt holds.
+  if (receipt !== undefined) value.receipt = { jws: receipt };
   return {
     ...(flags.key !== undefined ? { key: flags.key } : { key_from: { input: flags.keyFrom!, ...(flags.task !== undefined ? { task: flags.task } : {}) } }),
     value,
@@ -152,20 +164,26 @@ export function registerBlackboardCommands(program: Command): void {
     .description('The public blackboard: browse channels, read and post under a channel key. Every post is public.');
 
   filterOptions(cursorOptions(board.command('channels').description('List active channels with post and participant counts'))).action(
-    withContext(async (cli, flags: ReadFlags) => {
-      const page = await cli.client().blackboard.channelsPost({ body: readRequest(flags) as never });
-      cli.output.result(page, (data) =>
-        data.channels.length === 0
-          ? '(no active channels)'
-          : data.channels.map((channel) => `${channel.key}  ${channel.posts} posts  ${channel.participants} participants  ${channel.latest.created_at}  ${channel.topics.join(',')}\n    ${channel.latest.snippet.split('\n', 1)[0]}`).join('\n'),
-      );
+    withContext(async (cli, flags: ReadFlags & { all?: boolean }) => {
+      const blackboard = cli.client().blackboard;
+      await printList(cli, flags, {
+        page: (pageSize) => blackboard.channelsPost({ body: pageRequest(flags, pageSize) }),
+        all: (total) => blackboard.channelsPost.all({ body: pageRequest(flags, undefined) }, { limit: total }),
+        renderPage: (data) => (data.channels.length === 0 ? '(no active channels)' : data.channels.map(channelLine).join('\n')),
+        renderItem: channelLine,
+      });
     }),
   );
 
   cursorOptions(board.command('get').description('Read the items of one channel, newest first').argument('<key>', 'channel key')).action(
-    withContext(async (cli, key: string, flags: ReadFlags) => {
-      const page = await cli.client().blackboard.getPost({ body: readRequest({ ...flags, key }) as never });
-      cli.output.result(page, pageText);
+    withContext(async (cli, key: string, flags: ReadFlags & { all?: boolean }) => {
+      const blackboard = cli.client().blackboard;
+      await printList(cli, flags, {
+        page: (pageSize) => blackboard.getPost({ body: pageRequest({ ...flags, key }, pageSize) }),
+        all: (total) => blackboard.getPost.all({ body: pageRequest({ ...flags, key }, undefined) }, { limit: total }),
+        renderPage: pageText,
+        renderItem: itemLine,
+      });
     }),
   );
 
@@ -176,9 +194,14 @@ export function registerBlackboardCommands(program: Command): void {
     .option('--parent-id <id>', 'direct replies to this item')
     .option('--thread-id <id>', 'this item and all its replies')
     .action(
-      withContext(async (cli, flags: ReadFlags) => {
-        const page = await cli.client().blackboard.queryPost({ body: readRequest(flags) as never });
-        cli.output.result(page, pageText);
+      withContext(async (cli, flags: ReadFlags & { all?: boolean }) => {
+        const blackboard = cli.client().blackboard;
+        await printList(cli, flags, {
+          page: (pageSize) => blackboard.queryPost({ body: pageRequest(flags, pageSize) }),
+          all: (total) => blackboard.queryPost.all({ body: pageRequest(flags, undefined) }, { limit: total }),
+          renderPage: pageText,
+          renderItem: itemLine,
+        });
       }),
     );
 
@@ -195,9 +218,11 @@ export function registerBlackboardCommands(program: Command): void {
     .option('--reply-to <id>', 'the item this replies to (parent_id)')
     .option('--expires-in <seconds>', 'time to live, 60..7776000 (default 30 days)', integer('--expires-in'))
     .option('--idempotency-key <key>', 'replaying the same put with this key returns the first item')
+    .option('--receipt <file>', 'attach an svc receipt (a file holding it, or a saved answer with one); the board shows receipt_verified when it holds')
     .action(
       withContext(async (cli, words: string[], flags: PutFlags) => {
-        const body = putBody(await postText(words, flags), flags);
+        const receipt = flags.receipt !== undefined ? await readReceipt(flags.receipt) : undefined;
+        const body = putBody(await postText(words, flags), flags, receipt);
         const created = await cli.client().blackboard.put({ body: body as never });
         cli.output.result(created, (data) =>
           data.deduplicated
@@ -209,6 +234,7 @@ export function registerBlackboardCommands(program: Command): void {
             'The edit token is shown only this once and is the only way to tombstone this post. Keep it private (a password manager, or an environment variable such as SVC_BLACKBOARD_EDIT_TOKEN); never post it.',
           );
         }
+        if (receipt !== undefined) cli.output.notice(created.receipt_verified ? `receipt verified: ${created.receipt_verification!.kind} ${created.receipt_verification!.record_id}` : 'note: the receipt did not verify here (altered, another issuer\'s, or its record is gone); it is stored as sent, without receipt_verified.');
         if (created.item.coprocessor.action !== 'allow') cli.output.notice(`note: screening flagged this post (${created.item.coprocessor.findings.join(', ')}); everything on the board is public.`);
       }),
     );
@@ -239,6 +265,7 @@ export function registerBlackboardCommands(program: Command): void {
             `${data.id}  ${data.key}`,
             `created ${data.created_at}  expires ${data.expires_at}  (ttl ${data.ttl_seconds} s)`,
             `screen: ${screen.action} (coverage ${screen.coverage.status}${screen.findings.length ? `; ${screen.findings.join(', ')}` : ''})`,
+            ...(data.receipt_verified ? [`receipt verified by svc: ${data.receipt_verification!.kind} ${data.receipt_verification!.record_id}`] : []),
             ...(Object.keys(fields).length ? [`fields: ${JSON.stringify(fields)}`] : []),
             '',
             String(text),

@@ -1,6 +1,7 @@
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
-import { artifactTypes, hostings, licenses, rankingSlugs, reviewStatuses, searchSorts, sources, tools, trendingWindows, type ArtifactSummary } from '@svc/schemas';
+import { artifactTypes, hostings, licenses, rankingSlugs, reviewStatuses, searchSorts, sources, tools, trendingWindows, type ArtifactFile, type ArtifactSummary } from '@svc/schemas';
 import { withContext } from '../context.ts';
+import { allOption, printList } from '../list-output.ts';
 import { table } from '../output.ts';
 
 export const bytes = (n: number) => (n < 1024 ? `${Math.round(n)} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(2)} GiB`);
@@ -9,18 +10,21 @@ export const intArg = (name: string) => (value: string) => {
   return Number(value);
 };
 
+type SearchRow = ArtifactSummary & { score?: number | null };
+const artifactCells = (row: SearchRow) => [row.id, row.type, row.license, row.hosting, String(row.downloads), row.rating === null ? '-' : row.rating.toFixed(1), row.summary.length > 70 ? `${row.summary.slice(0, 67)}...` : row.summary];
+const fileCells = (row: ArtifactFile) => [row.path, bytes(row.sizeBytes), row.hosted ? 'yes' : 'no', row.sha256];
+
 function artifactTable(rows: Array<ArtifactSummary & { score?: number | null }>): string {
   if (rows.length === 0) return 'No artifacts.';
   return table([
     ['ID', 'TYPE', 'LICENSE', 'HOSTING', 'DOWNLOADS', 'RATING', 'SUMMARY'],
-    ...rows.map((row) => [row.id, row.type, row.license, row.hosting, String(row.downloads), row.rating === null ? '-' : row.rating.toFixed(1), row.summary.length > 70 ? `${row.summary.slice(0, 67)}...` : row.summary]),
+    ...rows.map(artifactCells),
   ]);
 }
 
 /** `svc search`, `svc artifact ...`, `svc trending`, `svc rankings`. `svc download` lives in download.ts. */
 export function registerCatalogCommands(program: Command): void {
-  program
-    .command('search')
+  allOption(program.command('search'))
     .description('Search the artifact catalog (full text; --semantic ranks by embedding similarity)')
     .argument('[query...]', 'words to search for')
     .addOption(new Option('--sort <sort>', 'order of the rows').choices(searchSorts))
@@ -33,37 +37,40 @@ export function registerCatalogCommands(program: Command): void {
     .option('--semantic', 'rank by similarity of hashed n-gram embeddings')
     .option('--explain', 'say why each row ranked where it did')
     .option('--summary', 'add facet counts')
-    .option('--limit <n>', 'rows per page (1..100)', intArg('--limit'))
+    .option('--limit <n>', 'rows per page (1..100); with --all, the most rows in total', intArg('--limit'))
     .option('--cursor <cursor>', 'nextCursor of a previous page')
     .action(
       withContext(async (cli, words: string[], options: Record<string, string | boolean | number | undefined>) => {
-        const data = await cli.client().catalog.search({
-          query: {
-            q: words.join(' ') || undefined,
-            sort: options.sort as never,
-            type: options.type as never,
-            license: options.license as never,
-            hosting: options.hosting as never,
-            source: options.source as never,
-            worksWith: options.worksWith as never,
-            reviewStatus: options.reviewStatus as never,
-            semantic: options.semantic ? '1' : undefined,
-            explain: options.explain ? '1' : undefined,
-            summary: options.summary ? '1' : undefined,
-            limit: options.limit as number | undefined,
-            cursor: options.cursor as string | undefined,
-          },
+        const catalog = cli.client().catalog;
+        const query = (pageSize: number | undefined) => ({
+          q: words.join(' ') || undefined,
+          sort: options.sort as never,
+          type: options.type as never,
+          license: options.license as never,
+          hosting: options.hosting as never,
+          source: options.source as never,
+          worksWith: options.worksWith as never,
+          reviewStatus: options.reviewStatus as never,
+          semantic: options.semantic ? ('1' as const) : undefined,
+          explain: options.explain ? ('1' as const) : undefined,
+          summary: options.summary ? ('1' as const) : undefined,
+          limit: pageSize,
+          cursor: options.cursor as string | undefined,
         });
-        cli.output.result(data, (page) =>
-          [
-            artifactTable(page.rows),
-            ...page.rows.filter((row) => row.explain).map((row) => `  ${row.id}: ${row.explain!.reason}`),
-            page.summary ? `\n${page.summary.total} matching; by type: ${Object.entries(page.summary.type).map(([k, v]) => `${k} ${v}`).join(', ')}` : '',
-            page.nextCursor ? `\nMore: --cursor ${page.nextCursor}` : '',
-          ]
-            .filter(Boolean)
-            .join('\n'),
-        );
+        await printList(cli, { all: Boolean(options.all), limit: options.limit as number | undefined }, {
+          page: (pageSize) => catalog.search({ query: query(pageSize) }),
+          all: (total) => catalog.search.all({ query: query(undefined) }, { limit: total }),
+          renderPage: (page) =>
+            [
+              artifactTable(page.rows),
+              ...page.rows.filter((row) => row.explain).map((row) => `  ${row.id}: ${row.explain!.reason}`),
+              page.summary ? `\n${page.summary.total} matching; by type: ${Object.entries(page.summary.type).map(([k, v]) => `${k} ${v}`).join(', ')}` : '',
+              page.nextCursor ? `\nMore: --cursor ${page.nextCursor} (or --all)` : '',
+            ]
+              .filter(Boolean)
+              .join('\n'),
+          renderItem: (row) => [...artifactCells(row), ...(row.explain ? [`(${row.explain.reason})`] : [])].join('  '),
+        });
       }),
     );
 
@@ -98,19 +105,22 @@ export function registerCatalogCommands(program: Command): void {
         cli.output.result(data, (v) => table([['REVISION', 'LATEST', 'FILES', 'SIZE', 'CREATED', 'NOTES'], ...v.rows.map((row) => [row.revision, row.isLatest ? 'yes' : '', String(row.fileCount), bytes(row.totalBytes), row.createdAt, row.notes])]));
       }),
     );
-  artifact
-    .command('files')
+  allOption(artifact.command('files'))
     .argument('<id>', 'artifact id')
     .description('List files of the latest revision')
     .addOption(new Option('--tool <tool>', 'only files this runtime needs').choices(tools))
-    .option('--limit <n>', 'rows per page (1..500)', intArg('--limit'))
+    .option('--limit <n>', 'rows per page (1..500); with --all, the most rows in total', intArg('--limit'))
     .option('--cursor <cursor>', 'nextCursor of a previous page')
     .action(
-      withContext(async (cli, id: string, options: { tool?: string; limit?: number; cursor?: string }) => {
-        const data = await cli.client().catalog.files({ params: { id }, query: { tool: options.tool as never, limit: options.limit, cursor: options.cursor } });
-        cli.output.result(data, (f) =>
-          [table([['PATH', 'SIZE', 'HOSTED', 'SHA256'], ...f.rows.map((row) => [row.path, bytes(row.sizeBytes), row.hosted ? 'yes' : 'no', row.sha256])]), f.nextCursor ? `More: --cursor ${f.nextCursor}` : ''].filter(Boolean).join('\n'),
-        );
+      withContext(async (cli, id: string, options: { tool?: string; limit?: number; cursor?: string; all?: boolean }) => {
+        const catalog = cli.client().catalog;
+        const request = (pageSize: number | undefined) => ({ params: { id }, query: { tool: options.tool as never, limit: pageSize, cursor: options.cursor } });
+        await printList(cli, options, {
+          page: (pageSize) => catalog.files(request(pageSize)),
+          all: (total) => catalog.files.all(request(undefined), { limit: total }),
+          renderPage: (f) => [table([['PATH', 'SIZE', 'HOSTED', 'SHA256'], ...f.rows.map(fileCells)]), f.nextCursor ? `More: --cursor ${f.nextCursor} (or --all)` : ''].filter(Boolean).join('\n'),
+          renderItem: (row) => fileCells(row).join('  '),
+        });
       }),
     );
   artifact

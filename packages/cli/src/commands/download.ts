@@ -1,7 +1,7 @@
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import { Option, type Command } from 'commander';
 import { tools } from '@svc/schemas';
-import { VerifiedDownloadError } from '@svc/client';
+import { VerifiedDownloadError, type BlackboardPutResponse, type DownloadArtifactResult, type SvcClient } from '@svc/client';
 import { withContext } from '../context.ts';
 import { CliFailure } from '../failure.ts';
 import { table } from '../output.ts';
@@ -13,9 +13,41 @@ interface DownloadFlags {
   storageHost: string[];
   allowHttpLoopback?: boolean;
   concurrency?: number;
+  postReceipt?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+
+/**
+ * Posts each verified file's completion receipt under `key`. The idempotency key is the record's
+ * own, so running the same download again (the same pull record) answers the first post instead
+ * of posting twice.
+ */
+async function postReceipts(client: SvcClient, key: string, result: DownloadArtifactResult): Promise<PostedReceipt[]> {
+  const posts: PostedReceipt[] = [];
+  for (const file of result.files) {
+    // A refused post (posting paused, a full window) is reported beside the verified files, which stay in place.
+    const post = await client.blackboard.put({
+      body: {
+        key,
+        idempotency_key: `download-completion:${file.completion.recordId}`,
+        value: {
+          text: `Downloaded and verified ${result.artifactId} ${file.path} (revision ${result.revision}): sha256 ${file.sha256}, ${file.sizeBytes} bytes.`,
+          kind: 'result',
+          artifact_id: result.artifactId,
+          receipt: { jws: file.completion.receipt },
+        },
+      },
+    }).then(
+      (answer) => ({ post: answer, error: null }),
+      (error: unknown) => ({ post: null, error: error instanceof Error ? error.message : String(error) }),
+    );
+    posts.push({ path: file.path, ...post });
+  }
+  return posts;
+}
+
+type PostedReceipt = { path: string } & ({ post: BlackboardPutResponse; error: null } | { post: null; error: string });
 
 /**
  * `svc download <artifact> [path...]`: verified download of a plan's files. A progress bar per
@@ -33,6 +65,7 @@ export function registerDownloadCommands(program: Command): void {
     .option('--storage-host <host[:port]>', 'also trust this object-storage host (repeatable; SVC_STORAGE_HOSTS adds more)', collect, [])
     .option('--allow-http-loopback', 'accept plain HTTP from an allowed store on a loopback address (self-hosted svc)')
     .option('--concurrency <n>', 'files at once (1..16, default 4)', intArg('--concurrency'))
+    .option('--post-receipt <key>', 'post each verified file\'s completion receipt to this blackboard channel (public!), so readers see receipt_verified')
     .action(
       withContext(async (cli, artifactId: string, paths: string[], flags: DownloadFlags) => {
         const destination = flags.out ?? artifactId;
@@ -63,11 +96,21 @@ export function registerDownloadCommands(program: Command): void {
             if (!bars && !cli.output.json) cli.output.notice(file ? `verified ${path} sha256:${file.sha256} (${file.completion.status})` : `FAILED ${path}: ${error!.message}`);
           },
         }).finally(() => bars?.stop());
+        const posts = flags.postReceipt !== undefined ? await postReceipts(cli.client(), flags.postReceipt, result) : [];
         const summary = {
           artifactId: result.artifactId,
           revision: result.revision,
           ok: result.ok,
-          files: result.files.map((file) => ({ path: file.path, destination: file.destination, sha256: file.sha256, sizeBytes: file.sizeBytes, status: file.completion.status })),
+          files: result.files.map((file) => ({
+            path: file.path,
+            destination: file.destination,
+            sha256: file.sha256,
+            sizeBytes: file.sizeBytes,
+            status: file.completion.status,
+            recordId: file.completion.recordId,
+            receipt: file.completion.receipt,
+            ...(posts.length ? { post: posts.find((post) => post.path === file.path)?.post ?? null, postError: posts.find((post) => post.path === file.path)?.error ?? null } : {}),
+          })),
           failures: result.failures.map((failure) => ({
             path: failure.path,
             check: failure.error instanceof VerifiedDownloadError ? failure.error.check : 'error',
@@ -78,12 +121,15 @@ export function registerDownloadCommands(program: Command): void {
           [
             `${s.artifactId} revision ${s.revision}: ${s.files.length} verified, ${s.failures.length} failed`,
             s.files.length ? table([['VERIFIED', 'SHA256', 'BYTES', 'PULL'], ...s.files.map((file) => [file.path, file.sha256, String(file.sizeBytes), file.status])]) : '',
+            ...posts.map(({ path, post, error }) => (post ? `posted the receipt of ${path} as ${post.id} under ${post.key}${post.receipt_verified ? ' (receipt verified)' : ''}` : `NOT POSTED the receipt of ${path}: ${error}`)),
             ...s.failures.map((failure) => `FAILED ${failure.path} [${failure.check}]: ${failure.message}`),
           ]
             .filter(Boolean)
             .join('\n'),
         );
         if (!result.ok) throw new CliFailure(`${result.failures.length} file(s) failed verification`, { silent: cli.output.json });
+        const unposted = posts.filter((post) => post.error !== null).length;
+        if (unposted > 0) throw new CliFailure(`${unposted} receipt(s) could not be posted; the files are verified and in place`, { silent: cli.output.json });
       }),
     );
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerCatalogCommands } from './catalog.ts';
+import { registerDiscoverCommands } from './discover.ts';
 import { registerDownloadCommands } from './download.ts';
 import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
@@ -7,6 +8,8 @@ import { registerIdentityCommands } from './identity.ts';
 import { registerInferenceCommands } from './inference.ts';
 import { registerKeysCommands } from './keys.ts';
 import { registerPdfCommands } from './pdf.ts';
+import { registerReceiptCommands } from './receipts.ts';
+import { registerRequestCommands } from './requests.ts';
 import { registerVersionCommands } from './version.ts';
 
 /** Every command group; a feature adds its `register…Commands` here. */
@@ -20,4 +23,7 @@ export function registerCommands(program: Command): void {
   registerKeysCommands(program);
   registerPdfCommands(program);
   registerInferenceCommands(program);
+  registerReceiptCommands(program);
+  registerRequestCommands(program);
+  registerDiscoverCommands(program);
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { scopes as allScopes, type DeveloperCredential, type DeveloperCredentialSecretResponse, type Scope } from '@svc/schemas';
+import { scopes as allScopes, type DeveloperCredential, type DeveloperCredentialReceipt, type DeveloperCredentialSecretResponse, type Scope } from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
+import { allOption, printList } from '../list-output.ts';
 import { table } from '../output.ts';
 
 function parseScopes(values: string[]): Scope[] {
@@ -12,9 +13,10 @@ function parseScopes(values: string[]): Scope[] {
   return [...new Set(list)] as Scope[];
 }
 
-function parseLimit(value: string | undefined): number | undefined {
+/** A page holds 1..100 keys; with --all, --limit counts items over every page, so only its floor holds. */
+function parseLimit(value: string | undefined, all: boolean | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) throw new UsageError('--limit must be an integer from 1 to 100');
+  if (!/^\d+$/.test(value) || Number(value) < 1 || (!all && Number(value) > 100)) throw new UsageError(all ? '--limit must be a whole number of 1 or more' : '--limit must be an integer from 1 to 100 (with --all, any number of 1 or more)');
   return Number(value);
 }
 
@@ -25,6 +27,7 @@ function printSecret(cli: CliContext, data: DeveloperCredentialSecretResponse, v
 }
 
 const row = (key: DeveloperCredential) => [key.credential_id, key.status, key.name, key.scopes.join(' '), key.created_at];
+const receiptRow = (receipt: DeveloperCredentialReceipt) => [receipt.receipt_id, receipt.event, receipt.occurred_at, receipt.related_credential_id ?? '-'];
 
 /** `svc keys create|list|rotate|revoke|receipts`: developer keys of the signed-in agent. */
 export function registerKeysCommands(program: Command): void {
@@ -41,21 +44,27 @@ export function registerKeysCommands(program: Command): void {
       }),
     );
 
-  keys
-    .command('list')
-    .description('Your keys (never their secrets), newest first')
-    .option('--limit <n>', 'page size, 1..100 (default 50)')
-    .option('--cursor <cursor>', 'continue from a previous page')
-    .action(
-      withContext(async (cli, flags: { limit?: string; cursor?: string }) => {
-        const page = await cli.client().credentials.list({ query: { limit: parseLimit(flags.limit), cursor: flags.cursor } });
-        cli.output.result(page, (data) => {
+  allOption(
+    keys
+      .command('list')
+      .description('Your keys (never their secrets), newest first')
+      .option('--limit <n>', 'page size, 1..100 (default 50); with --all, the most keys in total')
+      .option('--cursor <cursor>', 'continue from a previous page'),
+  ).action(
+    withContext(async (cli, flags: { limit?: string; cursor?: string; all?: boolean }) => {
+      const credentials = cli.client().credentials;
+      await printList(cli, { all: flags.all, limit: parseLimit(flags.limit, flags.all) }, {
+        page: (pageSize) => credentials.list({ query: { limit: pageSize, cursor: flags.cursor } }),
+        all: (total) => credentials.list.all({ query: { cursor: flags.cursor } }, { limit: total }),
+        renderPage: (data) => {
           if (data.data.length === 0) return 'No developer keys.';
           const lines = table([['ID', 'STATUS', 'NAME', 'SCOPES', 'CREATED'], ...data.data.map(row)]);
-          return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor}` : lines;
-        });
-      }),
-    );
+          return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
+        },
+        renderItem: (key) => row(key).join('  '),
+      });
+    }),
+  );
 
   keys
     .command('rotate')
@@ -78,19 +87,26 @@ export function registerKeysCommands(program: Command): void {
       }),
     );
 
-  keys
-    .command('receipts')
-    .description('Lifecycle receipts of a key, oldest first')
-    .argument('<credential_id>')
-    .option('--limit <n>', 'page size, 1..100 (default 50)')
-    .option('--cursor <cursor>', 'continue from a previous page')
-    .action(
-      withContext(async (cli, credentialId: string, flags: { limit?: string; cursor?: string }) => {
-        const page = await cli.client().credentials.receipts({ params: { credential_id: credentialId }, query: { limit: parseLimit(flags.limit), cursor: flags.cursor } });
-        cli.output.result(page, (data) => {
-          const lines = table([['RECEIPT', 'EVENT', 'AT', 'RELATED'], ...data.data.map((receipt) => [receipt.receipt_id, receipt.event, receipt.occurred_at, receipt.related_credential_id ?? '-'])]);
-          return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor}` : lines;
-        });
-      }),
-    );
+  allOption(
+    keys
+      .command('receipts')
+      .description('Lifecycle receipts of a key, oldest first')
+      .argument('<credential_id>')
+      .option('--limit <n>', 'page size, 1..100 (default 50); with --all, the most receipts in total')
+      .option('--cursor <cursor>', 'continue from a previous page'),
+  ).action(
+    withContext(async (cli, credentialId: string, flags: { limit?: string; cursor?: string; all?: boolean }) => {
+      const credentials = cli.client().credentials;
+      const params = { credential_id: credentialId };
+      await printList(cli, { all: flags.all, limit: parseLimit(flags.limit, flags.all) }, {
+        page: (pageSize) => credentials.receipts({ params, query: { limit: pageSize, cursor: flags.cursor } }),
+        all: (total) => credentials.receipts.all({ params, query: { cursor: flags.cursor } }, { limit: total }),
+        renderPage: (data) => {
+          const lines = table([['RECEIPT', 'EVENT', 'AT', 'RELATED'], ...data.data.map(receiptRow)]);
+          return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
+        },
+        renderItem: (receipt) => receiptRow(receipt).join('  '),
+      });
+    }),
+  );
 }

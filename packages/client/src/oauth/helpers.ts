@@ -1,5 +1,5 @@
 import type { Contract, OAuthClientRegistrationRequest, OAuthClientRegistrationResponse, OAuthTokenResponse } from '@svc/schemas';
-import type { ClientOf } from '../client.ts';
+import type { ClientOf } from '../derive.ts';
 import { createPkcePair, pkceChallenge, type PkcePair } from './pkce.ts';
 import { sessionFromTokens, type OAuthSession } from './session.ts';
 

@@ -1,7 +1,7 @@
 import type { DocumentExtraction, DocumentFormat, ExtractedPage, PdfExtraction, PdfExtractionSummary } from '@svc/schemas';
 import { errorFromResponse, SvcError } from '../errors.ts';
 import type { CallOptions } from '../transport.ts';
-import type { ClientOf } from '../client.ts';
+import type { ClientOf } from '../derive.ts';
 import type { Contract } from '@svc/schemas';
 import { fileNameOf, readAllBytes, toBase64, toUploadBody, type FileInput } from './pdf-input.ts';
 
@@ -69,8 +69,8 @@ const queryOf = (options: PdfBounds) => ({ start_page: options.startPage, max_pa
 const callOptionsOf = ({ signal, timeout, headers, idempotencyKey, retry }: CallOptions): CallOptions => ({ signal, timeout, headers, idempotencyKey, retry });
 const TEXT_FORMATS = new Set(['html', 'markdown', 'text']);
 
-export function createPdfHelpers(methods: ClientOf<Contract>): { pdf: PdfHelpers; documents: DocumentHelpers } {
-  const pdf: PdfHelpers = {
+export function createPdfHelpers(methods: ClientOf<Contract>): PdfHelpers {
+  return {
     async extractFile(input, options = {}) {
       const body = await toUploadBody(input);
       return methods.pdf.extractUpload({ query: queryOf(options), body }, callOptionsOf(options));
@@ -95,7 +95,10 @@ export function createPdfHelpers(methods: ClientOf<Contract>): { pdf: PdfHelpers
       return stream;
     },
   };
-  const documents: DocumentHelpers = {
+}
+
+export function createDocumentHelpers(methods: ClientOf<Contract>): DocumentHelpers {
+  return {
     async extractFile(input, options = {}) {
       const bytes = await readAllBytes(input);
       const filename = options.filename ?? fileNameOf(input);
@@ -114,7 +117,6 @@ export function createPdfHelpers(methods: ClientOf<Contract>): { pdf: PdfHelpers
       );
     },
   };
-  return { pdf, documents };
 }
 
 function formatFromName(name: string | undefined): DocumentFormat | undefined {

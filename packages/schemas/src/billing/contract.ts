@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChatCompletion, ChatCompletionsRequest, ChatStreamEvent } from '../inference/chat.ts';
 import { inferenceLimits } from '../inference/limits.ts';
-import { defineContract, defineRoute, jsonOrBytes, jsonOrSse } from '../route.ts';
+import { defineContract, defineRoute, jsonOrBytes, jsonOrSse, paging } from '../route.ts';
 import { billingLimits } from './packs.ts';
 import {
   CheckoutSessionRequest,
@@ -52,6 +52,7 @@ export const billingContract = defineContract({
       `limit 1..${billingLimits.usagePageMax} (default ${billingLimits.usagePageDefault}); cursor at most ${billingLimits.usageCursorMaxChars} characters (the \`next_cursor\` of the previous page); ` +
       '`format=csv` answers RFC 4180 CSV with a header row. Headers: `X-Svc-Remaining-Credits`, `X-Svc-Reserved-Credits`, `X-Svc-Has-More` (0/1), `X-Svc-Next-Cursor` (when more).',
     query: UsageExportQuery,
+    paging: paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' }),
     errors: [400],
     responses: { 200: jsonOrBytes(StripeCreditUsagePage, 'text/csv; charset=utf-8') },
   }),

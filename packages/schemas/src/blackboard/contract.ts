@@ -1,4 +1,4 @@
-import { bytes, defineContract, defineRoute, empty } from '../route.ts';
+import { bytes, defineContract, defineRoute, empty, paging } from '../route.ts';
 import { McpJsonRpcBody } from './mcp.ts';
 import {
   BlackboardChannelsPage,
@@ -24,6 +24,15 @@ const PREFIX = '/api/v1/blackboard';
 /** A value is at most 64 KiB of JSON, but escapes can triple that on the wire. */
 const PUT_BODY_LIMIT = 512 * 1024;
 
+/**
+ * Reads page by (created_at, id) tuples. Without a cursor or with `before`, `history_next` walks
+ * back to older items; with `since`, `poll_next` walks forward while `has_more` says more are
+ * already there. Either object is merged into the next request as it is.
+ */
+const readPaging = <const Items extends 'items' | 'channels', const In extends 'query' | 'body'>(items: Items, cursorIn: In) => paging({ items, cursor: ['history_next', 'poll_next'], hasMore: 'has_more', cursorIn });
+const itemsInQuery = readPaging('items', 'query');
+const itemsInBody = readPaging('items', 'body');
+
 export const blackboardContract = defineContract({
   describe: defineRoute({ ...board, method: 'GET', path: PREFIX, summary: 'Describe the blackboard: schema id, posting state, limits, operations', responses: { 200: BlackboardDescription } }),
   put: defineRoute({
@@ -38,12 +47,12 @@ export const blackboardContract = defineContract({
     errors: [400, 409, 413, 429, 503],
     responses: { 200: BlackboardPutResponse, 201: BlackboardPutResponse },
   }),
-  get: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/get`, summary: 'Read items of one channel', query: BlackboardGetRequest, errors: [400], responses: { 200: BlackboardReadPage } }),
-  getPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/get`, summary: 'Read items of one channel (JSON body)', body: BlackboardGetRequest, errors: [400], responses: { 200: BlackboardReadPage } }),
-  query: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/query`, summary: 'Read items across channels with filters', query: BlackboardQueryRequest, errors: [400], responses: { 200: BlackboardReadPage } }),
-  queryPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/query`, summary: 'Read items across channels with filters (JSON body)', body: BlackboardQueryRequest, errors: [400], responses: { 200: BlackboardReadPage } }),
-  channels: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/channels`, summary: 'List active channels with activity and participant counts', query: BlackboardChannelsRequest, errors: [400], responses: { 200: BlackboardChannelsPage } }),
-  channelsPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/channels`, summary: 'List active channels (JSON body)', body: BlackboardChannelsRequest, errors: [400], responses: { 200: BlackboardChannelsPage } }),
+  get: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/get`, summary: 'Read items of one channel', query: BlackboardGetRequest, errors: [400], responses: { 200: BlackboardReadPage }, paging: itemsInQuery }),
+  getPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/get`, summary: 'Read items of one channel (JSON body)', body: BlackboardGetRequest, errors: [400], responses: { 200: BlackboardReadPage }, paging: itemsInBody }),
+  query: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/query`, summary: 'Read items across channels with filters', query: BlackboardQueryRequest, errors: [400], responses: { 200: BlackboardReadPage }, paging: itemsInQuery }),
+  queryPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/query`, summary: 'Read items across channels with filters (JSON body)', body: BlackboardQueryRequest, errors: [400], responses: { 200: BlackboardReadPage }, paging: itemsInBody }),
+  channels: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/channels`, summary: 'List active channels with activity and participant counts', query: BlackboardChannelsRequest, errors: [400], responses: { 200: BlackboardChannelsPage }, paging: readPaging('channels', 'query') }),
+  channelsPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/channels`, summary: 'List active channels (JSON body)', body: BlackboardChannelsRequest, errors: [400], responses: { 200: BlackboardChannelsPage }, paging: readPaging('channels', 'body') }),
   tombstone: defineRoute({
     ...board,
     method: 'POST',
@@ -69,8 +78,24 @@ export const blackboardContract = defineContract({
     method: 'POST',
     path: '/api/mcp',
     summary: 'MCP endpoint (Streamable HTTP, stateless) with one tool, `blackboard`, whose op is put, get, query, channels or tombstone',
-    description: 'Speak MCP with an MCP client (Accept: application/json, text/event-stream). The body is JSON-RPC; answers are JSON-RPC.',
+    description:
+      'Speak MCP with an MCP client (Accept: application/json, text/event-stream). Revisions 2026-07-28 (stateless: `server/discover`, the `_meta` envelope, ' +
+      'MCP-Protocol-Version, Mcp-Method and Mcp-Name headers) and 2025-11-25 (and earlier 2025 revisions, through `initialize`) are served from the same tool. ' +
+      'The body is JSON-RPC; answers are JSON-RPC as JSON or as a server-sent event stream (the Content-Type says which). Protocol errors answer the status the revision names: ' +
+      '400 for an unsupported revision (-32022, `data.supported`) or a header that contradicts the body (-32020), 404 for an unknown method at 2026-07-28.',
     body: McpJsonRpcBody,
-    responses: { 200: bytes('application/json'), 202: empty(), 400: bytes('application/json'), 404: bytes('application/json'), 406: bytes('application/json'), 415: bytes('application/json'), 500: bytes('application/json') },
+    // A body that is not JSON (or not JSON-RPC) is answered as JSON-RPC too: -32700 or -32600, 400.
+    errorEnvelope: 'jsonrpc',
+    responses: {
+      200: bytes('application/json'),
+      202: empty(),
+      400: bytes('application/json'),
+      404: bytes('application/json'),
+      405: bytes('application/json'),
+      406: bytes('application/json'),
+      413: bytes('application/json'),
+      415: bytes('application/json'),
+      500: bytes('application/json'),
+    },
   }),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ReceiptVerification } from '../receipts/records.ts';
 import { BlackboardItemId, ChannelKey } from './fields.ts';
 
 export const screeningActions = ['allow', 'escalate', 'block', 'unchecked'] as const;
@@ -53,6 +54,13 @@ export const BlackboardRecord = z
     tombstone: z.boolean(),
     /** On solution summaries only: author-asserted candidate for manual review, never verification. */
     eligible: z.boolean().optional(),
+    receipt_verified: z
+      .literal(true)
+      .optional()
+      .describe(
+        'Set by the server, never by the poster: true when, at put time, `item.receipt.jws` was a receipt signed by this service\'s key, issued by this service, for a record that existed and matched. Absent otherwise (never false): a tampered receipt, another issuer\'s, or none. It vouches for that record only, not for the text of the post. A `receipt_verified` inside the posted value stays there as an ordinary extra field of `item`.',
+      ),
+    receipt_verification: ReceiptVerification.optional().describe('Present with receipt_verified: what was verified (kind, record id, issuer, key id, when).'),
   })
   .meta({ id: 'BlackboardRecord' });
 export type BlackboardRecord = z.infer<typeof BlackboardRecord>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { queryBoolean, queryInt } from '../query.ts';
-import { bytes, defineContract, defineRoute, redirect } from '../route.ts';
+import { bytes, defineContract, defineRoute, paging, redirect } from '../route.ts';
 import {
   AgentBundle,
   AgentDiscovery,
@@ -34,6 +34,8 @@ const cursor = z
   .regex(/^\d{1,9}$/, 'a cursor is the `nextCursor` of a previous page (a decimal offset)')
   .optional()
   .transform((value) => Number(value ?? '0'));
+/** Catalog lists page by an offset string: `nextCursor` of one page is the `cursor` of the next. */
+const offsetPaging = paging({ items: 'rows', cursor: 'nextCursor', cursorIn: 'query', cursorParam: 'cursor' });
 const limit = (max: number, fallback: number) => queryInt(1, max).default(fallback);
 const flag = () => queryBoolean().optional().transform((value) => value === true);
 
@@ -79,6 +81,7 @@ export const catalogContract = defineContract({
     query: SearchQuery,
     errors: [400],
     responses: { 200: SearchResponse },
+    paging: offsetPaging,
   }),
   resolve: defineRoute({
     ...catalogRoute,
@@ -102,6 +105,7 @@ export const catalogContract = defineContract({
     query: z.object({ limit: limit(500, 100), cursor, tool: optionalQueryEnum(Tool) }),
     errors: [404],
     responses: { 200: FilesResponse },
+    paging: offsetPaging,
   }),
   downloadPlan: defineRoute({
     ...catalogRoute,

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { CompactReceipt } from '../receipts/records.ts';
+import { CatalogRequestStatus } from '../requests/status.ts';
 import { ArtifactSource, ArtifactType, CompletionStatus, Hosting, License, Pack, RankingSlug, ReviewStatus, SearchSort, Tool, TrendingWindow } from './values.ts';
 
 /** Artifact ids are URL-safe slugs so they travel as one path segment. */
@@ -155,6 +157,10 @@ export const CompletionResponse = z
     sha256: Sha256Hex,
     sizeBytes: z.number().int().nonnegative(),
     recordedAt: timestamp,
+    recordId: z.string().meta({ description: 'The pull record this completion counts as (on already-recorded: the earlier record).' }),
+    receipt: CompactReceipt.meta({
+      description: 'svc\'s signed receipt of the pull record (kind download-completion): derived from the stored record, so a retried completion answers the same receipt. Post it on the board as `value.receipt.jws` to have the post show receipt_verified.',
+    }),
   })
   .meta({ id: 'CompletionResponse' });
 export type CompletionResponse = z.infer<typeof CompletionResponse>;
@@ -207,8 +213,21 @@ export const SourceRequestBody = z
   .object({ repo: z.string().min(1).max(300), source: ArtifactSource, useCase: z.string().min(1).max(2000), targetTool: z.string().min(1).max(64) })
   .strict()
   .meta({ id: 'SourceRequestBody' });
+/**
+ * The api surface's answer to a mirror or source request. The request lands in the same store
+ * as `POST /v1/mirror-requests` and `/v1/source-requests`: `id` is its catalog request id and
+ * `statusUrl` its receipt on the base surface; `duplicate` says this caller already asked exactly this.
+ */
 export const RequestReceipt = z
-  .object({ id: z.string(), kind: z.enum(['mirror', 'source']), status: z.literal('received'), artifactId: ArtifactId.nullable(), createdAt: timestamp, duplicate: z.boolean() })
+  .object({
+    id: z.string().regex(/^brr_[A-Za-z0-9_-]{16,64}$/),
+    kind: z.enum(['mirror', 'source']),
+    status: CatalogRequestStatus,
+    artifactId: ArtifactId.nullable(),
+    createdAt: timestamp,
+    duplicate: z.boolean(),
+    statusUrl: z.string(),
+  })
   .meta({ id: 'RequestReceipt' });
 
 export const ArtifactMetadata = z

@@ -1,4 +1,4 @@
-import { defineContract, defineRoute, redirect } from '../route.ts';
+import { defineContract, defineRoute, paging, redirect } from '../route.ts';
 import {
   CredentialIdParams,
   CredentialPage,
@@ -19,6 +19,9 @@ import {
   OAuthTokenResponse,
   WhoAmIResponse,
 } from './oauth.ts';
+
+/** Keys and receipts page by an opaque keyset cursor: `next_cursor` of one page is the `cursor` of the next. */
+const credentialPaging = paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' });
 
 const oauthRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['oauth'] } as const;
 const asMetadata = (path: string, summary: string) =>
@@ -61,6 +64,15 @@ export const oauthContract = defineContract({
   protectedResource: prMetadata('/.well-known/oauth-protected-resource', 'Protected-resource metadata (RFC 9728)'),
   protectedResourceMcp: prMetadata('/.well-known/oauth-protected-resource/mcp', 'Protected-resource metadata (RFC 9728) of the MCP resource'),
   protectedResourceMcpPrefix: prMetadata('/mcp/.well-known/oauth-protected-resource', 'Protected-resource metadata (RFC 9728) of the MCP resource, prefixed alias'),
+  protectedResourceApiMcp: defineRoute({
+    ...oauthRoute,
+    surface: 'api',
+    method: 'GET',
+    path: '/.well-known/oauth-protected-resource/api/mcp',
+    summary: 'Protected-resource metadata (RFC 9728) of the MCP endpoint, at the path-aware location an MCP client derives from {api}/api/mcp',
+    description: 'Every MCP metadata document names the resource `{api}/api/mcp`, where the MCP endpoint really is.',
+    responses: { 200: OAuthProtectedResourceMetadata },
+  }),
   whoami: defineRoute({
     method: 'GET',
     path: '/v1/whoami',
@@ -92,6 +104,7 @@ export const credentialsContract = defineContract({
     summary: 'Your developer keys (metadata only), newest first, by cursor',
     query: CredentialPage,
     responses: { 200: DeveloperCredentialListResponse },
+    paging: credentialPaging,
   }),
   rotate: defineRoute({
     ...credentialRoute,
@@ -120,5 +133,6 @@ export const credentialsContract = defineContract({
     query: CredentialPage,
     errors: [404],
     responses: { 200: DeveloperCredentialReceiptListResponse },
+    paging: credentialPaging,
   }),
 });

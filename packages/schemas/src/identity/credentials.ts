@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CompactReceipt } from '../receipts/records.ts';
 import { pageLimit } from '../query.ts';
 import { Scope } from '../principal.ts';
 
@@ -52,6 +53,7 @@ export const DeveloperCredentialReceipt = z
     name: z.string(),
     scopes: z.array(Scope),
     related_credential_id: z.string().nullable().describe('rotated: the replacement; created by rotation: the key it replaced'),
+    signed_receipt: CompactReceipt.describe('This receipt signed by svc (kind developer-key-event); verifiable offline with /.well-known/jwks.json'),
   })
   .meta({ id: 'DeveloperCredentialReceipt' });
 export type DeveloperCredentialReceipt = z.infer<typeof DeveloperCredentialReceipt>;

@@ -125,6 +125,7 @@ export const OAuthAuthorizationServerMetadata = z
     code_challenge_methods_supported: z.array(z.literal('S256')),
     authorization_response_iss_parameter_supported: z.boolean(),
     service_documentation: z.string().optional(),
+    jwks_uri: z.string().optional().describe('The receipt keys (JWKS): receipts svc signs verify against these'),
   })
   .meta({ id: 'OAuthAuthorizationServerMetadata' });
 export type OAuthAuthorizationServerMetadata = z.infer<typeof OAuthAuthorizationServerMetadata>;

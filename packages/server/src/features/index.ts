@@ -6,10 +6,14 @@ import { createCatalogFeature } from './catalog/index.ts';
 import { createBillingFeature } from './billing/index.ts';
 import { createBlackboardHandlers } from './blackboard/handlers.ts';
 import { createBlackboardService } from './blackboard/service.ts';
+import { createDiscoveryHandlers } from './discovery/handlers.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
 import { createInferenceFeature } from './inference/index.ts';
+import { loadSigningKeys } from './identity/signing-keys.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createPdfFeature } from './pdf/handlers.ts';
+import { createReceiptsFeature } from './receipts/index.ts';
+import { createRequestsFeature } from './requests/index.ts';
 import { createSystemHandlers } from './system/handlers.ts';
 
 export interface Features {
@@ -27,10 +31,15 @@ export interface Features {
 export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const resolvers: PrincipalResolver[] = [];
   const closers: Array<() => Promise<void>> = [];
-  const catalog = await createCatalogFeature(deps);
-  const blackboard = createBlackboardService(deps.database, deps.config.blackboard);
+  // Loaded once: the OAuth keys and the receipt key derive from one secret (generated on first start).
+  const signingKeys = await loadSigningKeys(deps.config.identity.signingSecret, deps.config.dataDir);
+  if (signingKeys.file) deps.log.info({ file: signingKeys.file }, 'Signing secret generated into the data directory; set SVC_SIGNING_SECRET so replicas agree');
+  const receipts = await createReceiptsFeature(deps, signingKeys);
+  const requests = createRequestsFeature(deps);
+  const catalog = await createCatalogFeature(deps, receipts.receipts, requests.store);
+  const blackboard = createBlackboardService(deps.database, deps.config.blackboard, receipts.receipts);
   closers.push(blackboard.startHousekeeping(deps.log));
-  const identity = await createIdentityFeature(deps);
+  const identity = await createIdentityFeature(deps, signingKeys, receipts.receipts);
   resolvers.push(...identity.resolvers);
   closers.push(() => identity.close());
   const pdf = createPdfFeature(deps);
@@ -51,6 +60,9 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     inference: inference.handlers,
     billing: billing.handlers.billing,
     credits: billing.handlers.credits,
+    receipts: receipts.handlers,
+    requests: requests.handlers,
+    discovery: createDiscoveryHandlers(deps),
   };
   return { handlers, resolvers, closers };
 }

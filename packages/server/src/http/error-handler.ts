@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
-import type { ErrorBody } from '@svc/schemas';
+import type { ErrorBody, JsonRpcError } from '@svc/schemas';
 import { isServiceError } from './service-error.ts';
 import type { RequestState } from './request-state.ts';
 
@@ -24,9 +24,24 @@ export function errorBodyFor(error: unknown, requestId: string, log: Logger): Er
   return { status: 500, headers: {}, error: 'Internal server error.', code: 'internal_error', request_id: requestId };
 }
 
+/**
+ * JSON-RPC codes for svc's error codes on a `jsonrpc` route. Input the adapter refuses is a 400
+ * there (the JSON-RPC over HTTP convention and spec 4.9 for /a2a), not svc's 422.
+ */
+function jsonRpcErrorFor(body: ErrorBody, status: number): { status: number; body: JsonRpcError } {
+  const rpcCode = body.code === 'malformed_json' ? -32700 : status === 422 || status === 413 || status === 415 || status === 400 ? -32600 : -32603;
+  return {
+    status: status === 422 ? 400 : status,
+    body: { jsonrpc: '2.0', id: null, error: { code: rpcCode, message: body.error, data: { code: body.code, request_id: body.request_id, ...(body.detail ? { detail: body.detail } : {}) } } },
+  };
+}
+
 /** Answers a thrown error with the contract's error body; nothing internal leaves. */
 export function writeError(ctx: Context, state: RequestState, error: unknown): void {
-  const { status, headers, ...body } = errorBodyFor(error, state.requestId, state.log);
+  const { status: errorStatus, headers, ...body } = errorBodyFor(error, state.requestId, state.log);
+  let status = errorStatus;
+  let answer: unknown = body;
+  if (state.route?.errorEnvelope === 'jsonrpc') ({ status, body: answer } = jsonRpcErrorFor(body, errorStatus));
   if (state.route?.errorEnvelope === 'bayrun' && body.retryable === undefined) body.retryable = RETRYABLE_STATUSES.has(status);
   if (ctx.headerSent) {
     ctx.res.destroy();
@@ -35,5 +50,5 @@ export function writeError(ctx: Context, state: RequestState, error: unknown): v
   for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
   ctx.status = status;
   ctx.res.setHeader('content-type', 'application/json; charset=utf-8');
-  ctx.body = JSON.stringify(body);
+  ctx.body = JSON.stringify(answer);
 }

@@ -50,7 +50,8 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
       ctx.body = String(result.body ?? '');
       return;
     case 'bytes': {
-      ctx.type = spec.contentType;
+      // A handler that names its own Content-Type (the MCP endpoint's JSON or event stream) keeps it.
+      ctx.type = result.headers?.['content-type'] ?? spec.contentType;
       const body = result.body;
       ctx.body = body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : Readable.from(body as AsyncIterable<Uint8Array>);
       return;
@@ -67,7 +68,12 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
       if (!result.headers?.location) throw new ServiceError('internal_error', 'Redirect without a location.');
       return;
     case 'empty':
-      ctx.body = null;
+      // Koa turns a null body into 204; a declared 202 (an accepted MCP notification) stays 202.
+      if (result.status === 204 || result.status === 304) ctx.body = null;
+      else {
+        ctx.body = '';
+        ctx.remove('content-type');
+      }
       return;
   }
 }

@@ -1,9 +1,10 @@
 import { blackboardContract, blackboardLimits } from '@svc/schemas';
 import { defineHandlers } from '../../http/handler-types.ts';
-import { handleMcpRequest } from './mcp.ts';
+import { createMcpEndpoint } from './mcp.ts';
 import type { BlackboardService } from './service.ts';
 
 export function createBlackboardHandlers(service: BlackboardService) {
+  const handleMcpRequest = createMcpEndpoint(service);
   return defineHandlers(blackboardContract, {
     async describe(_input, request) {
       return { status: 200, body: await service.describe(request.publicUrl) };
@@ -48,7 +49,7 @@ export function createBlackboardHandlers(service: BlackboardService) {
       return { status: 200, body: await service.posting.set(body.enabled, body.enabled ? null : (body.reason ?? null)) };
     },
     async mcp({ body }, request) {
-      return handleMcpRequest(service, body, request);
+      return handleMcpRequest(body, request);
     },
   });
 }

@@ -1,4 +1,4 @@
-import type { BlackboardRecord } from '@svc/schemas';
+import type { BlackboardRecord, ReceiptVerification } from '@svc/schemas';
 import { isoOf } from './sql.ts';
 
 /** The columns a read selects. */
@@ -10,9 +10,12 @@ export interface ItemRow {
   expires_at: Date | string;
   tombstoned_at: Date | string | null;
   runtime_versions: Array<{ name: string; version: string }> | null;
+  /** Set when the put carried an svc receipt that held (receipt-verification.ts). */
+  receipt_verification?: ReceiptVerification | string | null;
 }
 
-export const ITEM_COLUMNS = 'id, key, item, created_at, expires_at, tombstoned_at, runtime_versions';
+export const ITEM_COLUMNS =
+  'id, key, item, created_at, expires_at, tombstoned_at, runtime_versions, (SELECT verification FROM blackboard_receipt_verifications WHERE item_id = blackboard_items.id) AS receipt_verification';
 
 /** Live means neither tombstoned nor expired; reads only ever see live rows. */
 export const LIVE = 'tombstoned_at IS NULL AND expires_at > now()';
@@ -28,5 +31,9 @@ export function recordOf(row: ItemRow): BlackboardRecord {
     ttl_seconds: Math.round((expires.getTime() - created.getTime()) / 1000),
     item: typeof row.item === 'string' ? JSON.parse(row.item) : row.item,
     tombstone: row.tombstoned_at !== null,
+    // Only the server's own verification sets these; a receipt_verified the poster sent stays inside `item`.
+    ...(row.receipt_verification
+      ? { receipt_verified: true as const, receipt_verification: typeof row.receipt_verification === 'string' ? (JSON.parse(row.receipt_verification) as ReceiptVerification) : row.receipt_verification }
+      : {}),
   };
 }

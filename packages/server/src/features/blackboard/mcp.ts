@@ -1,6 +1,6 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { createMcpHandler, isLegacyRequest, McpServer, WebStandardStreamableHTTPServerTransport, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import {
   BLACKBOARD_MCP_TOOL,
@@ -15,6 +15,7 @@ import {
 } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
 import { isServiceError, ServiceError } from '../../http/service-error.ts';
+import { precheckMcpRequest } from './mcp-precheck.ts';
 import type { BlackboardService } from './service.ts';
 
 const TOOL_DESCRIPTION = `The public svc blackboard: a shared memory for agents. op selects the operation:
@@ -58,93 +59,131 @@ async function runOp(service: BlackboardService, args: BlackboardToolArguments, 
   }
 }
 
-function buildMcpServer(service: BlackboardService, request: RequestContext): McpServer {
-  const server = new McpServer({ name: 'svc-blackboard', version: SVC_VERSION }, { capabilities: { tools: {} } });
+/** How long a client or shared cache may reuse `tools/list` and `server/discover` (2026-07-28). */
+export const TOOL_LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'public' } as const;
+
+/** The server's name in `serverInfo`, the server card and `server/discover`. */
+export const MCP_SERVER_NAME = 'svc-blackboard';
+export const MCP_SERVER_TITLE = 'svc public blackboard';
+
+type ToolAnswer = { content: Array<{ type: 'text'; text: string }>; structuredContent: Record<string, unknown>; isError?: boolean };
+
+/** A fresh McpServer carrying the one tool; `answer` runs a call (tests of shape never call it). */
+function buildMcpServer(answer: (args: BlackboardToolArguments) => Promise<ToolAnswer>): McpServer {
+  // Stateless: no session to notify, so `tools.listChanged` is not advertised. The tool list is the
+  // same for every caller and changes only with a deploy, so shared caches may keep it a while.
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, title: MCP_SERVER_TITLE, version: SVC_VERSION },
+    { capabilities: { tools: { listChanged: false } }, cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT, 'server/discover': TOOL_LIST_CACHE_HINT } },
+  );
   server.registerTool(
     BLACKBOARD_MCP_TOOL,
-    { title: 'svc public blackboard', description: TOOL_DESCRIPTION, inputSchema: BlackboardToolArguments, annotations: { title: 'svc public blackboard', ...blackboardToolAnnotations } },
-    async (args) => {
-      try {
-        const result = (await runOp(service, args as BlackboardToolArguments, request)) as Record<string, unknown>;
-        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
-      } catch (error) {
-        if (!isServiceError(error)) throw error;
-        const body = { error: error.message, code: error.code, status: error.status, ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: Math.ceil(error.retryAfterSeconds) } : {}) };
-        return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
-      }
-    },
+    { title: MCP_SERVER_TITLE, description: TOOL_DESCRIPTION, inputSchema: BlackboardToolArguments, annotations: { title: MCP_SERVER_TITLE, ...blackboardToolAnnotations } },
+    (args) => answer(args as BlackboardToolArguments),
   );
   return server;
 }
 
-const DECLARED = new Set([200, 400, 404, 406, 415, 500]);
-
-/**
- * The 2026-07-28 revision is stateless by design: no initialize, the version travels in the
- * MCP-Protocol-Version header and `_meta`, and `server/discover` replaces the handshake. The
- * SDK (1.32) predates it, so this layer answers `server/discover` itself and hands every other
- * request to the SDK as a 2025-11-25 request, marking results `resultType: "complete"`. Our tool
- * needs nothing the two revisions disagree on (no sessions, no server-to-client requests).
- */
-export const STATELESS_REVISION = '2026-07-28';
-const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
-
-type JsonRpcMessage = { jsonrpc: '2.0'; id?: string | number; method?: string; params?: { _meta?: Record<string, unknown> } & Record<string, unknown> };
-
-function wantsStatelessRevision(body: unknown, header: string | string[] | undefined): boolean {
-  if (header === STATELESS_REVISION) return true;
-  const messages = (Array.isArray(body) ? body : [body]) as JsonRpcMessage[];
-  return messages.some((message) => message?.params?._meta?.[META_VERSION] === STATELESS_REVISION);
-}
-
-function discoverResult(id: string | number | undefined) {
-  return {
-    jsonrpc: '2.0',
-    id,
-    result: {
-      resultType: 'complete',
-      supportedVersions: [STATELESS_REVISION, ...SUPPORTED_PROTOCOL_VERSIONS],
-      capabilities: { tools: {} },
-      serverInfo: { name: 'svc-blackboard', version: SVC_VERSION },
-    },
+/** One tool call for one caller, with the same service (and validation) as the REST routes. */
+function toolCallFor(service: BlackboardService, request: RequestContext) {
+  return async (args: BlackboardToolArguments): Promise<ToolAnswer> => {
+    try {
+      const result = (await runOp(service, args, request)) as Record<string, unknown>;
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+    } catch (error) {
+      if (!isServiceError(error)) throw error;
+      const body = { error: error.message, code: error.code, status: error.status, ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: Math.ceil(error.retryAfterSeconds) } : {}) };
+      return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+    }
   };
 }
 
+export type McpToolDescription = {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: Record<string, unknown>;
+};
+
 /**
- * One stateless MCP exchange: a fresh server and transport per request (no sessions to share
- * between replicas), JSON answers rather than SSE. The contract adapter has already read and
- * checked the body as JSON-RPC; the SDK transport does the protocol.
+ * The tools as `tools/list` describes them, read from the same McpServer definition the endpoint
+ * runs (the SDK's own JSON Schema conversion), for the server card.
  */
-export async function handleMcpRequest(service: BlackboardService, body: unknown, request: RequestContext) {
-  const stateless = wantsStatelessRevision(body, request.headers['mcp-protocol-version']);
-  const single = Array.isArray(body) ? undefined : (body as JsonRpcMessage);
-  if (stateless && single?.method === 'server/discover') {
-    return { status: 200 as const, body: new TextEncoder().encode(JSON.stringify(discoverResult(single.id))), headers: { 'mcp-protocol-version': STATELESS_REVISION } };
+export function describeMcpTools(): McpToolDescription[] {
+  const server = buildMcpServer(async () => {
+    throw new Error('describeMcpTools never calls a tool');
+  });
+  const inputSchema = server.toolInputSchemaJson(BLACKBOARD_MCP_TOOL);
+  if (!inputSchema) throw new Error(`The ${BLACKBOARD_MCP_TOOL} tool has no JSON input schema`);
+  return [{ name: BLACKBOARD_MCP_TOOL, title: MCP_SERVER_TITLE, description: TOOL_DESCRIPTION, inputSchema, annotations: { title: MCP_SERVER_TITLE, ...blackboardToolAnnotations } }];
+}
+
+/** Headers of the SDK's answer that mean something to the client; length and framing are Koa's. */
+const FORWARDED_RESPONSE_HEADERS = ['content-type', 'mcp-protocol-version', 'www-authenticate', 'allow', 'cache-control'];
+
+/** The statuses the contract declares for /api/mcp with a body; the SDK's answers stay within them. */
+const STATUSES_WITH_BODY = [200, 400, 404, 405, 406, 413, 415, 500] as const;
+type StatusWithBody = (typeof STATUSES_WITH_BODY)[number];
+
+function toContractAnswer(response: Response) {
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_RESPONSE_HEADERS) {
+    const value = response.headers.get(name);
+    if (value !== null) headers[name] = value;
   }
-  const server = buildMcpServer(service, request);
+  if (response.status === 202) return { status: 202 as const, headers };
+  const known = (STATUSES_WITH_BODY as readonly number[]).includes(response.status);
+  // Passed through as it arrives: an event stream (a 2026-07-28 answer that streams) is not held back.
+  return { status: (known ? response.status : 500) as StatusWithBody, headers, body: response.body ? Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>) : new Uint8Array() };
+}
+
+/**
+ * A 2025-era exchange: a fresh server over a stateless transport that answers JSON rather than an
+ * event stream (no tool here streams, and JSON is what a plain HTTP caller can read).
+ */
+async function serveLegacy(server: McpServer, request: Request, parsedBody: unknown): Promise<Response> {
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   try {
+    const response = await transport.handleRequest(request, { parsedBody });
+    // Read the answer before closing: closing the transport ends its pending streams.
+    return new Response(response.body === null ? null : await response.arrayBuffer(), { status: response.status, headers: response.headers });
+  } finally {
+    await transport.close().catch(() => {});
+    await server.close().catch(() => {});
+  }
+}
+
+/**
+ * The MCP endpoint, on the official v2 server SDK: 2026-07-28 traffic (stateless, `server/discover`,
+ * the `_meta` envelope, header checks, cache hints, its error statuses) goes to `createMcpHandler`
+ * in strict modern mode; 2025-era traffic, as the SDK's own `isLegacyRequest` classifies it, to a
+ * stateless 2025-11-25 transport answering JSON. One tool definition serves both. Each request
+ * gets a fresh McpServer bound to its caller (address, bearer), found through the web Request.
+ */
+export function createMcpEndpoint(service: BlackboardService) {
+  const callers = new WeakMap<Request, RequestContext>();
+  const modern: McpHttpHandler = createMcpHandler(
+    ({ requestInfo }) => {
+      const request = requestInfo && callers.get(requestInfo);
+      if (!request) throw new Error('MCP request without its svc request context');
+      return buildMcpServer(toolCallFor(service, request));
+    },
+    { legacy: 'reject' },
+  );
+  return async function handleMcpRequest(body: unknown, request: RequestContext) {
+    const versionHeader = request.headers['mcp-protocol-version'];
+    const refused = precheckMcpRequest(body, typeof versionHeader === 'string' ? versionHeader : undefined);
+    if (refused) return toContractAnswer(Response.json(refused.body, { status: refused.status }));
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
       if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
       headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
-    if (stateless) headers.set('mcp-protocol-version', LATEST_PROTOCOL_VERSION);
-    const webRequest = new Request(`${request.publicUrl}/api/mcp`, { method: 'POST', headers, body: JSON.stringify(body), signal: request.signal });
-    const response = await transport.handleRequest(webRequest, { parsedBody: body });
-    if (response.status === 202) return { status: 202 as const };
-    let bytes = new Uint8Array(await response.arrayBuffer());
-    const status = (DECLARED.has(response.status) ? response.status : 500) as 200 | 400 | 404 | 406 | 415 | 500;
-    if (stateless && status === 200) {
-      const answer = JSON.parse(new TextDecoder().decode(bytes)) as { result?: Record<string, unknown> } | Array<{ result?: Record<string, unknown> }>;
-      for (const message of Array.isArray(answer) ? answer : [answer]) if (message.result) message.result.resultType ??= 'complete';
-      bytes = new TextEncoder().encode(JSON.stringify(answer));
-      return { status, body: bytes, headers: { 'mcp-protocol-version': STATELESS_REVISION } };
-    }
-    return { status, body: bytes };
-  } finally {
-    await transport.close().catch(() => {});
-    await server.close().catch(() => {});
-  }
+    const webRequest = new Request(`${request.publicUrl}/api/mcp`, { method: 'POST', headers, signal: request.signal });
+    callers.set(webRequest, request);
+    const response = (await isLegacyRequest(webRequest, body)) ? await serveLegacy(buildMcpServer(toolCallFor(service, request)), webRequest, body) : await modern.fetch(webRequest, { parsedBody: body });
+    return toContractAnswer(response);
+  };
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import type { BlackboardPutRequest, BlackboardPutResponse } from '@svc/schemas';
+import type { BlackboardPutRequest, BlackboardPutResponse, ReceiptVerification } from '@svc/schemas';
 import { ServiceError } from '../../http/service-error.ts';
 import { admitReplay, checkAdmission, putWindows } from './admission.ts';
 import { ITEM_COLUMNS, LIVE, recordOf, type ItemRow } from './item-row.ts';
@@ -10,6 +10,7 @@ import type { PutBatcher } from './put-batcher.ts';
 import { screenValue } from './screening.ts';
 import type { BlackboardSettings } from './settings.ts';
 import { selectRows } from './sql.ts';
+import type { Receipts } from '../receipts/receipts.ts';
 
 export interface Caller {
   ip: string;
@@ -31,7 +32,11 @@ export interface PutDependencies {
   posting: PostingSwitch;
   /** Stores puts (admission, ordering, retention, durability): see put-batcher.ts. */
   batcher: PutBatcher;
+  /** Checks an svc receipt in `value.receipt` (receipts feature). */
+  receipts: BoardReceiptVerifier;
 }
+
+export type BoardReceiptVerifier = Pick<Receipts, 'verifyBoardReceipt'>;
 
 async function findLiveByIdentity(deps: PutDependencies, keyId: string, idempotencyKey: string): Promise<(ItemRow & { request_hash: string }) | undefined> {
   const [row] = await selectRows<ItemRow & { request_hash: string }>(
@@ -52,6 +57,15 @@ async function replay(deps: PutDependencies, caller: Caller, normalised: Normali
   // put's commit, which may have been seen here before the original's own flush completed.
   await deps.sequelize.transaction((transaction) => admitReplay(deps.sequelize, deps.settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: 0 }, transaction));
   return { ...recordOf(row), edit_token: null, original_token_required: true, deduplicated: true };
+}
+
+/**
+ * Stores the server's verification beside the item it belongs to (it goes when the item goes).
+ * Written right after the put batch, so a read racing the put may see the item a moment before
+ * its flag; every read after the put's answer sees both.
+ */
+async function recordVerification(sequelize: Sequelize, itemId: string, verification: ReceiptVerification): Promise<void> {
+  await sequelize.query('INSERT INTO blackboard_receipt_verifications (item_id, verification) VALUES ($1, $2::jsonb) ON CONFLICT (item_id) DO NOTHING', { bind: [itemId, JSON.stringify(verification)] });
 }
 
 /**
@@ -78,6 +92,8 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
   }
 
   const item = { ...normalised.value, coprocessor: screenValue(normalised.value) };
+  // Before admission: a receipt that does not hold leaves the post as it came, without the flag.
+  const verification = await deps.receipts.verifyBoardReceipt(normalised.value.receipt);
   const id = `bb_${randomBytes(12).toString('hex')}`;
   const editToken = `bbt_${randomBytes(24).toString('base64url')}`;
   const windows = putWindows(settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: normalised.valueBytes });
@@ -102,7 +118,9 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
     windows: windows.sql,
   });
   if ('inserted' in outcome) {
-    return { created: true, body: { ...recordOf(outcome.inserted), edit_token: editToken, original_token_required: false, deduplicated: false } };
+    if (verification) await recordVerification(sequelize, id, verification);
+    const inserted = verification ? { ...outcome.inserted, receipt_verification: verification } : outcome.inserted;
+    return { created: true, body: { ...recordOf(inserted), edit_token: editToken, original_token_required: false, deduplicated: false } };
   }
   if ('refused' in outcome) {
     checkAdmission(settings, windows.named, outcome.refused);

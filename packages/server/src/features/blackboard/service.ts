@@ -6,7 +6,7 @@ import { BLACKBOARD_SCHEMA_ID, blackboardLimits, type BlackboardChannelsRequest,
 import { listChannels } from './channels.ts';
 import { PostingSwitch } from './posting-switch.ts';
 import { PutBatcher } from './put-batcher.ts';
-import { putItem, type Caller } from './put-item.ts';
+import { putItem, type BoardReceiptVerifier, type Caller } from './put-item.ts';
 import { readItems, showItem } from './read-items.ts';
 import type { BlackboardSettings } from './settings.ts';
 import { tombstoneItem } from './tombstone.ts';
@@ -24,7 +24,7 @@ export async function sweepRetention(sequelize: Sequelize, retentionRows: number
 }
 
 /** The blackboard's operations, free of HTTP: REST handlers and the MCP tool both call these. */
-export function createBlackboardService(database: Pick<Database, 'sequelize' | 'kind'>, settings: BlackboardSettings) {
+export function createBlackboardService(database: Pick<Database, 'sequelize' | 'kind'>, settings: BlackboardSettings, receipts: BoardReceiptVerifier) {
   const { sequelize } = database;
   // PGlite runs with fsync off: there is no flush to wait for, so puts commit synchronously there.
   const walFlusher = database.kind === 'postgres' ? new WalFlusher(sequelize) : undefined;
@@ -51,7 +51,7 @@ export function createBlackboardService(database: Pick<Database, 'sequelize' | '
       timer.unref();
       return async () => clearInterval(timer);
     },
-    put: (request: BlackboardPutRequest, caller: Caller) => putItem({ sequelize, settings, posting, batcher }, request, caller),
+    put: (request: BlackboardPutRequest, caller: Caller) => putItem({ sequelize, settings, posting, batcher, receipts }, request, caller),
     get: async (request: BlackboardGetRequest) => readItems(sequelize, 'get', request, await posting.get()),
     query: async (request: BlackboardQueryRequest) => readItems(sequelize, 'query', request, await posting.get()),
     channels: async (request: BlackboardChannelsRequest) => listChannels(sequelize, settings.channelWindowRows, request, await posting.get()),

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { z } from 'zod';
 import type { Artifact, ArtifactFile, ArtifactSummary, DownloadPlan, RankingResponse, ReviewSummary, TrendingResponse, TrustBundlesResponse } from '@svc/schemas';
@@ -212,22 +211,5 @@ export class CatalogService {
       { limit },
     );
     return { slug, title: definition.title, description: definition.description, rows: rows.map((row, index) => ({ rank: index + 1, score: Math.round(Number(row.score) * 100) / 100, artifact: toArtifactSummary(row) })) };
-  }
-
-  /** Stores a mirror or source request; the same caller asking the same thing within a day is one request. */
-  async request(input: { kind: 'mirror' | 'source'; artifactId: string | null; repo: string | null; source: string | null; useCase: string; targetTool: string; callerKey: string }) {
-    return this.sequelize.transaction(async (transaction) => {
-      const [existing] = await this.sequelize.query<{ id: string; created_at: Date }>(
-        `SELECT id, created_at FROM catalog_requests WHERE kind = :kind AND caller_key = :callerKey AND artifact_id IS NOT DISTINCT FROM :artifactId AND repo IS NOT DISTINCT FROM :repo AND target_tool = :targetTool AND created_at > now() - interval '1 day' LIMIT 1`,
-        { replacements: input, type: QueryTypes.SELECT, transaction },
-      );
-      if (existing) return { id: existing.id, kind: input.kind, status: 'received' as const, artifactId: input.artifactId, createdAt: iso(existing.created_at), duplicate: true };
-      const id = `req_${randomBytes(12).toString('hex')}`;
-      const [row] = await this.sequelize.query<{ created_at: Date }>(
-        `INSERT INTO catalog_requests (id, kind, artifact_id, repo, source, use_case, target_tool, caller_key) VALUES (:id, :kind, :artifactId, :repo, :source, :useCase, :targetTool, :callerKey) RETURNING created_at`,
-        { replacements: { ...input, id }, type: QueryTypes.SELECT, transaction },
-      );
-      return { id, kind: input.kind, status: 'received' as const, artifactId: input.artifactId, createdAt: iso(row!.created_at), duplicate: false };
-    });
   }
 }

@@ -71,7 +71,7 @@ export class Downloads {
    * recorded (or none when this caller already recorded the same bytes). Any refusal rolls
    * back, so nothing is recorded.
    */
-  async complete(artifactId: string, path: string, body: { sha256: string; sizeBytes: number; completionToken: string }): Promise<CompletionResponse> {
+  async complete(artifactId: string, path: string, body: { sha256: string; sizeBytes: number; completionToken: string }): Promise<Omit<CompletionResponse, 'receipt'>> {
     const sha256 = body.sha256.toLowerCase().replace(/^sha256:/, '');
     const { sequelize } = this.options;
     return sequelize.transaction(async (transaction) => {
@@ -88,21 +88,21 @@ export class Downloads {
       if (token.sha256 !== sha256 || Number(token.size_bytes) !== body.sizeBytes) {
         throw new ServiceError('completion_digest_mismatch', `The attested bytes differ from the plan: expected sha256 ${token.sha256} and ${token.size_bytes} bytes, got sha256 ${sha256} and ${body.sizeBytes} bytes. Nothing was recorded.`);
       }
-      const [repeat] = await sequelize.query<{ created_at: Date }>(
-        `SELECT created_at FROM catalog_pulls WHERE caller_key = :callerKey AND artifact_id = :artifactId AND path = :path AND sha256 = :sha256 AND created_at > now() - interval '${REPEAT_WINDOW}' ORDER BY created_at DESC LIMIT 1`,
+      const [repeat] = await sequelize.query<{ id: string; created_at: Date }>(
+        `SELECT id, created_at FROM catalog_pulls WHERE caller_key = :callerKey AND artifact_id = :artifactId AND path = :path AND sha256 = :sha256 AND created_at > now() - interval '${REPEAT_WINDOW}' ORDER BY created_at DESC LIMIT 1`,
         { replacements: { callerKey: token.caller_key, artifactId, path, sha256 }, type: QueryTypes.SELECT, transaction },
       );
       const status = repeat ? 'already-recorded' : 'client-attested';
       await sequelize.query(`UPDATE catalog_completion_tokens SET spent_at = now(), outcome = :status WHERE token_hash = :hash`, { replacements: { status, hash: hashToken(body.completionToken) }, transaction });
-      let recordedAt = repeat?.created_at;
-      if (!repeat) {
-        const [pull] = await sequelize.query<{ created_at: Date }>(
-          `INSERT INTO catalog_pulls (artifact_id, revision, path, sha256, size_bytes, caller_key) VALUES (:artifactId, :revision, :path, :sha256, :sizeBytes, :callerKey) RETURNING created_at`,
+      let record = repeat;
+      if (!record) {
+        const [pull] = await sequelize.query<{ id: string; created_at: Date }>(
+          `INSERT INTO catalog_pulls (artifact_id, revision, path, sha256, size_bytes, caller_key) VALUES (:artifactId, :revision, :path, :sha256, :sizeBytes, :callerKey) RETURNING id, created_at`,
           { replacements: { artifactId, revision: token.revision, path, sha256, sizeBytes: body.sizeBytes, callerKey: token.caller_key }, type: QueryTypes.SELECT, transaction },
         );
-        recordedAt = pull!.created_at;
+        record = pull!;
       }
-      return { status, localHashAttested: true, artifactId, revision: token.revision, path, sha256, sizeBytes: body.sizeBytes, recordedAt: iso(recordedAt!) };
+      return { status, localHashAttested: true, artifactId, revision: token.revision, path, sha256, sizeBytes: body.sizeBytes, recordedAt: iso(record.created_at), recordId: String(record.id) };
     });
   }
 }

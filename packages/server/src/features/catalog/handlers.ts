@@ -9,6 +9,9 @@ import { callerKey } from './caller-key.ts';
 import type { CatalogService } from './catalog-service.ts';
 import { toArtifactFile } from './catalog-service.ts';
 import type { Downloads } from './downloads.ts';
+import { downloadCompletionRecord } from './download-receipts.ts';
+import type { Receipts } from '../receipts/receipts.ts';
+import type { FiledRequest, RequestStore } from '../requests/request-store.ts';
 import { checkFilePath } from './file-paths.ts';
 import { searchArtifacts } from './search.ts';
 
@@ -24,17 +27,25 @@ export const DOWNLOAD_PROCEDURE = [
   'On any failure delete the temporary file and post nothing. Probes, HEAD requests and partial reads never count as pulls.',
 ];
 
+/** The api surface's camelCase receipt of a request filed in the shared store. */
+function apiReceipt(kind: 'mirror' | 'source', { receipt, replayed }: FiledRequest) {
+  return { id: receipt.request_id, kind, status: receipt.status, artifactId: receipt.artifact_id, createdAt: receipt.created_at, duplicate: replayed, statusUrl: receipt.status_url };
+}
+
 export interface CatalogHandlerDeps {
   catalog: CatalogService;
+  /** Mirror and source requests file into the catalog request store (the /v1 routes read them). */
+  requests: RequestStore;
   downloads: Downloads;
   store: ObjectStore;
+  receipts: Receipts;
 }
 
 function isServing(store: ObjectStore): store is ServingObjectStore & LocalObjectStore {
   return store.kind === 'local';
 }
 
-export function createCatalogHandlers({ catalog, downloads, store }: CatalogHandlerDeps) {
+export function createCatalogHandlers({ catalog, downloads, store, receipts, requests }: CatalogHandlerDeps) {
   return defineHandlers(catalogContract, {
     async agentDiscovery(_input, request) {
       return {
@@ -111,7 +122,8 @@ export function createCatalogHandlers({ catalog, downloads, store }: CatalogHand
     },
     async completeDownload({ params, body }) {
       const path = checkFilePath(params.path);
-      return { status: 200, body: await downloads.complete(params.id, path, body) };
+      const completion = await downloads.complete(params.id, path, body);
+      return { status: 200, body: { ...completion, receipt: await receipts.sign(downloadCompletionRecord(completion)) } };
     },
     async trustBundles({ params }) {
       return { status: 200, body: await catalog.trustBundles(params.id) };
@@ -133,13 +145,13 @@ export function createCatalogHandlers({ catalog, downloads, store }: CatalogHand
     },
     async mirrorRequest({ params, body }, request) {
       await catalog.summary(params.id);
-      const receipt = await catalog.request({ kind: 'mirror', artifactId: params.id, repo: null, source: null, useCase: body.useCase, targetTool: body.targetTool, callerKey: callerKey(request) });
-      request.log.info({ requestId: receipt.id, artifactId: params.id }, 'mirror request received');
-      return { status: 202, body: receipt };
+      const filed = await requests.file(callerKey(request), 'mirror', { artifact_id: params.id, use_case: body.useCase, target_tool: body.targetTool }, 'catalog_api');
+      request.log.info({ catalogRequestId: filed.receipt.request_id, artifactId: params.id }, 'mirror request received');
+      return { status: 202, body: apiReceipt('mirror', filed) };
     },
     async sourceRequest({ body }, request) {
-      const receipt = await catalog.request({ kind: 'source', artifactId: null, repo: body.repo, source: body.source, useCase: body.useCase, targetTool: body.targetTool, callerKey: callerKey(request) });
-      return { status: 202, body: receipt };
+      const filed = await requests.file(callerKey(request), 'source', { repo: body.repo, source: body.source, use_case: body.useCase, target_tool: body.targetTool }, 'catalog_api');
+      return { status: 202, body: apiReceipt('source', filed) };
     },
     async storageObject({ params, query }, request) {
       if (!isServing(store) || params.bucket !== store.bucket) throw new ServiceError('object_not_found', 'No such bucket in this server\'s object store.');

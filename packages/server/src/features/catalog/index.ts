@@ -6,8 +6,11 @@ import type { ObjectStore } from '../../storage/object-store.ts';
 import { CatalogService } from './catalog-service.ts';
 import { demoCatalog } from './demo-catalog.ts';
 import { Downloads } from './downloads.ts';
+import { DOWNLOAD_COMPLETION, downloadCompletionLoader } from './download-receipts.ts';
+import type { Receipts } from '../receipts/receipts.ts';
 import { createCatalogHandlers } from './handlers.ts';
 import { importCatalog } from './import-catalog.ts';
+import type { RequestStore } from '../requests/request-store.ts';
 
 export { importCatalog, parseJsonLines, CatalogImportError, type ImportResult } from './import-catalog.ts';
 
@@ -22,7 +25,7 @@ export async function createObjectStore(deps: Pick<ServerDeps, 'config' | 'publi
  * The catalog feature: handlers, the object store, the built-in embedding model in the model
  * registry, and the demo catalog on the first start of an empty database (embedded by default).
  */
-export async function createCatalogFeature(deps: ServerDeps) {
+export async function createCatalogFeature(deps: ServerDeps, receipts: Receipts, requests: RequestStore) {
   const store = await createObjectStore(deps);
   const catalog = new CatalogService(deps.database.sequelize);
   const downloads = new Downloads({ sequelize: deps.database.sequelize, catalog, store, urlTtlSeconds: deps.config.storage.urlTtlSeconds, tokenTtlSeconds: deps.config.catalog.completionTokenTtlSeconds });
@@ -34,5 +37,6 @@ export async function createCatalogFeature(deps: ServerDeps) {
       deps.log.info({ artifacts: result.artifacts.created, files: result.files.created, hostedBytes: result.hostedBytes }, 'demo catalog loaded (SVC_CATALOG_DEMO=off to skip)');
     }
   }
-  return { handlers: createCatalogHandlers({ catalog, downloads, store }), store, catalog, downloads };
+  receipts.registerRecordLoader(DOWNLOAD_COMPLETION, downloadCompletionLoader(deps.database.sequelize));
+  return { handlers: createCatalogHandlers({ catalog, downloads, store, receipts, requests }), store, catalog, downloads };
 }

@@ -1,9 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { DeveloperCredential, DeveloperCredentialReceipt, DeveloperCredentialSecretResponse, DeveloperCredentialRevokeResponse, Scope } from '@svc/schemas';
+import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cursor.ts';
 import { ServiceError } from '../../http/service-error.ts';
 import { hashDeveloperKey, keyPrefixOf, newDeveloperKey } from './developer-key-format.ts';
 import { newId } from './oauth-tokens.ts';
+import type { Receipts } from '../receipts/receipts.ts';
+import { developerKeyEventRecord } from './developer-key-receipts.ts';
 
 interface KeyRow {
   id: string;
@@ -49,7 +52,7 @@ const toCredential = (row: KeyRow): DeveloperCredential => ({
   replaced_by: row.replaced_by,
 });
 
-const toReceipt = (row: ReceiptRow): DeveloperCredentialReceipt => ({
+const toReceipt = (row: ReceiptRow, signedReceipt: string): DeveloperCredentialReceipt => ({
   receipt_id: row.id,
   credential_id: row.credential_id,
   event: row.event,
@@ -58,23 +61,8 @@ const toReceipt = (row: ReceiptRow): DeveloperCredentialReceipt => ({
   name: row.name,
   scopes: row.scopes,
   related_credential_id: row.related_credential_id,
+  signed_receipt: signedReceipt,
 });
-
-function badCursor(): ServiceError {
-  return new ServiceError('validation_failed', 'Invalid request: query.cursor: not a cursor this endpoint gave out', { detail: [{ loc: ['query', 'cursor'], msg: 'not a cursor this endpoint gave out', type: 'value_error' }] });
-}
-
-function decodeCursor<T>(cursor: string | undefined, check: (value: unknown) => value is T): T | undefined {
-  if (cursor === undefined || cursor === '') return undefined;
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (check(value)) return value;
-  } catch {
-    // fall through
-  }
-  throw badCursor();
-}
-const encodeCursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 const notFound = (credentialId: string) => new ServiceError('credential_not_found', `No developer key ${credentialId} among yours.`);
 
@@ -85,10 +73,17 @@ const notFound = (credentialId: string) => new ServiceError('credential_not_foun
 export class DeveloperKeyService {
   readonly #sequelize: Sequelize;
   readonly #maxActive: number;
+  readonly #receipts: Receipts;
 
-  constructor(sequelize: Sequelize, options: { maxActive: number }) {
+  constructor(sequelize: Sequelize, options: { maxActive: number; receipts: Receipts }) {
     this.#sequelize = sequelize;
     this.#maxActive = options.maxActive;
+    this.#receipts = options.receipts;
+  }
+
+  /** A stored receipt with its signature, which is derived from the row alone (the same every time). */
+  async #present(row: ReceiptRow): Promise<DeveloperCredentialReceipt> {
+    return toReceipt(row, await this.#receipts.sign(developerKeyEventRecord(row)));
   }
 
   async #insertReceipt(transaction: Transaction, receipt: Omit<ReceiptRow, 'seq' | 'id' | 'occurred_at'> & { owner: string; occurred_at: Date }): Promise<DeveloperCredentialReceipt> {
@@ -101,7 +96,7 @@ export class DeveloperKeyService {
         transaction,
       },
     );
-    return toReceipt(row!);
+    return this.#present(row!);
   }
 
   async #insertKey(transaction: Transaction, owner: string, name: string, scopes: Scope[], createdAt: Date, rotatedFrom: string | null): Promise<{ row: KeyRow; key: string }> {
@@ -136,7 +131,7 @@ export class DeveloperKeyService {
   }
 
   async list(owner: string, limit: number, cursor: string | undefined): Promise<Page<DeveloperCredential>> {
-    const after = decodeCursor(cursor, (value): value is [string, string] => Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && !Number.isNaN(Date.parse(value[0])) && typeof value[1] === 'string');
+    const after = decodeCursor(cursor, isTimeIdCursor);
     const rows = await this.#sequelize.query<KeyRow>(
       `SELECT * FROM svc_developer_keys WHERE owner = :owner ${after ? 'AND (created_at, id) < (:createdAt::timestamptz, :id)' : ''}
        ORDER BY created_at DESC, id DESC LIMIT :take`,
@@ -177,7 +172,7 @@ export class DeveloperKeyService {
       const row = await this.#lockOwned(transaction, owner, credentialId);
       if (row.status !== 'active' && row.ending_receipt_id) {
         const [ending] = await this.#sequelize.query<ReceiptRow>('SELECT * FROM svc_developer_key_receipts WHERE id = :id', { replacements: { id: row.ending_receipt_id }, type: QueryTypes.SELECT, transaction });
-        return { credential_id: row.id, status: row.status, revoked_at: new Date(row.revoked_at!).toISOString(), receipt: toReceipt(ending!) };
+        return { credential_id: row.id, status: row.status, revoked_at: new Date(row.revoked_at!).toISOString(), receipt: await this.#present(ending!) };
       }
       const now = new Date();
       const receipt = await this.#insertReceipt(transaction, { credential_id: row.id, owner, event: 'revoked', occurred_at: now, actor: owner, name: row.name, scopes: row.scopes, related_credential_id: null });
@@ -196,7 +191,7 @@ export class DeveloperKeyService {
     );
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    return { data: page.map(toReceipt), has_more: hasMore, next_cursor: hasMore ? encodeCursor(String(page[page.length - 1]!.seq)) : null };
+    return { data: await Promise.all(page.map((row) => this.#present(row))), has_more: hasMore, next_cursor: hasMore ? encodeCursor(String(page[page.length - 1]!.seq)) : null };
   }
 
   /** The owner and scopes of a presented key, or undefined when it is unknown, revoked or rotated. */

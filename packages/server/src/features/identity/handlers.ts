@@ -8,7 +8,9 @@ import { authorizationServerMetadata, protectedResourceMetadata } from './metada
 import { OAuthFailure, OAuthService } from './oauth-service.ts';
 import { OAuthTokens } from './oauth-tokens.ts';
 import { accessTokenResolver, demoTokenResolver, developerKeyResolver } from './resolvers.ts';
-import { loadSigningKeys } from './signing-keys.ts';
+import type { SigningKeys } from './signing-keys.ts';
+import type { Receipts } from '../receipts/receipts.ts';
+import { developerKeyEventLoader } from './developer-key-receipts.ts';
 
 /** Answers that carry a secret or a token must never be cached (RFC 6749 5.1). */
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
@@ -81,13 +83,16 @@ function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
     authorizationServerMcp: asMetadata,
     authorizationServerMcpPrefix: asMetadata,
     async protectedResource() {
-      return { status: 200, body: protectedResourceMetadata(baseUrl(), '') };
+      return { status: 200, body: protectedResourceMetadata(deps.publicUrls(), 'svc') };
     },
     async protectedResourceMcp() {
-      return { status: 200, body: protectedResourceMetadata(baseUrl(), '/mcp') };
+      return { status: 200, body: protectedResourceMetadata(deps.publicUrls(), 'mcp') };
     },
     async protectedResourceMcpPrefix() {
-      return { status: 200, body: protectedResourceMetadata(baseUrl(), '/mcp') };
+      return { status: 200, body: protectedResourceMetadata(deps.publicUrls(), 'mcp') };
+    },
+    async protectedResourceApiMcp() {
+      return { status: 200, body: protectedResourceMetadata(deps.publicUrls(), 'mcp') };
     },
     async whoami(_input, { principal }) {
       return {
@@ -126,13 +131,12 @@ function createCredentialsHandlers(keys: DeveloperKeyService) {
 }
 
 /** OAuth, developer keys and their resolvers: everything that says who a caller is. */
-export async function createIdentityFeature(deps: ServerDeps): Promise<IdentityFeature> {
+export async function createIdentityFeature(deps: ServerDeps, keys: SigningKeys, receipts: Receipts): Promise<IdentityFeature> {
   const { config, database, log } = deps;
-  const keys = await loadSigningKeys(config.identity.signingSecret, config.dataDir);
-  if (keys.file) log.info({ file: keys.file }, 'OAuth signing secret generated into the data directory; set SVC_SIGNING_SECRET so replicas agree');
   const tokens = new OAuthTokens(keys, () => deps.publicUrls().baseUrl);
   const service = new OAuthService({ tokens, sequelize: database.sequelize, config: config.identity, issuer: () => deps.publicUrls().baseUrl });
-  const developerKeys = new DeveloperKeyService(database.sequelize, { maxActive: config.identity.maxActiveDeveloperKeys });
+  const developerKeys = new DeveloperKeyService(database.sequelize, { maxActive: config.identity.maxActiveDeveloperKeys, receipts });
+  receipts.registerRecordLoader('developer-key-event', developerKeyEventLoader(database.sequelize));
   // Spent ids and revoked families outlive nothing they record; prune them now and then.
   const pruner = setInterval(() => service.store.prune().catch((error) => log.warn({ err: error }, 'pruning OAuth records failed')), 10 * 60_000);
   pruner.unref();

@@ -1,5 +1,5 @@
 import type { OAuthAuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@svc/schemas';
-import { oauthGrantTypes, oauthTokenEndpointAuthMethods } from '@svc/schemas';
+import { mcpEndpointUrl, oauthGrantTypes, oauthTokenEndpointAuthMethods, RECEIPT_JWKS_PATH } from '@svc/schemas';
 import { DEMO_TIER_SCOPES } from './oauth-service.ts';
 
 /**
@@ -20,17 +20,22 @@ export function authorizationServerMetadata(baseUrl: string): OAuthAuthorization
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${baseUrl}/llms-full.txt`,
+    jwks_uri: `${baseUrl}${RECEIPT_JWKS_PATH}`,
   };
 }
 
-/** RFC 9728 metadata; `resource` is the identifier the well-known URL was formed from. */
-export function protectedResourceMetadata(baseUrl: string, resourcePath: '' | '/mcp'): OAuthProtectedResourceMetadata {
+/**
+ * RFC 9728 metadata. `resource` names the resource where it really is: svc itself (the base URL)
+ * on the plain document, the MCP endpoint on the api surface (`{api}/api/mcp`) on every MCP one,
+ * so a client that compares `resource` with the endpoint it connects to finds them equal.
+ */
+export function protectedResourceMetadata(urls: { baseUrl: string; apiUrl: string }, resource: 'svc' | 'mcp'): OAuthProtectedResourceMetadata {
   return {
-    resource: `${baseUrl}${resourcePath}`,
-    authorization_servers: [baseUrl],
+    resource: resource === 'mcp' ? mcpEndpointUrl(urls.apiUrl) : urls.baseUrl,
+    authorization_servers: [urls.baseUrl],
     scopes_supported: [...DEMO_TIER_SCOPES],
     bearer_methods_supported: ['header'],
-    resource_name: resourcePath ? 'svc MCP' : 'svc',
-    resource_documentation: `${baseUrl}/llms-full.txt`,
+    resource_name: resource === 'mcp' ? 'svc MCP' : 'svc',
+    resource_documentation: `${urls.baseUrl}/llms-full.txt`,
   };
 }

@@ -1,4 +1,4 @@
-import { API_VERSION, SVC_VERSION, walkContract, toOpenApiPath, type ContractTree, type PerformanceProtocol, type RouteDefinition } from '@svc/schemas';
+import { API_VERSION, discoveryLinks, SVC_VERSION, walkContract, toOpenApiPath, type ContractTree, type PerformanceProtocol, type RouteDefinition } from '@svc/schemas';
 
 function authLabel(route: RouteDefinition): string {
   switch (route.auth.kind) {
@@ -9,6 +9,17 @@ function authLabel(route: RouteDefinition): string {
     case 'scoped':
       return route.auth.scopes.length > 0 ? `scope ${route.auth.scopes.join(' + ')}` : 'any credential';
   }
+}
+
+/** The protocols an agent's framework may already speak, with their discovery documents. */
+function agentProtocols(urls: { baseUrl: string; apiUrl: string }): string {
+  const links = discoveryLinks(urls);
+  return `## Agent protocols (no credential needed)
+- [MCP server card](${links.mcp_server_card}) (also /.well-known/mcp.json and ${links.mcp_endpoint}/server-card)
+- [MCP endpoint](${links.mcp_endpoint}): Streamable HTTP, revisions 2026-07-28 and 2025-11-25, one tool \`blackboard\`
+- [A2A agent card](${links.agent_card}) (A2A 1.0 and 0.3)
+- [A2A endpoint](${links.a2a}): JSON-RPC \`message/send\` (0.3) or \`SendMessage\` (1.0) answers the public trial task
+- [OAuth authorization server metadata](${links.oauth_authorization_server}) and [protected resource metadata](${links.oauth_protected_resource})`;
 }
 
 /** `/llms.txt` and `/agents.txt`: a short pointer an agent reads first. */
@@ -27,6 +38,8 @@ export function llmsTxt(urls: { baseUrl: string; apiUrl: string }): string {
 - [Health](${urls.baseUrl}/healthz)
 - [Benchmark protocol](${urls.baseUrl}/.well-known/performance.json)
 
+${agentProtocols(urls)}
+
 ## Rules
 - The blackboard is public: never post credentials, private prompts or customer data.
 - Errors are JSON with a stable \`code\`, a human \`error\` message and a \`request_id\`.
@@ -36,7 +49,7 @@ export function llmsTxt(urls: { baseUrl: string; apiUrl: string }): string {
 
 /** `/llms-full.txt`: every operation of the contract, one line each, grouped by feature. */
 export function llmsFullTxt(contract: ContractTree, urls: { baseUrl: string; apiUrl: string }): string {
-  const lines = [`# svc ${SVC_VERSION} (interface ${API_VERSION}): every operation`, '', `Base surface: ${urls.baseUrl}`, `Api surface: ${urls.apiUrl}`, ''];
+  const lines = [`# svc ${SVC_VERSION} (interface ${API_VERSION}): every operation`, '', `Base surface: ${urls.baseUrl}`, `Api surface: ${urls.apiUrl}`, '', agentProtocols(urls), ''];
   let group = '';
   for (const { id, route } of walkContract(contract)) {
     const feature = id.split('.')[0]!;

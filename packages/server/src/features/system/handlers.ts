@@ -1,8 +1,14 @@
-import { API_VERSION, buildOpenApiDocument, contract, SVC_VERSION, systemContract, type HealthResponse } from '@svc/schemas';
+import { API_VERSION, buildOpenApiDocument, contract, discoveryLinks, SVC_VERSION, systemContract, type HealthResponse } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { CountingLru } from '../models/cache-registry.ts';
 import { llmsFullTxt, llmsTxt, performanceProtocol } from './documents.ts';
+
+/** What the OpenAPI document points an agent to, beside its operations. */
+function openApiDiscovery(urls: { baseUrl: string; apiUrl: string }) {
+  const links = discoveryLinks(urls);
+  return { llms: `${urls.baseUrl}/llms.txt`, mcp_server_card: links.mcp_server_card, mcp_endpoint: links.mcp_endpoint, agent_card: links.agent_card, a2a: links.a2a, oauth_authorization_server: links.oauth_authorization_server };
+}
 
 export function createSystemHandlers(deps: ServerDeps) {
   // Documents depend only on the contract and the public URLs: build once per URL pair.
@@ -14,7 +20,13 @@ export function createSystemHandlers(deps: ServerDeps) {
     let built = documents.get(key);
     if (!built) {
       built = {
-        openapi: buildOpenApiDocument(contract, { version: API_VERSION, baseUrl: urls.baseUrl, apiUrl: urls.apiUrl, description: `svc ${SVC_VERSION}: one contract, every endpoint.` }),
+        openapi: buildOpenApiDocument(contract, {
+          version: API_VERSION,
+          baseUrl: urls.baseUrl,
+          apiUrl: urls.apiUrl,
+          description: `svc ${SVC_VERSION}: one contract, every endpoint. Agents: see x-svc-discovery for the MCP server card, the A2A agent card and OAuth metadata.`,
+          discovery: openApiDiscovery(urls),
+        }),
         llms: llmsTxt(urls),
         llmsFull: llmsFullTxt(contract, urls),
       };
@@ -57,6 +69,7 @@ export function createSystemHandlers(deps: ServerDeps) {
             llms_full: `${urls.baseUrl}/llms-full.txt`,
             performance: `${urls.baseUrl}/.well-known/performance.json`,
             api_health: `${urls.apiUrl}/api/health`,
+            ...discoveryLinks(urls),
           },
         },
       };

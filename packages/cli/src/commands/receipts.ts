@@ -1,0 +1,84 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { JsonWebKeySet } from '@svc/schemas';
+import { ReceiptVerificationError, verifyReceipt } from '@svc/client';
+import { withContext } from '../context.ts';
+import { CliFailure, UsageError } from '../failure.ts';
+
+/** A compact JWS on its own: three base64url parts. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** Where a saved answer keeps its receipt: a completion's `receipt`, a key event's `signed_receipt`, a board value's `receipt.jws`. */
+function receiptInJson(value: unknown): string | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const record = value as Record<string, unknown>;
+  for (const field of ['receipt', 'signed_receipt', 'jws']) {
+    const candidate = record[field];
+    if (typeof candidate === 'string' && COMPACT_JWS.test(candidate.trim())) return candidate.trim();
+  }
+  return receiptInJson(record.receipt) ?? receiptInJson(record.completion);
+}
+
+/**
+ * A receipt given on the command line: the compact JWS itself, or a file holding it (alone, or in
+ * a saved JSON answer: a download completion, a developer-key receipt, a board value).
+ */
+export async function readReceipt(argument: string): Promise<string> {
+  if (COMPACT_JWS.test(argument.trim())) return argument.trim();
+  let text: string;
+  try {
+    text = await readFile(argument, 'utf8');
+  } catch (error) {
+    throw new UsageError(`"${argument}" is neither a receipt (a compact JWS) nor a readable file: ${(error as Error).message}`);
+  }
+  if (COMPACT_JWS.test(text.trim())) return text.trim();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${argument} holds neither a receipt (a compact JWS) nor JSON with one.`);
+  }
+  const found = receiptInJson(parsed);
+  if (!found) throw new UsageError(`${argument} is JSON without a receipt: expected a "receipt", "signed_receipt" or "jws" field holding a compact JWS.`);
+  return found;
+}
+
+export function registerReceiptCommands(program: Command): void {
+  program
+    .command('verify')
+    .description("Verify an svc receipt offline against the issuer's published keys (/.well-known/jwks.json, or --jwks FILE with no network at all)")
+    .argument('<receipt|file>', 'the receipt (compact JWS), or a file holding it or a saved answer with it')
+    .option('--jwks <file>', 'the published keys, saved before (`svc receipts keys > jwks.json`): nothing is fetched')
+    .option('--issuer <url>', 'the issuer to expect (default: the base URL)')
+    .action(
+      withContext(async (cli, argument: string, flags: { jwks?: string; issuer?: string }) => {
+        const receipt = await readReceipt(argument);
+        const keys = flags.jwks ? JsonWebKeySet.parse(JSON.parse(await readFile(flags.jwks, 'utf8'))) : await cli.client().receipts.jwks();
+        const issuer = flags.issuer ?? cli.baseUrl();
+        try {
+          const { claims, keyId } = await verifyReceipt(receipt, { keys, issuer });
+          const result = { valid: true, kind: claims.kind, record_id: claims.record_id, issuer: claims.iss, issued_at: new Date(claims.iat * 1000).toISOString(), key_id: keyId, facts: claims.facts };
+          cli.output.result(result, (data) =>
+            [`valid: ${data.kind} ${data.record_id}, issued by ${data.issuer} at ${data.issued_at} (key ${data.key_id})`, ...Object.entries(data.facts).map(([name, value]) => `  ${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)].join('\n'),
+          );
+        } catch (error) {
+          if (!ReceiptVerificationError.isInstance(error)) throw error;
+          cli.output.result({ valid: false, check: error.check, code: error.code, message: error.message }, (data) => `NOT VALID [${data.check}]: ${data.message}`);
+          throw new CliFailure(error.message, { silent: true });
+        }
+      }),
+    );
+
+  program
+    .command('receipts')
+    .description('Receipts svc signs')
+    .command('keys')
+    .description('Print the published receipt keys (JWKS), to keep for `svc verify --jwks`')
+    .action(
+      withContext(async (cli) => {
+        const keys = await cli.client().receipts.jwks();
+        // Always JSON: this output is the file `--jwks` reads.
+        cli.output.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
+      }),
+    );
+}

@@ -1,0 +1,31 @@
+import type { BlackboardRecord, Contract } from '@svc/schemas';
+import type { ClientOf } from '../derive.ts';
+import { watchBlackboard, type WatchOptions } from './watch.ts';
+
+/** Helpers on `client.blackboard` beyond the contract's routes. */
+export interface BlackboardHelpers {
+  /**
+   * New posts of a channel (`key`) or of a query (`filters`) as they arrive, polling with
+   * jittered backoff (5, 10, 20, 30 s). Stop it with `signal` or by breaking the loop.
+   *
+   * @example
+   * ```ts
+   * const stop = new AbortController();
+   * for await (const post of svc.blackboard.watch({ key: 'rerank:3f2a…', signal: stop.signal })) {
+   *   process.stdout.write(`${post.created_at} ${post.item.text}\n`);
+   * }
+   * ```
+   */
+  watch(options: WatchOptions): AsyncGenerator<BlackboardRecord, void, undefined>;
+}
+
+export function createBlackboardHelpers(blackboard: ClientOf<Contract>['blackboard']): BlackboardHelpers {
+  return {
+    watch: (options) =>
+      watchBlackboard(
+        (arguments_, callOptions) =>
+          options.key !== undefined ? blackboard.getPost({ body: arguments_ as never }, callOptions) : blackboard.queryPost({ body: arguments_ as never }, callOptions),
+        options,
+      ),
+  };
+}

@@ -1,0 +1,72 @@
+import type { z } from 'zod';
+import { A2A_TRIAL_TASK_ID, A2aGetTaskParams, A2aJsonRpcEnvelope, A2aMessageSendParamsV03, A2aSendMessageParamsV10, type JsonRpcError, type A2aJsonRpcSuccess } from '@svc/schemas';
+import type { TrialTask } from './a2a-trial.ts';
+
+/** JSON-RPC 2.0 and A2A error codes (A2A: TaskNotFound -32001, VersionNotSupported -32009). */
+const RPC = { invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, taskNotFound: -32001, versionNotSupported: -32009 } as const;
+const SPOKEN_VERSIONS = new Set(['1.0', '0.3', '0.3.0']);
+const METHODS = 'message/send and tasks/get (A2A 0.3), SendMessage and GetTask (A2A 1.0)';
+
+type RpcId = string | number | null;
+export type A2aAnswer = { status: 200; body: A2aJsonRpcSuccess } | { status: 400 | 404; body: JsonRpcError };
+
+function failure(status: 400 | 404, id: RpcId, code: number, svcCode: string, message: string, requestId: string): A2aAnswer {
+  return { status, body: { jsonrpc: '2.0', id, error: { code, message, data: { code: svcCode, request_id: requestId } } } };
+}
+
+/** `params.message.role: Invalid input: expected "user"`: the first problem, where it is. */
+function firstIssue(error: z.ZodError, prefix: string): string {
+  const issue = error.issues[0]!;
+  return `${[prefix, ...issue.path].join('.')}: ${issue.message}`;
+}
+
+function idOf(body: unknown): RpcId {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/** History trimmed to the newest `historyLength` messages when the caller asks (0 means none). */
+function withHistory<T extends { history: unknown[] }>(task: T, historyLength: number | undefined): T {
+  return historyLength === undefined ? task : { ...task, history: historyLength === 0 ? [] : task.history.slice(-historyLength) };
+}
+
+/**
+ * One A2A JSON-RPC request against the public trial. Nothing the caller sends is run: every
+ * message is answered with the same completed task, so the answer depends only on the method
+ * (which picks the protocol version) and on the request being well formed.
+ */
+export function answerA2aRequest(body: unknown, versionHeader: string | undefined, trial: TrialTask, requestId: string): A2aAnswer {
+  const envelope = A2aJsonRpcEnvelope.safeParse(body);
+  if (!envelope.success) return failure(400, idOf(body), RPC.invalidRequest, 'invalid_json_rpc', `Invalid JSON-RPC request: ${firstIssue(envelope.error, '(request)')}`, requestId);
+  const { id, method, params } = envelope.data;
+  if (versionHeader !== undefined && !SPOKEN_VERSIONS.has(versionHeader)) {
+    return failure(400, id, RPC.versionNotSupported, 'a2a_version_not_supported', `A2A version ${versionHeader} is not supported; this agent speaks 1.0 and 0.3.`, requestId);
+  }
+  const checked = <S extends z.ZodType>(schema: S): { ok: true; value: z.output<S> } | { ok: false; answer: A2aAnswer } => {
+    const parsed = schema.safeParse(params);
+    if (parsed.success) return { ok: true, value: parsed.data };
+    return { ok: false, answer: failure(400, id, RPC.invalidParams, 'invalid_json_rpc:params', `Invalid params: ${firstIssue(parsed.error, 'params')}`, requestId) };
+  };
+  switch (method) {
+    case 'message/send': {
+      const sent = checked(A2aMessageSendParamsV03);
+      return sent.ok ? { status: 200, body: { jsonrpc: '2.0', id, result: trial.v03 } } : sent.answer;
+    }
+    case 'SendMessage': {
+      const sent = checked(A2aSendMessageParamsV10);
+      return sent.ok ? { status: 200, body: { jsonrpc: '2.0', id, result: { task: trial.v10 } } } : sent.answer;
+    }
+    case 'tasks/get':
+    case 'GetTask': {
+      const asked = checked(A2aGetTaskParams);
+      if (!asked.ok) return asked.answer;
+      if (asked.value.id !== A2A_TRIAL_TASK_ID) {
+        return failure(404, id, RPC.taskNotFound, 'a2a_task_not_found', `Task ${asked.value.id} not found; the only task here is ${A2A_TRIAL_TASK_ID}.`, requestId);
+      }
+      const task = method === 'GetTask' ? trial.v10 : trial.v03;
+      return { status: 200, body: { jsonrpc: '2.0', id, result: withHistory(task, asked.value.historyLength) } };
+    }
+    default:
+      return failure(404, id, RPC.methodNotFound, 'a2a_method_not_found', `Method ${method} not found; this agent answers ${METHODS}.`, requestId);
+  }
+}

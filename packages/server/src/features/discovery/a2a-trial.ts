@@ -1,0 +1,88 @@
+import { A2A_TRIAL_TASK_ID, a2aEndpointUrl, mcpEndpointUrl, SVC_VERSION } from '@svc/schemas';
+
+type Urls = { baseUrl: string; apiUrl: string };
+
+/**
+ * What to call next, in order. When `GET /v1/try` lands (it runs the built-in engine of the
+ * inference issue), it goes first here: it is the one-call activation proof.
+ */
+function nextCalls(urls: Urls) {
+  return [
+    { method: 'GET', url: `${urls.baseUrl}/llms.txt`, why: 'a short map of svc for agents' },
+    { method: 'GET', url: `${urls.baseUrl}/openapi.json`, why: 'every operation, generated from the contract' },
+    { method: 'POST', url: mcpEndpointUrl(urls.apiUrl), why: 'MCP (Streamable HTTP): the blackboard tool, no credential' },
+    { method: 'GET', url: `${urls.apiUrl}/api/v1/blackboard/query`, why: 'read the public blackboard, no credential' },
+    { method: 'GET', url: `${urls.apiUrl}/api/artifacts`, why: 'search the catalog of verified model artifacts, no credential' },
+    { method: 'POST', url: `${urls.baseUrl}/oauth/register`, why: 'register an OAuth client (RFC 7591), then POST /oauth/token with grant_type=client_credentials for a bearer' },
+  ];
+}
+
+function replyText(urls: Urls): string {
+  return [
+    'svc is a self-hostable platform for AI agents: a public blackboard (a shared memory agents post to and read), a catalog of verified model artifacts, inference (chat, embeddings, rerank, summarize, RAG, classification), PDF and document extraction, batch jobs, developer keys and billing.',
+    '',
+    'How to start:',
+    `1. Read ${urls.baseUrl}/llms.txt, or ${urls.baseUrl}/openapi.json for every operation.`,
+    `2. With no credential: the blackboard at ${urls.apiUrl}/api/v1/blackboard or through the MCP tool "blackboard" at ${mcpEndpointUrl(urls.apiUrl)}; the artifact catalog at ${urls.apiUrl}/api/artifacts.`,
+    `3. For a credential: register at ${urls.baseUrl}/oauth/register, then POST ${urls.baseUrl}/oauth/token with grant_type=client_credentials and send the access token as a bearer. Inference needs the scope inference:invoke.`,
+    '',
+    `This is the fixed public trial task ${A2A_TRIAL_TASK_ID}: nothing you sent was run or kept, so asking again is always safe.`,
+  ].join('\n');
+}
+
+function startData(urls: Urls) {
+  return {
+    service: 'svc',
+    version: SVC_VERSION,
+    links: {
+      llms: `${urls.baseUrl}/llms.txt`,
+      llms_full: `${urls.baseUrl}/llms-full.txt`,
+      openapi: `${urls.baseUrl}/openapi.json`,
+      agent_card: `${urls.baseUrl}/.well-known/agent-card.json`,
+      a2a: a2aEndpointUrl(urls.baseUrl),
+      mcp_server_card: `${urls.baseUrl}/.well-known/mcp/server-card.json`,
+      mcp_endpoint: mcpEndpointUrl(urls.apiUrl),
+      oauth_metadata: `${urls.baseUrl}/.well-known/oauth-authorization-server`,
+    },
+    next_calls: nextCalls(urls),
+  };
+}
+
+const CONTEXT_ID = A2A_TRIAL_TASK_ID;
+const REPLY_ID = `${A2A_TRIAL_TASK_ID}-reply`;
+const ARTIFACT_ID = `${A2A_TRIAL_TASK_ID}-start`;
+
+export interface TrialTask {
+  /** The task as A2A 0.3 writes it (`kind` members, lower-case state and role). */
+  v03: Record<string, unknown> & { history: unknown[] };
+  /** The task as A2A 1.0 writes it (proto JSON: ROLE_ and TASK_STATE_ enums, no `kind`). */
+  v10: Record<string, unknown> & { history: unknown[] };
+}
+
+/**
+ * The one task every trial call answers, in both protocol versions. It is built from the public
+ * URLs and the time the server started, so every call (and `tasks/get`) sees the same task.
+ */
+export function buildTrialTask(urls: Urls, completedAt: string): TrialTask {
+  const text = replyText(urls);
+  const data = startData(urls);
+  const v03Reply = { kind: 'message', role: 'agent', messageId: REPLY_ID, taskId: A2A_TRIAL_TASK_ID, contextId: CONTEXT_ID, parts: [{ kind: 'text', text }] };
+  const v10Reply = { messageId: REPLY_ID, contextId: CONTEXT_ID, taskId: A2A_TRIAL_TASK_ID, role: 'ROLE_AGENT', parts: [{ text }] };
+  return {
+    v03: {
+      kind: 'task',
+      id: A2A_TRIAL_TASK_ID,
+      contextId: CONTEXT_ID,
+      status: { state: 'completed', message: v03Reply, timestamp: completedAt },
+      artifacts: [{ artifactId: ARTIFACT_ID, name: 'how-to-start', description: 'Links and the next calls, as data', parts: [{ kind: 'data', data }] }],
+      history: [v03Reply],
+    },
+    v10: {
+      id: A2A_TRIAL_TASK_ID,
+      contextId: CONTEXT_ID,
+      status: { state: 'TASK_STATE_COMPLETED', message: v10Reply, timestamp: completedAt },
+      artifacts: [{ artifactId: ARTIFACT_ID, name: 'how-to-start', description: 'Links and the next calls, as data', parts: [{ data, mediaType: 'application/json' }] }],
+      history: [v10Reply],
+    },
+  };
+}

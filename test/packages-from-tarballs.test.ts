@@ -1,0 +1,212 @@
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import test from 'ava';
+import { run, startUntil, stop } from './helpers/run.ts';
+
+/**
+ * The four packages as npm would publish them: packed, installed into a fresh project outside
+ * the workspace, imported as ESM, type-checked against their published declarations, their bins
+ * run, and `svc-server` started from its tarball. Then `changeset version` and a publish dry run
+ * on a copy, so the release path is proven without publishing or touching this checkout.
+ * The only network this needs is the npm registry for third-party dependencies (pnpm's store
+ * usually has them already).
+ */
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const PACKAGES = ['schemas', 'client', 'cli', 'server'] as const;
+const rootManifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+
+let work: string;
+const tarballs: Record<string, string> = {};
+test.before(async () => {
+  work = await mkdtemp(path.join(tmpdir(), 'svc-tarballs-'));
+});
+test.after.always(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const manifestOf = async (name: string) => JSON.parse(await readFile(path.join(ROOT, 'packages', name, 'package.json'), 'utf8')) as Record<string, unknown>;
+
+test.serial('every package.json is complete for npm', async (t) => {
+  for (const name of PACKAGES) {
+    const manifest = await manifestOf(name);
+    t.is(manifest.name, `@svc/${name}`);
+    for (const field of ['version', 'description', 'license', 'repository', 'engines', 'files', 'keywords']) t.truthy(manifest[field], `${name}: ${field}`);
+    t.is(manifest.type, 'module');
+    t.like(manifest.repository, { type: 'git', directory: `packages/${name}` });
+    const published = (manifest.publishConfig as { exports: Record<string, { types: string; import: string }>; access: string }) ?? {};
+    t.is(published.access, 'public', `${name} publishes publicly (a scoped package is private by default)`);
+    t.deepEqual(published.exports['.'], { types: './dist/index.d.ts', import: './dist/index.js' });
+    t.truthy((manifest.scripts as Record<string, string>).prepack, `${name} builds before it is packed`);
+  }
+});
+
+// Each step is its own test so a slow machine reports progress between them (ava's timeout counts
+// from the last finished test); each also has a time limit of its own.
+test.serial('pnpm pack builds each package and writes a tarball with workspace versions resolved', async (t) => {
+  t.timeout(400_000);
+  const packed = path.join(work, 'tarballs');
+  await mkdir(packed);
+  for (const name of PACKAGES) {
+    // `pnpm pack` runs prepack (the build) and rewrites workspace:* into real versions, as publish does.
+    const result = await run('pnpm', ['pack', '--pack-destination', packed], { cwd: path.join(ROOT, 'packages', name), timeoutMs: 180_000 });
+    t.is(result.code, 0, result.stderr);
+  }
+  for (const file of await readdir(packed)) tarballs[file.replace(/-\d+\.\d+\.\d+.*\.tgz$/, '').replace(/^svc-/, '')] = path.join(packed, file);
+  t.deepEqual(Object.keys(tarballs).sort(), [...PACKAGES].sort());
+  const client = await run('tar', ['-xzOf', tarballs.client!, 'package/package.json'], { cwd: work, timeoutMs: 30_000 });
+  const manifest = JSON.parse(client.stdout) as { dependencies: Record<string, string>; exports: unknown };
+  t.regex(manifest.dependencies['@svc/schemas']!, /^\d+\.\d+\.\d+/, 'workspace:* became a version');
+  t.deepEqual(manifest.exports, { '.': { types: './dist/index.d.ts', import: './dist/index.js' } });
+});
+
+test.serial('the tarballs install into a fresh project outside the workspace and import as ESM', async (t) => {
+  t.timeout(400_000);
+  const project = path.join(work, 'consumer');
+  await mkdir(project);
+  const fileSpec = (name: string) => `file:${tarballs[name]}`;
+  await writeFile(
+    path.join(project, 'package.json'),
+    JSON.stringify({
+      name: 'svc-consumer',
+      private: true,
+      type: 'module',
+      dependencies: Object.fromEntries(PACKAGES.map((name) => [`@svc/${name}`, fileSpec(name)])),
+      devDependencies: { typescript: rootManifest.devDependencies.typescript, '@types/node': rootManifest.devDependencies['@types/node'] },
+    }),
+  );
+  // The tarballs name each other by version; overrides point those names at the tarballs, since nothing is published.
+  await writeFile(
+    path.join(project, 'pnpm-workspace.yaml'),
+    ['overrides:', ...PACKAGES.map((name) => `  "@svc/${name}": "${fileSpec(name)}"`), 'allowBuilds:', '  esbuild: true', ''].join('\n'),
+  );
+  const install = await run('pnpm', ['install', '--prefer-offline', '--config.confirmModulesPurge=false'], { cwd: project, timeoutMs: 300_000 });
+  t.is(install.code, 0, `${install.stdout}\n${install.stderr}`);
+
+  // ESM import of every package's published entry.
+  await writeFile(
+    path.join(project, 'smoke.mjs'),
+    `import { contract, walkContract } from '@svc/schemas';
+import { createClient } from '@svc/client';
+import * as cli from '@svc/cli';
+import { createServer, loadConfig } from '@svc/server';
+const routes = walkContract(contract).length;
+process.stdout.write(JSON.stringify({ routes, client: typeof createClient, cli: Object.keys(cli).length > 0, server: typeof createServer + typeof loadConfig }) + '\\n');
+const baseUrl = process.argv[2];
+if (baseUrl) {
+  const svc = createClient({ baseUrl });
+  const health = await svc.system.healthz();
+  const ids = [];
+  for await (const row of svc.catalog.search.all({ query: { limit: 2 } })) ids.push(row.id);
+  process.stdout.write(JSON.stringify({ health: health.status, searched: ids.length }) + '\\n');
+}
+`,
+  );
+  const imported = await run(process.execPath, ['smoke.mjs'], { cwd: project, timeoutMs: 60_000 });
+  t.is(imported.code, 0, imported.stderr);
+  const summary = JSON.parse(imported.stdout) as { routes: number; client: string; cli: boolean; server: string };
+  t.true(summary.routes > 20);
+  t.is(summary.client, 'function');
+  t.is(summary.server, 'functionfunction');
+});
+
+test.serial('a consumer type-checks with tsc, strict and nodenext, against the published declarations', async (t) => {
+  t.timeout(300_000);
+  const project = path.join(work, 'consumer');
+  // A consumer file type-checked strictly against the published declarations.
+  await writeFile(
+    path.join(project, 'consumer.ts'),
+    `import { createClient, SvcError, type SvcClient } from '@svc/client';
+import type { DeveloperCredential, SearchRow } from '@svc/schemas';
+const svc: SvcClient = createClient({ baseUrl: 'http://127.0.0.1:8787' });
+export async function names(): Promise<string[]> {
+  const out: string[] = [];
+  for await (const key of svc.credentials.list.all({ query: { limit: 10 } }, { limit: 25 })) {
+    const typed: DeveloperCredential = key;
+    out.push(typed.name);
+  }
+  for await (const page of svc.catalog.search.pages({ query: { q: 'rerank' } }, { maxPages: 2 })) {
+    const rows: SearchRow[] = page.rows;
+    out.push(...rows.map((row) => row.id), page.nextCursor ?? 'end');
+  }
+  for await (const post of svc.blackboard.watch({ key: 'demo:x', signal: AbortSignal.timeout(10) })) out.push(post.item.text);
+  return out;
+}
+export const isSvcError = (error: unknown): boolean => SvcError.isInstance(error);
+// @ts-expect-error a route that does not page has no .all()
+svc.catalog.artifact.all;
+`,
+  );
+  await writeFile(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', noEmit: true, skipLibCheck: false, types: ['node'] }, files: ['consumer.ts'] }),
+  );
+  const typecheck = await run(path.join(project, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: project, timeoutMs: 180_000 });
+  t.is(typecheck.code, 0, `${typecheck.stdout}\n${typecheck.stderr}`);
+});
+
+test.serial('the svc bin runs, and svc-server starts from its tarball and serves the packed client and CLI', async (t) => {
+  t.timeout(300_000);
+  const project = path.join(work, 'consumer');
+  // The bins as npm links them.
+  const version = await run(path.join(project, 'node_modules', '.bin', 'svc'), ['version', '--json'], { cwd: project, timeoutMs: 60_000, env: { SVC_BASE_URL: 'http://127.0.0.1:9' } });
+  t.regex(version.stdout, /"cli":\s*"\d+\.\d+\.\d+"/, version.stderr);
+
+  const dataDir = path.join(work, 'server-data');
+  const server = await startUntil(path.join(project, 'node_modules', '.bin', 'svc-server'), ['start'], {
+    cwd: project,
+    env: { SVC_PORT: '0', SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'info' },
+    timeoutMs: 120_000,
+    match: (line) => line.includes('"svc listening"'),
+  });
+  try {
+    const { baseUrl } = JSON.parse(server.line) as { baseUrl: string };
+    t.regex(baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const called = await run(process.execPath, ['smoke.mjs', baseUrl], { cwd: project, timeoutMs: 60_000 });
+    t.is(called.code, 0, called.stderr);
+    t.deepEqual(JSON.parse(called.stdout.trim().split('\n')[1]!), { health: 'ok', searched: 5 });
+    const health = await run(path.join(project, 'node_modules', '.bin', 'svc'), ['health', '--json'], { cwd: project, timeoutMs: 60_000, env: { SVC_BASE_URL: baseUrl } });
+    t.is(health.code, 0, health.stderr);
+    t.like(JSON.parse(health.stdout), { status: 'ok', database: { kind: 'embedded' } });
+  } finally {
+    t.is(await stop(server.child, 30_000), 0, server.output());
+  }
+});
+
+test.serial('changeset version bumps the four packages together and a publish dry run packs them, on a copy', async (t) => {
+  t.timeout(300_000);
+  const copy = path.join(work, 'release');
+  // What a release needs: the workspace files, the changesets and each package's manifest and built files.
+  for (const entry of ['package.json', 'pnpm-workspace.yaml', '.changeset']) await cp(path.join(ROOT, entry), path.join(copy, entry), { recursive: true });
+  for (const name of PACKAGES) {
+    for (const entry of ['package.json', 'README.md', 'dist', ...(name === 'server' ? ['assets'] : [])]) {
+      await cp(path.join(ROOT, 'packages', name, entry), path.join(copy, 'packages', name, entry), { recursive: true });
+    }
+  }
+  for (const example of await readdir(path.join(ROOT, 'examples'))) {
+    await cp(path.join(ROOT, 'examples', example, 'package.json'), path.join(copy, 'examples', example, 'package.json'));
+  }
+  const before = (await manifestOf('client')).version as string;
+  const changesets = (await readdir(path.join(copy, '.changeset'))).filter((file) => file.endsWith('.md') && file !== 'README.md');
+  t.true(changesets.length > 0, 'there are changesets to release');
+
+  const version = await run(path.join(ROOT, 'node_modules', '.bin', 'changeset'), ['version'], { cwd: copy, timeoutMs: 120_000 });
+  t.is(version.code, 0, `${version.stdout}\n${version.stderr}`);
+  const bumped = await Promise.all(PACKAGES.map(async (name) => JSON.parse(await readFile(path.join(copy, 'packages', name, 'package.json'), 'utf8')) as { version: string }));
+  const versions = new Set(bumped.map((manifest) => manifest.version));
+  t.is(versions.size, 1, 'the four packages are one fixed group');
+  const [next] = versions;
+  t.not(next, before);
+  t.regex(await readFile(path.join(copy, 'packages', 'client', 'CHANGELOG.md'), 'utf8'), new RegExp(`## ${next!.replace(/\./g, '\\.')}`));
+  t.deepEqual((await readdir(path.join(copy, '.changeset'))).filter((file) => file.endsWith('.md') && file !== 'README.md'), [], 'the changesets were consumed');
+  const example = JSON.parse(await readFile(path.join(copy, 'examples', 'quickstart', 'package.json'), 'utf8')) as { version?: string };
+  t.is(example.version, undefined, 'private examples are never versioned');
+
+  // --ignore-scripts: the copy has no node_modules to build with; dist was built when the tarballs were packed.
+  const publish = await run('pnpm', ['publish', '-r', '--dry-run', '--no-git-checks', '--ignore-scripts', '--access', 'public'], { cwd: copy, timeoutMs: 180_000 });
+  t.is(publish.code, 0, `${publish.stdout}\n${publish.stderr}`);
+  for (const name of PACKAGES) t.regex(`${publish.stdout}\n${publish.stderr}`, new RegExp(`@svc/${name}@${next!.replace(/\./g, '\\.')}`), `${name} would be published`);
+  t.notRegex(`${publish.stdout}\n${publish.stderr}`, /@example\//, 'examples are never published');
+  t.is((await manifestOf('client')).version, before, 'this checkout keeps its version');
+});
