@@ -5,6 +5,7 @@ import { createContractClient, type ClientOf } from './derive.ts';
 import { createOAuthHelpers, type OAuthHelpers } from './oauth/helpers.ts';
 import { createDocumentHelpers, createPdfHelpers } from './pdf/pdf-helpers.ts';
 import { receiptHelpers } from './receipts/helpers.ts';
+import { createBillingHelpers, createCreditsHelpers } from './billing/helpers.ts';
 import { Transport, type ResolvedOptions } from './transport.ts';
 
 /** What a feature's helpers are built from: the derived methods and the transport under them. */
@@ -32,6 +33,8 @@ export const featureHelpers = {
   pdf: ({ methods }) => createPdfHelpers(methods),
   documents: ({ methods }) => createDocumentHelpers(methods),
   receipts: ({ methods, transport }) => receiptHelpers(() => methods.receipts.jwks(), transport.options.baseUrl),
+  billing: ({ methods }) => createBillingHelpers(methods),
+  credits: ({ methods }) => createCreditsHelpers(methods),
 } satisfies HelperFactories;
 
 /** Each feature's helpers, by feature name. */

@@ -17,3 +17,4 @@ export type { FileInput } from './pdf/pdf-input.ts';
 export type { ChatCompletionsHelpers, ChatCompletionStream } from './inference/chat.ts';
 export * from './receipts/index.ts';
 export type { ReceiptClaims, JsonWebKeySet, ReceiptVerification } from '@svc/schemas';
+export type { BillingHelpers, CreditChatHelpers, CreditChatOptions } from './billing/helpers.ts';

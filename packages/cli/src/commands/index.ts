@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerCatalogCommands } from './catalog.ts';
 import { registerDiscoverCommands } from './discover.ts';
 import { registerDownloadCommands } from './download.ts';
+import { registerBillingCommands } from './billing.ts';
 import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
 import { registerIdentityCommands } from './identity.ts';
@@ -23,6 +24,7 @@ export function registerCommands(program: Command): void {
   registerKeysCommands(program);
   registerPdfCommands(program);
   registerInferenceCommands(program);
+  registerBillingCommands(program);
   registerReceiptCommands(program);
   registerRequestCommands(program);
   registerDiscoverCommands(program);

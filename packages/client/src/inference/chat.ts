@@ -1,6 +1,6 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionsRequest, ChatStreamEvent, Contract, SseMessage } from '@svc/schemas';
 import { SvcError } from '../errors.ts';
-import type { ClientOf } from '../client.ts';
+import type { ClientOf } from '../derive.ts';
 import type { CallOptions } from '../transport.ts';
 
 type StreamingRequest = ChatCompletionsRequest & { stream: true };
@@ -27,7 +27,7 @@ export interface ChatCompletionsHelpers {
 }
 
 /** Reads the server's chat events as chunks: stops at `[DONE]`, throws an error chunk. */
-async function* chunksOf(events: AsyncIterable<SseMessage<ChatStreamEvent>>): AsyncGenerator<ChatCompletionChunk> {
+export async function* chunksOf(events: AsyncIterable<SseMessage<ChatStreamEvent>>): AsyncGenerator<ChatCompletionChunk> {
   for await (const event of events) {
     if (event.data === '[DONE]') return;
     if (event.data.error) throw new SvcError(event.data.error.message, { code: event.data.error.code, body: event.data });

@@ -1,0 +1,63 @@
+import { Argument, type Command } from 'commander';
+import { PackCode, type CreditUsageReceipt, type StripeCreditUsagePage } from '@svc/schemas';
+import { withContext } from '../context.ts';
+import { integerFlag } from '../input.ts';
+import { allOption, printList } from '../list-output.ts';
+import { table } from '../output.ts';
+
+const receiptRow = (receipt: CreditUsageReceipt) => [receipt.created_at, receipt.receipt_id, String(receipt.credits), receipt.model, String(receipt.usage.total_tokens), receipt.idempotency_key];
+
+export function registerBillingCommands(program: Command): void {
+  const billing = program.command('billing').description('Prepaid credits: balance, buying a pack, usage receipts');
+
+  billing
+    .command('balance')
+    .description('Spendable and reserved credits, and the packs on offer')
+    .action(
+      withContext(async (cli) => {
+        const balance = await cli.client().billing.balance();
+        cli.output.result(balance, (data) =>
+          [`spendable ${data.spendable}`, `reserved  ${data.reserved}`, '', table([['PACK', 'CREDITS', 'PRICE'], ...data.packs.map((pack) => [pack.pack_code, String(pack.credits), `${(pack.amount / 100).toFixed(2)} ${pack.currency.toUpperCase()}`])])].join('\n'),
+        );
+      }),
+    );
+
+  billing
+    .command('buy')
+    .description('Start buying a credit pack: prints the checkout URL to pay at')
+    .addArgument(new Argument('<pack>', 'the pack').choices(PackCode.options))
+    .option('--idempotency-key <key>', 'answer the same checkout when run again with this key')
+    .action(
+      withContext(async (cli, pack: PackCode, flags: { idempotencyKey?: string }) => {
+        const session = await cli.client().billing.checkout({ body: { pack_code: pack }, headers: { 'idempotency-key': flags.idempotencyKey } });
+        cli.output.result(session, (data) => data.url);
+        if (!cli.output.json) cli.output.notice(`${data(session)}: pay at the URL; the credits arrive when the payment is confirmed (svc billing balance).`);
+      }),
+    );
+
+  allOption(
+    billing
+      .command('usage')
+      .description('Credit usage receipts, newest first')
+      .option('--csv', 'print CSV (RFC 4180, header row); with --all every receipt, streamed')
+      .option('--limit <n>', 'page size, 1..100 (default 50); with --all, the most receipts in total')
+      .option('--cursor <cursor>', 'start after this cursor (from a previous page)'),
+  ).action(
+    withContext(async (cli, flags: { csv?: boolean; limit?: string; cursor?: string; all?: boolean }) => {
+      const client = cli.client();
+      const limit = integerFlag('--limit', flags.limit, { min: 1, ...(flags.all ? {} : { max: 100 }) });
+      if (flags.csv) {
+        await client.billing.exportUsageCsv(cli.output.stdout, { all: Boolean(flags.all), limit: flags.all ? 100 : (limit ?? 50), ...(flags.cursor ? { cursor: flags.cursor } : {}) });
+        return;
+      }
+      await printList(cli, { all: flags.all, limit }, {
+        page: async (pageSize) => (await client.billing.usage({ query: { ...(pageSize ? { limit: pageSize } : {}), ...(flags.cursor ? { cursor: flags.cursor } : {}) } })) as StripeCreditUsagePage,
+        all: (total) => client.billing.usage.all({ query: { ...(flags.cursor ? { cursor: flags.cursor } : {}) } }, { limit: total }) as AsyncIterable<CreditUsageReceipt>,
+        renderPage: (page) => (page.data.length ? table([['CREATED', 'RECEIPT', 'CREDITS', 'MODEL', 'TOKENS', 'IDEMPOTENCY KEY'], ...page.data.map(receiptRow)]) + (page.next_cursor ? `\n(more: --cursor ${page.next_cursor})` : '') : '(no receipts)'),
+        renderItem: (receipt) => receiptRow(receipt).join('  '),
+      });
+    }),
+  );
+}
+
+const data = (session: { pack_code: string; credits: number; replayed: boolean }) => `${session.replayed ? 'existing checkout' : 'checkout'} for ${session.pack_code} (${session.credits} credits)`;
