@@ -6,6 +6,7 @@ import { documentsContract, pdfContract } from './pdf/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 import { inferenceContract } from './inference/contract.ts';
 import { billingContract, creditsContract } from './billing/contract.ts';
+import { x402Contract } from './billing/x402-contract.ts';
 
 /**
  * The whole API as data. Each top-level key is a feature; its routes' key paths are the
@@ -23,5 +24,6 @@ export const contract = defineContract({
   inference: inferenceContract,
   billing: billingContract,
   credits: creditsContract,
+  x402: x402Contract,
 });
 export type Contract = typeof contract;

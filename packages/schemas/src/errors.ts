@@ -125,6 +125,11 @@ export const errorCodes = {
   idempotency_in_progress: 409,
   webhook_signature_invalid: 400,
   processor_error: 502,
+  // x402 pay-per-call (docs/billing.md).
+  x402_not_configured: 503,
+  x402_payment_required: 402,
+  x402_payment_refused: 402,
+  x402_facilitator_error: 502,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -4,6 +4,7 @@ import { blackboardEnvShape, blackboardSettingsFrom, type BlackboardSettings } f
 import { Scope } from '@svc/schemas';
 import { pdfEnvShape, toPdfConfig, type PdfConfig } from './features/pdf/pdf-config.ts';
 import { billingEnvShape, toBillingConfig, type BillingConfig } from './features/billing/billing-config.ts';
+import { toX402Config, x402EnvShape, type X402Config } from './features/billing/x402-config.ts';
 
 /** An integer within bounds; the message says what was expected rather than "received NaN". */
 const integer = (min: number, max: number, what = 'an integer') => {
@@ -55,6 +56,7 @@ const EnvSchema = z.object({
     .pipe(z.array(Scope, { error: 'expected scopes separated by spaces or commas' }).min(1)),
   ...pdfEnvShape,
   ...billingEnvShape,
+  ...x402EnvShape,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -99,6 +101,8 @@ export interface Config {
   pdf: PdfConfig;
   /** Stripe and credit holds. */
   billing: BillingConfig;
+  /** x402 pay-per-call: pay-to address, network, asset, facilitator. */
+  x402: X402Config;
 }
 
 export interface IdentityConfig {
@@ -144,6 +148,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const e = parsed.data;
+  const x402 = toX402Config(e);
+  if ('error' in x402) throw new ConfigError([x402.error]);
   return {
     host: e.SVC_HOST,
     port: e.SVC_PORT,
@@ -174,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     pdf: toPdfConfig(e),
     billing: toBillingConfig(e),
+    x402,
   };
 }
 

@@ -51,6 +51,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     inference: inference.handlers,
     billing: billing.handlers.billing,
     credits: billing.handlers.credits,
+    x402: billing.handlers.x402,
   };
   return { handlers, resolvers, closers };
 }

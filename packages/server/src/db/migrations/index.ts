@@ -6,10 +6,11 @@ import walFlush from './20261121T1400-wal-flush.ts';
 import blackboardRefuse from './20261121T1401-blackboard-refuse.ts';
 import blackboardPutBatch from './20261121T1500-blackboard-put-batch.ts';
 import billing from './20261122T1000-billing.ts';
+import x402 from './20261122T1100-x402.ts';
 import type { Migration } from './types.ts';
 
 /**
  * Every migration, listed here so a bundled build carries them all. Features add theirs;
  * the list is sorted by name (timestamp first), whatever order the imports are in.
  */
-export const migrations: Migration[] = [foundation, catalog, blackboard, identity, walFlush, blackboardRefuse, blackboardPutBatch, billing].sort((a, b) => a.name.localeCompare(b.name));
+export const migrations: Migration[] = [foundation, catalog, blackboard, identity, walFlush, blackboardRefuse, blackboardPutBatch, billing, x402].sort((a, b) => a.name.localeCompare(b.name));
