@@ -7,6 +7,7 @@ import { authorizationTypes } from '@x402/evm';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1, decodeXPaymentResponse } from 'x402-fetch';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { startFakeFacilitator, type FakeFacilitator } from './helpers/fake-facilitator.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
@@ -238,4 +239,29 @@ test('without a pay-to address: the route answers 503 x402_not_configured and th
   t.is((await response.json()).code, 'x402_not_configured');
   const document = await unconfigured.client().x402.discoveryJson();
   t.like(document, { enabled: false, pay_to: null, network: 'eip155:84532', facilitator: 'https://x402.org/facilitator' });
+});
+
+test('an unreachable facilitator answers 502 x402_facilitator_error, and the payment stays usable', async (t) => {
+  const gone = await startFakeFacilitator();
+  await gone.close();
+  const stranded = await startTestServer({ env: { SVC_X402_PAY_TO: PAY_TO, SVC_X402_FACILITATOR_URL: gone.url } });
+  t.teardown(() => stranded.close());
+  const challenge = decodePaymentRequiredHeader((await post(stranded, chatBody())).headers.get('payment-required')!);
+  const header = await signedPayment(challenge);
+  const response = await post(stranded, chatBody(), { 'payment-signature': header });
+  t.is(response.status, 502);
+  t.is((await response.json()).code, 'x402_facilitator_error');
+  t.truthy(response.headers.get('retry-after'));
+  const again = await post(stranded, chatBody(), { 'payment-signature': header });
+  t.is(again.status, 502, 'the claim was released: the same payment is tried again, not called a replay');
+});
+
+test('configuration: a bad pay-to address, an unknown network or an unknown token without its EIP-712 domain stop the server with the variable named', (t) => {
+  const fails = (env: Record<string, string>) => t.throws(() => loadConfig(env), { instanceOf: ConfigError });
+  t.regex(fails({ SVC_X402_PAY_TO: '0x123' })!.message, /SVC_X402_PAY_TO=.*EVM address/);
+  t.regex(fails({ SVC_X402_NETWORK: 'eip155:999999' })!.message, /SVC_X402_NETWORK/);
+  t.regex(fails({ SVC_X402_ASSET: '0x4444444444444444444444444444444444444444' })!.message, /SVC_X402_ASSET_NAME and SVC_X402_ASSET_VERSION/);
+  const custom = loadConfig({ SVC_X402_NETWORK: 'eip155:8453', SVC_X402_ASSET: '0x4444444444444444444444444444444444444444', SVC_X402_ASSET_NAME: 'Test Dollar', SVC_X402_ASSET_VERSION: '1' }).x402;
+  t.like(custom, { network: 'eip155:8453', networkV1: 'base', chainId: 8453, assetName: 'Test Dollar', assetVersion: '1', payTo: undefined });
+  t.like(loadConfig({ SVC_X402_NETWORK: 'eip155:8453' }).x402, { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', assetName: 'USD Coin', assetVersion: '2' });
 });
