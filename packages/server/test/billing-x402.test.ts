@@ -8,6 +8,7 @@ import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1, decodeXPaymentResponse } from 'x402-fetch';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { claimAuthorization, STALE_CLAIM_SECONDS } from '../src/features/billing/x402-nonces.ts';
 import { startFakeFacilitator, type FakeFacilitator } from './helpers/fake-facilitator.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
@@ -85,6 +86,7 @@ test('unpaid: 402 with the v2 challenge in PAYMENT-REQUIRED, the v1 challenge as
   t.is(v2.resource.url, `${svc.baseUrl}/x402/chat/completions`);
   t.deepEqual(v2.accepts, [{ scheme: 'exact', network: 'eip155:84532', amount: '5000', asset: BASE_SEPOLIA_USDC, payTo: PAY_TO, maxTimeoutSeconds: 300, extra: { name: 'USDC', version: '2' } }]);
   t.is(response.headers.get('link'), `<${svc.baseUrl}/.well-known/x402>; rel="payment"`);
+  t.is(response.headers.get('cache-control'), 'no-store');
   const body = await response.json();
   t.like(body, { x402Version: 1, code: 'x402_payment_required', reason: 'payment_required' });
   t.like(body.accepts[0], { scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '5000', asset: BASE_SEPOLIA_USDC, payTo: PAY_TO, resource: `${svc.baseUrl}/x402/chat/completions`, extra: { name: 'USDC', version: '2' } });
@@ -102,6 +104,7 @@ test('the real @x402/fetch client (v2) pays a call end to end; the answer carrie
   t.is(completion.model, 'svc-extractive-chat');
   t.true(completion.choices[0].message.content.length > 0);
   t.is(sent.length, 1);
+  t.is(response.headers.get('cache-control'), 'private');
   const receipt = decodePaymentResponseHeader(response.headers.get('payment-response')!);
   t.like(receipt, { success: true, network: 'eip155:84532', payer: payer.address });
   const transfer = facilitator.transfers.find((entry) => entry.transaction === receipt.transaction)!;
@@ -181,6 +184,20 @@ test('a call that fails after verification is not settled, and the same authoriz
   const retried = await post(svc, chatBody(), { 'payment-signature': header });
   t.is(retried.status, 200);
   t.is(settlesOf(nonce).length, 1);
+});
+
+test('a claim left by a server that died mid-call is released after its stale age; a live claim is a replay', async (t) => {
+  const header = await signedPayment(await freshChallenge());
+  const authorization = JSON.parse(Buffer.from(header, 'base64').toString('utf8')).payload.authorization;
+  // What a server killed between claiming and settling leaves behind.
+  const claim = { network: 'eip155:84532', asset: BASE_SEPOLIA_USDC, payer: authorization.from, nonce: authorization.nonce, x402Version: 2, amount: '5000', payTo: PAY_TO, requestId: 'req-of-a-dead-server' };
+  t.truthy(await claimAuthorization(svc.server.database.sequelize, claim));
+  const blocked = await post(svc, chatBody(), { 'payment-signature': header });
+  t.like(await blocked.json(), { reason: 'payment_replayed' });
+  await svc.server.database.sequelize.query(`UPDATE x402_payments SET updated_at = now() - make_interval(secs => :age) WHERE nonce = :nonce`, { replacements: { age: STALE_CLAIM_SECONDS + 1, nonce: authorization.nonce.toLowerCase() } });
+  const served = await post(svc, chatBody(), { 'payment-signature': header });
+  t.is(served.status, 200);
+  t.is(settlesOf(authorization.nonce).length, 1);
 });
 
 test('a payment that fails to settle withholds the answer: 402 settlement_failed, and nothing is charged', async (t) => {

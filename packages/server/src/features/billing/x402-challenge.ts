@@ -1,5 +1,5 @@
 import { x402Limits, type X402Discovery, type X402PaymentRequired, type X402RefusalReason } from '@svc/schemas';
-import { encodePaymentRequiredHeader } from '@x402/core/http';
+import { encodePaymentRequiredHeader, PAYMENT_REQUIRED_CACHE_CONTROL } from '@x402/core/http';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { PaymentRequirementsV1 } from '@x402/core/types/v1';
 import type { X402Config } from './x402-config.ts';
@@ -56,8 +56,8 @@ export function challenge(offer: X402Offer, refusal: Refusal, requestId: string,
     headers: {
       'payment-required': encodePaymentRequiredHeader(v2),
       link: `<${discoveryUrl}>; rel="payment"`,
-      // A challenge is per request: no shared cache may keep it.
-      'cache-control': 'no-store',
+      // A challenge is per request: no cache may keep it.
+      'cache-control': PAYMENT_REQUIRED_CACHE_CONTROL,
     },
     body: {
       x402Version: 1,

@@ -1,5 +1,5 @@
 import { x402Limits, type ChatCompletionsBody } from '@svc/schemas';
-import { encodePaymentResponseHeader, HTTPFacilitatorClient } from '@x402/core/http';
+import { encodePaymentResponseHeader, HTTPFacilitatorClient, withPrivateCacheControl } from '@x402/core/http';
 import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse, type VerifyResponse } from '@x402/core/types';
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
@@ -120,7 +120,8 @@ export function x402Funding(deps: X402FundingDeps): FundingStep {
             return { replace: challenge(offer, { reason: 'settlement_failed', message: `The payment could not be settled (${detail}); the answer was withheld and nothing was charged.` }, request.requestId, deps.discoveryUrl()) };
           }
           await markSettled(deps.sequelize, claimId, settled.transaction).catch((error: unknown) => deps.log.error({ err: error, claimId, transaction: settled.transaction }, 'recording a settled x402 payment failed'));
-          return { headers: { [payment.version === 2 ? 'payment-response' : 'x-payment-response']: encodePaymentResponseHeader(settled) } };
+          // A paid answer belongs to its payer: no shared cache may serve it to someone else.
+          return { headers: { [payment.version === 2 ? 'payment-response' : 'x-payment-response']: encodePaymentResponseHeader(settled), 'cache-control': withPrivateCacheControl(null) } };
         },
       };
     },

@@ -17,9 +17,17 @@ export interface PaymentClaim extends AuthorizationKey {
 }
 
 /**
- * Claims an authorization for one call, atomically across replicas: a new nonce, or one whose
- * earlier call was released unpaid, is claimed; a nonce claimed by a running call or already
- * settled is not (a replay). Answers the claim id, or undefined for a replay.
+ * A claim this old belongs to a server that died mid-call (no chat call runs this long): its
+ * authorization may be claimed again. Had it been settled before the crash, the chain's nonce
+ * makes the facilitator refuse it, so the payer is still charged at most once.
+ */
+export const STALE_CLAIM_SECONDS = 900;
+
+/**
+ * Claims an authorization for one call, atomically across replicas: a new nonce, one whose
+ * earlier call was released unpaid, or one left claimed by a dead server is claimed; a nonce
+ * claimed by a running call or already settled is not (a replay). Answers the claim id, or
+ * undefined for a replay.
  */
 export async function claimAuthorization(sequelize: Sequelize, claim: PaymentClaim): Promise<string | undefined> {
   const rows = await sequelize.query<{ id: string }>(
@@ -27,7 +35,7 @@ export async function claimAuthorization(sequelize: Sequelize, claim: PaymentCla
      VALUES (:id, :network, :asset, :payer, :nonce, :version, :amount, :payTo, 'claimed', :requestId)
      ON CONFLICT (network, asset, payer, nonce) DO UPDATE
        SET state = 'claimed', id = EXCLUDED.id, x402_version = EXCLUDED.x402_version, request_id = EXCLUDED.request_id, failure = NULL, updated_at = now()
-       WHERE x402_payments.state = 'released'
+       WHERE x402_payments.state = 'released' OR (x402_payments.state = 'claimed' AND x402_payments.updated_at < now() - make_interval(secs => :staleSeconds))
      RETURNING id`,
     {
       replacements: {
@@ -41,6 +49,7 @@ export async function claimAuthorization(sequelize: Sequelize, claim: PaymentCla
         amount: claim.amount,
         payTo: claim.payTo.toLowerCase(),
         requestId: claim.requestId,
+        staleSeconds: STALE_CLAIM_SECONDS,
       },
       type: QueryTypes.SELECT,
     },
