@@ -138,11 +138,19 @@ test('a replayed payment is refused with 402, a fresh challenge and the reason; 
   t.is(challenge.error, 'payment_replayed');
   t.is(challenge.accepts[0]!.amount, '5000');
   t.is(settlesOf(nonceOf(sent[0]!)).length, 1);
-  // Two replicas' worth of concurrency on one authorization: at most one is served.
+});
+
+test('one payment raced through two replicas on one database is served once', async (t) => {
+  // The embedded database cannot be shared between servers: there the peer is the same server.
+  const peer = svc.database.kind === 'postgres' ? await startTestServer({ database: svc.database, env: { SVC_X402_PAY_TO: PAY_TO, SVC_X402_FACILITATOR_URL: facilitator.url } }) : svc;
+  if (peer !== svc) t.teardown(() => peer.close());
   const header = await signedPayment(await freshChallenge());
-  const racing = await Promise.all([post(svc, chatBody(), { 'payment-signature': header }), post(svc, chatBody(), { 'payment-signature': header }), post(svc, chatBody(), { 'payment-signature': header })]);
+  const racing = await Promise.all([svc, peer, svc, peer, svc, peer].map((replica) => post(replica, chatBody(), { 'payment-signature': header })));
   t.is(racing.filter((response) => response.status === 200).length, 1);
-  t.is(racing.filter((response) => response.status === 402).length, 2);
+  const refused = racing.filter((response) => response.status === 402);
+  t.is(refused.length, 5);
+  for (const response of refused) t.is((await response.json()).reason, 'payment_replayed');
+  t.is(settlesOf(nonceOf(header)).length, 1);
 });
 
 test('a wrong amount, a wrong payee, an expired or not yet valid authorization and a forged signature are refused here, before the facilitator', async (t) => {
