@@ -8,7 +8,11 @@ import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
 import { wrapFetchWithPayment as wrapFetchWithPaymentV1, decodeXPaymentResponse } from 'x402-fetch';
 import { ConfigError, loadConfig } from '../src/config.ts';
+import { anonymousPrincipal, type ChatCompletionChunk } from '@svc/schemas';
+import { runFunded } from '../src/features/billing/funding-step.ts';
+import { x402Funding } from '../src/features/billing/x402-funding.ts';
 import { claimAuthorization, STALE_CLAIM_SECONDS } from '../src/features/billing/x402-nonces.ts';
+import type { RequestContext } from '../src/http/request-context.ts';
 import { startFakeFacilitator, type FakeFacilitator } from './helpers/fake-facilitator.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
@@ -289,4 +293,24 @@ test('configuration: a bad pay-to address, an unknown network or an unknown toke
   const custom = loadConfig({ SVC_X402_NETWORK: 'eip155:8453', SVC_X402_ASSET: '0x4444444444444444444444444444444444444444', SVC_X402_ASSET_NAME: 'Test Dollar', SVC_X402_ASSET_VERSION: '1' }).x402;
   t.like(custom, { network: 'eip155:8453', networkV1: 'base', chainId: 8453, assetName: 'Test Dollar', assetVersion: '1', payTo: undefined });
   t.like(loadConfig({ SVC_X402_NETWORK: 'eip155:8453' }).x402, { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', assetName: 'USD Coin', assetVersion: '2' });
+});
+
+test('a stream that fails part-way is never settled, nothing of it is charged, and the payment can be sent again', async (t) => {
+  // The built-in engine does not fail mid-stream, so the x402 step (real database, real
+  // facilitator client against the fake) wraps a chat handler whose stream breaks after a chunk.
+  const config = { ...svc.server.config.x402, payTo: PAY_TO, facilitatorUrl: facilitator.url };
+  const step = x402Funding({ sequelize: svc.server.database.sequelize, config, resourceUrl: () => `${svc.baseUrl}/x402/chat/completions`, discoveryUrl: () => `${svc.baseUrl}/.well-known/x402`, log: svc.server.log });
+  const header = await signedPayment(await freshChallenge());
+  const request = { requestId: 'req-stream-failure', ip: '127.0.0.1', principal: anonymousPrincipal, bearer: undefined, signal: new AbortController().signal, log: svc.server.log, publicUrl: svc.baseUrl, headers: { 'payment-signature': header } } as unknown as RequestContext;
+  const chunk: ChatCompletionChunk = { id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 0, model: 'svc-extractive-chat', choices: [{ index: 0, delta: { content: 'half an ans' }, finish_reason: null }] };
+  const breaking = async () =>
+    (async function* () {
+      yield { event: 'message', data: chunk };
+      throw Object.assign(new Error('the engine went away'), { code: 'upstream_error' });
+    })();
+  await t.throwsAsync(runFunded(step, breaking, { messages: [{ role: 'user', content: 'hi' }], stream: true } as never, request), { message: 'the engine went away' });
+  t.is(settlesOf(nonceOf(header)).length, 0);
+  const retried = await post(svc, chatBody(), { 'payment-signature': header });
+  t.is(retried.status, 200, 'the claim was released');
+  t.is(settlesOf(nonceOf(header)).length, 1);
 });

@@ -86,13 +86,15 @@ async function drain(events: AsyncIterable<SseMessage<ChatStreamEvent>>): Promis
   const kept: SseMessage<ChatStreamEvent>[] = [];
   const chunks: ChatCompletionChunk[] = [];
   let failure: string | undefined;
+  let done = false;
   for await (const event of events) {
     kept.push(event);
-    if (event.data === '[DONE]') continue;
-    if (event.data.error) failure ??= event.data.error.code;
+    if (event.data === '[DONE]') done = true;
+    else if (event.data.error) failure ??= event.data.error.code;
     else chunks.push(event.data);
   }
-  if (failure !== undefined || chunks.length === 0) return { events: kept, outcome: { ok: false, code: failure ?? 'empty_stream' } };
+  // As after delivery: only a stream that reached [DONE] without an error is a whole answer.
+  if (failure !== undefined || !done || chunks.length === 0) return { events: kept, outcome: { ok: false, code: failure ?? 'stream_incomplete' } };
   const completion = assembleCompletion(chunks);
   return { events: kept, outcome: { ok: true, completion, usage: usageOf(completion) } };
 }
