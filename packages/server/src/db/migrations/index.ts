@@ -6,7 +6,7 @@ import walFlush from './20261121T1400-wal-flush.ts';
 import blackboardRefuse from './20261121T1401-blackboard-refuse.ts';
 import blackboardPutBatch from './20261121T1500-blackboard-put-batch.ts';
 import billing from './20261122T1000-billing.ts';
-import x402 from './20261122T1100-x402.ts';
+import x402 from './20261122T1900-x402.ts';
 import type { Migration } from './types.ts';
 
 /**

@@ -7,7 +7,7 @@ import { sqlMigration } from './types.ts';
  * `released` when the call failed unpaid (the same authorization may then be sent again).
  */
 export default sqlMigration(
-  '20261122T1100-x402',
+  '20261122T1900-x402',
   [
     `CREATE TABLE IF NOT EXISTS x402_payments (
        id text PRIMARY KEY,
