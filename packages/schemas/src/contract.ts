@@ -9,6 +9,7 @@ import { inferenceContract } from './inference/contract.ts';
 import { billingContract, creditsContract } from './billing/contract.ts';
 import { receiptsContract } from './receipts/contract.ts';
 import { requestsContract } from './requests/contract.ts';
+import { x402Contract } from './billing/x402-contract.ts';
 
 /**
  * The whole API as data. Each top-level key is a feature; its routes' key paths are the
@@ -29,5 +30,6 @@ export const contract = defineContract({
   receipts: receiptsContract,
   requests: requestsContract,
   discovery: discoveryContract,
+  x402: x402Contract,
 });
 export type Contract = typeof contract;

@@ -152,6 +152,11 @@ export const errorCodes = {
   request_has_duplicates: 409,
   request_rate_limited: 429,
   all_requests_operator_only: 403,
+  // x402 pay-per-call (docs/billing.md).
+  x402_not_configured: 503,
+  x402_payment_required: 402,
+  x402_payment_refused: 402,
+  x402_facilitator_error: 502,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -5,6 +5,7 @@ import { Scope } from '@svc/schemas';
 import { requestsEnvShape, requestsSettingsFrom, type RequestsSettings } from './features/requests/settings.ts';
 import { pdfEnvShape, toPdfConfig, type PdfConfig } from './features/pdf/pdf-config.ts';
 import { billingEnvShape, toBillingConfig, type BillingConfig } from './features/billing/billing-config.ts';
+import { toX402Config, x402EnvShape, type X402Config } from './features/billing/x402-config.ts';
 
 /** An integer within bounds; the message says what was expected rather than "received NaN". */
 const integer = (min: number, max: number, what = 'an integer') => {
@@ -58,6 +59,7 @@ const EnvSchema = z.object({
   ...pdfEnvShape,
   ...billingEnvShape,
   ...requestsEnvShape,
+  ...x402EnvShape,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -104,6 +106,8 @@ export interface Config {
   billing: BillingConfig;
   /** Per-principal limits on new catalog requests. */
   requests: RequestsSettings;
+  /** x402 pay-per-call: pay-to address, network, asset, facilitator. */
+  x402: X402Config;
 }
 
 export interface IdentityConfig {
@@ -154,6 +158,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const e = parsed.data;
+  const x402 = toX402Config(e);
+  if ('error' in x402) throw new ConfigError([x402.error]);
   return {
     host: e.SVC_HOST,
     port: e.SVC_PORT,
@@ -186,6 +192,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pdf: toPdfConfig(e),
     billing: toBillingConfig(e),
     requests: requestsSettingsFrom(e),
+    x402,
   };
 }
 

@@ -63,6 +63,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     receipts: receipts.handlers,
     requests: requests.handlers,
     discovery: createDiscoveryHandlers(deps),
+    x402: billing.handlers.x402,
   };
   return { handlers, resolvers, closers };
 }

@@ -4,13 +4,36 @@ import type { RequestContext } from '../../http/request-context.ts';
 /** How a funded call ended: its answer and what it used, or the code it failed with. */
 export type FundingOutcome = { ok: true; completion: ChatCompletion; usage: InferenceUsage } | { ok: false; code: string };
 
+/** An answer given instead of the handler's: a replay, a payment challenge, a refused settlement. */
+export interface FundingAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * What settling decided: nothing to add (void), headers to send with the answer (a payment
+ * receipt), or an answer that replaces the handler's (payment failed at settlement: the answer
+ * is withheld). Only a step that settles before delivery can replace the answer.
+ */
+export type SettleVerdict = void | { headers?: Record<string, string>; replace?: FundingAnswer };
+
+/**
+ * When a step is told the outcome of a stream. `after-delivery` (credits): when the stream
+ * ends, so a call is charged only once its last event went out. `before-delivery` (x402): the
+ * stream is run to its end first and the step settles on the whole answer before the first
+ * event is sent, so a payment that fails to settle withholds the answer and a failed answer is
+ * never charged. JSON answers are settled before they are sent either way.
+ */
+export type SettlementTiming = 'after-delivery' | 'before-delivery';
+
 /**
  * What a funding step decides before the handler runs: go ahead (and be told the outcome once,
  * to commit or release what it reserved), or answer for the handler (a replay, a payment challenge).
  */
 export type FundingDecision =
-  | { kind: 'proceed'; settle(outcome: FundingOutcome): Promise<void>; headers?: Record<string, string> }
-  | { kind: 'answer'; status: number; body: unknown; headers?: Record<string, string> };
+  | { kind: 'proceed'; settle(outcome: FundingOutcome): Promise<SettleVerdict>; headers?: Record<string, string>; timing?: SettlementTiming }
+  | ({ kind: 'answer' } & FundingAnswer);
 
 /**
  * One way of paying for a call: prepaid credits and x402 are two. Data in, decision out, no Koa:
@@ -50,19 +73,50 @@ export function assembleCompletion(chunks: readonly ChatCompletionChunk[]): Chat
 
 const usageOf = (completion: ChatCompletion): InferenceUsage => completion.usage ?? { prompt_tokens: 0, total_tokens: 0 };
 
+const errorCode = (error: unknown) => (error as { code?: string }).code ?? 'internal_error';
+
+/** Sends the handler's answer with the step's headers, unless settling replaced it. */
+function delivered(decision: { headers?: Record<string, string> }, verdict: SettleVerdict, body: unknown): FundingAnswer {
+  if (verdict?.replace) return verdict.replace;
+  return { status: 200, body, headers: { ...decision.headers, ...verdict?.headers } };
+}
+
+/** Runs a stream to its end, keeping its events: the outcome is known before anything is sent. */
+async function drain(events: AsyncIterable<SseMessage<ChatStreamEvent>>): Promise<{ events: SseMessage<ChatStreamEvent>[]; outcome: FundingOutcome }> {
+  const kept: SseMessage<ChatStreamEvent>[] = [];
+  const chunks: ChatCompletionChunk[] = [];
+  let failure: string | undefined;
+  let done = false;
+  for await (const event of events) {
+    kept.push(event);
+    if (event.data === '[DONE]') done = true;
+    else if (event.data.error) failure ??= event.data.error.code;
+    else chunks.push(event.data);
+  }
+  // As after delivery: only a stream that reached [DONE] without an error is a whole answer.
+  if (failure !== undefined || !done || chunks.length === 0) return { events: kept, outcome: { ok: false, code: failure ?? 'stream_incomplete' } };
+  const completion = assembleCompletion(chunks);
+  return { events: kept, outcome: { ok: true, completion, usage: usageOf(completion) } };
+}
+
+async function* replay(events: readonly SseMessage<ChatStreamEvent>[]): AsyncGenerator<SseMessage<ChatStreamEvent>> {
+  yield* events;
+}
+
 /**
  * Runs a chat handler under a funding step. JSON: settled after the answer is made (released if
- * the client left before it). Stream: settled when the stream ends: committed when it completed,
- * released when it failed, the client left, or the consumer stopped early.
+ * the client left before it). Stream, settled after delivery: when the stream ends: committed
+ * when it completed, released when it failed, the client left, or the consumer stopped early.
+ * Stream, settled before delivery: run to its end, settled on the whole answer, then sent.
  */
-export async function runFunded(step: FundingStep, handler: ChatHandler, body: ChatCompletionsBody, request: RequestContext): Promise<{ status: number; body: unknown; headers?: Record<string, string> }> {
+export async function runFunded(step: FundingStep, handler: ChatHandler, body: ChatCompletionsBody, request: RequestContext): Promise<FundingAnswer> {
   const decision = await step.reserve(body, request);
   if (decision.kind === 'answer') return decision;
   let answer: ChatAnswer;
   try {
     answer = await handler(body, request);
   } catch (error) {
-    await decision.settle({ ok: false, code: (error as { code?: string }).code ?? 'internal_error' });
+    await decision.settle({ ok: false, code: errorCode(error) });
     throw error;
   }
   if (!isStream(answer)) {
@@ -70,8 +124,18 @@ export async function runFunded(step: FundingStep, handler: ChatHandler, body: C
       await decision.settle({ ok: false, code: 'client_disconnected' });
       return { status: 200, body: answer, headers: decision.headers };
     }
-    await decision.settle({ ok: true, completion: answer, usage: usageOf(answer) });
-    return { status: 200, body: answer, headers: decision.headers };
+    return delivered(decision, await decision.settle({ ok: true, completion: answer, usage: usageOf(answer) }), answer);
+  }
+  if (decision.timing === 'before-delivery') {
+    let drained: Awaited<ReturnType<typeof drain>>;
+    try {
+      drained = await drain(answer);
+    } catch (error) {
+      await decision.settle({ ok: false, code: errorCode(error) });
+      throw error;
+    }
+    const outcome: FundingOutcome = request.signal.aborted ? { ok: false, code: 'client_disconnected' } : drained.outcome;
+    return delivered(decision, await decision.settle(outcome), replay(drained.events));
   }
   const events = answer;
   const settle = decision.settle;
@@ -93,7 +157,7 @@ export async function runFunded(step: FundingStep, handler: ChatHandler, body: C
         yield event;
       }
     } catch (error) {
-      outcome = { ok: false, code: (error as { code?: string }).code ?? 'internal_error' };
+      outcome = { ok: false, code: errorCode(error) };
       throw error;
     } finally {
       await settle(outcome);

@@ -1,13 +1,14 @@
 import type { ServerDeps } from '../../deps.ts';
 import { releaseExpiredHolds } from './credit-ledger.ts';
 import { createBillingHandlers } from './handlers.ts';
+import { createX402Handlers } from './x402-handlers.ts';
 
 /** How often any replica looks for holds whose server died mid-call. */
 const HOLD_SWEEP_MS = 30_000;
 
-/** Billing: the routes, and the housekeeping that releases expired credit holds. */
+/** Billing: the credit and x402 routes, and the housekeeping that releases expired credit holds. */
 export function createBillingFeature(deps: ServerDeps) {
-  const handlers = createBillingHandlers(deps);
+  const handlers = { ...createBillingHandlers(deps), x402: createX402Handlers(deps) };
   const log = deps.log.child({ feature: 'billing' });
   const timer = setInterval(() => {
     releaseExpiredHolds(deps.database.sequelize)
