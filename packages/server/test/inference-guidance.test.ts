@@ -176,3 +176,31 @@ test('a key without inference:invoke is refused with 403', async (t) => {
   const response = await post('/v1/route', { task: 'x' }, key.secret);
   t.is(response.status, 403);
 });
+
+test('request_specialist answers the matches, and files a feature request (once) when none is good enough', async (t) => {
+  const agent = await signInAgent(svc);
+  const key = await createKey(agent.client, ['inference:invoke', 'requests:read']);
+  const caller = svc.client({ token: key.secret });
+  const need = { capability: 'a reranker for German legal text', task: 'rerank', use_case: 'ranking court decisions for a legal search agent' };
+  const found = await caller.inference.requestSpecialist({ body: { ...need, min_score: 0 } });
+  t.true(found.good_enough);
+  t.is(found.filed, null);
+  t.true(found.matches.length > 0);
+  const filed = await caller.inference.requestSpecialist({ body: { ...need, min_score: 1 } });
+  t.false(filed.good_enough);
+  t.truthy(filed.filed);
+  t.regex(filed.filed!.request.request_id, /^brr_[A-Za-z0-9_-]{16,64}$/);
+  t.is(filed.filed!.request.kind, 'feature');
+  t.false(filed.filed!.replayed);
+  const again = await caller.inference.requestSpecialist({ body: { ...need, min_score: 1 } });
+  t.true(again.filed!.replayed);
+  t.is(again.filed!.request.request_id, filed.filed!.request.request_id);
+  const status = await caller.requests.receipt({ params: { request_id: filed.filed!.request.request_id } });
+  t.is(status.request_id, filed.filed!.request.request_id);
+  const stranger = await signInAgent(svc);
+  const strangerKey = await createKey(stranger.client, ['requests:read']);
+  const response = await fetch(`${svc.baseUrl}/v1/request-status/${filed.filed!.request.request_id}`, { headers: { authorization: `Bearer ${strangerKey.secret}` } });
+  t.is(response.status, 404);
+  const secretShaped = await post('/v1/request_specialist', { ...need, use_case: 'my key is sk-live-0123456789abcdefghijklmnopqrstuv', min_score: 1 }, key.secret);
+  t.is(secretShaped.status, 422, 'a credential-shaped text is refused by the request screening, never stored');
+});

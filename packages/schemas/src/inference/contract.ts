@@ -3,7 +3,7 @@ import { ChatCompletion, ChatCompletionsRequest, ChatStreamEvent } from './chat.
 import { ClassifyRequest, ClassifyResponse } from './classify.ts';
 import { EmbeddingsRequest, EmbeddingsResponse } from './embeddings.ts';
 import { EvalRequest, EvalResponse } from './eval.ts';
-import { DiscoverRequest, DiscoverResponse, FindSpecialistRequest, FindSpecialistResponse, RouteRequest, RouteResponse } from './guidance.ts';
+import { DiscoverRequest, DiscoverResponse, FindSpecialistRequest, FindSpecialistResponse, RequestSpecialistRequest, RequestSpecialistResponse, RouteRequest, RouteResponse } from './guidance.ts';
 import { inferenceLimits as limits } from './limits.ts';
 import { RagRequest, RagResponse, RagStreamEvent } from './rag.ts';
 import { RerankRequest, RerankResponse } from './rerank.ts';
@@ -135,6 +135,21 @@ export const inferenceContract = defineContract({
     bodyLimitBytes: limits.describeBodyBytes,
     errors: [413],
     responses: { 200: FindSpecialistResponse },
+  }),
+  requestSpecialist: defineRoute({
+    ...invoke,
+    method: 'POST',
+    path: '/v1/request_specialist',
+    summary: 'Find the best current matches for a need; when none is good enough, file a feature request for it',
+    description:
+      'Ranks catalog artifacts and served models as find_specialist does. When the best scores below `min_score` (default 0.35), a feature request ' +
+      '(capability, task, use_case, target_tool) is filed on the caller\'s behalf through the catalog-request store, with its screening, replay and limit rules: ' +
+      'the same need asked again answers the same request (`replayed: true`) and files nothing new. Its status is then readable at GET /v1/request-status/{request_id}. ' +
+      'The shared demo principal\'s filings are shared by every demo caller.',
+    body: RequestSpecialistRequest,
+    bodyLimitBytes: limits.describeBodyBytes,
+    errors: [413, 429],
+    responses: { 200: RequestSpecialistResponse },
   }),
   speedTest: defineRoute({
     ...invoke,

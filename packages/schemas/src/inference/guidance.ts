@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { inferenceLimits as limits } from './limits.ts';
 import { ServedBy } from './usage.ts';
+import { CatalogRequestReceiptResponse } from '../requests/records.ts';
+import { requestTextLimits } from '../requests/records.ts';
 
 const description = z.string().min(1).max(limits.describeMaxChars, `a description holds at most ${limits.describeMaxChars} characters`);
 const resultLimit = z.number().int().min(1).max(limits.describeMaxResults).default(5);
@@ -65,3 +67,32 @@ export type SpecialistMatch = z.infer<typeof SpecialistMatch>;
 
 export const FindSpecialistResponse = z.object({ matches: z.array(SpecialistMatch) }).meta({ id: 'FindSpecialistResponse' });
 export type FindSpecialistResponse = z.infer<typeof FindSpecialistResponse>;
+
+/**
+ * What a caller needs, in the words of a feature request: matched against the catalog and the
+ * served models first; filed as a feature request for the caller only when nothing is good enough.
+ */
+export const RequestSpecialistRequest = z
+  .strictObject({
+    capability: z.string().trim().min(1).max(requestTextLimits.capability).describe('What you need, e.g. "a reranker for German legal text".'),
+    task: z.string().trim().min(1).max(requestTextLimits.task).describe('The task it serves, e.g. rerank, embeddings, toxicity.'),
+    use_case: z.string().trim().min(1).max(requestTextLimits.useCase).describe('What you would do with it (goes into the request when one is filed).'),
+    target_tool: z.string().trim().min(1).max(requestTextLimits.targetTool).optional(),
+    limit: resultLimit,
+    min_score: z.number().min(0).max(1).default(0.35).describe('A match scoring at least this is good enough, and nothing is filed.'),
+  })
+  .meta({ id: 'RequestSpecialistRequest' });
+export type RequestSpecialistRequest = z.input<typeof RequestSpecialistRequest>;
+
+export const RequestSpecialistResponse = z
+  .object({
+    matches: z.array(SpecialistMatch).describe('The best current matches, as find_specialist ranks them.'),
+    good_enough: z.boolean().describe('True when a match reached min_score: nothing was filed.'),
+    min_score: z.number(),
+    filed: z
+      .object({ request: CatalogRequestReceiptResponse, replayed: z.boolean().describe('True when you had filed exactly this request before: the same request is answered, nothing new is created.') })
+      .nullable()
+      .describe('The feature request filed on your behalf when no match was good enough.'),
+  })
+  .meta({ id: 'RequestSpecialistResponse' });
+export type RequestSpecialistResponse = z.infer<typeof RequestSpecialistResponse>;

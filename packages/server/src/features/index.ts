@@ -44,7 +44,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   closers.push(() => identity.close());
   const pdf = createPdfFeature(deps);
   closers.push(pdf.close);
-  const inference = createInferenceFeature(deps, { blackboard, catalog: catalog.catalog });
+  const inference = createInferenceFeature(deps, { blackboard, catalog: catalog.catalog, requests: requests.store });
   closers.push(inference.close);
   const billing = createBillingFeature(deps);
   closers.push(billing.close);

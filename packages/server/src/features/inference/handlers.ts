@@ -5,6 +5,8 @@ import { ServiceError } from '../../http/service-error.ts';
 import { invokeModel, servedBy } from './invoke-model.ts';
 import { runClassify, runEmbeddings, runRerank, runSummarize } from './operations.ts';
 import { gatherRagDocuments, type RagSourceReaders } from './rag-sources.ts';
+import { requestSpecialist } from './request-specialist.ts';
+import type { RequestStore } from '../requests/request-store.ts';
 import { chatCompletion } from './chat.ts';
 import { evaluate } from './evaluate.ts';
 import { discover, findSpecialist, routeRequest } from './guidance.ts';
@@ -13,7 +15,7 @@ import { runSpeedTest } from './speed-test.ts';
 const unsupported = (engine: string, operation: string) => new ServiceError('model_operation_unsupported', `Engine ${engine} cannot serve ${operation}.`);
 
 /** The inference routes. Each resolves its model, calls the engine through `invokeModel`, and shapes the answer. */
-export function createInferenceHandlers(deps: ServerDeps, sources: RagSourceReaders) {
+export function createInferenceHandlers(deps: ServerDeps, sources: RagSourceReaders & { requests: Pick<RequestStore, 'fileFor'> }) {
   return defineHandlers(inferenceContract, {
     async chat({ body }, request) {
       return { status: 200, body: await chatCompletion(deps, body, request) };
@@ -72,6 +74,9 @@ export function createInferenceHandlers(deps: ServerDeps, sources: RagSourceRead
     },
     async findSpecialist({ body }) {
       return { status: 200, body: await findSpecialist(deps.models, deps.database.sequelize, body.task, body.limit, body.min_score) };
+    },
+    async requestSpecialist({ body }, request) {
+      return { status: 200, body: await requestSpecialist({ models: deps.models, sequelize: deps.database.sequelize, requests: sources.requests }, body, request.principal) };
     },
     async speedTest(_input, request) {
       return { status: 200, body: await runSpeedTest(deps.models, deps.database.sequelize, request) };
