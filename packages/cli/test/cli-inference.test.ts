@@ -90,3 +90,10 @@ test('svc classify, summarize and rag print readable answers and --json', async 
   t.is(reranked.code, 0, reranked.stderr);
   t.regex(reranked.stdout.split('\n')[0]!, /#1\s+downloads are verified/);
 });
+
+test('svc try runs the public trial with no token', async (t) => {
+  const run = await runCli(['try'], { env: { SVC_BASE_URL: svc.baseUrl } });
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stdout, /svc-bm25/);
+  t.regex(run.stdout, /next:\n {2}GET .*\/v1\/try/);
+});

@@ -6,7 +6,7 @@ import { registerBillingCommands } from './billing.ts';
 import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
 import { registerIdentityCommands } from './identity.ts';
-import { registerInferenceCommands } from './inference.ts';
+import { registerInferenceCommands, registerTryCommand } from './inference.ts';
 import { registerKeysCommands } from './keys.ts';
 import { registerPdfCommands } from './pdf.ts';
 import { registerReceiptCommands } from './receipts.ts';
@@ -24,6 +24,7 @@ export function registerCommands(program: Command): void {
   registerKeysCommands(program);
   registerPdfCommands(program);
   registerInferenceCommands(program);
+  registerTryCommand(program);
   registerBillingCommands(program);
   registerReceiptCommands(program);
   registerRequestCommands(program);

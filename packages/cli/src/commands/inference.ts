@@ -184,3 +184,27 @@ export function registerInferenceCommands(program: Command): void {
       }),
     );
 }
+
+/** `svc try`: the zero-credential proof, as a person reads it. */
+export function registerTryCommand(program: Command): void {
+  program
+    .command('try')
+    .description('Run the fixed built-in trial with no credential and show what to do next')
+    .action(
+      withContext(async (cli) => {
+        const trial = await cli.client().discovery.try();
+        cli.output.result(trial, (data) =>
+          [
+            `${data.operation.description}`,
+            `query: ${data.operation.request.query}`,
+            table(data.operation.response.results.map((result) => [result.relevance_score.toFixed(3), result.document?.text ?? `#${result.index}`])),
+            `(${data.operation.response.model}, ${data.timings_ms.engine} ms)`,
+            '',
+            `credential: ${data.credential.how}`,
+            'next:',
+            ...data.next.map((call) => `  ${call.method} ${call.url}  ${call.why}`),
+          ].join('\n'),
+        );
+      }),
+    );
+}

@@ -4,6 +4,7 @@ import { A2aAgentCard, A2aEndpointInfo } from './a2a-card.ts';
 import { JsonRpcError } from '../errors.ts';
 import { A2aJsonRpcRequest, A2aJsonRpcSuccess } from './a2a-rpc.ts';
 import { McpServerCard } from './mcp-server-card.ts';
+import { TRY_CALLS_PER_MINUTE, TryResponse } from './try.ts';
 
 const discovery = { auth: { kind: 'public' }, surface: 'base', tags: ['discovery'] } as const;
 
@@ -18,6 +19,18 @@ const agentCard = (path: string, summary: string) =>
   defineRoute({ ...discovery, method: 'GET', path, summary, description: AGENT_CARD_DESCRIPTION, responses: { 200: A2aAgentCard } });
 
 export const discoveryContract = defineContract({
+  try: defineRoute({
+    ...discovery,
+    method: 'GET',
+    path: '/v1/try',
+    summary: 'Zero-credential activation proof: a fixed built-in operation with its result and timings, and how to go on',
+    description:
+      `Runs a fixed rerank on the built-in engine (BM25): no caller-controlled compute, so any query parameter is refused with 422. At most ${TRY_CALLS_PER_MINUTE} calls a minute per address ` +
+      '(429 `rate_limited` with Retry-After). The answer names the credential route and the calls to make next.',
+    query: z.strictObject({}),
+    errors: [429],
+    responses: { 200: TryResponse },
+  }),
   mcpServerCard: mcpCard('/.well-known/mcp/server-card.json', 'MCP server card: name, version, the Streamable HTTP endpoint, protocol revisions, tools with input schemas, OAuth metadata'),
   mcpJson: mcpCard('/.well-known/mcp.json', 'MCP server card (alias)'),
   mcpWellKnown: mcpCard('/.well-known/mcp', 'MCP server card (alias)'),

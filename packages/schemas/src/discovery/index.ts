@@ -3,3 +3,4 @@ export * from './a2a-rpc.ts';
 export * from './contract.ts';
 export * from './mcp-server-card.ts';
 export * from './urls.ts';
+export * from './try.ts';

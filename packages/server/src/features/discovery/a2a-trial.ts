@@ -2,12 +2,10 @@ import { A2A_TRIAL_TASK_ID, a2aEndpointUrl, mcpEndpointUrl, SVC_VERSION } from '
 
 type Urls = { baseUrl: string; apiUrl: string };
 
-/**
- * What to call next, in order. When `GET /v1/try` lands (it runs the built-in engine of the
- * inference issue), it goes first here: it is the one-call activation proof.
- */
-function nextCalls(urls: Urls) {
+/** What to call next, in order: the one-call activation proof first. */
+export function nextCalls(urls: Urls) {
   return [
+    { method: 'GET', url: `${urls.baseUrl}/v1/try`, why: 'run a built-in operation with no credential and see its result and timings' },
     { method: 'GET', url: `${urls.baseUrl}/llms.txt`, why: 'a short map of svc for agents' },
     { method: 'GET', url: `${urls.baseUrl}/openapi.json`, why: 'every operation, generated from the contract' },
     { method: 'POST', url: mcpEndpointUrl(urls.apiUrl), why: 'MCP (Streamable HTTP): the blackboard tool, no credential' },

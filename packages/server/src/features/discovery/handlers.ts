@@ -6,6 +6,7 @@ import { answerA2aRequest } from './a2a-rpc.ts';
 import { buildTrialTask, type TrialTask } from './a2a-trial.ts';
 import { buildAgentCard } from './agent-card.ts';
 import { buildMcpServerCard } from './mcp-server-card.ts';
+import { tryIt } from './try-it.ts';
 
 /** Public documents: any origin may read them, and caches may keep them a while. */
 const PUBLIC_DOCUMENT = { 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=300' };
@@ -60,6 +61,9 @@ export function createDiscoveryHandlers(deps: ServerDeps) {
   const mcpCard = async () => ({ status: 200 as const, headers: PUBLIC_DOCUMENT, body: documents().mcpCard });
   const agentCard = async () => ({ status: 200 as const, headers: PUBLIC_DOCUMENT, body: documents().agentCard });
   return defineHandlers(discoveryContract, {
+    async try(_input, request) {
+      return { status: 200, body: await tryIt(deps, request) };
+    },
     mcpServerCard: mcpCard,
     mcpJson: mcpCard,
     mcpWellKnown: mcpCard,
