@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { blackboardEnvShape, blackboardSettingsFrom, type BlackboardSettings } from './features/blackboard/settings.ts';
 import { Scope } from '@svc/schemas';
 import { pdfEnvShape, toPdfConfig, type PdfConfig } from './features/pdf/pdf-config.ts';
+import { builtinModels } from './inference/builtin/builtin-provider.ts';
+import { readInferenceSettings, upstreamEnvShape, type InferenceSettings } from './inference/openai-compatible/upstream-config.ts';
 
 /** An integer within bounds; the message says what was expected rather than "received NaN". */
 const integer = (min: number, max: number, what = 'an integer') => {
@@ -53,6 +55,7 @@ const EnvSchema = z.object({
     .transform((value) => value.split(/[\s,]+/).filter(Boolean))
     .pipe(z.array(Scope, { error: 'expected scopes separated by spaces or commas' }).min(1)),
   ...pdfEnvShape,
+  ...upstreamEnvShape,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -95,6 +98,8 @@ export interface Config {
   identity: IdentityConfig;
   /** PDF parser workers, deadlines and limits. */
   pdf: PdfConfig;
+  /** OpenAI-compatible upstreams and their models (none: only the built-in engine), stream keep-alives. */
+  inference: InferenceSettings;
 }
 
 export interface IdentityConfig {
@@ -140,6 +145,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const e = parsed.data;
+  // The models file is read and checked here, at start-up, with every issue naming its entry.
+  const inferenceIssues: string[] = [];
+  const inference = readInferenceSettings(e, env, builtinModels.map((model) => model.id), inferenceIssues);
+  if (inferenceIssues.length > 0) throw new ConfigError(inferenceIssues);
   return {
     host: e.SVC_HOST,
     port: e.SVC_PORT,
@@ -169,6 +178,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       demoScopes: e.SVC_DEMO_SCOPES,
     },
     pdf: toPdfConfig(e),
+    inference,
   };
 }
 

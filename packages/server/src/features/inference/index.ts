@@ -1,5 +1,7 @@
 import type { ServerDeps } from '../../deps.ts';
+import type { Capability } from '../../inference/provider.ts';
 import { builtinModels, createBuiltinProvider } from '../../inference/builtin/builtin-provider.ts';
+import { createOpenAiCompatibleProvider, upstreamModelEntry } from '../../inference/openai-compatible/openai-compatible-provider.ts';
 import type { BlackboardService } from '../blackboard/service.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import { createInferenceHandlers } from './handlers.ts';
@@ -11,6 +13,10 @@ import { createInferenceHandlers } from './handlers.ts';
 export function createInferenceFeature(deps: ServerDeps, sources: { blackboard: BlackboardService; catalog: CatalogService }) {
   deps.models.registerProvider(createBuiltinProvider());
   for (const model of builtinModels) deps.models.registerModel(model);
+  const { upstreams, models, defaults } = deps.config.inference;
+  for (const upstream of upstreams) deps.models.registerProvider(createOpenAiCompatibleProvider(upstream));
+  for (const model of models) deps.models.registerModel(upstreamModelEntry(model));
+  for (const [capability, modelId] of Object.entries(defaults)) deps.models.setDefault(capability as Capability, modelId);
   const unsubscribe = deps.usage.subscribe((event) => deps.metrics.observeInference(event));
   return {
     handlers: createInferenceHandlers(deps, sources),
