@@ -15,11 +15,13 @@ test.before(async () => {
       upstreams: [
         { id: 'second', base_url: '{fake}/v1', api_key_env: 'SECOND_KEY' },
         { id: 'stalling', base_url: '{fake}/v1', timeout_ms: 300 },
+        { id: 'impatient', base_url: '{fake}/v1', idle_timeout_ms: 500 },
       ],
       models: [
         { id: 'flaky-chat', upstream: 'upstream', upstream_model: 'broken-primary', capabilities: ['chat'], fallbacks: ['backup-chat'] },
         { id: 'backup-chat', upstream: 'second', upstream_model: 'answer-backup', capabilities: ['chat'] },
         { id: 'hanging-chat', upstream: 'stalling', upstream_model: 'hang-forever', capabilities: ['chat'] },
+        { id: 'impatient-chat', upstream: 'impatient', upstream_model: 'pause-long-impatient', capabilities: ['chat'] },
         { id: 'hanging-then-backup', upstream: 'stalling', upstream_model: 'hang-first', capabilities: ['chat'], fallbacks: ['backup-chat'] },
       ],
       defaults: { chat: 'answer-a' },
@@ -114,6 +116,17 @@ test('an upstream that never answers is a 504 upstream_timeout after its deadlin
   const json = await postJson(harness.svc, '/v1/chat/completions', { model: 'hanging-chat', messages: [{ role: 'user', content: 'hi' }] });
   t.is(json.status, 504);
   t.is(((await json.json()) as { code: string }).code, 'upstream_timeout');
+});
+
+test('an upstream silent mid-stream past its idle deadline ends the stream with an upstream_timeout error chunk', async (t) => {
+  const response = await postJson(harness.svc, '/v1/chat/completions', { model: 'impatient-chat', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+  t.is(response.status, 200);
+  const data = sseData(await response.text());
+  t.is(data.at(-1), '[DONE]');
+  const last = data.at(-2) as { error: { code: string }; choices: Array<{ finish_reason: string }>; usage?: { completion_tokens?: number } };
+  t.is(last.error.code, 'upstream_timeout');
+  t.is(last.choices[0]!.finish_reason, 'error');
+  t.true((last.usage?.completion_tokens ?? 0) > 0, 'with include_usage, the error chunk carries the usage so far');
 });
 
 test('a model whose upstream fails before the first byte falls back to the next model', async (t) => {

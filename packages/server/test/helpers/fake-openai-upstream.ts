@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
  * - `broken-*`: 500 before anything; `unauthorized-*`: 401; `refuse-*`: 400 with a message;
  * - `hang-*`: never answers (not even headers);
  * - `midstream-error-*`: two chunks, then an `{ error }` event;
- * - `pause-*`: one chunk, a pause of `pauseMs`, then the rest;
+ * - `pause-*`: one chunk, a pause of `pauseMs` (`pause-long-*`: 2.5 s), then the rest;
  * - `slow-*`: a chunk every 20 ms, 500 of them; after the fourth, a silence of 2 s (a client
  *   that leaves then must be noticed by svc itself, not at its next write).
  */
@@ -101,7 +101,7 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
         response.end();
         return;
       }
-      if (model.startsWith('pause-') && index === 1) await sleep(pauseMs);
+      if (model.startsWith('pause-') && index === 1) await sleep(model.startsWith('pause-long-') ? 2500 : pauseMs);
       if (model.startsWith('slow-') && index === 4) await sleep(2000);
       const delay = model.startsWith('slow-') ? 20 : chunkDelayMs;
       if (delay > 0) await sleep(delay);

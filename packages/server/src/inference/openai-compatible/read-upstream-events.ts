@@ -1,52 +1,53 @@
 import { createParser } from 'eventsource-parser';
 import { ServiceError } from '../../http/service-error.ts';
 import type { EngineCallOptions } from '../provider.ts';
-import type { OpenedUpstreamCall } from './upstream-call.ts';
-import { redactSecret } from './upstream-call.ts';
+import { failureMidStream, redactSecret, type OpenedUpstreamCall } from './upstream-call.ts';
 import type { UpstreamSettings } from './upstream-config.ts';
 
 /** An OpenAI-compatible stream event: a chunk, or an `{ error }` the upstream sent mid-stream. */
 export type UpstreamEvent = Record<string, unknown> & { error?: { message?: unknown; code?: unknown; type?: unknown } | string };
 
 /**
- * The JSON events of an upstream's SSE body, ending at `data: [DONE]` or the end of the body.
- * Each piece of the body restarts the idle deadline. A failure here happens after the caller's
- * stream started, so it is a ServiceError (`upstream_timeout`, `upstream_error`) that the chat
- * route turns into a final error chunk. Breaking the loop cancels the body (and so the request).
+ * The JSON events of an upstream's SSE body, ending at `data: [DONE]`. A failure here happens
+ * after the caller's stream started, so it is a ServiceError (`upstream_timeout` when the upstream
+ * stayed silent past its idle deadline, `upstream_error` otherwise) that the chat route turns into
+ * a final error chunk. Leaving the loop early releases the body; the client's abort signal, which
+ * the request carries, is what stops it at once when the client goes away.
  */
 export async function* readUpstreamEvents(upstream: UpstreamSettings, call: OpenedUpstreamCall, options: EngineCallOptions): AsyncGenerator<UpstreamEvent> {
   const pending: string[] = [];
   let finished = false;
   const parser = createParser({
+    // One event is one chunk: 8 MiB buffered without an event end is a broken upstream, not a long answer.
+    maxBufferSize: 8 * 1024 * 1024,
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') pending.push('{"error":"an event over 8 MiB"}');
+    },
     onEvent: (event) => {
       if (event.data === '[DONE]') finished = true;
       else if (!finished) pending.push(event.data);
     },
   });
-  const decoder = new TextDecoder();
-  const reader = call.response.body!.getReader();
+  call.body.setEncoding('utf8');
+  const pieces = call.body[Symbol.asyncIterator]();
   try {
     while (!finished) {
-      let piece: ReadableStreamReadResult<Uint8Array>;
+      let piece: IteratorResult<string>;
       try {
-        piece = await reader.read();
+        piece = await pieces.next();
       } catch (error) {
-        if (call.deadline.timedOut) throw new ServiceError('upstream_timeout', `Upstream "${upstream.id}" went silent mid-stream.`);
-        if (options.signal.aborted) throw error;
-        throw new ServiceError('upstream_error', `Upstream "${upstream.id}" broke off the stream.`);
+        throw failureMidStream(upstream, error, options);
       }
-      if (piece.done) parser.feed(decoder.decode());
-      else {
-        call.deadline.touch();
-        parser.feed(decoder.decode(piece.value, { stream: true }));
-      }
+      if (piece.done) parser.reset({ consume: true });
+      else parser.feed(piece.value);
       for (let index = 0; index < pending.length; index++) yield parseEvent(upstream, pending[index]!);
       pending.length = 0;
       if (piece.done && !finished) throw new ServiceError('upstream_error', `Upstream "${upstream.id}" ended the stream without [DONE].`);
     }
   } finally {
-    call.deadline.finish();
-    await reader.cancel().catch(() => {});
+    // After [DONE] the body ends at once: read what is left so the connection is kept for the next call.
+    if (finished) await call.body.dump({ limit: 65_536 }).catch(() => {});
+    else call.body.destroy();
   }
 }
 

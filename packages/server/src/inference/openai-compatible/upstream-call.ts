@@ -1,3 +1,4 @@
+import { Agent, errors, request, type Dispatcher } from 'undici';
 import { ServiceError } from '../../http/service-error.ts';
 import { EngineUnavailableError, type EngineCallOptions } from '../provider.ts';
 import type { UpstreamSettings } from './upstream-config.ts';
@@ -7,60 +8,25 @@ const ERROR_BODY_MAX_BYTES = 65_536;
 /** Statuses that say the request itself is wrong: another upstream would refuse it too, so no fallback. */
 const REQUEST_REJECTED = new Set([400, 413, 422]);
 
-/**
- * The two deadlines of an upstream call. Until the status and headers arrive, `timeoutMs`
- * (connect included); then `idleTimeoutMs` between two pieces of the body. The client's abort
- * signal is linked in, so a client that goes away aborts the upstream request at once.
- */
-export class UpstreamDeadline {
-  readonly signal: AbortSignal;
-  private readonly controller = new AbortController();
-  private readonly clientSignal: AbortSignal;
-  private readonly idleTimeoutMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  private expired = false;
-  private readonly onClientAbort = () => this.controller.abort(this.clientSignal.reason);
-
-  constructor(clientSignal: AbortSignal, timeoutMs: number, idleTimeoutMs: number) {
-    this.signal = this.controller.signal;
-    this.clientSignal = clientSignal;
-    this.idleTimeoutMs = idleTimeoutMs;
-    if (clientSignal.aborted) this.controller.abort(clientSignal.reason);
-    else clientSignal.addEventListener('abort', this.onClientAbort, { once: true });
-    this.arm(timeoutMs);
-  }
-
-  /** Whether the call ended because a deadline passed (not because the client left). */
-  get timedOut(): boolean {
-    return this.expired;
-  }
-
-  /** Something arrived: the idle deadline starts again. */
-  touch(): void {
-    this.arm(this.idleTimeoutMs);
-  }
-
-  /** The call is over: no timer stays armed, no listener stays on the client's signal. */
-  finish(): void {
-    clearTimeout(this.timer);
-    this.clientSignal.removeEventListener('abort', this.onClientAbort);
-  }
-
-  private arm(ms: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.expired = true;
-      this.controller.abort(new Error('upstream deadline passed'));
-    }, ms);
-  }
-}
+export type UpstreamBody = Dispatcher.ResponseData['body'];
 
 export interface OpenedUpstreamCall {
-  response: Response;
-  deadline: UpstreamDeadline;
+  status: number;
+  body: UpstreamBody;
 }
 
-/** The headers of every call; the key is sent and never kept anywhere else. */
+/**
+ * The connection pool of one upstream. undici's `request` rather than `fetch`: no web streams
+ * between the socket and the SSE parser (bench/chat-proxy measures what the proxy adds), and its
+ * own deadlines: `timeoutMs` to connect and then to the status and headers, `idleTimeoutMs`
+ * between two pieces of the body. undici checks them on a coarse clock (about a second), which is
+ * what deadlines of tens of seconds need and costs nothing per chunk.
+ */
+export function createUpstreamDispatcher(upstream: UpstreamSettings): Agent {
+  return new Agent({ connect: { timeout: upstream.timeoutMs }, headersTimeout: upstream.timeoutMs, bodyTimeout: upstream.idleTimeoutMs, keepAliveTimeout: 30_000 });
+}
+
+/** The headers of every call; the key is sent and kept nowhere else. */
 function headersFor(upstream: UpstreamSettings): Record<string, string> {
   return {
     'content-type': 'application/json',
@@ -74,84 +40,74 @@ export function redactSecret(text: string, upstream: UpstreamSettings): string {
   return upstream.apiKey ? text.split(upstream.apiKey).join('***') : text;
 }
 
+const isTimeout = (error: unknown) => error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError;
+
 /**
- * POSTs JSON to an upstream and resolves once its status and headers arrived with a 2xx. Every
+ * POSTs JSON to an upstream and resolves once its status and headers arrived with a 2xx. The
+ * client's abort signal goes with the request, so a client that leaves aborts it at once. Every
  * failure up to then is an EngineUnavailableError (the caller may fall back), except a 400/413/422,
- * which says the request itself is wrong and is answered to the caller as 422
- * `upstream_rejected_request` with the upstream's message. Messages name the upstream by id,
- * never its URL or key.
+ * which says the request itself is wrong and is answered as 422 `upstream_rejected_request` with
+ * the upstream's message. Messages name the upstream by id, never its URL or key.
  */
-export async function openUpstreamCall(upstream: UpstreamSettings, url: string, body: unknown, options: EngineCallOptions): Promise<OpenedUpstreamCall> {
-  const deadline = new UpstreamDeadline(options.signal, upstream.timeoutMs, upstream.idleTimeoutMs);
-  let response: Response;
+export async function openUpstreamCall(upstream: UpstreamSettings, dispatcher: Dispatcher, url: string, body: unknown, options: EngineCallOptions): Promise<OpenedUpstreamCall> {
+  let response: Dispatcher.ResponseData;
   try {
-    response = await fetch(url, { method: 'POST', headers: headersFor(upstream), body: JSON.stringify(body), signal: deadline.signal });
+    response = await request(url, { method: 'POST', headers: headersFor(upstream), body: JSON.stringify(body), signal: options.signal, dispatcher });
   } catch (error) {
-    deadline.finish();
-    throw failureBeforeAnswer(upstream, deadline, error, options);
+    throw failureBeforeAnswer(upstream, error, options);
   }
-  if (response.ok) {
-    deadline.touch();
-    return { response, deadline };
-  }
+  if (response.statusCode >= 200 && response.statusCode < 300) return { status: response.statusCode, body: response.body };
+  let message: string | undefined;
   try {
-    const message = await upstreamErrorMessage(response, deadline);
-    if (REQUEST_REJECTED.has(response.status)) {
-      throw new ServiceError('upstream_rejected_request', `Upstream "${upstream.id}" refused the request (${response.status})${message ? `: ${redactSecret(message, upstream)}` : '.'}`);
-    }
-    // 401/403 say the configured key is wrong: the caller is told only that the upstream failed.
-    const detail = response.status === 401 || response.status === 403 ? ' (check its API key)' : response.status === 429 ? ' (rate limited)' : '';
-    throw new EngineUnavailableError('upstream_error', `Upstream "${upstream.id}" answered ${response.status}${detail}.`, response.status);
+    message = await upstreamErrorMessage(response.body);
   } catch (error) {
-    if (error instanceof ServiceError || error instanceof EngineUnavailableError) throw error;
-    throw failureBeforeAnswer(upstream, deadline, error, options);
-  } finally {
-    deadline.finish();
+    throw failureBeforeAnswer(upstream, error, options);
   }
+  if (REQUEST_REJECTED.has(response.statusCode)) {
+    throw new ServiceError('upstream_rejected_request', `Upstream "${upstream.id}" refused the request (${response.statusCode})${message ? `: ${redactSecret(message, upstream)}` : '.'}`);
+  }
+  // 401/403 say the configured key is wrong: the caller is told only that the upstream failed.
+  const detail = response.statusCode === 401 || response.statusCode === 403 ? ' (check its API key)' : response.statusCode === 429 ? ' (rate limited)' : '';
+  throw new EngineUnavailableError('upstream_error', `Upstream "${upstream.id}" answered ${response.statusCode}${detail}.`, response.statusCode);
 }
 
-/** Reads a JSON answer within the idle deadline; a failure here produced nothing for the caller, so it may still fall back. */
+/** Reads a JSON answer; a failure here produced nothing for the caller, so it may still fall back. */
 export async function readUpstreamJson<T>(upstream: UpstreamSettings, call: OpenedUpstreamCall, options: EngineCallOptions): Promise<T> {
   try {
-    const reader = call.response.body!.getReader();
-    const parts: Uint8Array[] = [];
-    while (true) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      call.deadline.touch();
-      parts.push(value);
-    }
-    return JSON.parse(Buffer.concat(parts).toString('utf8')) as T;
+    return (await call.body.json()) as T;
   } catch (error) {
-    throw failureBeforeAnswer(upstream, call.deadline, error, options);
-  } finally {
-    call.deadline.finish();
+    throw failureBeforeAnswer(upstream, error, options);
   }
 }
 
 /** What a failure before anything reached the caller becomes: a timeout, an unreachable upstream, or the client's own abort. */
-export function failureBeforeAnswer(upstream: UpstreamSettings, deadline: UpstreamDeadline, error: unknown, options: EngineCallOptions): Error {
-  if (deadline.timedOut) return new EngineUnavailableError('upstream_timeout', `Upstream "${upstream.id}" did not answer in time.`);
+export function failureBeforeAnswer(upstream: UpstreamSettings, error: unknown, options: EngineCallOptions): Error {
   if (options.signal.aborted) return error instanceof Error ? error : new Error('aborted');
-  const code = (error as { cause?: { code?: string } }).cause?.code;
+  if (isTimeout(error)) return new EngineUnavailableError('upstream_timeout', `Upstream "${upstream.id}" did not answer in time.`);
+  const code = (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
   const why = error instanceof SyntaxError ? 'sent a body that is not JSON' : `could not be reached${code ? ` (${code})` : ''}`;
   return new EngineUnavailableError('upstream_error', `Upstream "${upstream.id}" ${why}.`);
 }
 
+/** A failure while a stream was being read, after the caller's stream started. */
+export function failureMidStream(upstream: UpstreamSettings, error: unknown, options: EngineCallOptions): Error {
+  if (options.signal.aborted) return error instanceof Error ? error : new Error('aborted');
+  if (isTimeout(error)) return new ServiceError('upstream_timeout', `Upstream "${upstream.id}" went silent mid-stream.`);
+  return new ServiceError('upstream_error', `Upstream "${upstream.id}" broke off the stream.`);
+}
+
 /** The message of an OpenAI-shaped error body (`{ error: { message } }`), or of TEI's (`{ error: "..." }`), bounded. */
-async function upstreamErrorMessage(response: Response, deadline: UpstreamDeadline): Promise<string | undefined> {
-  const reader = response.body?.getReader();
-  if (!reader) return undefined;
-  const parts: Uint8Array[] = [];
+async function upstreamErrorMessage(body: UpstreamBody): Promise<string | undefined> {
+  const parts: Buffer[] = [];
   let size = 0;
-  while (size < ERROR_BODY_MAX_BYTES) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    deadline.touch();
-    parts.push(value);
-    size += value.byteLength;
+  for await (const part of body) {
+    parts.push(part as Buffer);
+    size += (part as Buffer).byteLength;
+    if (size >= ERROR_BODY_MAX_BYTES) {
+      body.destroy();
+      break;
+    }
   }
-  await reader.cancel().catch(() => {});
   const text = Buffer.concat(parts).toString('utf8').slice(0, ERROR_BODY_MAX_BYTES);
   try {
     const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
