@@ -5,7 +5,8 @@
  * The upstream streams a fixed answer (`--chunks` chunks `--gap` ms apart). Measured per stream:
  * time to first token (the first content chunk) and to last token (the end of the body).
  * Reported: requests/s per side and the median of the per-pair ratios; the added latency as the
- * median over pairs of (svc - direct) of each percentile, median and p99.
+ * median over pairs of (svc - direct) of each percentile, median and p99; and svc's CPU time per
+ * stream (its worker thread's), which a busy machine disturbs far less than latency.
  * Target: added median < 1 ms, added p99 < 3 ms (LiteLLM reports 2 to 12 ms).
  *
  * Run: pnpm bench:chat-proxy [-- --rounds 10 --seconds 2 --concurrency 50 --chunks 20 --gap 1]
@@ -14,7 +15,7 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { median, percentile } from './stats.ts';
@@ -69,9 +70,10 @@ function streamOnce(url: URL): Promise<StreamTiming> {
   });
 }
 
-/** `concurrency` streams kept open for `ms`: each finished one is replaced at once. */
-async function measure(baseUrl: string, ms: number) {
-  const url = new URL(`${baseUrl}/chat/completions`);
+/** `concurrency` streams kept open for `ms`: each finished one is replaced at once. `server` is the thread whose CPU per stream is read. */
+async function measure(server: WorkerServer, ms: number) {
+  const url = new URL(`${server.url}/chat/completions`);
+  const cpuBefore = await server.cpuMicros();
   const timings: StreamTiming[] = [];
   const until = performance.now() + ms;
   const started = performance.now();
@@ -81,10 +83,12 @@ async function measure(baseUrl: string, ms: number) {
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const cpuPerStream = ((await server.cpuMicros()) - cpuBefore) / Math.max(1, timings.length);
   const first = timings.map((timing) => timing.firstTokenMs);
   const last = timings.map((timing) => timing.lastTokenMs);
   return {
     perSecond: timings.length / elapsed,
+    cpuPerStream,
     first: { median: median(first), p99: percentile(first, 99) },
     last: { median: median(last), p99: percentile(last, 99) },
   };
@@ -97,22 +101,27 @@ const svc: WorkerServer = await startWorkerServer(serversModule, { kind: 'svc', 
 
 // Warm both paths (JIT, connection pools) before measuring.
 for (let warm = 0; warm < 2; warm++) {
-  await measure(upstream.url, 1000);
-  await measure(svc.url, 1000);
+  await measure(upstream, 1000);
+  await measure(svc, 1000);
 }
 
 const rateRatios: number[] = [];
 const added = { firstMedian: [] as number[], firstP99: [] as number[], lastMedian: [] as number[], lastP99: [] as number[] };
 const rows: string[] = [];
+/** CPU µs per stream of svc's thread, and of the upstream's serving the direct streams (for scale). */
+const svcCpu: number[] = [];
+const upstreamCpu: number[] = [];
 const format = (result: Awaited<ReturnType<typeof measure>>) =>
   `${result.perSecond.toFixed(0)} streams/s, first token ${result.first.median.toFixed(2)}/${result.first.p99.toFixed(2)} ms, last ${result.last.median.toFixed(2)}/${result.last.p99.toFixed(2)} ms`;
 for (let round = 0; round < rounds; round++) {
   // Alternating order, so a burst of noise on the machine hits both sides of a pair.
   const directFirst = round % 2 === 0;
-  const a = await measure(directFirst ? upstream.url : svc.url, durationMs);
-  const b = await measure(directFirst ? svc.url : upstream.url, durationMs);
+  const a = await measure(directFirst ? upstream : svc, durationMs);
+  const b = await measure(directFirst ? svc : upstream, durationMs);
   const [direct, proxied] = directFirst ? [a, b] : [b, a];
   rateRatios.push(proxied.perSecond / direct.perSecond);
+  svcCpu.push(proxied.cpuPerStream);
+  upstreamCpu.push(direct.cpuPerStream);
   added.firstMedian.push(proxied.first.median - direct.first.median);
   added.firstP99.push(proxied.first.p99 - direct.first.p99);
   added.lastMedian.push(proxied.last.median - direct.last.median);
@@ -131,8 +140,10 @@ process.stdout.write(
     `chat-proxy: ${rounds} paired rounds x ${durationMs / 1000} s, ${concurrency} concurrent streams, ${chunks} chunks ${gapMs} ms apart (median/p99)`,
     ...rows,
     `  throughput ratio svc/direct (median of pairs): ${median(rateRatios).toFixed(3)}`,
+    `  CPU per stream (median of rounds): svc ${median(svcCpu).toFixed(0)} µs, the upstream itself ${median(upstreamCpu).toFixed(0)} µs`,
     `  added time to first token (median of pairs): median ${median(added.firstMedian).toFixed(2)} ms, p99 ${median(added.firstP99).toFixed(2)} ms`,
     `  added time to last token (median of pairs): median ${median(added.lastMedian).toFixed(2)} ms, p99 ${median(added.lastP99).toFixed(2)} ms`,
+    `  load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`,
     `  target added median < 1 ms: ${addedMedian < 1 ? 'met' : 'NOT met'}; added p99 < 3 ms: ${addedP99 < 3 ? 'met' : 'NOT met'}`,
     '',
   ].join('\n'),

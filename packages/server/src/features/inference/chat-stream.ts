@@ -39,12 +39,14 @@ export async function* chatStreamEvents(
 ): AsyncGenerator<SseMessage<ChatStreamEvent>> {
   const includeUsage = body.stream_options?.include_usage === true;
   let engineUsage: InferenceUsage | undefined;
-  let completionWords = 0;
+  // The answer's text, counted in words only if the engine reports no usage (most upstreams do).
+  let completionText = '';
   let last: Pick<ChatCompletionChunk, 'id' | 'created'> = { id: `chatcmpl-${request.requestId}`, created: Math.floor(Date.now() / 1000) };
   const counted = (): InferenceUsage => {
     if (engineUsage) return engineUsage;
     const prompt = promptWords(body);
-    return { prompt_tokens: prompt, completion_tokens: completionWords, total_tokens: prompt + completionWords };
+    const completion = tokenize(completionText).length;
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
   const usageChunk = (): ChatCompletionChunk => ({ ...last, object: 'chat.completion.chunk', model: served.model.id, choices: [], usage: counted() });
   let outcome: ChatStreamOutcome | undefined;
@@ -52,7 +54,7 @@ export async function* chatStreamEvents(
     for await (const chunk of chunks) {
       last = { id: chunk.id, created: chunk.created };
       if (chunk.usage) engineUsage = chunk.usage;
-      for (const choice of chunk.choices) if (typeof choice.delta.content === 'string') completionWords += tokenize(choice.delta.content).length;
+      for (const choice of chunk.choices) if (typeof choice.delta.content === 'string') completionText += choice.delta.content;
       if (chunk.choices.length === 0 && chunk.usage) continue;
       if (chunk.usage && !includeUsage) delete chunk.usage;
       yield { event: 'message', data: chunk };
