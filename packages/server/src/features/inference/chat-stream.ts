@@ -28,14 +28,37 @@ function promptWords(body: ChatCompletionsBody): number {
  * reaches the caller only with `stream_options.include_usage`; when the engine sent none, one
  * counted in words is made. A failure after the start becomes a final chunk with a top-level
  * `error { code, message }` and `finish_reason: "error"` (OpenRouter's convention), then [DONE].
- * `onEnd` runs once, however the stream ends (done, failed, or the client left), with the usage so far.
+ * `onEnd` runs once, however the stream ends (done, failed, or the client left), with the usage so far:
+ * also when the client left before the first event was pulled, when the generator's own body
+ * never runs (a funding step's reservation must still be released).
  */
-export async function* chatStreamEvents(
+export function chatStreamEvents(
   chunks: ChatChunkStream,
   body: ChatCompletionsBody,
   served: ResolvedModel,
   request: RequestContext,
   onEnd: (outcome: ChatStreamOutcome) => void,
+): AsyncGenerator<SseMessage<ChatStreamEvent>> {
+  let ended = false;
+  let counted: () => InferenceUsage = () => ({ prompt_tokens: promptWords(body), completion_tokens: 0, total_tokens: promptWords(body) });
+  const end = (outcome: ChatStreamOutcome) => {
+    if (ended) return;
+    ended = true;
+    request.signal.removeEventListener('abort', endOnAbort);
+    onEnd(outcome);
+  };
+  const endOnAbort = () => end({ usage: counted(), ok: false, errorCode: 'client_disconnected' });
+  request.signal.addEventListener('abort', endOnAbort, { once: true });
+  return streamEvents(chunks, body, served, request, (usage) => (counted = usage), end);
+}
+
+async function* streamEvents(
+  chunks: ChatChunkStream,
+  body: ChatCompletionsBody,
+  served: ResolvedModel,
+  request: RequestContext,
+  useCounter: (counter: () => InferenceUsage) => void,
+  end: (outcome: ChatStreamOutcome) => void,
 ): AsyncGenerator<SseMessage<ChatStreamEvent>> {
   const includeUsage = body.stream_options?.include_usage === true;
   let engineUsage: InferenceUsage | undefined;
@@ -48,13 +71,14 @@ export async function* chatStreamEvents(
     const completion = tokenize(completionText).length;
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
+  useCounter(counted);
   const usageChunk = (): ChatCompletionChunk => ({ ...last, object: 'chat.completion.chunk', model: served.model.id, choices: [], usage: counted() });
   let outcome: ChatStreamOutcome | undefined;
   try {
     for await (const chunk of chunks) {
       last = { id: chunk.id, created: chunk.created };
       if (chunk.usage) engineUsage = chunk.usage;
-      for (const choice of chunk.choices) if (typeof choice.delta.content === 'string') completionText += choice.delta.content;
+      for (const choice of chunk.choices) if (typeof choice.delta?.content === 'string') completionText += choice.delta.content;
       if (chunk.choices.length === 0 && chunk.usage) continue;
       if (chunk.usage && !includeUsage) delete chunk.usage;
       yield { event: 'message', data: chunk };
@@ -83,7 +107,7 @@ export async function* chatStreamEvents(
     };
   } finally {
     // A client that left mid-stream returns the generator early: what was used so far still counts.
-    onEnd(outcome ?? { usage: counted(), ok: false, errorCode: 'client_disconnected' });
+    end(outcome ?? { usage: counted(), ok: false, errorCode: 'client_disconnected' });
   }
   yield { event: 'message', data: '[DONE]' };
 }
