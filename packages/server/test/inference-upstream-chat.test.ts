@@ -16,12 +16,15 @@ test.before(async () => {
         { id: 'second', base_url: '{fake}/v1', api_key_env: 'SECOND_KEY' },
         { id: 'stalling', base_url: '{fake}/v1', timeout_ms: 300 },
         { id: 'impatient', base_url: '{fake}/v1', idle_timeout_ms: 500 },
+        { id: 'nowhere', base_url: 'http://127.0.0.1:1/v1' },
       ],
       models: [
         { id: 'flaky-chat', upstream: 'upstream', upstream_model: 'broken-primary', capabilities: ['chat'], fallbacks: ['backup-chat'] },
         { id: 'backup-chat', upstream: 'second', upstream_model: 'answer-backup', capabilities: ['chat'] },
         { id: 'hanging-chat', upstream: 'stalling', upstream_model: 'hang-forever', capabilities: ['chat'] },
         { id: 'impatient-chat', upstream: 'impatient', upstream_model: 'pause-long-impatient', capabilities: ['chat'] },
+        { id: 'locked-chat', upstream: 'upstream', upstream_model: 'unauthorized-x', capabilities: ['chat'] },
+        { id: 'unreachable-chat', upstream: 'nowhere', upstream_model: 'any', capabilities: ['chat'] },
         { id: 'hanging-then-backup', upstream: 'stalling', upstream_model: 'hang-first', capabilities: ['chat'], fallbacks: ['backup-chat'] },
       ],
       defaults: { chat: 'answer-a' },
@@ -200,7 +203,20 @@ test('a request the upstream refuses (400) is a 422 upstream_rejected_request wi
   t.regex(body.error, /too hot/);
 });
 
+test('an upstream that refuses svc\'s key, or cannot be reached, is a 502 upstream_error naming it by id only', async (t) => {
+  const locked = await postJson(harness.svc, '/v1/chat/completions', { model: 'locked-chat', messages: [{ role: 'user', content: 'hi' }] });
+  t.is(locked.status, 502);
+  const body = (await locked.json()) as { code: string; error: string; retryable?: boolean };
+  t.is(body.code, 'upstream_error');
+  t.is(body.error, 'Upstream "upstream" answered 401 (check its API key).');
+  t.true(body.retryable);
+  const unreachable = await postJson(harness.svc, '/v1/chat/completions', { model: 'unreachable-chat', messages: [{ role: 'user', content: 'hi' }], stream: true });
+  t.is(unreachable.status, 502);
+  t.regex(((await unreachable.json()) as { error: string }).error, /^Upstream "nowhere" could not be reached/);
+});
+
 test('the upstream\'s key appears in no answer and no log line', async (t) => {
+  await postJson(harness.svc, '/v1/chat/completions', { model: 'locked-chat', messages: [{ role: 'user', content: 'hi' }] });
   await openai.chat.completions.create({ model: 'answer-a', messages: [{ role: 'user', content: 'hi' }] });
   await postJson(harness.svc, '/v1/chat/completions', { model: 'flaky-chat', messages: [{ role: 'user', content: 'hi' }] });
   const models = await (await fetch(`${harness.svc.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${harness.svc.operatorToken}` } })).text();

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
  * `{ error: { message, type, param, code } }` shape. The model name picks the behaviour:
  *
  * - `answer-*`: streams {@link FAKE_ANSWER} word by word (`chunkDelayMs` apart);
- * - `broken-*`: 500 before anything; `unauthorized-*`: 401; `refuse-*`: 400 with a message;
+ * - `broken-*`: 500 before anything; `unauthorized-*`: 401 echoing the key; `refuse-*`: 400 with a message;
  * - `hang-*`: never answers (not even headers);
  * - `midstream-error-*`: two chunks, then an `{ error }` event;
  * - `pause-*`: one chunk, a pause of `pauseMs` (`pause-long-*`: 2.5 s), then the rest;
@@ -142,7 +142,8 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
       return;
     }
     if (model.startsWith('broken-')) return openAiError(response, 500, 'The server had an error while processing your request.', 'server_error', null);
-    if (model.startsWith('unauthorized-')) return openAiError(response, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+    // OpenAI echoes the refused key in its message: svc must not pass it on.
+    if (model.startsWith('unauthorized-')) return openAiError(response, 401, `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}.`, 'invalid_request_error', 'invalid_api_key');
     if (model.startsWith('refuse-')) return openAiError(response, 400, "Invalid value for 'temperature': too hot.", 'invalid_request_error', 'invalid_value');
     if (model.startsWith('hang-')) {
       hanging.add(response);
