@@ -10,7 +10,7 @@ test.before(async () => {
   harness = await startUpstreamHarness({
     modelList: 'answer-a,answer-usage,midstream-error-a,refuse-a,pause-a,slow-a',
     env: { SVC_SSE_KEEPALIVE_MS: '40', SECOND_KEY: SECOND_SECRET },
-    fake: { pauseMs: 250 },
+    fake: { pauseMs: 600 },
     modelsFile: {
       upstreams: [
         { id: 'second', base_url: '{fake}/v1', api_key_env: 'SECOND_KEY' },
@@ -180,7 +180,7 @@ test('a client that disconnects mid-stream aborts the upstream request within 10
 test('silences carry SSE keep-alive comments', async (t) => {
   const response = await postJson(harness.svc, '/v1/chat/completions', { model: 'pause-a', messages: [{ role: 'user', content: 'hi' }], stream: true });
   const text = await response.text();
-  t.true(text.includes('\n\n: keep-alive\n\n'), 'a keep-alive comment during the 250 ms pause (keep-alive 40 ms)');
+  t.true(text.includes('\n\n: keep-alive\n\n'), 'a keep-alive comment during the 600 ms pause (keep-alive 40 ms)');
   const data = sseData(text) as Array<{ choices?: Array<{ delta: { content?: string } }> } | string>;
   t.is(data.map((chunk) => (typeof chunk === 'string' ? '' : (chunk.choices?.[0]?.delta.content ?? ''))).join(''), FAKE_ANSWER, 'the comments do not disturb the chunks');
 });

@@ -19,8 +19,8 @@ export interface OpenedUpstreamCall {
  * The connection pool of one upstream. undici's `request` rather than `fetch`: no web streams
  * between the socket and the SSE parser (bench/chat-proxy measures what the proxy adds), and its
  * own deadlines: `timeoutMs` to connect and then to the status and headers, `idleTimeoutMs`
- * between two pieces of the body. undici checks them on a coarse clock (about a second), which is
- * what deadlines of tens of seconds need and costs nothing per chunk.
+ * between two pieces of the body. undici checks them on a coarse clock (about a second), which
+ * costs nothing per chunk; the first-byte deadline is also kept exactly by `openUpstreamCall`.
  */
 export function createUpstreamDispatcher(upstream: UpstreamSettings): Agent {
   return new Agent({ connect: { timeout: upstream.timeoutMs }, headersTimeout: upstream.timeoutMs, bodyTimeout: upstream.idleTimeoutMs, keepAliveTimeout: 30_000 });
@@ -50,11 +50,17 @@ const isTimeout = (error: unknown) => error instanceof errors.HeadersTimeoutErro
  * the upstream's message. Messages name the upstream by id, never its URL or key.
  */
 export async function openUpstreamCall(upstream: UpstreamSettings, dispatcher: Dispatcher, url: string, body: unknown, options: EngineCallOptions): Promise<OpenedUpstreamCall> {
+  // The first-byte deadline is kept here, to the millisecond (undici's own is on a coarse clock
+  // and stays as a backstop); it ends when the headers arrive. The idle deadline is undici's.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), upstream.timeoutMs);
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(url, { method: 'POST', headers: headersFor(upstream), body: JSON.stringify(body), signal: options.signal, dispatcher });
+    response = await request(url, { method: 'POST', headers: headersFor(upstream), body: JSON.stringify(body), signal: AbortSignal.any([options.signal, deadline.signal]), dispatcher });
   } catch (error) {
-    throw failureBeforeAnswer(upstream, error, options);
+    throw failureBeforeAnswer(upstream, deadline.signal.aborted ? new errors.HeadersTimeoutError() : error, options);
+  } finally {
+    clearTimeout(timer);
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return { status: response.statusCode, body: response.body };
   let message: string | undefined;
