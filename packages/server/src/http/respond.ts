@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ResponseSpec, SseMessage } from '@svc/schemas';
-import { writeSse } from './sse.ts';
+import { sseStream } from './sse.ts';
 import { ServiceError } from './service-error.ts';
 
 export interface HandlerResult {
@@ -56,9 +56,7 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
       ctx.set('cache-control', 'no-cache, no-transform');
       ctx.set('x-accel-buffering', 'no');
       ctx.req.socket.setNoDelay(true);
-      // The events are written to the response directly; Koa leaves it alone.
-      ctx.respond = false;
-      writeSse(ctx.res, result.body as AsyncIterable<SseMessage<unknown>>, options.signal(), options.onStreamError, options.sseKeepAliveMs);
+      ctx.body = sseStream(result.body as AsyncIterable<SseMessage<unknown>>, options.signal(), options.onStreamError, options.sseKeepAliveMs);
       return;
     case 'redirect':
       // Koa turns a null body into 204, so the redirect keeps Koa's short status-text body.
