@@ -17,6 +17,8 @@ export function createInferenceFeature(deps: ServerDeps, sources: { blackboard: 
   for (const upstream of upstreams) deps.models.registerProvider(createOpenAiCompatibleProvider(upstream));
   for (const model of models) deps.models.registerModel(upstreamModelEntry(model));
   for (const [capability, modelId] of Object.entries(defaults)) deps.models.setDefault(capability as Capability, modelId);
+  // Ids only: an upstream's address and key stay out of the log.
+  if (upstreams.length > 0) deps.log.info({ upstreams: upstreams.map((upstream) => upstream.id), models: models.map((model) => model.id) }, 'inference upstreams registered');
   const unsubscribe = deps.usage.subscribe((event) => deps.metrics.observeInference(event));
   return {
     handlers: createInferenceHandlers(deps, sources),
