@@ -134,6 +134,7 @@ export const errorCodes = {
   model_operation_unsupported: 422,
   upstream_error: 502,
   upstream_timeout: 504,
+  upstream_rejected_request: 422,
   upstream_not_configured: 503,
   source_not_found: 422,
   // Billing (docs/billing.md).

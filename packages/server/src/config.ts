@@ -6,6 +6,8 @@ import { requestsEnvShape, requestsSettingsFrom, type RequestsSettings } from '.
 import { pdfEnvShape, toPdfConfig, type PdfConfig } from './features/pdf/pdf-config.ts';
 import { billingEnvShape, toBillingConfig, type BillingConfig } from './features/billing/billing-config.ts';
 import { toX402Config, x402EnvShape, type X402Config } from './features/billing/x402-config.ts';
+import { builtinModels } from './inference/builtin/builtin-provider.ts';
+import { readInferenceSettings, upstreamEnvShape, type InferenceSettings } from './inference/openai-compatible/upstream-config.ts';
 
 /** An integer within bounds; the message says what was expected rather than "received NaN". */
 const integer = (min: number, max: number, what = 'an integer') => {
@@ -60,6 +62,7 @@ const EnvSchema = z.object({
   ...billingEnvShape,
   ...requestsEnvShape,
   ...x402EnvShape,
+  ...upstreamEnvShape,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -108,6 +111,8 @@ export interface Config {
   requests: RequestsSettings;
   /** x402 pay-per-call: pay-to address, network, asset, facilitator. */
   x402: X402Config;
+  /** OpenAI-compatible upstreams and their models (none: only the built-in engine), stream keep-alives. */
+  inference: InferenceSettings;
 }
 
 export interface IdentityConfig {
@@ -160,6 +165,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   const x402 = toX402Config(e);
   if ('error' in x402) throw new ConfigError([x402.error]);
+  // The models file is read and checked here, at start-up, with every issue naming its entry.
+  const inferenceIssues: string[] = [];
+  const inference = readInferenceSettings(e, env, builtinModels.map((model) => model.id), inferenceIssues);
+  if (inferenceIssues.length > 0) throw new ConfigError(inferenceIssues);
   return {
     host: e.SVC_HOST,
     port: e.SVC_PORT,
@@ -193,6 +202,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     billing: toBillingConfig(e),
     requests: requestsSettingsFrom(e),
     x402,
+    inference,
   };
 }
 

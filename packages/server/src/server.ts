@@ -69,7 +69,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const resolvers = [operatorResolver(operatorToken), ...features.resolvers];
 
   const buildApp = (surfaces: readonly Surface[]): Koa =>
-    buildContractApp({ contract, handlers: features.handlers, surfaces, resolvers, openAccess: config.openAccess, validateResponses: config.validateResponses, trustProxy: config.trustProxy, publicUrls: urls, log, metrics: deps.metrics });
+    buildContractApp({ contract, handlers: features.handlers, surfaces, resolvers, openAccess: config.openAccess, validateResponses: config.validateResponses, sseKeepAliveMs: config.inference.keepAliveMs, trustProxy: config.trustProxy, publicUrls: urls, log, metrics: deps.metrics });
   const separateApi = config.apiPort !== undefined;
   const app = buildApp(separateApi ? ['base'] : ['base', 'api']);
   const apiApp = separateApi ? buildApp(['api']) : undefined;

@@ -15,7 +15,8 @@ const invoke = { auth: { kind: 'scoped', scopes: ['inference:invoke'] }, surface
 const modelErrors = [413, 502, 504] as const;
 const modelNote =
   'An unknown `model` is a 422 `model_not_found` whose message lists the known ones; a model that cannot do this operation is a 422 `model_operation_unsupported`. ' +
-  'An upstream that fails before its first byte is retried on the model\'s fallbacks, then answers 502 `upstream_error` or 504 `upstream_timeout`.';
+  'An upstream that fails before its first byte is retried on the model\'s fallbacks, then answers 502 `upstream_error` or 504 `upstream_timeout` (both `retryable`). ' +
+  'A request the upstream refuses itself (its 400, 413 or 422) is a 422 `upstream_rejected_request` with the upstream\'s message and no fallback, since another upstream would refuse it too.';
 
 export const inferenceContract = defineContract({
   chat: defineRoute({
@@ -27,8 +28,10 @@ export const inferenceContract = defineContract({
       'The OpenAI Chat Completions API: the `openai` client works unchanged with `baseURL` = `<base>/v1`. ' +
       'With `stream: true` the answer is data-only server-sent events of `chat.completion.chunk` objects ending `data: [DONE]`; ' +
       'with `stream_options.include_usage` a last chunk with empty `choices` carries the usage. An error after the stream started ' +
-      'is a final chunk with a top-level `error { code, message }` and `finish_reason: "error"`. Silences longer than 15 s carry ' +
-      'SSE comments as keep-alives. A client that disconnects aborts the upstream request at once. The built-in model ' +
+      'is a final chunk with a top-level `error { code, message }` and `finish_reason: "error"`, then `[DONE]`. The status is sent once the ' +
+      'engine produced its first event, so an upstream that fails or stays silent before that still falls back. svc always asks an upstream for ' +
+      'its usage (to count the call) and passes the usage chunk on only when `include_usage` asked for it. Silences longer than 15 s (`SVC_SSE_KEEPALIVE_MS`) carry ' +
+      'SSE comments (`: keep-alive`). A client that disconnects aborts the upstream request at once. The built-in model ' +
       '(`svc-extractive-chat`) answers extractively from the conversation and svc\'s own documentation, and says so. ' +
       `Limits: body ${limits.chatBodyBytes} bytes (413), ${limits.chatMaxMessages} messages, ${limits.chatMaxMessageChars} characters a message, ` +
       `max_tokens 1..${limits.chatMaxTokens}, ${limits.chatMaxStopSequences} stop sequences. ${modelNote}`,

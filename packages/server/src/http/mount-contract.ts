@@ -18,6 +18,8 @@ export interface MountOptions {
   resolvers: readonly PrincipalResolver[];
   openAccess: boolean;
   validateResponses: boolean;
+  /** Silence after which an SSE stream gets a keep-alive comment (SVC_SSE_KEEPALIVE_MS). */
+  sseKeepAliveMs?: number;
   publicUrls: () => { baseUrl: string; apiUrl: string };
 }
 
@@ -135,6 +137,7 @@ export async function serveRoute(ctx: Context, state: RequestState, entry: Route
   const result = await entry.value.handler(input, request);
   respond(ctx, route.responses[result.status], result, {
     validate: options.validateResponses,
+    sseKeepAliveMs: options.sseKeepAliveMs,
     signal: () => request.signal,
     onStreamError: (error) => {
       const body = errorBodyFor(error, state.requestId, state.log);

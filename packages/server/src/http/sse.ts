@@ -14,26 +14,41 @@ export function encodeSse(message: SseMessage<unknown>): string {
   return `${lines.join('\n')}\n\n`;
 }
 
+/** The SSE comment written during silences, so proxies and clients do not take a quiet stream for a dead one. */
+export const SSE_KEEP_ALIVE = ': keep-alive\n\n';
+
 /**
  * Pipes an async iterable of events into a stream. When the client goes away the iterator
  * is returned early (so the producer can stop work); a producer error ends the stream with
- * an `error` event carrying a stable code, never a stack.
+ * an `error` event carrying a stable code, never a stack. A silence of `keepAliveMs` or more
+ * is filled with a keep-alive comment (one timer per stream, checked every half period).
  */
-export function sseStream(events: AsyncIterable<SseMessage<unknown>>, signal: AbortSignal, onError: (error: unknown) => { code: string; error: string }): PassThrough {
+export function sseStream(events: AsyncIterable<SseMessage<unknown>>, signal: AbortSignal, onError: (error: unknown) => { code: string; error: string }, keepAliveMs?: number): PassThrough {
   const stream = new PassThrough();
   const iterator = events[Symbol.asyncIterator]();
   const stop = () => void iterator.return?.();
   signal.addEventListener('abort', stop, { once: true });
+  let lastWrite = performance.now();
+  const keepAlive =
+    keepAliveMs === undefined
+      ? undefined
+      : setInterval(() => {
+          if (performance.now() - lastWrite < keepAliveMs || stream.writableEnded) return;
+          lastWrite = performance.now();
+          stream.write(SSE_KEEP_ALIVE);
+        }, Math.max(5, keepAliveMs / 2));
   void (async () => {
     try {
       while (!signal.aborted) {
         const next = await iterator.next();
         if (next.done) break;
+        lastWrite = performance.now();
         if (!stream.write(encodeSse(next.value))) await new Promise((resolve) => stream.once('drain', resolve));
       }
     } catch (error) {
       stream.write(encodeSse({ event: 'error', data: onError(error) }));
     } finally {
+      clearInterval(keepAlive);
       signal.removeEventListener('abort', stop);
       stream.end();
     }

@@ -9,22 +9,24 @@ export function parsePart(schema: z.ZodType | undefined, value: unknown, locatio
   if (!schema) return undefined;
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  for (const issue of result.error.issues.flatMap((issue) => unwrapUnion(issue))) {
+  for (const issue of result.error.issues.flatMap(unwrapUnion)) {
     issues.push({ loc: [location, ...issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key))], msg: issue.message, type: issue.code });
   }
   return undefined;
 }
 
+type Issue = z.core.$ZodIssue;
+
 /**
- * A union (`string | string[]`) that refuses its input reports only "Invalid input". When the
- * input's type matched exactly one branch, that branch's own issues say what is wrong ("at most
- * 256 texts"), so they are reported instead, at their full path.
+ * A union none of whose options matched says only "Invalid input". When exactly one option had
+ * the right type (a list where a string or a list is allowed) its own issues say what is wrong
+ * ("at most 2048 inputs"), so those are reported, under the union's path.
  */
-function unwrapUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
-  if (issue.code !== 'invalid_union' || !('errors' in issue) || !Array.isArray(issue.errors)) return [issue];
-  const typeMatched = issue.errors.filter((branch) => !branch.every((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
-  if (typeMatched.length !== 1) return [issue];
-  return typeMatched[0]!.flatMap((inner) => unwrapUnion({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue));
+function unwrapUnion(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || !('errors' in issue) || issue.errors.length === 0) return [issue];
+  const typed = issue.errors.filter((branch) => !branch.every((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
+  if (typed.length !== 1) return [issue];
+  return typed[0]!.flatMap((inner) => unwrapUnion({ ...inner, path: [...issue.path, ...inner.path] } as Issue));
 }
 
 export function validationError(issues: ValidationIssue[]): ServiceError {

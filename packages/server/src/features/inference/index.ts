@@ -1,5 +1,7 @@
 import type { ServerDeps } from '../../deps.ts';
+import type { Capability } from '../../inference/provider.ts';
 import { builtinModels, createBuiltinProvider } from '../../inference/builtin/builtin-provider.ts';
+import { createOpenAiCompatibleProvider, upstreamModelEntry } from '../../inference/openai-compatible/openai-compatible-provider.ts';
 import type { BlackboardService } from '../blackboard/service.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';
 import type { RequestStore } from '../requests/request-store.ts';
@@ -12,6 +14,12 @@ import { createInferenceHandlers } from './handlers.ts';
 export function createInferenceFeature(deps: ServerDeps, sources: { blackboard: BlackboardService; catalog: CatalogService; requests: RequestStore }) {
   deps.models.registerProvider(createBuiltinProvider());
   for (const model of builtinModels) deps.models.registerModel(model);
+  const { upstreams, models, defaults } = deps.config.inference;
+  for (const upstream of upstreams) deps.models.registerProvider(createOpenAiCompatibleProvider(upstream));
+  for (const model of models) deps.models.registerModel(upstreamModelEntry(model));
+  for (const [capability, modelId] of Object.entries(defaults)) deps.models.setDefault(capability as Capability, modelId);
+  // Ids only: an upstream's address and key stay out of the log.
+  if (upstreams.length > 0) deps.log.info({ upstreams: upstreams.map((upstream) => upstream.id), models: models.map((model) => model.id) }, 'inference upstreams registered');
   const unsubscribe = deps.usage.subscribe((event) => deps.metrics.observeInference(event));
   return {
     handlers: createInferenceHandlers(deps, sources),

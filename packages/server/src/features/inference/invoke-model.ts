@@ -55,12 +55,29 @@ export async function invokeModel<T>(
   call: (resolved: ResolvedModel, options: EngineCallOptions) => Promise<EngineAnswer<T>>,
 ): Promise<{ value: T; usage: InferenceUsage; served: ResolvedModel }> {
   const started = performance.now();
+  const answer = await callWithFallbacks(deps, operation, capability, requested, request, call, started);
+  reportUsage(deps.usage, { operation, resolved: answer.served, usage: answer.usage, started, request, ok: true });
+  return answer;
+}
+
+/**
+ * The engine call of `invokeModel` without the success report: for a stream, whose usage is
+ * known only when it ends (the caller reports it then). Failures are reported here.
+ */
+export async function callWithFallbacks<T>(
+  deps: InvokeDeps,
+  operation: string,
+  capability: Capability,
+  requested: string | undefined,
+  request: InvocationContext,
+  call: (resolved: ResolvedModel, options: EngineCallOptions) => Promise<EngineAnswer<T>>,
+  started = performance.now(),
+): Promise<{ value: T; usage: InferenceUsage; served: ResolvedModel }> {
   const chain = candidateModels(deps.models, capability, deps.models.resolve(capability, requested));
   let lastFailure: EngineUnavailableError | undefined;
   for (const resolved of chain) {
     try {
       const answer = await call(resolved, { signal: request.signal, log: request.log });
-      reportUsage(deps.usage, { operation, resolved, usage: answer.usage, started, request, ok: true });
       return { value: answer.value, usage: answer.usage, served: resolved };
     } catch (error) {
       if (error instanceof EngineUnavailableError && !request.signal.aborted) {
@@ -68,7 +85,7 @@ export async function invokeModel<T>(
         lastFailure = error;
         continue;
       }
-      const code = error instanceof ServiceError ? error.code : 'internal_error';
+      const code = request.signal.aborted ? 'client_disconnected' : error instanceof ServiceError ? error.code : 'internal_error';
       reportUsage(deps.usage, { operation, resolved, usage: { prompt_tokens: 0, total_tokens: 0 }, started, request, ok: false, errorCode: code });
       throw error;
     }

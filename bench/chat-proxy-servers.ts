@@ -1,0 +1,70 @@
+/**
+ * The two servers of bench/chat-proxy, each in its own worker thread (apart from the load
+ * generator's event loop, and with its own CPU time):
+ * - `upstream`: an OpenAI-compatible server streaming a fixed answer, `chunks` chunks
+ *   `gapMs` apart, then the usage chunk and `data: [DONE]` (vLLM's wire format);
+ * - `svc`: the full server (contract adapter, auth, validation, model registry, the upstream
+ *   provider, the chat stream's wire format, keep-alives, usage hook and metrics) with that
+ *   upstream configured as `SVC_UPSTREAM_BASE_URL`.
+ */
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parentPort, workerData } from 'node:worker_threads';
+import { createServer, loadConfig } from '../packages/server/src/index.ts';
+
+const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gapMs } = workerData as { kind: 'upstream' | 'svc'; upstreamUrl: string; dataDir: string; databaseUrl: string | undefined; chunks: number; gapMs: number };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
+  let counter = 0;
+  const server = createHttpServer(async (request, response) => {
+    for await (const part of request) void part;
+    const id = `chatcmpl-bench-${++counter}`;
+    const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model: 'bench-chat', system_fingerprint: 'fp_bench', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    response.write(chunk({ role: 'assistant', content: '' }, null));
+    for (let index = 0; index < chunks; index++) {
+      if (gapMs > 0) await sleep(gapMs);
+      response.write(chunk({ content: `token${index} ` }, null));
+    }
+    response.write(chunk({}, 'stop'));
+    response.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model: 'bench-chat', choices: [], usage: { prompt_tokens: 5, completion_tokens: chunks, total_tokens: 5 + chunks } })}\n\n`);
+    response.end('data: [DONE]\n\n');
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+async function startSvc(): Promise<{ url: string; close(): Promise<void> }> {
+  const svc = await createServer(
+    loadConfig({
+      SVC_HOST: '127.0.0.1',
+      SVC_PORT: '0',
+      SVC_DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      SVC_LOG_LEVEL: 'silent',
+      SVC_OPEN_ACCESS: 'true',
+      SVC_CATALOG_DEMO: 'off',
+      SVC_UPSTREAM_BASE_URL: upstreamUrl,
+      SVC_UPSTREAM_MODELS: 'bench-chat',
+    }),
+  );
+  const { baseUrl } = await svc.listen();
+  return { url: `${baseUrl}/v1`, close: () => svc.close() };
+}
+
+const server = kind === 'upstream' ? await startUpstream() : await startSvc();
+parentPort!.postMessage({ url: server.url });
+parentPort!.on('message', (message: string) => {
+  if (message === 'cpu') parentPort!.postMessage({ cpu: process.threadCpuUsage() });
+  if (message === 'close') void server.close().then(() => process.exit(0));
+});

@@ -1,0 +1,125 @@
+import { Agent, errors, request, type Dispatcher } from 'undici';
+import { ServiceError } from '../../http/service-error.ts';
+import { EngineUnavailableError, type EngineCallOptions } from '../provider.ts';
+import type { UpstreamSettings } from './upstream-config.ts';
+
+/** The most of an upstream's error body read, to find its message. */
+const ERROR_BODY_MAX_BYTES = 65_536;
+/** Statuses that say the request itself is wrong: another upstream would refuse it too, so no fallback. */
+const REQUEST_REJECTED = new Set([400, 413, 422]);
+
+export type UpstreamBody = Dispatcher.ResponseData['body'];
+
+export interface OpenedUpstreamCall {
+  status: number;
+  body: UpstreamBody;
+}
+
+/**
+ * The connection pool of one upstream. undici's `request` rather than `fetch`: no web streams
+ * between the socket and the SSE parser (bench/chat-proxy measures what the proxy adds), and its
+ * own deadlines: `timeoutMs` to connect and then to the status and headers, `idleTimeoutMs`
+ * between two pieces of the body. undici checks them on a coarse clock (about a second), which
+ * costs nothing per chunk; the first-byte deadline is also kept exactly by `openUpstreamCall`.
+ */
+export function createUpstreamDispatcher(upstream: UpstreamSettings): Agent {
+  return new Agent({ connect: { timeout: upstream.timeoutMs }, headersTimeout: upstream.timeoutMs, bodyTimeout: upstream.idleTimeoutMs, keepAliveTimeout: 30_000 });
+}
+
+/** The headers of every call; the key is sent and kept nowhere else. */
+function headersFor(upstream: UpstreamSettings): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...(upstream.apiKey !== undefined ? { authorization: `Bearer ${upstream.apiKey}` } : {}),
+  };
+}
+
+/** Removes the key from text an upstream sent back (some echo a key they refused). */
+export function redactSecret(text: string, upstream: UpstreamSettings): string {
+  return upstream.apiKey ? text.split(upstream.apiKey).join('***') : text;
+}
+
+const isTimeout = (error: unknown) => error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError;
+
+/**
+ * POSTs JSON to an upstream and resolves once its status and headers arrived with a 2xx. The
+ * client's abort signal goes with the request, so a client that leaves aborts it at once. Every
+ * failure up to then is an EngineUnavailableError (the caller may fall back), except a 400/413/422,
+ * which says the request itself is wrong and is answered as 422 `upstream_rejected_request` with
+ * the upstream's message. Messages name the upstream by id, never its URL or key.
+ */
+export async function openUpstreamCall(upstream: UpstreamSettings, dispatcher: Dispatcher, url: string, body: unknown, options: EngineCallOptions): Promise<OpenedUpstreamCall> {
+  // The first-byte deadline is kept here, to the millisecond (undici's own is on a coarse clock
+  // and stays as a backstop); it ends when the headers arrive. The idle deadline is undici's.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), upstream.timeoutMs);
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, { method: 'POST', headers: headersFor(upstream), body: JSON.stringify(body), signal: AbortSignal.any([options.signal, deadline.signal]), dispatcher });
+  } catch (error) {
+    throw failureBeforeAnswer(upstream, deadline.signal.aborted ? new errors.HeadersTimeoutError() : error, options);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (response.statusCode >= 200 && response.statusCode < 300) return { status: response.statusCode, body: response.body };
+  let message: string | undefined;
+  try {
+    message = await upstreamErrorMessage(response.body);
+  } catch (error) {
+    throw failureBeforeAnswer(upstream, error, options);
+  }
+  if (REQUEST_REJECTED.has(response.statusCode)) {
+    throw new ServiceError('upstream_rejected_request', `Upstream "${upstream.id}" refused the request (${response.statusCode})${message ? `: ${redactSecret(message, upstream)}` : '.'}`);
+  }
+  // 401/403 say the configured key is wrong: the caller is told only that the upstream failed.
+  const detail = response.statusCode === 401 || response.statusCode === 403 ? ' (check its API key)' : response.statusCode === 429 ? ' (rate limited)' : '';
+  throw new EngineUnavailableError('upstream_error', `Upstream "${upstream.id}" answered ${response.statusCode}${detail}.`, response.statusCode);
+}
+
+/** Reads a JSON answer; a failure here produced nothing for the caller, so it may still fall back. */
+export async function readUpstreamJson<T>(upstream: UpstreamSettings, call: OpenedUpstreamCall, options: EngineCallOptions): Promise<T> {
+  try {
+    return (await call.body.json()) as T;
+  } catch (error) {
+    throw failureBeforeAnswer(upstream, error, options);
+  }
+}
+
+/** What a failure before anything reached the caller becomes: a timeout, an unreachable upstream, or the client's own abort. */
+export function failureBeforeAnswer(upstream: UpstreamSettings, error: unknown, options: EngineCallOptions): Error {
+  if (options.signal.aborted) return error instanceof Error ? error : new Error('aborted');
+  if (isTimeout(error)) return new EngineUnavailableError('upstream_timeout', `Upstream "${upstream.id}" did not answer in time.`);
+  const code = (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
+  const why = error instanceof SyntaxError ? 'sent a body that is not JSON' : `could not be reached${code ? ` (${code})` : ''}`;
+  return new EngineUnavailableError('upstream_error', `Upstream "${upstream.id}" ${why}.`);
+}
+
+/** A failure while a stream was being read, after the caller's stream started. */
+export function failureMidStream(upstream: UpstreamSettings, error: unknown, options: EngineCallOptions): Error {
+  if (options.signal.aborted) return error instanceof Error ? error : new Error('aborted');
+  if (isTimeout(error)) return new ServiceError('upstream_timeout', `Upstream "${upstream.id}" went silent mid-stream.`);
+  return new ServiceError('upstream_error', `Upstream "${upstream.id}" broke off the stream.`);
+}
+
+/** The message of an OpenAI-shaped error body (`{ error: { message } }`), or of TEI's (`{ error: "..." }`), bounded. */
+async function upstreamErrorMessage(body: UpstreamBody): Promise<string | undefined> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const part of body) {
+    parts.push(part as Buffer);
+    size += (part as Buffer).byteLength;
+    if (size >= ERROR_BODY_MAX_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  const text = Buffer.concat(parts).toString('utf8').slice(0, ERROR_BODY_MAX_BYTES);
+  try {
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    const message = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.message);
+    return typeof message === 'string' ? message.slice(0, 500) : undefined;
+  } catch {
+    return undefined;
+  }
+}
