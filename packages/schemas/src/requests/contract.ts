@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageLimit, queryBoolean } from '../query.ts';
-import { defineContract, defineRoute } from '../route.ts';
+import { defineContract, defineRoute, paging } from '../route.ts';
 import {
   CatalogRequestId,
   CatalogRequestKind,
@@ -68,6 +68,7 @@ export const requestsContract = defineContract({
     path: '/v1/request-status',
     summary: 'Your catalog requests, newest first, by cursor (the operator may see everyone\'s)',
     query: RequestStatusQuery,
+    paging: paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' }),
     errors: [403],
     responses: { 200: CatalogRequestStatusListResponse },
   }),
