@@ -41,7 +41,11 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-const shapeOf = (schema: unknown): Record<string, z.ZodType> | undefined => (schema instanceof z.ZodObject ? (schema.shape as Record<string, z.ZodType>) : undefined);
+/** The JSON object a route answers; a route that may also answer CSV or an event stream pages over its JSON. */
+const shapeOf = (schema: unknown): Record<string, z.ZodType> | undefined => {
+  const json = schema && typeof schema === 'object' && 'kind' in schema && (schema.kind === 'json-or-bytes' || schema.kind === 'json-or-sse') ? (schema as { json: unknown }).json : schema;
+  return json instanceof z.ZodObject ? (json.shape as Record<string, z.ZodType>) : undefined;
+};
 
 test('every paging declaration names fields its route really has, and every cursor-bearing answer declares paging', (t) => {
   const cursorFields = ['next_cursor', 'nextCursor', 'history_next'];

@@ -39,7 +39,7 @@ test('a streamed completion is for-await-able; include_usage ends with the usage
 
 test('embeddings: the client default (base64) and float decode to the same vector', async (t) => {
   const base64 = await openai.embeddings.create({ input: ['verified downloads'], model: 'svc-hashed-ngrams-512' });
-  const float = await openai.embeddings.create({ input: 'verified downloads', encoding_format: 'float' });
+  const float = await openai.embeddings.create({ input: 'verified downloads', model: 'svc-hashed-ngrams-512', encoding_format: 'float' });
   t.is(base64.data[0]!.embedding.length, 512);
   t.deepEqual(base64.data[0]!.embedding, float.data[0]!.embedding);
   t.true(base64.usage.prompt_tokens > 0);
