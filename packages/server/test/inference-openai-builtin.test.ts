@@ -23,7 +23,7 @@ test('chat.completions.create answers from the built-in extractive model, which 
 });
 
 test('a streamed completion is for-await-able; include_usage ends with the usage chunk', async (t) => {
-  const stream = await openai.chat.completions.create({ messages: [{ role: 'user', content: 'What is the blackboard?' }], stream: true, stream_options: { include_usage: true } });
+  const stream = await openai.chat.completions.create({ model: 'svc-extractive-chat', messages: [{ role: 'user', content: 'What is the blackboard?' }], stream: true, stream_options: { include_usage: true } });
   let text = '';
   let usage: OpenAI.CompletionUsage | undefined | null;
   let finish: string | null | undefined;
