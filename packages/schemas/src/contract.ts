@@ -5,6 +5,7 @@ import { credentialsContract, oauthContract } from './identity/contract.ts';
 import { documentsContract, pdfContract } from './pdf/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 import { inferenceContract } from './inference/contract.ts';
+import { jobsContract } from './jobs/contract.ts';
 
 /**
  * The whole API as data. Each top-level key is a feature; its routes' key paths are the
@@ -20,5 +21,6 @@ export const contract = defineContract({
   pdf: pdfContract,
   documents: documentsContract,
   inference: inferenceContract,
+  jobs: jobsContract,
 });
 export type Contract = typeof contract;

@@ -18,3 +18,4 @@ export * from './identity/credentials.ts';
 export * from './identity/contract.ts';
 export * from './pdf/index.ts';
 export * from './inference/index.ts';
+export * from './jobs/index.ts';

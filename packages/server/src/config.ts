@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { blackboardEnvShape, blackboardSettingsFrom, type BlackboardSettings } from './features/blackboard/settings.ts';
 import { Scope } from '@svc/schemas';
 import { pdfEnvShape, toPdfConfig, type PdfConfig } from './features/pdf/pdf-config.ts';
+import { jobsEnvShape, toJobsConfig, type JobsConfig } from './features/jobs/jobs-config.ts';
 
 /** An integer within bounds; the message says what was expected rather than "received NaN". */
 const integer = (min: number, max: number, what = 'an integer') => {
@@ -53,6 +54,7 @@ const EnvSchema = z.object({
     .transform((value) => value.split(/[\s,]+/).filter(Boolean))
     .pipe(z.array(Scope, { error: 'expected scopes separated by spaces or commas' }).min(1)),
   ...pdfEnvShape,
+  ...jobsEnvShape,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -95,6 +97,8 @@ export interface Config {
   identity: IdentityConfig;
   /** PDF parser workers, deadlines and limits. */
   pdf: PdfConfig;
+  /** Batch job workers, leases, caps and retention. */
+  jobs: JobsConfig;
 }
 
 export interface IdentityConfig {
@@ -169,6 +173,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       demoScopes: e.SVC_DEMO_SCOPES,
     },
     pdf: toPdfConfig(e),
+    jobs: toJobsConfig(e),
   };
 }
 

@@ -7,6 +7,7 @@ import { createBlackboardHandlers } from './blackboard/handlers.ts';
 import { createBlackboardService } from './blackboard/service.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
 import { createInferenceFeature } from './inference/index.ts';
+import { createJobsFeature } from './jobs/index.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createPdfFeature } from './pdf/handlers.ts';
 import { createSystemHandlers } from './system/handlers.ts';
@@ -36,6 +37,8 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   closers.push(pdf.close);
   const inference = createInferenceFeature(deps, { blackboard, catalog: catalog.catalog });
   closers.push(inference.close);
+  const jobs = createJobsFeature(deps, pdf.service);
+  closers.push(jobs.close);
   const handlers: HandlersOf<Contract> = {
     system: createSystemHandlers(deps),
     models: createModelsHandlers(deps),
@@ -46,6 +49,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     pdf: pdf.handlers.pdf,
     documents: pdf.handlers.documents,
     inference: inference.handlers,
+    jobs: jobs.handlers,
   };
   return { handlers, resolvers, closers };
 }
