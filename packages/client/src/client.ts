@@ -5,6 +5,7 @@ import { resolveOptions, Transport, type CallOptions, type ClientOptions, type R
 import { createOAuthHelpers, type OAuthHelpers } from './oauth/helpers.ts';
 import type { OAuthSession } from './oauth/session.ts';
 import { createPdfHelpers, type DocumentHelpers, type PdfHelpers } from './pdf/pdf-helpers.ts';
+import { createJobsHelpers, type JobsHelpers } from './jobs/jobs-helpers.ts';
 
 /** One method per route: `(request?, options?) => Promise<data>`. */
 export type ClientMethod<R extends RouteDefinition> = (...args: [...RequestArgs<R>, options?: CallOptions]) => Promise<ClientResponse<R>>;
@@ -52,17 +53,29 @@ export interface BlackboardHelpers {
   watch(options: WatchOptions): AsyncGenerator<BlackboardRecord, void, undefined>;
 }
 
-export type SvcClient = Omit<ClientOf<Contract>, 'blackboard' | 'catalog' | 'oauth' | 'pdf' | 'documents'> & {
+/**
+ * The helpers each feature attaches to its routes' methods, by contract key. A feature adds its
+ * helpers here (and attaches them in `createClient`); a helper of the same name as a route
+ * (`jobs.submit`) replaces the derived method, which stays on `withResponse`.
+ */
+export interface FeatureHelpers {
   /** The blackboard's routes plus `watch`. */
-  readonly blackboard: ClientOf<Contract>['blackboard'] & BlackboardHelpers;
+  blackboard: BlackboardHelpers;
   /** The catalog's routes plus `verifiedDownload` and `downloadArtifact`. */
-  readonly catalog: ClientOf<Contract>['catalog'] & CatalogHelpers;
+  catalog: CatalogHelpers;
   /** The OAuth routes plus helpers: PKCE, authorize, code exchange, refresh, client credentials, login. */
-  readonly oauth: ClientOf<Contract>['oauth'] & OAuthHelpers;
+  oauth: OAuthHelpers;
   /** The PDF routes, plus `extractFile` (upload) and `streamPages` (server-sent events). */
-  readonly pdf: ClientOf<Contract>['pdf'] & PdfHelpers;
+  pdf: PdfHelpers;
   /** The document route, plus `extractFile`. */
-  readonly documents: ClientOf<Contract>['documents'] & DocumentHelpers;
+  documents: DocumentHelpers;
+  /** The job routes, with `submit` taking the request and an optional key, plus `wait` and `waitForResult`. */
+  jobs: JobsHelpers;
+}
+
+type WithHelpers<K extends keyof ClientOf<Contract>> = K extends keyof FeatureHelpers ? Omit<ClientOf<Contract>[K], keyof FeatureHelpers[K]> & FeatureHelpers[K] : ClientOf<Contract>[K];
+
+export type SvcClient = { readonly [K in keyof ClientOf<Contract>]: WithHelpers<K> } & {
   /** Every method again, answering `{ data, response }` (headers, status). */
   readonly withResponse: RawClientOf<Contract>;
   readonly transport: Transport;
@@ -149,5 +162,6 @@ export function createClient(options: SvcClientOptions = {}): SvcClient {
   const pdfHelpers = createPdfHelpers(methods);
   Object.assign(methods.pdf, pdfHelpers.pdf);
   Object.assign(methods.documents, pdfHelpers.documents);
-  return Object.assign(methods as SvcClient, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
+  Object.assign(methods.jobs, createJobsHelpers({ ...methods.jobs }));
+  return Object.assign(methods as unknown as SvcClient, { withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
 }

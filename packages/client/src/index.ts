@@ -1,5 +1,5 @@
 export { watchBlackboard, DEFAULT_WATCH_BACKOFF_MS, MIN_WATCH_DELAY_MS, type WatchOptions, type WatchFilters } from './blackboard/watch.ts';
-export { createClient, createContractClient, type SvcClient, type SvcClientOptions, type ClientOf, type ClientMethod, type BlackboardHelpers } from './client.ts';
+export { createClient, createContractClient, type SvcClient, type SvcClientOptions, type ClientOf, type ClientMethod, type BlackboardHelpers, type FeatureHelpers } from './client.ts';
 export { createPkcePair, pkceChallenge, type PkcePair } from './oauth/pkce.ts';
 export { parseAuthorizationRedirect, OAuthFlowError, DEFAULT_LOOPBACK_REDIRECT, type OAuthHelpers, type AuthorizationResult } from './oauth/helpers.ts';
 export { sessionFromTokens, type OAuthSession } from './oauth/session.ts';
@@ -12,3 +12,4 @@ export type { BlackboardRecord, BlackboardReadPage, BlackboardPutResponse, Black
 export * from './catalog/index.ts';
 export type { PdfBounds, PdfHelpers, DocumentHelpers, PdfPageStream, StreamPagesOptions } from './pdf/pdf-helpers.ts';
 export type { FileInput } from './pdf/pdf-input.ts';
+export type { JobsHelpers, SubmitJobOptions, WaitForJobOptions } from './jobs/jobs-helpers.ts';
