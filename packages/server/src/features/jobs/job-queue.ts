@@ -31,7 +31,7 @@ export class JobQueue {
   async reapExpiredLeases(): Promise<void> {
     await this.sequelize.query(
       `UPDATE svc_jobs SET status = 'failed', error_code = 'job_attempts_exhausted',
-         error_message = 'The job\'s runner stopped (server gone or lease expired) on each of its ' || max_attempts || ' attempts.',
+         error_message = 'The job''s runner stopped (server gone or lease expired) on each of its ' || max_attempts || ' attempts.',
          finished_at = now(), expires_at = now() + make_interval(secs => $1), lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
        WHERE status = 'running' AND lease_expires_at < now() AND attempts >= max_attempts`,
       { bind: [this.config.resultTtlSeconds] },
