@@ -4,6 +4,7 @@ import { registerDownloadCommands } from './download.ts';
 import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
 import { registerIdentityCommands } from './identity.ts';
+import { registerJobsCommands } from './jobs.ts';
 import { registerKeysCommands } from './keys.ts';
 import { registerPdfCommands } from './pdf.ts';
 import { registerVersionCommands } from './version.ts';
@@ -18,4 +19,5 @@ export function registerCommands(program: Command): void {
   registerIdentityCommands(program);
   registerKeysCommands(program);
   registerPdfCommands(program);
+  registerJobsCommands(program);
 }
