@@ -48,8 +48,14 @@ export async function startServerProcess(database: TestDatabase, env: Record<str
   );
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  let listening = false;
+  // Kept only until the server listens (to explain a failed start); later lines are read and dropped.
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    if (!listening) stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    if (!listening) stderr += chunk;
+  });
   child.stdin.end();
   let closed = false;
   void exited.then(() => (closed = true));
@@ -57,7 +63,10 @@ export async function startServerProcess(database: TestDatabase, env: Record<str
   let baseUrl: string | undefined;
   while (!baseUrl) {
     const line = stdout.split('\n').find((entry) => entry.includes('"svc listening"'));
-    if (line) baseUrl = String((JSON.parse(line) as { baseUrl: string }).baseUrl);
+    if (line) {
+      baseUrl = String((JSON.parse(line) as { baseUrl: string }).baseUrl);
+      listening = true;
+    }
     else if (closed || performance.now() - started > 60_000) throw new Error(`svc-server did not start; stdout:\n${stdout}\nstderr:\n${stderr}`);
     else await sleep(25);
   }

@@ -3,6 +3,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { JobItemOutcome } from '@svc/schemas';
 import type { JobsConfig } from './jobs-config.ts';
 import type { JobRow } from './job-row.ts';
+import { pruneFinishedJobs } from './job-store.ts';
 
 /** A claimed job: the row, and the lease token every later write is fenced by. */
 export interface ClaimedJob {
@@ -73,28 +74,38 @@ export class JobQueue {
     return rows.length > 0;
   }
 
-  /** Appends one item's outcome; false when the lease was lost. */
-  async recordOutcome(job: ClaimedJob, outcome: JobItemOutcome, bytes: number): Promise<boolean> {
+  /**
+   * Appends one item's outcome and marks the next item as the one running, in one write (each
+   * commit waits for the disk, so the runner makes one per item); false when the lease was lost.
+   */
+  async recordOutcome(job: ClaimedJob, outcome: JobItemOutcome, bytes: number, nextItem: number | null): Promise<boolean> {
     const rows = await this.sequelize.query(
-      `UPDATE svc_jobs SET outcomes = outcomes || jsonb_build_array($3::jsonb), result_bytes = result_bytes + $4, current_item = NULL
+      `UPDATE svc_jobs SET outcomes = outcomes || jsonb_build_array($3::jsonb), result_bytes = result_bytes + $4, current_item = $5
        WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
-      { bind: [job.row.id, job.lease, JSON.stringify(outcome), bytes], type: QueryTypes.SELECT },
+      { bind: [job.row.id, job.lease, JSON.stringify(outcome), bytes, nextItem], type: QueryTypes.SELECT },
     );
     return rows.length > 0;
   }
 
-  /** Ends the job (completed, or failed with a code); false when the lease was lost. */
+  /**
+   * Ends the job (completed, or failed with a code) and applies retention in the same
+   * transaction (one commit); false when the lease was lost.
+   */
   async finish(job: ClaimedJob, end: { status: 'completed' } | { status: 'failed'; code: string; message: string }): Promise<boolean> {
-    const rows = await this.sequelize.query(
-      `UPDATE svc_jobs SET status = $3, error_code = $4, error_message = $5, finished_at = now(), expires_at = now() + make_interval(secs => $6),
-         lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
-       WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
-      {
-        bind: [job.row.id, job.lease, end.status, end.status === 'failed' ? end.code : null, end.status === 'failed' ? end.message : null, this.config.resultTtlSeconds],
-        type: QueryTypes.SELECT,
-      },
-    );
-    return rows.length > 0;
+    return this.sequelize.transaction(async (transaction) => {
+      const rows = await this.sequelize.query(
+        `UPDATE svc_jobs SET status = $3, error_code = $4, error_message = $5, finished_at = now(), expires_at = now() + make_interval(secs => $6),
+           lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
+         WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
+        {
+          bind: [job.row.id, job.lease, end.status, end.status === 'failed' ? end.code : null, end.status === 'failed' ? end.message : null, this.config.resultTtlSeconds],
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
+      if (rows.length > 0) await pruneFinishedJobs(this.sequelize, this.config, transaction);
+      return rows.length > 0;
+    });
   }
 
   /** Gives a job back at shutdown: queued again at once (its attempt stays counted). */

@@ -7,6 +7,8 @@ import { JOB_SUMMARY_COLUMNS, type JobRow } from './job-row.ts';
 
 /** Serialises admissions over every replica, so two submissions never both slip under a cap. */
 const ADMISSION_LOCK = 0x5_1_0b5; // arbitrary, fixed: the jobs admission advisory lock
+/** Serialises retention deletes over every replica. */
+const PRUNE_LOCK = 0x5_1_0b6;
 
 const FINISHED = `('completed', 'failed', 'cancelled')`;
 /** How soon a refused caller should try again: jobs take seconds. */
@@ -91,18 +93,21 @@ export async function cancelJob(sequelize: Sequelize, config: JobsConfig, princi
  * Retention: a finished job is kept until the earlier of its TTL and the row caps (per principal
  * and overall), dropping the oldest finished first. Active jobs are never dropped.
  */
-export async function pruneFinishedJobs(sequelize: Sequelize, config: JobsConfig): Promise<void> {
-  await sequelize.query(`DELETE FROM svc_jobs WHERE status IN ${FINISHED} AND expires_at <= now()`);
+export async function pruneFinishedJobs(sequelize: Sequelize, config: JobsConfig, transaction?: Transaction): Promise<void> {
+  if (!transaction) return sequelize.transaction((own) => pruneFinishedJobs(sequelize, config, own));
+  // One pruner at a time over every replica: two deleting overlapping rows could deadlock.
+  await sequelize.query('SELECT pg_advisory_xact_lock($1)', { bind: [PRUNE_LOCK], transaction });
+  await sequelize.query(`DELETE FROM svc_jobs WHERE status IN ${FINISHED} AND expires_at <= now()`, { transaction });
   await sequelize.query(
     `DELETE FROM svc_jobs WHERE id IN (
        SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY principal_id ORDER BY finished_at DESC, id DESC) AS place
                        FROM svc_jobs WHERE status IN ${FINISHED}) ranked
        WHERE place > $1)`,
-    { bind: [config.maxRetainedPerPrincipal] },
+    { bind: [config.maxRetainedPerPrincipal], transaction },
   );
   await sequelize.query(
     `DELETE FROM svc_jobs WHERE id IN (
        SELECT id FROM svc_jobs WHERE status IN ${FINISHED} ORDER BY finished_at DESC, id DESC OFFSET $1)`,
-    { bind: [config.maxRetainedGlobal] },
+    { bind: [config.maxRetainedGlobal], transaction },
   );
 }

@@ -4,7 +4,6 @@ import type { ServerDeps } from '../../deps.ts';
 import { isServiceError } from '../../http/service-error.ts';
 import type { PdfService } from '../pdf/pdf-service.ts';
 import { JobQueue, type ClaimedJob } from './job-queue.ts';
-import { pruneFinishedJobs } from './job-store.ts';
 import { runJobItem } from './run-item.ts';
 
 /** An item's failure as its outcome: a stable code and a safe message, never an internal one. */
@@ -117,9 +116,11 @@ export class JobWorkers {
     try {
       const done = new Set(job.row.outcomes.map((outcome) => outcome.index));
       let bytes = Number(job.row.result_bytes);
-      for (let index = 0; index < job.row.item_count; index += 1) {
-        if (done.has(index)) continue; // finished in an earlier attempt: never run twice
-        if (itemSignal.aborted || !(await this.queue.startItem(job, index))) return;
+      // Items that finished in an earlier attempt are never run again.
+      const pending = Array.from({ length: job.row.item_count }, (_, index) => index).filter((index) => !done.has(index));
+      if (pending.length > 0 && !(await this.queue.startItem(job, pending[0]!))) return;
+      for (const [position, index] of pending.entries()) {
+        if (itemSignal.aborted) return;
         let outcome: JobItemOutcome;
         try {
           const result = await runJobItem(this.deps, this.pdf, job.row.operation, job.row.items[index], {
@@ -144,13 +145,12 @@ export class JobWorkers {
           });
           return;
         }
-        if (!(await this.queue.recordOutcome(job, outcome, size))) return;
+        if (!(await this.queue.recordOutcome(job, outcome, size, pending[position + 1] ?? null))) return;
         bytes += size;
       }
       await this.queue.finish(job, { status: 'completed' });
     } finally {
       stopHeartbeat();
-      await pruneFinishedJobs(this.deps.database.sequelize, config).catch(() => {});
     }
   }
 
