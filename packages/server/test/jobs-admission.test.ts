@@ -199,3 +199,27 @@ test.serial('a developer key needs jobs:write to submit and jobs:read to look', 
   t.is(refused.status, 403);
   t.like(await refused.json(), { code: 'insufficient_scope:jobs:write' });
 });
+
+test.serial('concurrent requests with one Idempotency-Key queue one job: the others replay it or are told to retry', async (t) => {
+  const agent = await signInAgent(svc);
+  const token = agent.session.accessToken;
+  const key = crypto.randomUUID();
+  const body = JSON.stringify(calculateJob(1, '2 + 2'));
+  const answers = await Promise.all(Array.from({ length: 6 }, () => postJob(svc.baseUrl, token, body, { 'idempotency-key': key })));
+  const ids = new Set<string>();
+  for (const answer of answers) {
+    const payload = (await answer.json()) as { job_id?: string; code?: string };
+    if (answer.status === 202) ids.add(payload.job_id!);
+    else {
+      t.is(answer.status, 409);
+      t.is(payload.code, 'idempotency_in_progress');
+      t.is(answer.headers.get('retry-after'), '1');
+    }
+  }
+  t.is(ids.size, 1, 'every accepted answer names the same job');
+  // Only one job is active: two more fit under this principal's cap of three, a third does not.
+  const client = svc.client({ token });
+  const more = [await client.jobs.submit(calculateJob(1)), await client.jobs.submit(calculateJob(1))];
+  t.like(await client.jobs.submit(calculateJob(1)).catch((error: unknown) => error), { status: 429, code: 'jobs_active_limit:principal_jobs' });
+  for (const jobId of [...ids, ...more.map((job) => job.job_id)]) await client.jobs.cancel({ params: { job_id: jobId } });
+});

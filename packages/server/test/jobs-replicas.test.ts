@@ -59,6 +59,27 @@ test.serial('a server killed with SIGKILL mid-job: after the lease the job is fi
   await survivor.stop();
 });
 
+test.serial('a job whose runner dies on its last attempt fails with job_attempts_exhausted, keeping the items that finished', async (t) => {
+  const database = await createTestDatabase();
+  databases.push(database);
+  const env = { SVC_OPERATOR_TOKEN: OPERATOR_TOKEN, SVC_JOBS_LEASE_SECONDS: '2', SVC_JOBS_POLL_INTERVAL_MS: '100', SVC_JOBS_MAX_ATTEMPTS: '1', SVC_PDF_RATE_LIMIT: '0' };
+  const second = onPostgres ? await startServerProcess(database, { ...env, SVC_JOBS_POLL_INTERVAL_MS: '3000' }) : undefined;
+  const first = await startServerProcess(database, env);
+  const item = { data_base64: slowPdf(100, 7_000, { shortText: true }).toString('base64'), max_pages: 100 };
+  const client = operator(first.baseUrl);
+  const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [item, item, item] });
+  const midway = await pollUntil(client, submitted.job_id, (job) => job.progress.succeeded >= 1 || job.status !== 'running', 60_000);
+  t.like(midway, { status: 'running', attempts: 1, max_attempts: 1 });
+  await first.kill();
+  const survivor = second ?? (await startServerProcess(database, env));
+  const failed = await pollUntil(operator(survivor.baseUrl), submitted.job_id, (job) => job.status !== 'running' && job.status !== 'queued', 60_000);
+  t.like(failed, { status: 'failed', attempts: 1, error: { code: 'job_attempts_exhausted' } });
+  const result = await operator(survivor.baseUrl).jobs.result({ params: { job_id: submitted.job_id } });
+  t.true(result.items.length >= 1 && result.items.length < 3);
+  t.like(result, { status: 'failed', error: { code: 'job_attempts_exhausted' } });
+  await survivor.stop();
+});
+
 if (onPostgres) {
   test.serial('two replicas share 200 jobs: each runs exactly once, and the caps hold at every sampled moment', async (t) => {
     const database = await createTestDatabase();
