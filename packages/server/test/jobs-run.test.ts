@@ -22,6 +22,7 @@ const lookup = async (hostname: string) => {
 let source: HttpsSource;
 let svc: TestServer;
 let shortLived: TestServer;
+let smallStore: TestServer;
 let links = '';
 
 test.before(async () => {
@@ -34,16 +35,17 @@ test.before(async () => {
     '/to-private': (_request, response) => response.writeHead(302, { location: 'https://private.test/secret' }).end(),
   });
   links = `https://links.test:${source.port}`;
-  [svc, shortLived] = await Promise.all([
+  [svc, shortLived, smallStore] = await Promise.all([
     startTestServer({
       env: { SVC_JOBS_MAX_RETAINED_PER_PRINCIPAL: '3', SVC_JOBS_MAX_RESULT_BYTES: '20000', SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL: '32', SVC_JOBS_MAX_ACTIVE_ITEMS_PER_PRINCIPAL: '256', SVC_PDF_RATE_LIMIT: '0' },
       testSeams: { pdfSourceFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } },
     }),
     startTestServer({ env: { SVC_JOBS_RESULT_TTL_SECONDS: '1', SVC_OPEN_ACCESS: 'true' } }),
+    startTestServer({ env: { SVC_JOBS_MAX_RETAINED_GLOBAL: '2' } }),
   ]);
 });
 test.after.always(async () => {
-  await Promise.all([svc?.close(), shortLived?.close()]);
+  await Promise.all([svc?.close(), shortLived?.close(), smallStore?.close()]);
   await source?.close();
 });
 
@@ -182,6 +184,16 @@ test('retention by row cap: the oldest finished jobs of a principal go first', a
   for (let index = 0; index < 4; index += 1) ids.push((await runToResult(client, calculateJob(1, String(index)))).job.job_id);
   t.like(await client.jobs.get({ params: { job_id: ids[0]! } }).catch((error: unknown) => error), { status: 404, code: 'job_not_found' });
   for (const id of ids.slice(1)) t.is((await client.jobs.get({ params: { job_id: id } })).status, 'completed');
+});
+
+test('retention by the global row cap: the oldest finished jobs of anyone go first', async (t) => {
+  const [one, two] = [await agentClient(smallStore), await agentClient(smallStore)];
+  const oldest = (await runToResult(one, calculateJob(1))).job.job_id;
+  const middle = (await runToResult(two, calculateJob(1))).job.job_id;
+  const newest = (await runToResult(one, calculateJob(1))).job.job_id;
+  t.like(await one.jobs.get({ params: { job_id: oldest } }).catch((error: unknown) => error), { status: 404, code: 'job_not_found' });
+  t.is((await two.jobs.get({ params: { job_id: middle } })).status, 'completed');
+  t.is((await one.jobs.get({ params: { job_id: newest } })).status, 'completed');
 });
 
 test('retention by TTL: a finished job is gone once its TTL has passed', async (t) => {
