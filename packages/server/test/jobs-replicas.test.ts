@@ -48,7 +48,7 @@ test.serial('a server killed with SIGKILL mid-job: after the lease the job is fi
   const item = { data_base64: slowPdf(100, 7_000, { shortText: true }).toString('base64'), max_pages: 100 };
   const client = operator(first.baseUrl);
   const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [item, item, item] });
-  const midway = await pollUntil(client, submitted.job_id, (job) => job.progress.succeeded >= 1 || job.status !== 'running', 60_000);
+  const midway = await pollUntil(client, submitted.job_id, (job) => job.status !== 'queued' && (job.progress.succeeded >= 1 || job.status !== 'running'), 60_000);
   t.like(midway, { status: 'running', attempts: 1 }, `the job is still running when the server dies: ${JSON.stringify(midway)}`);
   await first.kill();
   const survivor = second ?? (await startServerProcess(database, env));
@@ -68,7 +68,7 @@ test.serial('a job whose runner dies on its last attempt fails with job_attempts
   const item = { data_base64: slowPdf(100, 7_000, { shortText: true }).toString('base64'), max_pages: 100 };
   const client = operator(first.baseUrl);
   const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [item, item, item] });
-  const midway = await pollUntil(client, submitted.job_id, (job) => job.progress.succeeded >= 1 || job.status !== 'running', 60_000);
+  const midway = await pollUntil(client, submitted.job_id, (job) => job.status !== 'queued' && (job.progress.succeeded >= 1 || job.status !== 'running'), 60_000);
   t.like(midway, { status: 'running', attempts: 1, max_attempts: 1 });
   await first.kill();
   const survivor = second ?? (await startServerProcess(database, env));
