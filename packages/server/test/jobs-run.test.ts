@@ -135,12 +135,18 @@ test('resolve_link: redirects, final status and type, the title of HTML; private
 
 test('embeddings and pdf_extract run on the inference engine and the PDF workers', async (t) => {
   const client = await agentClient();
+  const embeddingCalls = async () => {
+    const text = await (await fetch(`${svc.baseUrl}/v1/metrics`, { headers: { authorization: `Bearer ${svc.operatorToken}` } })).text();
+    return [...text.matchAll(/^svc_inference_calls_total\{operation="embeddings",[^}]*outcome="ok"\} (\d+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+  };
+  const before = await embeddingCalls();
   const embedded = await runToResult(client, { schema: 'svc.batch-job-request.v1', operation: 'embeddings', items: [{ input: 'batch jobs' }, { input: ['one', 'two'], dimensions: 8 }, { input: 'x', model: 'no-such-model' }] });
   const [first, second, unknown] = outcomes(embedded.result) as [{ data: Array<{ embedding: number[] }> }, { data: Array<{ embedding: number[] }> }, string];
   t.is(first.data.length, 1);
   t.is(second.data.length, 2);
   t.is(second.data[0]!.embedding.length, 8);
   t.is(unknown, 'model_not_found');
+  t.is(await embeddingCalls(), before + 2, 'each item reports its usage through the same hook as the HTTP route');
   const pdf = await runToResult(client, { schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [{ data_base64: numberedPdf(2).toString('base64') }, { data_base64: Buffer.from('not a pdf').toString('base64') }] });
   const [pages, notPdf] = outcomes(pdf.result) as [{ page_count: number; pages: Array<{ text: string }> }, string];
   t.is(pages.page_count, 2);
