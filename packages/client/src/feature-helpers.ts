@@ -6,6 +6,7 @@ import { createOAuthHelpers, type OAuthHelpers } from './oauth/helpers.ts';
 import { createDocumentHelpers, createPdfHelpers } from './pdf/pdf-helpers.ts';
 import { receiptHelpers } from './receipts/helpers.ts';
 import { createBillingHelpers, createCreditsHelpers } from './billing/helpers.ts';
+import { createJobsHelpers } from './jobs/jobs-helpers.ts';
 import { Transport, type ResolvedOptions } from './transport.ts';
 
 /** What a feature's helpers are built from: the derived methods and the transport under them. */
@@ -35,6 +36,8 @@ export const featureHelpers = {
   receipts: ({ methods, transport }) => receiptHelpers(() => methods.receipts.jwks(), transport.options.baseUrl),
   billing: ({ methods }) => createBillingHelpers(methods),
   credits: ({ methods }) => createCreditsHelpers(methods),
+  // `submit` replaces the derived method (it takes the request and an optional key); the derived one stays on `withResponse`.
+  jobs: ({ methods }) => createJobsHelpers({ ...methods.jobs }),
 } satisfies HelperFactories;
 
 /** Each feature's helpers, by feature name. */

@@ -18,3 +18,4 @@ export type { ChatCompletionsHelpers, ChatCompletionStream } from './inference/c
 export * from './receipts/index.ts';
 export type { ReceiptClaims, JsonWebKeySet, ReceiptVerification } from '@svc/schemas';
 export type { BillingHelpers, CreditChatHelpers, CreditChatOptions } from './billing/helpers.ts';
+export type { JobsHelpers, SubmitJobOptions, WaitForJobOptions } from './jobs/jobs-helpers.ts';

@@ -43,7 +43,7 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 /** The JSON object a route answers; a route that may also answer CSV or an event stream pages over its JSON. */
 const shapeOf = (schema: unknown): Record<string, z.ZodType> | undefined => {
-  const json = schema && typeof schema === 'object' && 'kind' in schema && (schema.kind === 'json-or-bytes' || schema.kind === 'json-or-sse') ? (schema as { json: unknown }).json : schema;
+  const json = schema && typeof schema === 'object' && 'kind' in schema && (schema.kind === 'json-or-bytes' || schema.kind === 'json-or-sse') ? (schema as unknown as { json: unknown }).json : schema;
   return json instanceof z.ZodObject ? (json.shape as Record<string, z.ZodType>) : undefined;
 };
 

@@ -10,6 +10,7 @@ import { billingContract, creditsContract } from './billing/contract.ts';
 import { receiptsContract } from './receipts/contract.ts';
 import { requestsContract } from './requests/contract.ts';
 import { x402Contract } from './billing/x402-contract.ts';
+import { jobsContract } from './jobs/contract.ts';
 
 /**
  * The whole API as data. Each top-level key is a feature; its routes' key paths are the
@@ -31,5 +32,6 @@ export const contract = defineContract({
   requests: requestsContract,
   discovery: discoveryContract,
   x402: x402Contract,
+  jobs: jobsContract,
 });
 export type Contract = typeof contract;

@@ -141,7 +141,6 @@ export const errorCodes = {
   billing_not_configured: 503,
   billing_principal_not_allowed: 403,
   credits_exhausted: 402,
-  idempotency_in_progress: 409,
   webhook_signature_invalid: 400,
   processor_error: 502,
   // Catalog requests (docs/requests.md).
@@ -158,6 +157,26 @@ export const errorCodes = {
   x402_payment_required: 402,
   x402_payment_refused: 402,
   x402_facilitator_error: 502,
+  // Batch jobs and the idempotency store (docs/jobs.md).
+  /** The first request with this Idempotency-Key is still being handled; retry after `Retry-After`. */
+  idempotency_in_progress: 409,
+  job_not_found: 404,
+  /** `job_not_cancellable:<status>`: only queued jobs can be cancelled. */
+  job_not_cancellable: 409,
+  /** `job_not_finished:<status>`: the result exists once the job completed or failed. */
+  job_not_finished: 409,
+  job_cancelled: 409,
+  /** `jobs_active_limit:<which>`: principal_jobs, principal_items, global_jobs or global_items. */
+  jobs_active_limit: 429,
+  /** A job's error (not an HTTP answer): its results would pass max_result_bytes. */
+  job_result_too_large: 413,
+  /** A job's error: its runner died (lease expired) on every allowed attempt. */
+  job_attempts_exhausted: 503,
+  /** An item's error: the expression is not arithmetic over numbers and the allowed functions. */
+  calculate_invalid: 422,
+  calculate_not_finite: 422,
+  /** An item's error: the JSON Schema itself does not compile. */
+  json_schema_invalid: 422,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof errorCodes;

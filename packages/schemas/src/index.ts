@@ -23,3 +23,4 @@ export * from './receipts/index.ts';
 export * from './requests/records.ts';
 export * from './requests/contract.ts';
 export * from './discovery/index.ts';
+export * from './jobs/index.ts';

@@ -8,6 +8,7 @@ import { billingEnvShape, toBillingConfig, type BillingConfig } from './features
 import { toX402Config, x402EnvShape, type X402Config } from './features/billing/x402-config.ts';
 import { builtinModels } from './inference/builtin/builtin-provider.ts';
 import { readInferenceSettings, upstreamEnvShape, type InferenceSettings } from './inference/openai-compatible/upstream-config.ts';
+import { jobsEnvShape, toJobsConfig, type JobsConfig } from './features/jobs/jobs-config.ts';
 
 /** An integer within bounds; the message says what was expected rather than "received NaN". */
 const integer = (min: number, max: number, what = 'an integer') => {
@@ -63,6 +64,7 @@ const EnvSchema = z.object({
   ...requestsEnvShape,
   ...x402EnvShape,
   ...upstreamEnvShape,
+  ...jobsEnvShape,
 });
 
 export type Env = z.input<typeof EnvSchema>;
@@ -113,6 +115,8 @@ export interface Config {
   x402: X402Config;
   /** OpenAI-compatible upstreams and their models (none: only the built-in engine), stream keep-alives. */
   inference: InferenceSettings;
+  /** Batch job workers, leases, caps and retention. */
+  jobs: JobsConfig;
 }
 
 export interface IdentityConfig {
@@ -203,6 +207,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requests: requestsSettingsFrom(e),
     x402,
     inference,
+    jobs: toJobsConfig(e),
   };
 }
 

@@ -73,12 +73,16 @@ test('every bearer-only route refuses a developer key, even one with every scope
  * A route that takes a path parameter and serves agents must be listed here or in
  * NOT_OWNER_SCOPED; the guard test below fails with instructions when a new one is not.
  */
-type Maker = (svc: TestServer) => Promise<{ owner: string; params: Record<string, string> }>;
+/** `ownerStatus`: what the owner's call answers when not a success (the resource was found, the action not allowed in its state). */
+type Maker = (svc: TestServer) => Promise<{ owner: string; params: Record<string, string>; ownerStatus?: number }>;
 const OWNED_RESOURCES: Record<string, Maker> = {
   'credentials.rotate': makeCredential,
   'credentials.revoke': makeCredential,
   'credentials.receipts': makeCredential,
   'requests.receipt': makeCatalogRequest,
+  'jobs.get': makeFinishedJob,
+  'jobs.result': makeFinishedJob,
+  'jobs.cancel': makeCompletedJobToCancel,
 };
 /** Routes with path params whose resources are not owned by a principal (say why). */
 const NOT_OWNER_SCOPED: Record<string, string> = {};
@@ -95,6 +99,21 @@ async function makeCatalogRequest(server: TestServer) {
   return { owner: session.accessToken, params: { request_id: filed.request_id } };
 }
 
+const calculation = { schema: 'svc.batch-job-request.v1' as const, operation: 'calculate' as const, items: [{ expression: '1 + 1' }] };
+
+/** A completed job (its status and result answer 200 to the owner). */
+async function makeFinishedJob(server: TestServer) {
+  const { session, client } = await signInAgent(server);
+  const job = await client.jobs.submit(calculation);
+  await client.jobs.wait(job.job_id, { intervalMs: 20 });
+  return { owner: session.accessToken, params: { job_id: job.job_id } };
+}
+
+/** A completed job: cancelling it answers the owner 409 `job_not_cancellable:completed` (found, not cancellable), anyone else 404. */
+async function makeCompletedJobToCancel(server: TestServer) {
+  return { ...(await makeFinishedJob(server)), ownerStatus: 409 };
+}
+
 test('every owner-scoped resource answers 404 to another principal, and the owner still reaches it', async (t) => {
   const { session: other } = await signInAgent(svc);
   const otherKey = (await createKey(svc.client({ token: other.accessToken }), [...allScopes])).secret;
@@ -104,13 +123,14 @@ test('every owner-scoped resource answers 404 to another principal, and the owne
       t.fail(`${id} is listed in OWNED_RESOURCES but is not in the contract`);
       continue;
     }
-    const { owner, params } = await make(svc);
+    const { owner, params, ownerStatus } = await make(svc);
     // The other principal presents whatever credential the route takes.
     const bearer = entry.route.auth.kind === 'bearer' ? other.accessToken : otherKey;
     const response = await call(entry.route, bearer, params);
     t.is(response.status, 404, `${id} as another principal`);
     const mine = await call(entry.route, owner, params);
-    t.true(mine.status < 400, `${id} as its owner answered ${mine.status}`);
+    if (ownerStatus === undefined) t.true(mine.status < 400, `${id} as its owner answered ${mine.status}`);
+    else t.is(mine.status, ownerStatus, `${id} as its owner`);
   }
 });
 

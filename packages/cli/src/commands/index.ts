@@ -7,6 +7,7 @@ import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
 import { registerIdentityCommands } from './identity.ts';
 import { registerInferenceCommands, registerTryCommand } from './inference.ts';
+import { registerJobsCommands } from './jobs.ts';
 import { registerKeysCommands } from './keys.ts';
 import { registerPdfCommands } from './pdf.ts';
 import { registerReceiptCommands } from './receipts.ts';
@@ -29,4 +30,5 @@ export function registerCommands(program: Command): void {
   registerReceiptCommands(program);
   registerRequestCommands(program);
   registerDiscoverCommands(program);
+  registerJobsCommands(program);
 }

@@ -10,6 +10,7 @@ import { createDiscoveryHandlers } from './discovery/handlers.ts';
 import { createIdentityFeature } from './identity/handlers.ts';
 import { createInferenceFeature } from './inference/index.ts';
 import { loadSigningKeys } from './identity/signing-keys.ts';
+import { createJobsFeature } from './jobs/index.ts';
 import { createModelsHandlers } from './models/handlers.ts';
 import { createPdfFeature } from './pdf/handlers.ts';
 import { createReceiptsFeature } from './receipts/index.ts';
@@ -48,6 +49,8 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   closers.push(inference.close);
   const billing = createBillingFeature(deps);
   closers.push(billing.close);
+  const jobs = createJobsFeature(deps, pdf.service);
+  closers.push(jobs.close);
   const handlers: HandlersOf<Contract> = {
     system: createSystemHandlers(deps),
     models: createModelsHandlers(deps),
@@ -64,6 +67,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     requests: requests.handlers,
     discovery: createDiscoveryHandlers(deps),
     x402: billing.handlers.x402,
+    jobs: jobs.handlers,
   };
   return { handlers, resolvers, closers };
 }

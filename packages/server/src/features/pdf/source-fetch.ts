@@ -46,7 +46,7 @@ export function isRefusedAddress(address: string): boolean {
   return refused.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-type ResolvedAddress = { address: string; family: number };
+export type ResolvedAddress = { address: string; family: number };
 
 /**
  * A test seam, given to `createServer` in code (never read from the environment): it lets a test
@@ -65,7 +65,7 @@ export interface SourceFetchSeam {
 const systemLookup = (host: string): Promise<ResolvedAddress[]> => lookup(host, { all: true, verbatim: true });
 
 /** Resolves the host and answers one address that may be fetched, or throws `source_url_refused`. */
-async function vettedAddress(hostname: string, seam: SourceFetchSeam): Promise<ResolvedAddress> {
+export async function vettedAddress(hostname: string, seam: SourceFetchSeam): Promise<ResolvedAddress> {
   const host = hostname.replace(/^\[|\]$/g, '');
   let addresses: ResolvedAddress[];
   try {
@@ -77,6 +77,14 @@ async function vettedAddress(hostname: string, seam: SourceFetchSeam): Promise<R
   const bad = addresses.find((entry) => isRefusedAddress(entry.address) && !seam.allowAddresses?.includes(entry.address));
   if (bad || addresses.length === 0) throw new ServiceError('source_url_refused', `The URL's host resolves to a private, loopback or link-local address (${bad?.address ?? 'none'}); only public https hosts are fetched.`);
   return addresses[0]!;
+}
+
+/** A `lookup` for node:https that answers only the vetted address, so no second DNS answer can swap in another. */
+export function pinnedLookup(target: ResolvedAddress) {
+  return (_hostname: string, options: unknown, callback: (error: null, address: string | ResolvedAddress[], family?: number) => void) => {
+    if ((options as { all?: boolean }).all) callback(null, [target]);
+    else callback(null, target.address, target.family);
+  };
 }
 
 export interface FetchLimits {
@@ -109,10 +117,7 @@ function getOnce(url: URL, target: ResolvedAddress, limits: FetchLimits, ca: str
       {
         method: 'GET',
         headers: { accept: 'application/pdf, */*;q=0.5', 'user-agent': 'svc-pdf-fetch' },
-        lookup: (_hostname, options, callback) => {
-          if ((options as { all?: boolean }).all) (callback as unknown as (error: null, addresses: ResolvedAddress[]) => void)(null, [target]);
-          else callback(null, target.address, target.family);
-        },
+        lookup: pinnedLookup(target),
         timeout: limits.timeoutMs,
         signal: limits.signal,
         ...(ca === undefined ? {} : { ca }),

@@ -1,0 +1,134 @@
+/**
+ * Jobs bench: jobs/s end to end (submit to completed, calculate items) with one `svc-server`
+ * process and with two sharing one PostgreSQL queue (the ratio is two over one, measured in the
+ * same run), and the median time from submit to running on an idle queue (target: under 50 ms),
+ * read from the job's own `created_at` and `started_at` (both the database's clock).
+ *
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres pnpm bench:jobs
+ *
+ * Needs PostgreSQL (two processes cannot share the embedded database). The operator submits
+ * everything, so the per-principal caps are raised to the global ones for the run; the global
+ * caps stay the spec's (32 jobs, 256 items). BENCH_JOBS (default 400) jobs of BENCH_ITEMS
+ * (default 4) items per measurement, BENCH_CONCURRENCY (default 16) submitters, BENCH_IDLE_JOBS
+ * (default 40) sequential jobs for the idle latency.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient, type SvcClient } from '../packages/client/src/index.ts';
+import { startServerProcess, type ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { median, percentile } from './stats.ts';
+
+const requireFromServer = createRequire(new URL('../packages/server/package.json', import.meta.url));
+const pg = requireFromServer('pg') as typeof import('../packages/server/node_modules/@types/pg/index.d.ts');
+
+const JOBS = Number(process.env.BENCH_JOBS ?? 400);
+const ITEMS = Number(process.env.BENCH_ITEMS ?? 4);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const IDLE_JOBS = Number(process.env.BENCH_IDLE_JOBS ?? 40);
+const TOKEN = `bench-operator-${randomBytes(12).toString('hex')}`;
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+async function benchDatabase(admin: string) {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-jobs-'));
+  const name = `svc_bench_jobs_${randomBytes(5).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    databaseUrl: url.toString(),
+    dataDir,
+    kind: 'postgres' as const,
+    async drop() {
+      const dropper = new pg.Client({ connectionString: admin });
+      await dropper.connect();
+      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropper.end();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const request = (index: number) => ({
+  schema: 'svc.batch-job-request.v1' as const,
+  operation: 'calculate' as const,
+  items: Array.from({ length: ITEMS }, (_, item) => ({ expression: `sqrt(${index} + ${item}) * 2^3` })),
+});
+
+/** Submits `count` jobs over the servers (round robin), retrying a 429 with the same key, and waits until all completed. */
+async function throughput(clients: SvcClient[], count: number, run: string): Promise<number> {
+  const started = performance.now();
+  const ids: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const index = next++;
+        const key = `${run}-${index}`;
+        for (;;) {
+          try {
+            ids.push((await clients[index % clients.length]!.jobs.submit(request(index), { idempotencyKey: key })).job_id);
+            break;
+          } catch (error) {
+            if ((error as { status?: number }).status !== 429) throw error;
+            await sleep(50); // a refused submitter backs off instead of hammering the admission lock
+          }
+        }
+      }
+    }),
+  );
+  for (const id of ids) {
+    const job = await clients[0]!.jobs.wait(id, { intervalMs: 5, maxIntervalMs: 50 });
+    if (job.status !== 'completed') throw new Error(`job ${id} ended ${job.status}`);
+  }
+  return count / ((performance.now() - started) / 1000);
+}
+
+async function idleLatency(client: SvcClient): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let index = 0; index < IDLE_JOBS; index += 1) {
+    const job = await client.jobs.submit(request(index));
+    const done = await client.jobs.wait(job.job_id, { intervalMs: 5, maxIntervalMs: 20 });
+    latencies.push(Date.parse(done.started_at!) - Date.parse(done.created_at));
+  }
+  return latencies;
+}
+
+async function main(): Promise<void> {
+  const admin = process.env.BENCH_DATABASE_URL;
+  if (!admin) throw new Error('Set BENCH_DATABASE_URL to a PostgreSQL server (two svc-server processes must share its queue).');
+  const database = await benchDatabase(admin);
+  const servers: ServerProcess[] = [];
+  try {
+    const env = {
+      SVC_OPERATOR_TOKEN: TOKEN,
+      SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL: '32',
+      SVC_JOBS_MAX_ACTIVE_ITEMS_PER_PRINCIPAL: '256',
+      SVC_JOBS_MAX_RETAINED_PER_PRINCIPAL: String(JOBS * 3 + IDLE_JOBS),
+      SVC_JOBS_MAX_RETAINED_GLOBAL: String(JOBS * 3 + IDLE_JOBS),
+    };
+    servers.push(await startServerProcess(database, env, { deadlineMs: 3_600_000 }));
+    const one = createClient({ baseUrl: servers[0]!.baseUrl, token: TOKEN, retry: 0 });
+    out(`jobs bench: ${JOBS} jobs of ${ITEMS} calculate items, ${CONCURRENCY} submitters, PostgreSQL`);
+    const idle = await idleLatency(one);
+    out(`submit -> running on an idle queue: median ${median(idle).toFixed(1)} ms, p90 ${percentile(idle, 90).toFixed(1)} ms (target < 50 ms)`);
+    await throughput([one], Math.min(50, JOBS), 'warm');
+    const single = await throughput([one], JOBS, 'one');
+    out(`1 server : ${single.toFixed(1)} jobs/s (${(single * ITEMS).toFixed(0)} items/s)`);
+    servers.push(await startServerProcess(database, env, { deadlineMs: 3_600_000 }));
+    const two = createClient({ baseUrl: servers[1]!.baseUrl, token: TOKEN, retry: 0 });
+    const double = await throughput([one, two], JOBS, 'two');
+    out(`2 servers: ${double.toFixed(1)} jobs/s (${(double * ITEMS).toFixed(0)} items/s), ratio ${(double / single).toFixed(2)}x of 1 server`);
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    await database.drop();
+  }
+}
+
+await main();

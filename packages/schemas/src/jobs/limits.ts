@@ -1,0 +1,25 @@
+/**
+ * Batch job limits (spec: inference-billing-api section 8). The server's configuration defaults
+ * to these; `maxItems` and `maxRequestBytes` are part of the contract itself (schema and body cap).
+ */
+export const jobLimits = {
+  maxItems: 8,
+  maxRequestBytes: 524_288,
+  maxResultBytes: 8_388_608,
+  maxActivePerPrincipal: 2,
+  maxActiveGlobal: 32,
+  maxActiveItemsPerPrincipal: 16,
+  maxActiveItemsGlobal: 256,
+  maxAttempts: 3,
+  resultTtlSeconds: 86_400,
+  maxRetainedPerPrincipal: 32,
+  maxRetainedGlobal: 256,
+  /** An Idempotency-Key is 1..255 printable ASCII characters (Stripe's limit). */
+  idempotencyKeyMaxChars: 255,
+  /** Idempotency keys are kept at least this long (Stripe: 24 hours). */
+  idempotencyKeyTtlSeconds: 86_400,
+  calculateMaxExpressionChars: 1000,
+} as const;
+
+/** The request schema id every submission names (spec section 9). */
+export const batchJobRequestSchemaId = 'svc.batch-job-request.v1';

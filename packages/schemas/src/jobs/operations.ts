@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { ClassifyRequest, ClassifyResponse } from '../inference/classify.ts';
+import { EmbeddingsRequest, EmbeddingsResponse } from '../inference/embeddings.ts';
+import { RerankRequest, RerankResponse } from '../inference/rerank.ts';
+import { SummarizeRequest, SummarizeResponse } from '../inference/summarize.ts';
+import { PdfExtraction, PdfExtractRequest } from '../pdf/extraction.ts';
+import { jobLimits } from './limits.ts';
+
+/** Operations a job may run. Chat (the paid operation) is not one of them. */
+export const jobOperations = ['embeddings', 'rerank', 'classify', 'summarize', 'pdf_extract', 'calculate', 'validate_json', 'resolve_link'] as const;
+export const JobOperation = z.enum(jobOperations).meta({ id: 'JobOperation' });
+export type JobOperation = z.infer<typeof JobOperation>;
+
+export const CalculateItem = z
+  .strictObject({
+    expression: z
+      .string()
+      .min(1)
+      .max(jobLimits.calculateMaxExpressionChars, `an expression holds at most ${jobLimits.calculateMaxExpressionChars} characters`)
+      .describe('Arithmetic: numbers, + - * / % ^, parentheses, the constants pi, e, tau, phi, and the functions abs, sqrt, cbrt, exp, log (natural, or log(x, base)), log10, log2, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, floor, ceil, round, trunc (fix), sign, min, max, hypot, pow, mod. Nothing else is reachable.'),
+  })
+  .meta({ id: 'CalculateItem' });
+export const CalculateResult = z
+  .object({ expression: z.string(), value: z.number().describe('A finite IEEE 754 double; an expression whose value is not finite fails with `calculate_not_finite`.') })
+  .meta({ id: 'CalculateResult' });
+export type CalculateResult = z.infer<typeof CalculateResult>;
+
+export const ValidateJsonItem = z
+  .strictObject({
+    schema: z.union([z.record(z.string(), z.unknown()), z.boolean()]).describe('A JSON Schema (draft 2020-12; draft-07 documents work too). `$ref` to anything outside the schema is not fetched.'),
+    document: z.unknown().describe('The JSON document to validate.'),
+  })
+  .meta({ id: 'ValidateJsonItem' });
+export const JsonSchemaViolation = z
+  .object({
+    instance_path: z.string().describe('JSON Pointer to the offending part of the document (`` for the root).'),
+    schema_path: z.string(),
+    keyword: z.string(),
+    message: z.string(),
+  })
+  .meta({ id: 'JsonSchemaViolation' });
+export const ValidateJsonResult = z
+  .object({ valid: z.boolean(), errors: z.array(JsonSchemaViolation).describe('Every violation found (empty when valid).') })
+  .meta({ id: 'ValidateJsonResult' });
+export type ValidateJsonResult = z.infer<typeof ValidateJsonResult>;
+
+export const ResolveLinkItem = z
+  .strictObject({ url: z.url({ protocol: /^https$/, error: 'Only https URLs are resolved.' }).max(2048) })
+  .meta({ id: 'ResolveLinkItem' });
+export const ResolveLinkResult = z
+  .object({
+    url: z.string().describe('The URL as given.'),
+    final_url: z.string().describe('Where the redirects ended.'),
+    status: z.number().int().describe('HTTP status of the final answer.'),
+    content_type: z.string().nullable().describe('Media type of the final answer, without parameters; null when not stated.'),
+    redirects: z.array(z.object({ url: z.string(), status: z.number().int() })).describe('Each redirect followed, in order: the URL that redirected and its status.'),
+    title: z.string().nullable().describe('The `<title>` of an HTML page (from its first 256 KiB), null otherwise.'),
+  })
+  .meta({ id: 'ResolveLinkResult' });
+export type ResolveLinkResult = z.infer<typeof ResolveLinkResult>;
+
+/** What each operation takes for one item: the same schema as its HTTP route, or its own. */
+export const jobItemSchemas = {
+  embeddings: EmbeddingsRequest,
+  rerank: RerankRequest,
+  classify: ClassifyRequest,
+  summarize: SummarizeRequest,
+  pdf_extract: PdfExtractRequest,
+  calculate: CalculateItem,
+  validate_json: ValidateJsonItem,
+  resolve_link: ResolveLinkItem,
+} as const satisfies Record<JobOperation, z.ZodType>;
+
+/** What one item of each operation gives back when it succeeds. */
+export const jobResultSchemas = {
+  embeddings: EmbeddingsResponse,
+  rerank: RerankResponse,
+  classify: ClassifyResponse,
+  summarize: SummarizeResponse,
+  pdf_extract: PdfExtraction,
+  calculate: CalculateResult,
+  validate_json: ValidateJsonResult,
+  resolve_link: ResolveLinkResult,
+} as const satisfies Record<JobOperation, z.ZodType>;
+
+export type JobItemInput<O extends JobOperation> = z.input<(typeof jobItemSchemas)[O]>;

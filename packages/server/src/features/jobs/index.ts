@@ -1,0 +1,30 @@
+import type { ServerDeps } from '../../deps.ts';
+import { pruneIdempotencyKeys } from '../../http/idempotency.ts';
+import type { PdfService } from '../pdf/pdf-service.ts';
+import { createJobsHandlers } from './handlers.ts';
+import { JobQueue } from './job-queue.ts';
+import { pruneFinishedJobs } from './job-store.ts';
+import { JobWorkers } from './job-workers.ts';
+
+/**
+ * Batch jobs: the routes, this process's runners over the shared PostgreSQL queue, and the
+ * housekeeping that applies retention (jobs and idempotency keys).
+ */
+export function createJobsFeature(deps: ServerDeps, pdf: PdfService) {
+  const queue = new JobQueue(deps.database.sequelize, deps.config.jobs);
+  const workers = new JobWorkers(deps, pdf, queue);
+  workers.start();
+  const housekeeping = setInterval(() => {
+    Promise.all([pruneFinishedJobs(deps.database.sequelize, deps.config.jobs), pruneIdempotencyKeys(deps.database.sequelize)]).catch((error: unknown) =>
+      deps.log.warn({ err: (error as Error).message }, 'jobs housekeeping failed; retrying at the next interval'),
+    );
+  }, deps.config.jobs.housekeepingIntervalMs);
+  housekeeping.unref();
+  return {
+    handlers: createJobsHandlers(deps, () => workers.wake()),
+    close: async () => {
+      clearInterval(housekeeping);
+      await workers.close(Math.max(0, deps.config.shutdownTimeoutMs / 2));
+    },
+  };
+}

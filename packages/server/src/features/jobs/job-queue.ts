@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { JobItemOutcome } from '@svc/schemas';
+import type { JobsConfig } from './jobs-config.ts';
+import type { JobRow } from './job-row.ts';
+import { pruneFinishedJobs } from './job-store.ts';
+
+/** A claimed job: the row, and the lease token every later write is fenced by. */
+export interface ClaimedJob {
+  row: JobRow;
+  lease: string;
+}
+
+/**
+ * The PostgreSQL queue (plain SQL, `FOR UPDATE SKIP LOCKED`): any replica claims any queued job,
+ * holds it by a lease it renews, and every write it makes names its lease, so a runner whose
+ * lease ran out (and whose job someone else now runs) changes nothing.
+ */
+export class JobQueue {
+  private readonly sequelize: Sequelize;
+  private readonly config: JobsConfig;
+
+  constructor(sequelize: Sequelize, config: JobsConfig) {
+    this.sequelize = sequelize;
+    this.config = config;
+  }
+
+  /**
+   * Jobs whose runner died (lease expired): back to queued while attempts remain, else failed
+   * with `job_attempts_exhausted`. Items that finished keep their outcomes.
+   */
+  async reapExpiredLeases(): Promise<void> {
+    await this.sequelize.query(
+      `UPDATE svc_jobs SET status = 'failed', error_code = 'job_attempts_exhausted',
+         error_message = 'The job''s runner stopped (server gone or lease expired) on each of its ' || max_attempts || ' attempts.',
+         finished_at = now(), expires_at = now() + make_interval(secs => $1), lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
+       WHERE status = 'running' AND lease_expires_at < now() AND attempts >= max_attempts`,
+      { bind: [this.config.resultTtlSeconds] },
+    );
+    await this.sequelize.query(
+      `UPDATE svc_jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
+       WHERE status = 'running' AND lease_expires_at < now() AND attempts < max_attempts`,
+    );
+  }
+
+  /** Claims the oldest queued job, counting an attempt; undefined when none is waiting. */
+  async claim(): Promise<ClaimedJob | undefined> {
+    const lease = randomBytes(12).toString('base64url');
+    const [row] = await this.sequelize.query<JobRow>(
+      `UPDATE svc_jobs SET status = 'running', attempts = attempts + 1, started_at = now(), lease_owner = $1,
+         lease_expires_at = now() + make_interval(secs => $2)
+       WHERE id = (SELECT id FROM svc_jobs WHERE status = 'queued' ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1)
+       RETURNING *`,
+      { bind: [lease, this.config.leaseSeconds], type: QueryTypes.SELECT },
+    );
+    return row ? { row, lease } : undefined;
+  }
+
+  /** Extends the lease; false when it was lost (the job was reaped and maybe claimed elsewhere). */
+  async renew(job: ClaimedJob): Promise<boolean> {
+    const rows = await this.sequelize.query(
+      `UPDATE svc_jobs SET lease_expires_at = now() + make_interval(secs => $3) WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
+      { bind: [job.row.id, job.lease, this.config.leaseSeconds], type: QueryTypes.SELECT },
+    );
+    return rows.length > 0;
+  }
+
+  /** Marks the item being run, for progress. */
+  async startItem(job: ClaimedJob, index: number): Promise<boolean> {
+    const rows = await this.sequelize.query(`UPDATE svc_jobs SET current_item = $3 WHERE id = $1 AND lease_owner = $2 RETURNING id`, {
+      bind: [job.row.id, job.lease, index],
+      type: QueryTypes.SELECT,
+    });
+    return rows.length > 0;
+  }
+
+  /**
+   * Appends one item's outcome and marks the next item as the one running, in one write (each
+   * commit waits for the disk, so the runner makes one per item); false when the lease was lost.
+   */
+  async recordOutcome(job: ClaimedJob, outcome: JobItemOutcome, bytes: number, nextItem: number | null): Promise<boolean> {
+    const rows = await this.sequelize.query(
+      `UPDATE svc_jobs SET outcomes = outcomes || jsonb_build_array($3::jsonb), result_bytes = result_bytes + $4, current_item = $5
+       WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
+      { bind: [job.row.id, job.lease, JSON.stringify(outcome), bytes, nextItem], type: QueryTypes.SELECT },
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Ends the job (completed, or failed with a code) and applies retention in the same
+   * transaction (one commit); false when the lease was lost.
+   */
+  async finish(job: ClaimedJob, end: { status: 'completed' } | { status: 'failed'; code: string; message: string }): Promise<boolean> {
+    return this.sequelize.transaction(async (transaction) => {
+      const rows = await this.sequelize.query(
+        `UPDATE svc_jobs SET status = $3, error_code = $4, error_message = $5, finished_at = now(), expires_at = now() + make_interval(secs => $6),
+           lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
+         WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
+        {
+          bind: [job.row.id, job.lease, end.status, end.status === 'failed' ? end.code : null, end.status === 'failed' ? end.message : null, this.config.resultTtlSeconds],
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
+      if (rows.length > 0) await pruneFinishedJobs(this.sequelize, this.config, transaction);
+      return rows.length > 0;
+    });
+  }
+
+  /** Gives a job back at shutdown: queued again at once (its attempt stays counted). */
+  async release(job: ClaimedJob): Promise<void> {
+    await this.sequelize.query(
+      `UPDATE svc_jobs SET status = CASE WHEN attempts >= max_attempts THEN 'running' ELSE 'queued' END,
+         lease_owner = CASE WHEN attempts >= max_attempts THEN lease_owner ELSE NULL END,
+         lease_expires_at = CASE WHEN attempts >= max_attempts THEN now() ELSE NULL END, current_item = NULL
+       WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
+      { bind: [job.row.id, job.lease] },
+    );
+  }
+}

@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { BatchJobBody, Principal } from '@svc/schemas';
+import { ServiceError } from '../../http/service-error.ts';
+import type { JobsConfig } from './jobs-config.ts';
+import { JOB_SUMMARY_COLUMNS, type JobRow } from './job-row.ts';
+
+/** Serialises admissions over every replica, so two submissions never both slip under a cap. */
+const ADMISSION_LOCK = 0x5_1_0b5; // arbitrary, fixed: the jobs admission advisory lock
+/** Serialises retention deletes over every replica. */
+const PRUNE_LOCK = 0x5_1_0b6;
+
+const FINISHED = `('completed', 'failed', 'cancelled')`;
+/** How soon a refused caller should try again: jobs take seconds. */
+const RETRY_AFTER_SECONDS = 2;
+
+export const newJobId = () => `job_${randomBytes(18).toString('base64url')}`;
+
+interface ActiveCounts {
+  principal_jobs: string;
+  principal_items: string;
+  global_jobs: string;
+  global_items: string;
+}
+
+/**
+ * Admits and stores a job in the caller's transaction: takes the admission lock, counts the
+ * active (queued or running) jobs and items, refuses past any cap with 429, inserts the row.
+ */
+export async function insertJob(sequelize: Sequelize, config: JobsConfig, principal: Principal, body: BatchJobBody, transaction: Transaction): Promise<JobRow> {
+  await sequelize.query('SELECT pg_advisory_xact_lock($1)', { bind: [ADMISSION_LOCK], transaction });
+  const [counts] = await sequelize.query<ActiveCounts>(
+    `SELECT count(*) FILTER (WHERE principal_id = $1) AS principal_jobs, coalesce(sum(item_count) FILTER (WHERE principal_id = $1), 0) AS principal_items,
+            count(*) AS global_jobs, coalesce(sum(item_count), 0) AS global_items
+     FROM svc_jobs WHERE status IN ('queued', 'running')`,
+    { bind: [principal.id], type: QueryTypes.SELECT, transaction },
+  );
+  const items = body.items.length;
+  const caps = [
+    ['principal_jobs', Number(counts!.principal_jobs) + 1, config.maxActivePerPrincipal, 'active jobs for one principal'],
+    ['principal_items', Number(counts!.principal_items) + items, config.maxActiveItemsPerPrincipal, 'active items for one principal'],
+    ['global_jobs', Number(counts!.global_jobs) + 1, config.maxActiveGlobal, 'active jobs on this service'],
+    ['global_items', Number(counts!.global_items) + items, config.maxActiveItemsGlobal, 'active items on this service'],
+  ] as const;
+  for (const [which, wouldBe, cap, what] of caps) {
+    if (wouldBe > cap) {
+      throw new ServiceError(`jobs_active_limit:${which}`, `At most ${cap} ${what} (queued or running); this job would make ${wouldBe}. Retry when one finishes.`, {
+        retryAfterSeconds: RETRY_AFTER_SECONDS,
+        retryable: true,
+      });
+    }
+  }
+  const [row] = await sequelize.query<JobRow>(
+    `INSERT INTO svc_jobs (id, principal_id, principal_kind, operation, items, item_count, status, max_attempts)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, 'queued', $7) RETURNING ${JOB_SUMMARY_COLUMNS}`,
+    { bind: [newJobId(), principal.id, principal.kind, body.operation, JSON.stringify(body.items), items, config.maxAttempts], type: QueryTypes.SELECT, transaction },
+  );
+  return row!;
+}
+
+const notFound = (jobId: string) => new ServiceError('job_not_found', `No job ${jobId} of yours (unknown, another principal's, or past retention).`);
+
+/** The caller's job, or 404: another principal's job and one past its TTL look the same as none. */
+export async function findJob(sequelize: Sequelize, principalId: string, jobId: string, columns = JOB_SUMMARY_COLUMNS): Promise<JobRow> {
+  const [row] = await sequelize.query<JobRow>(
+    `SELECT ${columns} FROM svc_jobs WHERE id = $1 AND principal_id = $2 AND (expires_at IS NULL OR expires_at > now())`,
+    { bind: [jobId, principalId], type: QueryTypes.SELECT },
+  );
+  if (!row) throw notFound(jobId);
+  return row;
+}
+
+/**
+ * Cancels a queued job. The UPDATE takes the row lock the claim takes, and re-checks the status
+ * once it holds it, so a job is cancelled or claimed, never both.
+ */
+export async function cancelJob(sequelize: Sequelize, config: JobsConfig, principalId: string, jobId: string): Promise<JobRow> {
+  const [cancelled] = await sequelize.query<JobRow>(
+    `UPDATE svc_jobs SET status = 'cancelled', cancelled_at = now(), finished_at = now(), expires_at = now() + make_interval(secs => $3)
+     WHERE id = $1 AND principal_id = $2 AND status = 'queued' RETURNING ${JOB_SUMMARY_COLUMNS}`,
+    { bind: [jobId, principalId, config.resultTtlSeconds], type: QueryTypes.SELECT },
+  );
+  if (cancelled) {
+    await pruneFinishedJobs(sequelize, config);
+    return cancelled;
+  }
+  const current = await findJob(sequelize, principalId, jobId);
+  if (current.status === 'cancelled') return current;
+  throw new ServiceError(`job_not_cancellable:${current.status}`, `Only queued jobs can be cancelled; this one is ${current.status}.`);
+}
+
+/**
+ * Retention: a finished job is kept until the earlier of its TTL and the row caps (per principal
+ * and overall), dropping the oldest finished first. Active jobs are never dropped.
+ */
+export async function pruneFinishedJobs(sequelize: Sequelize, config: JobsConfig, transaction?: Transaction): Promise<void> {
+  if (!transaction) return sequelize.transaction((own) => pruneFinishedJobs(sequelize, config, own));
+  // One pruner at a time over every replica: two deleting overlapping rows could deadlock.
+  await sequelize.query('SELECT pg_advisory_xact_lock($1)', { bind: [PRUNE_LOCK], transaction });
+  await sequelize.query(`DELETE FROM svc_jobs WHERE status IN ${FINISHED} AND expires_at <= now()`, { transaction });
+  await sequelize.query(
+    `DELETE FROM svc_jobs WHERE id IN (
+       SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY principal_id ORDER BY finished_at DESC, id DESC) AS place
+                       FROM svc_jobs WHERE status IN ${FINISHED}) ranked
+       WHERE place > $1)`,
+    { bind: [config.maxRetainedPerPrincipal], transaction },
+  );
+  await sequelize.query(
+    `DELETE FROM svc_jobs WHERE id IN (
+       SELECT id FROM svc_jobs WHERE status IN ${FINISHED} ORDER BY finished_at DESC, id DESC OFFSET $1)`,
+    { bind: [config.maxRetainedGlobal], transaction },
+  );
+}
