@@ -157,10 +157,10 @@ test('embeddings and pdf_extract run on the inference engine and the PDF workers
 test('rerank, classify and summarize run on the built-in engine, one result per item', async (t) => {
   const client = await agentClient();
   const reranked = await runToResult(client, { schema: 'svc.batch-job-request.v1', operation: 'rerank', items: [{ query: 'verified downloads', documents: ['the weather today', 'downloads are verified by digest'] }] });
-  const [ranking] = outcomes(reranked.result) as [{ results: Array<{ index: number; relevance_score: number }> }];
+  const [ranking] = outcomes(reranked.result) as unknown as [{ results: Array<{ index: number; relevance_score: number }> }];
   t.is(ranking.results[0]!.index, 1);
   const classified = await runToResult(client, { schema: 'svc.batch-job-request.v1', operation: 'classify', items: [{ task: 'sentiment', inputs: ['I love it, works great', 'awful and broken'] }] });
-  const [labels] = outcomes(classified.result) as [{ results: Array<{ label: string }> }];
+  const [labels] = outcomes(classified.result) as unknown as [{ results: Array<{ label: string }> }];
   t.deepEqual(labels.results.map((result) => result.label), ['positive', 'negative']);
   const summarized = await runToResult(client, { schema: 'svc.batch-job-request.v1', operation: 'summarize', items: [{ text: 'Jobs run in the background. Each item has its own result. The weather was fine.', max_sentences: 1 }] });
   const [summary] = outcomes(summarized.result) as unknown as [{ summary: string; extractive: boolean }];
