@@ -145,7 +145,7 @@ for (const [name, current, check] of hostile) {
     t.is((error as VerifiedDownloadError).check, check, error?.message);
     t.regex(error!.message, /Nothing was published and no completion was posted/);
     const left = await readdir(directory, { recursive: true }).catch(() => []);
-    t.deepEqual(left.filter((entry) => entry !== 'out'), [], 'no file and no temporary file left');
+    t.deepEqual(left, [], 'no file, no temporary file and no directory left');
     t.is(completionsPosted, postedBefore, 'no completion posted');
     t.is(await downloadsRecorded(), recordedBefore, 'no pull recorded');
   });

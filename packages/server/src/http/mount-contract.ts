@@ -71,6 +71,9 @@ class HandlerRequest implements RequestContext {
   get requestId() {
     return this.state.requestId;
   }
+  get method() {
+    return this.ctx.method;
+  }
   get ip() {
     return this.ctx.ip;
   }

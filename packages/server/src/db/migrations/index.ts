@@ -5,10 +5,11 @@ import identity from './20261121T1300-identity.ts';
 import walFlush from './20261121T1400-wal-flush.ts';
 import blackboardRefuse from './20261121T1401-blackboard-refuse.ts';
 import blackboardPutBatch from './20261121T1500-blackboard-put-batch.ts';
+import completionRetry from './20261122T1900-completion-retry.ts';
 import type { Migration } from './types.ts';
 
 /**
  * Every migration, listed here so a bundled build carries them all. Features add theirs;
  * the list is sorted by name (timestamp first), whatever order the imports are in.
  */
-export const migrations: Migration[] = [foundation, catalog, blackboard, identity, walFlush, blackboardRefuse, blackboardPutBatch].sort((a, b) => a.name.localeCompare(b.name));
+export const migrations: Migration[] = [foundation, catalog, blackboard, identity, walFlush, blackboardRefuse, blackboardPutBatch, completionRetry].sort((a, b) => a.name.localeCompare(b.name));
