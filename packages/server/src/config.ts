@@ -45,6 +45,7 @@ const EnvSchema = z.object({
   SVC_OAUTH_REFRESH_TOKEN_TTL_SECONDS: integer(300, 31_536_000, 'seconds').default(2_592_000),
   SVC_OAUTH_CODE_TTL_SECONDS: integer(1, 600, 'seconds').default(60),
   SVC_OAUTH_TOKEN_RATE_PER_MINUTE: integer(1, 100_000, 'requests per minute').default(60),
+  SVC_OAUTH_REGISTER_RATE_PER_MINUTE: integer(1, 100_000, 'registrations per minute').default(20),
   SVC_DEVELOPER_KEYS_MAX_ACTIVE: integer(1, 1000, 'a key count').default(20),
   SVC_DEMO_TOKEN: z.string().min(8, 'must be at least 8 characters').optional(),
   SVC_DEMO_SCOPES: z
@@ -105,6 +106,8 @@ export interface IdentityConfig {
   codeTtlSeconds: number;
   /** Token-endpoint requests per client IP per minute (the demo tier's limit). */
   tokenRatePerMinute: number;
+  /** Client registrations per client IP per minute. */
+  registerRatePerMinute: number;
   maxActiveDeveloperKeys: number;
   /** A publishable credential for the shared demo principal; absent means no demo principal. */
   demoToken: string | undefined;
@@ -164,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       refreshTokenTtlSeconds: e.SVC_OAUTH_REFRESH_TOKEN_TTL_SECONDS,
       codeTtlSeconds: e.SVC_OAUTH_CODE_TTL_SECONDS,
       tokenRatePerMinute: e.SVC_OAUTH_TOKEN_RATE_PER_MINUTE,
+      registerRatePerMinute: e.SVC_OAUTH_REGISTER_RATE_PER_MINUTE,
       maxActiveDeveloperKeys: e.SVC_DEVELOPER_KEYS_MAX_ACTIVE,
       demoToken: e.SVC_DEMO_TOKEN,
       demoScopes: e.SVC_DEMO_SCOPES,

@@ -61,7 +61,14 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
       if (!result.headers?.location) throw new ServiceError('internal_error', 'Redirect without a location.');
       return;
     case 'empty':
-      ctx.body = null;
+      // Koa turns a null body into 204 whatever the status; an empty string keeps the declared
+      // one (RFC 7009 revocation answers 200, an MCP notification 202) with no content type.
+      if (result.status === 204 || result.status === 304) {
+        ctx.body = null;
+        return;
+      }
+      ctx.body = '';
+      ctx.remove('content-type');
       return;
   }
 }
