@@ -54,6 +54,12 @@ export interface RouteDefinition {
   readonly bodyTimeoutMs?: number;
   /** Error statuses worth documenting beyond the ones the adapter adds from auth and input. */
   readonly errors?: readonly number[];
+  /**
+   * `any-origin`: a public discovery document browsers on any origin may read (CORS `*`). Other
+   * routes answer cross-origin requests only from SVC_CORS_ORIGINS. Public GETs under
+   * `/.well-known/` are discovery documents without saying so.
+   */
+  readonly cors?: 'any-origin';
   /** `bayrun` answers every error of the route with the upload envelope (retryable flag set). */
   readonly errorEnvelope?: 'standard' | 'bayrun';
   readonly responses: Readonly<Record<number, ResponseSpec>>;

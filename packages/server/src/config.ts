@@ -29,6 +29,17 @@ const EnvSchema = z.object({
   SVC_OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SVC_SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 'milliseconds').default(10_000),
+  SVC_SHUTDOWN_GRACE_MS: integer(0, 600_000, 'milliseconds').default(0),
+  SVC_HTTP_HEADERS_TIMEOUT_MS: integer(100, 600_000, 'milliseconds').default(10_000),
+  SVC_HTTP_REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000, 'milliseconds').default(300_000),
+  SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(100, 600_000, 'milliseconds').default(65_000),
+  SVC_HTTP_MAX_REQUESTS_PER_SOCKET: integer(0, 1_000_000, 'a request count (0: unlimited)').default(1000),
+  SVC_HTTP_MAX_HEADER_BYTES: integer(1024, 1_048_576, 'bytes').default(16_384),
+  SVC_CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .pipe(z.array(z.union([z.literal('*'), z.string().regex(/^https?:\/\/[^/?#\s]+$/, 'an origin is scheme://host[:port], with no path')]), { error: 'expected * or comma-separated origins such as https://app.example' })),
   SVC_OPEN_ACCESS: flag.default(false),
   SVC_TRUST_PROXY: flag.default(false),
   SVC_VALIDATE_RESPONSES: flag.default(false),
@@ -71,6 +82,12 @@ export interface Config {
   operatorToken: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['SVC_LOG_LEVEL'];
   shutdownTimeoutMs: number;
+  /** How long `/readyz` fails before the listener closes, so a load balancer notices first (0: close at once). */
+  shutdownGraceMs: number;
+  /** Slow-client and size defences of the HTTP listener. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxRequestsPerSocket: number; maxHeaderBytes: number };
+  /** Origins a browser may call every route from (`*`: any); discovery documents are open to all. */
+  corsOrigins: string[];
   /** Callers with no credential act as the open-auth principal on scoped routes. */
   openAccess: boolean;
   /** Read the client address from X-Forwarded-For (only behind a proxy you control). */
@@ -155,6 +172,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     operatorToken: e.SVC_OPERATOR_TOKEN,
     logLevel: e.SVC_LOG_LEVEL,
     shutdownTimeoutMs: e.SVC_SHUTDOWN_TIMEOUT_MS,
+    shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
+    http: {
+      headersTimeoutMs: e.SVC_HTTP_HEADERS_TIMEOUT_MS,
+      // Node refuses a header deadline longer than the whole-request one.
+      requestTimeoutMs: Math.max(e.SVC_HTTP_REQUEST_TIMEOUT_MS, e.SVC_HTTP_HEADERS_TIMEOUT_MS),
+      keepAliveTimeoutMs: e.SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxRequestsPerSocket: e.SVC_HTTP_MAX_REQUESTS_PER_SOCKET,
+      maxHeaderBytes: e.SVC_HTTP_MAX_HEADER_BYTES,
+    },
+    corsOrigins: e.SVC_CORS_ORIGINS,
     openAccess: e.SVC_OPEN_ACCESS,
     trustProxy: e.SVC_TRUST_PROXY,
     validateResponses: e.SVC_VALIDATE_RESPONSES,

@@ -69,7 +69,7 @@ const SignedUrlQuery = z.object({
 });
 
 export const catalogContract = defineContract({
-  agentDiscovery: defineRoute({ ...catalogRoute, method: 'GET', path: '/api/agent-discovery', summary: 'How an agent uses the catalog: endpoints, value sets, the download procedure', responses: { 200: AgentDiscovery } }),
+  agentDiscovery: defineRoute({ ...catalogRoute, cors: 'any-origin', method: 'GET', path: '/api/agent-discovery', summary: 'How an agent uses the catalog: endpoints, value sets, the download procedure', responses: { 200: AgentDiscovery } }),
   search: defineRoute({
     ...catalogRoute,
     method: 'GET',

@@ -23,9 +23,9 @@ import {
 
 const oauthRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['oauth'] } as const;
 const asMetadata = (path: string, summary: string) =>
-  defineRoute({ ...oauthRoute, method: 'GET', path, summary, responses: { 200: OAuthAuthorizationServerMetadata } });
+  defineRoute({ ...oauthRoute, cors: 'any-origin', method: 'GET', path, summary, responses: { 200: OAuthAuthorizationServerMetadata } });
 const prMetadata = (path: string, summary: string) =>
-  defineRoute({ ...oauthRoute, method: 'GET', path, summary, responses: { 200: OAuthProtectedResourceMetadata } });
+  defineRoute({ ...oauthRoute, cors: 'any-origin', method: 'GET', path, summary, responses: { 200: OAuthProtectedResourceMetadata } });
 
 export const oauthContract = defineContract({
   register: defineRoute({

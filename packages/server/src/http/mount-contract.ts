@@ -19,6 +19,8 @@ export interface MountOptions {
   openAccess: boolean;
   validateResponses: boolean;
   publicUrls: () => { baseUrl: string; apiUrl: string };
+  /** Aborts when the server begins to drain (event streams end with a final event). */
+  shutdownSignal?: AbortSignal;
 }
 
 /** Path params arrive URL-decoded; wildcard params arrive as segment arrays and are joined. */
@@ -139,6 +141,7 @@ export async function serveRoute(ctx: Context, state: RequestState, entry: Route
   respond(ctx, route.responses[result.status], result, {
     validate: options.validateResponses,
     signal: () => request.signal,
+    shutdown: options.shutdownSignal,
     onStreamError: (error) => {
       const body = errorBodyFor(error, state.requestId, state.log);
       return { code: body.code, error: body.error };

@@ -15,6 +15,8 @@ export interface RespondOptions {
   validate: boolean;
   signal: () => AbortSignal;
   onStreamError: (error: unknown) => { code: string; error: string };
+  /** Aborts when the server begins to drain: open event streams end with a final event. */
+  shutdown?: AbortSignal;
 }
 
 /** Writes a handler's answer as its contract entry says: JSON, text, bytes, SSE, redirect or empty. */
@@ -54,7 +56,7 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
       ctx.set('cache-control', 'no-cache, no-transform');
       ctx.set('x-accel-buffering', 'no');
       ctx.req.socket.setNoDelay(true);
-      ctx.body = sseStream(result.body as AsyncIterable<SseMessage<unknown>>, options.signal(), options.onStreamError);
+      ctx.body = sseStream(result.body as AsyncIterable<SseMessage<unknown>>, options.signal(), options.onStreamError, options.shutdown);
       return;
     case 'redirect':
       // Koa turns a null body into 204, so the redirect keeps Koa's short status-text body.
