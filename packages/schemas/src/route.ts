@@ -60,8 +60,12 @@ export interface RouteDefinition {
    * `/.well-known/` are discovery documents without saying so.
    */
   readonly cors?: 'any-origin';
-  /** `bayrun` answers every error of the route with the upload envelope (retryable flag set). */
-  readonly errorEnvelope?: 'standard' | 'bayrun';
+  /**
+   * `bayrun` answers every error of the route with the upload envelope (retryable flag set).
+   * `oauth` answers a 400 the adapter raises (malformed JSON, a bad body) the way RFC 6749 5.2
+   * does, `error: "invalid_request"` with `error_description`, as the route's handler does.
+   */
+  readonly errorEnvelope?: 'standard' | 'bayrun' | 'oauth';
   readonly responses: Readonly<Record<number, ResponseSpec>>;
 }
 

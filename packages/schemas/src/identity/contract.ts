@@ -22,6 +22,8 @@ import {
 } from './oauth.ts';
 
 const oauthRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['oauth'] } as const;
+/** Endpoints OAuth clients call: every 400 is an RFC 6749 error body, even one the adapter raises. */
+const oauthEndpoint = { ...oauthRoute, errorEnvelope: 'oauth' } as const;
 const asMetadata = (path: string, summary: string) =>
   defineRoute({ ...oauthRoute, cors: 'any-origin', method: 'GET', path, summary, responses: { 200: OAuthAuthorizationServerMetadata } });
 const prMetadata = (path: string, summary: string) =>
@@ -29,7 +31,7 @@ const prMetadata = (path: string, summary: string) =>
 
 export const oauthContract = defineContract({
   register: defineRoute({
-    ...oauthRoute,
+    ...oauthEndpoint,
     method: 'POST',
     path: '/oauth/register',
     summary: 'Register an OAuth client (RFC 7591): stateless, the client id is a signed registration',
@@ -40,7 +42,7 @@ export const oauthContract = defineContract({
     responses: { 201: OAuthClientRegistrationResponse, 400: OAuthError },
   }),
   authorize: defineRoute({
-    ...oauthRoute,
+    ...oauthEndpoint,
     method: 'GET',
     path: '/oauth/authorize',
     summary: 'Authorization endpoint (code + PKCE S256); approves at once and redirects with a signed short-lived code',
@@ -48,7 +50,7 @@ export const oauthContract = defineContract({
     responses: { 302: redirect(), 400: OAuthError },
   }),
   token: defineRoute({
-    ...oauthRoute,
+    ...oauthEndpoint,
     method: 'POST',
     path: '/oauth/token',
     summary: 'Token endpoint: authorization_code, client_credentials, refresh_token; vends the demo tier',
@@ -59,7 +61,7 @@ export const oauthContract = defineContract({
     responses: { 200: OAuthTokenResponse, 400: OAuthError, 401: OAuthError },
   }),
   revoke: defineRoute({
-    ...oauthRoute,
+    ...oauthEndpoint,
     method: 'POST',
     path: '/oauth/revoke',
     summary: 'Token revocation (RFC 7009): an access token, or a refresh token with every token of its authorization',

@@ -28,6 +28,8 @@ export function errorBodyFor(error: unknown, requestId: string, log: Logger): Er
 export function writeError(ctx: Context, state: RequestState, error: unknown): void {
   const { status, headers, ...body } = errorBodyFor(error, state.requestId, state.log);
   if (state.route?.errorEnvelope === 'bayrun' && body.retryable === undefined) body.retryable = RETRYABLE_STATUSES.has(status);
+  // OAuth clients parse `error` as the RFC code: give them one, the message as the description.
+  const answer = state.route?.errorEnvelope === 'oauth' && status === 400 ? { error: 'invalid_request', error_description: body.error, code: body.code, request_id: body.request_id } : body;
   if (ctx.headerSent) {
     ctx.res.destroy();
     return;
@@ -35,5 +37,5 @@ export function writeError(ctx: Context, state: RequestState, error: unknown): v
   for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
   ctx.status = status;
   ctx.res.setHeader('content-type', 'application/json; charset=utf-8');
-  ctx.body = JSON.stringify(body);
+  ctx.body = JSON.stringify(answer);
 }
