@@ -21,8 +21,13 @@ export async function startServerProcess(database: TestDatabase, env: Record<str
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  // A long run logs a line per request: keep the last part only.
+  const keep = (chunk: string) => {
+    output += chunk;
+    if (output.length > 1_048_576) output = output.slice(-262_144);
+  };
+  child.stdout.setEncoding('utf8').on('data', keep);
+  child.stderr.setEncoding('utf8').on('data', keep);
   child.stdin.end();
   // No test may leave a server behind, whatever happens to the test.
   const killer = setTimeout(() => child.kill('SIGKILL'), 10 * 60_000);
