@@ -6,6 +6,7 @@ import path from 'node:path';
 import test from 'ava';
 import { createClient } from '@svc/client';
 import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
+import { forward, relay } from './helpers/forward.ts';
 
 /**
  * A completion whose answer is lost on the way: a proxy in front of the real server forwards the
@@ -26,10 +27,7 @@ const listen = (server: http.Server) => new Promise<number>((resolve) => server.
 test.before(async () => {
   svc = await startTestServer({ env: { SVC_CATALOG_DEMO: 'on' } });
   proxy = http.createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
-    const upstream = await fetch(`${svc.apiUrl}${request.url}`, { method: request.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined, redirect: 'manual' });
+    const upstream = await forward(request, svc.apiUrl);
     const body = Buffer.from(await upstream.arrayBuffer());
     if (request.method === 'POST' && request.url?.startsWith('/api/download-completions/')) {
       completionsSeen++;
@@ -40,12 +38,7 @@ test.before(async () => {
         return;
       }
     }
-    const passHeaders: Record<string, string> = {};
-    upstream.headers.forEach((value, name) => {
-      if (!['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) passHeaders[name] = value;
-    });
-    response.writeHead(upstream.status, passHeaders);
-    response.end(body);
+    await relay(response, upstream, body);
   });
   proxyUrl = `http://127.0.0.1:${await listen(proxy)}`;
 });

@@ -1,8 +1,8 @@
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { createClient, type SvcClient } from '@svc/client';
 import type { DownloadPlan } from '@svc/schemas';
+import { freePort } from './helpers/free-port.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
 import { startServerProcess, type ServerProcess } from './helpers/server-process.ts';
 
@@ -40,15 +40,6 @@ test.before(async () => {
   (ENV as Record<string, string>).SVC_PORT = String(await freePort());
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-    probe.once('error', reject);
-  });
-}
 test.after.always(async () => {
   server?.child.kill('SIGKILL');
   await server?.exited;

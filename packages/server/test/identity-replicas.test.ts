@@ -1,6 +1,6 @@
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import test from 'ava';
 import { createPkcePair } from '@svc/client';
+import { freePort } from './helpers/free-port.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
@@ -17,15 +17,6 @@ let database: TestDatabase;
 let a: TestServer;
 let b: TestServer;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-    probe.once('error', reject);
-  });
-}
 
 /** Replicas behind one load balancer share the public URL (the issuer); tests reach each directly. */
 let urlA = '';

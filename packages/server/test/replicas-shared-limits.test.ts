@@ -1,7 +1,7 @@
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { createPkcePair } from '@svc/client';
+import { freePort } from './helpers/free-port.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
 import { startServerProcess, type ServerProcess } from './helpers/server-process.ts';
 
@@ -18,15 +18,6 @@ let database: TestDatabase;
 let replicas: ServerProcess[] = [];
 let urls: [string, string] = ['', ''];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-    probe.once('error', reject);
-  });
-}
 
 test.before(async () => {
   database = await createTestDatabase();
