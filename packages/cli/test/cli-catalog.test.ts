@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
@@ -51,13 +53,35 @@ test('svc artifact show, versions, files, plan', async (t) => {
   t.regex(missing.stderr, /artifact_not_found, HTTP 404/);
 });
 
-test('svc download: the strict default refuses the self-hosted store, exit 1, nothing written', async (t) => {
+test('svc download from a loopback server trusts its own store by default and says so; --strict-storage refuses it, nothing written', async (t) => {
   const out = await mkdtemp(path.join(tmpdir(), 'svc-cli-dl-'));
-  const run = await runCli(['download', 'support-tickets-sample', '--out', path.join(out, 'data')], { env });
+  const trusted = await runCli(['download', 'support-tickets-sample', 'tickets.csv', '--out', path.join(out, 'trusted')], { env });
+  t.is(trusted.code, 0, trusted.stderr);
+  t.regex(trusted.stderr, new RegExp(`trusting the loopback server's own store ${svc.apiUrl.replace(/[.]/g, '\\.')}/api/storage/`));
+  t.deepEqual(await readdir(path.join(out, 'trusted')), ['tickets.csv']);
+  const strict = await runCli(['download', 'support-tickets-sample', '--out', path.join(out, 'data'), '--strict-storage'], { env });
+  t.is(strict.code, 1);
+  t.regex(strict.stdout, /FAILED tickets\.csv \[storage-host\]/);
+  t.regex(strict.stdout, /--storage-host/);
+  t.notRegex(strict.stderr, /trusting/);
+  t.deepEqual(await readdir(out), ['trusted']);
+});
+
+test('svc download that fails after creating its directory leaves no empty directory behind', async (t) => {
+  // A server whose signed URLs point at a port nothing listens on: the fetch fails after the
+  // destination directory was made.
+  const closed = http.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const deadHost = `127.0.0.1:${(closed.address() as AddressInfo).port}`;
+  await new Promise((resolve) => closed.close(resolve));
+  const broken = await startTestServer({ env: { SVC_CATALOG_DEMO: 'on', SVC_PUBLIC_API_URL: `http://${deadHost}` } });
+  t.teardown(() => broken.close());
+  const out = await mkdtemp(path.join(tmpdir(), 'svc-cli-dl-'));
+  const run = await runCli(['download', 'tiny-sentiment-lexicon', '--out', path.join(out, 'nested', 'data'), '--storage-host', deadHost, '--allow-http-loopback', '--json'], { env: { SVC_BASE_URL: broken.baseUrl } });
   t.is(run.code, 1);
-  t.regex(run.stdout, /FAILED tickets\.csv \[storage-host\]/);
-  t.regex(run.stdout, /--storage-host/);
-  t.deepEqual(await readdir(out), []);
+  const summary = JSON.parse(run.stdout);
+  t.deepEqual([...new Set(summary.failures.map((failure: any) => failure.check))], ['fetch-status']);
+  t.deepEqual(await readdir(out), [], 'neither the destination nor its parent is left');
 });
 
 test('svc download: full verified flow against the built-in store, digests summarised, trending moves', async (t) => {

@@ -39,12 +39,34 @@ test('login stores tokens with mode 0600, whoami uses them, logout forgets them'
   t.is(again.code, 1);
   t.regex(again.stderr, /already signed in/);
 
-  const logout = await runCli(['logout'], { env });
-  t.is(logout.code, 0);
-  t.regex(logout.stdout, /Signed out/);
+  const stored = JSON.parse(await readFile(signedIn.stored_in, 'utf8')).servers[svc.baseUrl] as { accessToken: string; refreshToken: string };
+  const logout = await runCli(['logout', '--json'], { env });
+  t.is(logout.code, 0, logout.stderr);
+  t.deepEqual(JSON.parse(logout.stdout), { server: svc.baseUrl, signed_out: true, revoked: true });
+  // Revoked on the server (RFC 7009), not only forgotten here: the old tokens are refused.
+  t.is((await fetch(`${svc.baseUrl}/v1/whoami`, { headers: { authorization: `Bearer ${stored.accessToken}` } })).status, 401);
+  await t.throwsAsync(svc.client().oauth.refresh({ refreshToken: stored.refreshToken }));
   const anonymous = await runCli(['whoami'], { env });
   t.is(anonymous.code, 1);
   t.regex(anonymous.stderr, /unauthorized|401/);
+});
+
+test('logout against a server it cannot reach keeps the session and says so; --local forgets it', async (t) => {
+  const env = await configHome(t);
+  t.is((await runCli(['login'], { env })).code, 0);
+  const file = path.join(env.XDG_CONFIG_HOME!, 'svc', 'credentials.json');
+  const stored = JSON.parse(await readFile(file, 'utf8'));
+  // The same session, filed under a server address nothing listens on.
+  const { writeFile } = await import('node:fs/promises');
+  const gone = 'http://127.0.0.1:9';
+  await writeFile(file, JSON.stringify({ ...stored, servers: { [gone]: stored.servers[svc.baseUrl] } }), { mode: 0o600 });
+  const refused = await runCli(['logout'], { env: { ...env, SVC_BASE_URL: gone } });
+  t.is(refused.code, 1);
+  t.regex(refused.stderr, /could not revoke the session.*stored tokens are kept.*svc logout --local/);
+  t.truthy(JSON.parse(await readFile(file, 'utf8')).servers[gone]);
+  const local = await runCli(['logout', '--local'], { env: { ...env, SVC_BASE_URL: gone } });
+  t.is(local.code, 0, local.stderr);
+  t.regex(local.stdout, /tokens forgotten here, not revoked/);
 });
 
 test('an expired stored access token is refreshed once and written back', async (t) => {

@@ -100,6 +100,12 @@ export const errorCodes = {
   internal_error: 500,
   not_implemented: 501,
   service_unavailable: 503,
+  /** A stream ended because the server began to drain; reconnect (another replica answers). */
+  server_shutting_down: 503,
+  /** Request headers past the server's cap (SVC_HTTP_MAX_HEADER_BYTES). */
+  request_header_too_large: 431,
+  /** A cross-origin preflight from an origin not in SVC_CORS_ORIGINS. */
+  cors_origin_refused: 403,
   gateway_timeout: 504,
   // Catalog and verified downloads.
   invalid_cursor: 400,

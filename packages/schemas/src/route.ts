@@ -79,10 +79,18 @@ export interface RouteDefinition {
   /** Error statuses worth documenting beyond the ones the adapter adds from auth and input. */
   readonly errors?: readonly number[];
   /**
-   * `bayrun` answers every error of the route with the upload envelope (retryable flag set);
-   * `jsonrpc` answers them as JSON-RPC 2.0 error bodies (a JSON-RPC endpoint's callers read no other shape).
+   * `any-origin`: a public discovery document browsers on any origin may read (CORS `*`). Other
+   * routes answer cross-origin requests only from SVC_CORS_ORIGINS. Public GETs under
+   * `/.well-known/` are discovery documents without saying so.
    */
-  readonly errorEnvelope?: 'standard' | 'bayrun' | 'jsonrpc';
+  readonly cors?: 'any-origin';
+  /**
+   * `bayrun` answers every error of the route with the upload envelope (retryable flag set);
+   * `jsonrpc` answers them as JSON-RPC 2.0 error bodies (a JSON-RPC endpoint's callers read no other shape);
+   * `oauth` answers a 400 the adapter raises (malformed JSON, a bad body) the way RFC 6749 5.2
+   * does, `error: "invalid_request"` with `error_description`, as the route's handler does.
+   */
+  readonly errorEnvelope?: 'standard' | 'bayrun' | 'jsonrpc' | 'oauth';
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   /** Set on routes that answer one page of a list (keyset or offset cursor plus a limit). */
   readonly paging?: PagingSpec;

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/database.ts';
 import { runMigrations } from './db/migrate.ts';
 import { createLogger } from './observability/logger.ts';
-import { createServer } from './server.ts';
+import { createServer, type SvcServer } from './server.ts';
 import { CatalogImportError } from './features/catalog/import-catalog.ts';
 import { describeImport, runCatalogImport } from './features/catalog/import-command.ts';
 
@@ -24,20 +24,10 @@ function configOrExit(): Config {
 async function start(): Promise<void> {
   const config = configOrExit();
   const log = createLogger(config.logLevel);
-  const server = await createServer(config, { logger: log });
-  const urls = await server.listen();
-  log.info({ baseUrl: urls.baseUrl, apiUrl: urls.apiUrl, database: server.database.kind, dataDir: config.dataDir }, 'svc listening');
-  if (server.operatorTokenFile) log.info({ operatorTokenFile: server.operatorTokenFile }, 'operator token kept in this file (mode 0600), generated on first start; read it from there');
-  if (server.database.kind === 'embedded') log.info('embedded database (PGlite) in use: fine for trying and small single-node use; set DATABASE_URL for production');
+  let server: SvcServer | undefined;
   let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting without draining');
-      process.exit(1);
-    }
-    stopping = true;
-    log.info({ signal }, 'draining in-flight requests');
-    server.close().then(
+  const shutDown = (running: SvcServer) =>
+    running.close().then(
       () => {
         log.info('stopped cleanly');
         process.exit(0);
@@ -47,9 +37,32 @@ async function start(): Promise<void> {
         process.exit(1);
       },
     );
+  const stop = (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting without draining');
+      process.exit(1);
+    }
+    stopping = true;
+    // During start-up the server is finished first (migrations are not cut in half), then closed.
+    if (!server) {
+      log.info({ signal }, 'signal during start-up: stopping as soon as start-up is done');
+      return;
+    }
+    // /readyz fails and open streams end at once; in-flight requests finish.
+    log.info({ signal }, 'draining in-flight requests');
+    void shutDown(server);
   };
+  // Listening before start-up, so a SIGTERM while migrations run stops cleanly too.
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  log.info({ database: config.databaseUrl ? 'postgres' : 'embedded' }, 'svc starting: migrations, then listening');
+  server = await createServer(config, { logger: log });
+  if (stopping) return void shutDown(server);
+  const urls = await server.listen();
+  log.info({ baseUrl: urls.baseUrl, apiUrl: urls.apiUrl, database: server.database.kind, dataDir: config.dataDir }, 'svc listening');
+  if (server.operatorTokenFile) log.info({ operatorTokenFile: server.operatorTokenFile }, 'operator token kept in this file (mode 0600), generated on first start; read it from there');
+  if (server.database.kind === 'embedded') log.info('embedded database (PGlite) in use: fine for trying and small single-node use; set DATABASE_URL for production');
+  if (stopping) void shutDown(server);
 }
 
 async function migrate(): Promise<void> {

@@ -35,6 +35,17 @@ const EnvSchema = z.object({
   SVC_OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SVC_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SVC_SHUTDOWN_TIMEOUT_MS: integer(0, 600_000, 'milliseconds').default(10_000),
+  SVC_SHUTDOWN_GRACE_MS: integer(0, 600_000, 'milliseconds').default(0),
+  SVC_HTTP_HEADERS_TIMEOUT_MS: integer(100, 600_000, 'milliseconds').default(10_000),
+  SVC_HTTP_REQUEST_TIMEOUT_MS: integer(1_000, 3_600_000, 'milliseconds').default(300_000),
+  SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(100, 600_000, 'milliseconds').default(65_000),
+  SVC_HTTP_MAX_REQUESTS_PER_SOCKET: integer(0, 1_000_000, 'a request count (0: unlimited)').default(1000),
+  SVC_HTTP_MAX_HEADER_BYTES: integer(1024, 1_048_576, 'bytes').default(16_384),
+  SVC_CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .pipe(z.array(z.union([z.literal('*'), z.string().regex(/^https?:\/\/[^/?#\s]+$/, 'an origin is scheme://host[:port], with no path')]), { error: 'expected * or comma-separated origins such as https://app.example' })),
   SVC_OPEN_ACCESS: flag.default(false),
   SVC_TRUST_PROXY: flag.default(false),
   SVC_VALIDATE_RESPONSES: flag.default(false),
@@ -51,6 +62,7 @@ const EnvSchema = z.object({
   SVC_OAUTH_REFRESH_TOKEN_TTL_SECONDS: integer(300, 31_536_000, 'seconds').default(2_592_000),
   SVC_OAUTH_CODE_TTL_SECONDS: integer(1, 600, 'seconds').default(60),
   SVC_OAUTH_TOKEN_RATE_PER_MINUTE: integer(1, 100_000, 'requests per minute').default(60),
+  SVC_OAUTH_REGISTER_RATE_PER_MINUTE: integer(1, 100_000, 'registrations per minute').default(20),
   SVC_DEVELOPER_KEYS_MAX_ACTIVE: integer(1, 1000, 'a key count').default(20),
   SVC_RECEIPT_KEY_GENERATION: integer(1, 1_000_000, 'a key generation').default(1),
   SVC_DEMO_TOKEN: z.string().min(8, 'must be at least 8 characters').optional(),
@@ -82,6 +94,12 @@ export interface Config {
   operatorToken: string | undefined;
   logLevel: z.infer<typeof EnvSchema>['SVC_LOG_LEVEL'];
   shutdownTimeoutMs: number;
+  /** How long `/readyz` fails before the listener closes, so a load balancer notices first (0: close at once). */
+  shutdownGraceMs: number;
+  /** Slow-client and size defences of the HTTP listener. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxRequestsPerSocket: number; maxHeaderBytes: number };
+  /** Origins a browser may call every route from (`*`: any); discovery documents are open to all. */
+  corsOrigins: string[];
   /** Callers with no credential act as the open-auth principal on scoped routes. */
   openAccess: boolean;
   /** Read the client address from X-Forwarded-For (only behind a proxy you control). */
@@ -127,6 +145,8 @@ export interface IdentityConfig {
   codeTtlSeconds: number;
   /** Token-endpoint requests per client IP per minute (the demo tier's limit). */
   tokenRatePerMinute: number;
+  /** Client registrations per client IP per minute. */
+  registerRatePerMinute: number;
   maxActiveDeveloperKeys: number;
   /**
    * Which receipt signing key (derived from the signing secret) signs new receipts. Raise it to
@@ -185,6 +205,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     operatorToken: e.SVC_OPERATOR_TOKEN,
     logLevel: e.SVC_LOG_LEVEL,
     shutdownTimeoutMs: e.SVC_SHUTDOWN_TIMEOUT_MS,
+    shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
+    http: {
+      headersTimeoutMs: e.SVC_HTTP_HEADERS_TIMEOUT_MS,
+      // Node refuses a header deadline longer than the whole-request one.
+      requestTimeoutMs: Math.max(e.SVC_HTTP_REQUEST_TIMEOUT_MS, e.SVC_HTTP_HEADERS_TIMEOUT_MS),
+      keepAliveTimeoutMs: e.SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxRequestsPerSocket: e.SVC_HTTP_MAX_REQUESTS_PER_SOCKET,
+      maxHeaderBytes: e.SVC_HTTP_MAX_HEADER_BYTES,
+    },
+    corsOrigins: e.SVC_CORS_ORIGINS,
     openAccess: e.SVC_OPEN_ACCESS,
     trustProxy: e.SVC_TRUST_PROXY,
     validateResponses: e.SVC_VALIDATE_RESPONSES,
@@ -197,6 +227,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       refreshTokenTtlSeconds: e.SVC_OAUTH_REFRESH_TOKEN_TTL_SECONDS,
       codeTtlSeconds: e.SVC_OAUTH_CODE_TTL_SECONDS,
       tokenRatePerMinute: e.SVC_OAUTH_TOKEN_RATE_PER_MINUTE,
+      registerRatePerMinute: e.SVC_OAUTH_REGISTER_RATE_PER_MINUTE,
       maxActiveDeveloperKeys: e.SVC_DEVELOPER_KEYS_MAX_ACTIVE,
       receiptKeyGeneration: e.SVC_RECEIPT_KEY_GENERATION,
       demoToken: e.SVC_DEMO_TOKEN,

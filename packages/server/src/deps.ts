@@ -4,6 +4,7 @@ import type { Database } from './db/database.ts';
 import type { CacheRegistry } from './features/models/cache-registry.ts';
 import type { ModelRegistry } from './features/models/model-registry.ts';
 import type { SourceFetchSeam } from './features/pdf/source-fetch.ts';
+import type { ServerLifecycle } from './lifecycle.ts';
 import type { HttpMetrics } from './observability/metrics.ts';
 import type { UsageHook } from './inference/usage-hook.ts';
 
@@ -17,6 +18,8 @@ export interface ServerDeps {
   /** Every inference call reports its usage here; metrics, billing and jobs subscribe. */
   readonly usage: UsageHook;
   readonly caches: CacheRegistry;
+  /** Draining or serving: readiness and event streams follow it. */
+  readonly lifecycle: ServerLifecycle;
   /** Wall-clock ms when the server was created, for uptime. */
   readonly startedAt: number;
   /** Public URLs of the two surfaces; known for certain only once listening. */

@@ -14,6 +14,9 @@ import { ModelRegistry } from './features/models/model-registry.ts';
 import { UsageHook } from './inference/usage-hook.ts';
 import { operatorResolver } from './http/auth.ts';
 import { buildContractApp } from './http/build-app.ts';
+import { answerClientError } from './http/client-errors.ts';
+import { corsPolicyFrom } from './http/cors.ts';
+import { ServerLifecycle } from './lifecycle.ts';
 import { createLogger } from './observability/logger.ts';
 import { createHttpMetrics } from './observability/metrics.ts';
 import { ensureOperatorToken } from './operator-token.ts';
@@ -58,7 +61,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const urls = () => publicUrls(config, listening);
   const models = new ModelRegistry();
   const usage = new UsageHook((error) => log.error({ err: error }, 'a usage listener failed'));
-  const deps: ServerDeps = { config, database, log, metrics: createHttpMetrics(), models, usage, caches: new CacheRegistry(), startedAt: Date.now(), publicUrls: urls, testSeams: options.testSeams };
+  const lifecycle = new ServerLifecycle();
+  const deps: ServerDeps = { config, database, log, metrics: createHttpMetrics(), models, usage, caches: new CacheRegistry(), lifecycle, startedAt: Date.now(), publicUrls: urls, testSeams: options.testSeams };
   const features = await createFeatures(deps);
   // Housekeeping: counters of long-past windows are dead weight; any replica may prune them.
   const pruneTimer = setInterval(() => {
@@ -69,7 +73,22 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const resolvers = [operatorResolver(operatorToken), ...features.resolvers];
 
   const buildApp = (surfaces: readonly Surface[]): Koa =>
-    buildContractApp({ contract, handlers: features.handlers, surfaces, resolvers, openAccess: config.openAccess, validateResponses: config.validateResponses, sseKeepAliveMs: config.inference.keepAliveMs, trustProxy: config.trustProxy, publicUrls: urls, log, metrics: deps.metrics });
+    buildContractApp({
+      contract,
+      handlers: features.handlers,
+      surfaces,
+      resolvers,
+      openAccess: config.openAccess,
+      validateResponses: config.validateResponses,
+      sseKeepAliveMs: config.inference.keepAliveMs,
+      trustProxy: config.trustProxy,
+      publicUrls: urls,
+      log,
+      metrics: deps.metrics,
+      cors: corsPolicyFrom(config.corsOrigins),
+      draining: () => lifecycle.draining,
+      shutdownSignal: lifecycle.shutdownSignal,
+    });
   const separateApi = config.apiPort !== undefined;
   const app = buildApp(separateApi ? ['base'] : ['base', 'api']);
   const apiApp = separateApi ? buildApp(['api']) : undefined;
@@ -77,8 +96,21 @@ export async function createServer(config: Config, options: CreateServerOptions 
 
   const listenOne = (handler: Koa, port: number) =>
     new Promise<Server>((resolve, reject) => {
-      const server = createHttpServer(handler.callback());
-      server.keepAliveTimeout = 65_000;
+      const { http } = config;
+      // Slow-client and size defences: a client trickling its headers (slowloris) or its body is
+      // cut off by the deadlines, checked every second rather than Node's default 30 s.
+      const server = createHttpServer(
+        {
+          headersTimeout: http.headersTimeoutMs,
+          requestTimeout: http.requestTimeoutMs,
+          keepAliveTimeout: http.keepAliveTimeoutMs,
+          maxHeaderSize: http.maxHeaderBytes,
+          connectionsCheckingInterval: Math.min(1000, http.headersTimeoutMs),
+        },
+        handler.callback(),
+      );
+      server.maxRequestsPerSocket = http.maxRequestsPerSocket;
+      server.on('clientError', answerClientError);
       server.once('error', reject);
       server.listen(port, config.host, () => resolve(server));
     });
@@ -104,6 +136,10 @@ export async function createServer(config: Config, options: CreateServerOptions 
     },
     close() {
       closing ??= (async () => {
+        // Readiness fails and event streams end at once; the listener stays open for the grace
+        // period only, so a load balancer can notice before connections are refused.
+        lifecycle.beginDrain();
+        if (config.shutdownGraceMs > 0 && httpServers.length > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownGraceMs));
         await Promise.all(
           httpServers.map(
             (server) =>

@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { billingLimits } from '@svc/schemas';
 import { grantCredits, holdCredits, releaseExpiredHolds } from '../src/features/billing/credit-ledger.ts';
 import { createKey, signInAgent } from './helpers/identity.ts';
-import { startReplicaProcess } from './helpers/replica-process.ts';
+import { killAllServerProcesses, startServerProcess } from './helpers/server-process.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
@@ -16,6 +16,7 @@ test.before(async () => {
   svc = await startTestServer({ database, env: { SVC_SIGNING_SECRET: SECRET } });
 });
 test.after.always(async () => {
+  killAllServerProcesses();
   await svc?.close();
   await database?.drop();
 });
@@ -187,7 +188,7 @@ test('usage export: keyset pages with balance headers, CSV with a header row, cu
 
 test('many concurrent calls on 100 credits: exactly 100 succeed, on two replicas when PostgreSQL is shared', async (t) => {
   const { id, token } = await customer(100);
-  const replica = database.kind === 'postgres' ? await startReplicaProcess(database, { SVC_SIGNING_SECRET: SECRET }) : undefined;
+  const replica = database.kind === 'postgres' ? await startServerProcess(database, { SVC_SIGNING_SECRET: SECRET }) : undefined;
   try {
     const bases = replica ? [svc.baseUrl, replica.baseUrl] : [svc.baseUrl];
     const CALLS = 300;

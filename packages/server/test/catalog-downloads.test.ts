@@ -160,10 +160,49 @@ test('completion refusals record nothing: mismatch, spent, foreign, unknown toke
   // The mismatches above did not spend the token: the right digest still succeeds, once.
   const good = await complete('svc-hashed-ngrams-512', 'README.md', { sha256: readme.sha256, sizeBytes: readme.sizeBytes, completionToken: token });
   t.is(good.body.status, 'client-attested');
-  const spent = await complete('svc-hashed-ngrams-512', 'README.md', { sha256: readme.sha256, sizeBytes: readme.sizeBytes, completionToken: token });
+  const spent = await complete('svc-hashed-ngrams-512', 'README.md', { sha256: 'b'.repeat(64), sizeBytes: readme.sizeBytes, completionToken: token });
   t.is(spent.status, 409);
   t.is(spent.body.code, 'completion_token_spent');
   t.is(await pulls('svc-hashed-ngrams-512'), before + 1);
+});
+
+test('a completion retried with the same token and digest answers the first record and counts nothing new', async (t) => {
+  const plan = await svc.client().catalog.downloadPlan({ params: { id: 'support-tickets-sample' } });
+  const tickets = plan.files.find((file) => file.path === 'tickets.csv')!;
+  const before = await pulls('support-tickets-sample');
+  const { token } = await startDownload('support-tickets-sample', 'tickets.csv', { authorization: 'Bearer lost-answer' });
+  const attestation = { sha256: tickets.sha256, sizeBytes: tickets.sizeBytes, completionToken: token };
+  const first = await complete('support-tickets-sample', 'tickets.csv', attestation);
+  t.is(first.status, 200);
+  t.is(first.body.status, 'client-attested');
+  // The answer was lost on the way: the client posts the same thing again, twice, one of them prefixed.
+  const retried = await Promise.all([complete('support-tickets-sample', 'tickets.csv', attestation), complete('support-tickets-sample', 'tickets.csv', { ...attestation, sha256: `sha256:${tickets.sha256.toUpperCase()}` })]);
+  for (const retry of retried) {
+    t.is(retry.status, 200);
+    t.is(retry.body.status, 'already-recorded');
+    t.is(retry.body.recordedAt, first.body.recordedAt, 'the first record is answered');
+    t.is(retry.body.revision, first.body.revision);
+    t.is(retry.body.sha256, tickets.sha256);
+  }
+  t.is(await pulls('support-tickets-sample'), before + 1, 'retries count nothing new');
+  const otherSize = await complete('support-tickets-sample', 'tickets.csv', { ...attestation, sizeBytes: tickets.sizeBytes + 1 });
+  t.is(otherSize.status, 409);
+  t.is(otherSize.body.code, 'completion_token_spent');
+});
+
+// Serial: it counts every stored token, so no other test may start a download meanwhile.
+test.serial('a HEAD on a download path answers the redirect but issues no completion token', async (t) => {
+  const countTokens = async () => Number(((await svc.server.database.sequelize.query('SELECT count(*) AS n FROM catalog_completion_tokens', { plain: true })) as { n: string }).n);
+  const before = await countTokens();
+  const head = await fetch(`${svc.apiUrl}/api/downloads/tiny-sentiment-lexicon/lexicon.tsv`, { method: 'HEAD', redirect: 'manual', headers: { authorization: 'Bearer head-probe' } });
+  t.is(head.status, 302);
+  t.is(head.headers.get('x-svc-completion-token'), null);
+  t.truthy(head.headers.get('location'));
+  t.regex(head.headers.get('x-svc-sha256') ?? '', /^[0-9a-f]{64}$/);
+  t.is(await countTokens(), before, 'nothing was stored');
+  const get = await startDownload('tiny-sentiment-lexicon', 'lexicon.tsv', { authorization: 'Bearer head-probe' });
+  t.truthy(get.token, 'a GET still issues one');
+  t.is(await countTokens(), before + 1);
 });
 
 test('trending moves only on attested pulls: redirects, object fetches and HEAD probes count for nothing', async (t) => {

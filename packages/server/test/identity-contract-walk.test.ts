@@ -141,3 +141,28 @@ test('every agent-served route with a path parameter is classified as owner-scop
     .map(({ id, route }) => `${id} (${route.method} ${route.path})`);
   t.deepEqual(unclassified, [], 'add each to OWNED_RESOURCES (with a maker) or NOT_OWNER_SCOPED (with the reason) in identity-contract-walk.test.ts');
 });
+
+test('every route that is not public answers 401 with no credential and with an unknown one, with a challenge', async (t) => {
+  const guarded = routes.filter(({ route }) => route.auth.kind !== 'public');
+  t.true(guarded.length > 0);
+  for (const { id, route } of guarded) {
+    const root = route.surface === 'api' ? svc.apiUrl : svc.baseUrl;
+    const filled = Object.fromEntries([...route.path.matchAll(/[:*]([A-Za-z0-9_]+)/g)].map((match) => [match[1]!, 'svc-walk-probe']));
+    const anonymous = await fetch(`${root}${fillPath(route.path, filled)}`, { method: route.method, redirect: 'manual' });
+    t.is(anonymous.status, 401, `${id} with no credential`);
+    t.regex(anonymous.headers.get('www-authenticate') ?? '', /^Bearer /, `${id} names how to authenticate`);
+    const unknown = await call(route, 'svc-walk-unknown-token');
+    t.is(unknown.status, 401, `${id} with an unknown bearer`);
+  }
+});
+
+test('every route served only to some principal kinds refuses the others: an agent never reaches an operator route', async (t) => {
+  const { session } = await signInAgent(svc);
+  const narrowed = routes.filter(({ route }) => route.auth.kind !== 'public' && 'principals' in route.auth && route.auth.principals && !route.auth.principals.includes('agent'));
+  t.true(narrowed.some(({ id }) => id === 'system.metrics'));
+  for (const { id, route } of narrowed) {
+    const response = await call(route, session.accessToken);
+    t.is(response.status, 403, `${id} as an agent`);
+    t.is(((await response.json()) as { code: string }).code, 'principal_not_allowed', id);
+  }
+});

@@ -1,6 +1,6 @@
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import test from 'ava';
 import { createPkcePair } from '@svc/client';
+import { freePort } from './helpers/free-port.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
@@ -17,15 +17,6 @@ let database: TestDatabase;
 let a: TestServer;
 let b: TestServer;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-    probe.once('error', reject);
-  });
-}
 
 /** Replicas behind one load balancer share the public URL (the issuer); tests reach each directly. */
 let urlA = '';
@@ -35,7 +26,7 @@ test.before(async () => {
   const [portA, portB] = [await freePort(), await freePort()];
   urlA = `http://127.0.0.1:${portA}`;
   urlB = `http://127.0.0.1:${portB}`;
-  const env = { SVC_SIGNING_SECRET: SECRET, SVC_PUBLIC_URL: urlA, SVC_TRUST_PROXY: 'true', SVC_OAUTH_TOKEN_RATE_PER_MINUTE: String(LIMIT) };
+  const env = { SVC_SIGNING_SECRET: SECRET, SVC_PUBLIC_URL: urlA, SVC_TRUST_PROXY: 'true', SVC_OAUTH_TOKEN_RATE_PER_MINUTE: String(LIMIT), SVC_OAUTH_REGISTER_RATE_PER_MINUTE: String(LIMIT) };
   a = await startTestServer({ database, env: { ...env, SVC_PORT: String(portA) } });
   b = await startTestServer({ database: database.kind === 'postgres' ? database : undefined, env: { ...env, SVC_PORT: String(portB), SVC_OAUTH_CODE_TTL_SECONDS: '1' } });
   peer = database.kind === 'postgres' ? urlB : urlA;
@@ -101,4 +92,16 @@ test.serial('the per-IP token limit is counted in the database: the limit passes
   t.true(retryAfter >= 1 && retryAfter <= 60);
   t.is((await token(peer, ip, { grant_type: 'client_credentials' })).status, 429);
   t.is((await token(peer, '203.0.113.78', { grant_type: 'client_credentials' })).status, 401, 'another address has its own count');
+});
+
+test.serial('the per-IP registration limit is shared by the replicas: the limit passes, one past it is 429 at either', async (t) => {
+  const intoWindow = Date.now() % 60_000;
+  if (intoWindow > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoWindow + 100));
+  const register = (server: string, ip: string) => fetch(`${server}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+  const ip = '203.0.113.90';
+  for (let hit = 1; hit <= LIMIT; hit++) t.is((await register(hit % 2 ? urlA : peer, ip)).status, 201, `registration ${hit}`);
+  const refused = await register(peer, ip);
+  t.is(refused.status, 429);
+  t.truthy(refused.headers.get('retry-after'));
+  t.is((await register(urlA, ip)).status, 429);
 });

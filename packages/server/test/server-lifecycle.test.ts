@@ -108,10 +108,12 @@ function trickledRequest(baseUrl: string, chunks: number, pauseMs: number, onFir
   socket.on('error', () => {});
   const bodyDone = (async () => {
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: text/plain\r\nContent-Length: ${chunks * 10}\r\n\r\n`);
+    // A route that reads its whole body before answering (JSON may end in blanks).
+    const body = JSON.stringify({ redirect_uris: ['http://127.0.0.1:53682/callback'] }).padEnd(chunks * 10, ' ');
+    socket.write(`POST /oauth/register HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
     for (let index = 0; index < chunks; index++) {
       if (index > 0) await sleep(pauseMs);
-      socket.write('x'.repeat(10));
+      socket.write(body.slice(index * 10, index * 10 + 10));
       if (index === 0) onFirstChunk();
     }
     return performance.now();
@@ -174,7 +176,7 @@ test.serial('migrate alone, then two starts on the same data: token file 0600, d
   t.false(first.stdout().includes(token), 'the token itself is never logged');
 
   // SIGTERM while a request body is still arriving: the server stops accepting, waits for it, then exits 0.
-  const inFlight = trickledRequest(baseUrl, 6, 150, () => first.child.kill('SIGTERM'));
+  const inFlight = trickledRequest(baseUrl, 8, 150, () => first.child.kill('SIGTERM'));
   await first.logLine((line) => line.msg === 'draining in-flight requests');
   await t.throwsAsync(fetch(`${baseUrl}/healthz`), undefined, 'no new connection is accepted while draining');
   const bodyDone = await inFlight.bodyDone;
@@ -182,7 +184,7 @@ test.serial('migrate alone, then two starts on the same data: token file 0600, d
   t.is(exit.code, 0, first.stderr());
   t.true(exit.at >= bodyDone, 'the process waited for the request in flight');
   t.true(exit.at - bodyDone < 10_000, `exited ${Math.round(exit.at - bodyDone)} ms after the request ended, not at the shutdown timeout`);
-  t.regex(inFlight.received(), /^HTTP\/1\.1 200 OK/);
+  t.regex(inFlight.received(), /^HTTP\/1\.1 201 Created/);
   t.true((await inFlight.closed) <= exit.at);
   t.truthy(first.logs().find((line) => line.msg === 'stopped cleanly'));
 
@@ -199,6 +201,25 @@ test.serial('migrate alone, then two starts on the same data: token file 0600, d
   t.is((await again.exited).code, 0, again.stderr());
   t.regex(again.stdout(), /Nothing to migrate: the database is up to date\./);
   t.false(again.stdout().includes('Applied'));
+});
+
+test.serial('a SIGTERM during start-up stops cleanly: exit 0, never listening', async (t) => {
+  const database = await freshDatabase();
+  const server = runBin(['start'], database);
+  await server.logLine((line) => typeof line.msg === 'string' && line.msg.startsWith('svc starting'));
+  server.child.kill('SIGTERM');
+  const { code } = await server.exited;
+  t.is(code, 0, server.stderr());
+  const messages = server.logs().map((line) => String(line.msg));
+  t.true(messages.some((message) => message.startsWith('signal during start-up')), messages.join('\n'));
+  t.true(messages.includes('stopped cleanly'));
+  t.false(messages.includes('svc listening'));
+  // The data it started on is whole: a normal start afterwards serves.
+  const again = runBin(['start'], database);
+  const baseUrl = await listening(again);
+  t.is((await fetch(`${baseUrl}/readyz`)).status, 200);
+  again.child.kill('SIGTERM');
+  t.is((await again.exited).code, 0);
 });
 
 test.serial('runMigrations started twice at once applies each migration exactly once', async (t) => {

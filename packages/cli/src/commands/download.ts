@@ -1,7 +1,7 @@
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import { Option, type Command } from 'commander';
 import { tools } from '@svc/schemas';
-import { VerifiedDownloadError, type BlackboardPutResponse, type DownloadArtifactResult, type SvcClient } from '@svc/client';
+import { loopbackServerStore, VerifiedDownloadError, type BlackboardPutResponse, type DownloadArtifactResult, type SvcClient } from '@svc/client';
 import { withContext } from '../context.ts';
 import { CliFailure } from '../failure.ts';
 import { table } from '../output.ts';
@@ -12,6 +12,7 @@ interface DownloadFlags {
   tool?: string;
   storageHost: string[];
   allowHttpLoopback?: boolean;
+  strictStorage?: boolean;
   concurrency?: number;
   postReceipt?: string;
 }
@@ -64,6 +65,7 @@ export function registerDownloadCommands(program: Command): void {
     .addOption(new Option('--tool <tool>', 'only the files this runtime needs').choices(tools))
     .option('--storage-host <host[:port]>', 'also trust this object-storage host (repeatable; SVC_STORAGE_HOSTS adds more)', collect, [])
     .option('--allow-http-loopback', 'accept plain HTTP from an allowed store on a loopback address (self-hosted svc)')
+    .option('--strict-storage', "do not trust a loopback server's own built-in store by default; only storage.googleapis.com and --storage-host")
     .option('--concurrency <n>', 'files at once (1..16, default 4)', intArg('--concurrency'))
     .option('--post-receipt <key>', 'post each verified file\'s completion receipt to this blackboard channel (public!), so readers see receipt_verified')
     .action(
@@ -74,13 +76,18 @@ export function registerDownloadCommands(program: Command): void {
           ? new MultiBar({ stream: cli.output.stderr as NodeJS.WriteStream, format: ' {bar} {percentage}% | {file} | {value}/{total} B | {rate} | ETA {eta_formatted}', hideCursor: true, clearOnComplete: false, stopOnComplete: false }, Presets.shades_classic)
           : undefined;
         const perFile = new Map<string, { bar?: SingleBar; started: number }>();
-        const result = await cli.client().catalog.downloadArtifact({
+        const client = cli.client();
+        // A self-hosted server on this machine serves its files from its own origin: trusted by
+        // default, and said so, so nobody wonders why plain HTTP was accepted.
+        const ownStore = flags.strictStorage ? undefined : loopbackServerStore(client.apiUrl);
+        if (ownStore && !cli.output.json) cli.output.notice(`trusting the loopback server's own store ${ownStore} (--strict-storage to refuse it)`);
+        const result = await client.catalog.downloadArtifact({
           artifactId,
           destination,
           paths: paths.length ? paths : undefined,
           tool: (flags.tool ?? null) as never,
           concurrency: flags.concurrency,
-          policy: { hosts: flags.storageHost, allowHttpLoopback: Boolean(flags.allowHttpLoopback) },
+          policy: { hosts: flags.storageHost, allowHttpLoopback: Boolean(flags.allowHttpLoopback), trustLoopbackServerStore: !flags.strictStorage },
           onFileStart(file) {
             const bar = bars?.create(file.sizeBytes, 0, { file: file.path, rate: '-' });
             perFile.set(file.path, { bar, started: performance.now() });

@@ -32,12 +32,23 @@ export function registerIdentityCommands(program: Command): void {
 
   program
     .command('logout')
-    .description('Forget the stored tokens of this server')
+    .description('Revoke the stored session on the server (RFC 7009), then forget its tokens')
+    .option('--local', 'forget the stored tokens without asking the server to revoke them (a server you cannot reach)')
     .action(
-      withContext(async (cli) => {
+      withContext(async (cli, flags: { local?: boolean }) => {
         const baseUrl = cli.baseUrl();
+        const session = loadSession(baseUrl);
+        if (session && !flags.local) {
+          try {
+            await createClient({ baseUrl }).oauth.logout(session);
+          } catch (error) {
+            throw new CliFailure(`could not revoke the session on ${baseUrl}: ${(error as Error).message}; the stored tokens are kept (run \`svc logout --local\` to forget them anyway)`);
+          }
+        }
         const removed = removeSession(baseUrl);
-        cli.output.result({ server: baseUrl, signed_out: removed }, (data) => (data.signed_out ? `Signed out of ${data.server}` : `Not signed in to ${data.server}`));
+        cli.output.result({ server: baseUrl, signed_out: removed, revoked: removed && !flags.local }, (data) =>
+          data.signed_out ? `Signed out of ${data.server}${data.revoked ? ' (tokens revoked on the server)' : ' (tokens forgotten here, not revoked)'}` : `Not signed in to ${data.server}`,
+        );
       }),
     );
 

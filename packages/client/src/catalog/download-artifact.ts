@@ -1,3 +1,4 @@
+import { readdir, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { catalogContract, type DownloadPlan } from '@svc/schemas';
 import type { Transport } from '../transport.ts';
@@ -46,6 +47,9 @@ export async function downloadArtifact(transport: Transport, options: DownloadAr
   const wanted = options.paths?.length ? options.paths : plan.files.map((file) => file.path);
   const failures: DownloadArtifactResult['failures'] = [];
   const files: VerifiedFile[] = [];
+  // Files share directories, so none is removed while another file may still write into it;
+  // empty ones are pruned once every file is done.
+  const createdDirectories = new Set<string>();
   const queue = [...wanted];
   const worker = async () => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
@@ -55,7 +59,7 @@ export async function downloadArtifact(transport: Transport, options: DownloadAr
         if (!entry) throw new VerifiedDownloadError({ check: 'plan', message: 'the file is not in the download plan', artifactId: options.artifactId, path: filePath, expected: plan.files.map((file) => file.path).join(', '), actual: filePath });
         if (!isSafeRelativePath(filePath)) throw new VerifiedDownloadError({ check: 'path', message: 'the plan path would leave the destination directory', artifactId: options.artifactId, path: filePath, expected: 'a relative path', actual: filePath });
         options.onFileStart?.(entry);
-        const file = await verifiedDownload(transport, { artifactId: options.artifactId, path: filePath, destination: path.join(options.destination, ...filePath.split('/')), plan, signal: options.signal, policy: options.policy, onProgress: options.onProgress });
+        const file = await verifiedDownload(transport, { artifactId: options.artifactId, path: filePath, destination: path.join(options.destination, ...filePath.split('/')), plan, signal: options.signal, policy: options.policy, onProgress: options.onProgress, createdDirectories });
         files.push(file);
         options.onFileDone?.({ path: filePath, file });
       } catch (error) {
@@ -66,8 +70,16 @@ export async function downloadArtifact(transport: Transport, options: DownloadAr
   };
   const concurrency = Math.max(1, Math.min(options.concurrency ?? 4, 16));
   await Promise.all(Array.from({ length: Math.min(concurrency, wanted.length) }, worker));
+  for (const directory of createdDirectories) await removeEmptyTree(directory);
   const order = (p: string) => wanted.indexOf(p);
   files.sort((a, b) => order(a.path) - order(b.path));
   failures.sort((a, b) => order(a.path) - order(b.path));
   return { artifactId: options.artifactId, revision: plan.revision, ok: failures.length === 0, files, failures };
+}
+
+/** Removes the empty directories under `directory` (deepest first), then `directory` itself if it ends up empty. */
+async function removeEmptyTree(directory: string): Promise<void> {
+  const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) if (entry.isDirectory()) await removeEmptyTree(path.join(directory, entry.name));
+  await rmdir(directory).catch(() => {});
 }

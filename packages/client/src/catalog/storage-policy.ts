@@ -8,20 +8,55 @@ export interface StoragePolicy {
   hosts?: string[];
   /** Accept `http://` for an allowed host that is a loopback address (127.0.0.0/8, ::1, localhost). */
   allowHttpLoopback?: boolean;
+  /**
+   * When the API URL itself is a loopback URL (a self-hosted svc on this machine), trust that
+   * same origin's built-in store (`/api/storage/`), plain HTTP included (default true). Every
+   * other host keeps the strict policy. Set false to require `hosts` even then.
+   */
+  trustLoopbackServerStore?: boolean;
 }
+
+/** The policy with every default applied; `serverStore` is the trusted loopback store prefix, if any. */
+export interface ResolvedStoragePolicy {
+  hosts: string[];
+  allowHttpLoopback: boolean;
+  serverStore: string | undefined;
+}
+
+/** Path prefix of the server's built-in object store (the contract's storageObject route). */
+export const SERVER_STORE_PATH = '/api/storage/';
 
 export const DEFAULT_STORAGE_HOST = 'storage.googleapis.com';
 export const MAX_SIGNED_URL_EXPIRES_SECONDS = 300;
 /** Query fields a V4 signed URL must carry (compared case-insensitively: GCS writes `X-Goog-*`). */
 export const REQUIRED_SIGNED_FIELDS = ['x-goog-algorithm', 'x-goog-credential', 'x-goog-date', 'x-goog-expires', 'x-goog-signedheaders', 'x-goog-signature', 'generation'] as const;
 
-/** Hosts from `SVC_STORAGE_HOSTS` (comma-separated) added to the policy's own. */
-export function resolveStoragePolicy(policy: StoragePolicy | undefined, env: Record<string, string | undefined> = typeof process !== 'undefined' ? process.env : {}): Required<StoragePolicy> {
+/**
+ * Hosts from `SVC_STORAGE_HOSTS` (comma-separated) added to the policy's own; with a loopback
+ * `apiUrl`, that origin's built-in store is trusted unless `trustLoopbackServerStore` is false.
+ */
+export function resolveStoragePolicy(policy: StoragePolicy | undefined, env: Record<string, string | undefined> = typeof process !== 'undefined' ? process.env : {}, apiUrl?: string): ResolvedStoragePolicy {
   const fromEnv = (env.SVC_STORAGE_HOSTS ?? '')
     .split(',')
     .map((host) => host.trim())
     .filter(Boolean);
-  return { hosts: [...new Set([...(policy?.hosts ?? []), ...fromEnv].map((host) => host.toLowerCase()))], allowHttpLoopback: policy?.allowHttpLoopback ?? false };
+  return {
+    hosts: [...new Set([...(policy?.hosts ?? []), ...fromEnv].map((host) => host.toLowerCase()))],
+    allowHttpLoopback: policy?.allowHttpLoopback ?? false,
+    serverStore: policy?.trustLoopbackServerStore === false || !apiUrl ? undefined : loopbackServerStore(apiUrl),
+  };
+}
+
+/** `http://127.0.0.1:8787/api/storage/` for a loopback API URL; undefined for any other. */
+export function loopbackServerStore(apiUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(apiUrl);
+  } catch {
+    return undefined;
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || !isLoopback(url.hostname) || url.username || url.password) return undefined;
+  return `${url.origin}${SERVER_STORE_PATH}`;
 }
 
 export function isLoopback(hostname: string): boolean {
@@ -33,7 +68,7 @@ export type PolicyProblem = { check: 'location' | 'storage-scheme' | 'storage-ho
 
 const defaultPort = (protocol: string) => (protocol === 'https:' ? '443' : protocol === 'http:' ? '80' : '');
 
-function hostAllowed(url: URL, policy: Required<StoragePolicy>): boolean {
+function hostAllowed(url: URL, policy: ResolvedStoragePolicy): boolean {
   const hostname = url.hostname.toLowerCase();
   const port = url.port || defaultPort(url.protocol);
   const isDefaultPort = url.port === '';
@@ -46,8 +81,12 @@ function hostAllowed(url: URL, policy: Required<StoragePolicy>): boolean {
 }
 
 /** Checks a redirect target against the policy and the signed-URL fields; null when it passes. */
-export function checkStorageUrl(location: string, policy: Required<StoragePolicy>): PolicyProblem | null {
-  const allowedText = [`https://${DEFAULT_STORAGE_HOST} or https://*.${DEFAULT_STORAGE_HOST}`, ...policy.hosts.map((host) => `${policy.allowHttpLoopback && isLoopback(new URL(`http://${host}`).hostname) ? 'http(s)' : 'https'}://${host}`)].join(', ');
+export function checkStorageUrl(location: string, policy: ResolvedStoragePolicy): PolicyProblem | null {
+  const allowedText = [
+    `https://${DEFAULT_STORAGE_HOST} or https://*.${DEFAULT_STORAGE_HOST}`,
+    ...policy.hosts.map((host) => `${policy.allowHttpLoopback && isLoopback(new URL(`http://${host}`).hostname) ? 'http(s)' : 'https'}://${host}`),
+    ...(policy.serverStore ? [`${policy.serverStore}*`] : []),
+  ].join(', ');
   let url: URL;
   try {
     url = new URL(location);
@@ -56,8 +95,10 @@ export function checkStorageUrl(location: string, policy: Required<StoragePolicy
   }
   if (url.username || url.password) return { check: 'storage-userinfo', message: 'the signed URL carries credentials', expected: 'no user:password in the URL', actual: `${url.username}${url.password ? ':***' : ''}@` };
   if (location.includes('#')) return { check: 'storage-fragment', message: 'the signed URL has a fragment', expected: 'no #fragment', actual: url.hash || '#' };
-  if (!hostAllowed(url, policy)) return { check: 'storage-host', message: `host ${url.host} is not an allowed object-storage host (add it with storagePolicy.hosts, --storage-host or SVC_STORAGE_HOSTS if you trust it)`, expected: allowedText, actual: url.host };
-  if (url.protocol !== 'https:') {
+  // The loopback server's own store: same origin as the API, its storage path, and nothing else.
+  const ownStore = policy.serverStore !== undefined && `${url.origin}${url.pathname}`.startsWith(policy.serverStore);
+  if (!ownStore && !hostAllowed(url, policy)) return { check: 'storage-host', message: `host ${url.host} is not an allowed object-storage host (add it with storagePolicy.hosts, --storage-host or SVC_STORAGE_HOSTS if you trust it)`, expected: allowedText, actual: url.host };
+  if (url.protocol !== 'https:' && !ownStore) {
     const loopbackHttp = url.protocol === 'http:' && policy.allowHttpLoopback && isLoopback(url.hostname);
     if (!loopbackHttp) {
       return {

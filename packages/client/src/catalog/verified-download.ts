@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -31,6 +31,26 @@ export interface VerifiedDownloadOptions {
   plan?: DownloadPlan;
   /** Runtime that selects the plan's files when the plan is fetched here. */
   tool?: DownloadPlan['tool'];
+  /**
+   * Directories this download creates are reported here instead of being removed on failure
+   * (downloadArtifact shares directories between files and prunes them once all are done).
+   */
+  createdDirectories?: Set<string>;
+}
+
+/** Attempts after the first for a completion whose answer was lost: the server answers a repeat with the first record. */
+const COMPLETION_RETRIES = 3;
+
+/** Removes `directory` and its parents up to `top` while they are empty; a non-empty one stops the walk. */
+export async function removeEmptyDirectories(directory: string, top: string): Promise<void> {
+  for (let current = directory; current.startsWith(top); current = path.dirname(current)) {
+    try {
+      await rmdir(current);
+    } catch {
+      return;
+    }
+    if (current === top) return;
+  }
 }
 
 export interface VerifiedFile {
@@ -73,10 +93,15 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
   const fail = (check: DownloadCheck, message: string, extra: { expected?: string; actual?: string; cause?: unknown; status?: number; requestId?: string } = {}): never => {
     throw new VerifiedDownloadError({ check, message, artifactId, path: filePath, ...extra });
   };
-  const policy = resolveStoragePolicy({
-    hosts: [...(transport.options.storagePolicy?.hosts ?? []), ...(options.policy?.hosts ?? [])],
-    allowHttpLoopback: options.policy?.allowHttpLoopback ?? transport.options.storagePolicy?.allowHttpLoopback ?? false,
-  });
+  const policy = resolveStoragePolicy(
+    {
+      hosts: [...(transport.options.storagePolicy?.hosts ?? []), ...(options.policy?.hosts ?? [])],
+      allowHttpLoopback: options.policy?.allowHttpLoopback ?? transport.options.storagePolicy?.allowHttpLoopback ?? false,
+      trustLoopbackServerStore: options.policy?.trustLoopbackServerStore ?? transport.options.storagePolicy?.trustLoopbackServerStore,
+    },
+    undefined,
+    transport.options.apiUrl,
+  );
 
   if (!isSafeRelativePath(filePath)) fail('path', 'the file path would leave the destination', { expected: 'a relative path without "." or ".." segments', actual: JSON.stringify(filePath) });
   let plan = options.plan;
@@ -114,7 +139,11 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
 
   // 3. The bytes, hashed on the way to a temporary file beside the destination.
   const destination = path.resolve(options.destination);
-  await mkdir(path.dirname(destination), { recursive: true });
+  // The first directory mkdir had to create, if any: a failure removes what it made, so a failed
+  // download leaves no empty directory behind.
+  const created = await mkdir(path.dirname(destination), { recursive: true });
+  if (created) options.createdDirectories?.add(created);
+  let published = false;
   const temporary = path.join(path.dirname(destination), `.${path.basename(destination)}.${randomBytes(6).toString('hex')}.svc-partial`);
   const fetchImpl = transport.options.fetch ?? globalThis.fetch;
   const abort = new AbortController();
@@ -170,14 +199,18 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
     // 4. Attest, then publish.
     let completion: CompletionResponse;
     try {
-      completion = (await transport.request<CompletionResponse>(catalogContract.completeDownload, { params: { id: artifactId, path: filePath }, body: { sha256, sizeBytes: received, completionToken: completionToken! } }, { signal, retry: 0 })).data;
+      // Retried when the answer is lost or the server is briefly unavailable: the same token and
+      // digest again answers the first record, so a retry never counts twice.
+      completion = (await transport.request<CompletionResponse>(catalogContract.completeDownload, { params: { id: artifactId, path: filePath }, body: { sha256, sizeBytes: received, completionToken: completionToken! } }, { signal, retry: COMPLETION_RETRIES })).data;
     } catch (error) {
       const svcError = SvcError.isInstance(error) ? error : undefined;
       fail('completion', `the server refused the completion${svcError ? ` (${svcError.code}: ${svcError.message})` : `: ${(error as Error).message}`}`, { cause: error, status: svcError?.status, requestId: svcError?.requestId });
     }
     await rename(temporary, destination);
+    published = true;
     return { artifactId, revision: plan!.revision, path: filePath, destination, sha256, sizeBytes: received, completion: completion! };
   } finally {
     await rm(temporary, { force: true });
+    if (!published && created && !options.createdDirectories) await removeEmptyDirectories(path.dirname(destination), created);
   }
 }

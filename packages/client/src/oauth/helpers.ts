@@ -30,6 +30,21 @@ export interface OAuthHelpers {
   exchangeCode(request: { code: string; codeVerifier: string; redirectUri: string; clientId?: string }): Promise<OAuthSession>;
   refresh(request: { refreshToken: string; clientId?: string; scope?: string }): Promise<OAuthSession>;
   clientCredentials(request: { clientId: string; clientSecret: string; scope?: string }): Promise<OAuthSession>;
+  /**
+   * Revokes a token (RFC 7009). A refresh token takes every token of its authorization with it.
+   * Safe to retry: an unknown, expired or already revoked token is not an error.
+   */
+  revokeToken(request: { token: string; tokenTypeHint?: 'access_token' | 'refresh_token'; clientId?: string; clientSecret?: string }): Promise<void>;
+  /**
+   * Ends a session on the server: revokes its refresh token (and so its access tokens too), or
+   * its access token when it has no refresh token.
+   *
+   * @example
+   * ```ts
+   * await svc.oauth.logout(session); // the session's tokens are refused from now on
+   * ```
+   */
+  logout(session: { accessToken: string; refreshToken?: string; clientId?: string }): Promise<void>;
   /** Registers a public client for `redirectUri` and runs authorization code + PKCE to the end. */
   login(request?: { redirectUri?: string; clientName?: string; scope?: string; clientId?: string }): Promise<OAuthSession & { clientId: string }>;
 }
@@ -73,6 +88,13 @@ export function createOAuthHelpers(methods: ClientOf<Contract>['oauth'], baseUrl
     },
     async clientCredentials({ clientId, clientSecret, scope }) {
       return sessionFromTokens(await token({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope }), clientId);
+    },
+    async revokeToken({ token: revoked, tokenTypeHint, clientId, clientSecret }) {
+      await methods.revoke({ body: { token: revoked, token_type_hint: tokenTypeHint, client_id: clientId, client_secret: clientSecret } });
+    },
+    async logout({ accessToken, refreshToken, clientId }) {
+      if (refreshToken) await helpers.revokeToken({ token: refreshToken, tokenTypeHint: 'refresh_token', clientId });
+      else await helpers.revokeToken({ token: accessToken, tokenTypeHint: 'access_token', clientId });
     },
     async login({ redirectUri = DEFAULT_LOOPBACK_REDIRECT, clientName = 'svc client', scope, clientId } = {}) {
       let id = clientId;

@@ -62,3 +62,13 @@ export const KeyFrom = z
     task: Task.optional(),
   })
   .meta({ id: 'BlackboardKeyFrom' });
+
+/**
+ * A cursor time (`since`, `before`): ISO 8601 with an offset PostgreSQL can read (at most
+ * ±15:59), so an exotic offset is a 422 rather than a database error. Kept as text so the
+ * microseconds of a cursor the server handed out survive.
+ */
+export const CursorTimestamp = z.iso.datetime({ offset: true }).refine((value) => {
+  const offset = /([+-])(\d{2}):?(\d{2})$/.exec(value);
+  return !offset || Number(offset[2]) * 60 + Number(offset[3]) <= 15 * 60 + 59;
+}, 'the UTC offset must be within -15:59..+15:59');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BlackboardArtifactId, BlackboardItemId, BlackboardKind, ChannelKey, ExpiresIn, IdempotencyKey, KeyFrom, BlackboardRevision, SolutionScope, Task, TopicSlug, Topics } from './fields.ts';
+import { BlackboardArtifactId, BlackboardItemId, CursorTimestamp, BlackboardKind, ChannelKey, ExpiresIn, IdempotencyKey, KeyFrom, BlackboardRevision, SolutionScope, Task, TopicSlug, Topics } from './fields.ts';
 import { blackboardLimits as limits } from './limits.ts';
 
 /** The one MCP tool's name; `op` selects the operation (these are values, not separate tools). */
@@ -31,9 +31,9 @@ export const BlackboardToolArguments = z.strictObject({
   thread_id: BlackboardItemId.optional(),
   limit: z.number().int().min(1).max(limits.readLimitMax).optional(),
   expires_in: ExpiresIn.optional(),
-  since: z.iso.datetime({ offset: true }).optional(),
+  since: CursorTimestamp.optional(),
   since_id: BlackboardItemId.optional(),
-  before: z.iso.datetime({ offset: true }).optional(),
+  before: CursorTimestamp.optional(),
   before_id: BlackboardItemId.optional(),
 });
 export type BlackboardToolArguments = z.infer<typeof BlackboardToolArguments>;

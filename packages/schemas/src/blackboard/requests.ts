@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { pageLimit } from '../query.ts';
-import { BlackboardArtifactId, BlackboardItemId, BlackboardKind, BlackboardValue, ChannelKey, ExpiresIn, IdempotencyKey, KeyFrom, BlackboardRevision, SolutionScope, Task, TopicSlug, Topics } from './fields.ts';
+import { BlackboardArtifactId, BlackboardItemId, CursorTimestamp, BlackboardKind, BlackboardValue, ChannelKey, ExpiresIn, IdempotencyKey, KeyFrom, BlackboardRevision, SolutionScope, Task, TopicSlug, Topics } from './fields.ts';
 import { blackboardLimits as limits } from './limits.ts';
 
-const timestamp = z.iso.datetime({ offset: true });
+const timestamp = CursorTimestamp;
 const readLimit = pageLimit(limits.readLimitMax, limits.readLimitDefault);
 
 /** Cursor fields shared by every read. Their combinations are checked by the server (400 with a named code). */

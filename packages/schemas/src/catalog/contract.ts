@@ -71,7 +71,7 @@ const SignedUrlQuery = z.object({
 });
 
 export const catalogContract = defineContract({
-  agentDiscovery: defineRoute({ ...catalogRoute, method: 'GET', path: '/api/agent-discovery', summary: 'How an agent uses the catalog: endpoints, value sets, the download procedure', responses: { 200: AgentDiscovery } }),
+  agentDiscovery: defineRoute({ ...catalogRoute, cors: 'any-origin', method: 'GET', path: '/api/agent-discovery', summary: 'How an agent uses the catalog: endpoints, value sets, the download procedure', responses: { 200: AgentDiscovery } }),
   search: defineRoute({
     ...catalogRoute,
     method: 'GET',
@@ -122,7 +122,8 @@ export const catalogContract = defineContract({
     method: 'GET',
     path: '/api/downloads/:id/*path',
     summary: 'Start a download: 302 to a short-lived signed URL, with a single-use X-Svc-Completion-Token',
-    description: 'Only an initiation: nothing is counted until the completion call succeeds. Do not follow the redirect blindly; see the download procedure in /api/agent-discovery.',
+    description:
+      'Only an initiation: nothing is counted until the completion call succeeds. Do not follow the redirect blindly; see the download procedure in /api/agent-discovery. A HEAD is a probe: it answers the same redirect and headers but issues no completion token and stores nothing.',
     params: fileParams,
     errors: [400, 404, 409],
     responses: { 302: redirect() },
@@ -132,6 +133,8 @@ export const catalogContract = defineContract({
     method: 'POST',
     path: '/api/download-completions/:id/*path',
     summary: 'Attest a verified download: records one pull when the token and digest match',
+    description:
+      'Safe to retry: posting the same token with the same sha256 and sizeBytes again (the first answer was lost on the way) answers 200 `already-recorded` with the first record and counts nothing new. A spent token with other bytes stays refused with 409 `completion_token_spent`; a digest mismatch spends nothing, so the right bytes may still be attested.',
     params: fileParams,
     body: CompletionRequest,
     errors: [400, 403, 404, 409, 410],

@@ -1,4 +1,4 @@
-import { defineContract, defineRoute, paging, redirect } from '../route.ts';
+import { defineContract, defineRoute, empty, paging, redirect } from '../route.ts';
 import {
   CredentialIdParams,
   CredentialPage,
@@ -15,6 +15,7 @@ import {
   OAuthClientRegistrationResponse,
   OAuthError,
   OAuthProtectedResourceMetadata,
+  OAuthRevocationRequest,
   OAuthTokenRequest,
   OAuthTokenResponse,
   WhoAmIResponse,
@@ -24,23 +25,27 @@ import {
 const credentialPaging = paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' });
 
 const oauthRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['oauth'] } as const;
+/** Endpoints OAuth clients call: every 400 is an RFC 6749 error body, even one the adapter raises. */
+const oauthEndpoint = { ...oauthRoute, errorEnvelope: 'oauth' } as const;
 const asMetadata = (path: string, summary: string) =>
-  defineRoute({ ...oauthRoute, method: 'GET', path, summary, responses: { 200: OAuthAuthorizationServerMetadata } });
+  defineRoute({ ...oauthRoute, cors: 'any-origin', method: 'GET', path, summary, responses: { 200: OAuthAuthorizationServerMetadata } });
 const prMetadata = (path: string, summary: string) =>
-  defineRoute({ ...oauthRoute, method: 'GET', path, summary, responses: { 200: OAuthProtectedResourceMetadata } });
+  defineRoute({ ...oauthRoute, cors: 'any-origin', method: 'GET', path, summary, responses: { 200: OAuthProtectedResourceMetadata } });
 
 export const oauthContract = defineContract({
   register: defineRoute({
-    ...oauthRoute,
+    ...oauthEndpoint,
     method: 'POST',
     path: '/oauth/register',
     summary: 'Register an OAuth client (RFC 7591): stateless, the client id is a signed registration',
+    description: 'Limited per client address (SVC_OAUTH_REGISTER_RATE_PER_MINUTE, counted in the database so replicas share it): past it, 429 `rate_limited` with Retry-After.',
     body: OAuthClientRegistrationRequest,
     bodyLimitBytes: 16_384,
+    errors: [429],
     responses: { 201: OAuthClientRegistrationResponse, 400: OAuthError },
   }),
   authorize: defineRoute({
-    ...oauthRoute,
+    ...oauthEndpoint,
     method: 'GET',
     path: '/oauth/authorize',
     summary: 'Authorization endpoint (code + PKCE S256); approves at once and redirects with a signed short-lived code',
@@ -48,7 +53,7 @@ export const oauthContract = defineContract({
     responses: { 302: redirect(), 400: OAuthError },
   }),
   token: defineRoute({
-    ...oauthRoute,
+    ...oauthEndpoint,
     method: 'POST',
     path: '/oauth/token',
     summary: 'Token endpoint: authorization_code, client_credentials, refresh_token; vends the demo tier',
@@ -57,6 +62,23 @@ export const oauthContract = defineContract({
     bodyLimitBytes: 16_384,
     errors: [429],
     responses: { 200: OAuthTokenResponse, 400: OAuthError, 401: OAuthError },
+  }),
+  revoke: defineRoute({
+    ...oauthEndpoint,
+    method: 'POST',
+    path: '/oauth/revoke',
+    summary: 'Token revocation (RFC 7009): an access token, or a refresh token with every token of its authorization',
+    description: [
+      'Answers 200 with an empty body whether or not the token was valid, expired or already revoked (RFC 7009 2.2), so a retry is always safe.',
+      'A refresh token revokes its whole family: every refresh and access token descended from the same authorization. An access token revokes only itself.',
+      'Client authentication is the token endpoint\'s: a confidential client must authenticate (401 `invalid_client` otherwise); a token of a public client may be revoked with its client_id or with no client identification at all (holding the token is the proof).',
+      'A token issued to another client than the one identified is refused with 400 `invalid_grant`. Counted with the token endpoint\'s per-address limit.',
+    ].join(' '),
+    body: OAuthRevocationRequest.default({}),
+    bodyEncoding: 'form',
+    bodyLimitBytes: 16_384,
+    errors: [429],
+    responses: { 200: empty(), 400: OAuthError, 401: OAuthError },
   }),
   authorizationServer: asMetadata('/.well-known/oauth-authorization-server', 'Authorization-server metadata (RFC 8414)'),
   authorizationServerMcp: asMetadata('/.well-known/oauth-authorization-server/mcp', 'Authorization-server metadata (RFC 8414), MCP path'),

@@ -99,6 +99,17 @@ export const OAuthTokenRequest = z
   .meta({ id: 'OAuthTokenRequest' });
 export type OAuthTokenRequest = z.input<typeof OAuthTokenRequest>;
 
+/** Revocation request (RFC 7009 2.1), form-encoded; client authentication as at the token endpoint. */
+export const OAuthRevocationRequest = z
+  .looseObject({
+    token: z.string().optional().describe('The access or refresh token to revoke'),
+    token_type_hint: z.string().optional().describe('`access_token` or `refresh_token`; only a hint, any other value is ignored'),
+    client_id: z.string().optional(),
+    client_secret: z.string().optional(),
+  })
+  .meta({ id: 'OAuthRevocationRequest' });
+export type OAuthRevocationRequest = z.input<typeof OAuthRevocationRequest>;
+
 export const OAuthTokenResponse = z
   .object({
     access_token: z.string(),
@@ -117,6 +128,8 @@ export const OAuthAuthorizationServerMetadata = z
     authorization_endpoint: z.string(),
     token_endpoint: z.string(),
     registration_endpoint: z.string(),
+    revocation_endpoint: z.string().optional(),
+    revocation_endpoint_auth_methods_supported: z.array(z.enum(oauthTokenEndpointAuthMethods)).optional(),
     scopes_supported: z.array(z.enum(scopes)),
     response_types_supported: z.array(z.string()),
     response_modes_supported: z.array(z.string()),

@@ -1,18 +1,26 @@
 import { defineContract, defineRoute, text } from '../route.ts';
-import { ApiHealthResponse, HealthResponse, OpenApiDocument, PerformanceProtocol, ServiceRoot } from './documents.ts';
+import { ApiHealthResponse, HealthResponse, OpenApiDocument, PerformanceProtocol, ReadyResponse, ServiceRoot } from './documents.ts';
 import { CacheResponse, ModelsResponse } from './models.ts';
 
 const publicRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['system'] } as const;
 
 export const systemContract = defineContract({
-  root: defineRoute({ ...publicRoute, method: 'GET', path: '/', summary: 'Service root: liveness and self-description', responses: { 200: ServiceRoot } }),
+  root: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/', summary: 'Service root: liveness and self-description', responses: { 200: ServiceRoot } }),
   healthz: defineRoute({ ...publicRoute, method: 'GET', path: '/healthz', summary: 'Liveness and database reachability', responses: { 200: HealthResponse, 503: HealthResponse } }),
+  readyz: defineRoute({
+    ...publicRoute,
+    method: 'GET',
+    path: '/readyz',
+    summary: 'Readiness: 200 while taking new work; 503 at once when a shutdown begins (SIGTERM) or the database is unreachable',
+    description: 'Point a load balancer here, and liveness probes at /healthz: a draining server is alive but must get no new requests.',
+    responses: { 200: ReadyResponse, 503: ReadyResponse },
+  }),
   health: defineRoute({ ...publicRoute, method: 'GET', path: '/health', summary: 'Liveness and database reachability (alias of /healthz)', responses: { 200: HealthResponse, 503: HealthResponse } }),
   apiHealth: defineRoute({ ...publicRoute, surface: 'api', method: 'GET', path: '/api/health', summary: 'Liveness of the api surface', responses: { 200: ApiHealthResponse, 503: ApiHealthResponse } }),
-  openapi: defineRoute({ ...publicRoute, method: 'GET', path: '/openapi.json', summary: 'OpenAPI 3.1 document generated from the contract', responses: { 200: OpenApiDocument } }),
-  llmsTxt: defineRoute({ ...publicRoute, method: 'GET', path: '/llms.txt', summary: 'Plain-text pointer for agents', responses: { 200: text() } }),
-  agentsTxt: defineRoute({ ...publicRoute, method: 'GET', path: '/agents.txt', summary: 'Plain-text pointer for agents (same body as /llms.txt)', responses: { 200: text() } }),
-  llmsFullTxt: defineRoute({ ...publicRoute, method: 'GET', path: '/llms-full.txt', summary: 'Every operation with its method, path, auth and summary', responses: { 200: text() } }),
+  openapi: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/openapi.json', summary: 'OpenAPI 3.1 document generated from the contract', responses: { 200: OpenApiDocument } }),
+  llmsTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/llms.txt', summary: 'Plain-text pointer for agents', responses: { 200: text() } }),
+  agentsTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/agents.txt', summary: 'Plain-text pointer for agents (same body as /llms.txt)', responses: { 200: text() } }),
+  llmsFullTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/llms-full.txt', summary: 'Every operation with its method, path, auth and summary', responses: { 200: text() } }),
   performance: defineRoute({ ...publicRoute, method: 'GET', path: '/.well-known/performance', summary: 'Public benchmark protocol', responses: { 200: PerformanceProtocol } }),
   performanceJson: defineRoute({ ...publicRoute, method: 'GET', path: '/.well-known/performance.json', summary: 'Public benchmark protocol (JSON alias)', responses: { 200: PerformanceProtocol } }),
   metrics: defineRoute({

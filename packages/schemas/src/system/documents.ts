@@ -6,6 +6,15 @@ export const DatabaseHealth = z.object({
   latency_ms: z.number().nonnegative(),
 });
 
+/**
+ * Readiness: `ready` (200) while the server takes new work; 503 `draining` from the moment a
+ * shutdown begins, or `unavailable` when the database cannot be reached.
+ */
+export const ReadyResponse = z
+  .object({ status: z.enum(['ready', 'draining', 'unavailable']), service: z.literal('svc'), database: DatabaseHealth.optional().describe('Absent while draining: the database is not asked') })
+  .meta({ id: 'ReadyResponse' });
+export type ReadyResponse = z.infer<typeof ReadyResponse>;
+
 /** Liveness plus database reachability; 503 with the same body when the database is unreachable. */
 export const HealthResponse = z
   .object({

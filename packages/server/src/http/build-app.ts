@@ -2,6 +2,7 @@ import Koa, { type Context } from 'koa';
 import type { Logger } from 'pino';
 import type { Surface } from '@svc/schemas';
 import type { HttpMetrics } from '../observability/metrics.ts';
+import { answerPreflight, applyCors, corsPolicyFrom, type CorsPolicy } from './cors.ts';
 import { writeError } from './error-handler.ts';
 import { compileContract, serveRoute, type MountOptions } from './mount-contract.ts';
 import { requestIdFrom } from './request-id.ts';
@@ -14,6 +15,10 @@ export interface ContractAppOptions extends MountOptions {
   trustProxy: boolean;
   log: Logger;
   metrics: HttpMetrics;
+  /** Default: no origin listed (discovery documents stay open to all). */
+  cors?: CorsPolicy;
+  /** True once the server drains: answers ask the client to close its connection. */
+  draining?: () => boolean;
 }
 
 /**
@@ -25,20 +30,33 @@ export interface ContractAppOptions extends MountOptions {
 export function buildContractApp(options: ContractAppOptions): Koa {
   const app = new Koa({ proxy: options.trustProxy });
   const table = compileContract(options);
+  const cors = options.cors ?? corsPolicyFrom([]);
+  const draining = options.draining ?? (() => false);
   app.use(async function serveContract(ctx: Context): Promise<void> {
     const state = new RequestState(requestIdFrom(ctx.headers['x-request-id']), options.log);
     (ctx.state as { svc: RequestState }).svc = state;
     ctx.res.setHeader('x-request-id', state.requestId);
+    // Every answer: never sniff a type other than the declared one.
+    ctx.res.setHeader('x-content-type-options', 'nosniff');
+    const origin = ctx.get('origin');
     try {
-      const match = table.match(ctx.method, ctx.path);
+      const preflightMethod = origin && ctx.method === 'OPTIONS' ? ctx.get('access-control-request-method').toUpperCase() : '';
+      const match = table.match(preflightMethod || ctx.method, ctx.path);
+      if (origin) applyCors(ctx, cors, origin, match && 'entry' in match ? match.entry.route : undefined);
       if (match === undefined) throw new ServiceError('route_not_found', `No route for ${ctx.method} ${ctx.path}. See /openapi.json for every route.`);
       if ('allowed' in match) {
         throw new ServiceError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}; use ${match.allowed.join(', ')}.`, { headers: { allow: match.allowed.join(', ') } });
       }
-      await serveRoute(ctx, state, match.entry, match.params, options);
+      if (preflightMethod) answerPreflight(ctx, cors, origin, match.entry.route, table.methodsFor(ctx.path));
+      else await serveRoute(ctx, state, match.entry, match.params, options);
     } catch (error) {
       writeError(ctx, state, error);
     } finally {
+      if (!ctx.headerSent) {
+        // An answer to a credential is personal (and may carry a secret): no cache may keep it.
+        if (ctx.get('authorization') && !ctx.response.get('cache-control')) ctx.set('cache-control', 'no-store');
+        if (draining()) ctx.set('connection', 'close');
+      }
       finishRequest(ctx, state, options.log, options.metrics);
     }
   });

@@ -43,6 +43,8 @@ export function writeError(ctx: Context, state: RequestState, error: unknown): v
   let answer: unknown = body;
   if (state.route?.errorEnvelope === 'jsonrpc') ({ status, body: answer } = jsonRpcErrorFor(body, errorStatus));
   if (state.route?.errorEnvelope === 'bayrun' && body.retryable === undefined) body.retryable = RETRYABLE_STATUSES.has(status);
+  // OAuth clients parse `error` as the RFC code: give them one, the message as the description.
+  if (state.route?.errorEnvelope === 'oauth' && status === 400) answer = { error: 'invalid_request', error_description: body.error, code: body.code, request_id: body.request_id };
   if (ctx.headerSent) {
     ctx.res.destroy();
     return;

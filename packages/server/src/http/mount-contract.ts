@@ -21,6 +21,8 @@ export interface MountOptions {
   /** Silence after which an SSE stream gets a keep-alive comment (SVC_SSE_KEEPALIVE_MS). */
   sseKeepAliveMs?: number;
   publicUrls: () => { baseUrl: string; apiUrl: string };
+  /** Aborts when the server begins to drain (event streams end with a final event). */
+  shutdownSignal?: AbortSignal;
 }
 
 /** Path params arrive URL-decoded; wildcard params arrive as segment arrays and are joined. */
@@ -72,6 +74,9 @@ class HandlerRequest implements RequestContext {
 
   get requestId() {
     return this.state.requestId;
+  }
+  get method() {
+    return this.ctx.method;
   }
   get ip() {
     return this.ctx.ip;
@@ -139,6 +144,7 @@ export async function serveRoute(ctx: Context, state: RequestState, entry: Route
     validate: options.validateResponses,
     sseKeepAliveMs: options.sseKeepAliveMs,
     signal: () => request.signal,
+    shutdown: options.shutdownSignal,
     onStreamError: (error) => {
       const body = errorBodyFor(error, state.requestId, state.log);
       return { code: body.code, error: body.error };

@@ -31,7 +31,8 @@ function checkMediaType(route: RouteDefinition, mediaType: string | undefined): 
 async function readBytes(request: IncomingMessage, limit: number, timeoutMs: number | undefined): Promise<Buffer> {
   const declared = request.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
-    throw new ServiceError('payload_too_large', `The body is ${declared} bytes; this endpoint takes at most ${limit}.`);
+    // The body is never read: close the connection rather than drain it for the next request.
+    throw new ServiceError('payload_too_large', `The body is ${declared} bytes; this endpoint takes at most ${limit}.`, { headers: { connection: 'close' } });
   }
   if (!timeoutMs) return rawBody(request, limit, declared);
   const reading = rawBody(request, limit, declared);

@@ -5,6 +5,8 @@ import type { ServerTiming } from './server-timing.ts';
 /** What a handler knows of its request besides the validated input. No Koa types leak here. */
 export interface RequestContext {
   readonly requestId: string;
+  /** The request method; `HEAD` reaches GET handlers, which must then have no side effects. */
+  readonly method: string;
   /** The caller's address (X-Forwarded-For only when SVC_TRUST_PROXY is set). */
   readonly ip: string;
   readonly principal: Principal;

@@ -17,6 +17,8 @@ export interface RespondOptions {
   onStreamError: (error: unknown) => { code: string; error: string };
   /** Silence after which an SSE stream gets a keep-alive comment. */
   sseKeepAliveMs?: number;
+  /** Aborts when the server begins to drain: open event streams end with a final event. */
+  shutdown?: AbortSignal;
 }
 
 /** Writes a handler's answer as its contract entry says: JSON, text, bytes, SSE, redirect or empty. */
@@ -63,19 +65,21 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
       ctx.set('cache-control', 'no-cache, no-transform');
       ctx.set('x-accel-buffering', 'no');
       ctx.req.socket.setNoDelay(true);
-      ctx.body = sseStream(result.body as AsyncIterable<SseMessage<unknown>>, options.signal(), options.onStreamError, options.sseKeepAliveMs);
+      ctx.body = sseStream(result.body as AsyncIterable<SseMessage<unknown>>, options.signal(), options.onStreamError, { keepAliveMs: options.sseKeepAliveMs, shutdown: options.shutdown });
       return;
     case 'redirect':
       // Koa turns a null body into 204, so the redirect keeps Koa's short status-text body.
       if (!result.headers?.location) throw new ServiceError('internal_error', 'Redirect without a location.');
       return;
     case 'empty':
-      // Koa turns a null body into 204; a declared 202 (an accepted MCP notification) stays 202.
-      if (result.status === 204 || result.status === 304) ctx.body = null;
-      else {
-        ctx.body = '';
-        ctx.remove('content-type');
+      // Koa turns a null body into 204 whatever the status; an empty string keeps the declared
+      // one (RFC 7009 revocation answers 200, an MCP notification 202) with no content type.
+      if (result.status === 204 || result.status === 304) {
+        ctx.body = null;
+        return;
       }
+      ctx.body = '';
+      ctx.remove('content-type');
       return;
   }
 }

@@ -60,7 +60,12 @@ export class RouteTable<T> {
   match(method: string, path: string): RouteMatch<T> {
     const found = this.find(method, path) ?? (method === 'HEAD' ? this.find('GET', path) : undefined);
     if (found) return found;
-    const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((other) => other !== method && this.find(other === 'HEAD' ? 'GET' : other, path));
+    const allowed = this.methodsFor(path).filter((other) => other !== method);
     return allowed.length > 0 ? { allowed } : undefined;
+  }
+
+  /** Every method the path answers (HEAD wherever GET is). */
+  methodsFor(path: string): string[] {
+    return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => this.find(method === 'HEAD' ? 'GET' : method, path));
   }
 }

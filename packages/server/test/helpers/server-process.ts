@@ -5,11 +5,13 @@ import type { TestDatabase } from './test-database.ts';
 
 const BIN = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
 
-/** `svc-server start` as a child process over a test database, as a user runs it. */
+/** `svc-server start` as its own process, as a user runs it: for tests that kill it (-9), run several replicas, or soak it. */
 export interface ServerProcess {
   child: ChildProcessWithoutNullStreams;
   baseUrl: string;
   exited: Promise<number | null>;
+  /** The tail of what it printed (stdout and stderr). */
+  output(): string;
   /** SIGKILL: no shutdown code runs, exactly like a crashed machine's process. */
   kill(): Promise<void>;
   /** SIGTERM and wait for the exit. */
@@ -22,23 +24,31 @@ export function killAllServerProcesses(): void {
   for (const child of alive) child.kill('SIGKILL');
 }
 
-export async function startServerProcess(database: TestDatabase, env: Record<string, string>, options: { deadlineMs?: number } = {}): Promise<ServerProcess> {
+export interface ServerProcessOptions {
+  /** How long it may take to listen (default 60 s). */
+  timeoutMs?: number;
+  /** Killed after this, whatever happens to the test (default 10 min). */
+  deadlineMs?: number;
+}
+
+/** Starts the binary on `database` with `env`, resolving once it logs that it listens (port 0 unless given). */
+export async function startServerProcess(database: TestDatabase, env: Record<string, string> = {}, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'DATABASE_URL'));
   const child = spawn(process.execPath, [BIN, 'start'], {
-    env: {
-      ...inherited,
-      SVC_HOST: '127.0.0.1',
-      SVC_PORT: '0',
-      SVC_LOG_LEVEL: 'info',
-      SVC_DATA_DIR: database.dataDir,
-      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
-      ...env,
-    },
+    env: { ...inherited, SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   alive.add(child);
-  // Bounded: whatever happens to the test, the process is gone after the deadline.
-  const killer = setTimeout(() => child.kill('SIGKILL'), options.deadlineMs ?? 120_000);
+  let output = '';
+  // A long run logs a line per request: keep the last part only.
+  const keep = (chunk: string) => {
+    output += chunk;
+    if (output.length > 1_048_576) output = output.slice(-262_144);
+  };
+  child.stdout.setEncoding('utf8').on('data', keep);
+  child.stderr.setEncoding('utf8').on('data', keep);
+  child.stdin.end();
+  const killer = setTimeout(() => child.kill('SIGKILL'), options.deadlineMs ?? 10 * 60_000);
   const exited = new Promise<number | null>((resolve) =>
     child.on('close', (code) => {
       clearTimeout(killer);
@@ -46,41 +56,30 @@ export async function startServerProcess(database: TestDatabase, env: Record<str
       resolve(code);
     }),
   );
-  let stdout = '';
-  let stderr = '';
-  let listening = false;
-  // Kept only until the server listens (to explain a failed start); later lines are read and dropped.
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    if (!listening) stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    if (!listening) stderr += chunk;
-  });
-  child.stdin.end();
-  let closed = false;
-  void exited.then(() => (closed = true));
-  const started = performance.now();
-  let baseUrl: string | undefined;
-  while (!baseUrl) {
-    const line = stdout.split('\n').find((entry) => entry.includes('"svc listening"'));
+  let done = false;
+  void exited.then(() => (done = true));
+  const deadline = performance.now() + (options.timeoutMs ?? 60_000);
+  while (performance.now() < deadline) {
+    const line = output.split('\n').find((candidate) => candidate.includes('"msg":"svc listening"'));
     if (line) {
-      baseUrl = String((JSON.parse(line) as { baseUrl: string }).baseUrl);
-      listening = true;
+      return {
+        child,
+        baseUrl: String((JSON.parse(line) as { baseUrl: string }).baseUrl),
+        exited,
+        output: () => output,
+        async kill() {
+          child.kill('SIGKILL');
+          await exited;
+        },
+        async stop() {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      };
     }
-    else if (closed || performance.now() - started > 60_000) throw new Error(`svc-server did not start; stdout:\n${stdout}\nstderr:\n${stderr}`);
-    else await sleep(25);
+    if (done) throw new Error(`svc-server exited before listening:\n${output}`);
+    await sleep(25);
   }
-  return {
-    child,
-    baseUrl,
-    exited,
-    async kill() {
-      child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  child.kill('SIGKILL');
+  throw new Error(`svc-server did not listen within ${options.timeoutMs ?? 60_000} ms:\n${output}`);
 }

@@ -108,12 +108,14 @@ export function createCatalogHandlers({ catalog, downloads, store, receipts, req
     },
     async download({ params }, request) {
       const path = checkFilePath(params.path);
-      const started = await downloads.start(params.id, path, callerKey(request));
+      // HEAD is a probe: same answer, but no completion token is issued or stored.
+      const started: { location: string; token?: string; file: { sha256: string; size_bytes: string | number } } =
+        request.method === 'HEAD' ? await downloads.probe(params.id, path) : await downloads.start(params.id, path, callerKey(request));
       return {
         status: 302,
         headers: {
           location: started.location,
-          'x-svc-completion-token': started.token,
+          ...(started.token ? { 'x-svc-completion-token': started.token } : {}),
           'x-svc-sha256': started.file.sha256,
           'x-svc-size-bytes': String(started.file.size_bytes),
           'cache-control': 'no-store',

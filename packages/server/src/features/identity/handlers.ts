@@ -24,6 +24,14 @@ function oauthErrorBody(failure: OAuthFailure, request: RequestContext): OAuthEr
   };
 }
 
+/** An error of an endpoint that authenticates clients (token, revoke): 401 with a Basic challenge for a bad client, else 400. */
+function clientEndpointFailure(failure: OAuthFailure, basic: { id: string; secret: string } | undefined, request: RequestContext) {
+  if (failure.error === 'invalid_client') {
+    return { status: 401 as const, headers: { ...NO_STORE, ...(basic ? { 'www-authenticate': 'Basic realm="svc"' } : {}) }, body: oauthErrorBody(failure, request) };
+  }
+  return { status: 400 as const, headers: NO_STORE, body: oauthErrorBody(failure, request) };
+}
+
 /** RFC 6749 2.3.1: `Basic base64(urlencode(id):urlencode(secret))`. */
 function basicCredentials(header: string | string[] | undefined): { id: string; secret: string } | undefined {
   if (typeof header !== 'string') return undefined;
@@ -54,6 +62,7 @@ function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
   const asMetadata = async () => ({ status: 200 as const, body: authorizationServerMetadata(baseUrl()) });
   return defineHandlers(oauthContract, {
     async register({ body }, request) {
+      await service.limitRegistrations(request.ip);
       try {
         return { status: 201, headers: NO_STORE, body: await service.register(body) };
       } catch (error) {
@@ -73,10 +82,18 @@ function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
         return { status: 200, headers: NO_STORE, body: await service.token(body, basic) };
       } catch (error) {
         if (!(error instanceof OAuthFailure)) throw error;
-        if (error.error === 'invalid_client') {
-          return { status: 401, headers: { ...NO_STORE, ...(basic ? { 'www-authenticate': 'Basic realm="svc"' } : {}) }, body: oauthErrorBody(error, request) };
-        }
-        return { status: 400, headers: NO_STORE, body: oauthErrorBody(error, request) };
+        return clientEndpointFailure(error, basic, request);
+      }
+    },
+    async revoke({ body }, request) {
+      await service.limitTokenRequests(request.ip);
+      const basic = basicCredentials(request.headers.authorization);
+      try {
+        await service.revoke(body, basic);
+        return { status: 200, headers: NO_STORE };
+      } catch (error) {
+        if (!(error instanceof OAuthFailure)) throw error;
+        return clientEndpointFailure(error, basic, request);
       }
     },
     authorizationServer: asMetadata,

@@ -12,6 +12,8 @@ export function authorizationServerMetadata(baseUrl: string): OAuthAuthorization
     authorization_endpoint: `${baseUrl}/oauth/authorize`,
     token_endpoint: `${baseUrl}/oauth/token`,
     registration_endpoint: `${baseUrl}/oauth/register`,
+    revocation_endpoint: `${baseUrl}/oauth/revoke`,
+    revocation_endpoint_auth_methods_supported: [...oauthTokenEndpointAuthMethods],
     scopes_supported: [...DEMO_TIER_SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

@@ -70,6 +70,17 @@ export interface AuthorizeRequest {
 /** Where an authorization answer goes: a redirect when the URI is trusted, else a direct 400. */
 export type AuthorizeOutcome = { kind: 'redirect'; location: string } | { kind: 'direct'; failure: OAuthFailure };
 
+export interface RevocationRequest {
+  token?: string;
+  token_type_hint?: string;
+  client_id?: string;
+  client_secret?: string;
+}
+
+type RevocableToken =
+  | { kind: 'refresh'; clientId: string; publicClient: boolean; familyId: string }
+  | { kind: 'access'; clientId: string; publicClient: boolean; id: string; expiresAt: number };
+
 export interface TokenRequest {
   grant_type?: string;
   code?: string;
@@ -200,8 +211,48 @@ export class OAuthService {
     }
   }
 
+  /** Per-IP limit of client registration (RFC 7591 is open to anyone), shared by replicas. */
+  async limitRegistrations(ip: string): Promise<void> {
+    const perMinute = this.#config.registerRatePerMinute;
+    const decision = await consumeWindow(this.#sequelize, { bucket: `oauth-register:ip:${ip}`, windowSeconds: 60, maxHits: perMinute });
+    if (!decision.allowed) {
+      throw new ServiceError('rate_limited', `Too many client registrations from this address (at most ${perMinute} per minute); reuse the client_id you registered.`, { retryAfterSeconds: decision.retryAfterSeconds, retryable: true });
+    }
+  }
+
+  /**
+   * RFC 7009 revocation. A token that is not ours, malformed or expired is answered like a
+   * revoked one (nothing to do), so the caller learns nothing and a retry is always safe.
+   */
+  async revoke(request: RevocationRequest, basic: { id: string; secret: string } | undefined): Promise<void> {
+    const { client, authenticated } = await this.#authenticateClient(request, basic);
+    if (!request.token) throw new OAuthFailure('invalid_request', 'token is required.');
+    const target = await this.#revocable(request.token, request.token_type_hint);
+    if (!target) return;
+    if (client && client.id !== target.clientId) throw new OAuthFailure('invalid_grant', 'The token was issued to another client.');
+    if (!target.publicClient && !authenticated) throw new OAuthFailure('invalid_client', 'The client this token was issued to must authenticate to revoke it.');
+    if (target.kind === 'refresh') {
+      await this.store.revokeFamily(target.familyId, 'refresh token revoked', nowSeconds() + this.#config.refreshTokenTtlSeconds);
+    } else {
+      await this.store.revokeAccessToken(target.id, target.expiresAt);
+    }
+  }
+
+  /** Which of our tokens this is, trying the hinted kind first (RFC 7009 2.1); undefined when neither. */
+  async #revocable(token: string, hint: string | undefined): Promise<RevocableToken | undefined> {
+    const asRefresh = async (): Promise<RevocableToken | undefined> => {
+      const claims = await this.tokens.verifyRefresh(token).catch(() => undefined);
+      return claims && { kind: 'refresh', clientId: claims.clientId, publicClient: claims.publicClient, familyId: claims.familyId };
+    };
+    const asAccess = async (): Promise<RevocableToken | undefined> => {
+      const claims = await this.tokens.verifyAccess(token).catch(() => undefined);
+      return claims && { kind: 'access', clientId: claims.clientId, publicClient: claims.publicClient === true, id: claims.id, expiresAt: claims.expiresAt };
+    };
+    return hint === 'refresh_token' ? ((await asRefresh()) ?? (await asAccess())) : ((await asAccess()) ?? (await asRefresh()));
+  }
+
   /** Client authentication (RFC 6749 2.3.1): Basic header or body secret; public clients may send only client_id. */
-  async #authenticateClient(request: TokenRequest, basic: { id: string; secret: string } | undefined): Promise<{ client?: ClientRegistration; authenticated: boolean }> {
+  async #authenticateClient(request: TokenRequest | RevocationRequest, basic: { id: string; secret: string } | undefined): Promise<{ client?: ClientRegistration; authenticated: boolean }> {
     if (basic && request.client_secret) throw new OAuthFailure('invalid_request', 'Use one client authentication method, not both.');
     const clientId = basic?.id ?? request.client_id;
     const secret = basic?.secret ?? request.client_secret;
@@ -235,7 +286,7 @@ export class OAuthService {
 
   async #issue(subject: string, clientId: string, publicClient: boolean, scopes: Scope[], familyId: string | undefined): Promise<OAuthTokenResponse> {
     const { accessTokenTtlSeconds, refreshTokenTtlSeconds } = this.#config;
-    const access = await this.tokens.signAccess({ subject, clientId, scopes, familyId }, accessTokenTtlSeconds);
+    const access = await this.tokens.signAccess({ subject, clientId, scopes, familyId, publicClient }, accessTokenTtlSeconds);
     const refresh = familyId ? await this.tokens.signRefresh({ id: newId(), clientId, publicClient, familyId, subject, scopes }, refreshTokenTtlSeconds) : undefined;
     return { access_token: access, token_type: 'Bearer', expires_in: accessTokenTtlSeconds, ...(refresh ? { refresh_token: refresh } : {}), scope: scopes.join(' ') };
   }

@@ -1,6 +1,12 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 
 /**
+ * A revoked single access token shares the revoked-families table under a prefix a family id
+ * (a random base64url id) can never have, so checking a token is still one indexed lookup.
+ */
+const accessTokenKey = (tokenId: string) => `access:${tokenId}`;
+
+/**
  * The only OAuth state: ids of one-time artefacts already used (codes, refresh tokens) and
  * token families revoked after a replay. Rows expire with the artefact they record, so the
  * tables stay small; any replica sees what another spent.
@@ -29,6 +35,18 @@ export class OAuthStore {
        ON CONFLICT (family_id) DO UPDATE SET expires_at = GREATEST(svc_oauth_revoked_families.expires_at, EXCLUDED.expires_at)`,
       { replacements: { familyId, reason, expiresAt: expiresAtSeconds } },
     );
+  }
+
+  /** Revokes one access token by its id; it is refused from then on, on every replica. */
+  async revokeAccessToken(tokenId: string, expiresAtSeconds: number): Promise<void> {
+    await this.revokeFamily(accessTokenKey(tokenId), 'access token revoked', expiresAtSeconds);
+  }
+
+  /** One lookup for an access token: its family revoked, or the token itself. */
+  async isAccessTokenRevoked(tokenId: string, familyId: string | undefined): Promise<boolean> {
+    const keys = familyId ? [accessTokenKey(tokenId), familyId] : [accessTokenKey(tokenId)];
+    const rows = await this.#sequelize.query('SELECT 1 FROM svc_oauth_revoked_families WHERE family_id IN (:keys) LIMIT 1', { replacements: { keys }, type: QueryTypes.SELECT });
+    return rows.length > 0;
   }
 
   async isFamilyRevoked(familyId: string): Promise<boolean> {

@@ -43,6 +43,14 @@ export interface AccessTokenClaims {
   clientId: string;
   scopes: Scope[];
   familyId?: string;
+  /** Issued to a public (PKCE) client; tokens from before this claim existed read as confidential. */
+  publicClient?: boolean;
+}
+
+/** What a verified access token says beyond what it was signed from: its own id and expiry. */
+export interface VerifiedAccessToken extends AccessTokenClaims {
+  id: string;
+  expiresAt: number;
 }
 
 /** Why a signed value was refused: `expired` is worth telling apart from everything else. */
@@ -130,7 +138,12 @@ export class OAuthTokens {
   }
 
   signAccess(claims: AccessTokenClaims, ttlSeconds: number): Promise<string> {
-    return this.#sign('access', TYP.access, { jti: newId(), sub: claims.subject, client_id: claims.clientId, scope: claims.scopes.join(' '), tier: 'demo', ...(claims.familyId ? { fid: claims.familyId } : {}) }, ttlSeconds);
+    return this.#sign(
+      'access',
+      TYP.access,
+      { jti: newId(), sub: claims.subject, client_id: claims.clientId, scope: claims.scopes.join(' '), tier: 'demo', ...(claims.familyId ? { fid: claims.familyId } : {}), ...(claims.publicClient ? { pub: true } : {}) },
+      ttlSeconds,
+    );
   }
 
   /** Null when the token is not one of our access tokens at all (another resolver may know it). */
@@ -143,9 +156,12 @@ export class OAuthTokens {
     }
   }
 
-  async verifyAccess(token: string): Promise<AccessTokenClaims> {
+  async verifyAccess(token: string): Promise<VerifiedAccessToken> {
     const payload = await this.#verify('access', TYP.access, token);
     return {
+      id: String(payload.jti),
+      expiresAt: Number(payload.exp),
+      publicClient: payload.pub === true,
       subject: String(payload.sub),
       clientId: String(payload.client_id),
       scopes: typeof payload.scope === 'string' ? parseScopes(payload.scope.split(' ')) : [],

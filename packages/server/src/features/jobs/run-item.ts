@@ -24,7 +24,7 @@ export interface ItemRun {
  */
 function itemContext(run: ItemRun, publicUrl: string): RequestContext {
   const principal: Principal = { kind: run.principal.kind as PrincipalKind, id: run.principal.id, scopes: [], credential: 'none' };
-  return { requestId: `${run.jobId}:${run.index}`, ip: '', principal, bearer: undefined, signal: run.signal, timing: new ServerTiming(), log: run.log, publicUrl, headers: {} };
+  return { requestId: `${run.jobId}:${run.index}`, method: 'POST', ip: '', principal, bearer: undefined, signal: run.signal, timing: new ServerTiming(), log: run.log, publicUrl, headers: {} };
 }
 
 /**

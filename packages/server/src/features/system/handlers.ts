@@ -35,14 +35,17 @@ export function createSystemHandlers(deps: ServerDeps) {
     return built;
   };
 
-  const health = async (): Promise<{ status: 200 | 503; body: HealthResponse }> => {
-    let database: HealthResponse['database'];
+  const databaseHealth = async (): Promise<HealthResponse['database']> => {
     try {
       const latency = await deps.database.ping();
-      database = { status: 'ok', kind: deps.database.kind, latency_ms: Math.round(latency * 10) / 10 };
+      return { status: 'ok', kind: deps.database.kind, latency_ms: Math.round(latency * 10) / 10 };
     } catch {
-      database = { status: 'unreachable', kind: deps.database.kind, latency_ms: 0 };
+      return { status: 'unreachable', kind: deps.database.kind, latency_ms: 0 };
     }
+  };
+
+  const health = async (): Promise<{ status: 200 | 503; body: HealthResponse }> => {
+    const database = await databaseHealth();
     const ok = database.status === 'ok';
     return {
       status: ok ? 200 : 503,
@@ -51,6 +54,12 @@ export function createSystemHandlers(deps: ServerDeps) {
   };
 
   return defineHandlers(systemContract, {
+    async readyz() {
+      // A draining server answers at once, without waiting on the database it is about to close.
+      if (deps.lifecycle.draining) return { status: 503, body: { status: 'draining', service: 'svc' } };
+      const database = await databaseHealth();
+      return database.status === 'ok' ? { status: 200, body: { status: 'ready', service: 'svc', database } } : { status: 503, body: { status: 'unavailable', service: 'svc', database } };
+    },
     async root() {
       const urls = deps.publicUrls();
       return {

@@ -1,0 +1,153 @@
+/**
+ * Soak: a mixed workload for a set number of minutes against one svc-server process, printing
+ * requests served, errors (target 0), p50/p99 latency per interval, and the server's resident
+ * memory after warm-up and at the end (target: growth under 10%). The baseline is the same run's
+ * first interval: the last interval's p99 and the final memory are reported as ratios to it.
+ *
+ * The workload, by weight: blackboard puts and channel reads, catalog search and artifact reads,
+ * a developer key's whoami, download start + completion, and liveness probes.
+ *
+ * Run:
+ *   pnpm bench:soak                                   (embedded database, 2 minutes)
+ *   pnpm bench:soak -- --minutes 10 --concurrency 16
+ *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres pnpm bench:soak -- --database postgres
+ * Exit status 1 when any request failed or memory grew 10% or more after warm-up.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { createClient } from '../packages/client/src/index.ts';
+import { percentile } from './stats.ts';
+import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
+import { startServerProcess } from '../packages/server/test/helpers/server-process.ts';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '2' },
+    concurrency: { type: 'string', default: '8' },
+    interval: { type: 'string', default: '15' },
+    database: { type: 'string', default: 'embedded' },
+  },
+});
+const durationMs = Number(values.minutes) * 60_000;
+const intervalMs = Number(values.interval) * 1000;
+const concurrency = Number(values.concurrency);
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+if (values.database === 'postgres') {
+  const admin = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (!admin) {
+    out('soak: --database postgres needs BENCH_DATABASE_URL (an admin URL; a fresh database is made and dropped).');
+    process.exit(2);
+  }
+  process.env.TEST_DATABASE_URL = admin;
+} else {
+  delete process.env.TEST_DATABASE_URL;
+}
+
+const OPERATOR_TOKEN = 'soak-operator-token-0123456789abcdef';
+const database = await createTestDatabase();
+const server = await startServerProcess(database, {
+  SVC_OPERATOR_TOKEN: OPERATOR_TOKEN,
+  SVC_CATALOG_DEMO: 'on',
+  SVC_BLACKBOARD_IP_PUTS_PER_HOUR: '100000000',
+  SVC_BLACKBOARD_GLOBAL_POSTS_PER_HOUR: '100000000',
+  SVC_BLACKBOARD_GLOBAL_BYTES_PER_HOUR: '100000000000',
+  SVC_BLACKBOARD_PRINCIPAL_POSTS_PER_HOUR: '100000000',
+  SVC_BLACKBOARD_PRINCIPAL_BYTES_PER_HOUR: '100000000000',
+  SVC_BLACKBOARD_CHANNEL_POSTS_PER_HOUR: '100000000',
+  SVC_BLACKBOARD_CHANNEL_BYTES_PER_HOUR: '100000000000',
+}).catch(async (error: unknown) => {
+  await database.drop();
+  throw error;
+});
+
+/** Resident memory of the server process, in MiB (Linux /proc). */
+async function residentMiB(): Promise<number> {
+  const status = await readFile(`/proc/${server.child.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+const client = (token?: string) => createClient({ baseUrl: server.baseUrl, token, retry: 0, timeout: 30_000 });
+const session = await client().oauth.login({ clientName: 'soak' });
+const key = await client(session.accessToken).credentials.create({ body: { name: 'soak', scopes: ['models:read'] } });
+const plan = (await client().catalog.downloadPlan({ params: { id: 'prompt-injection-rules' } })).files.find((file) => file.path === 'rules.jsonl')!;
+
+let sequence = 0;
+const operations: Array<[weight: number, name: string, run: () => Promise<unknown>]> = [
+  [30, 'blackboard.put', () => client().blackboard.put({ body: { key: `soak:${sequence % 200}`, value: { text: `soak ${sequence}` } } })],
+  [20, 'blackboard.get', () => client().blackboard.get({ query: { key: `soak:${sequence % 200}` } })],
+  [15, 'catalog.search', () => client().catalog.search({ query: { q: sequence % 2 ? 'sentiment' : 'prompt injection' } })],
+  [10, 'catalog.artifact', () => client().catalog.artifact({ params: { id: 'tiny-sentiment-lexicon' } })],
+  [10, 'oauth.whoami (developer key)', () => client(key.secret).oauth.whoami()],
+  [10, 'download + completion', async () => {
+    const caller = client(`soak-caller-${sequence}`);
+    const started = await caller.withResponse.catalog.download({ params: { id: 'prompt-injection-rules', path: 'rules.jsonl' } });
+    const completionToken = started.data.headers.get('x-svc-completion-token')!;
+    return caller.catalog.completeDownload({ params: { id: 'prompt-injection-rules', path: 'rules.jsonl' }, body: { sha256: plan.sha256, sizeBytes: plan.sizeBytes, completionToken } });
+  }],
+  [5, 'system.healthz', () => client().system.healthz()],
+];
+const totalWeight = operations.reduce((sum, [weight]) => sum + weight, 0);
+function pick(): (typeof operations)[number] {
+  let draw = (sequence * 7919) % totalWeight;
+  for (const operation of operations) {
+    if (draw < operation[0]) return operation;
+    draw -= operation[0];
+  }
+  return operations[0]!;
+}
+
+interface Interval {
+  latencies: number[];
+  errors: number;
+}
+let current: Interval = { latencies: [], errors: 0 };
+const errorsByOperation = new Map<string, number>();
+const started = performance.now();
+const stopAt = started + durationMs;
+
+const worker = async () => {
+  while (performance.now() < stopAt) {
+    sequence++;
+    const [, name, run] = pick();
+    const begun = performance.now();
+    try {
+      await run();
+      current.latencies.push(performance.now() - begun);
+    } catch (error) {
+      current.errors++;
+      errorsByOperation.set(`${name}: ${(error as Error).message.slice(0, 120)}`, (errorsByOperation.get(`${name}: ${(error as Error).message.slice(0, 120)}`) ?? 0) + 1);
+    }
+  }
+};
+
+out(`soak: ${values.minutes} min, ${concurrency} concurrent, database ${database.kind}, server pid ${server.child.pid}, RSS at start ${(await residentMiB()).toFixed(1)} MiB`);
+out('interval  requests  errors  p50 ms  p99 ms  RSS MiB');
+const rows: Array<{ requests: number; errors: number; p99: number; rss: number }> = [];
+const reporter = setInterval(async () => {
+  const done = current;
+  current = { latencies: [], errors: 0 };
+  const rss = await residentMiB();
+  const row = { requests: done.latencies.length, errors: done.errors, p99: percentile(done.latencies, 99), rss };
+  rows.push(row);
+  out(`${String(Math.round((performance.now() - started) / 1000)).padStart(6)} s  ${String(row.requests).padStart(8)}  ${String(row.errors).padStart(6)}  ${percentile(done.latencies, 50).toFixed(1).padStart(6)}  ${row.p99.toFixed(1).padStart(6)}  ${rss.toFixed(1).padStart(7)}`);
+}, intervalMs);
+
+await Promise.all(Array.from({ length: concurrency }, worker));
+clearInterval(reporter);
+const endRss = await residentMiB();
+server.child.kill('SIGTERM');
+await server.exited;
+await database.drop();
+
+const requests = rows.reduce((sum, row) => sum + row.requests, 0) + current.latencies.length;
+const errors = rows.reduce((sum, row) => sum + row.errors, 0) + current.errors;
+// Warm-up is the first interval: caches fill, the JIT settles, pools open.
+const warm = rows[0]?.rss ?? endRss;
+const growth = (endRss / warm - 1) * 100;
+out('');
+out(`requests served ${requests}, errors ${errors} (target 0)`);
+for (const [what, count] of errorsByOperation) out(`  ${count} x ${what}`);
+if (rows.length > 1) out(`p99 last interval / first: ${(rows.at(-1)!.p99 / Math.max(0.001, rows[0]!.p99)).toFixed(2)}`);
+out(`RSS after warm-up ${warm.toFixed(1)} MiB, at end ${endRss.toFixed(1)} MiB: growth ${growth.toFixed(1)}% (target < 10%)`);
+process.exit(errors > 0 || growth >= 10 ? 1 : 0);

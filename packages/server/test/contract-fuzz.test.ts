@@ -1,0 +1,121 @@
+import http from 'node:http';
+import test from 'ava';
+import fc from 'fast-check';
+import { contract, walkContract } from '@svc/schemas';
+import { checkAnswer, fixedRequests, fuzzTarget, requestArbitrary, type Credentials, type FuzzAnswer, type FuzzRequest, type FuzzTarget } from './helpers/contract-fuzz.ts';
+import { createKey, signInAgent } from './helpers/identity.ts';
+import { startTestServer, type TestServer } from './helpers/test-server.ts';
+
+/**
+ * The standing contract fuzzing suite: every route of the contract (read with walkContract, so
+ * routes added later are covered with no new test code) gets requests generated from its own
+ * JSON Schemas by fast-check: valid ones, mutated ones (missing, extra and wrong-typed members,
+ * boundary numbers, huge, empty, NUL and lone-surrogate strings, deeply nested and malformed
+ * JSON, duplicate query keys, wrong and missing content types), every other method, oversized
+ * bodies and headers, with no credential and with each kind. Every answer: never a 5xx (but a
+ * documented 503 state), never a hang, a body that fits the contract, errors with a stable code
+ * and the request id, no 2xx to an invalid request; and the server healthy afterwards.
+ *
+ * Bounded by default (SVC_FUZZ_RUNS requests in all, spread over the routes); SVC_FUZZ_SEED
+ * replays a failing run (the seed is printed with every failure).
+ */
+const TOTAL_RUNS = Number(process.env.SVC_FUZZ_RUNS ?? 2500);
+const SEED = process.env.SVC_FUZZ_SEED === undefined ? Date.now() ^ (Math.random() * 0x7fffffff) : Number(process.env.SVC_FUZZ_SEED);
+/** Longest any answer may take; routes reading a slow upload get their own body deadline on top. */
+const ANSWER_DEADLINE_MS = 15_000;
+
+let svc: TestServer;
+let credentials: Credentials = {};
+let targets: FuzzTarget[] = [];
+const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+let sent = 0;
+
+test.before(async () => {
+  svc = await startTestServer({ env: { SVC_CATALOG_DEMO: 'on', SVC_DEMO_TOKEN: 'fuzz-demo-token' } });
+  const { client, session } = await signInAgent(svc);
+  const key = await createKey(client, ['inference:invoke', 'requests:read', 'requests:write', 'jobs:read', 'jobs:write', 'models:read', 'billing:read', 'billing:write']);
+  credentials = {
+    none: undefined,
+    operator: `Bearer ${svc.operatorToken}`,
+    agent: `Bearer ${session.accessToken}`,
+    developerKey: `Bearer ${key.secret}`,
+    demo: 'Bearer fuzz-demo-token',
+    unknownBearer: 'Bearer fuzz-unknown-bearer',
+    basic: `Basic ${Buffer.from('fuzz:secret').toString('base64')}`,
+  };
+  targets = walkContract(contract).map(({ id, route }) => fuzzTarget(id, route, route.surface === 'api' ? svc.apiUrl : svc.baseUrl));
+});
+test.after.always(async () => {
+  agent.destroy();
+  await svc?.close();
+});
+
+/** Sends one request over node:http (exact headers, a declared length it does not keep). */
+function send(request: FuzzRequest, deadlineMs: number): Promise<FuzzAnswer> {
+  sent++;
+  return new Promise((resolve, reject) => {
+    const url = new URL(request.url);
+    const headers = { ...request.headers };
+    if (request.body !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
+    // A request that declares more body than it sends must not leave its socket to the next one.
+    const honest = request.body === undefined || Number(headers['content-length']) === Buffer.byteLength(request.body);
+    const outgoing = http.request({ agent: honest ? agent : false, host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: request.method, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        clearTimeout(timer);
+        const answerHeaders = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        resolve({ status: response.statusCode ?? 0, headers: answerHeaders, text: Buffer.concat(chunks).toString('utf8') });
+        // A request whose declared body was not all sent leaves its socket unusable.
+        if (!outgoing.writableFinished) outgoing.destroy();
+      });
+      response.on('error', reject);
+    });
+    const timer = setTimeout(() => outgoing.destroy(new Error(`no answer within ${deadlineMs} ms (a hang)`)), deadlineMs);
+    // The server may answer and close before the whole body is written (413): not a failure,
+    // as long as the answer arrives; a connection closed with no answer at all is one.
+    let answered = false;
+    outgoing.on('response', () => (answered = true));
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      if ((error.code === 'EPIPE' || error.code === 'ECONNRESET') && answered) return;
+      clearTimeout(timer);
+      reject(new Error(`the connection failed with no answer: ${error.code ?? error.message}`));
+    });
+    if (request.body !== undefined) outgoing.write(request.body);
+    outgoing.end();
+  });
+}
+
+async function check(target: FuzzTarget, request: FuzzRequest): Promise<void> {
+  const answer = await send(request, ANSWER_DEADLINE_MS + (target.route.bodyTimeoutMs ?? 0)).catch((error: Error) => {
+    throw new Error(`${target.id}: ${error.message}\n  request: ${request.label}`);
+  });
+  const problem = checkAnswer(target, request, answer);
+  if (problem) throw new Error(`${target.id}: ${problem}\n  request: ${request.label}`);
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+test.serial('every route of the contract is fuzzed from its own schemas', async (t) => {
+  t.true(targets.length > 0);
+  const runsPerRoute = Math.max(10, Math.ceil(TOTAL_RUNS / targets.length));
+  t.log(`seed ${SEED} (SVC_FUZZ_SEED replays it), ${targets.length} routes, ${runsPerRoute} generated requests each`);
+  for (const target of targets) {
+    const served = new Set(targets.filter((other) => other.route.path === target.route.path).flatMap((other) => (other.route.method === 'GET' ? ['GET', 'HEAD'] : [other.route.method])));
+    for (const request of fixedRequests(target, METHODS.filter((method) => !served.has(method)), svc.server.config.http.maxHeaderBytes)) await check(target, request);
+    await fc.assert(
+      fc.asyncProperty(requestArbitrary(target, credentials), (request) => check(target, request)),
+      { numRuns: runsPerRoute, seed: SEED, endOnFailure: true, includeErrorInReport: true },
+    );
+  }
+  t.log(`${sent} requests sent`);
+});
+
+test.serial('the server is healthy after the fuzzing', async (t) => {
+  t.is((await fetch(`${svc.baseUrl}/healthz`)).status, 200);
+  t.is((await fetch(`${svc.baseUrl}/readyz`)).status, 200);
+  // The credentials the fuzzer carried still work: nothing it sent broke them.
+  t.is((await fetch(`${svc.baseUrl}/v1/whoami`, { headers: { authorization: credentials.developerKey! } })).status, 200);
+  t.is((await fetch(`${svc.baseUrl}/v1/whoami`, { headers: { authorization: credentials.operator! } })).status, 200);
+});
