@@ -216,3 +216,11 @@ test('many concurrent calls on 100 credits: exactly 100 succeed, on two replicas
     await replica?.stop();
   }
 });
+
+test('a CSV export with a foreign cursor is a 400 and the server carries on', async (t) => {
+  const { token } = await customer(0);
+  const response = await fetch(`${svc.baseUrl}/v1/billing/usage?format=csv&cursor=not-ours`, { headers: { authorization: `Bearer ${token}` } });
+  t.is(response.status, 400);
+  t.is((await response.json()).code, 'invalid_cursor');
+  t.is((await fetch(`${svc.baseUrl}/healthz`)).status, 200);
+});

@@ -9,13 +9,16 @@ const RETRYABLE_STATUSES = new Set([408, 429, 502, 503, 504]);
 /** The error body for anything thrown: a ServiceError speaks for itself, anything else is a 500. */
 export function errorBodyFor(error: unknown, requestId: string, log: Logger): ErrorBody & { status: number; headers: Record<string, string> } {
   if (isServiceError(error)) {
+    // A 422 on the base surface is an HTTPValidationError, whose `detail` is required: a refusal
+    // raised by a service (an unknown model, a source not found) names the whole body.
+    const detail = error.detail ?? (error.status === 422 ? [{ loc: ['body'], msg: error.message, type: error.code.split(':', 1)[0]! }] : undefined);
     return {
       status: error.status,
       headers: error.headers,
       error: error.message,
       code: error.code,
       request_id: requestId,
-      ...(error.detail ? { detail: error.detail } : {}),
+      ...(detail ? { detail } : {}),
       ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: Math.ceil(error.retryAfterSeconds) } : {}),
       ...(error.retryable !== undefined ? { retryable: error.retryable } : {}),
     };

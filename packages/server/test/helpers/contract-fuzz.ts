@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { z } from 'zod';
-import { BayRunErrorEnvelope, ErrorBody, errorCodes, HTTPValidationError, type RouteDefinition } from '@svc/schemas';
+import { BayRunErrorEnvelope, ErrorBody, errorCodes, HTTPValidationError, JsonRpcError, type RouteDefinition } from '@svc/schemas';
 import { invalidQueryVariants, invalidVariants, validValue, type JsonSchema } from './schema-arbitrary.ts';
 
 /**
@@ -30,6 +30,13 @@ export interface FuzzTarget {
 export type Credentials = Record<string, string | undefined>;
 
 const toSchema = (schema: z.ZodType | undefined): JsonSchema | undefined => (schema ? (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema) : undefined);
+
+/** Any JSON-RPC 2.0 error answer. */
+const JsonRpcEnvelope = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.object({ code: z.unknown(), request_id: z.unknown() }).loose().optional() }),
+});
 
 export function fuzzTarget(id: string, route: RouteDefinition, root: string): FuzzTarget {
   return { id, route, root, schemas: { params: toSchema(route.params), query: toSchema(route.query), body: toSchema(route.body) } };
@@ -215,6 +222,19 @@ export function checkAnswer(target: FuzzTarget, request: FuzzRequest, answer: Fu
     // route: the router's or the listener's own error body answers.
     const reachedRoute = (request.method === route.method || (request.method === 'HEAD' && route.method === 'GET')) && answer.status !== 431;
     const routeSpec = reachedRoute ? spec : undefined;
+    // A JSON-RPC endpoint answers every error as a JSON-RPC error object. The adapter's own refusals
+    // carry svc's code and request id in `data` (JsonRpcError); the MCP SDK's protocol errors need not.
+    if (reachedRoute && route.errorEnvelope === 'jsonrpc') {
+      const rpc = JsonRpcEnvelope.safeParse(json);
+      if (!rpc.success) return `a JSON-RPC error body breaking its schema: ${z.prettifyError(rpc.error)} in ${answer.text.slice(0, 300)}`;
+      const data = rpc.data.error.data;
+      if (data === undefined) return undefined;
+      const ours = JsonRpcError.safeParse(json);
+      if (!ours.success) return `a JSON-RPC error with data breaking JsonRpcError: ${z.prettifyError(ours.error)}`;
+      if (!(String(data.code).split(':')[0]! in errorCodes)) return `a JSON-RPC error code not in the errors table: ${String(data.code)}`;
+      if (data.request_id !== requestId) return `request_id ${String(data.request_id)} differs from x-request-id ${requestId}`;
+      return undefined;
+    }
     const schema = routeSpec instanceof z.ZodType ? routeSpec : reachedRoute && route.errorEnvelope === 'bayrun' ? BayRunErrorEnvelope : answer.status === 422 && route.surface === 'base' ? HTTPValidationError : ErrorBody;
     if (routeSpec && !(routeSpec instanceof z.ZodType)) return undefined;
     const checked = schema.safeParse(json);
@@ -226,7 +246,8 @@ export function checkAnswer(target: FuzzTarget, request: FuzzRequest, answer: Fu
   }
   if (!spec) return `status ${answer.status}, which the contract does not declare`;
   if (request.method === 'HEAD') return undefined;
-  const jsonSpec = spec instanceof z.ZodType ? spec : spec.kind === 'json-or-sse' && !contentType.startsWith('text/event-stream') ? spec.json : undefined;
+  const jsonSpec =
+    spec instanceof z.ZodType ? spec : (spec.kind === 'json-or-sse' && !contentType.startsWith('text/event-stream')) || (spec.kind === 'json-or-bytes' && contentType.startsWith('application/json')) ? spec.json : undefined;
   if (jsonSpec) {
     const checked = jsonSpec.safeParse(json);
     if (!checked.success) return `a ${answer.status} body breaking the contract: ${z.prettifyError(checked.error)}`;

@@ -85,8 +85,13 @@ export function usageCsv(sequelize: Sequelize, principalId: string, query: { lim
   csv.pipe(out);
   const firstPage = usagePage(sequelize, principalId, query);
   void (async () => {
+    // A refused first page (a bad cursor) is the handler's to answer; the stream, never sent, just ends.
+    const page = await firstPage.catch(() => undefined);
+    if (!page) {
+      csv.end();
+      return;
+    }
     try {
-      const page = await firstPage;
       for (const receipt of page.data) if (!csv.write(csvRecord(receipt))) await new Promise((resolve) => csv.once('drain', resolve));
       let cursor = page.next_cursor ? decodeCursor(page.next_cursor) : undefined;
       while (query.all && cursor !== undefined && !signal.aborted) {
