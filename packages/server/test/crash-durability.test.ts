@@ -2,7 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { createClient, type SvcClient } from '@svc/client';
 import type { DownloadPlan } from '@svc/schemas';
+import type { Sequelize } from 'sequelize';
+import { createLogger } from '../src/index.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { grantCredits } from '../src/features/billing/credit-ledger.ts';
 import { freePort } from './helpers/free-port.ts';
+import { calculateJob, postJob } from './helpers/jobs.ts';
+import { checkCreditBooks, creditChat, type CreditBooks } from './helpers/crash-credits.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
 import { startServerProcess, type ServerProcess } from './helpers/server-process.ts';
 
@@ -11,7 +17,11 @@ import { startServerProcess, type ServerProcess } from './helpers/server-process
  * every write that was acknowledged is there and consistent. Blackboard puts are readable; a
  * created key works; an acknowledged rotation left the old key dead and the new one working, and
  * no key is half-rotated; every acknowledged download completion has its pull (the count moved
- * at least that much, never more than was attempted) and repeats as `already-recorded`.
+ * at least that much, never more than was attempted) and repeats as `already-recorded`; every
+ * acknowledged (202) job submission exists and its Idempotency-Key answers the same job id again;
+ * every acknowledged (200) credit-funded chat has its receipt, whose key replays the same
+ * completion at no cost, and the books balance: the ledger sums equal the account, every receipt
+ * has its commit ledger row and every commit its receipt, and granted = spendable + reserved + spent.
  * PostgreSQL promises a committed transaction survives a crash; the embedded database keeps
  * committed data across a process crash (not an OS crash: fsync is off).
  *
@@ -28,7 +38,16 @@ const ENV = {
   SVC_BLACKBOARD_GLOBAL_POSTS_PER_HOUR: '1000000',
   SVC_BLACKBOARD_PRINCIPAL_POSTS_PER_HOUR: '1000000',
   SVC_DEVELOPER_KEYS_MAX_ACTIVE: '1000',
+  // Caps out of the way: the load measures durability, not admission.
+  SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL: '100000',
+  SVC_JOBS_MAX_ACTIVE_GLOBAL: '100000',
+  SVC_JOBS_MAX_ACTIVE_ITEMS_PER_PRINCIPAL: '100000',
+  SVC_JOBS_MAX_ACTIVE_ITEMS_GLOBAL: '100000',
+  SVC_JOBS_MAX_RETAINED_PER_PRINCIPAL: '100000',
+  SVC_JOBS_MAX_RETAINED_GLOBAL: '100000',
 };
+/** More than the load can spend in its rounds, so every refusal is the kill's, never a 402. */
+const CREDITS_GRANTED = 1_000_000;
 const ARTIFACT = 'prompt-injection-rules';
 const FILE = 'rules.jsonl';
 
@@ -53,17 +72,46 @@ interface Ledger {
   rotationsAttempted: Set<string>;
   completions: Array<{ token: string; caller: string }>;
   completionsAttempted: number;
+  jobs: Array<{ key: string; body: string; jobId: string }>;
+  chats: Array<{ key: string; body: string; completionId: string }>;
+  chatsAttempted: number;
 }
 
-async function load(client: (token?: string) => SvcClient, agentToken: string, plan: DownloadPlan['files'][number], ledger: Ledger, round: number, stop: AbortSignal): Promise<void> {
+function everyKindAcknowledged(ledger: Ledger): boolean {
+  return ledger.puts.length > 0 && ledger.keys.size > 0 && ledger.completions.length > 0 && ledger.jobs.length > 0 && ledger.chats.length > 0;
+}
+
+async function load(
+  client: (token?: string) => SvcClient,
+  baseUrl: string,
+  agentToken: string,
+  workKey: string,
+  plan: DownloadPlan['files'][number],
+  ledger: Ledger,
+  round: number,
+  stop: AbortSignal,
+): Promise<void> {
   let sequence = 0;
   const agent = client(agentToken);
   const worker = async (workerId: number) => {
     while (!stop.aborted) {
       const n = `${round}-${workerId}-${sequence++}`;
-      const kind = sequence % 4;
+      const kind = sequence % 6;
       try {
-        if (kind === 0 || kind === 1) {
+        if (kind === 4) {
+          const key = `crash-job-${n}`;
+          const body = JSON.stringify(calculateJob(1, `${sequence} * 2`));
+          const answer = await postJob(baseUrl, workKey, body, { 'idempotency-key': key });
+          if (answer.status === 202) ledger.jobs.push({ key, body, jobId: ((await answer.json()) as { job_id: string }).job_id });
+          else await answer.body?.cancel();
+        } else if (kind === 5) {
+          const key = `crash-chat-${n}`;
+          const body = JSON.stringify({ messages: [{ role: 'user', content: `Crash question ${n}?` }] });
+          ledger.chatsAttempted++;
+          const answer = await creditChat(baseUrl, workKey, body, key);
+          if (answer.status === 200) ledger.chats.push({ key, body, completionId: ((await answer.json()) as { id: string }).id });
+          else await answer.body?.cancel();
+        } else if (kind === 0 || kind === 1) {
           const key = `crash:${n}`;
           const answer = await client().blackboard.put({ body: { key, value: { text: `put ${n}` } } });
           ledger.puts.push({ key, id: answer.id });
@@ -97,18 +145,29 @@ async function load(client: (token?: string) => SvcClient, agentToken: string, p
 }
 
 test.serial(`kill -9 under a mixed write load, ${ROUNDS} rounds: every acknowledged write survives, consistent`, async (t) => {
-  const ledger: Ledger = { puts: [], keys: new Map(), rotationsAttempted: new Set(), completions: [], completionsAttempted: 0 };
+  const ledger: Ledger = { puts: [], keys: new Map(), rotationsAttempted: new Set(), completions: [], completionsAttempted: 0, jobs: [], chats: [], chatsAttempted: 0 };
   server = await startServerProcess(database, ENV);
   const clientFor = (base: string) => (token?: string) => createClient({ baseUrl: base, apiUrl: base, token, retry: 0, timeout: 10_000 });
   const first = clientFor(server.baseUrl);
   const session = await first().oauth.login({ clientName: 'crash test' });
+  // One developer key for jobs and paid calls (not in the ledger's keys: the load never rotates it).
+  const workKey = (await first(session.accessToken).credentials.create({ body: { name: 'crash work', scopes: ['jobs:read', 'jobs:write', 'billing:read', 'billing:write', 'inference:invoke'] } })).secret;
+  const agentId = (await first(session.accessToken).oauth.whoami()).id;
   const plan = (await first().catalog.downloadPlan({ params: { id: ARTIFACT } })).files.find((file) => file.path === FILE)!;
   const downloadsAtStart = (await first().catalog.artifact({ params: { id: ARTIFACT } })).downloads;
+  // Credits go in through the ledger, as a paid checkout's webhook would put them. The embedded
+  // database has one owner at a time, so the server stops for the grant (on PostgreSQL too: one path).
+  await server.stop();
+  await withDatabase((sequelize) => sequelize.transaction((transaction) => grantCredits(sequelize, transaction, agentId, CREDITS_GRANTED, 'crash-test-grant')));
+  server = await startServerProcess(database, ENV);
 
   for (let round = 1; round <= ROUNDS; round++) {
     const stop = new AbortController();
-    const running = load(clientFor(server.baseUrl), session.accessToken, plan, ledger, round, stop.signal);
+    const running = load(clientFor(server.baseUrl), server.baseUrl, session.accessToken, workKey, plan, ledger, round, stop.signal);
     await sleep(1000 + Math.floor(Math.random() * 1500));
+    // On a busy machine a short round may acknowledge none of some kind: the first round waits
+    // (bounded) until every kind has one, so the checks below always have each kind to check.
+    for (const deadline = performance.now() + 15_000; round === 1 && !everyKindAcknowledged(ledger) && performance.now() < deadline; ) await sleep(50);
     server.child.kill('SIGKILL');
     await server.exited;
     stop.abort();
@@ -163,9 +222,53 @@ test.serial(`kill -9 under a mixed write load, ${ROUNDS} rounds: every acknowled
     const again = await client(completion.caller).catalog.completeDownload({ params: { id: ARTIFACT, path: FILE }, body: { sha256: plan.sha256, sizeBytes: plan.sizeBytes, completionToken: completion.token } });
     t.is(again.status, 'already-recorded');
   }
-  t.true(ledger.puts.length > 0 && ledger.keys.size > 0 && ledger.completions.length > 0, 'every kind of write was acknowledged at least once');
-  t.log(`${ROUNDS} rounds of kill -9 (${database.kind}); writes checked: ${ledger.puts.length} puts, ${ledger.keys.size} keys (${[...ledger.keys.values()].filter((key) => key.rotatedTo).length} rotated), ${ledger.completions.length} completions`);
-  server.child.kill('SIGTERM');
-  await server.exited;
+
+  // Jobs: each acknowledged submission exists, and its key answers the same job again.
+  for (const job of ledger.jobs) {
+    const stored = await fetch(`${server.baseUrl}/v1/jobs/${job.jobId}`, { headers: { authorization: `Bearer ${workKey}` } });
+    if (stored.status !== 200) t.fail(`acknowledged job ${job.jobId} (${job.key}) is gone: ${stored.status}`);
+    await stored.body?.cancel();
+    const replay = await postJob(server.baseUrl, workKey, job.body, { 'idempotency-key': job.key });
+    t.is(replay.status, 202, `${job.key} replays`);
+    t.is(replay.headers.get('idempotent-replayed'), 'true');
+    t.is(((await replay.json()) as { job_id: string }).job_id, job.jobId, `${job.key} answers its first job`);
+  }
+
+  // Credit-funded calls: each acknowledged one replays its completion without a new charge.
+  for (const chat of ledger.chats) {
+    const replay = await creditChat(server.baseUrl, workKey, chat.body, chat.key);
+    t.is(replay.status, 200, `${chat.key} replays`);
+    t.is(replay.headers.get('idempotent-replayed'), 'true');
+    t.is(((await replay.json()) as { id: string }).id, chat.completionId, `${chat.key} answers its first completion`);
+  }
+
+  t.true(everyKindAcknowledged(ledger), 'every kind of write was acknowledged at least once');
+  await server.stop();
   server = undefined;
+
+  // The books, read straight from the database once the server is down.
+  const books: CreditBooks = await withDatabase((sequelize) => checkCreditBooks(sequelize, agentId));
+  const receiptKeys = new Set(books.receiptKeys);
+  for (const chat of ledger.chats) if (!receiptKeys.has(chat.key)) t.fail(`acknowledged paid call ${chat.key} has no receipt`);
+  t.true(books.receiptKeys.length >= ledger.chats.length, `receipts ${books.receiptKeys.length} >= acknowledged ${ledger.chats.length}`);
+  t.true(books.receiptKeys.length <= ledger.chatsAttempted, `receipts ${books.receiptKeys.length} <= attempted ${ledger.chatsAttempted}`);
+  t.is(new Set(books.receiptKeys).size, books.receiptKeys.length, 'one receipt per key: nothing charged twice');
+  t.deepEqual(books.ledgerSums, books.account, 'the ledger sums equal the account');
+  t.deepEqual(books.receiptsWithoutCommit, [], 'no receipt without its ledger row');
+  t.deepEqual(books.commitsWithoutReceipt, [], 'no commit ledger row without its receipt');
+  t.is(books.account.spendable + books.account.reserved + books.spent, CREDITS_GRANTED, 'granted = spendable + reserved + spent');
+  t.log(
+    `${ROUNDS} rounds of kill -9 (${database.kind}); writes checked: ${ledger.puts.length} puts, ${ledger.keys.size} keys (${[...ledger.keys.values()].filter((key) => key.rotatedTo).length} rotated), ` +
+      `${ledger.completions.length} completions, ${ledger.jobs.length} jobs, ${ledger.chats.length} paid calls (${books.receiptKeys.length} receipts)`,
+  );
 });
+
+/** The test's own connection to the server's database (only while no server holds the embedded one). */
+async function withDatabase<T>(use: (sequelize: Sequelize) => Promise<T>): Promise<T> {
+  const opened = await openDatabase({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolMax: 2, log: createLogger('silent') });
+  try {
+    return await use(opened.sequelize);
+  } finally {
+    await opened.close();
+  }
+}
