@@ -100,6 +100,17 @@ test('eval: predictions and references must be as many; exactly one of predictio
   t.is((await post('/v1/eval', { references: ['a'] })).status, 422);
 });
 
+test('eval can run a classifier first; a run that cannot classify its inputs is a 422, never a 500', async (t) => {
+  const run = await svc.operator.inference.eval({ body: { references: ['positive', 'negative'], run: { operation: 'classify', task: 'sentiment', inputs: ['I love it, works great', 'awful and broken'] }, metrics: ['accuracy'] } });
+  t.is(run.metrics.accuracy, 1);
+  t.is(run.model, 'svc-lexical-classifier');
+  const nli = await post('/v1/eval', { references: ['a'], run: { operation: 'classify', task: 'nli', inputs: ['x'] } });
+  t.is(nli.status, 422);
+  t.deepEqual((await nli.json()).detail[0].loc, ['body', 'run', 'task']);
+  const unlabelled = await post('/v1/eval', { references: ['a'], run: { operation: 'classify', inputs: ['x'] } });
+  t.is(unlabelled.status, 422);
+});
+
 test('eval: at most the item limit; one more is a 422', async (t) => {
   const items = Array.from({ length: inferenceLimits.evalMaxItems }, (_, index) => `item ${index}`);
   t.is((await post('/v1/eval', { predictions: items, references: items })).status, 200);

@@ -24,6 +24,10 @@ export const EvalRequest = z
   })
   .superRefine((body, context) => {
     if ((body.predictions === undefined) === (body.run === undefined)) context.addIssue({ code: 'custom', path: ['predictions'], message: 'send exactly one of `predictions` and `run`' });
+    if (body.run?.operation === 'classify') {
+      if (body.run.task === 'nli') context.addIssue({ code: 'custom', path: ['run', 'task'], message: 'eval runs a classification over `inputs`; nli classifies pairs, so score its predictions instead' });
+      if ((body.run.task ?? 'other') === 'other' && !body.run.labels) context.addIssue({ code: 'custom', path: ['run', 'labels'], message: 'the `other` task needs explicit `labels`' });
+    }
     const made = body.predictions ?? body.run?.inputs;
     if (made && made.length !== body.references.length) context.addIssue({ code: 'custom', path: ['references'], message: `references (${body.references.length}) and predictions or inputs (${made.length}) must be as many` });
   })

@@ -1,4 +1,4 @@
-import type { EvalMetric, EvalResponse, EvalRequest, InferenceUsage } from '@svc/schemas';
+import { ClassifyRequest, type EvalMetric, type EvalResponse, type EvalRequest, type InferenceUsage } from '@svc/schemas';
 import type { z } from 'zod';
 import { corpusBleu, itemMetrics } from '../../inference/eval-metrics.ts';
 import type { InvocationContext, InvokeDeps } from './invoke-model.ts';
@@ -9,7 +9,8 @@ type EvalBody = z.output<typeof EvalRequest>;
 /** Runs the model first when asked (classification labels or summaries), one call for all inputs where the operation allows. */
 async function makePredictions(deps: InvokeDeps, run: NonNullable<EvalBody['run']>, call: InvocationContext): Promise<{ predictions: string[]; model: string; usage: InferenceUsage }> {
   if (run.operation === 'classify') {
-    const answer = await runClassify(deps, { task: run.task ?? 'other', inputs: run.inputs, labels: run.labels, multi_label: false, model: run.model }, call);
+    // The classify body goes through the classify route's own schema: its defaults, and its rules for each task.
+    const answer = await runClassify(deps, ClassifyRequest.parse({ task: run.task ?? 'other', inputs: run.inputs, labels: run.labels, model: run.model }), call);
     return { predictions: answer.results.map((result) => result.label), model: answer.model, usage: answer.usage };
   }
   const usage: InferenceUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, units: 0 };
