@@ -6,8 +6,9 @@
  *
  * Run: `SVC_API_URL=https://your.svc node src/main.ts <artifact-id> <directory>`.
  * Object storage must be HTTPS on storage.googleapis.com unless you say otherwise: `--storage-host`
- * trusts another host, and `--allow-http-loopback` plain HTTP to a store on this machine (the
- * server's built-in store in development).
+ * trusts another host, and `--allow-http-loopback` plain HTTP to a store on this machine. A server
+ * on this machine (a loopback API URL) has its own built-in store trusted by default;
+ * `--strict-storage` refuses it too.
  */
 import { parseArgs } from 'node:util';
 import { createClient, VerifiedDownloadError } from '@svc/client';
@@ -17,11 +18,12 @@ const { values, positionals } = parseArgs({
   options: {
     'storage-host': { type: 'string', multiple: true, default: [] },
     'allow-http-loopback': { type: 'boolean', default: false },
+    'strict-storage': { type: 'boolean', default: false },
   },
 });
 const [artifactId = 'prompt-injection-rules', destination = `./${artifactId}`] = positionals;
 
-const svc = createClient({ storagePolicy: { hosts: values['storage-host'], allowHttpLoopback: values['allow-http-loopback'] } });
+const svc = createClient({ storagePolicy: { hosts: values['storage-host'], allowHttpLoopback: values['allow-http-loopback'], trustLoopbackServerStore: !values['strict-storage'] } });
 const result = await svc.catalog.downloadArtifact({
   artifactId,
   destination,

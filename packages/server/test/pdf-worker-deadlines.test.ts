@@ -178,7 +178,8 @@ test.serial('the parse deadline at its edge: a parse that keeps its worker busy 
   setDelays([], [], [PARSE_MS - 600, PARSE_MS + 600]);
   const under = await upload(numberedPdf(1));
   t.is(under.status, 200, JSON.stringify(under));
-  t.true(under.timing.worker_roundtrip_ms >= PARSE_MS - 600, `round trip ${under.timing.worker_roundtrip_ms} ms`);
+  // The worker's timer and the main thread's clock differ by a millisecond or two (seen: 1398.7 ms for a 1400 ms busy wait).
+  t.true(under.timing.worker_roundtrip_ms >= PARSE_MS - 600 - 5, `round trip ${under.timing.worker_roundtrip_ms} ms`);
   const over = await upload(numberedPdf(1));
   t.log(`under: ${Math.round(under.ms)} ms, over: ${over.status} after ${Math.round(over.ms)} ms`);
   t.is(over.status, 504);
