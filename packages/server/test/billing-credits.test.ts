@@ -186,17 +186,17 @@ test('usage export: keyset pages with balance headers, CSV with a header row, cu
   t.truthy(client);
 });
 
-test('many concurrent calls on 100 credits: exactly 100 succeed, on two replicas when PostgreSQL is shared', async (t) => {
+test('1000 calls on 100 credits, 100 at a time: exactly 100 succeed and 100 receipts, on two server processes when PostgreSQL is shared', async (t) => {
   const { id, token } = await customer(100);
   const replica = database.kind === 'postgres' ? await startServerProcess(database, { SVC_SIGNING_SECRET: SECRET }) : undefined;
   try {
     const bases = replica ? [svc.baseUrl, replica.baseUrl] : [svc.baseUrl];
-    const CALLS = 300;
+    const CALLS = 1000;
     const statuses: number[] = [];
     let next = 0;
-    // 40 callers at a time, alternating replicas: contention on one account across processes.
+    // 100 callers at a time, alternating replicas: contention on one account across processes.
     await Promise.all(
-      Array.from({ length: 40 }, async () => {
+      Array.from({ length: 100 }, async () => {
         while (next < CALLS) {
           const call = next++;
           const response = await creditChat(bases[call % bases.length]!, token, chatBody(`Call ${call}?`), `burst-${call}`);
