@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from './helpers/test-server.ts';
 /**
  * Two replicas sharing SVC_SIGNING_SECRET and the public URL agree on every signed artefact: a
  * code from one is redeemed at the other and its tokens work at both. Replica B signs codes that
- * live 1 s. Against PostgreSQL (TEST_DATABASE_URL) the two also share one database, so a code is
+ * live 3 s. Against PostgreSQL (TEST_DATABASE_URL) the two also share one database, so a code is
  * spent once across both and the per-IP limit is counted once for both; the embedded database
  * cannot be shared between processes, so there `peer` is replica A itself.
  */
@@ -28,7 +28,7 @@ test.before(async () => {
   urlB = `http://127.0.0.1:${portB}`;
   const env = { SVC_SIGNING_SECRET: SECRET, SVC_PUBLIC_URL: urlA, SVC_TRUST_PROXY: 'true', SVC_OAUTH_TOKEN_RATE_PER_MINUTE: String(LIMIT), SVC_OAUTH_REGISTER_RATE_PER_MINUTE: String(LIMIT) };
   a = await startTestServer({ database, env: { ...env, SVC_PORT: String(portA) } });
-  b = await startTestServer({ database: database.kind === 'postgres' ? database : undefined, env: { ...env, SVC_PORT: String(portB), SVC_OAUTH_CODE_TTL_SECONDS: '1' } });
+  b = await startTestServer({ database: database.kind === 'postgres' ? database : undefined, env: { ...env, SVC_PORT: String(portB), SVC_OAUTH_CODE_TTL_SECONDS: '3' } });
   peer = database.kind === 'postgres' ? urlB : urlA;
 });
 /** The replica that shares A's database. */
@@ -69,7 +69,9 @@ test.serial('a code from replica B is redeemed at A; a replay at a peer fails; a
 
   const late = await createPkcePair();
   const lateCode = await code(urlB, registration.client_id, late.challenge);
-  await new Promise((resolve) => setTimeout(resolve, 2100));
+  // Codes live 3 s at B, counted in whole seconds (a 1 s code minted late in a second could expire
+  // before a loaded machine redeemed it); 4.1 s is past any rounding.
+  await new Promise((resolve) => setTimeout(resolve, 4100));
   const expired = await token(urlA, '198.51.100.1', { grant_type: 'authorization_code', code: lateCode, code_verifier: late.verifier, redirect_uri: REDIRECT });
   t.is(expired.status, 400);
   t.is(expired.body.error, 'invalid_grant');
