@@ -62,6 +62,22 @@ test('find_specialist ranks catalog artifacts and served models with reasons; mi
   t.true(models.matches.some((match) => match.kind === 'model' && match.id === 'svc-hashed-ngrams-512'));
 });
 
+test('a NUL character or a lone surrogate in a description or a request is a 422, never a 500', async (t) => {
+  for (const [path, body] of [
+    ['/v1/find_specialist', { task: 'nul\u0000inside' }],
+    ['/v1/discover', { need: 'nul\u0000inside' }],
+    ['/v1/request_specialist', { capability: 'nul\u0000inside', task: 'rerank', use_case: 'x', min_score: 1 }],
+    ['/v1/rag', { question: 'q', sources: { artifact_ids: ['nul\u0000inside'] } }],
+  ] as const) {
+    const response = await post(path, body);
+    t.is(response.status, 422, path);
+    t.regex((await response.json()).error, /NUL/, path);
+  }
+  const lone = await post('/v1/request_specialist', { capability: 'lone \ud800 surrogate', task: 'rerank', use_case: 'x', min_score: 1 });
+  t.is(lone.status, 422);
+  t.regex((await lone.json()).error, /surrogate/);
+});
+
 test('describe limits at their edge: the longest description passes, one more character is a 422', async (t) => {
   const longest = 'x'.repeat(inferenceLimits.describeMaxChars);
   t.is((await post('/v1/find_specialist', { task: longest })).status, 200);

@@ -2,9 +2,17 @@ import { z } from 'zod';
 import { inferenceLimits as limits } from './limits.ts';
 import { ServedBy } from './usage.ts';
 import { CatalogRequestReceiptResponse } from '../requests/records.ts';
-import { requestTextLimits } from '../requests/records.ts';
+import { requestText, requestTextLimits } from '../requests/records.ts';
 
-const description = z.string().min(1).max(limits.describeMaxChars, `a description holds at most ${limits.describeMaxChars} characters`);
+/** A high surrogate not followed by a low one, or a low one not after a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+const description = z
+  .string()
+  .min(1)
+  .max(limits.describeMaxChars, `a description holds at most ${limits.describeMaxChars} characters`)
+  .regex(/^[^\u0000]*$/, 'the NUL character is not allowed')
+  .refine((text) => !LONE_SURROGATE.test(text), 'a lone UTF-16 surrogate is not text');
 const resultLimit = z.number().int().min(1).max(limits.describeMaxResults).default(5);
 
 /** The operations svc serves, by the name /v1/route and /v1/discover answer with. */
@@ -74,10 +82,10 @@ export type FindSpecialistResponse = z.infer<typeof FindSpecialistResponse>;
  */
 export const RequestSpecialistRequest = z
   .strictObject({
-    capability: z.string().trim().min(1).max(requestTextLimits.capability).describe('What you need, e.g. "a reranker for German legal text".'),
-    task: z.string().trim().min(1).max(requestTextLimits.task).describe('The task it serves, e.g. rerank, embeddings, toxicity.'),
-    use_case: z.string().trim().min(1).max(requestTextLimits.useCase).describe('What you would do with it (goes into the request when one is filed).'),
-    target_tool: z.string().trim().min(1).max(requestTextLimits.targetTool).optional(),
+    capability: requestText(requestTextLimits.capability).describe('What you need, e.g. "a reranker for German legal text".'),
+    task: requestText(requestTextLimits.task).describe('The task it serves, e.g. rerank, embeddings, toxicity.'),
+    use_case: requestText(requestTextLimits.useCase).describe('What you would do with it (goes into the request when one is filed).'),
+    target_tool: requestText(requestTextLimits.targetTool).optional(),
     limit: resultLimit,
     min_score: z.number().min(0).max(1).default(0.35).describe('A match scoring at least this is good enough, and nothing is filed.'),
   })

@@ -14,7 +14,7 @@ export const RagRequest = z
     sources: z
       .strictObject({
         blackboard_key: z.string().max(512).optional().describe('A blackboard channel key: its current posts join the documents.'),
-        artifact_ids: z.array(z.string().max(256)).max(20).optional().describe('Catalog artifacts: their descriptions join the documents.'),
+        artifact_ids: z.array(z.string().max(256).regex(/^[^\u0000]*$/, 'the NUL character is not allowed')).max(20).optional().describe('Catalog artifacts: their descriptions join the documents.'),
       })
       .optional(),
     top_k: z.number().int().min(1).max(limits.ragMaxTopK).default(4).describe('Passages retrieved and cited at most.'),

@@ -38,13 +38,18 @@ export const CatalogRequestChannel = z.enum(catalogRequestChannels).meta({ id: '
 export type CatalogRequestChannel = z.infer<typeof CatalogRequestChannel>;
 
 /** Request text: trimmed, 1..max characters, no NUL (PostgreSQL text cannot hold it). */
+/** A high surrogate not followed by a low one, or a low one not after a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 export const requestText = (max: number) =>
   z
     .string()
     .trim()
     .min(1)
     .max(max)
-    .regex(/^[^\u0000]*$/, 'the NUL character is not allowed');
+    .regex(/^[^\u0000]*$/, 'the NUL character is not allowed')
+    // A lone UTF-16 surrogate cannot be stored as JSON text (PostgreSQL refuses it): say so, as a 422.
+    .refine((text) => !LONE_SURROGATE.test(text), 'a lone UTF-16 surrogate is not text');
 
 export const requestTextLimits = { capability: 200, task: 100, useCase: 2000, targetTool: 64, repo: 300, note: 2000 } as const;
 

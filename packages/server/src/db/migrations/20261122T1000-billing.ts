@@ -64,7 +64,7 @@ export default sqlMigration(
        created_at timestamptz NOT NULL DEFAULT now(),
        expires_at timestamptz NOT NULL,
        finished_at timestamptz,
-       result jsonb,
+       result text,
        UNIQUE (principal_id, idempotency_key)
      )`,
     `CREATE INDEX IF NOT EXISTS billing_holds_expiry ON billing_holds (expires_at) WHERE status = 'held'`,

@@ -98,13 +98,13 @@ export async function holdCredits(
       );
       let holdId = inserted[0]?.id;
       if (!holdId) {
-        const [existing] = await sequelize.query<{ id: string; fingerprint: string; status: string; result: unknown }>(
+        const [existing] = await sequelize.query<{ id: string; fingerprint: string; status: string; result: string | null }>(
           'SELECT id, fingerprint, status, result FROM billing_holds WHERE principal_id = :principal AND idempotency_key = :key FOR UPDATE',
           { replacements: { principal: call.principalId, key: call.idempotencyKey }, type: QueryTypes.SELECT, transaction },
         );
         if (!existing) throw new Error('hold vanished under its lock');
         if (existing.fingerprint !== call.fingerprint) return { kind: 'conflict' };
-        if (existing.status === 'committed') return { kind: 'replay', result: existing.result };
+        if (existing.status === 'committed') return { kind: 'replay', result: existing.result === null ? null : JSON.parse(existing.result) };
         if (existing.status === 'held') return { kind: 'in_progress' };
         await sequelize.query(`UPDATE billing_holds SET status = 'held', finished_at = NULL, expires_at = now() + make_interval(secs => :ttl) WHERE id = :id`, {
           replacements: { id: existing.id, ttl: call.ttlSeconds },
@@ -148,7 +148,7 @@ export interface ReceiptFacts {
 export async function commitHold(sequelize: Sequelize, holdId: string, result: unknown, facts: ReceiptFacts): Promise<'committed' | 'not_held'> {
   return sequelize.transaction(async (transaction) => {
     const [hold] = await sequelize.query<{ principal_id: string; idempotency_key: string; credits: number }>(
-      `UPDATE billing_holds SET status = 'committed', result = :result::jsonb, finished_at = now() WHERE id = :id AND status = 'held' RETURNING principal_id, idempotency_key, credits`,
+      `UPDATE billing_holds SET status = 'committed', result = :result, finished_at = now() WHERE id = :id AND status = 'held' RETURNING principal_id, idempotency_key, credits`,
       { replacements: { id: holdId, result: JSON.stringify(result) }, type: QueryTypes.SELECT, transaction },
     );
     if (!hold) return 'not_held';
