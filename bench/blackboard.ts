@@ -16,10 +16,8 @@
  * BENCH_ROUNDS (default 6) pairs of BENCH_ROUND_SECONDS (default 2) per operation;
  * BENCH_ONLY=put skips the get measurements.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { median, percentile } from './stats.ts';
@@ -35,28 +33,6 @@ const BOARD_ROWS = Number(process.env.BENCH_BOARD_ROWS ?? 100_000);
 const CHANNELS = 1_000;
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
-/** A fresh PostgreSQL database for this run (ratios need a database both servers can share), dropped at the end. */
-async function benchDatabase(admin: string): Promise<{ url: string; dataDir: string; drop(): Promise<void> }> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-'));
-  const name = `svc_bench_${randomBytes(5).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    dataDir,
-    async drop() {
-      const dropper = new pg.Client({ connectionString: admin });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 interface Round {
   perSecond: number;
@@ -113,10 +89,12 @@ async function main() {
     process.exitCode = 1;
     return;
   }
-  const database = await benchDatabase(admin);
-  const svc = await startWorkerServer(new URL('./blackboard-servers.ts', import.meta.url), { kind: 'svc', databaseUrl: database.url, dataDir: database.dataDir });
-  const baseline = await startWorkerServer(new URL('./blackboard-servers.ts', import.meta.url), { kind: 'baseline', databaseUrl: database.url, dataDir: database.dataDir });
-  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  // A fresh PostgreSQL database for this run (ratios need a database both servers can share), dropped at the end.
+  const database = await createTestDatabase({ adminUrl: admin, prefix: 'svc_bench' });
+  const databaseUrl = database.databaseUrl!;
+  const svc = await startWorkerServer(new URL('./blackboard-servers.ts', import.meta.url), { kind: 'svc', databaseUrl, dataDir: database.dataDir });
+  const baseline = await startWorkerServer(new URL('./blackboard-servers.ts', import.meta.url), { kind: 'baseline', databaseUrl, dataDir: database.dataDir });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   try {
     out(`blackboard bench on PostgreSQL; ${ROUNDS} alternating pairs of ${ROUND_SECONDS} s rounds per measurement`);
     // Warm both paths (JIT, prepared statements, pools) before measuring.

@@ -20,9 +20,8 @@
  * straight in SQL while no server runs (PGlite belongs to one process at a time).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { loadavg, tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -31,13 +30,11 @@ import { openDatabase } from '../packages/server/src/db/database.ts';
 import { grantCredits } from '../packages/server/src/features/billing/credit-ledger.ts';
 import { createLogger } from '../packages/server/src/observability/logger.ts';
 import { startServerProcess, type ServerProcess } from '../packages/server/test/helpers/server-process.ts';
-import type { TestDatabase } from '../packages/server/test/helpers/test-database.ts';
+import { createTestDatabase, type TestDatabase } from '../packages/server/test/helpers/test-database.ts';
 import { median } from './stats.ts';
 
 type Sequelize = Awaited<ReturnType<typeof openDatabase>>['sequelize'];
 
-const requireFromServer = createRequire(new URL('../packages/server/package.json', import.meta.url));
-const pg = requireFromServer('pg') as typeof import('../packages/server/node_modules/@types/pg/index.d.ts');
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '8' }, seconds: { type: 'string', default: '2' }, concurrency: { type: 'string', default: '16' } } });
 const ROUNDS = Number(values.rounds);
@@ -50,31 +47,6 @@ const ENV = { SVC_SIGNING_SECRET: `bench-credits-${randomBytes(16).toString('hex
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
 const log = createLogger('silent');
-
-async function benchDatabase(): Promise<TestDatabase> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-credits-'));
-  const admin = process.env.BENCH_DATABASE_URL;
-  if (!admin) return { databaseUrl: undefined, dataDir, kind: 'embedded', drop: () => rm(dataDir, { recursive: true, force: true }) };
-  const name = `svc_bench_credits_${randomBytes(5).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    databaseUrl: url.toString(),
-    dataDir,
-    kind: 'postgres',
-    async drop() {
-      const dropper = new pg.Client({ connectionString: admin });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 async function withDatabase<T>(database: TestDatabase, work: (sequelize: Sequelize) => Promise<T>): Promise<T> {
   const opened = await openDatabase({ databaseUrl: database.databaseUrl, dataDir: database.dataDir, poolMax: 2, log });
@@ -165,7 +137,7 @@ async function exportCsv(server: ServerProcess, token: string) {
 }
 
 async function main(): Promise<void> {
-  const database = await benchDatabase();
+  const database = await createTestDatabase({ adminUrl: process.env.BENCH_DATABASE_URL, prefix: 'svc_bench_credits' });
   let server: ServerProcess | undefined;
   try {
     out(`credits bench (${database.kind}): ${ROUNDS} paired rounds x ${DURATION_MS / 1000} s, ${CONCURRENCY} callers; export of ${RECEIPTS} receipts; load ${load()}`);

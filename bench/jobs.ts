@@ -12,18 +12,13 @@
  * (default 4) items per measurement, BENCH_CONCURRENCY (default 16) submitters, BENCH_IDLE_JOBS
  * (default 40) sequential jobs for the idle latency.
  */
+import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, type SvcClient } from '../packages/client/src/index.ts';
 import { startServerProcess, type ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { median, percentile } from './stats.ts';
 
-const requireFromServer = createRequire(new URL('../packages/server/package.json', import.meta.url));
-const pg = requireFromServer('pg') as typeof import('../packages/server/node_modules/@types/pg/index.d.ts');
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 400);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 4);
@@ -32,28 +27,6 @@ const IDLE_JOBS = Number(process.env.BENCH_IDLE_JOBS ?? 40);
 const TOKEN = `bench-operator-${randomBytes(12).toString('hex')}`;
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
-async function benchDatabase(admin: string) {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-jobs-'));
-  const name = `svc_bench_jobs_${randomBytes(5).toString('hex')}`;
-  const client = new pg.Client({ connectionString: admin });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return {
-    databaseUrl: url.toString(),
-    dataDir,
-    kind: 'postgres' as const,
-    async drop() {
-      const dropper = new pg.Client({ connectionString: admin });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await dropper.end();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 const request = (index: number) => ({
   schema: 'svc.batch-job-request.v1' as const,
@@ -103,7 +76,7 @@ async function idleLatency(client: SvcClient): Promise<number[]> {
 async function main(): Promise<void> {
   const admin = process.env.BENCH_DATABASE_URL;
   if (!admin) throw new Error('Set BENCH_DATABASE_URL to a PostgreSQL server (two svc-server processes must share its queue).');
-  const database = await benchDatabase(admin);
+  const database = await createTestDatabase({ adminUrl: admin, prefix: 'svc_bench_jobs' });
   const servers: ServerProcess[] = [];
   try {
     const env = {

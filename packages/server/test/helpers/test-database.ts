@@ -16,15 +16,17 @@ export interface TestDatabase {
 /**
  * An isolated database for one test file: a new database on the PostgreSQL named by
  * `TEST_DATABASE_URL`, or a temporary PGlite directory. Either way nothing is shared with
- * another file, so files run in parallel.
+ * another file, so files run in parallel. Benches pass their own admin URL (`BENCH_DATABASE_URL`)
+ * and name prefix.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-test-'));
-  const adminUrl = process.env.TEST_DATABASE_URL;
+export async function createTestDatabase(options: { adminUrl?: string; prefix?: string } = {}): Promise<TestDatabase> {
+  const prefix = options.prefix ?? 'svc_test';
+  const dataDir = await mkdtemp(path.join(tmpdir(), `${prefix.replace(/_/g, '-')}-`));
+  const adminUrl = 'adminUrl' in options ? options.adminUrl : process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
     return { databaseUrl: undefined, dataDir, kind: 'embedded', drop: () => rm(dataDir, { recursive: true, force: true }) };
   }
-  const name = `svc_test_${randomBytes(6).toString('hex')}`;
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
