@@ -31,6 +31,7 @@ import { grantCredits } from '../packages/server/src/features/billing/credit-led
 import { createLogger } from '../packages/server/src/observability/logger.ts';
 import { startServerProcess, type ServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { createTestDatabase, type TestDatabase } from '../packages/server/test/helpers/test-database.ts';
+import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
 
 type Sequelize = Awaited<ReturnType<typeof openDatabase>>['sequelize'];
@@ -176,15 +177,29 @@ async function main(): Promise<void> {
       await measure(server.baseUrl, large.token, 'credits', 1000);
     }
     const ratios: number[] = [];
+    const plainRates: number[] = [];
+    const creditRates: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const order: Route[] = round % 2 === 0 ? ['plain', 'credits'] : ['credits', 'plain'];
       const rates: Partial<Record<Route, number>> = {};
       for (const route of order) rates[route] = await measure(server.baseUrl, large.token, route, DURATION_MS);
       ratios.push(rates.credits! / rates.plain!);
+      plainRates.push(rates.plain!);
+      creditRates.push(rates.credits!);
       out(`  round ${round + 1}: plain ${rates.plain!.toFixed(0)} calls/s | credits ${rates.credits!.toFixed(0)} calls/s | ratio ${(rates.credits! / rates.plain!).toFixed(3)}`);
     }
     const ratio = median(ratios);
     out(`credit-funded / plain chat calls/s (median of ${ROUNDS} pairs): ${ratio.toFixed(3)}x; target >= 0.5x ${ratio >= 0.5 ? 'met' : 'NOT met'}; load ${load()}`);
+    reportFigures('credits', [
+      { figure: 'credit-funded vs plain chat calls/s', svc: median(creditRates), baseline: median(plainRates), unit: 'calls/s', ratio, target: { on: 'ratio', op: '>=', value: 0.5 }, note: `${ROUNDS} alternating pairs of ${DURATION_MS / 1000} s, ${CONCURRENCY} connections, ${database.databaseUrl ? 'PostgreSQL' : 'embedded database'}` },
+      {
+        figure: `usage export RSS growth, ${RECEIPTS} receipts`,
+        svc: largeExport.growth,
+        baseline: smallExport.growth,
+        unit: 'MiB',
+        note: `constant memory: the growth must not scale with the rows (baseline: the export of ${SMALL_RECEIPTS}); ${(largeExport.rows / largeExport.seconds).toFixed(0)} rows/s`,
+      },
+    ]);
   } finally {
     await server?.stop();
     await database.drop();

@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { embedText } from '../packages/server/src/inference/hashed-embeddings.ts';
 import { median } from './stats.ts';
+import { reportFigures } from './report.ts';
 
 const { values } = parseArgs({ args: process.argv.slice(2).filter((argument) => argument !== '--'), options: { texts: { type: 'string', default: '20000' }, batch: { type: 'string', default: '256' }, rounds: { type: 'string', default: '3' } } });
 const textCount = Number(values.texts);
@@ -108,3 +109,21 @@ process.stdout.write(
     `  load average before: ${load(loadBefore)}, after: ${load(loadavg())} (${cpus().length} CPUs)`,
   ].join('\n') + '\n',
 );
+reportFigures('embeddings', [
+  {
+    figure: 'texts/s in process (svc-hashed-ngrams-512)',
+    svc: median(inProcess),
+    baseline: median(baseline),
+    unit: 'texts/s',
+    ratio: median(inProcess.map((value, round) => value / baseline[round]!)),
+    note: 'baseline: a loop that only lower-cases and splits each text; no target is set',
+  },
+  {
+    figure: `texts/s through HTTP (batches of ${batchSize})`,
+    svc: median(http),
+    baseline: median(inProcess),
+    unit: 'texts/s',
+    ratio: median(http.map((value, round) => value / inProcess[round]!)),
+    note: 'baseline: the same embedding in process; no target is set',
+  },
+]);

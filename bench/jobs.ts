@@ -8,8 +8,8 @@
  *
  * Needs PostgreSQL (two processes cannot share the embedded database). The operator submits
  * everything, so the per-principal caps are raised to the global ones for the run; the global
- * caps stay the spec's (32 jobs, 256 items). BENCH_JOBS (default 400) jobs of BENCH_ITEMS
- * (default 4) items per measurement, BENCH_CONCURRENCY (default 16) submitters, BENCH_IDLE_JOBS
+ * caps stay the spec's (32 jobs, 256 items). BENCH_JOBS (default 200) jobs of BENCH_ITEMS
+ * (default 4) items per side in each of BENCH_ROUNDS (default 4) alternating pairs, BENCH_CONCURRENCY (default 16) submitters, BENCH_IDLE_JOBS
  * (default 40) sequential jobs for the idle latency.
  */
 import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
@@ -17,13 +17,15 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, type SvcClient } from '../packages/client/src/index.ts';
 import { startServerProcess, type ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { reportFigures } from './report.ts';
 import { median, percentile } from './stats.ts';
 
 
-const JOBS = Number(process.env.BENCH_JOBS ?? 400);
+const JOBS = Number(process.env.BENCH_JOBS ?? 200);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 4);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const IDLE_JOBS = Number(process.env.BENCH_IDLE_JOBS ?? 40);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const TOKEN = `bench-operator-${randomBytes(12).toString('hex')}`;
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -83,21 +85,39 @@ async function main(): Promise<void> {
       SVC_OPERATOR_TOKEN: TOKEN,
       SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL: '32',
       SVC_JOBS_MAX_ACTIVE_ITEMS_PER_PRINCIPAL: '256',
-      SVC_JOBS_MAX_RETAINED_PER_PRINCIPAL: String(JOBS * 3 + IDLE_JOBS),
-      SVC_JOBS_MAX_RETAINED_GLOBAL: String(JOBS * 3 + IDLE_JOBS),
+      SVC_JOBS_MAX_RETAINED_PER_PRINCIPAL: String(JOBS * 2 * ROUNDS + 100 + IDLE_JOBS),
+      SVC_JOBS_MAX_RETAINED_GLOBAL: String(JOBS * 2 * ROUNDS + 100 + IDLE_JOBS),
     };
     servers.push(await startServerProcess(database, env, { deadlineMs: 3_600_000 }));
     const one = createClient({ baseUrl: servers[0]!.baseUrl, token: TOKEN, retry: 0 });
     out(`jobs bench: ${JOBS} jobs of ${ITEMS} calculate items, ${CONCURRENCY} submitters, PostgreSQL`);
     const idle = await idleLatency(one);
     out(`submit -> running on an idle queue: median ${median(idle).toFixed(1)} ms, p90 ${percentile(idle, 90).toFixed(1)} ms (target < 50 ms)`);
-    await throughput([one], Math.min(50, JOBS), 'warm');
-    const single = await throughput([one], JOBS, 'one');
-    out(`1 server : ${single.toFixed(1)} jobs/s (${(single * ITEMS).toFixed(0)} items/s)`);
     servers.push(await startServerProcess(database, env, { deadlineMs: 3_600_000 }));
     const two = createClient({ baseUrl: servers[1]!.baseUrl, token: TOKEN, retry: 0 });
-    const double = await throughput([one, two], JOBS, 'two');
-    out(`2 servers: ${double.toFixed(1)} jobs/s (${(double * ITEMS).toFixed(0)} items/s), ratio ${(double / single).toFixed(2)}x of 1 server`);
+    await throughput([one], Math.min(50, JOBS), 'warm-one');
+    await throughput([one, two], Math.min(50, JOBS), 'warm-two');
+    // Alternating pairs (the order flips each round) on the same queue: one ratio per pair, so
+    // load on the machine moves both sides of a pair, and the median of the pairs is reported.
+    const singles: number[] = [];
+    const doubles: number[] = [];
+    const ratios: number[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const order = round % 2 === 0 ? (['one', 'two'] as const) : (['two', 'one'] as const);
+      const rates: Partial<Record<'one' | 'two', number>> = {};
+      for (const side of order) rates[side] = await throughput(side === 'one' ? [one] : [one, two], JOBS, `${side}-${round}`);
+      singles.push(rates.one!);
+      doubles.push(rates.two!);
+      ratios.push(rates.two! / rates.one!);
+      out(`  round ${round + 1}: 1 server ${rates.one!.toFixed(1)} jobs/s | 2 servers ${rates.two!.toFixed(1)} jobs/s | ratio ${(rates.two! / rates.one!).toFixed(2)}`);
+    }
+    const ratio = median(ratios);
+    out(`1 server : ${median(singles).toFixed(1)} jobs/s (${(median(singles) * ITEMS).toFixed(0)} items/s), median of ${ROUNDS} rounds`);
+    out(`2 servers: ${median(doubles).toFixed(1)} jobs/s (${(median(doubles) * ITEMS).toFixed(0)} items/s), ratio ${ratio.toFixed(2)}x of 1 server (median of pairs)`);
+    reportFigures('jobs', [
+      { figure: 'jobs/s, 2 servers vs 1 on one queue', svc: median(doubles), baseline: median(singles), unit: 'jobs/s', ratio, target: { on: 'ratio', op: '>=', value: 1 }, note: `${JOBS} jobs of ${ITEMS} calculate items per side and round, ${CONCURRENCY} submitters; target: two servers do more than one` },
+      { figure: 'submit to running, idle queue (median)', svc: median(idle), unit: 'ms', target: { on: 'svc', op: '<', value: 50 }, note: `p90 ${percentile(idle, 90).toFixed(1)} ms over ${IDLE_JOBS} sequential jobs` },
+    ]);
   } finally {
     await Promise.all(servers.map((server) => server.stop()));
     await database.drop();

@@ -16,6 +16,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createClient } from '../packages/client/src/index.ts';
+import { reportFigures } from './report.ts';
 import { percentile } from './stats.ts';
 import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
 import { startServerProcess } from '../packages/server/test/helpers/server-process.ts';
@@ -150,4 +151,10 @@ out(`requests served ${requests}, errors ${errors} (target 0)`);
 for (const [what, count] of errorsByOperation) out(`  ${count} x ${what}`);
 if (rows.length > 1) out(`p99 last interval / first: ${(rows.at(-1)!.p99 / Math.max(0.001, rows[0]!.p99)).toFixed(2)}`);
 out(`RSS after warm-up ${warm.toFixed(1)} MiB, at end ${endRss.toFixed(1)} MiB: growth ${growth.toFixed(1)}% (target < 10%)`);
+const p99Drift = rows.length > 1 ? rows.at(-1)!.p99 / Math.max(0.001, rows[0]!.p99) : undefined;
+reportFigures('soak', [
+  { figure: `errors in ${values.minutes} min (${database.kind})`, svc: errors, unit: 'errors', target: { on: 'svc', op: '<', value: 1 }, note: `${requests} requests, ${concurrency} concurrent` },
+  { figure: `RSS growth after warm-up (${database.kind})`, svc: growth, unit: '%', target: { on: 'svc', op: '<', value: 10 }, note: `${warm.toFixed(1)} MiB after warm-up, ${endRss.toFixed(1)} MiB at end` },
+  ...(p99Drift === undefined ? [] : [{ figure: `p99, last interval vs first (${database.kind})`, svc: rows.at(-1)!.p99, baseline: rows[0]!.p99, unit: 'ms', ratio: 1 / p99Drift }]),
+]);
 process.exit(errors > 0 || growth >= 10 ? 1 : 0);

@@ -58,6 +58,9 @@ export const PerformanceProtocol = z
     summary: z.string(),
     method: z.array(z.string()),
     benches: z.array(PerformanceBench),
+    last_local_run: z
+      .object({ command: z.string(), results_file: z.string(), description: z.string() })
+      .describe('Where a clone keeps the figures of its last full run; the server does not serve them, since they describe the machine they ran on, not this deployment.'),
   })
   .meta({ id: 'PerformanceProtocol' });
 export type PerformanceProtocol = z.infer<typeof PerformanceProtocol>;
