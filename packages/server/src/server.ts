@@ -104,7 +104,10 @@ export async function createServer(config: Config, options: CreateServerOptions 
           headersTimeout: http.headersTimeoutMs,
           requestTimeout: http.requestTimeoutMs,
           keepAliveTimeout: http.keepAliveTimeoutMs,
-          maxHeaderSize: http.maxHeaderBytes,
+          // Node refuses a request once the bytes it counts (the request target plus every header
+          // name and value, without separators) REACH maxHeaderSize; the cap svc documents is the
+          // largest size accepted, so Node's limit is one past it.
+          maxHeaderSize: http.maxHeaderBytes + 1,
           connectionsCheckingInterval: Math.min(1000, http.headersTimeoutMs),
         },
         handler.callback(),

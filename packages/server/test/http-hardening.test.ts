@@ -65,12 +65,37 @@ test.serial('a slowloris client is cut off at the header deadline while others a
   t.true(served.length >= 3 && Math.max(...served) < 500, `others served meanwhile: ${served.map(Math.round).join(', ')} ms`);
 });
 
-test('the header size cap: just under it passes, past it is 431 with the error body', async (t) => {
-  const filler = (bytes: number) => 'a'.repeat(bytes);
-  const ok = await fetch(`${svc.baseUrl}/healthz`, { headers: { 'x-filler': filler(MAX_HEADER_BYTES - 1024) } });
-  t.is(ok.status, 200);
+/**
+ * A raw GET of /healthz whose header bytes as the cap counts them (the request target plus every
+ * header name and value, without separators) are exactly `counted`.
+ */
+function requestWithHeaderBytes(counted: number): string {
+  const fixed = '/healthz'.length + 'Host'.length + '127.0.0.1'.length + 'X-Filler'.length;
+  return `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: ${'a'.repeat(counted - fixed)}\r\n\r\n`;
+}
+
+test.serial('a slow client that finishes its headers just inside the deadline is served', async (t) => {
+  const slow = await rawSocket();
+  const started = performance.now();
+  slow.socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+  // Header bytes trickle in for about two thirds of the deadline, then the headers end.
+  while (performance.now() - started < HEADERS_TIMEOUT_MS * 0.6) {
+    slow.socket.write('X-Slow: 1\r\n');
+    await sleep(100);
+  }
+  slow.socket.write('Connection: close\r\n\r\n');
+  await slow.closed;
+  t.regex(slow.received(), /^HTTP\/1\.1 200 /, `answered after ${Math.round(performance.now() - started)} ms: ${slow.received().slice(0, 40)}`);
+});
+
+test('the header size cap: exactly the cap passes, one byte past it is 431 with the error body', async (t) => {
+  const atCap = await rawSocket();
+  atCap.socket.write(requestWithHeaderBytes(MAX_HEADER_BYTES));
+  while (!atCap.received().includes('\r\n\r\n')) await sleep(10);
+  atCap.socket.destroy();
+  t.regex(atCap.received(), /^HTTP\/1\.1 200 /);
   const tooLarge = await rawSocket();
-  tooLarge.socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: ${filler(MAX_HEADER_BYTES + 1)}\r\n\r\n`);
+  tooLarge.socket.write(requestWithHeaderBytes(MAX_HEADER_BYTES + 1));
   await tooLarge.closed;
   t.regex(tooLarge.received(), /^HTTP\/1\.1 431 /);
   t.is((JSON.parse(tooLarge.received().split('\r\n\r\n')[1]!) as { code: string }).code, 'request_header_too_large');
