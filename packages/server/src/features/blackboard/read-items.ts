@@ -5,7 +5,7 @@ import { cursorCondition, pageCursors, readModeOf, type CursorInput } from './cu
 import { prepared, queryPrepared } from '../../db/prepared.ts';
 import { LIVE, LIVE_ITEM_COLUMNS, liveRecordOf, type LiveItemRow } from './item-row.ts';
 import { normaliseRevision } from './normalise-put.ts';
-import { likePattern, SqlParams } from './sql.ts';
+import { likePattern, selectRows, SqlParams } from './sql.ts';
 
 const PATHS = { get: '/api/v1/blackboard/get', query: '/api/v1/blackboard/query', channels: '/api/v1/blackboard/channels' } as const;
 export type ReadOp = keyof typeof PATHS;
@@ -38,6 +38,24 @@ export function nextCalls(op: ReadOp, filters: Record<string, unknown>, limit: n
   const call = (cursor: Record<string, unknown>) => ({ op, method: 'POST' as const, path: PATHS[op], arguments: { ...filters, limit, ...cursor } });
   const poll = cursors.poll_next ? { since: cursors.poll_next.since, ...(cursors.poll_next.since_id ? { since_id: cursors.poll_next.since_id } : {}) } : null;
   return { history: cursors.history_next ? call({ ...cursors.history_next }) : null, poll: poll ? call(poll) : null };
+}
+
+/** How many distinct read statements run as named prepared statements; see selectReadRows. */
+const NAMED_READ_SHAPES = 64;
+const namedReadShapes = new Set<string>();
+
+/**
+ * Runs a read. The shapes reads take in practice (a key, a cursor, a filter or two) run as
+ * named prepared statements, parsed once per connection and planned until PostgreSQL settles on
+ * a generic plan: planning a get took 0.15-0.2 ms, as long as running it (load 9). Filters
+ * combine into thousands of possible texts, though, and each named statement keeps its plan on
+ * every pooled connection, so past the first NAMED_READ_SHAPES texts a new shape runs unnamed
+ * (parsed each time), and no caller can grow that memory.
+ */
+async function selectReadRows<T extends object>(sequelize: Sequelize, sql: string, values: unknown[]): Promise<T[]> {
+  if (!namedReadShapes.has(sql) && namedReadShapes.size >= NAMED_READ_SHAPES) return selectRows<T>(sequelize, sql, values);
+  namedReadShapes.add(sql);
+  return queryPrepared<T>(sequelize, prepared(sql), values);
 }
 
 const runtimeMatches = (wanted: Array<{ name: string; version: string }>, have: Array<{ name: string; version: string }> | null) =>
@@ -82,10 +100,9 @@ export async function readItems(sequelize: Sequelize, op: 'get' | 'query', reque
   const limit = request.limit;
   // Runtime versions are only read to mark a solution scope's items eligible.
   const columns = scope?.runtime_versions ? `${LIVE_ITEM_COLUMNS}, runtime_versions` : LIVE_ITEM_COLUMNS;
-  // A named prepared statement: the few shapes a read takes are parsed once per connection.
-  const rows = await queryPrepared<LiveItemRow & { runtime_versions?: Array<{ name: string; version: string }> | null }>(
+  const rows = await selectReadRows<LiveItemRow & { runtime_versions?: Array<{ name: string; version: string }> | null }>(
     sequelize,
-    prepared(`${thread}SELECT ${columns} FROM blackboard_items WHERE ${conditions.join(' AND ')} ORDER BY ${cursor.order} LIMIT ${params.add(limit + 1)}`),
+    `${thread}SELECT ${columns} FROM blackboard_items WHERE ${conditions.join(' AND ')} ORDER BY ${cursor.order} LIMIT ${params.add(limit + 1)}`,
     params.values,
   );
   const page = rows.length > limit ? rows.slice(0, limit) : rows;
