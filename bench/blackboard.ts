@@ -14,12 +14,19 @@
  *
  * Ratios need PostgreSQL (the embedded database is one session: a second pool cannot share it).
  * BENCH_ROUNDS (default 6) pairs of BENCH_ROUND_SECONDS (default 2) per operation;
- * BENCH_ONLY=put skips the get measurements.
+ * BENCH_ONLY=put skips the get measurements, BENCH_ONLY=get the put ones (to iterate on reads);
+ * BENCH_SKIP_P99=1 skips the 100000-row board; BENCH_PROFILE_DIR=<dir> writes a CPU profile of
+ * each server's thread over the get rounds (svc-get.cpuprofile, baseline-get.cpuprofile).
+ *
+ * Before the gets, both servers' tables are topped up to GET_ROWS_PER_CHANNEL rows in every
+ * channel (each row shaped as that server's puts store it), so both answer full pages of 50 with
+ * more behind, however many puts the put rounds managed.
  */
 import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { reportFigures, type Figure } from './report.ts';
 import { median, percentile } from './stats.ts';
 import { startWorkerServer, type WorkerServer } from './worker-server.ts';
 
@@ -31,6 +38,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const BOARD_ROWS = Number(process.env.BENCH_BOARD_ROWS ?? 100_000);
 const CHANNELS = 1_000;
+const GET_ROWS_PER_CHANNEL = 60;
+const ONLY = process.env.BENCH_ONLY;
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
 
@@ -63,11 +72,15 @@ async function measure(server: WorkerServer, operation: 'put' | 'get', connectio
   return { perSecond: result.requests.total / ROUND_SECONDS, cpuPerRequest: (cpuAfter - cpuBefore) / Math.max(1, result.requests.total) };
 }
 
-/** Alternating pairs (the order flips each pair); answers the per-pair ratios svc/baseline. */
-async function compare(svc: WorkerServer, baseline: WorkerServer, operation: 'put' | 'get', connections: number, label: string): Promise<void> {
+/**
+ * Alternating pairs (the order flips each pair); prints each pair and answers the figure: the
+ * median of per-pair ratios svc/baseline, with the CPU per request of both in the note.
+ */
+async function compare(svc: WorkerServer, baseline: WorkerServer, operation: 'put' | 'get', connections: number, targetRatio: number): Promise<Figure> {
+  const label = `${operation}, ${connections} connection${connections === 1 ? '' : 's'}`;
   const ratios: number[] = [];
   const cpuRatios: number[] = [];
-  const rows: string[] = [];
+  const pairs: Array<{ ours: Round; theirs: Round }> = [];
   for (let round = 0; round < ROUNDS; round++) {
     const svcFirst = round % 2 === 1;
     const first = await measure(svcFirst ? svc : baseline, operation, connections);
@@ -75,11 +88,78 @@ async function compare(svc: WorkerServer, baseline: WorkerServer, operation: 'pu
     const [ours, theirs] = svcFirst ? [first, second] : [second, first];
     ratios.push(ours.perSecond / theirs.perSecond);
     cpuRatios.push(theirs.cpuPerRequest / ours.cpuPerRequest);
-    rows.push(`    pair ${round + 1}: svc ${ours.perSecond.toFixed(0)} req/s (${ours.cpuPerRequest.toFixed(0)} µs server CPU/req), baseline ${theirs.perSecond.toFixed(0)} req/s (${theirs.cpuPerRequest.toFixed(0)} µs)`);
+    pairs.push({ ours, theirs });
   }
   out(`${label}:`);
-  for (const row of rows) out(row);
-  out(`  ratio svc/baseline (median of pairs): ${median(ratios).toFixed(2)}${operation === 'put' ? ' (target >= 0.5)' : ''}; server-thread CPU per request baseline/svc: ${median(cpuRatios).toFixed(2)}`);
+  pairs.forEach(({ ours, theirs }, index) =>
+    out(`    pair ${index + 1}: svc ${ours.perSecond.toFixed(0)} req/s (${ours.cpuPerRequest.toFixed(0)} µs server CPU/req), baseline ${theirs.perSecond.toFixed(0)} req/s (${theirs.cpuPerRequest.toFixed(0)} µs)`),
+  );
+  const ratio = median(ratios);
+  const cpuRatio = median(cpuRatios);
+  const cpu = (side: 'ours' | 'theirs') => median(pairs.map((pair) => pair[side].cpuPerRequest)).toFixed(0);
+  out(`  ratio svc/baseline (median of pairs): ${ratio.toFixed(2)} (target >= ${targetRatio}); server-thread CPU per request baseline/svc: ${cpuRatio.toFixed(2)}`);
+  return {
+    figure: label,
+    svc: median(pairs.map((pair) => pair.ours.perSecond)),
+    baseline: median(pairs.map((pair) => pair.theirs.perSecond)),
+    unit: 'req/s',
+    ratio,
+    target: { on: 'ratio', op: '>=', value: targetRatio },
+    note: `server CPU per request: svc ${cpu('ours')} µs, baseline ${cpu('theirs')} µs (baseline/svc ${cpuRatio.toFixed(2)}); ${ROUNDS} pairs of ${ROUND_SECONDS} s`,
+  };
+}
+
+/**
+ * Tops both tables up to `perChannel` rows in every bench channel, older than anything the puts
+ * wrote, each row shaped as that server's own put stores it (svc: the item with its screening
+ * annotation; the baseline: the value as posted).
+ */
+async function seedChannels(pool: InstanceType<typeof pg.Pool>, perChannel: number): Promise<void> {
+  const missing = (table: string) =>
+    `SELECT c, ${perChannel} - count(t.key)::int AS n FROM generate_series(0, ${CHANNELS - 1}) AS c LEFT JOIN ${table} t ON t.key = 'bench:' || c GROUP BY c`;
+  const text = `'seed post ' || g || ': a short result note'`;
+  const id = `'bb_' || substr(md5(random()::text || c::text || '/' || g::text), 1, 24)`;
+  await pool.query(
+    `INSERT INTO blackboard_items (id, key, task, kind, topics, text, item, value_bytes, key_id, request_hash, edit_token_hash, created_at, expires_at)
+     SELECT ${id}, 'bench:' || c, NULL, 'note', '{}', ${text},
+       jsonb_build_object('text', ${text}, 'kind', 'note', 'coprocessor', jsonb_build_object('coverage', jsonb_build_object('schema', 'svc.blackboard.screen.v1', 'scope', 'item', 'status', 'complete', 'reasons', '[]'::jsonb), 'action', 'allow', 'findings', '[]'::jsonb)),
+       40, 'kid_bench', 'x', 'x', now() - interval '1 hour' - make_interval(secs => g), now() + interval '30 days'
+     FROM (${missing('blackboard_items')}) AS m, generate_series(1, m.n) AS g`,
+  );
+  await pool.query(
+    `INSERT INTO bench_items (id, key, item, created_at)
+     SELECT ${id}, 'bench:' || c, jsonb_build_object('text', ${text}, 'kind', 'note'), now() - interval '1 hour' - make_interval(secs => g)
+     FROM (${missing('bench_items')}) AS m, generate_series(1, m.n) AS g`,
+  );
+  await pool.query('ANALYZE blackboard_items');
+  await pool.query('ANALYZE bench_items');
+}
+
+/** Fills the board to BOARD_ROWS in one statement, then times single gets, one at a time. */
+async function boardLatency(pool: InstanceType<typeof pg.Pool>, svc: WorkerServer): Promise<Figure> {
+  const { rows: [{ n: existing }] } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items');
+  const missing = Math.max(0, BOARD_ROWS - existing);
+  await pool.query(
+    `INSERT INTO blackboard_items (id, key, task, kind, topics, text, item, value_bytes, key_id, request_hash, edit_token_hash, created_at, expires_at)
+     SELECT 'bb_' || substr(md5(random()::text || g::text), 1, 24), 'bench:' || (g % ${CHANNELS}), NULL, 'note', '{}', 'filler ' || g,
+       jsonb_build_object('text', 'filler ' || g, 'kind', 'note', 'coprocessor', jsonb_build_object('coverage', jsonb_build_object('schema', 'svc.blackboard.screen.v1', 'scope', 'item', 'status', 'complete', 'reasons', '[]'::jsonb), 'action', 'allow', 'findings', '[]'::jsonb)),
+       40, 'kid_bench', 'x', 'x', now() - make_interval(secs => g / 1000.0), now() + interval '30 days'
+     FROM generate_series(1, ${missing}) AS g`,
+  );
+  await pool.query('ANALYZE blackboard_items');
+  const latencies: number[] = [];
+  const samples = Number(process.env.BENCH_P99_SAMPLES ?? 2_000);
+  for (let index = 0; index < 200; index++) await (await fetch(`${svc.url}/get?key=bench:${index % CHANNELS}&limit=50`)).arrayBuffer();
+  for (let index = 0; index < samples; index++) {
+    const started = performance.now();
+    const response = await fetch(`${svc.url}/get?key=bench:${(index * 7919) % CHANNELS}&limit=50`);
+    await response.arrayBuffer();
+    latencies.push(performance.now() - started);
+  }
+  const p50 = percentile(latencies, 50);
+  const p99 = percentile(latencies, 99);
+  out(`get on a ${BOARD_ROWS}-row board (${samples} sequential requests, limit 50): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (target p99 < 20 ms on PostgreSQL)`);
+  return { figure: `get p99, ${BOARD_ROWS}-row board`, svc: p99, unit: 'ms', target: { on: 'svc', op: '<', value: 20 }, note: `p50 ${p50.toFixed(1)} ms; ${samples} sequential gets, limit 50` };
 }
 
 async function main() {
@@ -99,35 +179,24 @@ async function main() {
     out(`blackboard bench on PostgreSQL; ${ROUNDS} alternating pairs of ${ROUND_SECONDS} s rounds per measurement`);
     // Warm both paths (JIT, prepared statements, pools) before measuring.
     for (const server of [svc, baseline]) await measure(server, 'put', CONCURRENCY);
-    // Puts serialise on the put-order and global admission rows for the length of one statement
-    // (overlapping puts commit asynchronously, then share a WAL flush; a lone put commits
-    // synchronously); one client shows the per-request overhead alone.
-    await compare(svc, baseline, 'put', CONCURRENCY, `put, ${CONCURRENCY} connections`);
-    await compare(svc, baseline, 'put', 1, 'put, 1 connection');
-    if (process.env.BENCH_ONLY === 'put') return;
-    await compare(svc, baseline, 'get', CONCURRENCY, `get, ${CONCURRENCY} connections`);
-
-    // A full board: fill to BOARD_ROWS in one statement, then time single gets.
-    const { rows: [{ n: existing }] } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items');
-    const missing = Math.max(0, BOARD_ROWS - existing);
-    await pool.query(
-      `INSERT INTO blackboard_items (id, key, task, kind, topics, text, item, value_bytes, key_id, request_hash, edit_token_hash, created_at, expires_at)
-       SELECT 'bb_' || substr(md5(random()::text || g::text), 1, 24), 'bench:' || (g % ${CHANNELS}), NULL, 'note', '{}', 'filler ' || g,
-         jsonb_build_object('text', 'filler ' || g, 'kind', 'note', 'coprocessor', jsonb_build_object('coverage', jsonb_build_object('schema', 'svc.blackboard.screen.v1', 'scope', 'item', 'status', 'complete', 'reasons', '[]'::jsonb), 'action', 'allow', 'findings', '[]'::jsonb)),
-         40, 'kid_bench', 'x', 'x', now() - make_interval(secs => g / 1000.0), now() + interval '30 days'
-       FROM generate_series(1, ${missing}) AS g`,
-    );
-    await pool.query('ANALYZE blackboard_items');
-    const latencies: number[] = [];
-    const samples = Number(process.env.BENCH_P99_SAMPLES ?? 2_000);
-    for (let index = 0; index < 200; index++) await (await fetch(`${svc.url}/get?key=bench:${index % CHANNELS}&limit=50`)).arrayBuffer();
-    for (let index = 0; index < samples; index++) {
-      const started = performance.now();
-      const response = await fetch(`${svc.url}/get?key=bench:${(index * 7919) % CHANNELS}&limit=50`);
-      await response.arrayBuffer();
-      latencies.push(performance.now() - started);
+    const figures: Figure[] = [];
+    if (ONLY !== 'get') {
+      // Puts serialise on the put-order and global admission rows for the length of one statement
+      // (overlapping puts commit asynchronously, then share a WAL flush; a lone put commits
+      // synchronously); one client shows the per-request overhead alone.
+      figures.push(await compare(svc, baseline, 'put', CONCURRENCY, 0.5));
+      figures.push(await compare(svc, baseline, 'put', 1, 0.5));
     }
-    out(`get on a ${BOARD_ROWS}-row board (${samples} sequential requests, limit 50): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (target p99 < 20 ms on PostgreSQL)`);
+    if (ONLY !== 'put') {
+      await seedChannels(pool, GET_ROWS_PER_CHANNEL);
+      for (const server of [svc, baseline]) await measure(server, 'get', CONCURRENCY);
+      const profileDir = process.env.BENCH_PROFILE_DIR;
+      if (profileDir) for (const server of [svc, baseline]) await server.ask('profile:start', 'profiling');
+      figures.push(await compare(svc, baseline, 'get', CONCURRENCY, 0.6));
+      if (profileDir) for (const [name, server] of [['svc', svc], ['baseline', baseline]] as const) await server.ask(`profile:stop:${path.resolve(profileDir, `${name}-get.cpuprofile`)}`, 'profiled');
+      if (!process.env.BENCH_SKIP_P99) figures.push(await boardLatency(pool, svc));
+    }
+    reportFigures('blackboard', figures);
   } finally {
     await pool.end();
     await baseline.close();

@@ -6,6 +6,8 @@ export interface WorkerServer {
   /** CPU time (µs) the server's thread has spent so far. */
   cpuMicros(): Promise<number>;
   close(): Promise<void>;
+  /** Sends a message and waits for the reply carrying `key` (for messages a bench's server module adds). */
+  ask<T>(message: string, key: string): Promise<T>;
 }
 
 /**
@@ -33,6 +35,7 @@ export async function startWorkerServer(module: URL, workerData: unknown): Promi
       const cpu = await ask<{ user: number; system: number }>('cpu', 'cpu');
       return cpu.user + cpu.system;
     },
+    ask,
     close: async () => {
       worker.postMessage('close');
       await new Promise((resolve) => worker.once('exit', resolve));

@@ -215,3 +215,29 @@ test('channels: counts, participants, snippet, first eight topics and filters ov
   const second = await client.blackboard.channels({ query: { limit: 1, ...first.history_next! } });
   t.not(second.channels[0]!.key, first.channels[0]!.key);
 });
+
+test('reads of more shapes than get named statements still answer every page, records as the put answered them', async (t) => {
+  const key = 'shapes:main';
+  const alpha = await put(key, { text: 'alpha note', kind: 'note', task: 'guard', topics: ['shape'] });
+  const beta = await put(key, { text: 'beta ask', kind: 'ask', topics: ['shape'] });
+  // Every subset of four filters under five cursor modes: 80 statement texts, past the 64 that run
+  // as named prepared statements (read-items.ts); the rest run unnamed.
+  const filters = [{ task: 'guard' }, { kind: 'note' }, { topic: 'shape' }, { q: 'alpha' }];
+  const past = new Date(Date.now() - 3_600_000).toISOString();
+  const future = new Date(Date.now() + 3_600_000).toISOString();
+  const modes = [{}, { before: future }, { before: future, before_id: 'bb_ffffffffffffffffffffffff' }, { since: past }, { since: past, since_id: 'bb_000000000000000000000000' }];
+  for (let subset = 0; subset < 16; subset++) {
+    const chosen = Object.assign({}, ...filters.filter((_, index) => subset & (1 << index))) as Record<string, string>;
+    const expected = subset === 0 || subset === 4 ? [alpha.id, beta.id] : [alpha.id];
+    for (const mode of modes) {
+      const page = await client.blackboard.query({ query: { key, ...chosen, ...mode } });
+      const ids = page.items.map((item) => item.id);
+      t.deepEqual('since' in mode ? ids : ids.reverse(), expected, JSON.stringify({ chosen, mode }));
+    }
+  }
+  // A shape none of the above used (parent_id): unnamed whatever ran before, its record as the put answered it.
+  const reply = await client.blackboard.put({ body: { key, value: { text: 'reply' }, parent_id: alpha.id } });
+  const replies = await client.blackboard.query({ query: { key, parent_id: alpha.id } });
+  const { edit_token: _token, original_token_required: _required, deduplicated: _deduplicated, ...record } = reply;
+  t.deepEqual(replies.items, [record]);
+});
