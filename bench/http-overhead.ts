@@ -13,8 +13,10 @@
  *
  * Run: pnpm bench:http-overhead [-- --rounds 10 --seconds 1 --concurrency 16]
  */
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
 import { startWorkerServer, type WorkerServer } from './worker-server.ts';
 
@@ -54,12 +56,16 @@ for (let warm = 0; warm < 3; warm++) {
 const rateRatios: number[] = [];
 const cpuRatios: number[] = [];
 const minimalRatios: number[] = [];
+const contractRuns: Array<{ perSecond: number; cpuPerRequest: number }> = [];
+const plainRuns: Array<{ perSecond: number; cpuPerRequest: number }> = [];
 const rows: string[] = [];
 for (let round = 0; round < rounds; round++) {
   const order = round % 2 === 0 ? [plain, contract] : [contract, plain];
   const first = await measure(order[0]!, durationMs);
   const second = await measure(order[1]!, durationMs);
   const [p, c] = order[0] === plain ? [first, second] : [second, first];
+  contractRuns.push(c);
+  plainRuns.push(p);
   rateRatios.push(c.perSecond / p.perSecond);
   cpuRatios.push(p.cpuPerRequest / c.cpuPerRequest);
   const m = await measure(minimal, durationMs);
@@ -72,13 +78,36 @@ await minimal.close();
 
 const rateRatio = median(rateRatios);
 const cpuRatio = median(cpuRatios);
+const minimalRatio = median(minimalRatios);
+const target = { on: 'ratio', op: '>=', value: 0.85 } as const;
+const spread = (ratios: number[]) => `pair ratios ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
+reportFigures('http-overhead', [
+  {
+    figure: `requests/s, contract vs hand-written Koa, ${concurrency} connections`,
+    svc: median(contractRuns.map((run) => run.perSecond)),
+    baseline: median(plainRuns.map((run) => run.perSecond)),
+    unit: 'req/s',
+    ratio: rateRatio,
+    target,
+    note: `${rounds} alternating pairs x ${durationMs / 1000} s, ${spread(rateRatios)}`,
+  },
+  {
+    figure: 'server CPU per request, contract vs hand-written Koa',
+    svc: median(contractRuns.map((run) => run.cpuPerRequest)),
+    baseline: median(plainRuns.map((run) => run.cpuPerRequest)),
+    unit: 'µs',
+    ratio: cpuRatio,
+    target,
+    note: `baseline/svc, ${spread(cpuRatios)}; a bare handler without the request-id and latency headers: ${minimalRatio.toFixed(2)}x`,
+  },
+]);
 process.stdout.write(
   [
-    `http-overhead: ${rounds} paired rounds x ${durationMs / 1000} s, ${concurrency} connections`,
+    `http-overhead: ${rounds} paired rounds x ${durationMs / 1000} s, ${concurrency} connections, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}`,
     ...rows,
     `  throughput ratio contract/plain (median of pairs): ${rateRatio.toFixed(3)}`,
     `  server CPU per request ratio plain/contract (median of pairs): ${cpuRatio.toFixed(3)}`,
-    `  for reference, CPU per request of a bare handler without the two headers / contract: ${median(minimalRatios).toFixed(3)}`,
+    `  for reference, CPU per request of a bare handler without the two headers / contract: ${minimalRatio.toFixed(3)}`,
     `  target >= 0.85: ${rateRatio >= 0.85 ? 'met' : 'NOT met'} on throughput, ${cpuRatio >= 0.85 ? 'met' : 'NOT met'} on CPU per request`,
     '',
   ].join('\n'),

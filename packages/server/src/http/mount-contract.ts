@@ -2,12 +2,12 @@ import type { Context } from 'koa';
 import { anonymousPrincipal, walkContract, type Principal, type ContractTree, type RouteDefinition, type Surface, type ValidationIssue } from '@svc/schemas';
 import { authenticate, type PrincipalResolver } from './auth.ts';
 import { handlerAt, type AnyHandler } from './handler-types.ts';
-import { readRouteBody } from './read-body.ts';
+import { bodyPlanFor, readRouteBody, type BodyPlan } from './read-body.ts';
 import type { RequestContext } from './request-context.ts';
-import { respond } from './respond.ts';
+import { jsonStatusesOf, respond, writeJson } from './respond.ts';
 import { ServiceError } from './service-error.ts';
 import { parsePart, validationError } from './validate.ts';
-import { requestState, type RequestState } from './request-state.ts';
+import type { RequestState } from './request-state.ts';
 import { RouteTable, type RouteEntry } from './route-table.ts';
 import { errorBodyFor } from './error-handler.ts';
 
@@ -99,8 +99,19 @@ class HandlerRequest implements RequestContext {
   }
 }
 
+/**
+ * What serving a route needs, worked out once when the contract is mounted: every request of
+ * the route then reads these instead of asking the route definition again.
+ */
 export interface CompiledRoute {
   handler: AnyHandler;
+  /** Public routes serve a request without a credential as anonymous, skipping the resolvers. */
+  publicAuth: boolean;
+  apiSurface: boolean;
+  /** Undefined when the route takes no body. */
+  body: BodyPlan | undefined;
+  /** Statuses answered with a JSON schema: written without looking at the spec. */
+  jsonStatuses: ReadonlySet<number>;
 }
 
 /** Compiles the contract's routes of the given surfaces into a route table; every entry needs a handler. */
@@ -110,7 +121,8 @@ export function compileContract(options: MountOptions): RouteTable<CompiledRoute
     if (!options.surfaces.includes(route.surface)) continue;
     const handler = handlerAt(options.handlers, id);
     if (!handler) throw new Error(`No handler for contract entry ${id}`);
-    table.add({ id, route, value: { handler } });
+    const value: CompiledRoute = { handler, publicAuth: route.auth.kind === 'public', apiSurface: route.surface === 'api', body: bodyPlanFor(route), jsonStatuses: jsonStatusesOf(route.responses) };
+    table.add({ id, route, value });
   }
   return table;
 }
@@ -118,16 +130,17 @@ export function compileContract(options: MountOptions): RouteTable<CompiledRoute
 /**
  * The one generic adapter: authenticates, reads and validates the input with the contract's
  * schemas, calls the handler with typed input, and writes the typed answer. Handlers never
- * re-validate and never check auth.
+ * re-validate and never check auth. The request path of every route: one async function,
+ * awaiting only what is really asynchronous (a credential, the body, the handler).
  */
 export async function serveRoute(ctx: Context, state: RequestState, entry: RouteEntry<CompiledRoute>, params: Record<string, unknown>, options: MountOptions): Promise<void> {
-  const { route } = entry;
+  const { route, value: compiled } = entry;
   state.routeId = entry.id;
   state.route = route;
-  const authorization = ctx.get('authorization');
+  const authorization = ctx.req.headers.authorization;
   // Most public calls carry no credential: skip the resolver walk entirely.
   const { principal, bearer } =
-    route.auth.kind === 'public' && !authorization
+    compiled.publicAuth && !authorization
       ? ANONYMOUS
       : await authenticate({
           requirement: route.auth,
@@ -137,9 +150,20 @@ export async function serveRoute(ctx: Context, state: RequestState, entry: Route
           resourceMetadataUrl: () => `${options.publicUrls().baseUrl}/.well-known/oauth-protected-resource`,
         });
   state.principal = principal;
-  const input = await parseInput(route, ctx, params);
-  const request = new HandlerRequest(ctx, state, principal, bearer, route.surface === 'api', options.publicUrls);
-  const result = await entry.value.handler(input, request);
+  const input = parseHeadParts(route, ctx, params);
+  const plan = compiled.body;
+  if (plan) {
+    // Input that is already invalid was refused above, before the body is read. Routes with an
+    // upload deadline (PDF, documents) report their ingress as `upload_read_ms`.
+    const raw = plan.timeoutMs !== undefined ? await state.timing.measure('upload_read_ms', () => readRouteBody(plan, ctx.req)) : await readRouteBody(plan, ctx.req);
+    input.body = parseBody(route, raw);
+  }
+  const request = new HandlerRequest(ctx, state, principal, bearer, compiled.apiSurface, options.publicUrls);
+  const result = await compiled.handler(input, request);
+  if (!options.validateResponses && compiled.jsonStatuses.has(result.status)) {
+    writeJson(ctx, result);
+    return;
+  }
   respond(ctx, route.responses[result.status], result, {
     validate: options.validateResponses,
     sseKeepAliveMs: options.sseKeepAliveMs,
@@ -152,20 +176,28 @@ export async function serveRoute(ctx: Context, state: RequestState, entry: Route
   });
 }
 
-async function parseInput(route: RouteDefinition, ctx: Context, rawParams: Record<string, unknown>): Promise<Record<string, unknown>> {
+type Input = { params: unknown; query: unknown; headers: unknown; body: unknown };
+
+/** Path, query and headers: parts the route does not declare are not even read (the hot path of every request). */
+function parseHeadParts(route: RouteDefinition, ctx: Context, rawParams: Record<string, unknown>): Input {
+  if (!route.params && !route.query && !route.headers) return { params: undefined, query: undefined, headers: undefined, body: undefined };
   const issues: ValidationIssue[] = [];
-  // Parts the route does not declare are not even read: this is the hot path of every request.
   const params = route.params ? parsePart(route.params, normaliseParams(rawParams), 'path', issues) : undefined;
   const query = route.query ? parsePart(route.query, { ...ctx.query }, 'query', issues) : undefined;
-  const headers = route.headers ? parsePart(route.headers, ctx.headers, 'header', issues) : undefined;
-  // Input that is already invalid is refused before the body is read.
+  const headers = route.headers ? parsePart(route.headers, ctx.req.headers, 'header', issues) : undefined;
   if (issues.length > 0) throw validationError(issues);
-  // Routes with an upload deadline (PDF, documents) report their ingress as `upload_read_ms`.
-  const raw = route.bodyTimeoutMs !== undefined ? await requestState(ctx).timing.measure('upload_read_ms', () => readRouteBody(route, ctx.req)) : await readRouteBody(route, ctx.req);
-  const body = route.bodyEncoding === 'bytes' ? raw : parsePart(route.body, raw, 'body', issues);
-  if (issues.length > 0) throw validationError(issues);
-  if (route.bodyEncoding === 'bytes' && route.body && raw === undefined) {
-    throw new ServiceError('validation_failed', 'Invalid request: body: the request body is empty', { detail: [{ loc: ['body'], msg: 'the request body is empty', type: 'missing' }] });
+  return { params, query, headers, body: undefined };
+}
+
+function parseBody(route: RouteDefinition, raw: unknown): unknown {
+  if (route.bodyEncoding === 'bytes') {
+    if (raw === undefined) {
+      throw new ServiceError('validation_failed', 'Invalid request: body: the request body is empty', { detail: [{ loc: ['body'], msg: 'the request body is empty', type: 'missing' }] });
+    }
+    return raw;
   }
-  return { params, query, headers, body };
+  const issues: ValidationIssue[] = [];
+  const body = parsePart(route.body, raw, 'body', issues);
+  if (issues.length > 0) throw validationError(issues);
+  return body;
 }

@@ -5,37 +5,68 @@ import { ServiceError } from './service-error.ts';
 
 export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
 
+/** How a route's body is read, decided once when the contract is mounted rather than per request. */
+export interface BodyPlan {
+  readonly encoding: 'json' | 'form' | 'bytes';
+  readonly limit: number;
+  readonly timeoutMs: number | undefined;
+  /** Media types accepted as they are; JSON routes also take any `+json` type. */
+  readonly mediaTypes: readonly string[];
+}
+
+/** The route's body plan, or undefined when it takes no body. */
+export function bodyPlanFor(route: RouteDefinition): BodyPlan | undefined {
+  if (!route.body) return undefined;
+  const encoding = route.bodyEncoding ?? 'json';
+  const mediaTypes = encoding === 'bytes' ? (route.bodyMediaTypes ?? ['application/octet-stream']) : encoding === 'form' ? ['application/x-www-form-urlencoded'] : ['application/json'];
+  return Object.freeze({ encoding, limit: route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, timeoutMs: route.bodyTimeoutMs, mediaTypes: Object.freeze([...mediaTypes]) });
+}
+
 function mediaTypeOf(header: string | undefined): string | undefined {
   return header?.split(';', 1)[0]?.trim().toLowerCase() || undefined;
 }
 
-function hasBody(request: IncomingMessage): boolean {
-  return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+/** Whether a body was sent: framing says so before a byte is read. */
+export function hasBody(request: IncomingMessage): boolean {
+  const { headers } = request;
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 }
 
-function checkMediaType(route: RouteDefinition, mediaType: string | undefined): void {
-  const encoding = route.bodyEncoding ?? 'json';
-  const accepted =
-    encoding === 'bytes'
-      ? (route.bodyMediaTypes ?? ['application/octet-stream'])
-      : encoding === 'form'
-        ? ['application/x-www-form-urlencoded']
-        : ['application/json'];
-  const ok = mediaType !== undefined && (accepted.includes(mediaType) || (encoding === 'json' && mediaType.endsWith('+json')));
+function checkMediaType(plan: BodyPlan, header: string | undefined): void {
+  // Most clients send exactly the media type: accepted without parsing the header.
+  if (header !== undefined && plan.mediaTypes.includes(header)) return;
+  const mediaType = mediaTypeOf(header);
+  const ok = mediaType !== undefined && (plan.mediaTypes.includes(mediaType) || (plan.encoding === 'json' && mediaType.endsWith('+json')));
   if (!ok) {
-    throw new ServiceError('unsupported_media_type', `Content-Type ${mediaType ?? '(none)'} is not accepted here; send ${accepted.join(' or ')}.`);
+    throw new ServiceError('unsupported_media_type', `Content-Type ${mediaType ?? '(none)'} is not accepted here; send ${plan.mediaTypes.join(' or ')}.`);
   }
 }
 
-/** Reads the body under the route's byte cap and deadline; 413 is decided from Content-Length first. */
-async function readBytes(request: IncomingMessage, limit: number, timeoutMs: number | undefined): Promise<Buffer> {
+/** raw-body's failures as the contract's errors. */
+function bodyReadError(error: unknown, limit: number): ServiceError {
+  const type = (error as { type?: string }).type;
+  if (type === 'entity.too.large') return new ServiceError('payload_too_large', `The body is over ${limit} bytes, the most this endpoint takes.`);
+  if (type === 'request.size.invalid') return new ServiceError('bad_request', 'The body length does not match Content-Length.');
+  if (type === 'request.aborted') return new ServiceError('bad_request', 'The client aborted the request body.');
+  return new ServiceError('bad_request', 'The request body could not be read.');
+}
+
+/** Refuses a body whose declared length is over the cap before a byte of it is read. */
+function checkDeclaredLength(request: IncomingMessage, limit: number): string | undefined {
   const declared = request.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
     // The body is never read: close the connection rather than drain it for the next request.
     throw new ServiceError('payload_too_large', `The body is ${declared} bytes; this endpoint takes at most ${limit}.`, { headers: { connection: 'close' } });
   }
-  if (!timeoutMs) return rawBody(request, limit, declared);
-  const reading = rawBody(request, limit, declared);
+  return declared;
+}
+
+/** Reads the bytes under the cap, within the plan's deadline (upload routes). */
+function readBytesWithin(request: IncomingMessage, plan: BodyPlan, timeoutMs: number): Promise<Buffer> {
+  const { limit } = plan;
+  const reading = getRawBody(request, { limit, length: checkDeclaredLength(request, limit) }).catch((error: unknown) => {
+    throw bodyReadError(error, limit);
+  });
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -43,42 +74,36 @@ async function readBytes(request: IncomingMessage, limit: number, timeoutMs: num
       reject(new ServiceError('request_timeout', `The body did not arrive within ${timeoutMs / 1000} s.`, { headers: { connection: 'close' }, retryable: true }));
     }, timeoutMs);
   });
-  try {
-    return await Promise.race([reading, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return Promise.race([reading, deadline]).finally(() => clearTimeout(timer));
 }
 
-/** raw-body under the cap, its failures turned into the contract's errors. */
-async function rawBody(request: IncomingMessage, limit: number, declared: string | undefined): Promise<Buffer> {
-  try {
-    return await getRawBody(request, { limit, length: declared });
-  } catch (error) {
-    const type = (error as { type?: string }).type;
-    if (type === 'entity.too.large') throw new ServiceError('payload_too_large', `The body is over ${limit} bytes, the most this endpoint takes.`);
-    if (type === 'request.size.invalid') throw new ServiceError('bad_request', 'The body length does not match Content-Length.');
-    if (type === 'request.aborted') throw new ServiceError('bad_request', 'The client aborted the request body.');
-    throw new ServiceError('bad_request', 'The request body could not be read.');
-  }
-}
-
-/**
- * The raw request body as the route declares it: parsed JSON, a form as an object, or bytes.
- * Answers undefined when the route takes no body or none was sent (the schema decides if that is fine).
- */
-export async function readRouteBody(route: RouteDefinition, request: IncomingMessage): Promise<unknown> {
-  if (!route.body) return undefined;
-  if (!hasBody(request)) return undefined;
-  checkMediaType(route, mediaTypeOf(request.headers['content-type']));
-  const raw = await readBytes(request, route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, route.bodyTimeoutMs);
-  const encoding = route.bodyEncoding ?? 'json';
-  if (encoding === 'bytes') return raw;
+/** Decodes the bytes as the plan's encoding: parsed JSON, a form as an object, or the bytes. */
+function decodeBody(plan: BodyPlan, raw: Buffer): unknown {
+  if (plan.encoding === 'bytes') return raw;
   const textBody = raw.toString('utf8');
-  if (encoding === 'form') return Object.fromEntries(new URLSearchParams(textBody));
+  if (plan.encoding === 'form') return Object.fromEntries(new URLSearchParams(textBody));
   try {
     return JSON.parse(textBody);
   } catch (error) {
     throw new ServiceError('malformed_json', `The body is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The raw request body as the route's plan says: parsed JSON, a form as an object, or bytes.
+ * Answers undefined at once when no body was sent (the schema decides if that is fine), so a
+ * bodiless request costs no promise; media type and declared length are refused before reading.
+ */
+export function readRouteBody(plan: BodyPlan, request: IncomingMessage): Promise<unknown> | undefined {
+  if (!hasBody(request)) return undefined;
+  checkMediaType(plan, request.headers['content-type']);
+  if (plan.timeoutMs) return readBytesWithin(request, plan, plan.timeoutMs).then((raw) => decodeBody(plan, raw));
+  // Every other body-carrying request: one reaction from raw-body's promise to the decoded body.
+  const { limit } = plan;
+  return getRawBody(request, { limit, length: checkDeclaredLength(request, limit) }).then(
+    (raw) => decodeBody(plan, raw),
+    (error: unknown) => {
+      throw bodyReadError(error, limit);
+    },
+  );
 }

@@ -9,13 +9,16 @@ import type { RequestState } from './request-state.ts';
  */
 export function finishRequest(ctx: Context, state: RequestState, log: Logger, metrics: HttpMetrics): void {
   const latencyMs = performance.now() - state.startedAt;
-  if (!ctx.headerSent) {
-    ctx.res.setHeader('x-svc-latency-ms', latencyMs.toFixed(1));
-    if (state.hasTiming) ctx.set('server-timing', state.timing.header());
+  const { req, res } = ctx;
+  if (!res.headersSent) {
+    res.setHeader('x-svc-latency-ms', latencyMs.toFixed(1));
+    if (state.hasTiming) res.setHeader('server-timing', state.timing.header());
   }
   const route = state.routeId ?? 'unmatched';
-  metrics.observe(route, ctx.method, ctx.status, latencyMs / 1000);
+  const method = req.method!;
+  const status = res.statusCode;
+  metrics.observe(route, method, status, latencyMs / 1000);
   if (log.isLevelEnabled('info')) {
-    state.log.info({ route, method: ctx.method, status: ctx.status, latencyMs: Math.round(latencyMs * 10) / 10, principal: state.principal?.kind ?? 'anonymous' }, 'request');
+    state.log.info({ route, method, status, latencyMs: Math.round(latencyMs * 10) / 10, principal: state.principal?.kind ?? 'anonymous' }, 'request');
   }
 }

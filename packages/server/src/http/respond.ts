@@ -21,31 +21,55 @@ export interface RespondOptions {
   shutdown?: AbortSignal;
 }
 
+/** The statuses a route answers with a JSON schema: found once at mount time, answered by `writeJson`. */
+export function jsonStatusesOf(responses: Readonly<Record<number, ResponseSpec>>): ReadonlySet<number> {
+  return new Set(
+    Object.entries(responses)
+      .filter(([, spec]) => spec instanceof z.ZodType)
+      .map(([status]) => Number(status)),
+  );
+}
+
+function setResultHeaders(ctx: Context, headers: Record<string, string> | undefined): void {
+  if (headers === undefined) return;
+  for (const name in headers) ctx.set(name, headers[name]!);
+}
+
+/**
+ * A JSON answer of a status the contract declares with a schema (unchecked: see `respond` for
+ * the checked path). The most common answer, so it asks nothing of the spec.
+ */
+export function writeJson(ctx: Context, result: HandlerResult): void {
+  setResultHeaders(ctx, result.headers);
+  ctx.status = result.status;
+  // Header set directly: Koa's `type` setter does a MIME lookup per request.
+  ctx.res.setHeader('content-type', 'application/json; charset=utf-8');
+  ctx.body = JSON.stringify(result.body);
+}
+
 /** Writes a handler's answer as its contract entry says: JSON, text, bytes, SSE, redirect or empty. */
 export function respond(ctx: Context, spec: ResponseSpec | undefined, result: HandlerResult, options: RespondOptions): void {
   if (!spec) throw new Error(`Handler answered status ${result.status}, which its contract entry does not declare`);
-  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-  ctx.status = result.status;
-  if (!(spec instanceof z.ZodType) && spec.kind === 'json-or-sse') {
-    // The handler decides: an async iterable streams, anything else is the JSON answer.
-    const streams = typeof (result.body as AsyncIterable<unknown> | undefined)?.[Symbol.asyncIterator] === 'function';
-    respond(ctx, streams ? { kind: 'sse', event: spec.event } : spec.json, result, options);
-    return;
-  }
-  if (!(spec instanceof z.ZodType) && spec.kind === 'json-or-bytes') {
-    const body = result.body as { [Symbol.asyncIterator]?: unknown } | undefined;
-    const isBytes = body instanceof Uint8Array || typeof body?.[Symbol.asyncIterator] === 'function';
-    respond(ctx, isBytes ? { kind: 'bytes', contentType: spec.contentType } : spec.json, result, options);
-    return;
-  }
   if (spec instanceof z.ZodType) {
     if (options.validate) {
       const checked = spec.safeParse(result.body);
       if (!checked.success) throw new Error(`Response of status ${result.status} breaks its contract: ${z.prettifyError(checked.error)}`);
     }
-    // Header set directly: Koa's `type` setter does a MIME lookup per request.
-    ctx.res.setHeader('content-type', 'application/json; charset=utf-8');
-    ctx.body = JSON.stringify(result.body);
+    writeJson(ctx, result);
+    return;
+  }
+  setResultHeaders(ctx, result.headers);
+  ctx.status = result.status;
+  if (spec.kind === 'json-or-sse') {
+    // The handler decides: an async iterable streams, anything else is the JSON answer.
+    const streams = typeof (result.body as AsyncIterable<unknown> | undefined)?.[Symbol.asyncIterator] === 'function';
+    respond(ctx, streams ? { kind: 'sse', event: spec.event } : spec.json, result, options);
+    return;
+  }
+  if (spec.kind === 'json-or-bytes') {
+    const body = result.body as { [Symbol.asyncIterator]?: unknown } | undefined;
+    const isBytes = body instanceof Uint8Array || typeof body?.[Symbol.asyncIterator] === 'function';
+    respond(ctx, isBytes ? { kind: 'bytes', contentType: spec.contentType } : spec.json, result, options);
     return;
   }
   switch (spec.kind) {

@@ -7,7 +7,12 @@ export interface RouteEntry<T> {
   value: T;
 }
 
-export type RouteMatch<T> = { entry: RouteEntry<T>; params: Record<string, unknown> } | { allowed: string[] } | undefined;
+export interface RouteFound<T> {
+  entry: RouteEntry<T>;
+  params: Record<string, unknown>;
+}
+
+export type RouteMatch<T> = RouteFound<T> | { allowed: string[] } | undefined;
 
 interface DynamicRoute<T> {
   entry: RouteEntry<T>;
@@ -16,23 +21,27 @@ interface DynamicRoute<T> {
 }
 
 const paramCount = (path: string) => (path.match(/[:*][A-Za-z0-9_]+/g) ?? []).length;
+const NO_PARAMS: Record<string, unknown> = Object.freeze({});
 
 /**
- * Matches a method and path to a contract entry: static paths by one map lookup, paths with
- * parameters by their compiled pattern, fewest parameters first (OpenAPI's rule: a concrete path
- * wins over a templated one). HEAD is served by GET routes. When the path exists under other
- * methods the answer lists them, for a 405 with `Allow`.
+ * Matches a method and path to a contract entry: static paths by two map lookups (method, then
+ * path, answering one match object made at mount time), paths with parameters by their compiled
+ * pattern, fewest parameters first (OpenAPI's rule: a concrete path wins over a templated one).
+ * HEAD is served by GET routes. When the path exists under other methods the answer lists them,
+ * for a 405 with `Allow`.
  */
 export class RouteTable<T> {
-  private readonly staticRoutes = new Map<string, RouteEntry<T>>();
+  private readonly staticRoutes = new Map<string, Map<string, RouteFound<T>>>();
   private readonly dynamicRoutes = new Map<string, DynamicRoute<T>[]>();
 
   add(entry: RouteEntry<T>): void {
     const { method, path } = entry.route;
     if (paramCount(path) === 0) {
-      const key = `${method} ${path}`;
-      if (this.staticRoutes.has(key)) throw new Error(`Two contract entries answer ${key}: ${this.staticRoutes.get(key)!.id} and ${entry.id}`);
-      this.staticRoutes.set(key, entry);
+      let byPath = this.staticRoutes.get(method);
+      if (!byPath) this.staticRoutes.set(method, (byPath = new Map()));
+      const existing = byPath.get(path);
+      if (existing) throw new Error(`Two contract entries answer ${method} ${path}: ${existing.entry.id} and ${entry.id}`);
+      byPath.set(path, Object.freeze({ entry, params: NO_PARAMS }));
       return;
     }
     const list = this.dynamicRoutes.get(method) ?? [];
@@ -41,10 +50,12 @@ export class RouteTable<T> {
     this.dynamicRoutes.set(method, list);
   }
 
-  private find(method: string, path: string): { entry: RouteEntry<T>; params: Record<string, unknown> } | undefined {
-    const exact = this.staticRoutes.get(`${method} ${path}`);
-    if (exact) return { entry: exact, params: {} };
-    for (const candidate of this.dynamicRoutes.get(method) ?? []) {
+  private find(method: string, path: string): RouteFound<T> | undefined {
+    const exact = this.staticRoutes.get(method)?.get(path);
+    if (exact) return exact;
+    const candidates = this.dynamicRoutes.get(method);
+    if (!candidates) return undefined;
+    for (const candidate of candidates) {
       let result: ReturnType<typeof candidate.matches>;
       try {
         result = candidate.matches(path);
