@@ -189,6 +189,7 @@ function parseHeadParts(route: RouteDefinition, ctx: Context, rawParams: Record<
   return { params, query, headers, body: undefined };
 }
 
+/** The decoded body against the route's schema; a bytes route only needs some bytes. */
 function parseBody(route: RouteDefinition, raw: unknown): unknown {
   if (route.bodyEncoding === 'bytes') {
     if (raw === undefined) {
