@@ -10,10 +10,12 @@
  * Target: added median < 1 ms, added p99 < 3 ms (LiteLLM reports 2 to 12 ms).
  *
  * Run: pnpm bench:chat-proxy [-- --rounds 10 --seconds 2 --concurrency 50 --chunks 20 --gap 1]
+ * `--cpu-prof-dir <dir>` writes each server thread's CPU profile (warm-up and rounds, start-up left
+ * out) as `<dir>/chat-proxy-{svc,upstream}.cpuprofile`, to see where svc's time per stream goes.
  * With DATABASE_URL set svc uses that PostgreSQL; otherwise an embedded database in a temporary
  * directory (the chat route does not touch the database with open access).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,6 +30,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '50' },
     chunks: { type: 'string', default: '20' },
     gap: { type: 'string', default: '1' },
+    'cpu-prof-dir': { type: 'string' },
   },
 });
 const rounds = Number(values.rounds);
@@ -35,6 +38,8 @@ const durationMs = Number(values.seconds) * 1000;
 const concurrency = Number(values.concurrency);
 const chunks = Number(values.chunks);
 const gapMs = Number(values.gap);
+const profileDir = values['cpu-prof-dir'];
+const profileFile = (name: string) => (profileDir ? path.resolve(profileDir, `chat-proxy-${name}.cpuprofile`) : undefined);
 
 const body = JSON.stringify({ model: 'bench-chat', messages: [{ role: 'user', content: 'Say something, one token at a time.' }], stream: true, stream_options: { include_usage: true } });
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
@@ -94,10 +99,11 @@ async function measure(server: WorkerServer, ms: number) {
   };
 }
 
+if (profileDir) await mkdir(profileDir, { recursive: true });
 const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-chat-'));
 const serversModule = new URL('./chat-proxy-servers.ts', import.meta.url);
-const upstream: WorkerServer = await startWorkerServer(serversModule, { kind: 'upstream', chunks, gapMs });
-const svc: WorkerServer = await startWorkerServer(serversModule, { kind: 'svc', upstreamUrl: upstream.url, dataDir, databaseUrl: process.env.DATABASE_URL });
+const upstream: WorkerServer = await startWorkerServer(serversModule, { kind: 'upstream', chunks, gapMs, profileFile: profileFile('upstream') });
+const svc: WorkerServer = await startWorkerServer(serversModule, { kind: 'svc', upstreamUrl: upstream.url, dataDir, databaseUrl: process.env.DATABASE_URL, profileFile: profileFile('svc') });
 
 // Warm both paths (JIT, connection pools) before measuring.
 for (let warm = 0; warm < 2; warm++) {

@@ -1,9 +1,10 @@
 import type { ChatCompletion, ChatCompletionChunk, InferenceUsage } from '@svc/schemas';
 import { ServiceError } from '../../http/service-error.ts';
+import { withWireJson } from '../../http/sse.ts';
 import { EngineUnavailableError, type ChatRequest, type EmbedRequest, type EngineCallOptions, type InferenceProvider, type ModelEntry, type RerankRequest } from '../provider.ts';
 import { createUpstreamDispatcher, failureBeforeAnswer, openUpstreamCall, readUpstreamJson } from './upstream-call.ts';
 import type { UpstreamModelSettings, UpstreamSettings } from './upstream-config.ts';
-import { readUpstreamEvents, type UpstreamEvent } from './read-upstream-events.ts';
+import { readUpstreamEvents, type UpstreamEvent, type UpstreamEventStream } from './read-upstream-events.ts';
 import { usageFrom } from './upstream-usage.ts';
 
 /** The model entry the registry keeps for a configured upstream model. */
@@ -65,22 +66,19 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
 
     async chatStream(request, options) {
       const call = await open(url('/chat/completions'), chatBody(request, true), options);
-      const events = readUpstreamEvents(upstream, call, options);
+      const modelId = request.model.id;
+      const chunks = readUpstreamEvents(upstream, call, options, (event, json) => asChunk(event, json, modelId));
       // The first event is awaited here, so an upstream that answers its headers and then fails
       // or stays silent still counts as failing before its first byte: the caller may fall back.
-      let first: IteratorResult<UpstreamEvent>;
+      let first: IteratorResult<ChatCompletionChunk>;
       try {
-        first = await events.next();
+        first = await chunks.next();
       } catch (error) {
-        await events.return(undefined);
+        await chunks.return();
         if (error instanceof ServiceError && !options.signal.aborted) throw new EngineUnavailableError(error.code === 'upstream_timeout' ? 'upstream_timeout' : 'upstream_error', error.message);
         throw error;
       }
-      return (async function* () {
-        if (first.done) return;
-        yield asChunk(first.value, request.model.id);
-        for await (const event of events) yield asChunk(event, request.model.id);
-      })();
+      return startingWith(first, chunks);
     },
 
     async embed(request: EmbedRequest, options: EngineCallOptions) {
@@ -129,11 +127,40 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
   }
 }
 
-/** An upstream chunk as svc sends it: svc's public model id in place of the upstream's. */
-function asChunk(event: UpstreamEvent, modelId: string): ChatCompletionChunk {
+/**
+ * An upstream chunk as svc sends it: svc's public model id in place of the upstream's. A chunk
+ * that needs no change (the upstream names the model as svc does, no usage to normalise) keeps
+ * its JSON text and goes out as it came; multi-line data (pretty-printed JSON) is re-serialised.
+ */
+function asChunk(event: UpstreamEvent, json: string, modelId: string): ChatCompletionChunk {
   const chunk = event as unknown as ChatCompletionChunk;
+  if (chunk.model === modelId && !chunk.usage && Array.isArray(chunk.choices) && !json.includes('\n')) return withWireJson(chunk, json);
   chunk.model = modelId;
   if (chunk.usage) chunk.usage = usageFrom(chunk.usage) ?? null;
   if (!Array.isArray(chunk.choices)) chunk.choices = [];
   return chunk;
+}
+
+/**
+ * The rest of a stream with its first result, already awaited, put back in front. A plain
+ * iterator rather than a generator around `rest`: the chunks that follow reach the caller with
+ * no extra generator step each.
+ */
+function startingWith<T>(first: IteratorResult<T>, rest: UpstreamEventStream<T>): AsyncIterableIterator<T> {
+  let head: IteratorResult<T> | undefined = first;
+  return {
+    next() {
+      if (head === undefined) return rest.next();
+      const result = head;
+      head = undefined;
+      return Promise.resolve(result);
+    },
+    return() {
+      head = undefined;
+      return rest.return();
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
