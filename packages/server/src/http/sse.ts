@@ -6,11 +6,12 @@ const wireJson = Symbol('svc.wireJson');
 /**
  * Gives an event's datum the JSON text it goes out as: a proxied event svc did not change (an
  * upstream's chat chunk) is written as it came, not serialised a second time. The text must be
- * one line of JSON equal to `data`. The mark is not enumerable, so a changed copy (`{ ...data }`)
- * loses it and is serialised afresh; whoever changes the marked object itself must copy it.
+ * one line of JSON equal to `data`, so mark only data that is final: the mark is an own symbol
+ * property (a plain assignment, about a tenth of `defineProperty`'s cost), which a spread copy
+ * keeps, so data that is to be changed must not be marked.
  */
 export function withWireJson<T extends object>(data: T, json: string): T {
-  Object.defineProperty(data, wireJson, { value: json, configurable: true });
+  (data as { [wireJson]?: string })[wireJson] = json;
   return data;
 }
 

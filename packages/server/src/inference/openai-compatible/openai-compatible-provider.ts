@@ -2,7 +2,7 @@ import type { ChatCompletion, ChatCompletionChunk, InferenceUsage } from '@svc/s
 import { ServiceError } from '../../http/service-error.ts';
 import { withWireJson } from '../../http/sse.ts';
 import { EngineUnavailableError, type ChatRequest, type EmbedRequest, type EngineCallOptions, type InferenceProvider, type ModelEntry, type RerankRequest } from '../provider.ts';
-import { createUpstreamDispatcher, failureBeforeAnswer, openUpstreamCall, readUpstreamJson } from './upstream-call.ts';
+import { createUpstreamDispatcher, failureBeforeAnswer, openUpstreamCall, readUpstreamJson, upstreamTarget, type UpstreamTarget } from './upstream-call.ts';
 import type { UpstreamModelSettings, UpstreamSettings } from './upstream-config.ts';
 import { readUpstreamEvents, type UpstreamEvent, type UpstreamEventStream } from './read-upstream-events.ts';
 import { usageFrom } from './upstream-usage.ts';
@@ -37,9 +37,11 @@ const badAnswer = (upstream: UpstreamSettings, what: string) => new ServiceError
  * `/rerank`). Answers name svc's public model id, never the upstream's URL or key.
  */
 export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): InferenceProvider {
-  const url = (path: string) => `${upstream.baseUrl}${path}`;
+  const chatTarget = upstreamTarget(`${upstream.baseUrl}/chat/completions`);
+  const embeddingsTarget = upstreamTarget(`${upstream.baseUrl}/embeddings`);
+  const rerankTarget = upstreamTarget(upstream.rerankUrl);
   const dispatcher = createUpstreamDispatcher(upstream);
-  const open = (target: string, body: unknown, options: EngineCallOptions) => openUpstreamCall(upstream, dispatcher, target, body, options);
+  const open = (target: UpstreamTarget, body: unknown, options: EngineCallOptions) => openUpstreamCall(upstream, dispatcher, target, body, options);
   /** The request as the upstream gets it: the caller's fields, the upstream's model name. */
   const chatBody = ({ model, body }: ChatRequest, stream: boolean) => ({
     ...body,
@@ -58,14 +60,14 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
     close: () => dispatcher.close(),
 
     async chat(request, options) {
-      const call = await open(url('/chat/completions'), chatBody(request, false), options);
+      const call = await open(chatTarget, chatBody(request, false), options);
       const completion = await readUpstreamJson<ChatCompletion>(upstream, call, options);
       if (completion?.object !== 'chat.completion' || !Array.isArray(completion.choices)) throw failureBeforeAnswer(upstream, new SyntaxError('not a chat.completion'), options);
       return { ...completion, model: request.model.id, usage: usageFrom(completion.usage) ?? { prompt_tokens: 0, total_tokens: 0 }, svc: { engine: upstream.id, model: request.model.id, method: 'neural' } };
     },
 
     async chatStream(request, options) {
-      const call = await open(url('/chat/completions'), chatBody(request, true), options);
+      const call = await open(chatTarget, chatBody(request, true), options);
       const modelId = request.model.id;
       const chunks = readUpstreamEvents(upstream, call, options, (event, json) => asChunk(event, json, modelId));
       // The first event is awaited here, so an upstream that answers its headers and then fails
@@ -83,7 +85,7 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
 
     async embed(request: EmbedRequest, options: EngineCallOptions) {
       const body = { model: request.model.engineModel, input: request.inputs, encoding_format: 'float', ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}) };
-      const call = await open(url('/embeddings'), body, options);
+      const call = await open(embeddingsTarget, body, options);
       const answer = await readUpstreamJson<OpenAiEmbeddings>(upstream, call, options);
       const data = answer?.data;
       if (!Array.isArray(data) || data.length !== request.inputs.length) throw badAnswer(upstream, `${Array.isArray(data) ? data.length : 'no'} embeddings for ${request.inputs.length} inputs`);
@@ -108,7 +110,7 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
 
   async function rerankCohere(request: RerankRequest, options: EngineCallOptions) {
     const body = { model: request.model.engineModel, query: request.query, documents: request.documents, ...(request.topN !== undefined ? { top_n: request.topN } : {}), return_documents: false };
-    const call = await open(upstream.rerankUrl, body, options);
+    const call = await open(rerankTarget, body, options);
     const answer = await readUpstreamJson<CohereRerank>(upstream, call, options);
     if (!Array.isArray(answer?.results)) throw badAnswer(upstream, 'a rerank answer without results');
     return {
@@ -120,7 +122,7 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
   /** TEI: `{ query, texts }` in, a bare array of `{ index, score }` out, no usage. */
   async function rerankTei(request: RerankRequest, options: EngineCallOptions) {
     const body = { query: request.query, texts: request.documents, raw_scores: false, return_text: false, truncate: true };
-    const call = await open(upstream.rerankUrl, body, options);
+    const call = await open(rerankTarget, body, options);
     const answer = await readUpstreamJson<TeiRerank>(upstream, call, options);
     if (!Array.isArray(answer)) throw badAnswer(upstream, 'a rerank answer that is not a list');
     return { results: answer.map((item) => ({ index: Number(item.index), relevance_score: Number(item.score) })), usage: { prompt_tokens: 0, total_tokens: 0 } as InferenceUsage };
