@@ -20,6 +20,7 @@ import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { reportFigures } from './report.ts';
 import { median, percentile } from './stats.ts';
 import { startWorkerServer, type WorkerServer } from './worker-server.ts';
 
@@ -112,6 +113,8 @@ for (let warm = 0; warm < 2; warm++) {
 }
 
 const rateRatios: number[] = [];
+const directRates: number[] = [];
+const svcRates: number[] = [];
 const added = { firstMedian: [] as number[], firstP99: [] as number[], lastMedian: [] as number[], lastP99: [] as number[] };
 const rows: string[] = [];
 /** CPU µs per stream of svc's thread, and of the upstream's serving the direct streams (for scale). */
@@ -126,6 +129,8 @@ for (let round = 0; round < rounds; round++) {
   const b = await measure(directFirst ? svc : upstream, durationMs);
   const [direct, proxied] = directFirst ? [a, b] : [b, a];
   rateRatios.push(proxied.perSecond / direct.perSecond);
+  directRates.push(direct.perSecond);
+  svcRates.push(proxied.perSecond);
   svcCpu.push(proxied.cpuPerStream);
   upstreamCpu.push(direct.cpuPerStream);
   added.firstMedian.push(proxied.first.median - direct.first.median);
@@ -154,3 +159,27 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+
+const cpuNote = `CPU per stream: svc ${median(svcCpu).toFixed(0)} µs, the upstream itself ${median(upstreamCpu).toFixed(0)} µs`;
+const setting = `${concurrency} streams, ${chunks} chunks ${gapMs} ms apart, ${rounds} pairs`;
+const addedFigure = (figure: string, values: number[], ceiling: number) => ({
+  figure,
+  svc: Number(median(values).toFixed(2)),
+  unit: 'ms',
+  target: { on: 'svc' as const, op: '<' as const, value: ceiling },
+  note: `svc minus direct, median of ${rounds} pairs (${setting}); ${cpuNote}`,
+});
+reportFigures('chat-proxy', [
+  addedFigure('added time to first token, median', added.firstMedian, 1),
+  addedFigure('added time to first token, p99', added.firstP99, 3),
+  addedFigure('added time to last token, median', added.lastMedian, 1),
+  addedFigure('added time to last token, p99', added.lastP99, 3),
+  {
+    figure: 'streamed completions per second',
+    svc: Math.round(median(svcRates)),
+    baseline: Math.round(median(directRates)),
+    unit: 'streams/s',
+    ratio: Number(median(rateRatios).toFixed(3)),
+    note: `through svc against the upstream directly, median of pair ratios (${setting}); ${cpuNote}`,
+  },
+]);
