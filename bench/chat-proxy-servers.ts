@@ -7,12 +7,23 @@
  *   provider, the chat stream's wire format, keep-alives, usage hook and metrics) with that
  *   upstream configured as `SVC_UPSTREAM_BASE_URL`.
  */
+import { writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createServer, loadConfig } from '../packages/server/src/index.ts';
 
-const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gapMs } = workerData as { kind: 'upstream' | 'svc'; upstreamUrl: string; dataDir: string; databaseUrl: string | undefined; chunks: number; gapMs: number };
+const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gapMs, profileFile } = workerData as {
+  kind: 'upstream' | 'svc';
+  upstreamUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  chunks: number;
+  gapMs: number;
+  /** Where to write this thread's CPU profile, from once it listens (start-up left out) to close. */
+  profileFile: string | undefined;
+};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -62,9 +73,27 @@ async function startSvc(): Promise<{ url: string; close(): Promise<void> }> {
   return { url: `${baseUrl}/v1`, close: () => svc.close() };
 }
 
+/** Starts the CPU profiler of this thread; the returned function stops it and writes the profile. */
+async function startProfile(file: string): Promise<() => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    await writeFile(file, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 const server = kind === 'upstream' ? await startUpstream() : await startSvc();
+const stopProfile = profileFile ? await startProfile(profileFile) : undefined;
 parentPort!.postMessage({ url: server.url });
 parentPort!.on('message', (message: string) => {
   if (message === 'cpu') parentPort!.postMessage({ cpu: process.threadCpuUsage() });
-  if (message === 'close') void server.close().then(() => process.exit(0));
+  if (message === 'close') void (async () => {
+    await stopProfile?.();
+    await server.close();
+    process.exit(0);
+  })();
 });

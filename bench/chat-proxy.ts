@@ -10,14 +10,17 @@
  * Target: added median < 1 ms, added p99 < 3 ms (LiteLLM reports 2 to 12 ms).
  *
  * Run: pnpm bench:chat-proxy [-- --rounds 10 --seconds 2 --concurrency 50 --chunks 20 --gap 1]
+ * `--cpu-prof-dir <dir>` writes each server thread's CPU profile (warm-up and rounds, start-up left
+ * out) as `<dir>/chat-proxy-{svc,upstream}.cpuprofile`, to see where svc's time per stream goes.
  * With DATABASE_URL set svc uses that PostgreSQL; otherwise an embedded database in a temporary
  * directory (the chat route does not touch the database with open access).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { reportFigures } from './report.ts';
 import { median, percentile } from './stats.ts';
 import { startWorkerServer, type WorkerServer } from './worker-server.ts';
 
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '50' },
     chunks: { type: 'string', default: '20' },
     gap: { type: 'string', default: '1' },
+    'cpu-prof-dir': { type: 'string' },
   },
 });
 const rounds = Number(values.rounds);
@@ -35,6 +39,8 @@ const durationMs = Number(values.seconds) * 1000;
 const concurrency = Number(values.concurrency);
 const chunks = Number(values.chunks);
 const gapMs = Number(values.gap);
+const profileDir = values['cpu-prof-dir'];
+const profileFile = (name: string) => (profileDir ? path.resolve(profileDir, `chat-proxy-${name}.cpuprofile`) : undefined);
 
 const body = JSON.stringify({ model: 'bench-chat', messages: [{ role: 'user', content: 'Say something, one token at a time.' }], stream: true, stream_options: { include_usage: true } });
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
@@ -94,10 +100,11 @@ async function measure(server: WorkerServer, ms: number) {
   };
 }
 
+if (profileDir) await mkdir(profileDir, { recursive: true });
 const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-chat-'));
 const serversModule = new URL('./chat-proxy-servers.ts', import.meta.url);
-const upstream: WorkerServer = await startWorkerServer(serversModule, { kind: 'upstream', chunks, gapMs });
-const svc: WorkerServer = await startWorkerServer(serversModule, { kind: 'svc', upstreamUrl: upstream.url, dataDir, databaseUrl: process.env.DATABASE_URL });
+const upstream: WorkerServer = await startWorkerServer(serversModule, { kind: 'upstream', chunks, gapMs, profileFile: profileFile('upstream') });
+const svc: WorkerServer = await startWorkerServer(serversModule, { kind: 'svc', upstreamUrl: upstream.url, dataDir, databaseUrl: process.env.DATABASE_URL, profileFile: profileFile('svc') });
 
 // Warm both paths (JIT, connection pools) before measuring.
 for (let warm = 0; warm < 2; warm++) {
@@ -106,6 +113,8 @@ for (let warm = 0; warm < 2; warm++) {
 }
 
 const rateRatios: number[] = [];
+const directRates: number[] = [];
+const svcRates: number[] = [];
 const added = { firstMedian: [] as number[], firstP99: [] as number[], lastMedian: [] as number[], lastP99: [] as number[] };
 const rows: string[] = [];
 /** CPU µs per stream of svc's thread, and of the upstream's serving the direct streams (for scale). */
@@ -120,6 +129,8 @@ for (let round = 0; round < rounds; round++) {
   const b = await measure(directFirst ? svc : upstream, durationMs);
   const [direct, proxied] = directFirst ? [a, b] : [b, a];
   rateRatios.push(proxied.perSecond / direct.perSecond);
+  directRates.push(direct.perSecond);
+  svcRates.push(proxied.perSecond);
   svcCpu.push(proxied.cpuPerStream);
   upstreamCpu.push(direct.cpuPerStream);
   added.firstMedian.push(proxied.first.median - direct.first.median);
@@ -148,3 +159,27 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+
+const cpuNote = `CPU per stream: svc ${median(svcCpu).toFixed(0)} µs, the upstream itself ${median(upstreamCpu).toFixed(0)} µs`;
+const setting = `${concurrency} streams, ${chunks} chunks ${gapMs} ms apart, ${rounds} pairs`;
+const addedFigure = (figure: string, values: number[], ceiling: number) => ({
+  figure,
+  svc: Number(median(values).toFixed(2)),
+  unit: 'ms',
+  target: { on: 'svc' as const, op: '<' as const, value: ceiling },
+  note: `svc minus direct, median of ${rounds} pairs (${setting}); ${cpuNote}`,
+});
+reportFigures('chat-proxy', [
+  addedFigure('added time to first token, median', added.firstMedian, 1),
+  addedFigure('added time to first token, p99', added.firstP99, 3),
+  addedFigure('added time to last token, median', added.lastMedian, 1),
+  addedFigure('added time to last token, p99', added.lastP99, 3),
+  {
+    figure: 'streamed completions per second',
+    svc: Math.round(median(svcRates)),
+    baseline: Math.round(median(directRates)),
+    unit: 'streams/s',
+    ratio: Number(median(rateRatios).toFixed(3)),
+    note: `through svc against the upstream directly, median of pair ratios (${setting}); ${cpuNote}`,
+  },
+]);

@@ -8,7 +8,7 @@ let openai: OpenAI;
 
 test.before(async () => {
   harness = await startUpstreamHarness({
-    modelList: 'answer-a,answer-usage,midstream-error-a,refuse-a,pause-a,slow-a',
+    modelList: 'answer-a,answer-usage,midstream-error-a,refuse-a,pause-a,slow-a,burst-a,pretty-a',
     env: { SVC_SSE_KEEPALIVE_MS: '40', SECOND_KEY: SECOND_SECRET },
     fake: { pauseMs: 600 },
     modelsFile: {
@@ -85,6 +85,32 @@ test('on the wire: data-only chunks ending data: [DONE], no usage chunk unless a
   t.true(await waitFor(() => harness.usage.some((event) => event.model === 'answer-a' && event.operation === 'chat' && event.usage.prompt_tokens === 4)));
   const asked = harness.fake.requests.filter((request) => request.body.model === 'answer-a' && request.body.stream === true).at(-1)!;
   t.deepEqual(asked.body.stream_options, { include_usage: true }, 'svc always asks the upstream for usage, to count it');
+});
+
+test('chunks pass through with every field the upstream sent; pretty-printed events go out one line each', async (t) => {
+  const plain = sseData(await (await postJson(harness.svc, '/v1/chat/completions', { model: 'answer-a', messages: [{ role: 'user', content: 'hi' }], stream: true })).text());
+  const chunks = plain.slice(0, -1) as Array<{ model: string; system_fingerprint?: string; choices: Array<{ logprobs?: unknown }> }>;
+  t.true(chunks.every((chunk) => chunk.model === 'answer-a' && chunk.system_fingerprint === 'fp_fake' && chunk.choices[0]!.logprobs === null), 'fields svc does not read are kept');
+
+  const response = await postJson(harness.svc, '/v1/chat/completions', { model: 'pretty-a', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+  const text = await response.text();
+  const events = text.split('\n\n').filter(Boolean);
+  t.true(
+    events.every((event) => /^data: [^\n]+$/.test(event)),
+    'one data line per event, whatever the upstream\'s line breaks',
+  );
+  const data = sseData(text) as Array<{ model: string; choices: Array<{ delta: { content?: string } }>; usage?: { completion_tokens?: number } } | string>;
+  t.is(data.at(-1), '[DONE]');
+  t.is(data.map((chunk) => (typeof chunk === 'string' ? '' : (chunk.choices[0]?.delta.content ?? ''))).join(''), FAKE_ANSWER);
+  t.true(data.slice(0, -1).every((chunk) => typeof chunk !== 'string' && chunk.model === 'pretty-a'));
+  t.is((data.at(-2) as { usage?: { completion_tokens?: number } }).usage?.completion_tokens, FAKE_ANSWER.split(' ').length);
+});
+
+test('a burst of 2000 chunks in one go (more than svc queues before pausing the upstream) arrives whole and in order', async (t) => {
+  const stream = await openai.chat.completions.create({ model: 'burst-a', messages: [{ role: 'user', content: 'hi' }], stream: true });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+  t.is(text, Array.from({ length: 2000 }, (_, index) => `w${index} `).join(''));
 });
 
 test('an upstream error mid-stream ends the stream with an error chunk and [DONE]; the openai client throws it', async (t) => {

@@ -64,7 +64,9 @@ async function* streamEvents(
   let engineUsage: InferenceUsage | undefined;
   // The answer's text, counted in words only if the engine reports no usage (most upstreams do).
   let completionText = '';
-  let last: Pick<ChatCompletionChunk, 'id' | 'created'> = { id: `chatcmpl-${request.requestId}`, created: Math.floor(Date.now() / 1000) };
+  /** The engine's last chunk: its id and time name the usage or error chunk svc adds. */
+  let lastChunk: ChatCompletionChunk | undefined;
+  const last = (): Pick<ChatCompletionChunk, 'id' | 'created'> => (lastChunk ? { id: lastChunk.id, created: lastChunk.created } : { id: `chatcmpl-${request.requestId}`, created: Math.floor(Date.now() / 1000) });
   const counted = (): InferenceUsage => {
     if (engineUsage) return engineUsage;
     const prompt = promptWords(body);
@@ -72,16 +74,24 @@ async function* streamEvents(
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   };
   useCounter(counted);
-  const usageChunk = (): ChatCompletionChunk => ({ ...last, object: 'chat.completion.chunk', model: served.model.id, choices: [], usage: counted() });
+  const usageChunk = (): ChatCompletionChunk => ({ ...last(), object: 'chat.completion.chunk', model: served.model.id, choices: [], usage: counted() });
   let outcome: ChatStreamOutcome | undefined;
   try {
     for await (const chunk of chunks) {
-      last = { id: chunk.id, created: chunk.created };
-      if (chunk.usage) engineUsage = chunk.usage;
+      lastChunk = chunk;
       for (const choice of chunk.choices) if (typeof choice.delta?.content === 'string') completionText += choice.delta.content;
-      if (chunk.choices.length === 0 && chunk.usage) continue;
-      if (chunk.usage && !includeUsage) delete chunk.usage;
-      yield { event: 'message', data: chunk };
+      if (!chunk.usage) {
+        yield { event: 'message', data: chunk };
+        continue;
+      }
+      engineUsage = chunk.usage;
+      // The usage chunk is made at the end (or withheld); usage riding on a content chunk goes only to a caller that asked.
+      if (chunk.choices.length === 0) continue;
+      if (includeUsage) yield { event: 'message', data: chunk };
+      else {
+        const { usage: _withheld, ...withoutUsage } = chunk;
+        yield { event: 'message', data: withoutUsage };
+      }
     }
     if (includeUsage) yield { event: 'message', data: usageChunk() };
     outcome = { usage: counted(), ok: true };
@@ -97,7 +107,7 @@ async function* streamEvents(
     yield {
       event: 'message',
       data: {
-        ...last,
+        ...last(),
         object: 'chat.completion.chunk',
         model: served.model.id,
         choices: [{ index: 0, delta: {}, finish_reason: 'error' }],

@@ -74,10 +74,17 @@ export async function callWithFallbacks<T>(
   started = performance.now(),
 ): Promise<{ value: T; usage: InferenceUsage; served: ResolvedModel }> {
   const chain = candidateModels(deps.models, capability, deps.models.resolve(capability, requested));
+  // The logger is read only when an engine has something to say: a request's child logger is made on first use.
+  const options: EngineCallOptions = {
+    signal: request.signal,
+    get log() {
+      return request.log;
+    },
+  };
   let lastFailure: EngineUnavailableError | undefined;
   for (const resolved of chain) {
     try {
-      const answer = await call(resolved, { signal: request.signal, log: request.log });
+      const answer = await call(resolved, options);
       return { value: answer.value, usage: answer.usage, served: resolved };
     } catch (error) {
       if (error instanceof EngineUnavailableError && !request.signal.aborted) {

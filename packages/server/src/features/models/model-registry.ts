@@ -67,14 +67,15 @@ export class ModelRegistry {
    */
   resolve(capability: Capability, requested: string | undefined): ResolvedModel {
     const model = requested === undefined ? this.defaultFor(capability) : this.models.get(requested);
-    const known = this.modelsFor(capability).map((entry) => entry.id);
+    // Listed only for an error message: every inference call resolves its model.
+    const known = () => this.modelsFor(capability).map((entry) => entry.id);
     if (!model) {
       if (requested === undefined) throw new ServiceError('model_not_found', `No model serves ${capability} on this server.`);
-      const message = `Unknown model "${requested}". Models for ${capability}: ${known.join(', ') || 'none'}.`;
+      const message = `Unknown model "${requested}". Models for ${capability}: ${known().join(', ') || 'none'}.`;
       throw new ServiceError('model_not_found', message, { detail: [{ loc: ['body', 'model'], msg: message, type: 'model_not_found' }] });
     }
     if (!model.capabilities.includes(capability)) {
-      const message = `Model "${model.id}" cannot serve ${capability}. Models for ${capability}: ${known.join(', ') || 'none'}.`;
+      const message = `Model "${model.id}" cannot serve ${capability}. Models for ${capability}: ${known().join(', ') || 'none'}.`;
       throw new ServiceError('model_operation_unsupported', message, { detail: [{ loc: ['body', 'model'], msg: message, type: 'model_operation_unsupported' }] });
     }
     return { model, provider: this.providers.get(model.engine)! };

@@ -1,9 +1,10 @@
 import type { ChatCompletion, ChatCompletionChunk, InferenceUsage } from '@svc/schemas';
 import { ServiceError } from '../../http/service-error.ts';
+import { withWireJson } from '../../http/sse.ts';
 import { EngineUnavailableError, type ChatRequest, type EmbedRequest, type EngineCallOptions, type InferenceProvider, type ModelEntry, type RerankRequest } from '../provider.ts';
-import { createUpstreamDispatcher, failureBeforeAnswer, openUpstreamCall, readUpstreamJson } from './upstream-call.ts';
+import { createUpstreamDispatcher, failureBeforeAnswer, openUpstreamCall, readUpstreamJson, upstreamTarget, type UpstreamTarget } from './upstream-call.ts';
 import type { UpstreamModelSettings, UpstreamSettings } from './upstream-config.ts';
-import { readUpstreamEvents, type UpstreamEvent } from './read-upstream-events.ts';
+import { readUpstreamEvents, type UpstreamEvent, type UpstreamEventStream } from './read-upstream-events.ts';
 import { usageFrom } from './upstream-usage.ts';
 
 /** The model entry the registry keeps for a configured upstream model. */
@@ -36,9 +37,11 @@ const badAnswer = (upstream: UpstreamSettings, what: string) => new ServiceError
  * `/rerank`). Answers name svc's public model id, never the upstream's URL or key.
  */
 export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): InferenceProvider {
-  const url = (path: string) => `${upstream.baseUrl}${path}`;
+  const chatTarget = upstreamTarget(`${upstream.baseUrl}/chat/completions`);
+  const embeddingsTarget = upstreamTarget(`${upstream.baseUrl}/embeddings`);
+  const rerankTarget = upstreamTarget(upstream.rerankUrl);
   const dispatcher = createUpstreamDispatcher(upstream);
-  const open = (target: string, body: unknown, options: EngineCallOptions) => openUpstreamCall(upstream, dispatcher, target, body, options);
+  const open = (target: UpstreamTarget, body: unknown, options: EngineCallOptions) => openUpstreamCall(upstream, dispatcher, target, body, options);
   /** The request as the upstream gets it: the caller's fields, the upstream's model name. */
   const chatBody = ({ model, body }: ChatRequest, stream: boolean) => ({
     ...body,
@@ -57,35 +60,32 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
     close: () => dispatcher.close(),
 
     async chat(request, options) {
-      const call = await open(url('/chat/completions'), chatBody(request, false), options);
+      const call = await open(chatTarget, chatBody(request, false), options);
       const completion = await readUpstreamJson<ChatCompletion>(upstream, call, options);
       if (completion?.object !== 'chat.completion' || !Array.isArray(completion.choices)) throw failureBeforeAnswer(upstream, new SyntaxError('not a chat.completion'), options);
       return { ...completion, model: request.model.id, usage: usageFrom(completion.usage) ?? { prompt_tokens: 0, total_tokens: 0 }, svc: { engine: upstream.id, model: request.model.id, method: 'neural' } };
     },
 
     async chatStream(request, options) {
-      const call = await open(url('/chat/completions'), chatBody(request, true), options);
-      const events = readUpstreamEvents(upstream, call, options);
+      const call = await open(chatTarget, chatBody(request, true), options);
+      const modelId = request.model.id;
+      const chunks = readUpstreamEvents(upstream, call, options, (event, json) => asChunk(event, json, modelId));
       // The first event is awaited here, so an upstream that answers its headers and then fails
       // or stays silent still counts as failing before its first byte: the caller may fall back.
-      let first: IteratorResult<UpstreamEvent>;
+      let first: IteratorResult<ChatCompletionChunk>;
       try {
-        first = await events.next();
+        first = await chunks.next();
       } catch (error) {
-        await events.return(undefined);
+        await chunks.return();
         if (error instanceof ServiceError && !options.signal.aborted) throw new EngineUnavailableError(error.code === 'upstream_timeout' ? 'upstream_timeout' : 'upstream_error', error.message);
         throw error;
       }
-      return (async function* () {
-        if (first.done) return;
-        yield asChunk(first.value, request.model.id);
-        for await (const event of events) yield asChunk(event, request.model.id);
-      })();
+      return startingWith(first, chunks);
     },
 
     async embed(request: EmbedRequest, options: EngineCallOptions) {
       const body = { model: request.model.engineModel, input: request.inputs, encoding_format: 'float', ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}) };
-      const call = await open(url('/embeddings'), body, options);
+      const call = await open(embeddingsTarget, body, options);
       const answer = await readUpstreamJson<OpenAiEmbeddings>(upstream, call, options);
       const data = answer?.data;
       if (!Array.isArray(data) || data.length !== request.inputs.length) throw badAnswer(upstream, `${Array.isArray(data) ? data.length : 'no'} embeddings for ${request.inputs.length} inputs`);
@@ -110,7 +110,7 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
 
   async function rerankCohere(request: RerankRequest, options: EngineCallOptions) {
     const body = { model: request.model.engineModel, query: request.query, documents: request.documents, ...(request.topN !== undefined ? { top_n: request.topN } : {}), return_documents: false };
-    const call = await open(upstream.rerankUrl, body, options);
+    const call = await open(rerankTarget, body, options);
     const answer = await readUpstreamJson<CohereRerank>(upstream, call, options);
     if (!Array.isArray(answer?.results)) throw badAnswer(upstream, 'a rerank answer without results');
     return {
@@ -122,18 +122,47 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
   /** TEI: `{ query, texts }` in, a bare array of `{ index, score }` out, no usage. */
   async function rerankTei(request: RerankRequest, options: EngineCallOptions) {
     const body = { query: request.query, texts: request.documents, raw_scores: false, return_text: false, truncate: true };
-    const call = await open(upstream.rerankUrl, body, options);
+    const call = await open(rerankTarget, body, options);
     const answer = await readUpstreamJson<TeiRerank>(upstream, call, options);
     if (!Array.isArray(answer)) throw badAnswer(upstream, 'a rerank answer that is not a list');
     return { results: answer.map((item) => ({ index: Number(item.index), relevance_score: Number(item.score) })), usage: { prompt_tokens: 0, total_tokens: 0 } as InferenceUsage };
   }
 }
 
-/** An upstream chunk as svc sends it: svc's public model id in place of the upstream's. */
-function asChunk(event: UpstreamEvent, modelId: string): ChatCompletionChunk {
+/**
+ * An upstream chunk as svc sends it: svc's public model id in place of the upstream's. A chunk
+ * that needs no change (the upstream names the model as svc does, no usage to normalise) keeps
+ * its JSON text and goes out as it came; multi-line data (pretty-printed JSON) is re-serialised.
+ */
+function asChunk(event: UpstreamEvent, json: string, modelId: string): ChatCompletionChunk {
   const chunk = event as unknown as ChatCompletionChunk;
+  if (chunk.model === modelId && !chunk.usage && Array.isArray(chunk.choices) && !json.includes('\n')) return withWireJson(chunk, json);
   chunk.model = modelId;
   if (chunk.usage) chunk.usage = usageFrom(chunk.usage) ?? null;
   if (!Array.isArray(chunk.choices)) chunk.choices = [];
   return chunk;
+}
+
+/**
+ * The rest of a stream with its first result, already awaited, put back in front. A plain
+ * iterator rather than a generator around `rest`: the chunks that follow reach the caller with
+ * no extra generator step each.
+ */
+function startingWith<T>(first: IteratorResult<T>, rest: UpstreamEventStream<T>): AsyncIterableIterator<T> {
+  let head: IteratorResult<T> | undefined = first;
+  return {
+    next() {
+      if (head === undefined) return rest.next();
+      const result = head;
+      head = undefined;
+      return Promise.resolve(result);
+    },
+    return() {
+      head = undefined;
+      return rest.return();
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }

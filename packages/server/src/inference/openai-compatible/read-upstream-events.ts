@@ -7,48 +7,122 @@ import type { UpstreamSettings } from './upstream-config.ts';
 /** An OpenAI-compatible stream event: a chunk, or an `{ error }` the upstream sent mid-stream. */
 export type UpstreamEvent = Record<string, unknown> & { error?: { message?: unknown; code?: unknown; type?: unknown } | string };
 
+/** Events parsed and not yet taken past which the body is paused: a slow client slows the upstream, svc buffers no more. */
+const MAX_WAITING_EVENTS = 64;
+/** What an upstream may still send after `[DONE]` and keep its connection for the next call. */
+const AFTER_DONE_MAX_BYTES = 65_536;
+
+/** An async iterator whose `return` is always there (the chat stream's producer). */
+export type UpstreamEventStream<T> = AsyncIterableIterator<T> & { return(): Promise<IteratorResult<T>> };
+
 /**
- * The JSON events of an upstream's SSE body, ending at `data: [DONE]`. A failure here happens
- * after the caller's stream started, so it is a ServiceError (`upstream_timeout` when the upstream
- * stayed silent past its idle deadline, `upstream_error` otherwise) that the chat route turns into
- * a final error chunk. Leaving the loop early releases the body; the client's abort signal, which
- * the request carries, is what stops it at once when the client goes away.
+ * The JSON events of an upstream's SSE body, ending at `data: [DONE]`, each given to `map` with
+ * its JSON text (so an event forwarded unchanged need not be serialised again). A failure here
+ * happens after the caller's stream started, so it is a ServiceError (`upstream_timeout` when the
+ * upstream stayed silent past its idle deadline, `upstream_error` otherwise) that the chat route
+ * turns into a final error chunk, after the events that came before it. Leaving early (`return`)
+ * releases the body; the client's abort signal, which the request carries, is what stops it at
+ * once when the client goes away.
+ *
+ * The body is read with 'data' events into the SSE parser and the events wait in a queue for
+ * `next`, rather than through the body's own async iterator and a generator over it: one promise
+ * per event between the socket and the chat stream, not three (this is the per-chunk path).
  */
-export async function* readUpstreamEvents(upstream: UpstreamSettings, call: OpenedUpstreamCall, options: EngineCallOptions): AsyncGenerator<UpstreamEvent> {
-  const pending: string[] = [];
-  let finished = false;
+export function readUpstreamEvents<T>(upstream: UpstreamSettings, call: OpenedUpstreamCall, options: EngineCallOptions, map: (event: UpstreamEvent, json: string) => T): UpstreamEventStream<T> {
+  const { body } = call;
+  /** Data of the events not yet taken, from `taken` on. */
+  const waiting: string[] = [];
+  let taken = 0;
+  let sawDone = false;
+  let bodyEnded = false;
+  let released = false;
+  let failure: Error | undefined;
+  let bytesAfterDone = 0;
+  let wake: (() => void) | undefined;
   const parser = createParser({
     // One event is one chunk: 8 MiB buffered without an event end is a broken upstream, not a long answer.
     maxBufferSize: 8 * 1024 * 1024,
     onError: (error) => {
-      if (error.type === 'max-buffer-size-exceeded') pending.push('{"error":"an event over 8 MiB"}');
+      if (error.type === 'max-buffer-size-exceeded' && !sawDone) waiting.push('{"error":"an event over 8 MiB"}');
     },
     onEvent: (event) => {
-      if (event.data === '[DONE]') finished = true;
-      else if (!finished) pending.push(event.data);
+      if (event.data === '[DONE]') sawDone = true;
+      else if (!sawDone) waiting.push(event.data);
     },
   });
-  call.body.setEncoding('utf8');
-  const pieces = call.body[Symbol.asyncIterator]();
-  try {
-    while (!finished) {
-      let piece: IteratorResult<string>;
-      try {
-        piece = await pieces.next();
-      } catch (error) {
-        throw failureMidStream(upstream, error, options);
-      }
-      if (piece.done) parser.reset({ consume: true });
-      else parser.feed(piece.value);
-      for (let index = 0; index < pending.length; index++) yield parseEvent(upstream, pending[index]!);
-      pending.length = 0;
-      if (piece.done && !finished) throw new ServiceError('upstream_error', `Upstream "${upstream.id}" ended the stream without [DONE].`);
+  const signal = () => {
+    wake?.();
+    wake = undefined;
+  };
+  body.setEncoding('utf8');
+  body.on('data', (piece: string) => {
+    if (sawDone) {
+      // After [DONE] the body ends at once; what is left is read so the connection is kept.
+      bytesAfterDone += piece.length;
+      if (bytesAfterDone > AFTER_DONE_MAX_BYTES) body.destroy();
+      return;
     }
-  } finally {
-    // After [DONE] the body ends at once: read what is left so the connection is kept for the next call.
-    if (finished) await call.body.dump({ limit: 65_536 }).catch(() => {});
-    else call.body.destroy();
-  }
+    parser.feed(piece);
+    if (waiting.length - taken >= MAX_WAITING_EVENTS && !released) body.pause();
+    signal();
+  });
+  body.on('end', () => {
+    bodyEnded = true;
+    parser.reset({ consume: true });
+    if (!sawDone) failure ??= new ServiceError('upstream_error', `Upstream "${upstream.id}" ended the stream without [DONE].`);
+    signal();
+  });
+  body.on('error', (error: Error) => {
+    if (!sawDone && !released) failure ??= failureMidStream(upstream, error, options);
+    signal();
+  });
+  /** Stops reading: the connection is kept when the body was read to its end, closed otherwise. */
+  const release = () => {
+    if (released) return;
+    released = true;
+    waiting.length = 0;
+    taken = 0;
+    if (!bodyEnded && !sawDone) body.destroy();
+    else if (body.isPaused()) body.resume();
+  };
+  const done = (): IteratorResult<T> => {
+    release();
+    return { value: undefined, done: true };
+  };
+
+  const next = async (): Promise<IteratorResult<T>> => {
+    for (;;) {
+      if (released) return { value: undefined, done: true };
+      if (taken < waiting.length) {
+        const data = waiting[taken]!;
+        waiting[taken++] = '';
+        if (taken === waiting.length) {
+          waiting.length = 0;
+          taken = 0;
+          if (body.isPaused() && !bodyEnded) body.resume();
+        }
+        try {
+          return { value: map(parseEvent(upstream, data), data), done: false };
+        } catch (error) {
+          release();
+          throw error;
+        }
+      }
+      if (sawDone) return done();
+      if (failure) {
+        release();
+        throw failure;
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  };
+  return {
+    next,
+    return: async () => done(),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
 
 function parseEvent(upstream: UpstreamSettings, data: string): UpstreamEvent {

@@ -1,4 +1,4 @@
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, errors, type Dispatcher } from 'undici';
 import { ServiceError } from '../../http/service-error.ts';
 import { EngineUnavailableError, type EngineCallOptions } from '../provider.ts';
 import type { UpstreamSettings } from './upstream-config.ts';
@@ -26,6 +26,17 @@ export function createUpstreamDispatcher(upstream: UpstreamSettings): Agent {
   return new Agent({ connect: { timeout: upstream.timeoutMs }, headersTimeout: upstream.timeoutMs, bodyTimeout: upstream.idleTimeoutMs, keepAliveTimeout: 30_000 });
 }
 
+/** Where a call goes, split once when the provider is made: undici's `request(url)` would parse the URL on every call. */
+export interface UpstreamTarget {
+  origin: string;
+  path: string;
+}
+
+export function upstreamTarget(url: string): UpstreamTarget {
+  const parsed = new URL(url);
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+}
+
 /** The headers of every call; the key is sent and kept nowhere else. */
 function headersFor(upstream: UpstreamSettings): Record<string, string> {
   return {
@@ -49,14 +60,14 @@ const isTimeout = (error: unknown) => error instanceof errors.HeadersTimeoutErro
  * which says the request itself is wrong and is answered as 422 `upstream_rejected_request` with
  * the upstream's message. Messages name the upstream by id, never its URL or key.
  */
-export async function openUpstreamCall(upstream: UpstreamSettings, dispatcher: Dispatcher, url: string, body: unknown, options: EngineCallOptions): Promise<OpenedUpstreamCall> {
+export async function openUpstreamCall(upstream: UpstreamSettings, dispatcher: Dispatcher, target: UpstreamTarget, body: unknown, options: EngineCallOptions): Promise<OpenedUpstreamCall> {
   // The first-byte deadline is kept here, to the millisecond (undici's own is on a coarse clock
   // and stays as a backstop); it ends when the headers arrive. The idle deadline is undici's.
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), upstream.timeoutMs);
   let response: Dispatcher.ResponseData;
   try {
-    response = await request(url, { method: 'POST', headers: headersFor(upstream), body: JSON.stringify(body), signal: AbortSignal.any([options.signal, deadline.signal]), dispatcher });
+    response = await dispatcher.request({ origin: target.origin, path: target.path, method: 'POST', headers: headersFor(upstream), body: JSON.stringify(body), signal: AbortSignal.any([options.signal, deadline.signal]) });
   } catch (error) {
     throw failureBeforeAnswer(upstream, deadline.signal.aborted ? new errors.HeadersTimeoutError() : error, options);
   } finally {
