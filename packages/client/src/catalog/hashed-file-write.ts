@@ -51,9 +51,15 @@ export async function writeHashedBody(body: ReadableStream<Uint8Array> | null, f
   let received = 0;
   try {
     options.signal?.throwIfAborted();
-    while (reader) {
-      const { done, value } = await reader.read();
+    // One read is always pending, so the body keeps flowing from the socket while this thread
+    // hashes the chunk in hand.
+    let next = reader?.read();
+    next?.catch(() => {}); // a failed read is thrown where it is awaited; this only marks it handled
+    while (next) {
+      const { done, value } = await next;
       if (done) break;
+      next = reader!.read();
+      next.catch(() => {});
       received += value.byteLength;
       if (received > options.maxBytes) throw new BodyOverflowError(options.maxBytes);
       hash.update(value);
@@ -62,6 +68,8 @@ export async function writeHashedBody(body: ReadableStream<Uint8Array> | null, f
       if (disk.queuedBytes >= WRITE_AHEAD_BYTES) await disk.drained();
       disk.throwIfFailed();
     }
+    // A cancelled reader ends like a finished body; the abort is the truth.
+    options.signal?.throwIfAborted();
     await disk.finished();
     return { sha256: hash.digest('hex'), sizeBytes: received };
   } catch (error) {
