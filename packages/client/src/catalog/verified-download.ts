@@ -6,6 +6,7 @@ import { SvcError } from '../errors.ts';
 import type { Transport } from '../transport.ts';
 import { VerifiedDownloadError, type DownloadCheck } from './download-error.ts';
 import { BodyOverflowError, writeHashedBody } from './hashed-file-write.ts';
+import { prewarmHashingThread } from './hashing-thread.ts';
 import { checkStorageUrl, resolveStoragePolicy, type StoragePolicy } from './storage-policy.ts';
 
 export interface DownloadProgress {
@@ -102,6 +103,8 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
   );
 
   if (!isSafeRelativePath(filePath)) fail('path', 'the file path would leave the destination', { expected: 'a relative path without "." or ".." segments', actual: JSON.stringify(filePath) });
+  // The hashing thread boots while the plan and redirect are asked.
+  prewarmHashingThread();
   // The plan and the redirect do not depend on each other, so both are asked at once (one round
   // trip saved); the plan is still checked first, and a redirect without a usable plan is only
   // an unused token that expires.
