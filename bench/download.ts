@@ -2,16 +2,21 @@
  * Verified download throughput against a plain fetch-to-file of the same bytes, same run, same
  * server: a 256 MiB hosted file in the built-in object store, fetched over loopback.
  *
- *   pnpm bench:download            (BENCH_DOWNLOAD_MIB=64 for a quicker run, BENCH_ROUNDS=3)
+ *   pnpm bench:download            (BENCH_DOWNLOAD_MIB=64 for a quicker run, BENCH_ROUNDS=7 pairs)
  *
  * Baseline: GET the download path (redirect not followed), then GET the signed URL and pipe the
  * body into a file. Verified: client.catalog.verifiedDownload, which adds the plan, the policy
  * checks, streaming SHA-256, the size checks, the completion call and the atomic rename.
+ *
+ * The two run in alternating pairs (the order flips each pair) and the ratio is the median of the
+ * per-pair ratios, so a burst of noise on a shared machine hits both sides of one pair rather than
+ * the result. Beside throughput: CPU time per MiB of this (client) process, all threads, and of
+ * the server process, which a busy machine disturbs less than wall time.
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,11 +24,32 @@ import { createClient } from '../packages/client/src/index.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { reportFigures } from './report.ts';
+import { median } from './stats.ts';
 
 const MIB = 1024 * 1024;
 const sizeMiB = Number(process.env.BENCH_DOWNLOAD_MIB ?? 256);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
 const out = (line: string) => process.stdout.write(`${line}\n`);
+const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+
+/** CPU time (ms) of every live thread of a process, from Linux schedstat (ns); 0 where /proc is absent. */
+async function processCpuMs(pid: number): Promise<number> {
+  try {
+    const threads = await readdir(`/proc/${pid}/task`);
+    const times = await Promise.all(threads.map((thread) => readFile(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').then((line) => Number(line.split(' ')[0]), () => 0)));
+    return times.reduce((sum, nanoseconds) => sum + nanoseconds, 0) / 1e6;
+  } catch {
+    return 0;
+  }
+}
+
+interface Run {
+  seconds: number;
+  /** This process's CPU (user + system, all threads) per MiB, in ms. */
+  clientCpuPerMiB: number;
+  serverCpuPerMiB: number;
+}
 
 const work = await mkdtemp(path.join(tmpdir(), 'svc-bench-download-'));
 try {
@@ -45,7 +71,7 @@ try {
   // The server runs in its own process, as it would in use, so client and server do not share a thread.
   const serverBin = fileURLToPath(new URL('../packages/server/src/bin.ts', import.meta.url));
   const serverEnv = { ...process.env, SVC_HOST: '127.0.0.1', SVC_DATA_DIR: path.join(work, 'data'), SVC_LOG_LEVEL: 'warn', SVC_CATALOG_DEMO: 'off' };
-  const imported = spawn(process.execPath, [serverBin, 'catalog', 'import', catalog], { env: serverEnv, stdio: 'inherit' });
+  const imported = spawn(process.execPath, [serverBin, 'catalog', 'import', catalog], { env: serverEnv, stdio: ['ignore', 'ignore', 'inherit'] });
   if ((await new Promise<number | null>((resolve) => imported.on('close', resolve))) !== 0) throw new Error('catalog import failed');
   const port = await new Promise<number>((resolve) => {
     const probe = createNetServer().listen(0, '127.0.0.1', () => {
@@ -70,30 +96,63 @@ try {
     const verified = async (destination: string) => {
       await client.catalog.verifiedDownload({ artifactId: 'bench-weights', path: 'weights.bin', destination });
     };
-    const time = async (run: (destination: string) => Promise<void>, name: string) => {
+    const time = async (run: (destination: string) => Promise<void>, name: string): Promise<Run> => {
       const destination = path.join(work, `${name}.bin`);
+      const serverBefore = await processCpuMs(server.pid!);
+      const clientBefore = process.cpuUsage();
       const started = performance.now();
       await run(destination);
       const seconds = (performance.now() - started) / 1000;
+      const client = process.cpuUsage(clientBefore);
+      const serverMs = (await processCpuMs(server.pid!)) - serverBefore;
       if ((await stat(destination)).size !== sizeMiB * MIB) throw new Error(`${name} wrote the wrong size`);
       await rm(destination);
-      return seconds;
+      return { seconds, clientCpuPerMiB: (client.user + client.system) / 1000 / sizeMiB, serverCpuPerMiB: serverMs / sizeMiB };
     };
     await time(plainFetch, 'warm-plain');
     await time(verified, 'warm-verified');
-    const plain: number[] = [];
-    const checked: number[] = [];
+    const plain: Run[] = [];
+    const checked: Run[] = [];
+    const ratios: number[] = [];
+    out(`download bench: ${sizeMiB} MiB from the built-in store over loopback, server in its own process; ${rounds} alternating pairs; load ${load()}`);
     for (let round = 0; round < rounds; round++) {
-      plain.push(await time(plainFetch, 'plain'));
-      checked.push(await time(verified, 'verified'));
+      const verifiedFirst = round % 2 === 1;
+      const first = verifiedFirst ? await time(verified, 'verified') : await time(plainFetch, 'plain');
+      const second = verifiedFirst ? await time(plainFetch, 'plain') : await time(verified, 'verified');
+      const [ours, theirs] = verifiedFirst ? [first, second] : [second, first];
+      checked.push(ours);
+      plain.push(theirs);
+      ratios.push(theirs.seconds / ours.seconds);
+      out(
+        `  pair ${round + 1}: verified ${(sizeMiB / ours.seconds).toFixed(0)} MiB/s (client ${ours.clientCpuPerMiB.toFixed(2)} ms CPU/MiB, server ${ours.serverCpuPerMiB.toFixed(2)}), ` +
+          `plain ${(sizeMiB / theirs.seconds).toFixed(0)} MiB/s (client ${theirs.clientCpuPerMiB.toFixed(2)}, server ${theirs.serverCpuPerMiB.toFixed(2)}), ratio ${(theirs.seconds / ours.seconds).toFixed(2)}`,
+      );
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    const plainRate = sizeMiB / median(plain);
-    const verifiedRate = sizeMiB / median(checked);
-    out(`file: ${sizeMiB} MiB from the built-in store over loopback, ${rounds} rounds each (median), server in its own process`);
-    out(`plain fetch-to-file:  ${plainRate.toFixed(1)} MiB/s  (${plain.map((s) => s.toFixed(2)).join(', ')} s)`);
-    out(`verified download:    ${verifiedRate.toFixed(1)} MiB/s  (${checked.map((s) => s.toFixed(2)).join(', ')} s)`);
-    out(`ratio verified/plain: ${(verifiedRate / plainRate).toFixed(2)}x median, ${(Math.min(...plain) / Math.min(...checked)).toFixed(2)}x best of ${rounds} (target >= 0.90x)`);
+    const rate = (runs: Run[]) => median(runs.map((run) => sizeMiB / run.seconds));
+    const cpu = (runs: Run[], side: 'clientCpuPerMiB' | 'serverCpuPerMiB') => median(runs.map((run) => run[side]));
+    const ratio = median(ratios);
+    out(`plain fetch-to-file:  ${rate(plain).toFixed(1)} MiB/s median; client ${cpu(plain, 'clientCpuPerMiB').toFixed(2)} ms CPU/MiB, server ${cpu(plain, 'serverCpuPerMiB').toFixed(2)} ms CPU/MiB`);
+    out(`verified download:    ${rate(checked).toFixed(1)} MiB/s median; client ${cpu(checked, 'clientCpuPerMiB').toFixed(2)} ms CPU/MiB, server ${cpu(checked, 'serverCpuPerMiB').toFixed(2)} ms CPU/MiB`);
+    out(`ratio verified/plain: ${ratio.toFixed(2)}x (median of ${rounds} pairs; target >= 0.95x ${ratio >= 0.95 ? 'met' : 'NOT met'}); load ${load()}`);
+    reportFigures('download', [
+      {
+        figure: `verified download, ${sizeMiB} MiB`,
+        svc: Number(rate(checked).toFixed(1)),
+        baseline: Number(rate(plain).toFixed(1)),
+        unit: 'MiB/s',
+        ratio: Number(ratio.toFixed(3)),
+        target: { on: 'ratio', op: '>=', value: 0.95 },
+        note: `median of ${rounds} alternating pairs; client CPU per MiB verified ${cpu(checked, 'clientCpuPerMiB').toFixed(2)} ms, plain ${cpu(plain, 'clientCpuPerMiB').toFixed(2)} ms`,
+      },
+      {
+        figure: 'download client CPU per MiB',
+        svc: Number(cpu(checked, 'clientCpuPerMiB').toFixed(3)),
+        baseline: Number(cpu(plain, 'clientCpuPerMiB').toFixed(3)),
+        unit: 'ms/MiB',
+        ratio: Number(median(checked.map((run, index) => plain[index]!.clientCpuPerMiB / run.clientCpuPerMiB)).toFixed(3)),
+        note: `client process, all threads; server ${cpu(checked, 'serverCpuPerMiB').toFixed(2)} ms/MiB verified, ${cpu(plain, 'serverCpuPerMiB').toFixed(2)} plain`,
+      },
+    ]);
   } finally {
     server.kill('SIGTERM');
     await new Promise((resolve) => server.once('close', resolve));

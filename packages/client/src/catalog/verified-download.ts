@@ -1,13 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { catalogContract, type CompletionResponse, type DownloadPlan } from '@svc/schemas';
 import { SvcError } from '../errors.ts';
 import type { Transport } from '../transport.ts';
 import { VerifiedDownloadError, type DownloadCheck } from './download-error.ts';
+import { BodyOverflowError, writeHashedBody } from './hashed-file-write.ts';
+import { prewarmHashingThread } from './hashing-thread.ts';
 import { checkStorageUrl, resolveStoragePolicy, type StoragePolicy } from './storage-policy.ts';
 
 export interface DownloadProgress {
@@ -104,23 +103,29 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
   );
 
   if (!isSafeRelativePath(filePath)) fail('path', 'the file path would leave the destination', { expected: 'a relative path without "." or ".." segments', actual: JSON.stringify(filePath) });
-  let plan = options.plan;
-  if (!plan) {
-    try {
-      plan = (await transport.request<DownloadPlan>(catalogContract.downloadPlan, { params: { id: artifactId }, query: { tool: options.tool ?? undefined } }, { signal })).data;
-    } catch (error) {
-      fail('plan', `cannot read the download plan: ${(error as Error).message}`, { cause: error });
-    }
+  // The hashing thread boots while the plan and redirect are asked.
+  prewarmHashingThread();
+  // The plan and the redirect do not depend on each other, so both are asked at once (one round
+  // trip saved); the plan is still checked first, and a redirect without a usable plan is only
+  // an unused token that expires.
+  const planned = options.plan ? Promise.resolve(options.plan) : transport.request<DownloadPlan>(catalogContract.downloadPlan, { params: { id: artifactId }, query: { tool: options.tool ?? undefined } }, { signal }).then((answer) => answer.data);
+  const redirected = transport.request<{ location: string; headers: Headers }>(catalogContract.download, { params: { id: artifactId, path: filePath } }, { signal, retry: 0 });
+  redirected.catch(() => {}); // read below, unless the plan fails first
+  let plan: DownloadPlan | undefined;
+  try {
+    plan = await planned;
+  } catch (error) {
+    fail('plan', `cannot read the download plan: ${(error as Error).message}`, { cause: error });
   }
-  const planned = plan!.files.find((file) => file.path === filePath);
-  if (!planned) fail('plan', 'the file is not in the download plan', { expected: plan!.files.map((file) => file.path).join(', ') || 'no hosted files', actual: filePath });
-  const expected = planned!;
+  const entry = plan!.files.find((file) => file.path === filePath);
+  if (!entry) fail('plan', 'the file is not in the download plan', { expected: plan!.files.map((file) => file.path).join(', ') || 'no hosted files', actual: filePath });
+  const expected = entry!;
 
   // 1. The redirect, not followed.
   let location = '';
   let completionToken: string | null = null;
   try {
-    const { data, response } = await transport.request<{ location: string; headers: Headers }>(catalogContract.download, { params: { id: artifactId, path: filePath } }, { signal, retry: 0 });
+    const { data, response } = await redirected;
     if (response.status !== 302) fail('redirect-status', 'the download path did not answer a redirect', { expected: '302', actual: String(response.status) });
     location = data.location;
     completionToken = data.headers.get('x-svc-completion-token');
@@ -166,34 +171,24 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
       await response!.body?.cancel().catch(() => {});
       fail('content-length', 'the declared Content-Length differs from the plan', { expected: `${expected.sizeBytes} bytes`, actual: `${declared} bytes` });
     }
-    const hash = createHash('sha256');
     let received = 0;
-    let overflow = false;
+    let sha256 = '';
     const report = options.onProgress;
-    const metering = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        received += chunk.length;
-        if (received > expected.sizeBytes) {
-          overflow = true;
-          abort.abort();
-          callback(new Error('more bytes than planned'));
-          return;
-        }
-        hash.update(chunk);
-        report?.({ artifactId, path: filePath, receivedBytes: received, totalBytes: expected.sizeBytes });
-        callback(null, chunk);
-      },
-    });
     try {
-      const body = response!.body ? Readable.fromWeb(response!.body as import('node:stream/web').ReadableStream<Uint8Array>) : Readable.from([]);
-      await pipeline(body, metering, createWriteStream(temporary, { flags: 'wx', mode: 0o644 }), { signal: combined });
+      ({ sha256, sizeBytes: received } = await writeHashedBody(response!.body as ReadableStream<Uint8Array> | null, temporary, {
+        maxBytes: expected.sizeBytes,
+        signal: combined,
+        onBytes: report && ((receivedBytes) => report({ artifactId, path: filePath, receivedBytes, totalBytes: expected.sizeBytes })),
+      }));
     } catch (error) {
-      if (overflow) fail('size', 'the store sent more bytes than planned; stopped reading', { expected: `${expected.sizeBytes} bytes`, actual: `more than ${expected.sizeBytes} bytes` });
+      if (error instanceof BodyOverflowError) {
+        abort.abort();
+        fail('size', 'the store sent more bytes than planned; stopped reading', { expected: `${expected.sizeBytes} bytes`, actual: `more than ${expected.sizeBytes} bytes` });
+      }
       if (signal?.aborted) fail('aborted', 'the download was aborted', { cause: error });
       fail('write', `the transfer failed: ${(error as Error).message}`, { cause: error });
     }
     if (received !== expected.sizeBytes) fail('size', 'the body length differs from the plan', { expected: `${expected.sizeBytes} bytes`, actual: `${received} bytes` });
-    const sha256 = hash.digest('hex');
     if (sha256 !== expected.sha256) fail('sha256', 'the SHA-256 of the bytes differs from the plan', { expected: expected.sha256, actual: sha256 });
 
     // 4. Attest, then publish.

@@ -1,0 +1,256 @@
+import { isMarkedAsUntransferable, Worker } from 'node:worker_threads';
+import type { HashingSink } from './hashing-sink.ts';
+
+/**
+ * The hashing thread: one worker, shared by every download of the process, that hashes chunks
+ * and appends them to their files with synchronous writes, while the main thread only reads the
+ * network. Chunks are transferred, not copied. Each file is a session (an id); messages of one
+ * session are handled in order, so its bytes are hashed and written in the order received.
+ *
+ * Inline CommonJS (`eval`), so the published bundle needs no separate worker file.
+ */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const { openSync, writeSync, closeSync } = require('node:fs');
+const ACK_BYTES = ${1024 * 1024};
+const files = new Map();
+const refuse = (id, error) => parentPort.postMessage({ id, op: 'error', message: String(error && error.message), code: error && error.code });
+parentPort.on('message', ({ op, id, path, chunk }) => {
+  if (op === 'open') {
+    try {
+      files.set(id, { fd: openSync(path, 'wx', 0o644), hash: createHash('sha256'), written: 0, unacknowledged: 0 });
+      parentPort.postMessage({ id, op: 'opened' });
+    } catch (error) {
+      refuse(id, error);
+    }
+    return;
+  }
+  const file = files.get(id);
+  if (!file) {
+    // Failed earlier (its error was sent): chunks are dropped, an abort is still answered.
+    if (op === 'abort') parentPort.postMessage({ id, op: 'aborted' });
+    return;
+  }
+  try {
+    if (op === 'chunk') {
+      file.hash.update(chunk);
+      for (let offset = 0; offset < chunk.byteLength; ) {
+        const written = writeSync(file.fd, chunk, offset);
+        if (written === 0) throw new Error('the file accepted no bytes');
+        offset += written;
+      }
+      file.written += chunk.byteLength;
+      file.unacknowledged += chunk.byteLength;
+      if (file.unacknowledged >= ACK_BYTES) {
+        file.unacknowledged = 0;
+        parentPort.postMessage({ id, op: 'written', bytes: file.written });
+      }
+      return;
+    }
+    files.delete(id);
+    closeSync(file.fd);
+    if (op === 'end') parentPort.postMessage({ id, op: 'done', sha256: file.hash.digest('hex'), bytes: file.written });
+    else parentPort.postMessage({ id, op: 'aborted' });
+  } catch (error) {
+    files.delete(id);
+    try { closeSync(file.fd); } catch {}
+    refuse(id, error);
+  }
+});
+`;
+
+/** An idle hashing thread is ended after this long (a new download starts another). */
+const IDLE_MS = 15_000;
+
+type Reply =
+  | { id: number; op: 'opened' | 'aborted' }
+  | { id: number; op: 'written'; bytes: number }
+  | { id: number; op: 'done'; sha256: string; bytes: number }
+  | { id: number; op: 'error'; message: string; code?: string };
+
+interface Session {
+  onReply(reply: Reply): void;
+  onCrash(error: Error): void;
+}
+
+let worker: Worker | undefined;
+let idleTimer: NodeJS.Timeout | undefined;
+let nextId = 1;
+const sessions = new Map<number, Session>();
+
+/** The shared hashing thread, started on first use; throws where worker threads are not allowed. */
+function hashingThread(): Worker {
+  if (worker) return worker;
+  // No inherited execArgv: a loader or profiler of the main thread has no business here.
+  const started = new Worker(WORKER_SOURCE, { eval: true, execArgv: [] });
+  started.on('message', (reply: Reply) => sessions.get(reply.id)?.onReply(reply));
+  started.on('error', (error) => lose(started, error));
+  started.on('exit', (code) => lose(started, new Error(`the hashing thread exited with code ${code}`)));
+  worker = started;
+  idle();
+  return started;
+}
+
+/** A thread that died fails the downloads it served; the next download starts a new one. */
+function lose(which: Worker, error: Error): void {
+  if (worker !== which) return;
+  worker = undefined;
+  for (const session of sessions.values()) session.onCrash(error);
+  sessions.clear();
+}
+
+/** With no download running the thread keeps no process alive, and ends after a while. */
+function idle(): void {
+  if (sessions.size > 0 || !worker) return;
+  worker.unref();
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => {
+    if (sessions.size > 0 || !worker) return;
+    const ending = worker;
+    worker = undefined;
+    void ending.terminate();
+  }, IDLE_MS).unref();
+}
+
+/**
+ * Starts the hashing thread ahead of need (it boots in a few tens of ms, which can overlap the
+ * plan and redirect requests). Answers false where worker threads are not allowed.
+ */
+export function prewarmHashingThread(): boolean {
+  try {
+    hashingThread();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A sink on the hashing thread writing a new file (`wx`): undefined where worker threads are not
+ * allowed (the caller hashes inline then); rejects with the open error (EEXIST...).
+ */
+export async function openThreadSink(file: string): Promise<HashingSink | undefined> {
+  let thread: Worker;
+  try {
+    thread = hashingThread();
+  } catch {
+    return undefined;
+  }
+  clearTimeout(idleTimer);
+  thread.ref(); // a download waiting on the thread keeps the process alive
+  const id = nextId++;
+  const sink = new ThreadSink(thread, id, () => {
+    sessions.delete(id);
+    idle();
+  });
+  sessions.set(id, sink);
+  thread.postMessage({ op: 'open', id, path: file });
+  await sink.opened;
+  return sink;
+}
+
+class ThreadSink implements HashingSink, Session {
+  readonly opened: Promise<void>;
+  private readonly thread: Worker;
+  private readonly id: number;
+  private readonly release: () => void;
+  private posted = 0;
+  private written = 0;
+  private failure: { error: Error } | undefined;
+  private ended = false;
+  private settleOpen!: { resolve: () => void; reject: (error: Error) => void };
+  private settleEnd: { resolve: (reply: Reply) => void; reject: (error: Error) => void } | undefined;
+  private wakeDrained: (() => void) | undefined;
+
+  constructor(thread: Worker, id: number, release: () => void) {
+    this.thread = thread;
+    this.id = id;
+    this.release = release;
+    this.opened = new Promise<void>((resolve, reject) => (this.settleOpen = { resolve, reject }));
+  }
+
+  get pendingBytes(): number {
+    return this.posted - this.written;
+  }
+
+  write(chunk: Uint8Array): void {
+    if (this.failure || this.ended) return;
+    // A chunk read from a stream belongs to its reader (byte streams, as fetch bodies are,
+    // transfer every chunk they enqueue), so its memory moves to the thread. A view into a
+    // larger buffer (a Buffer pool slice) is copied first: the rest of it is not ours to move.
+    const { buffer } = chunk;
+    const whole = buffer instanceof ArrayBuffer && chunk.byteOffset === 0 && chunk.byteLength === buffer.byteLength && !isMarkedAsUntransferable(buffer);
+    const own = whole ? chunk : new Uint8Array(chunk);
+    this.posted += own.byteLength;
+    this.thread.postMessage({ op: 'chunk', id: this.id, chunk: own }, [own.buffer as ArrayBuffer]);
+  }
+
+  drained(): Promise<void> {
+    if (this.failure || this.pendingBytes === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => (this.wakeDrained = resolve));
+  }
+
+  throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
+  }
+
+  async finish(): Promise<{ sha256: string; sizeBytes: number }> {
+    const reply = await this.end('end');
+    if (reply.op !== 'done') throw new Error(`the hashing thread answered ${reply.op}`);
+    return { sha256: reply.sha256, sizeBytes: reply.bytes };
+  }
+
+  async abort(): Promise<void> {
+    // After a failure the thread has already closed the file; a crashed thread answers nothing.
+    if (this.failure || this.ended) return;
+    await this.end('abort').catch(() => {});
+  }
+
+  private end(op: 'end' | 'abort'): Promise<Reply> {
+    this.throwIfFailed();
+    this.ended = true;
+    const ended = new Promise<Reply>((resolve, reject) => (this.settleEnd = { resolve, reject }));
+    this.thread.postMessage({ op, id: this.id });
+    return ended;
+  }
+
+  onReply(reply: Reply): void {
+    switch (reply.op) {
+      case 'opened':
+        this.settleOpen.resolve();
+        return;
+      case 'written':
+        this.written = reply.bytes;
+        this.wake();
+        return;
+      case 'error':
+        this.fail(Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {}));
+        return;
+      default:
+        // 'done' or 'aborted': the thread has closed the file.
+        this.written = this.posted;
+        this.release();
+        this.settleEnd?.resolve(reply);
+    }
+  }
+
+  onCrash(error: Error): void {
+    this.fail(error);
+  }
+
+  /** The thread closed the file (or died): nothing more will be written. */
+  private fail(error: Error): void {
+    this.failure ??= { error };
+    this.release();
+    this.settleOpen.reject(error);
+    this.settleEnd?.reject(error);
+    this.wake();
+  }
+
+  private wake(): void {
+    const wake = this.wakeDrained;
+    this.wakeDrained = undefined;
+    wake?.();
+  }
+}
