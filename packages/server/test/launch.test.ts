@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import { COMPILE_CACHE_DIRECTORY, relaunch, SERVER_V8_FLAGS } from '../src/launch.ts';
+import { COMPILE_CACHE_DIRECTORY, relaunch, EMBEDDED_V8_FLAGS } from '../src/launch.ts';
 import { createTestDatabase } from './helpers/test-database.ts';
 import { killAllServerProcesses, startServerProcess } from './helpers/server-process.ts';
 
@@ -8,14 +8,21 @@ test.after.always(() => killAllServerProcesses());
 
 const script = ['/srv/bin.ts', 'start'];
 
-test('a plain start is re-run with the V8 flags first and the compile cache', (t) => {
+test('a plain start on the embedded database is re-run with the V8 flags first and the compile cache', (t) => {
   const again = relaunch(['--import', 'x.ts'], script, { PATH: '/bin' });
-  t.deepEqual(again?.args, [...SERVER_V8_FLAGS, '--import', 'x.ts', ...script]);
+  t.deepEqual(again?.args, [...EMBEDDED_V8_FLAGS, '--import', 'x.ts', ...script]);
   t.deepEqual(again?.env, { PATH: '/bin', NODE_COMPILE_CACHE: COMPILE_CACHE_DIRECTORY });
 });
 
 test('a start that has both is not re-run', (t) => {
-  t.is(relaunch([...SERVER_V8_FLAGS], script, { NODE_COMPILE_CACHE: '/somewhere' }), undefined);
+  t.is(relaunch([...EMBEDDED_V8_FLAGS], script, { NODE_COMPILE_CACHE: '/somewhere' }), undefined);
+});
+
+test('on PostgreSQL V8 keeps its own sizing: only the compile cache is added', (t) => {
+  const again = relaunch([], script, { DATABASE_URL: 'postgres://db/svc' });
+  t.deepEqual(again?.args, script);
+  t.is(again?.env.NODE_COMPILE_CACHE, COMPILE_CACHE_DIRECTORY);
+  t.is(relaunch([], script, { DATABASE_URL: 'postgres://db/svc', NODE_COMPILE_CACHE: '/c' }), undefined);
 });
 
 test("the user's own settings win: the same flag with another value, in NODE_OPTIONS or with underscores, and a disabled cache", (t) => {
@@ -26,12 +33,12 @@ test("the user's own settings win: the same flag with another value, in NODE_OPT
   t.is(cacheOnly?.env.NODE_COMPILE_CACHE, COMPILE_CACHE_DIRECTORY);
 });
 
-test('svc-server start runs as one process with the flags (same pid after the re-run) and serves', async (t) => {
-  const database = await createTestDatabase();
+test('svc-server start on the embedded database runs as one process with the flags (same pid after the re-run) and serves', async (t) => {
+  const database = await createTestDatabase({ adminUrl: undefined });
   const server = await startServerProcess(database);
   try {
     const commandLine = readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0');
-    for (const flag of SERVER_V8_FLAGS) t.true(commandLine.includes(flag), commandLine.join(' '));
+    for (const flag of EMBEDDED_V8_FLAGS) t.true(commandLine.includes(flag), commandLine.join(' '));
     const environment = readFileSync(`/proc/${server.child.pid}/environ`, 'utf8').split('\0');
     t.true(environment.some((entry) => entry.startsWith('NODE_COMPILE_CACHE=')));
     t.is((await fetch(`${server.baseUrl}/healthz`)).status, 200);
