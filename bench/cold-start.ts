@@ -7,13 +7,14 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ args: process.argv.slice(2).filter((argument) => argument !== '--'), options: { rounds: { type: 'string', default: '3' } } });
 const rounds = Number(values.rounds);
 const BIN = fileURLToPath(new URL('../packages/server/src/bin.ts', import.meta.url));
 
@@ -57,11 +58,17 @@ for (let round = 0; round < rounds; round++) {
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const spread = (times: number[]) => `rounds: ${times.map(seconds).join(', ')}`;
 process.stdout.write(
   [
     `cold-start: ${rounds} rounds, svc-server start -> first 200 on /healthz (embedded database)`,
-    `  fresh data directory   : median ${seconds(median(fresh))} (rounds: ${fresh.map(seconds).join(', ')}); target < 3 s: ${median(fresh) < 3000 ? 'met' : 'NOT met'}`,
-    `  existing data directory: median ${seconds(median(existing))} (rounds: ${existing.map(seconds).join(', ')}); target < 1.5 s: ${median(existing) < 1500 ? 'met' : 'NOT met'}`,
+    `  fresh data directory   : median ${seconds(median(fresh))} (${spread(fresh)}); target < 3 s: ${median(fresh) < 3000 ? 'met' : 'NOT met'}`,
+    `  existing data directory: median ${seconds(median(existing))} (${spread(existing)}); target < 1.5 s: ${median(existing) < 1500 ? 'met' : 'NOT met'}`,
+    `  load average ${loadavg().map((value) => value.toFixed(2)).join(' ')} on ${cpus().length} cores`,
     '',
   ].join('\n'),
 );
+reportFigures('cold-start', [
+  { figure: 'start to first 200 on /healthz, fresh data directory', svc: Number((median(fresh) / 1000).toFixed(2)), unit: 's', target: { on: 'svc', op: '<', value: 3 }, note: spread(fresh) },
+  { figure: 'start to first 200 on /healthz, existing data directory', svc: Number((median(existing) / 1000).toFixed(2)), unit: 's', target: { on: 'svc', op: '<', value: 1.5 }, note: spread(existing) },
+]);

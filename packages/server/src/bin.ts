@@ -1,114 +1,19 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander';
-import { SVC_VERSION } from '@svc/schemas';
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import { openDatabase } from './db/database.ts';
-import { runMigrations } from './db/migrate.ts';
-import { createLogger } from './observability/logger.ts';
-import { createServer, type SvcServer } from './server.ts';
-import { CatalogImportError } from './features/catalog/import-catalog.ts';
-import { describeImport, runCatalogImport } from './features/catalog/import-command.ts';
+/**
+ * The `svc-server` command. Before the server's modules load, the process makes sure it runs
+ * with the server's V8 settings and Node's compile cache (launch.ts), which only its command line
+ * and environment can give: it replaces itself with the same command plus those (`process.execve`:
+ * the same pid, so a supervisor, a terminal or a container sees one process throughout). Not
+ * where that is not available (Windows), nor when a parent talks to it over an IPC channel (pm2,
+ * `fork()`), which does not survive the replacement: there it runs with V8's defaults and turns
+ * the compile cache on for the modules still to load.
+ */
+import module from 'node:module';
+import { relaunch } from './launch.ts';
 
-function configOrExit(): Config {
-  try {
-    return loadConfig(process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`svc-server: ${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+const again = relaunch(process.execArgv, process.argv.slice(1), process.env);
+if (again && typeof process.execve === 'function' && process.platform !== 'win32' && !process.channel) {
+  process.execve(process.execPath, [process.execPath, ...again.args], again.env);
 }
-
-async function start(): Promise<void> {
-  const config = configOrExit();
-  const log = createLogger(config.logLevel);
-  let server: SvcServer | undefined;
-  let stopping = false;
-  const shutDown = (running: SvcServer) =>
-    running.close().then(
-      () => {
-        log.info('stopped cleanly');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  const stop = (signal: string) => {
-    if (stopping) {
-      log.warn({ signal }, 'second signal: exiting without draining');
-      process.exit(1);
-    }
-    stopping = true;
-    // During start-up the server is finished first (migrations are not cut in half), then closed.
-    if (!server) {
-      log.info({ signal }, 'signal during start-up: stopping as soon as start-up is done');
-      return;
-    }
-    // /readyz fails and open streams end at once; in-flight requests finish.
-    log.info({ signal }, 'draining in-flight requests');
-    void shutDown(server);
-  };
-  // Listening before start-up, so a SIGTERM while migrations run stops cleanly too.
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
-  log.info({ database: config.databaseUrl ? 'postgres' : 'embedded' }, 'svc starting: migrations, then listening');
-  server = await createServer(config, { logger: log });
-  if (stopping) return void shutDown(server);
-  const urls = await server.listen();
-  log.info({ baseUrl: urls.baseUrl, apiUrl: urls.apiUrl, database: server.database.kind, dataDir: config.dataDir }, 'svc listening');
-  if (server.operatorTokenFile) log.info({ operatorTokenFile: server.operatorTokenFile }, 'operator token kept in this file (mode 0600), generated on first start; read it from there');
-  if (server.database.kind === 'embedded') log.info('embedded database (PGlite) in use: fine for trying and small single-node use; set DATABASE_URL for production');
-  if (stopping) void shutDown(server);
-}
-
-async function migrate(): Promise<void> {
-  const config = configOrExit();
-  const log = createLogger(config.logLevel);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 1, log });
-  try {
-    const applied = await runMigrations(database.sequelize, log);
-    process.stdout.write(applied.length ? `Applied ${applied.length} migration(s):\n${applied.map((name) => `  ${name}`).join('\n')}\n` : 'Nothing to migrate: the database is up to date.\n');
-  } finally {
-    await database.close();
-  }
-}
-
-export function buildProgram(): Command {
-  const program = new Command('svc-server')
-    .description('The svc server: a self-hostable platform for AI agents.\nConfiguration comes from the environment; see the README for every variable.')
-    .version(SVC_VERSION, '-v, --version')
-    .exitOverride()
-    .showHelpAfterError();
-  program.command('start', { isDefault: true }).description('Run migrations and serve both surfaces (default)').action(start);
-  program.command('migrate').description('Apply pending database migrations and exit').action(migrate);
-  const catalog = program.command('catalog').description('Catalog administration');
-  catalog
-    .command('import <file>')
-    .description('Upsert artifacts, versions, files, trust bundles and reviews from a JSONL file (idempotent; errors name the line; nothing is imported when any line is bad)')
-    .action(async (file: string) => {
-      const config = configOrExit();
-      try {
-        const result = await runCatalogImport(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel), file);
-        process.stdout.write(`${describeImport(result)}\n`);
-      } catch (error) {
-        if (error instanceof CatalogImportError) {
-          process.stderr.write(`svc-server: ${error.message}\n`);
-          process.exit(1);
-        }
-        throw error;
-      }
-    });
-  return program;
-}
-
-try {
-  await buildProgram().parseAsync(process.argv);
-} catch (error) {
-  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
-  process.stderr.write(`svc-server: ${(error as Error).message}\n`);
-  process.exit(1);
-}
+module.enableCompileCache?.();
+await import('./cli.ts');

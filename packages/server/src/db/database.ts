@@ -22,7 +22,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let embedded: EmbeddedPostgres | undefined;
   let url = options.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(options.dataDir);
+    embedded = await startEmbeddedPostgres(options.dataDir, (reason) =>
+      options.log.error({ reason }, 'the embedded database process ended unexpectedly: no database until the server restarts'),
+    );
     url = embedded.url;
   }
   const sequelize = new Sequelize(url, {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { extract } from 'tar';
 
 /** The installed PGlite's version (its package.json is not exported, so it is found beside its entry). */
 function pgliteVersion(): string {
@@ -15,18 +16,42 @@ const PGLITE_VERSION = pgliteVersion();
 
 /**
  * A freshly initialised PGlite cluster, dumped once (at install time) and unpacked into every
- * new data directory. initdb inside WASM costs about 4.5 s of CPU; unpacking the template about
- * 1.8 s, which is what keeps a first start under 3 s (bench/cold-start). The file is tied to the
- * PGlite version that made it, and a missing or stale one only means the slow path.
+ * new data directory. initdb inside WASM costs about 4.5 s of CPU, which is what the template
+ * saves a first start (bench/cold-start). The file is tied to the PGlite version that made it,
+ * and a missing or stale one only means the slow path.
  */
 export const templateFile = fileURLToPath(new URL(`../../assets/pglite-${PGLITE_VERSION}.tar.gz`, import.meta.url));
 
-export async function loadTemplate(file = templateFile): Promise<Blob | undefined> {
+/**
+ * Unpacks the template into `directory` (which must not hold a cluster yet) and answers whether
+ * there was one. Streamed from the file to the data directory: PGlite's own `loadDataDir` holds
+ * the 4.5 MB tarball, its 40 MB of tar and a copy of every file in memory at once, which stayed
+ * in the server's resident set until a garbage collection that an idle server may never run.
+ * Unpacked beside the directory and renamed into place, so a start cut short leaves no half
+ * cluster that the next one would take for a complete one.
+ */
+export async function unpackTemplate(directory: string, file = templateFile): Promise<boolean> {
   try {
-    return new Blob([await readFile(file)]);
+    await access(file);
   } catch {
-    return undefined;
+    return false;
   }
+  const unpacking = `${directory}.unpacking-${process.pid}`;
+  await rm(unpacking, { recursive: true, force: true });
+  await mkdir(unpacking, { recursive: true, mode: 0o700 });
+  try {
+    // The dump names its entries from the root ("/base/1/..."): node-tar puts them under
+    // `unpacking` and says so (TAR_ENTRY_INFO); any other warning is an entry it could not write.
+    const problems: string[] = [];
+    await extract({ file, cwd: unpacking, preservePaths: false, onwarn: (code, message) => code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`) });
+    if (problems.length > 0) throw new Error(`The embedded database template ${file} did not unpack: ${problems.slice(0, 3).join('; ')}`);
+    await access(path.join(unpacking, 'PG_VERSION'));
+    await rename(unpacking, directory);
+  } catch (error) {
+    await rm(unpacking, { recursive: true, force: true });
+    throw error;
+  }
+  return true;
 }
 
 export async function buildTemplate(file = templateFile): Promise<{ file: string; created: boolean }> {

@@ -33,7 +33,7 @@ export function createBillingHandlers(deps: ServerDeps) {
       if (!stripe) throw new ServiceError('billing_not_configured', 'Billing is not configured on this server (STRIPE_SECRET_KEY is unset).');
       const root = deps.publicUrls().baseUrl;
       const session = await createCheckoutSession(
-        { sequelize, stripe, successUrl: config.successUrl ?? `${root}/?checkout=success`, cancelUrl: config.cancelUrl ?? `${root}/?checkout=cancelled` },
+        { sequelize, stripe: await stripe(), successUrl: config.successUrl ?? `${root}/?checkout=success`, cancelUrl: config.cancelUrl ?? `${root}/?checkout=cancelled` },
         { principalId: request.principal.id, packCode: body.pack_code, idempotencyKey: headers['idempotency-key'] },
       );
       return { status: session.replayed ? 200 : 201, body: session };
@@ -54,7 +54,7 @@ export function createBillingHandlers(deps: ServerDeps) {
     },
     async webhook({ body }, request) {
       const signature = request.headers['stripe-signature'];
-      const result = await handleProcessorWebhook({ sequelize, webhooks: webhookVerifier(), secret: config.stripeWebhookSecret, log: request.log }, body, typeof signature === 'string' ? signature : undefined);
+      const result = await handleProcessorWebhook({ sequelize, webhooks: await webhookVerifier(), secret: config.stripeWebhookSecret, log: request.log }, body, typeof signature === 'string' ? signature : undefined);
       return { status: 200, body: { received: true, duplicate: result.duplicate } };
     },
   });

@@ -1,6 +1,5 @@
 import { QueryTypes } from 'sequelize';
 import type { ServerDeps } from '../../deps.ts';
-import { GcsObjectStore } from '../../storage/gcs-object-store.ts';
 import { ensureSigningKey, LocalObjectStore } from '../../storage/local-object-store.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { CatalogService } from './catalog-service.ts';
@@ -14,10 +13,16 @@ import type { RequestStore } from '../requests/request-store.ts';
 
 export { importCatalog, parseJsonLines, CatalogImportError, type ImportResult } from './import-catalog.ts';
 
-/** The object store the configuration asks for. */
+/**
+ * The object store the configuration asks for. The Google Cloud Storage client is imported only
+ * when configured: it is about 16 MiB of resident memory (measured: importing it).
+ */
 export async function createObjectStore(deps: Pick<ServerDeps, 'config' | 'publicUrls'>): Promise<ObjectStore> {
   const { storage, dataDir } = deps.config;
-  if (storage.kind === 'gcs') return new GcsObjectStore({ bucket: storage.bucket, storageOptions: storage.gcsProject ? { projectId: storage.gcsProject } : undefined });
+  if (storage.kind === 'gcs') {
+    const { GcsObjectStore } = await import('../../storage/gcs-object-store.ts');
+    return new GcsObjectStore({ bucket: storage.bucket, storageOptions: storage.gcsProject ? { projectId: storage.gcsProject } : undefined });
+  }
   return new LocalObjectStore({ dataDir, bucket: storage.bucket, signingKey: await ensureSigningKey(storage.signingKey, dataDir), apiUrl: () => deps.publicUrls().apiUrl });
 }
 

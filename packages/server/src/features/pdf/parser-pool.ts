@@ -48,19 +48,21 @@ export interface ParseRun {
 
 /**
  * The bounded PDF parser pool: Piscina with a fixed number of workers, each with a V8 memory
- * cap (`resourceLimits`). Admission is counted here: `workers` parses run, `maxPending` wait,
- * anything more is refused at once (503 `pdf_queue_full`). A waiting request gives up after the
- * queue timeout (503 `pdf_queue_timeout`), or, when a worker is still starting at that point,
- * the worker start deadline (503 `pdf_worker_unavailable`). A worker that has not loaded its module
- * within the start deadline, or whose warm-up (loading the engine) takes longer, is terminated
- * and replaced. A parse past its deadline is aborted, which makes Piscina terminate
- * that worker and start a fresh one (504 `pdf_parse_timeout`). A worker that dies (out of
- * memory, crash) fails only its own request.
+ * cap (`resourceLimits`), started by the first parse. Admission is counted here: `workers`
+ * parses run, `maxPending` wait, anything more is refused at once (503 `pdf_queue_full`). A
+ * waiting request gives up after the queue timeout (503 `pdf_queue_timeout`), or, when a worker
+ * is still starting at that point, the worker start deadline (503 `pdf_worker_unavailable`). A
+ * worker that has not loaded its module within the start deadline, or whose warm-up (loading the
+ * engine) takes longer, is terminated and replaced. A parse past its deadline is aborted, which
+ * makes Piscina terminate that worker and start a fresh one (504 `pdf_parse_timeout`). A worker
+ * that dies (out of memory, crash) fails only its own request.
  */
 export class ParserPool {
-  private readonly pool: Piscina;
+  /** Created by the first parse (see `startedPool`): until then no thread, engine or WASM heap exists. */
+  private piscina: Piscina | undefined;
   private readonly config: PdfConfig;
   private readonly log: Logger;
+  private readonly workerModule: URL;
   private inFlight = 0;
   /** Threads that have not loaded their module yet (each watched by the start deadline). */
   private unready = 0;
@@ -78,12 +80,26 @@ export class ParserPool {
   constructor(config: PdfConfig, log: Logger, workerModule?: URL) {
     this.config = config;
     this.log = log;
+    this.workerModule = workerModule ?? WORKER_FILE;
+  }
+
+  /**
+   * The Piscina pool, started on the first parse rather than at boot: each worker is a V8
+   * isolate with the engine's WASM heap (tens of MiB), which a server that never sees a PDF
+   * should not carry. Starting it is what a request arriving during a worker replacement already
+   * waits for: every worker boots and loads its engine (the warm-ups, under the start deadline),
+   * and the request takes the first one free.
+   */
+  private startedPool(): Piscina {
+    if (this.piscina) return this.piscina;
+    if (this.closed) throw new Error('The PDF worker pool is closed.');
+    const { config, log } = this;
     const memoryMb = Math.floor(config.workerMemoryBytes / (1024 * 1024));
     // pdf.js makes many short-lived objects: a young generation too small for them costs a third
     // of the throughput (measured: 64 MiB about 160 pages/s, 128 MiB about 250, over 2 workers).
     const youngMb = Math.min(128, Math.max(16, Math.floor(memoryMb / 6)));
-    this.pool = new Piscina({
-      filename: (workerModule ?? WORKER_FILE).href,
+    const pool = new Piscina({
+      filename: this.workerModule.href,
       minThreads: config.workers,
       maxThreads: config.workers,
       // Admission is counted in run(); this only backs it up (warm-up tasks take queue slots too).
@@ -93,11 +109,12 @@ export class ParserPool {
       // Young and old generation together stay under the cap; the watchdog below acts first.
       resourceLimits: { maxOldGenerationSizeMb: Math.max(32, memoryMb - youngMb), maxYoungGenerationSizeMb: youngMb, stackSizeMb: 4 },
     });
+    this.piscina = pool;
     this.warming = config.workers;
     for (let index = 0; index < config.workers; index += 1) this.warmOne();
     this.watchStarts();
-    this.pool.on('workerCreate', (worker: { id: number }) => this.reportedReady.add(worker.id));
-    this.pool.on('workerDestroy', (worker: { id: number }) => {
+    pool.on('workerCreate', (worker: { id: number }) => this.reportedReady.add(worker.id));
+    pool.on('workerDestroy', (worker: { id: number }) => {
       this.reportedReady.delete(worker.id);
       if (this.closed) return;
       // Counted at once, so a request arriving before the replacement is up waits for its start.
@@ -110,7 +127,9 @@ export class ParserPool {
         this.watchStarts();
       });
     });
-    this.pool.on('error', (error: unknown) => log.error({ err: error }, 'pdf worker pool error'));
+    pool.on('error', (error: unknown) => log.error({ err: error }, 'pdf worker pool error'));
+    log.debug({ workers: config.workers, engine: config.engine }, 'pdf workers starting (first parse)');
+    return pool;
   }
 
   private closed = false;
@@ -126,7 +145,7 @@ export class ParserPool {
    * Piscina may have added a thread.
    */
   private watchStarts(): void {
-    for (const thread of this.pool.threads) {
+    for (const thread of this.piscina?.threads ?? []) {
       if (this.watched.has(thread)) continue;
       this.watched.add(thread);
       if (this.reportedReady.has(thread.threadId)) continue;
@@ -173,7 +192,7 @@ export class ParserPool {
     const task: ParseTask = { bytes: new Uint8Array(0), engine: this.config.engine, startPage: 1, maxPages: 1, maxChars: 1, memoryLimitBytes: this.config.workerMemoryBytes, port: port2, warmup: true };
     let running: Promise<unknown>;
     try {
-      running = this.pool.run(task, { transferList: [port2] as never, signal: abort.signal });
+      running = this.startedPool().run(task, { transferList: [port2] as never, signal: abort.signal });
     } catch (error) {
       this.log.warn({ err: error }, 'pdf worker warm-up not started');
       this.warming -= 1;
@@ -190,7 +209,8 @@ export class ParserPool {
   }
 
   get stats() {
-    return { workers: this.config.workers, in_flight: this.inFlight, queued: this.pool.queueSize, completed: this.pool.completed, peak_heap_bytes: this.peakHeapBytes };
+    const pool = this.piscina;
+    return { workers: this.config.workers, threads: pool?.threads.length ?? 0, in_flight: this.inFlight, queued: pool?.queueSize ?? 0, completed: pool?.completed ?? 0, peak_heap_bytes: this.peakHeapBytes };
   }
 
   /** Admits a parse or throws 503 at once when the workers and the waiting room are full. */
@@ -211,7 +231,7 @@ export class ParserPool {
     const transferList = [port2, ...(request.bytes.byteOffset === 0 && request.bytes.byteLength === request.bytes.buffer.byteLength && request.bytes.buffer instanceof ArrayBuffer ? [request.bytes.buffer] : [])];
     let running: Promise<unknown>;
     try {
-      running = this.pool.run(task, { transferList: transferList as never, signal: abort.signal });
+      running = this.startedPool().run(task, { transferList: transferList as never, signal: abort.signal });
     } catch (error) {
       this.inFlight -= 1;
       port1.close();
@@ -346,7 +366,7 @@ export class ParserPool {
     let checking = false;
     const interval = setInterval(() => {
       if (checking) return;
-      const worker = this.pool.threads.find((thread) => thread.threadId === threadId) as (Worker & { getHeapStatistics?: () => Promise<HeapInfo> }) | undefined;
+      const worker = this.piscina?.threads.find((thread) => thread.threadId === threadId) as (Worker & { getHeapStatistics?: () => Promise<HeapInfo> }) | undefined;
       if (!worker?.getHeapStatistics) return;
       checking = true;
       worker
@@ -396,6 +416,6 @@ export class ParserPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.pool.destroy();
+    await this.piscina?.destroy();
   }
 }

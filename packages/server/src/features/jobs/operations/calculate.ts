@@ -1,9 +1,15 @@
-import { all, create, type MathNode } from 'mathjs';
+import type { MathJsInstance, MathNode } from 'mathjs';
 import type { CalculateResult } from '@svc/schemas';
 import { ServiceError } from '../../../http/service-error.ts';
 
-/** A mathjs instance on plain doubles; the parser only reads, nothing user-given is executed as code. */
-const math = create(all, { number: 'number' });
+/**
+ * A mathjs instance on plain doubles; the parser only reads, nothing user-given is executed as
+ * code. Loaded by the first calculation, not at boot: mathjs with all its functions is about
+ * 100 MiB of resident memory (measured: importing it alone), which a server that never runs a
+ * calculate job should not hold.
+ */
+let math: Promise<MathJsInstance> | undefined;
+const loadMath = () => (math ??= import('mathjs').then(({ all, create }) => create(all, { number: 'number' })));
 
 const allowedConstants = new Set(['pi', 'e', 'tau', 'phi']);
 const allowedFunctions = new Set([
@@ -52,10 +58,11 @@ function checkTree(root: MathNode): void {
 }
 
 /** Evaluates one arithmetic expression safely (mathjs parser, whitelisted tree, no eval). */
-export function calculate(expression: string): CalculateResult {
+export async function calculate(expression: string): Promise<CalculateResult> {
+  const parser = await loadMath();
   let tree: MathNode;
   try {
-    tree = math.parse(expression);
+    tree = parser.parse(expression);
   } catch (error) {
     throw invalid((error as Error).message);
   }
