@@ -2,7 +2,7 @@
  * Verified download throughput against a plain fetch-to-file of the same bytes, same run, same
  * server: a 256 MiB hosted file in the built-in object store, fetched over loopback.
  *
- *   pnpm bench:download            (BENCH_DOWNLOAD_MIB=64 for a quicker run, BENCH_ROUNDS=7 pairs)
+ *   pnpm bench:download            (BENCH_DOWNLOAD_MIB=64 for a quicker run, BENCH_ROUNDS=9 pairs)
  *
  * Baseline: GET the download path (redirect not followed), then GET the signed URL and pipe the
  * body into a file. Verified: client.catalog.verifiedDownload, which adds the plan, the policy
@@ -29,7 +29,7 @@ import { median } from './stats.ts';
 
 const MIB = 1024 * 1024;
 const sizeMiB = Number(process.env.BENCH_DOWNLOAD_MIB ?? 256);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 7);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
 

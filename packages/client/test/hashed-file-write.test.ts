@@ -81,7 +81,7 @@ test('downloads at once share the hashing thread without mixing their bytes', as
   const bodies = [randomBytes(3 * 1024 * 1024 + 17), randomBytes(1024 * 1024), randomBytes(5)];
   const files = await Promise.all(bodies.map((_, index) => temporaryFile(`concurrent-${index}.bin`)));
   const chunked = (bytes: Buffer) => Array.from({ length: Math.ceil(bytes.length / 50_000) }, (_, index) => Uint8Array.from(bytes.subarray(index * 50_000, (index + 1) * 50_000)));
-  const results = await Promise.all(bodies.map((bytes, index) => writeHashedBody(bodyOf(chunked(bytes)), files[index]!, { maxBytes: bytes.length })));
+  const results = await Promise.all(bodies.map((bytes, index) => writeHashedBody(bodyOf(chunked(bytes)), files[index]!, { inline: false, maxBytes: bytes.length })));
   for (const [index, bytes] of bodies.entries()) {
     t.deepEqual(results[index], { sha256: sha256(bytes), sizeBytes: bytes.length });
     t.true((await readFile(files[index]!)).equals(bytes));

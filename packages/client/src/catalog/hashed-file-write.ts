@@ -8,6 +8,12 @@ import { openThreadSink } from './hashing-thread.ts';
  */
 const WRITE_AHEAD_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Bodies planned at least this large are hashed on the hashing thread; smaller ones inline, where
+ * hashing costs under ~10 ms and a thread would first have to boot.
+ */
+export const HASHING_THREAD_MIN_BYTES = 16 * 1024 * 1024;
+
 /** The body sent more bytes than `maxBytes`; reading stopped at the chunk that crossed it. */
 export class BodyOverflowError extends Error {
   constructor(maxBytes: number) {
@@ -26,7 +32,10 @@ export interface HashedFileWriteOptions {
   signal?: AbortSignal;
   /** Called as each chunk arrives, with the bytes received so far. */
   onBytes?: (receivedBytes: number) => void;
-  /** Hash and write on this thread instead of the hashing thread (what happens where workers are not allowed). */
+  /**
+   * Hash and write on this thread instead of the hashing thread (as where worker threads are not
+   * allowed). Default: inline below HASHING_THREAD_MIN_BYTES of `maxBytes`.
+   */
   inline?: boolean;
 }
 
@@ -44,7 +53,8 @@ export interface HashedFileWriteOptions {
  * ```
  */
 export async function writeHashedBody(body: ReadableStream<Uint8Array> | null, file: string, options: HashedFileWriteOptions): Promise<HashedBody> {
-  const sink: HashingSink = (!options.inline && (await openThreadSink(file))) || (await openInlineSink(file));
+  const inline = options.inline ?? options.maxBytes < HASHING_THREAD_MIN_BYTES;
+  const sink: HashingSink = (!inline && openThreadSink(file)) || (await openInlineSink(file));
   const reader = body?.getReader();
   // A fetch that ignores its signal still stops: cancelling the reader ends the pending read.
   const cancel = () => void reader?.cancel(options.signal?.reason).catch(() => {});

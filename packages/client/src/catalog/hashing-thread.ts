@@ -20,7 +20,6 @@ parentPort.on('message', ({ op, id, path, chunk }) => {
   if (op === 'open') {
     try {
       files.set(id, { fd: openSync(path, 'wx', 0o644), hash: createHash('sha256'), written: 0, unacknowledged: 0 });
-      parentPort.postMessage({ id, op: 'opened' });
     } catch (error) {
       refuse(id, error);
     }
@@ -64,7 +63,7 @@ parentPort.on('message', ({ op, id, path, chunk }) => {
 const IDLE_MS = 15_000;
 
 type Reply =
-  | { id: number; op: 'opened' | 'aborted' }
+  | { id: number; op: 'aborted' }
   | { id: number; op: 'written'; bytes: number }
   | { id: number; op: 'done'; sha256: string; bytes: number }
   | { id: number; op: 'error'; message: string; code?: string };
@@ -114,8 +113,9 @@ function idle(): void {
 }
 
 /**
- * Starts the hashing thread ahead of need (it boots in a few tens of ms, which can overlap the
- * plan and redirect requests). Answers false where worker threads are not allowed.
+ * Starts the hashing thread ahead of need: it boots in a few tens of ms on a quiet machine (more
+ * on a busy one), which then overlaps the redirect and the first bytes. Answers false where
+ * worker threads are not allowed.
  */
 export function prewarmHashingThread(): boolean {
   try {
@@ -128,9 +128,11 @@ export function prewarmHashingThread(): boolean {
 
 /**
  * A sink on the hashing thread writing a new file (`wx`): undefined where worker threads are not
- * allowed (the caller hashes inline then); rejects with the open error (EEXIST...).
+ * allowed (the caller hashes inline then). It is usable at once: chunks queue up while a thread
+ * still boots (the caller's write-ahead bound limits them), and an open error (EEXIST...) fails
+ * the sink like a write error.
  */
-export async function openThreadSink(file: string): Promise<HashingSink | undefined> {
+export function openThreadSink(file: string): HashingSink | undefined {
   let thread: Worker;
   try {
     thread = hashingThread();
@@ -146,12 +148,10 @@ export async function openThreadSink(file: string): Promise<HashingSink | undefi
   });
   sessions.set(id, sink);
   thread.postMessage({ op: 'open', id, path: file });
-  await sink.opened;
   return sink;
 }
 
 class ThreadSink implements HashingSink, Session {
-  readonly opened: Promise<void>;
   private readonly thread: Worker;
   private readonly id: number;
   private readonly release: () => void;
@@ -159,7 +159,6 @@ class ThreadSink implements HashingSink, Session {
   private written = 0;
   private failure: { error: Error } | undefined;
   private ended = false;
-  private settleOpen!: { resolve: () => void; reject: (error: Error) => void };
   private settleEnd: { resolve: (reply: Reply) => void; reject: (error: Error) => void } | undefined;
   private wakeDrained: (() => void) | undefined;
 
@@ -167,7 +166,6 @@ class ThreadSink implements HashingSink, Session {
     this.thread = thread;
     this.id = id;
     this.release = release;
-    this.opened = new Promise<void>((resolve, reject) => (this.settleOpen = { resolve, reject }));
   }
 
   get pendingBytes(): number {
@@ -217,9 +215,6 @@ class ThreadSink implements HashingSink, Session {
 
   onReply(reply: Reply): void {
     switch (reply.op) {
-      case 'opened':
-        this.settleOpen.resolve();
-        return;
       case 'written':
         this.written = reply.bytes;
         this.wake();
@@ -243,7 +238,6 @@ class ThreadSink implements HashingSink, Session {
   private fail(error: Error): void {
     this.failure ??= { error };
     this.release();
-    this.settleOpen.reject(error);
     this.settleEnd?.reject(error);
     this.wake();
   }

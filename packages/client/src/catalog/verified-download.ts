@@ -5,7 +5,7 @@ import { catalogContract, type CompletionResponse, type DownloadPlan } from '@sv
 import { SvcError } from '../errors.ts';
 import type { Transport } from '../transport.ts';
 import { VerifiedDownloadError, type DownloadCheck } from './download-error.ts';
-import { BodyOverflowError, writeHashedBody } from './hashed-file-write.ts';
+import { BodyOverflowError, HASHING_THREAD_MIN_BYTES, writeHashedBody } from './hashed-file-write.ts';
 import { prewarmHashingThread } from './hashing-thread.ts';
 import { checkStorageUrl, resolveStoragePolicy, type StoragePolicy } from './storage-policy.ts';
 
@@ -103,8 +103,6 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
   );
 
   if (!isSafeRelativePath(filePath)) fail('path', 'the file path would leave the destination', { expected: 'a relative path without "." or ".." segments', actual: JSON.stringify(filePath) });
-  // The hashing thread boots while the plan and redirect are asked.
-  prewarmHashingThread();
   // The plan and the redirect do not depend on each other, so both are asked at once (one round
   // trip saved); the plan is still checked first, and a redirect without a usable plan is only
   // an unused token that expires.
@@ -120,6 +118,8 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
   const entry = plan!.files.find((file) => file.path === filePath);
   if (!entry) fail('plan', 'the file is not in the download plan', { expected: plan!.files.map((file) => file.path).join(', ') || 'no hosted files', actual: filePath });
   const expected = entry!;
+  // A large file is hashed on the hashing thread, which boots while the redirect is answered.
+  if (expected.sizeBytes >= HASHING_THREAD_MIN_BYTES) prewarmHashingThread();
 
   // 1. The redirect, not followed.
   let location = '';
