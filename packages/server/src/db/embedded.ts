@@ -3,6 +3,7 @@ import { access } from 'node:fs/promises';
 import module from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EMBEDDED_MALLOC_ARENAS } from '../launch.ts';
 import type { EmbeddedMessage } from './embedded-process.ts';
 
 export interface EmbeddedPostgres {
@@ -42,11 +43,12 @@ const hasCluster = (dataDir: string) =>
  * its end once the cluster is made (`prepare`).
  */
 async function startProcess(dataDir: string, mode: 'prepare' | 'serve'): Promise<{ child: ChildProcess; exited: Promise<string>; port: number }> {
-  // The server's compile cache, when it has one (bin.ts), spares this process Node's TypeScript stripper too.
+  // The server's compile cache, when it has one (bin.ts), spares this process Node's TypeScript
+  // stripper too; two allocator arenas, as the server on the embedded database has (launch.ts).
   const compileCache = module.getCompileCacheDir?.();
   const child = fork(PROCESS_FILE, [dataDir, mode], {
     execArgv: V8_FLAGS,
-    env: compileCache && !process.env.NODE_COMPILE_CACHE ? { ...process.env, NODE_COMPILE_CACHE: compileCache } : process.env,
+    env: { ...process.env, ...(compileCache && !process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: compileCache } : {}), MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? EMBEDDED_MALLOC_ARENAS },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'json',
   });

@@ -9,7 +9,23 @@ import { ServiceError } from '../../../http/service-error.ts';
  * calculate job should not hold.
  */
 let math: Promise<MathJsInstance> | undefined;
-const loadMath = () => (math ??= import('mathjs').then(({ all, create }) => create(all, { number: 'number' })));
+const loadMath = () =>
+  (math ??= import('mathjs').then(
+    ({ all, create }) => create(all, { number: 'number' }),
+    (error: unknown) => {
+      math = undefined;
+      throw error;
+    },
+  ));
+
+/**
+ * Starts loading mathjs (a submitted calculate job calls it): the load, which keeps the event
+ * loop busy for a while, then happens while the job waits in the queue rather than between its
+ * run and its caller reading the result.
+ */
+export function prepareCalculator(): void {
+  loadMath().catch(() => {});
+}
 
 const allowedConstants = new Set(['pi', 'e', 'tau', 'phi']);
 const allowedFunctions = new Set([
