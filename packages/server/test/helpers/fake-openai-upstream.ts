@@ -16,7 +16,8 @@ import type { AddressInfo } from 'node:net';
  * - `slow-*`: a chunk every 20 ms, 500 of them; after the fourth, a silence of 2 s (a client
  *   that leaves then must be noticed by svc itself, not at its next write);
  * - `burst-*`: 2000 chunks written at once (`w0 w1 ...`), more than svc queues before pausing the body;
- * - `pretty-*`: the answer as pretty-printed JSON, each event's data spread over several `data:` lines.
+ * - `pretty-*`: the answer as pretty-printed JSON, each event's data spread over several `data:` lines;
+ * - `truncated-*`: three chunks, then the body ends without `data: [DONE]`.
  */
 export const FAKE_ANSWER = 'Hello from the fake upstream, one word at a time.';
 
@@ -99,6 +100,10 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
     send(chunk({ role: 'assistant', content: '' }, null));
     for (const [index, piece] of pieces.entries()) {
       if (closed()) return;
+      if (model.startsWith('truncated-') && index === 2) {
+        response.end();
+        return;
+      }
       if (model.startsWith('midstream-error-') && index === 2) {
         send({ error: { message: 'The model crashed while generating.', type: 'server_error', param: null, code: 'internal_error' } });
         response.end();
