@@ -8,7 +8,7 @@ let openai: OpenAI;
 
 test.before(async () => {
   harness = await startUpstreamHarness({
-    modelList: 'answer-a,answer-usage,midstream-error-a,refuse-a,pause-a,slow-a,burst-a,pretty-a',
+    modelList: 'answer-a,answer-usage,midstream-error-a,refuse-a,pause-a,slow-a,burst-a,pretty-a,truncated-a',
     env: { SVC_SSE_KEEPALIVE_MS: '40', SECOND_KEY: SECOND_SECRET },
     fake: { pauseMs: 600 },
     modelsFile: {
@@ -106,11 +106,11 @@ test('chunks pass through with every field the upstream sent; pretty-printed eve
   t.is((data.at(-2) as { usage?: { completion_tokens?: number } }).usage?.completion_tokens, FAKE_ANSWER.split(' ').length);
 });
 
-test('a burst of 2000 chunks in one go (more than svc queues before pausing the upstream) arrives whole and in order', async (t) => {
+test('a burst of 300 chunks in one go (more than svc queues before pausing the upstream) arrives whole and in order', async (t) => {
   const stream = await openai.chat.completions.create({ model: 'burst-a', messages: [{ role: 'user', content: 'hi' }], stream: true });
   let text = '';
   for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-  t.is(text, Array.from({ length: 2000 }, (_, index) => `w${index} `).join(''));
+  t.is(text, Array.from({ length: 300 }, (_, index) => `w${index} `).join(''));
 });
 
 test('an upstream error mid-stream ends the stream with an error chunk and [DONE]; the openai client throws it', async (t) => {
@@ -131,6 +131,16 @@ test('an upstream error mid-stream ends the stream with an error chunk and [DONE
   t.regex(error!.message, /crashed/);
   t.is((error as { code?: string }).code, 'upstream_error');
   t.true(await waitFor(() => harness.usage.some((event) => event.model === 'midstream-error-a' && !event.ok && event.errorCode === 'upstream_error')));
+});
+
+test('an upstream whose body ends without [DONE] ends the stream with an upstream_error chunk after the chunks it sent', async (t) => {
+  const data = sseData(await (await postJson(harness.svc, '/v1/chat/completions', { model: 'truncated-a', messages: [{ role: 'user', content: 'hi' }], stream: true })).text());
+  t.is(data.at(-1), '[DONE]');
+  const chunks = data.slice(0, -1) as Array<{ choices: Array<{ delta: { content?: string }; finish_reason: string | null }>; error?: { code: string; message: string } }>;
+  t.is(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join(''), FAKE_ANSWER.split(/(?<= )/).slice(0, 2).join(''), 'the chunks before the end arrive');
+  t.is(chunks.at(-1)!.error?.code, 'upstream_error');
+  t.regex(chunks.at(-1)!.error!.message, /without \[DONE\]/);
+  t.is(chunks.at(-1)!.choices[0]!.finish_reason, 'error');
 });
 
 test('an upstream that never answers is a 504 upstream_timeout after its deadline', async (t) => {

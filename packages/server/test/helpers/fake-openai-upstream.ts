@@ -15,8 +15,9 @@ import type { AddressInfo } from 'node:net';
  * - `pause-*`: one chunk, a pause of `pauseMs` (`pause-long-*`: 2.5 s), then the rest;
  * - `slow-*`: a chunk every 20 ms, 500 of them; after the fourth, a silence of 2 s (a client
  *   that leaves then must be noticed by svc itself, not at its next write);
- * - `burst-*`: 2000 chunks written at once (`w0 w1 ...`), more than svc queues before pausing the body;
- * - `pretty-*`: the answer as pretty-printed JSON, each event's data spread over several `data:` lines.
+ * - `burst-*`: 300 chunks written at once (`w0 w1 ...`), more than svc queues before pausing the body;
+ * - `pretty-*`: the answer as pretty-printed JSON, each event's data spread over several `data:` lines;
+ * - `truncated-*`: three chunks, then the body ends without `data: [DONE]`.
  */
 export const FAKE_ANSWER = 'Hello from the fake upstream, one word at a time.';
 
@@ -95,10 +96,14 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
     const send = (data: unknown) =>
       response.write(model.startsWith('pretty-') ? `${JSON.stringify(data, null, 2).split('\n').map((line) => `data: ${line}`).join('\n')}\n\n` : `data: ${JSON.stringify(data)}\n\n`);
     const chunk = (delta: Record<string, unknown>, finish: string | null) => ({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
-    const pieces = model.startsWith('slow-') ? Array.from({ length: 500 }, (_, index) => `w${index} `) : model.startsWith('burst-') ? Array.from({ length: 2000 }, (_, index) => `w${index} `) : words;
+    const pieces = model.startsWith('slow-') ? Array.from({ length: 500 }, (_, index) => `w${index} `) : model.startsWith('burst-') ? Array.from({ length: 300 }, (_, index) => `w${index} `) : words;
     send(chunk({ role: 'assistant', content: '' }, null));
     for (const [index, piece] of pieces.entries()) {
       if (closed()) return;
+      if (model.startsWith('truncated-') && index === 2) {
+        response.end();
+        return;
+      }
       if (model.startsWith('midstream-error-') && index === 2) {
         send({ error: { message: 'The model crashed while generating.', type: 'server_error', param: null, code: 'internal_error' } });
         response.end();
