@@ -107,7 +107,11 @@ test.serial('kill -9 with credit calls in flight: after hold expiry no credit is
     server = await startServerProcess(database, ENV);
     const stop = new AbortController();
     const running = burst(server.baseUrl, key.secret, round, answered, stop.signal);
-    await sleep(1500 + Math.floor(Math.random() * 1000));
+    // Kill once this round's calls are being answered (a loaded machine may take seconds to get
+    // there), then a random moment later, with calls still in flight.
+    const answeredBefore = answered.size;
+    for (const deadline = performance.now() + 30_000; answered.size === answeredBefore && performance.now() < deadline; ) await sleep(50);
+    await sleep(300 + Math.floor(Math.random() * 1000));
     await server.kill();
     stop.abort();
     await running;
