@@ -16,7 +16,7 @@
  *   row; `--no-postgres` skips it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { cpus, loadavg } from 'node:os';
@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '../packages/server/test/helpers/test-database.ts';
 import { numberedPdf } from '../packages/server/test/helpers/pdf-fixtures.ts';
 import type { ProbeAnswer } from './memory-probe.ts';
+import { processTree } from './process-tree.ts';
 import { reportFigures, type Figure } from './report.ts';
 
 const { values } = parseArgs({
@@ -51,19 +52,6 @@ function status(pid: number): { rss: number; hwm: number } | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** A process and its descendants (the embedded database runs in a child process of the server). */
-function processTree(pid: number): number[] {
-  let children: number[] = [];
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      children.push(...readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(/\s+/).filter(Boolean).map(Number));
-    }
-  } catch {
-    children = [];
-  }
-  return [pid, ...children.flatMap(processTree)];
 }
 
 /**

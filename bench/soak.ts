@@ -13,9 +13,9 @@
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres pnpm bench:soak -- --database postgres
  * Exit status 1 when any request failed or memory grew 10% or more after warm-up.
  */
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { createClient } from '../packages/client/src/index.ts';
+import { treeResidentMiB } from './process-tree.ts';
 import { reportFigures } from './report.ts';
 import { percentile } from './stats.ts';
 import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
@@ -63,9 +63,9 @@ const server = await startServerProcess(database, {
 });
 
 /** Resident memory of the server process, in MiB (Linux /proc). */
+/** The server's process tree: on the embedded database, the database runs in a child process. */
 async function residentMiB(): Promise<number> {
-  const status = await readFile(`/proc/${server.child.pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  return treeResidentMiB(server.child.pid!);
 }
 
 const client = (token?: string) => createClient({ baseUrl: server.baseUrl, token, retry: 0, timeout: 30_000 });
