@@ -9,6 +9,11 @@
  * stream (its worker thread's), which a busy machine disturbs far less than latency.
  * Target: added median < 1 ms, added p99 < 3 ms (LiteLLM reports 2 to 12 ms).
  *
+ * The load generator, the upstream and svc share this machine's cores: through svc a third thread
+ * is busy, so where the cores run short, part of the added latency is waiting for a core rather
+ * than svc's own work. The bench prints the load generator's CPU per stream and how many cores its
+ * threads kept busy on each side, to tell the two apart.
+ *
  * Run: pnpm bench:chat-proxy [-- --rounds 10 --seconds 2 --concurrency 50 --chunks 20 --gap 1]
  * `--cpu-prof-dir <dir>` writes each server thread's CPU profile (warm-up and rounds, start-up left
  * out) as `<dir>/chat-proxy-{svc,upstream}.cpuprofile`, to see where svc's time per stream goes.
@@ -17,7 +22,7 @@
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { reportFigures } from './report.ts';
@@ -76,10 +81,20 @@ function streamOnce(url: URL): Promise<StreamTiming> {
   });
 }
 
-/** `concurrency` streams kept open for `ms`: each finished one is replaced at once. `server` is the thread whose CPU per stream is read. */
+/** CPU µs each thread of the bench has spent so far: the load generator (this thread), the upstream's and svc's. */
+async function threadCpu() {
+  const own = process.threadCpuUsage();
+  return { client: own.user + own.system, upstream: await upstream.cpuMicros(), svc: await svc.cpuMicros() };
+}
+
+/**
+ * `concurrency` streams kept open for `ms` against `server`: each finished one is replaced at
+ * once. CPU per stream is read for every thread, so a round through svc shows what it costs
+ * besides the upstream and the client, and how many of the machine's cores the round kept busy.
+ */
 async function measure(server: WorkerServer, ms: number) {
   const url = new URL(`${server.url}/chat/completions`);
-  const cpuBefore = await server.cpuMicros();
+  const cpuBefore = await threadCpu();
   const timings: StreamTiming[] = [];
   const until = performance.now() + ms;
   const started = performance.now();
@@ -89,12 +104,16 @@ async function measure(server: WorkerServer, ms: number) {
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  const cpuPerStream = ((await server.cpuMicros()) - cpuBefore) / Math.max(1, timings.length);
+  const cpuAfter = await threadCpu();
+  const perStream = (thread: keyof typeof cpuAfter) => (cpuAfter[thread] - cpuBefore[thread]) / Math.max(1, timings.length);
   const first = timings.map((timing) => timing.firstTokenMs);
   const last = timings.map((timing) => timing.lastTokenMs);
+  const cpu = { client: perStream('client'), upstream: perStream('upstream'), svc: perStream('svc') };
   return {
     perSecond: timings.length / elapsed,
-    cpuPerStream,
+    cpu,
+    /** Cores the three threads kept busy together (of the machine's `cpus().length`). */
+    coresBusy: ((cpu.client + cpu.upstream + cpu.svc) * timings.length) / elapsed / 1e6,
     first: { median: median(first), p99: percentile(first, 99) },
     last: { median: median(last), p99: percentile(last, 99) },
   };
@@ -120,6 +139,9 @@ const rows: string[] = [];
 /** CPU µs per stream of svc's thread, and of the upstream's serving the direct streams (for scale). */
 const svcCpu: number[] = [];
 const upstreamCpu: number[] = [];
+/** The load generator's CPU per stream, direct and through svc, and the cores each side kept busy. */
+const clientCpu = { direct: [] as number[], svc: [] as number[] };
+const coresBusy = { direct: [] as number[], svc: [] as number[] };
 const format = (result: Awaited<ReturnType<typeof measure>>) =>
   `${result.perSecond.toFixed(0)} streams/s, first token ${result.first.median.toFixed(2)}/${result.first.p99.toFixed(2)} ms, last ${result.last.median.toFixed(2)}/${result.last.p99.toFixed(2)} ms`;
 for (let round = 0; round < rounds; round++) {
@@ -131,8 +153,12 @@ for (let round = 0; round < rounds; round++) {
   rateRatios.push(proxied.perSecond / direct.perSecond);
   directRates.push(direct.perSecond);
   svcRates.push(proxied.perSecond);
-  svcCpu.push(proxied.cpuPerStream);
-  upstreamCpu.push(direct.cpuPerStream);
+  svcCpu.push(proxied.cpu.svc);
+  upstreamCpu.push(direct.cpu.upstream);
+  clientCpu.direct.push(direct.cpu.client);
+  clientCpu.svc.push(proxied.cpu.client);
+  coresBusy.direct.push(direct.coresBusy);
+  coresBusy.svc.push(proxied.coresBusy);
   added.firstMedian.push(proxied.first.median - direct.first.median);
   added.firstP99.push(proxied.first.p99 - direct.first.p99);
   added.lastMedian.push(proxied.last.median - direct.last.median);
@@ -151,7 +177,8 @@ process.stdout.write(
     `chat-proxy: ${rounds} paired rounds x ${durationMs / 1000} s, ${concurrency} concurrent streams, ${chunks} chunks ${gapMs} ms apart (median/p99)`,
     ...rows,
     `  throughput ratio svc/direct (median of pairs): ${median(rateRatios).toFixed(3)}`,
-    `  CPU per stream (median of rounds): svc ${median(svcCpu).toFixed(0)} µs, the upstream itself ${median(upstreamCpu).toFixed(0)} µs`,
+    `  CPU per stream (median of rounds): svc ${median(svcCpu).toFixed(0)} µs, the upstream itself ${median(upstreamCpu).toFixed(0)} µs; the load generator ${median(clientCpu.direct).toFixed(0)} µs direct, ${median(clientCpu.svc).toFixed(0)} µs through svc`,
+    `  cores kept busy by the bench's threads (of ${cpus().length}): ${median(coresBusy.direct).toFixed(2)} direct, ${median(coresBusy.svc).toFixed(2)} through svc`,
     `  added time to first token (median of pairs): median ${median(added.firstMedian).toFixed(2)} ms, p99 ${median(added.firstP99).toFixed(2)} ms`,
     `  added time to last token (median of pairs): median ${median(added.lastMedian).toFixed(2)} ms, p99 ${median(added.lastP99).toFixed(2)} ms`,
     `  load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`,
@@ -160,7 +187,7 @@ process.stdout.write(
   ].join('\n'),
 );
 
-const cpuNote = `CPU per stream: svc ${median(svcCpu).toFixed(0)} µs, the upstream itself ${median(upstreamCpu).toFixed(0)} µs`;
+const cpuNote = `CPU per stream: svc ${median(svcCpu).toFixed(0)} µs, the upstream itself ${median(upstreamCpu).toFixed(0)} µs; bench threads kept ${median(coresBusy.svc).toFixed(2)} of ${cpus().length} cores busy through svc`;
 const setting = `${concurrency} streams, ${chunks} chunks ${gapMs} ms apart, ${rounds} pairs`;
 const addedFigure = (figure: string, values: number[], ceiling: number) => ({
   figure,
