@@ -1,22 +1,22 @@
 /**
- * Memory of `svc-server start` as a process: its resident set (VmRSS in /proc/<pid>/status,
- * sampled every 20 ms, and VmHWM for the peak between samples) at the peak of start-up, at
- * idle once start-up has settled, on the first PDF request (the parser workers start then),
- * and during and after a mixed load (blackboard puts and gets, catalog searches, embeddings,
- * PDF extractions). The embedded database runs on a fresh data directory, then again on the
- * same (existing) one; PostgreSQL (a scratch database on BENCH_DATABASE_URL) is the comparison
- * row. What each part costs is printed: the server without PGlite (PostgreSQL mode), PGlite
- * (embedded minus PostgreSQL; its WebAssembly memory as the probe and smaps see it), the PDF
- * workers (RSS after the first PDF minus before), and the main thread's V8 heap (the probe,
- * bench/memory-probe.ts, answers process.memoryUsage() over IPC). Targets: idle under 300 MiB,
- * start-up peak under 500 MiB, both on the embedded database.
+ * Memory of `svc-server start` as a process tree (the server and, on the embedded database,
+ * its database process): at the peak of start-up (VmHWM of each process, summed), at idle once
+ * start-up has settled (physical pages resident, each counted once, beside the RSS sum; VmRSS
+ * sampled every 20 ms), once the first PDF request has started the parser workers, and during
+ * and after a mixed load (blackboard puts and gets, catalog searches, embeddings, PDF
+ * extractions). The embedded database runs on a fresh data directory, then again on the same
+ * (existing) one; PostgreSQL (a scratch database on BENCH_DATABASE_URL) is the comparison row.
+ * What each part costs is printed: the server process (with its main thread's V8 heap, from the
+ * probe bench/memory-probe.ts), the database process (with its WebAssembly memory) and the PDF
+ * workers (the server process after the first PDF minus before). Targets: idle under 300 MiB,
+ * start-up peak under 500 MiB, both on the embedded database. Physical pages need root (page
+ * frame numbers in /proc/<pid>/pagemap); without it the idle figure is the RSS sum.
  *
  * Run: pnpm bench:memory [-- --load 200]
  *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) for the PostgreSQL
  *   row; `--no-postgres` skips it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { cpus, loadavg } from 'node:os';
@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '../packages/server/test/helpers/test-database.ts';
 import { numberedPdf } from '../packages/server/test/helpers/pdf-fixtures.ts';
 import type { ProbeAnswer } from './memory-probe.ts';
-import { processTree } from './process-tree.ts';
+import { processTree, status, uniqueResidentBytes, wasmResidentBytes } from './process-memory.ts';
 import { reportFigures, type Figure } from './report.ts';
 
 const { values } = parseArgs({
@@ -38,71 +38,9 @@ const PROBE = fileURLToPath(new URL('./memory-probe.ts', import.meta.url));
 const TOKEN = 'bench-memory-operator-token-0123456789';
 const SAMPLE_MS = 20;
 const MiB = 1024 * 1024;
-const PAGE = 4096;
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => Math.round(bytes / MiB);
-
-/** VmRSS and VmHWM of a process, in bytes (undefined once it is gone). */
-function status(pid: number): { rss: number; hwm: number } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(text)?.[1] ?? 0) * 1024;
-    return { rss: kib('VmRSS'), hwm: kib('VmHWM') };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Physical memory resident in the processes, each page counted once however many of them map
- * it (the node binary's pages are the same for the server and its database process): the page
- * frame numbers in /proc/<pid>/pagemap, which only root may read. Undefined without them.
- */
-function uniqueResidentBytes(pids: number[]): number | undefined {
-  const frames = new Set<number>();
-  for (const pid of pids) {
-    const mappings = readFileSync(`/proc/${pid}/smaps`, 'utf8').split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/);
-    const pagemap = openSync(`/proc/${pid}/pagemap`, 'r');
-    try {
-      for (const mapping of mappings) {
-        if (Number(/\nRss:\s+(\d+)/.exec(mapping)?.[1] ?? 0) === 0) continue;
-        const [start, end] = mapping.split(' ')[0]!.split('-').map((hex) => parseInt(hex, 16));
-        const entries = Buffer.alloc(((end! - start!) / PAGE) * 8);
-        readSync(pagemap, entries, 0, entries.length, (start! / PAGE) * 8);
-        for (let offset = 0; offset < entries.length; offset += 8) {
-          const entry = entries.readBigUInt64LE(offset);
-          if (!(entry >> 63n)) continue;
-          const frame = Number(entry & ((1n << 55n) - 1n));
-          if (frame === 0) return undefined;
-          frames.add(frame);
-        }
-      }
-    } finally {
-      closeSync(pagemap);
-    }
-  }
-  return frames.size * PAGE;
-}
-
-/**
- * Resident bytes of the process's WebAssembly memories (all threads): V8 reserves each one as
- * an accessible anonymous mapping followed by a guard region of gigabytes, which nothing else in
- * a Node process has.
- */
-function wasmResidentBytes(pid: number): number {
-  const mappings = readFileSync(`/proc/${pid}/smaps`, 'utf8').split(/\n(?=[0-9a-f]+-[0-9a-f]+ )/);
-  let total = 0;
-  for (let index = 0; index + 1 < mappings.length; index++) {
-    const [range, permissions, , , inode] = mappings[index]!.split(/\s+/);
-    const [nextRange, nextPermissions] = mappings[index + 1]!.split(/\s+/);
-    const end = parseInt(range!.split('-')[1]!, 16);
-    const [nextStart, nextEnd] = nextRange!.split('-').map((hex) => parseInt(hex, 16));
-    if (permissions !== 'rw-p' || inode !== '0' || nextPermissions !== '---p' || nextStart !== end || nextEnd! - nextStart! < 4 * 1024 * MiB) continue;
-    total += Number(/\nRss:\s+(\d+)/.exec(mappings[index]!)?.[1] ?? 0) * 1024;
-  }
-  return total;
-}
 
 /** The resident set of the server's process tree at one moment: all of it, and per process. */
 interface TreeSample {
@@ -214,6 +152,7 @@ async function start(database: TestDatabase): Promise<Measured> {
   const measured = new Measured(child, probeFile);
   measured.baseUrl = await new Promise<string>((resolve, reject) => {
     let buffered = '';
+    // Read to the end of its life, so the pipe of its log never blocks it.
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       buffered += chunk;
       const line = buffered.split('\n').find((candidate) => candidate.includes('"svc listening"'));
@@ -222,7 +161,6 @@ async function start(database: TestDatabase): Promise<Measured> {
     });
     child.once('exit', (code) => reject(new Error(`svc-server exited with ${code} before listening`)));
   });
-  // Keep draining its log so the pipe never blocks it.
   return measured;
 }
 
@@ -308,7 +246,6 @@ if (!values['no-postgres']) {
     postgres = await measureRun(database, true);
   } finally {
     await database.drop();
-    await rm(database.dataDir, { recursive: true, force: true });
   }
 }
 
@@ -334,7 +271,7 @@ if (postgres) {
 const pdfWorkers = (run: Run) => mib(run.afterFirstPdf!.server - run.idle.server);
 const parts = [
   `server process ${mib(existing.idle.server)} MiB at idle (${heap(existing)})`,
-  `embedded database process (PGlite) ${mib(database(existing))} MiB at idle, of which WASM memory ${mib(existing.wasmResident)} MiB`,
+  `embedded database process (PGlite) ${mib(database(existing))} MiB RSS at idle (about 60 of it the node binary's pages, which the server process maps too), of which WASM memory ${mib(existing.wasmResident)} MiB`,
   `PDF workers ${pdfWorkers(fresh)} MiB once started by the first PDF (server process after it minus before)${postgres ? `; ${pdfWorkers(postgres)} MiB with PostgreSQL` : ''}`,
 ];
 out('  what each part costs:');

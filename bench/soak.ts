@@ -15,7 +15,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createClient } from '../packages/client/src/index.ts';
-import { treeResidentMiB } from './process-tree.ts';
+import { processTree, status } from './process-memory.ts';
 import { reportFigures } from './report.ts';
 import { percentile } from './stats.ts';
 import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
@@ -65,7 +65,7 @@ const server = await startServerProcess(database, {
 /** Resident memory of the server process, in MiB (Linux /proc). */
 /** The server's process tree: on the embedded database, the database runs in a child process. */
 async function residentMiB(): Promise<number> {
-  return treeResidentMiB(server.child.pid!);
+  return processTree(server.child.pid!).reduce((sum, pid) => sum + (status(pid)?.rss ?? 0), 0) / 1048576;
 }
 
 const client = (token?: string) => createClient({ baseUrl: server.baseUrl, token, retry: 0, timeout: 30_000 });
