@@ -2,7 +2,8 @@
  * The two servers of bench/chat-proxy, each in its own worker thread (apart from the load
  * generator's event loop, and with its own CPU time):
  * - `upstream`: an OpenAI-compatible server streaming a fixed answer, `chunks` chunks
- *   `gapMs` apart, then the usage chunk and `data: [DONE]` (vLLM's wire format);
+ *   apart by the gap its model asks for (`gaps`: model id to ms), then the usage chunk and
+ *   `data: [DONE]` (vLLM's wire format);
  * - `svc`: the full server (contract adapter, auth, validation, model registry, the upstream
  *   provider, the chat stream's wire format, keep-alives, usage hook and metrics) with that
  *   upstream configured as `SVC_UPSTREAM_BASE_URL`.
@@ -14,13 +15,14 @@ import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createServer, loadConfig } from '../packages/server/src/index.ts';
 
-const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gapMs, profileFile } = workerData as {
+const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile } = workerData as {
   kind: 'upstream' | 'svc';
   upstreamUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
   chunks: number;
-  gapMs: number;
+  /** The pause between two chunks, per model: one upstream serves both phases of the bench. */
+  gaps: Record<string, number>;
   /** Where to write this thread's CPU profile, from once it listens (start-up left out) to close. */
   profileFile: string | undefined;
 };
@@ -30,10 +32,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
   let counter = 0;
   const server = createHttpServer(async (request, response) => {
-    for await (const part of request) void part;
+    let text = '';
+    for await (const part of request) text += part;
+    const model = (JSON.parse(text) as { model: string }).model;
+    const gapMs = gaps[model] ?? 0;
     const id = `chatcmpl-bench-${++counter}`;
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model: 'bench-chat', system_fingerprint: 'fp_bench', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, system_fingerprint: 'fp_bench', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     response.write(chunk({ role: 'assistant', content: '' }, null));
     for (let index = 0; index < chunks; index++) {
@@ -41,7 +46,7 @@ async function startUpstream(): Promise<{ url: string; close(): Promise<void> }>
       response.write(chunk({ content: `token${index} ` }, null));
     }
     response.write(chunk({}, 'stop'));
-    response.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model: 'bench-chat', choices: [], usage: { prompt_tokens: 5, completion_tokens: chunks, total_tokens: 5 + chunks } })}\n\n`);
+    response.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: { prompt_tokens: 5, completion_tokens: chunks, total_tokens: 5 + chunks } })}\n\n`);
     response.end('data: [DONE]\n\n');
   });
   server.keepAliveTimeout = 60_000;
@@ -66,7 +71,7 @@ async function startSvc(): Promise<{ url: string; close(): Promise<void> }> {
       SVC_OPEN_ACCESS: 'true',
       SVC_CATALOG_DEMO: 'off',
       SVC_UPSTREAM_BASE_URL: upstreamUrl,
-      SVC_UPSTREAM_MODELS: 'bench-chat',
+      SVC_UPSTREAM_MODELS: Object.keys(gaps ?? {}).join(','),
     }),
   );
   const { baseUrl } = await svc.listen();

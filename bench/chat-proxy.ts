@@ -2,19 +2,25 @@
  * What svc's chat route adds to a streamed completion: 50 concurrent streams against an
  * OpenAI-compatible upstream directly, and through svc (`/v1/chat/completions`, open access,
  * the upstream configured by `SVC_UPSTREAM_BASE_URL`), in alternating rounds of the same run.
- * The upstream streams a fixed answer (`--chunks` chunks `--gap` ms apart). Measured per stream:
- * time to first token (the first content chunk) and to last token (the end of the body).
- * Reported: requests/s per side and the median of the per-pair ratios; the added latency as the
- * median over pairs of (svc - direct) of each percentile, median and p99; and svc's CPU time per
- * stream (its worker thread's), which a busy machine disturbs far less than latency.
- * Target: added median < 1 ms, added p99 < 3 ms (LiteLLM reports 2 to 12 ms).
+ * The upstream streams a fixed answer (`--chunks` chunks). Measured per stream: time to first
+ * token (the first content chunk) and to last token (the end of the body). Two phases:
  *
- * The load generator, the upstream and svc share this machine's cores: through svc a third thread
- * is busy, so where the cores run short, part of the added latency is waiting for a core rather
- * than svc's own work. The bench prints the load generator's CPU per stream and how many cores its
- * threads kept busy on each side, to tell the two apart.
+ * - **Latency** (the target): the upstream sends a chunk every `--gap` ms (20: 50 tokens/s, the
+ *   pace of a served model), and the 50 streams start spread over one stream's length, as 50
+ *   independent clients would, then each starts its next stream when one ends. Reported: the
+ *   added latency as the median over pairs of (svc - direct) of each percentile, median and p99.
+ *   Target: added median < 1 ms, added p99 < 3 ms (LiteLLM reports 2 to 12 ms).
+ * - **Saturation** (no target): chunks `--saturate-gap` ms apart (1) and all 50 streams started
+ *   at once, so the machine runs out of cores: streams/s through svc against direct (median of
+ *   pair ratios) and CPU per stream. The added latency printed here is mostly queueing for a
+ *   core (three busy threads on two cores), which is why the target is read in the first phase.
  *
- * Run: pnpm bench:chat-proxy [-- --rounds 10 --seconds 2 --concurrency 50 --chunks 20 --gap 1]
+ * svc's CPU time per stream (its worker thread's) is reported in both: a busy machine disturbs it
+ * far less than latency. The bench also prints the load generator's CPU per stream and how many
+ * cores its threads kept busy on each side.
+ *
+ * Run: pnpm bench:chat-proxy [-- --rounds 10 --seconds 3 --concurrency 50 --chunks 20 --gap 20
+ *   --saturate-rounds 4 --saturate-gap 1]
  * `--cpu-prof-dir <dir>` writes each server thread's CPU profile (warm-up and rounds, start-up left
  * out) as `<dir>/chat-proxy-{svc,upstream}.cpuprofile`, to see where svc's time per stream goes.
  * With DATABASE_URL set svc uses that PostgreSQL; otherwise an embedded database in a temporary
@@ -32,10 +38,12 @@ import { startWorkerServer, type WorkerServer } from './worker-server.ts';
 const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '10' },
-    seconds: { type: 'string', default: '2' },
+    seconds: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '50' },
     chunks: { type: 'string', default: '20' },
-    gap: { type: 'string', default: '1' },
+    gap: { type: 'string', default: '20' },
+    'saturate-rounds': { type: 'string', default: '4' },
+    'saturate-gap': { type: 'string', default: '1' },
     'cpu-prof-dir': { type: 'string' },
   },
 });
@@ -44,10 +52,16 @@ const durationMs = Number(values.seconds) * 1000;
 const concurrency = Number(values.concurrency);
 const chunks = Number(values.chunks);
 const gapMs = Number(values.gap);
+const saturateRounds = Number(values['saturate-rounds']);
+const saturateGapMs = Number(values['saturate-gap']);
+/** The upstream paces a stream by the model it is asked for: one model per phase. */
+const PACED = 'bench-chat';
+const SATURATE = 'bench-chat-saturate';
+const gaps = { [PACED]: gapMs, [SATURATE]: saturateGapMs };
 const profileDir = values['cpu-prof-dir'];
 const profileFile = (name: string) => (profileDir ? path.resolve(profileDir, `chat-proxy-${name}.cpuprofile`) : undefined);
 
-const body = JSON.stringify({ model: 'bench-chat', messages: [{ role: 'user', content: 'Say something, one token at a time.' }], stream: true, stream_options: { include_usage: true } });
+const bodyFor = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something, one token at a time.' }], stream: true, stream_options: { include_usage: true } });
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 
 interface StreamTiming {
@@ -56,7 +70,7 @@ interface StreamTiming {
 }
 
 /** One streamed completion; the first token is the first chunk whose content is not empty. */
-function streamOnce(url: URL): Promise<StreamTiming> {
+function streamOnce(url: URL, body: string): Promise<StreamTiming> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let firstTokenMs = -1;
@@ -87,20 +101,31 @@ async function threadCpu() {
   return { client: own.user + own.system, upstream: await upstream.cpuMicros(), svc: await svc.cpuMicros() };
 }
 
+/** How a round is run: which model (and so which pace), and whether the streams start spread or at once. */
+interface Phase {
+  model: string;
+  gapMs: number;
+  /** Spread the first streams over one stream's length (independent clients), or start all at once. */
+  spread: boolean;
+}
+
 /**
  * `concurrency` streams kept open for `ms` against `server`: each finished one is replaced at
  * once. CPU per stream is read for every thread, so a round through svc shows what it costs
  * besides the upstream and the client, and how many of the machine's cores the round kept busy.
  */
-async function measure(server: WorkerServer, ms: number) {
+async function measure(server: WorkerServer, ms: number, phase: Phase) {
   const url = new URL(`${server.url}/chat/completions`);
+  const body = bodyFor(phase.model);
   const cpuBefore = await threadCpu();
   const timings: StreamTiming[] = [];
   const until = performance.now() + ms;
   const started = performance.now();
+  const streamMs = chunks * phase.gapMs;
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) timings.push(await streamOnce(url));
+    Array.from({ length: concurrency }, async (_, worker) => {
+      if (phase.spread) await sleep((worker * streamMs) / concurrency);
+      while (performance.now() < until) timings.push(await streamOnce(url, body));
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
@@ -119,94 +144,129 @@ async function measure(server: WorkerServer, ms: number) {
   };
 }
 
+type Measured = Awaited<ReturnType<typeof measure>>;
+const format = (result: Measured) =>
+  `${result.perSecond.toFixed(0)} streams/s, first token ${result.first.median.toFixed(2)}/${result.first.p99.toFixed(2)} ms, last ${result.last.median.toFixed(2)}/${result.last.p99.toFixed(2)} ms`;
+
+/** Alternating rounds of one phase, direct and through svc, and what each pair shows. */
+async function runPhase(phase: Phase, pairs: number) {
+  const result = {
+    rateRatios: [] as number[],
+    directRates: [] as number[],
+    svcRates: [] as number[],
+    added: { firstMedian: [] as number[], firstP99: [] as number[], lastMedian: [] as number[], lastP99: [] as number[] },
+    rows: [] as string[],
+    /** CPU µs per stream of svc's thread, and of the upstream's serving the direct streams (for scale). */
+    svcCpu: [] as number[],
+    upstreamCpu: [] as number[],
+    /** The load generator's CPU per stream, direct and through svc, and the cores each side kept busy. */
+    clientCpu: { direct: [] as number[], svc: [] as number[] },
+    coresBusy: { direct: [] as number[], svc: [] as number[] },
+  };
+  for (let round = 0; round < pairs; round++) {
+    // Alternating order, so a burst of noise on the machine hits both sides of a pair.
+    const directFirst = round % 2 === 0;
+    const a = await measure(directFirst ? upstream : svc, durationMs, phase);
+    const b = await measure(directFirst ? svc : upstream, durationMs, phase);
+    const [direct, proxied] = directFirst ? [a, b] : [b, a];
+    result.rateRatios.push(proxied.perSecond / direct.perSecond);
+    result.directRates.push(direct.perSecond);
+    result.svcRates.push(proxied.perSecond);
+    result.svcCpu.push(proxied.cpu.svc);
+    result.upstreamCpu.push(direct.cpu.upstream);
+    result.clientCpu.direct.push(direct.cpu.client);
+    result.clientCpu.svc.push(proxied.cpu.client);
+    result.coresBusy.direct.push(direct.coresBusy);
+    result.coresBusy.svc.push(proxied.coresBusy);
+    result.added.firstMedian.push(proxied.first.median - direct.first.median);
+    result.added.firstP99.push(proxied.first.p99 - direct.first.p99);
+    result.added.lastMedian.push(proxied.last.median - direct.last.median);
+    result.added.lastP99.push(proxied.last.p99 - direct.last.p99);
+    result.rows.push(`  round ${round + 1}: direct ${format(direct)} | svc ${format(proxied)}`);
+  }
+  return result;
+}
+
+type PhaseResult = Awaited<ReturnType<typeof runPhase>>;
+
+/** The lines a phase prints. */
+function describePhase(title: string, result: PhaseResult): string[] {
+  return [
+    title,
+    ...result.rows,
+    `  throughput ratio svc/direct (median of pairs): ${median(result.rateRatios).toFixed(3)}`,
+    `  CPU per stream (median of rounds): svc ${median(result.svcCpu).toFixed(0)} µs, the upstream itself ${median(result.upstreamCpu).toFixed(0)} µs; the load generator ${median(result.clientCpu.direct).toFixed(0)} µs direct, ${median(result.clientCpu.svc).toFixed(0)} µs through svc`,
+    `  cores kept busy by the bench's threads (of ${cpus().length}): ${median(result.coresBusy.direct).toFixed(2)} direct, ${median(result.coresBusy.svc).toFixed(2)} through svc`,
+    `  added time to first token (median of pairs): median ${median(result.added.firstMedian).toFixed(2)} ms, p99 ${median(result.added.firstP99).toFixed(2)} ms`,
+    `  added time to last token (median of pairs): median ${median(result.added.lastMedian).toFixed(2)} ms, p99 ${median(result.added.lastP99).toFixed(2)} ms`,
+  ];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 if (profileDir) await mkdir(profileDir, { recursive: true });
 const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-chat-'));
 const serversModule = new URL('./chat-proxy-servers.ts', import.meta.url);
-const upstream: WorkerServer = await startWorkerServer(serversModule, { kind: 'upstream', chunks, gapMs, profileFile: profileFile('upstream') });
-const svc: WorkerServer = await startWorkerServer(serversModule, { kind: 'svc', upstreamUrl: upstream.url, dataDir, databaseUrl: process.env.DATABASE_URL, profileFile: profileFile('svc') });
+const upstream: WorkerServer = await startWorkerServer(serversModule, { kind: 'upstream', chunks, gaps, profileFile: profileFile('upstream') });
+const svc: WorkerServer = await startWorkerServer(serversModule, { kind: 'svc', upstreamUrl: upstream.url, gaps, dataDir, databaseUrl: process.env.DATABASE_URL, profileFile: profileFile('svc') });
+
+const paced: Phase = { model: PACED, gapMs, spread: true };
+const saturating: Phase = { model: SATURATE, gapMs: saturateGapMs, spread: false };
 
 // Warm both paths (JIT, connection pools) before measuring.
 for (let warm = 0; warm < 2; warm++) {
-  await measure(upstream, 1000);
-  await measure(svc, 1000);
+  await measure(upstream, 1000, saturating);
+  await measure(svc, 1000, saturating);
 }
 
-const rateRatios: number[] = [];
-const directRates: number[] = [];
-const svcRates: number[] = [];
-const added = { firstMedian: [] as number[], firstP99: [] as number[], lastMedian: [] as number[], lastP99: [] as number[] };
-const rows: string[] = [];
-/** CPU µs per stream of svc's thread, and of the upstream's serving the direct streams (for scale). */
-const svcCpu: number[] = [];
-const upstreamCpu: number[] = [];
-/** The load generator's CPU per stream, direct and through svc, and the cores each side kept busy. */
-const clientCpu = { direct: [] as number[], svc: [] as number[] };
-const coresBusy = { direct: [] as number[], svc: [] as number[] };
-const format = (result: Awaited<ReturnType<typeof measure>>) =>
-  `${result.perSecond.toFixed(0)} streams/s, first token ${result.first.median.toFixed(2)}/${result.first.p99.toFixed(2)} ms, last ${result.last.median.toFixed(2)}/${result.last.p99.toFixed(2)} ms`;
-for (let round = 0; round < rounds; round++) {
-  // Alternating order, so a burst of noise on the machine hits both sides of a pair.
-  const directFirst = round % 2 === 0;
-  const a = await measure(directFirst ? upstream : svc, durationMs);
-  const b = await measure(directFirst ? svc : upstream, durationMs);
-  const [direct, proxied] = directFirst ? [a, b] : [b, a];
-  rateRatios.push(proxied.perSecond / direct.perSecond);
-  directRates.push(direct.perSecond);
-  svcRates.push(proxied.perSecond);
-  svcCpu.push(proxied.cpu.svc);
-  upstreamCpu.push(direct.cpu.upstream);
-  clientCpu.direct.push(direct.cpu.client);
-  clientCpu.svc.push(proxied.cpu.client);
-  coresBusy.direct.push(direct.coresBusy);
-  coresBusy.svc.push(proxied.coresBusy);
-  added.firstMedian.push(proxied.first.median - direct.first.median);
-  added.firstP99.push(proxied.first.p99 - direct.first.p99);
-  added.lastMedian.push(proxied.last.median - direct.last.median);
-  added.lastP99.push(proxied.last.p99 - direct.last.p99);
-  rows.push(`  round ${round + 1}: direct ${format(direct)} | svc ${format(proxied)}`);
-}
+const latency = await runPhase(paced, rounds);
+const saturation = await runPhase(saturating, saturateRounds);
 await svc.close();
 await upstream.close();
 agent.destroy();
 await rm(dataDir, { recursive: true, force: true });
 
-const addedMedian = Math.max(median(added.firstMedian), median(added.lastMedian));
-const addedP99 = Math.max(median(added.firstP99), median(added.lastP99));
+const addedMedian = Math.max(median(latency.added.firstMedian), median(latency.added.lastMedian));
+const addedP99 = Math.max(median(latency.added.firstP99), median(latency.added.lastP99));
+const pacedSetting = `${concurrency} streams started spread, ${chunks} chunks ${gapMs} ms apart, ${rounds} pairs of ${durationMs / 1000} s`;
+const saturateSetting = `${concurrency} streams started at once, ${chunks} chunks ${saturateGapMs} ms apart, ${saturateRounds} pairs of ${durationMs / 1000} s`;
 process.stdout.write(
   [
-    `chat-proxy: ${rounds} paired rounds x ${durationMs / 1000} s, ${concurrency} concurrent streams, ${chunks} chunks ${gapMs} ms apart (median/p99)`,
-    ...rows,
-    `  throughput ratio svc/direct (median of pairs): ${median(rateRatios).toFixed(3)}`,
-    `  CPU per stream (median of rounds): svc ${median(svcCpu).toFixed(0)} µs, the upstream itself ${median(upstreamCpu).toFixed(0)} µs; the load generator ${median(clientCpu.direct).toFixed(0)} µs direct, ${median(clientCpu.svc).toFixed(0)} µs through svc`,
-    `  cores kept busy by the bench's threads (of ${cpus().length}): ${median(coresBusy.direct).toFixed(2)} direct, ${median(coresBusy.svc).toFixed(2)} through svc`,
-    `  added time to first token (median of pairs): median ${median(added.firstMedian).toFixed(2)} ms, p99 ${median(added.firstP99).toFixed(2)} ms`,
-    `  added time to last token (median of pairs): median ${median(added.lastMedian).toFixed(2)} ms, p99 ${median(added.lastP99).toFixed(2)} ms`,
-    `  load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`,
+    ...describePhase(`chat-proxy, latency: ${pacedSetting} (median/p99)`, latency),
     `  target added median < 1 ms: ${addedMedian < 1 ? 'met' : 'NOT met'}; added p99 < 3 ms: ${addedP99 < 3 ? 'met' : 'NOT met'}`,
+    ...describePhase(`chat-proxy, saturation (no target; added latency here is mostly waiting for a core): ${saturateSetting}`, saturation),
+    `  load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`,
     '',
   ].join('\n'),
 );
 
-const cpuNote = `CPU per stream: svc ${median(svcCpu).toFixed(0)} µs, the upstream itself ${median(upstreamCpu).toFixed(0)} µs; bench threads kept ${median(coresBusy.svc).toFixed(2)} of ${cpus().length} cores busy through svc`;
-const setting = `${concurrency} streams, ${chunks} chunks ${gapMs} ms apart, ${rounds} pairs`;
+const cpuNote = (result: PhaseResult) =>
+  `CPU per stream: svc ${median(result.svcCpu).toFixed(0)} µs, the upstream itself ${median(result.upstreamCpu).toFixed(0)} µs; bench threads kept ${median(result.coresBusy.svc).toFixed(2)} of ${cpus().length} cores busy through svc`;
 const addedFigure = (figure: string, values: number[], ceiling: number) => ({
   figure,
   svc: Number(median(values).toFixed(2)),
   unit: 'ms',
   target: { on: 'svc' as const, op: '<' as const, value: ceiling },
-  note: `svc minus direct, median of ${rounds} pairs (${setting}); ${cpuNote}`,
+  note: `svc minus direct, median of ${rounds} pairs (${pacedSetting}); ${cpuNote(latency)}`,
 });
 reportFigures('chat-proxy', [
-  addedFigure('added time to first token, median', added.firstMedian, 1),
-  addedFigure('added time to first token, p99', added.firstP99, 3),
-  addedFigure('added time to last token, median', added.lastMedian, 1),
-  addedFigure('added time to last token, p99', added.lastP99, 3),
+  addedFigure('added time to first token, median', latency.added.firstMedian, 1),
+  addedFigure('added time to first token, p99', latency.added.firstP99, 3),
+  addedFigure('added time to last token, median', latency.added.lastMedian, 1),
+  addedFigure('added time to last token, p99', latency.added.lastP99, 3),
   {
-    figure: 'streamed completions per second',
-    svc: Math.round(median(svcRates)),
-    baseline: Math.round(median(directRates)),
+    figure: 'streamed completions per second, saturated',
+    svc: Math.round(median(saturation.svcRates)),
+    baseline: Math.round(median(saturation.directRates)),
     unit: 'streams/s',
-    ratio: Number(median(rateRatios).toFixed(3)),
-    note: `through svc against the upstream directly, median of pair ratios (${setting}); ${cpuNote}`,
+    ratio: Number(median(saturation.rateRatios).toFixed(3)),
+    note: `through svc against the upstream directly, median of pair ratios (${saturateSetting}); ${cpuNote(saturation)}`,
+  },
+  {
+    figure: 'svc CPU per stream, saturated',
+    svc: Math.round(median(saturation.svcCpu)),
+    baseline: Math.round(median(saturation.upstreamCpu)),
+    unit: 'µs',
+    note: `svc's thread against the upstream's own thread per stream (${saturateSetting})`,
   },
 ]);

@@ -6,6 +6,7 @@ import { answerPreflight, applyCors, corsPolicyFrom, type CorsPolicy } from './c
 import { writeError } from './error-handler.ts';
 import { compileContract, serveRoute, type MountOptions } from './mount-contract.ts';
 import { requestIdFrom } from './request-id.ts';
+import type { StartStream } from './respond.ts';
 import { finishRequest } from './request-lifecycle.ts';
 import { RequestState } from './request-state.ts';
 import { ServiceError } from './service-error.ts';
@@ -42,6 +43,8 @@ export function buildContractApp(options: ContractAppOptions): Koa {
     // Every answer: never sniff a type other than the declared one.
     res.setHeader('x-content-type-options', 'nosniff');
     const { origin } = headers;
+    /** An event stream's writer, started once the headers below are final. */
+    let startStream: StartStream | undefined;
     try {
       const method = req.method!;
       const path = ctx.path;
@@ -53,7 +56,7 @@ export function buildContractApp(options: ContractAppOptions): Koa {
         throw new ServiceError('method_not_allowed', `${method} is not allowed on ${path}; use ${match.allowed.join(', ')}.`, { headers: { allow: match.allowed.join(', ') } });
       }
       if (preflightMethod) answerPreflight(ctx, cors, origin!, match.entry.route, table.methodsFor(path));
-      else await serveRoute(ctx, state, match.entry, match.params, options);
+      else startStream = await serveRoute(ctx, state, match.entry, match.params, options);
     } catch (error) {
       writeError(ctx, state, error);
     } finally {
@@ -64,6 +67,7 @@ export function buildContractApp(options: ContractAppOptions): Koa {
       }
       finishRequest(ctx, state, options.log, options.metrics);
     }
+    startStream?.();
   });
   // Errors are answered above; what reaches here is a client that went away mid-stream.
   app.on('error', (error: Error) => options.log.debug({ err: error }, 'connection error'));

@@ -4,7 +4,7 @@ import { authenticate, type PrincipalResolver } from './auth.ts';
 import { handlerAt, type AnyHandler } from './handler-types.ts';
 import { bodyPlanFor, readRouteBody, type BodyPlan } from './read-body.ts';
 import type { RequestContext } from './request-context.ts';
-import { jsonStatusesOf, respond, writeJson } from './respond.ts';
+import { jsonStatusesOf, respond, writeJson, type StartStream } from './respond.ts';
 import { ServiceError } from './service-error.ts';
 import { parsePart, validationError } from './validate.ts';
 import type { RequestState } from './request-state.ts';
@@ -133,7 +133,7 @@ export function compileContract(options: MountOptions): RouteTable<CompiledRoute
  * re-validate and never check auth. The request path of every route: one async function,
  * awaiting only what is really asynchronous (a credential, the body, the handler).
  */
-export async function serveRoute(ctx: Context, state: RequestState, entry: RouteEntry<CompiledRoute>, params: Record<string, unknown>, options: MountOptions): Promise<void> {
+export async function serveRoute(ctx: Context, state: RequestState, entry: RouteEntry<CompiledRoute>, params: Record<string, unknown>, options: MountOptions): Promise<StartStream | undefined> {
   const { route, value: compiled } = entry;
   state.routeId = entry.id;
   state.route = route;
@@ -162,9 +162,9 @@ export async function serveRoute(ctx: Context, state: RequestState, entry: Route
   const result = await compiled.handler(input, request);
   if (!options.validateResponses && compiled.jsonStatuses.has(result.status)) {
     writeJson(ctx, result);
-    return;
+    return undefined;
   }
-  respond(ctx, route.responses[result.status], result, {
+  return respond(ctx, route.responses[result.status], result, {
     validate: options.validateResponses,
     sseKeepAliveMs: options.sseKeepAliveMs,
     signal: () => request.signal,

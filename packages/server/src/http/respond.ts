@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ResponseSpec, SseMessage } from '@svc/schemas';
-import { sseStream } from './sse.ts';
+import { writeSse } from './sse.ts';
 import { ServiceError } from './service-error.ts';
 
 export interface HandlerResult {
@@ -47,8 +47,18 @@ export function writeJson(ctx: Context, result: HandlerResult): void {
   ctx.body = JSON.stringify(result.body);
 }
 
-/** Writes a handler's answer as its contract entry says: JSON, text, bytes, SSE, redirect or empty. */
-export function respond(ctx: Context, spec: ResponseSpec | undefined, result: HandlerResult, options: RespondOptions): void {
+/**
+ * Starts writing an event stream. Called by the request's middleware once it has set its last
+ * headers (latency, caching): the stream's headers go out with its first event.
+ */
+export type StartStream = () => void;
+
+/**
+ * Writes a handler's answer as its contract entry says: JSON, text, bytes, SSE, redirect or
+ * empty. An event stream is written by svc itself, not by Koa: it answers the function that
+ * starts it, to be called when the middleware is done with the headers.
+ */
+export function respond(ctx: Context, spec: ResponseSpec | undefined, result: HandlerResult, options: RespondOptions): StartStream | undefined {
   if (!spec) throw new Error(`Handler answered status ${result.status}, which its contract entry does not declare`);
   if (spec instanceof z.ZodType) {
     if (options.validate) {
@@ -56,54 +66,55 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
       if (!checked.success) throw new Error(`Response of status ${result.status} breaks its contract: ${z.prettifyError(checked.error)}`);
     }
     writeJson(ctx, result);
-    return;
+    return undefined;
   }
   setResultHeaders(ctx, result.headers);
   ctx.status = result.status;
   if (spec.kind === 'json-or-sse') {
     // The handler decides: an async iterable streams, anything else is the JSON answer.
     const streams = typeof (result.body as AsyncIterable<unknown> | undefined)?.[Symbol.asyncIterator] === 'function';
-    respond(ctx, streams ? { kind: 'sse', event: spec.event } : spec.json, result, options);
-    return;
+    return respond(ctx, streams ? { kind: 'sse', event: spec.event } : spec.json, result, options);
   }
   if (spec.kind === 'json-or-bytes') {
     const body = result.body as { [Symbol.asyncIterator]?: unknown } | undefined;
     const isBytes = body instanceof Uint8Array || typeof body?.[Symbol.asyncIterator] === 'function';
-    respond(ctx, isBytes ? { kind: 'bytes', contentType: spec.contentType } : spec.json, result, options);
-    return;
+    return respond(ctx, isBytes ? { kind: 'bytes', contentType: spec.contentType } : spec.json, result, options);
   }
   switch (spec.kind) {
     case 'text':
       ctx.type = spec.contentType;
       ctx.body = String(result.body ?? '');
-      return;
+      return undefined;
     case 'bytes': {
       // A handler that names its own Content-Type (the MCP endpoint's JSON or event stream) keeps it.
       ctx.type = result.headers?.['content-type'] ?? spec.contentType;
       const body = result.body;
       ctx.body = body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : Readable.from(body as AsyncIterable<Uint8Array>);
-      return;
+      return undefined;
     }
-    case 'sse':
-      ctx.type = 'text/event-stream; charset=utf-8';
-      ctx.set('cache-control', 'no-cache, no-transform');
-      ctx.set('x-accel-buffering', 'no');
+    case 'sse': {
+      const { res } = ctx;
+      res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+      res.setHeader('cache-control', 'no-cache, no-transform');
+      res.setHeader('x-accel-buffering', 'no');
       ctx.req.socket.setNoDelay(true);
-      ctx.body = sseStream(result.body as AsyncIterable<SseMessage<unknown>>, options.signal(), options.onStreamError, { keepAliveMs: options.sseKeepAliveMs, shutdown: options.shutdown });
-      return;
+      ctx.respond = false;
+      const events = result.body as AsyncIterable<SseMessage<unknown>>;
+      return () => writeSse(res, events, options.signal(), options.onStreamError, { keepAliveMs: options.sseKeepAliveMs, shutdown: options.shutdown });
+    }
     case 'redirect':
       // Koa turns a null body into 204, so the redirect keeps Koa's short status-text body.
       if (!result.headers?.location) throw new ServiceError('internal_error', 'Redirect without a location.');
-      return;
+      return undefined;
     case 'empty':
       // Koa turns a null body into 204 whatever the status; an empty string keeps the declared
       // one (RFC 7009 revocation answers 200, an MCP notification 202) with no content type.
       if (result.status === 204 || result.status === 304) {
         ctx.body = null;
-        return;
+        return undefined;
       }
       ctx.body = '';
       ctx.remove('content-type');
-      return;
+      return undefined;
   }
 }

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { ServerResponse } from 'node:http';
 import type { SseMessage } from '@svc/schemas';
 
 const wireJson = Symbol('svc.wireJson');
@@ -39,41 +39,40 @@ export interface SseStreamOptions {
 }
 
 /**
- * Pipes an async iterable of events into a stream. When the client goes away the iterator
- * is returned early (so the producer can stop work); a producer error ends the stream with
- * an `error` event carrying a stable code, never a stack.
+ * Writes an async iterable of events to a response, straight to Node's ServerResponse: no
+ * Readable, no `stream.pipeline` between (Koa pipes a stream body through one, which costs an
+ * AbortController, a DOMException and end-of-stream listeners per stream; bench/chat-proxy).
+ * The caller has set the status and headers and told Koa to leave the response alone
+ * (`ctx.respond = false`); the headers go out with the first event.
  *
- * A plain Readable of strings (object mode: one string per event), not a PassThrough: each event
- * goes to the response as it is pushed, without a Buffer copy or a transform between, and the
- * stream has no writable side to finish and destroy when it ends. An event is pushed the moment
- * the producer yields it; the loop waits only when the response is not taking more (backpressure).
+ * When the client goes away the iterator is returned early (so the producer can stop work); a
+ * producer error ends the stream with an `error` event carrying a stable code, never a stack.
+ * An event is written the moment the producer yields it; the loop waits only when the socket
+ * is not taking more (backpressure: `write` answered false, until `drain`).
  */
-export function sseStream(events: AsyncIterable<SseMessage<unknown>>, signal: AbortSignal, onError: (error: unknown) => { code: string; error: string }, options: SseStreamOptions = {}): Readable {
+export function writeSse(res: ServerResponse, events: AsyncIterable<SseMessage<unknown>>, signal: AbortSignal, onError: (error: unknown) => { code: string; error: string }, options: SseStreamOptions = {}): void {
   const { keepAliveMs, shutdown } = options;
-  /** Set once the stream's end is pushed, or it was destroyed (the response closed): nothing more is pushed. */
+  /** Set once the response is ended, or closed under us: nothing more is written. */
   let finished = false;
-  /** Resolves the loop's wait for the response to take more (Readable's `read`), or for its end. */
+  /** Resolves the loop's wait for the socket to take more (`drain`), or for the response's end. */
   let wantsMore: (() => void) | undefined;
   const resume = () => {
     wantsMore?.();
     wantsMore = undefined;
   };
-  const stream = new Readable({
-    objectMode: true,
-    read: resume,
-    destroy(error, callback) {
-      finished = true;
-      resume();
-      callback(error);
-    },
-  });
   const finish = (last?: string) => {
     if (finished) return;
-    if (last !== undefined) stream.push(last);
-    stream.push(null);
+    finished = true;
+    if (last === undefined) res.end();
+    else res.end(last);
+    resume();
+  };
+  const closed = () => {
     finished = true;
     resume();
   };
+  res.on('drain', resume);
+  res.once('close', closed);
   const iterator = events[Symbol.asyncIterator]();
   const stop = () => void iterator.return?.();
   signal.addEventListener('abort', stop, { once: true });
@@ -84,7 +83,7 @@ export function sseStream(events: AsyncIterable<SseMessage<unknown>>, signal: Ab
       : setInterval(() => {
           if (performance.now() - lastWrite < keepAliveMs || finished) return;
           lastWrite = performance.now();
-          stream.push(SSE_KEEP_ALIVE);
+          res.write(SSE_KEEP_ALIVE);
         }, Math.max(5, keepAliveMs / 2));
   // A shutdown must not wait for a long stream: the client gets one last event saying why the
   // stream ends and that it may reconnect (to another replica), then the stream closes.
@@ -101,7 +100,7 @@ export function sseStream(events: AsyncIterable<SseMessage<unknown>>, signal: Ab
         const next = await iterator.next();
         if (next.done || finished) break;
         lastWrite = performance.now();
-        if (!stream.push(encodeSse(next.value)) && !finished) await new Promise<void>((resolve) => (wantsMore = resolve));
+        if (!res.write(encodeSse(next.value)) && !finished) await new Promise<void>((resolve) => (wantsMore = resolve));
       }
     } catch (error) {
       if (!finished) finish(encodeSse({ event: 'error', data: onError(error) }));
@@ -109,8 +108,9 @@ export function sseStream(events: AsyncIterable<SseMessage<unknown>>, signal: Ab
       clearInterval(keepAlive);
       signal.removeEventListener('abort', stop);
       shutdown?.removeEventListener('abort', endForShutdown);
+      res.off('drain', resume);
+      res.off('close', closed);
       finish();
     }
   })();
-  return stream;
 }

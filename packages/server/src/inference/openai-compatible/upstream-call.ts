@@ -63,13 +63,21 @@ const isTimeout = (error: unknown) => error instanceof errors.HeadersTimeoutErro
 export async function openUpstreamCall(upstream: UpstreamSettings, dispatcher: Dispatcher, target: UpstreamTarget, body: unknown, options: EngineCallOptions): Promise<OpenedUpstreamCall> {
   // The first-byte deadline is kept here, to the millisecond (undici's own is on a coarse clock
   // and stays as a backstop); it ends when the headers arrive. The idle deadline is undici's.
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), upstream.timeoutMs);
+  // One controller for both: the client's abort is forwarded to it (a listener, where
+  // `AbortSignal.any` would build a composite signal per call), and the timer aborts it.
+  const upstreamAbort = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    upstreamAbort.abort();
+  }, upstream.timeoutMs);
+  if (options.signal.aborted) upstreamAbort.abort(options.signal.reason);
+  else options.signal.addEventListener('abort', () => upstreamAbort.abort(options.signal.reason), { once: true });
   let response: Dispatcher.ResponseData;
   try {
-    response = await dispatcher.request({ origin: target.origin, path: target.path, method: 'POST', headers: headersFor(upstream), body: JSON.stringify(body), signal: AbortSignal.any([options.signal, deadline.signal]) });
+    response = await dispatcher.request({ origin: target.origin, path: target.path, method: 'POST', headers: headersFor(upstream), body: JSON.stringify(body), signal: upstreamAbort.signal });
   } catch (error) {
-    throw failureBeforeAnswer(upstream, deadline.signal.aborted ? new errors.HeadersTimeoutError() : error, options);
+    throw failureBeforeAnswer(upstream, timedOut ? new errors.HeadersTimeoutError() : error, options);
   } finally {
     clearTimeout(timer);
   }
