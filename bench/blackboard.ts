@@ -68,7 +68,10 @@ async function measure(server: WorkerServer, operation: 'put' | 'get', connectio
   const cpuBefore = await server.cpuMicros();
   const result = await autocannon({ url: base.origin, connections, duration: ROUND_SECONDS, requests: [request] });
   const cpuAfter = await server.cpuMicros();
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.url} ${operation}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0) {
+    const statuses = Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => `${count} x ${status}`).join(', ');
+    throw new Error(`${server.url} ${operation}, ${connections} connection(s): ${result.non2xx} non-2xx answers (${statuses}), ${result.errors} errors`);
+  }
   return { perSecond: result.requests.total / ROUND_SECONDS, cpuPerRequest: (cpuAfter - cpuBefore) / Math.max(1, result.requests.total) };
 }
 
