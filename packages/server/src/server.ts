@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { contract, type Surface } from '@svc/schemas';
 import { publicUrls, type Config } from './config.ts';
 import { openDatabase, type Database } from './db/database.ts';
+import type { EmbeddedPostgres } from './db/embedded.ts';
 import { runMigrations } from './db/migrate.ts';
 import { pruneWindows } from './db/rate-counters.ts';
 import type { ServerDeps, TestSeams } from './deps.ts';
@@ -41,6 +42,8 @@ export interface SvcServer {
 
 export interface CreateServerOptions {
   logger?: Logger;
+  /** The embedded database's process, already starting (see `openDatabase`). */
+  embeddedDatabase?: Promise<EmbeddedPostgres>;
   /** For tests only: see TestSeams. */
   testSeams?: TestSeams;
 }
@@ -49,7 +52,7 @@ export interface CreateServerOptions {
 export async function createServer(config: Config, options: CreateServerOptions = {}): Promise<SvcServer> {
   const log = options.logger ?? createLogger(config.logLevel);
   const { token: operatorToken, file: operatorTokenFile } = await ensureOperatorToken(config.operatorToken, config.dataDir);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log, ...(options.embeddedDatabase ? { embedded: options.embeddedDatabase } : {}) });
   try {
     await runMigrations(database.sequelize, log);
   } catch (error) {

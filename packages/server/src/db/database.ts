@@ -1,6 +1,6 @@
 import { Sequelize } from 'sequelize';
 import type { Logger } from 'pino';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded.ts';
+import { startEmbeddedDatabase, type EmbeddedPostgres } from './embedded.ts';
 
 export interface Database {
   readonly sequelize: Sequelize;
@@ -15,6 +15,11 @@ export interface DatabaseOptions {
   dataDir: string;
   poolMax: number;
   log: Logger;
+  /**
+   * The embedded database's process when the caller already began starting it (`svc-server
+   * start` begins it while the server's modules load, which do not need it yet).
+   */
+  embedded?: Promise<EmbeddedPostgres>;
 }
 
 /** PostgreSQL when a URL is given; otherwise the embedded PGlite under the data directory. */
@@ -22,9 +27,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let embedded: EmbeddedPostgres | undefined;
   let url = options.databaseUrl;
   if (!url) {
-    embedded = await startEmbeddedPostgres(options.dataDir, (reason) =>
-      options.log.error({ reason }, 'the embedded database process ended unexpectedly: no database until the server restarts'),
-    );
+    embedded = await (options.embedded ?? startEmbeddedDatabase(options.dataDir, options.log));
     url = embedded.url;
   }
   const sequelize = new Sequelize(url, {

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { fork, type ChildProcess } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import module from 'node:module';
@@ -92,4 +93,12 @@ export async function startEmbeddedPostgres(dataDir: string, onExit: (reason: st
       if (reason !== 'exit code 0') throw new Error(`The embedded database process did not close cleanly (${reason})`);
     },
   };
+}
+
+/**
+ * Starts the embedded database under `dataDir`, logging a crash of its process later. Light to
+ * import (no driver, no ORM): `svc-server start` calls it before the server's modules load.
+ */
+export function startEmbeddedDatabase(dataDir: string, log: Pick<Logger, 'error'>): Promise<EmbeddedPostgres> {
+  return startEmbeddedPostgres(dataDir, (reason) => log.error({ reason }, 'the embedded database process ended unexpectedly: no database until the server restarts'));
 }
