@@ -24,9 +24,9 @@ export const templateFile = fileURLToPath(new URL(`../../assets/pglite-${PGLITE_
 
 /**
  * Unpacks the template into `directory` (which must not hold a cluster yet) and answers whether
- * there was one. Streamed from the file to the data directory: PGlite's own `loadDataDir` holds
- * the 4.5 MB tarball, its 40 MB of tar and a copy of every file in memory at once, which stayed
- * in the server's resident set until a garbage collection that an idle server may never run.
+ * there was one. Written by node-tar entry by entry: PGlite's own `loadDataDir` holds the 4.5 MB
+ * tarball, its 40 MB of tar and a copy of every file in memory at once, which stayed in the
+ * server's resident set until a garbage collection that an idle server may never run.
  * Unpacked beside the directory and renamed into place, so a start cut short leaves no half
  * cluster that the next one would take for a complete one.
  */
@@ -42,8 +42,11 @@ export async function unpackTemplate(directory: string, file = templateFile): Pr
   try {
     // The dump names its entries from the root ("/base/1/..."): node-tar puts them under
     // `unpacking` and says so (TAR_ENTRY_INFO); any other warning is an entry it could not write.
+    // Synchronous: about twice as fast as node-tar's asynchronous mode on a thousand small files
+    // (250 to 560 ms against 720 to 1100, bench/cold-start), and the process that unpacks (the
+    // embedded database's `prepare` step) has nothing else to do meanwhile.
     const problems: string[] = [];
-    await extract({ file, cwd: unpacking, preservePaths: false, onwarn: (code, message) => code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`) });
+    extract({ file, cwd: unpacking, preservePaths: false, sync: true, onwarn: (code, message) => code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`) });
     if (problems.length > 0) throw new Error(`The embedded database template ${file} did not unpack: ${problems.slice(0, 3).join('; ')}`);
     await access(path.join(unpacking, 'PG_VERSION'));
     await rename(unpacking, directory);
