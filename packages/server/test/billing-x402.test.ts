@@ -295,6 +295,18 @@ test('configuration: a bad pay-to address, an unknown network or an unknown toke
   t.like(loadConfig({ SVC_X402_NETWORK: 'eip155:8453' }).x402, { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', assetName: 'USD Coin', assetVersion: '2' });
 });
 
+test('configuration: with nothing set, pay-per-call is off and the defaults read as x402 resolves them when configured', (t) => {
+  // Unset, the network's asset and names are looked up only when first read (x402-config.ts).
+  const unset = loadConfig({}).x402;
+  const configured = loadConfig({ SVC_X402_PAY_TO: PAY_TO }).x402;
+  t.is(unset.payTo, undefined);
+  t.deepEqual(
+    { network: unset.network, networkV1: unset.networkV1, chainId: unset.chainId, asset: unset.asset, assetName: unset.assetName, assetVersion: unset.assetVersion, facilitatorUrl: unset.facilitatorUrl, facilitatorTimeoutMs: unset.facilitatorTimeoutMs },
+    { network: 'eip155:84532', networkV1: 'base-sepolia', chainId: 84532, asset: BASE_SEPOLIA_USDC, assetName: 'USDC', assetVersion: '2', facilitatorUrl: 'https://x402.org/facilitator', facilitatorTimeoutMs: 15_000 },
+  );
+  t.like(configured, { network: unset.network, networkV1: unset.networkV1, chainId: unset.chainId, asset: unset.asset, assetName: unset.assetName, assetVersion: unset.assetVersion, payTo: PAY_TO });
+});
+
 test('a stream that fails part-way is never settled, nothing of it is charged, and the payment can be sent again', async (t) => {
   // The built-in engine does not fail mid-stream, so the x402 step (real database, real
   // facilitator client against the fake) wraps a chat handler whose stream breaks after a chunk.

@@ -1,14 +1,17 @@
-import { findDefaultAsset, getDefaultAsset } from '@x402/evm';
-import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1';
 import { z } from 'zod';
+import { x402Evm, x402EvmV1 } from './x402-evm.ts';
 
 /** The public facilitator the x402 packages default to (testnets; no key needed). */
 const DEFAULT_FACILITATOR_URL = 'https://x402.org/facilitator';
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected an EVM address: 0x and 40 hex digits');
 
+/** Base Sepolia: x402's own default (a testnet: no real money moves until the operator picks a network). */
+const DEFAULT_NETWORK = 'eip155:84532';
+
 /** CAIP-2 ids of the EVM networks x402 v1 also names, so every challenge can be answered in both versions. */
-const v1NameOf = new Map(Object.entries(EVM_NETWORK_CHAIN_ID_MAP).map(([name, chainId]) => [`eip155:${chainId}`, name]));
+let v1Names: Map<string, string> | undefined;
+const v1NameOf = () => (v1Names ??= new Map(Object.entries(x402EvmV1().EVM_NETWORK_CHAIN_ID_MAP).map(([name, chainId]) => [`eip155:${chainId}`, name])));
 
 /**
  * x402 settings. Without `SVC_X402_PAY_TO` the pay-per-call route answers 503 and nothing else
@@ -19,8 +22,8 @@ export const x402EnvShape = {
   SVC_X402_PAY_TO: address.optional(),
   SVC_X402_NETWORK: z
     .string()
-    .default('eip155:84532')
-    .refine((network) => v1NameOf.has(network), `expected a CAIP-2 EVM network x402 knows, such as eip155:84532 (Base Sepolia) or eip155:8453 (Base)`),
+    .default(DEFAULT_NETWORK)
+    .refine((network) => network === DEFAULT_NETWORK || v1NameOf().has(network), `expected a CAIP-2 EVM network x402 knows, such as eip155:84532 (Base Sepolia) or eip155:8453 (Base)`),
   SVC_X402_ASSET: address.optional(),
   SVC_X402_ASSET_NAME: z.string().min(1).optional(),
   SVC_X402_ASSET_VERSION: z.string().min(1).optional(),
@@ -45,15 +48,56 @@ export interface X402Config {
 
 function defaultAssetOf(network: string) {
   try {
-    return getDefaultAsset(network as `${string}:${string}`);
+    return x402Evm().getDefaultAsset(network as `${string}:${string}`);
   } catch {
     return undefined;
   }
 }
 
-export function toX402Config(env: z.output<z.ZodObject<typeof x402EnvShape>>): X402Config | { error: string } {
+type X402Env = z.output<z.ZodObject<typeof x402EnvShape>>;
+
+/**
+ * The x402 settings. When any is set they are resolved now, so a wrong one stops the server at
+ * start. When none is (pay-per-call off, every value x402's default), the network's asset and
+ * names are looked up in x402's tables only when first read (the discovery document), so a
+ * server that never takes an x402 payment never loads them (see x402-evm.ts).
+ */
+export function toX402Config(env: X402Env): X402Config | { error: string } {
+  const configured = env.SVC_X402_PAY_TO !== undefined || env.SVC_X402_NETWORK !== DEFAULT_NETWORK || env.SVC_X402_ASSET !== undefined || env.SVC_X402_ASSET_NAME !== undefined || env.SVC_X402_ASSET_VERSION !== undefined;
+  if (configured) return resolveX402Config(env);
+  let resolved: X402Config | undefined;
+  const defaults = (): X402Config => {
+    if (resolved) return resolved;
+    const result = resolveX402Config(env);
+    if ('error' in result) throw new Error(`x402's defaults cannot be resolved: ${result.error}`);
+    return (resolved = result);
+  };
+  return {
+    payTo: undefined,
+    network: env.SVC_X402_NETWORK,
+    chainId: Number(env.SVC_X402_NETWORK.split(':')[1]),
+    facilitatorUrl: facilitatorUrlOf(env),
+    facilitatorTimeoutMs: env.SVC_X402_FACILITATOR_TIMEOUT_MS,
+    get networkV1() {
+      return defaults().networkV1;
+    },
+    get asset() {
+      return defaults().asset;
+    },
+    get assetName() {
+      return defaults().assetName;
+    },
+    get assetVersion() {
+      return defaults().assetVersion;
+    },
+  };
+}
+
+const facilitatorUrlOf = (env: X402Env) => (env.SVC_X402_FACILITATOR_URL ?? DEFAULT_FACILITATOR_URL).replace(/\/+$/, '');
+
+function resolveX402Config(env: X402Env): X402Config | { error: string } {
   const network = env.SVC_X402_NETWORK;
-  const known = env.SVC_X402_ASSET ? findDefaultAsset(env.SVC_X402_ASSET, network as `${string}:${string}`) : defaultAssetOf(network);
+  const known = env.SVC_X402_ASSET ? x402Evm().findDefaultAsset(env.SVC_X402_ASSET, network as `${string}:${string}`) : defaultAssetOf(network);
   const asset = env.SVC_X402_ASSET ?? known?.asset;
   if (!asset) return { error: `SVC_X402_ASSET: ${network} has no default stablecoin in x402; set the token contract address` };
   const assetName = env.SVC_X402_ASSET_NAME ?? known?.name;
@@ -62,12 +106,12 @@ export function toX402Config(env: z.output<z.ZodObject<typeof x402EnvShape>>): X
   return {
     payTo: env.SVC_X402_PAY_TO,
     network,
-    networkV1: v1NameOf.get(network)!,
+    networkV1: v1NameOf().get(network)!,
     chainId: Number(network.split(':')[1]),
     asset,
     assetName,
     assetVersion,
-    facilitatorUrl: (env.SVC_X402_FACILITATOR_URL ?? DEFAULT_FACILITATOR_URL).replace(/\/+$/, ''),
+    facilitatorUrl: facilitatorUrlOf(env),
     facilitatorTimeoutMs: env.SVC_X402_FACILITATOR_TIMEOUT_MS,
   };
 }

@@ -2,11 +2,11 @@ import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { PaymentPayloadSchema } from '@x402/core/schemas';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { PaymentPayloadV1, PaymentRequirementsV1 } from '@x402/core/types/v1';
-import { authorizationTypes } from '@x402/evm';
-import { recoverTypedDataAddress, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { z } from 'zod';
 import type { Refusal, X402Offer } from './x402-challenge.ts';
 import type { X402Config } from './x402-config.ts';
+import { viemLibrary, x402Evm } from './x402-evm.ts';
 
 const hex = (digits?: number) => z.string().regex(digits ? new RegExp(`^0x[0-9a-fA-F]{${digits}}$`) : /^0x[0-9a-fA-F]+$/);
 const uint = z.union([z.string().regex(/^\d{1,78}$/), z.number().int().nonnegative()]).transform(String);
@@ -57,9 +57,9 @@ export async function checkPayment(header: { value: string; version: 1 | 2 }, of
 
   let signer: string;
   try {
-    signer = await recoverTypedDataAddress({
+    signer = await viemLibrary().recoverTypedDataAddress({
       domain: { name: config.assetName, version: config.assetVersion, chainId: config.chainId, verifyingContract: config.asset as Hex },
-      types: authorizationTypes,
+      types: x402Evm().authorizationTypes,
       primaryType: 'TransferWithAuthorization',
       message: {
         from: authorization.from as Hex,
