@@ -34,7 +34,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const closers: Array<() => Promise<void>> = [];
   // Loaded once: the OAuth keys and the receipt key derive from one secret (generated on first start).
   const signingKeys = await loadSigningKeys(deps.config.identity.signingSecret, deps.config.dataDir);
-  if (signingKeys.file) deps.log.info({ file: signingKeys.file }, 'Signing secret generated into the data directory; set SVC_SIGNING_SECRET so replicas agree');
+  if (signingKeys.file) deps.log.info({ file: signingKeys.file }, 'signing secret kept in the data directory (generated on first start); set SVC_SIGNING_SECRET so replicas agree');
   const receipts = await createReceiptsFeature(deps, signingKeys);
   const requests = createRequestsFeature(deps);
   const catalog = await createCatalogFeature(deps, receipts.receipts, requests.store);

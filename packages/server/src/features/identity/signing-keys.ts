@@ -10,7 +10,7 @@ export type KeyPurpose = 'client' | 'client-secret' | 'code' | 'access' | 'refre
 
 export interface SigningKeys {
   key(purpose: KeyPurpose): Uint8Array;
-  /** Where a generated secret was written; undefined when it came from SVC_SIGNING_SECRET. */
+  /** The data directory's file holding the secret (generated on first start); undefined when it came from SVC_SIGNING_SECRET. */
   readonly file: string | undefined;
 }
 
