@@ -14,6 +14,7 @@ import { Session } from 'node:inspector/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { createServer, loadConfig } from '../packages/server/src/index.ts';
+import { LIFTED_BLACKBOARD_LIMITS } from './lifted-limits.ts';
 
 // Koa and pg are the server package's dependencies; borrow them from there.
 const requireFromServer = createRequire(new URL('../packages/server/package.json', import.meta.url));
@@ -23,7 +24,6 @@ const pg = requireFromServer('pg') as typeof import('../packages/server/node_mod
 const { kind, databaseUrl, dataDir } = workerData as { kind: 'svc' | 'baseline'; databaseUrl: string; dataDir: string };
 
 async function startSvc(): Promise<{ url: string; close(): Promise<void> }> {
-  const lifted = String(Number.MAX_SAFE_INTEGER);
   const svc = await createServer(
     loadConfig({
       SVC_HOST: '127.0.0.1',
@@ -31,13 +31,7 @@ async function startSvc(): Promise<{ url: string; close(): Promise<void> }> {
       SVC_DATA_DIR: dataDir,
       DATABASE_URL: databaseUrl,
       SVC_LOG_LEVEL: 'silent',
-      SVC_BLACKBOARD_IP_PUTS_PER_HOUR: lifted,
-      SVC_BLACKBOARD_GLOBAL_POSTS_PER_HOUR: lifted,
-      SVC_BLACKBOARD_GLOBAL_BYTES_PER_HOUR: lifted,
-      SVC_BLACKBOARD_PRINCIPAL_POSTS_PER_HOUR: lifted,
-      SVC_BLACKBOARD_PRINCIPAL_BYTES_PER_HOUR: lifted,
-      SVC_BLACKBOARD_CHANNEL_POSTS_PER_HOUR: lifted,
-      SVC_BLACKBOARD_CHANNEL_BYTES_PER_HOUR: lifted,
+      ...LIFTED_BLACKBOARD_LIMITS,
       // autocannon keeps sending on a connection after the answer that says `Connection: close`
       // (svc's default keep-alive limit, 1000 requests), and Node answers those with an empty
       // 503: with one connection a round passes 1000 requests. Real clients reconnect.

@@ -27,6 +27,7 @@ import { numberedPdf } from '../packages/server/test/helpers/pdf-fixtures.ts';
 import type { ProbeAnswer } from './memory-probe.ts';
 import { processTree, status, uniqueResidentBytes, wasmResidentBytes } from './process-memory.ts';
 import { reportFigures, type Figure } from './report.ts';
+import { LIFTED_BLACKBOARD_LIMITS } from './lifted-limits.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((argument) => argument !== '--'),
@@ -126,7 +127,6 @@ class Measured {
 async function start(database: TestDatabase): Promise<Measured> {
   const probeFile = path.join(database.dataDir, 'memory-probe.json');
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'DATABASE_URL' && name !== 'NODE_OPTIONS'));
-  const lifted = String(Number.MAX_SAFE_INTEGER);
   const child = spawn(process.execPath, ['--import', PROBE, BIN, 'start'], {
     env: {
       ...inherited,
@@ -138,13 +138,7 @@ async function start(database: TestDatabase): Promise<Measured> {
       SVC_MEMORY_PROBE_FILE: probeFile,
       SVC_PDF_RATE_LIMIT: '0',
       // The load is one client's: the per-IP and per-channel admission windows would refuse it.
-      SVC_BLACKBOARD_IP_PUTS_PER_HOUR: lifted,
-      SVC_BLACKBOARD_GLOBAL_POSTS_PER_HOUR: lifted,
-      SVC_BLACKBOARD_GLOBAL_BYTES_PER_HOUR: lifted,
-      SVC_BLACKBOARD_PRINCIPAL_POSTS_PER_HOUR: lifted,
-      SVC_BLACKBOARD_PRINCIPAL_BYTES_PER_HOUR: lifted,
-      SVC_BLACKBOARD_CHANNEL_POSTS_PER_HOUR: lifted,
-      SVC_BLACKBOARD_CHANNEL_BYTES_PER_HOUR: lifted,
+      ...LIFTED_BLACKBOARD_LIMITS,
       ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
     },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -20,6 +20,7 @@ import { reportFigures } from './report.ts';
 import { percentile } from './stats.ts';
 import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
 import { startServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { LIFTED_BLACKBOARD_LIMITS } from './lifted-limits.ts';
 
 const { values } = parseArgs({
   options: {
@@ -50,13 +51,7 @@ const database = await createTestDatabase();
 const server = await startServerProcess(database, {
   SVC_OPERATOR_TOKEN: OPERATOR_TOKEN,
   SVC_CATALOG_DEMO: 'on',
-  SVC_BLACKBOARD_IP_PUTS_PER_HOUR: '100000000',
-  SVC_BLACKBOARD_GLOBAL_POSTS_PER_HOUR: '100000000',
-  SVC_BLACKBOARD_GLOBAL_BYTES_PER_HOUR: '100000000000',
-  SVC_BLACKBOARD_PRINCIPAL_POSTS_PER_HOUR: '100000000',
-  SVC_BLACKBOARD_PRINCIPAL_BYTES_PER_HOUR: '100000000000',
-  SVC_BLACKBOARD_CHANNEL_POSTS_PER_HOUR: '100000000',
-  SVC_BLACKBOARD_CHANNEL_BYTES_PER_HOUR: '100000000000',
+  ...LIFTED_BLACKBOARD_LIMITS,
 }).catch(async (error: unknown) => {
   await database.drop();
   throw error;
