@@ -14,6 +14,7 @@ import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createServer, loadConfig } from '../packages/server/src/index.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile } = workerData as {
   kind: 'upstream' | 'svc';
@@ -26,8 +27,6 @@ const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile } = w
   /** Where to write this thread's CPU profile, from once it listens (start-up left out) to close. */
   profileFile: string | undefined;
 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
   let counter = 0;

@@ -34,6 +34,7 @@ import { parseArgs } from 'node:util';
 import { reportFigures } from './report.ts';
 import { median, percentile } from './stats.ts';
 import { startWorkerServer, type WorkerServer } from './worker-server.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const { values } = parseArgs({
   options: {
@@ -201,8 +202,6 @@ function describePhase(title: string, result: PhaseResult): string[] {
     `  added time to last token (median of pairs): median ${median(result.added.lastMedian).toFixed(2)} ms, p99 ${median(result.added.lastP99).toFixed(2)} ms`,
   ];
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 if (profileDir) await mkdir(profileDir, { recursive: true });
 const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-chat-'));

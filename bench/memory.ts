@@ -28,6 +28,7 @@ import type { ProbeAnswer } from './memory-probe.ts';
 import { processTree, status, uniqueResidentBytes, wasmResidentBytes } from './process-memory.ts';
 import { reportFigures, type Figure } from './report.ts';
 import { LIFTED_BLACKBOARD_LIMITS } from './lifted-limits.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((argument) => argument !== '--'),
@@ -40,7 +41,6 @@ const TOKEN = 'bench-memory-operator-token-0123456789';
 const SAMPLE_MS = 20;
 const MiB = 1024 * 1024;
 const out = (line: string) => process.stdout.write(`${line}\n`);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mib = (bytes: number) => Math.round(bytes / MiB);
 
 /** The resident set of the server's process tree at one moment: all of it, and per process. */
