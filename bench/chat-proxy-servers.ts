@@ -1,23 +1,27 @@
 /**
- * The two servers of bench/chat-proxy, each in its own worker thread (apart from the load
+ * The three servers of bench/chat-proxy, each in its own worker thread (apart from the load
  * generator's event loop, and with its own CPU time):
  * - `upstream`: an OpenAI-compatible server streaming a fixed answer, `chunks` chunks
  *   apart by the gap its model asks for (`gaps`: model id to ms), then the usage chunk and
  *   `data: [DONE]` (vLLM's wire format);
  * - `svc`: the full server (contract adapter, auth, validation, model registry, the upstream
  *   provider, the chat stream's wire format, keep-alives, usage hook and metrics) with that
- *   upstream configured as `SVC_UPSTREAM_BASE_URL`.
+ *   upstream configured as `SVC_UPSTREAM_BASE_URL`;
+ * - `bare-proxy`: node:http piping each request to the upstream and its answer back, the floor
+ *   a proxy cannot go under on this machine.
  */
 import { writeFile } from 'node:fs/promises';
-import { createServer as createHttpServer } from 'node:http';
+import { Agent as HttpAgent, createServer as createHttpServer, request as httpRequest } from 'node:http';
+import { pipeline } from 'node:stream';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createServer, loadConfig } from '../packages/server/src/index.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile } = workerData as {
-  kind: 'upstream' | 'svc';
+  kind: 'upstream' | 'svc' | 'bare-proxy';
   upstreamUrl: string;
   dataDir: string;
   databaseUrl: string | undefined;
@@ -77,6 +81,33 @@ async function startSvc(): Promise<{ url: string; close(): Promise<void> }> {
   return { url: `${baseUrl}/v1`, close: () => svc.close() };
 }
 
+/**
+ * The least a proxy can do: each request is passed to the upstream and its answer piped back,
+ * with no parsing, no validation, no auth. What it adds over direct calls is the cost of one more
+ * hop (a thread to wake, two sockets) on this machine: the floor under svc's added latency.
+ */
+async function startBareProxy(): Promise<{ url: string; close(): Promise<void> }> {
+  const target = new URL(upstreamUrl);
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
+  const server = createHttpServer((request, response) => {
+    const outgoing = httpRequest({ host: target.hostname, port: target.port, path: request.url, method: request.method, headers: request.headers, agent }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      pipeline(answer, response, () => {});
+    });
+    pipeline(request, outgoing, () => {});
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: async () => {
+      server.closeAllConnections();
+      agent.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 /** Starts the CPU profiler of this thread; the returned function stops it and writes the profile. */
 async function startProfile(file: string): Promise<() => Promise<void>> {
   const session = new Session();
@@ -90,11 +121,52 @@ async function startProfile(file: string): Promise<() => Promise<void>> {
   };
 }
 
-const server = kind === 'upstream' ? await startUpstream() : await startSvc();
+/** This thread's pauses since the last ask: its garbage collections (young and old) and its event loop's delay. */
+export interface PauseStats {
+  minorGcs: number;
+  minorGcMs: number;
+  minorGcMaxMs: number;
+  majorGcs: number;
+  majorGcMs: number;
+  majorGcMaxMs: number;
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+}
+
+function watchPauses(): () => PauseStats {
+  let stats = { minorGcs: 0, minorGcMs: 0, minorGcMaxMs: 0, majorGcs: 0, majorGcMs: 0, majorGcMaxMs: 0 };
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const minor = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR;
+      if (minor) {
+        stats.minorGcs++;
+        stats.minorGcMs += entry.duration;
+        stats.minorGcMaxMs = Math.max(stats.minorGcMaxMs, entry.duration);
+      } else {
+        stats.majorGcs++;
+        stats.majorGcMs += entry.duration;
+        stats.majorGcMaxMs = Math.max(stats.majorGcMaxMs, entry.duration);
+      }
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  return () => {
+    const taken = { ...stats, loopDelayP99Ms: delay.percentile(99) / 1e6, loopDelayMaxMs: delay.max / 1e6 };
+    stats = { minorGcs: 0, minorGcMs: 0, minorGcMaxMs: 0, majorGcs: 0, majorGcMs: 0, majorGcMaxMs: 0 };
+    delay.reset();
+    return taken;
+  };
+}
+
+const server = kind === 'upstream' ? await startUpstream() : kind === 'svc' ? await startSvc() : await startBareProxy();
+const takePauses = watchPauses();
 const stopProfile = profileFile ? await startProfile(profileFile) : undefined;
 parentPort!.postMessage({ url: server.url });
 parentPort!.on('message', (message: string) => {
   if (message === 'cpu') parentPort!.postMessage({ cpu: process.threadCpuUsage() });
+  if (message === 'pauses') parentPort!.postMessage({ pauses: takePauses() });
   if (message === 'close') void (async () => {
     await stopProfile?.();
     await server.close();

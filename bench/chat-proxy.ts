@@ -17,7 +17,9 @@
  *
  * svc's CPU time per stream (its worker thread's) is reported in both: a busy machine disturbs it
  * far less than latency. The bench also prints the load generator's CPU per stream and how many
- * cores its threads kept busy on each side.
+ * cores its threads kept busy on each side, and each server thread's pauses in every round (young and
+ * old garbage collections with the longest of each, and its event loop's delay p99): a young
+ * collection copies the live objects of the 50 open streams, and is what svc's tail is made of.
  *
  * Run: pnpm bench:chat-proxy [-- --rounds 10 --seconds 3 --concurrency 50 --chunks 20 --gap 20
  *   --saturate-rounds 4 --saturate-gap 1]
@@ -34,6 +36,7 @@ import { parseArgs } from 'node:util';
 import { reportFigures } from './report.ts';
 import { median, percentile } from './stats.ts';
 import { startWorkerServer, type WorkerServer } from './worker-server.ts';
+import type { PauseStats } from './chat-proxy-servers.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const { values } = parseArgs({
@@ -96,10 +99,10 @@ function streamOnce(url: URL, body: string): Promise<StreamTiming> {
   });
 }
 
-/** CPU µs each thread of the bench has spent so far: the load generator (this thread), the upstream's and svc's. */
+/** CPU µs each thread of the bench has spent so far: the load generator (this thread), the upstream's, svc's and the bare proxy's. */
 async function threadCpu() {
   const own = process.threadCpuUsage();
-  return { client: own.user + own.system, upstream: await upstream.cpuMicros(), svc: await svc.cpuMicros() };
+  return { client: own.user + own.system, upstream: await upstream.cpuMicros(), svc: await svc.cpuMicros(), hop: await bareProxy.cpuMicros() };
 }
 
 /** How a round is run: which model (and so which pace), and whether the streams start spread or at once. */
@@ -118,6 +121,7 @@ interface Phase {
 async function measure(server: WorkerServer, ms: number, phase: Phase) {
   const url = new URL(`${server.url}/chat/completions`);
   const body = bodyFor(phase.model);
+  await server.ask<PauseStats>('pauses', 'pauses');
   const cpuBefore = await threadCpu();
   const timings: StreamTiming[] = [];
   const until = performance.now() + ms;
@@ -131,45 +135,70 @@ async function measure(server: WorkerServer, ms: number, phase: Phase) {
   );
   const elapsed = (performance.now() - started) / 1000;
   const cpuAfter = await threadCpu();
+  const pauses = await server.ask<PauseStats>('pauses', 'pauses');
   const perStream = (thread: keyof typeof cpuAfter) => (cpuAfter[thread] - cpuBefore[thread]) / Math.max(1, timings.length);
   const first = timings.map((timing) => timing.firstTokenMs);
   const last = timings.map((timing) => timing.lastTokenMs);
-  const cpu = { client: perStream('client'), upstream: perStream('upstream'), svc: perStream('svc') };
+  const cpu = { client: perStream('client'), upstream: perStream('upstream'), svc: perStream('svc'), hop: perStream('hop') };
   return {
     perSecond: timings.length / elapsed,
     cpu,
     /** Cores the three threads kept busy together (of the machine's `cpus().length`). */
-    coresBusy: ((cpu.client + cpu.upstream + cpu.svc) * timings.length) / elapsed / 1e6,
+    coresBusy: ((cpu.client + cpu.upstream + cpu.svc + cpu.hop) * timings.length) / elapsed / 1e6,
     first: { median: median(first), p99: percentile(first, 99) },
     last: { median: median(last), p99: percentile(last, 99) },
+    pauses,
   };
 }
 
 type Measured = Awaited<ReturnType<typeof measure>>;
 const format = (result: Measured) =>
   `${result.perSecond.toFixed(0)} streams/s, first token ${result.first.median.toFixed(2)}/${result.first.p99.toFixed(2)} ms, last ${result.last.median.toFixed(2)}/${result.last.p99.toFixed(2)} ms`;
+/** The server thread's own pauses in a round: young and old collections, and its event loop's delay. */
+const formatPauses = ({ pauses }: Measured) =>
+  `gc ${pauses.minorGcs} young (max ${pauses.minorGcMaxMs.toFixed(1)} ms), ${pauses.majorGcs} old (max ${pauses.majorGcMaxMs.toFixed(1)} ms); loop delay p99 ${pauses.loopDelayP99Ms.toFixed(1)} ms, max ${pauses.loopDelayMaxMs.toFixed(1)} ms`;
 
-/** Alternating rounds of one phase, direct and through svc, and what each pair shows. */
-async function runPhase(phase: Phase, pairs: number) {
+/** The added latency of one side over the direct calls, a value per round. */
+const addedSeries = () => ({ firstMedian: [] as number[], firstP99: [] as number[], lastMedian: [] as number[], lastP99: [] as number[] });
+function pushAdded(series: ReturnType<typeof addedSeries>, side: Measured, direct: Measured) {
+  series.firstMedian.push(side.first.median - direct.first.median);
+  series.firstP99.push(side.first.p99 - direct.first.p99);
+  series.lastMedian.push(side.last.median - direct.last.median);
+  series.lastP99.push(side.last.p99 - direct.last.p99);
+}
+
+/**
+ * Rounds of one phase, direct and through svc (and through the bare proxy when given), in an
+ * order that rotates each round, so a burst of noise on the machine hits every side alike.
+ */
+async function runPhase(phase: Phase, pairs: number, hop?: WorkerServer) {
   const result = {
     rateRatios: [] as number[],
     directRates: [] as number[],
     svcRates: [] as number[],
-    added: { firstMedian: [] as number[], firstP99: [] as number[], lastMedian: [] as number[], lastP99: [] as number[] },
+    added: addedSeries(),
+    /** What the bare proxy adds over direct calls: the cost of one more hop on this machine. */
+    hopAdded: addedSeries(),
     rows: [] as string[],
     /** CPU µs per stream of svc's thread, and of the upstream's serving the direct streams (for scale). */
     svcCpu: [] as number[],
     upstreamCpu: [] as number[],
+    hopCpu: [] as number[],
     /** The load generator's CPU per stream, direct and through svc, and the cores each side kept busy. */
     clientCpu: { direct: [] as number[], svc: [] as number[] },
     coresBusy: { direct: [] as number[], svc: [] as number[] },
+    /** svc's pauses in each of its rounds, and the upstream's in the direct rounds (for scale). */
+    pauses: { direct: [] as PauseStats[], svc: [] as PauseStats[] },
   };
+  const sides: WorkerServer[] = hop ? [upstream, svc, hop] : [upstream, svc];
   for (let round = 0; round < pairs; round++) {
-    // Alternating order, so a burst of noise on the machine hits both sides of a pair.
-    const directFirst = round % 2 === 0;
-    const a = await measure(directFirst ? upstream : svc, durationMs, phase);
-    const b = await measure(directFirst ? svc : upstream, durationMs, phase);
-    const [direct, proxied] = directFirst ? [a, b] : [b, a];
+    const measured = new Map<WorkerServer, Measured>();
+    for (let turn = 0; turn < sides.length; turn++) {
+      const side = sides[(round + turn) % sides.length]!;
+      measured.set(side, await measure(side, durationMs, phase));
+    }
+    const direct = measured.get(upstream)!;
+    const proxied = measured.get(svc)!;
     result.rateRatios.push(proxied.perSecond / direct.perSecond);
     result.directRates.push(direct.perSecond);
     result.svcRates.push(proxied.perSecond);
@@ -179,16 +208,28 @@ async function runPhase(phase: Phase, pairs: number) {
     result.clientCpu.svc.push(proxied.cpu.client);
     result.coresBusy.direct.push(direct.coresBusy);
     result.coresBusy.svc.push(proxied.coresBusy);
-    result.added.firstMedian.push(proxied.first.median - direct.first.median);
-    result.added.firstP99.push(proxied.first.p99 - direct.first.p99);
-    result.added.lastMedian.push(proxied.last.median - direct.last.median);
-    result.added.lastP99.push(proxied.last.p99 - direct.last.p99);
+    result.pauses.direct.push(direct.pauses);
+    result.pauses.svc.push(proxied.pauses);
+    pushAdded(result.added, proxied, direct);
     result.rows.push(`  round ${round + 1}: direct ${format(direct)} | svc ${format(proxied)}`);
+    result.rows.push(`    pauses: upstream ${formatPauses(direct)} | svc ${formatPauses(proxied)}`);
+    const bare = hop && measured.get(hop);
+    if (bare) {
+      pushAdded(result.hopAdded, bare, direct);
+      result.hopCpu.push(bare.cpu.hop);
+      result.rows.push(`    bare proxy: ${format(bare)}`);
+    }
   }
   return result;
 }
 
 type PhaseResult = Awaited<ReturnType<typeof runPhase>>;
+
+/** A thread's pauses over a phase's rounds: what its tail latency is made of (young collections copy the live streams' objects). */
+const summarisePauses = (rounds: PauseStats[]) => {
+  const of = (key: keyof PauseStats) => median(rounds.map((round) => round[key]));
+  return `${of('minorGcs')} young collections (longest ${of('minorGcMaxMs').toFixed(1)} ms), ${of('majorGcs')} old (longest ${of('majorGcMaxMs').toFixed(1)} ms), event loop delay p99 ${of('loopDelayP99Ms').toFixed(1)} ms`;
+};
 
 /** The lines a phase prints. */
 function describePhase(title: string, result: PhaseResult): string[] {
@@ -198,6 +239,7 @@ function describePhase(title: string, result: PhaseResult): string[] {
     `  throughput ratio svc/direct (median of pairs): ${median(result.rateRatios).toFixed(3)}`,
     `  CPU per stream (median of rounds): svc ${median(result.svcCpu).toFixed(0)} µs, the upstream itself ${median(result.upstreamCpu).toFixed(0)} µs; the load generator ${median(result.clientCpu.direct).toFixed(0)} µs direct, ${median(result.clientCpu.svc).toFixed(0)} µs through svc`,
     `  cores kept busy by the bench's threads (of ${cpus().length}): ${median(result.coresBusy.direct).toFixed(2)} direct, ${median(result.coresBusy.svc).toFixed(2)} through svc`,
+    `  pauses per round (median of rounds): svc ${summarisePauses(result.pauses.svc)}; the upstream ${summarisePauses(result.pauses.direct)}`,
     `  added time to first token (median of pairs): median ${median(result.added.firstMedian).toFixed(2)} ms, p99 ${median(result.added.firstP99).toFixed(2)} ms`,
     `  added time to last token (median of pairs): median ${median(result.added.lastMedian).toFixed(2)} ms, p99 ${median(result.added.lastP99).toFixed(2)} ms`,
   ];
@@ -208,6 +250,7 @@ const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-chat-'));
 const serversModule = new URL('./chat-proxy-servers.ts', import.meta.url);
 const upstream: WorkerServer = await startWorkerServer(serversModule, { kind: 'upstream', chunks, gaps, profileFile: profileFile('upstream') });
 const svc: WorkerServer = await startWorkerServer(serversModule, { kind: 'svc', upstreamUrl: upstream.url, gaps, dataDir, databaseUrl: process.env.DATABASE_URL, profileFile: profileFile('svc') });
+const bareProxy: WorkerServer = await startWorkerServer(serversModule, { kind: 'bare-proxy', upstreamUrl: upstream.url });
 
 const paced: Phase = { model: PACED, gapMs, spread: true };
 const saturating: Phase = { model: SATURATE, gapMs: saturateGapMs, spread: false };
@@ -218,9 +261,10 @@ for (let warm = 0; warm < 2; warm++) {
   await measure(svc, 1000, saturating);
 }
 
-const latency = await runPhase(paced, rounds);
+const latency = await runPhase(paced, rounds, bareProxy);
 const saturation = await runPhase(saturating, saturateRounds);
 await svc.close();
+await bareProxy.close();
 await upstream.close();
 agent.destroy();
 await rm(dataDir, { recursive: true, force: true });
@@ -233,6 +277,7 @@ process.stdout.write(
   [
     ...describePhase(`chat-proxy, latency: ${pacedSetting} (median/p99)`, latency),
     `  target added median < 1 ms: ${addedMedian < 1 ? 'met' : 'NOT met'}; added p99 < 3 ms: ${addedP99 < 3 ? 'met' : 'NOT met'}`,
+    `  the hop itself: a bare pass-through proxy (node:http, no parsing) adds to first token median ${median(latency.hopAdded.firstMedian).toFixed(2)} ms, p99 ${median(latency.hopAdded.firstP99).toFixed(2)} ms; to last token median ${median(latency.hopAdded.lastMedian).toFixed(2)} ms, p99 ${median(latency.hopAdded.lastP99).toFixed(2)} ms; its CPU per stream ${median(latency.hopCpu).toFixed(0)} µs`,
     ...describePhase(`chat-proxy, saturation (no target; added latency here is mostly waiting for a core): ${saturateSetting}`, saturation),
     `  load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`,
     '',
