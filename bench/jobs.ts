@@ -155,7 +155,7 @@ async function main(): Promise<void> {
     out(`1 server : ${of(singles, 'jobsPerSecond').toFixed(1)} jobs/s (${(of(singles, 'jobsPerSecond') * ITEMS).toFixed(0)} items/s), ${of(singles, 'coresBusy').toFixed(2)} of ${cores} cores busy, ${of(singles, 'jobsPerCpuSecond').toFixed(1)} jobs per CPU-second; median of ${ROUNDS} rounds`);
     out(`2 servers: ${of(doubles, 'jobsPerSecond').toFixed(1)} jobs/s, ${of(doubles, 'coresBusy').toFixed(2)} of ${cores} cores busy, ${of(doubles, 'jobsPerCpuSecond').toFixed(1)} jobs per CPU-second`);
     out(`  jobs/s ratio ${ratio.toFixed(2)}x of 1 server; jobs per CPU-second ratio ${costRatio.toFixed(2)}x (target >= 0.9x: a second server on the queue wastes no work)`);
-    if (saturated) out(`  one server already keeps most of the machine's ${cores} cores busy, so a second on the same machine cannot add jobs/s here; run the servers on separate machines to see them add up`);
+    if (saturated) out(`  one server already keeps ${of(singles, 'coresBusy').toFixed(2)} of the machine's ${cores} cores busy, so a second on the same machine has little room to add jobs/s; run the servers on separate machines to see them add up`);
     reportFigures('jobs', [
       {
         figure: 'jobs/s, 2 servers vs 1 on one queue',
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
         baseline: of(singles, 'jobsPerSecond'),
         unit: 'jobs/s',
         ratio,
-        note: `${JOBS} jobs of ${ITEMS} calculate items per side and round, ${CONCURRENCY} submitters; cores busy ${of(singles, 'coresBusy').toFixed(2)} with 1 server, ${of(doubles, 'coresBusy').toFixed(2)} with 2, of ${cores}${saturated ? ': one server already fills the machine, so no target is read from jobs/s here' : ''}`,
+        note: `${JOBS} jobs of ${ITEMS} calculate items per side and round, ${CONCURRENCY} submitters; cores busy ${of(singles, 'coresBusy').toFixed(2)} with 1 server, ${of(doubles, 'coresBusy').toFixed(2)} with 2, of ${cores}${saturated ? ': one server already keeps most of the machine busy, so jobs/s is a figure here, not a target' : ''}`,
       },
       {
         figure: 'jobs per CPU-second, 2 servers vs 1 on one queue',
