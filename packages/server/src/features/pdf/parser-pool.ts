@@ -12,6 +12,8 @@ interface HeapInfo {
 }
 const WATCHDOG_FRACTION = 0.75;
 const WATCHDOG_INTERVAL_MS = 20;
+/** How long the worker's last message may trail its task's answer before the parse counts as unanswered. */
+const LAST_MESSAGE_GRACE_MS = 5_000;
 
 const WORKER_FILE = new URL('./worker/pdf-worker.ts', import.meta.url);
 /** The key of the message a Piscina worker thread posts once its module has loaded (piscina/dist/common.js). */
@@ -267,6 +269,18 @@ export class ParserPool {
     const result = new Promise<{ summary: WorkerSummary }>((resolve, reject) => {
       let summary: WorkerSummary | undefined;
       let workerFailure: ServiceError | undefined;
+      // The worker's last message on the task's port ('done' or 'failed') and Piscina's answer to
+      // the task come over two channels, with no order between them: on a busy machine the task's
+      // answer can land first. So the parse ends when both have come; the port's message is
+      // awaited for a while after the task's answer, never judged by one turn of the event loop.
+      let taskEnded = false;
+      let lateMessage: NodeJS.Timeout | undefined;
+      const settle = () => {
+        if (!taskEnded || !(summary || workerFailure)) return;
+        clearTimeout(lateMessage);
+        if (workerFailure) reject(workerFailure);
+        else resolve({ summary: summary! });
+      };
       port1.on('message', (message: WorkerMessage) => {
         switch (message.type) {
           case 'started': {
@@ -284,20 +298,19 @@ export class ParserPool {
             break;
           case 'done':
             summary = message.summary;
+            settle();
             break;
           case 'failed':
             workerFailure = new ServiceError(message.code, message.message, { retryable: false });
+            settle();
             break;
         }
       });
       running.then(
         () => {
-          // Messages on the task's port may still be in flight: let them land first.
-          setImmediate(() => {
-            if (workerFailure) return reject(workerFailure);
-            if (!summary) return reject(new ServiceError('pdf_worker_unavailable', 'The PDF worker ended without an answer.', { retryable: true }));
-            resolve({ summary });
-          });
+          taskEnded = true;
+          if (summary || workerFailure) return settle();
+          lateMessage = setTimeout(() => reject(new ServiceError('pdf_worker_unavailable', 'The PDF worker ended without an answer.', { retryable: true })), LAST_MESSAGE_GRACE_MS);
         },
         (error: unknown) => reject(this.errorFor(error, reason, startedAt !== undefined)),
       );
