@@ -16,6 +16,7 @@ import { pipeline } from 'node:stream';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { GCProfiler } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createServer, loadConfig } from '../packages/server/src/index.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -131,7 +132,19 @@ export interface PauseStats {
   majorGcMaxMs: number;
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
+  /**
+   * Bytes moved to the old generation by the young collections (old space's growth across each):
+   * the objects that outlived the collection before, which each young collection copies. A high
+   * figure means something keeps request objects alive for seconds.
+   */
+  promotedBytes: number;
 }
+
+/** The old generation's spaces: what a young collection promotes into. */
+const OLD_SPACES = new Set(['old_space', 'code_space', 'large_object_space']);
+
+type GcStatistic = { gcType: string; beforeGC: { heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }> }; afterGC: { heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }> } };
+const oldUsed = (spaces: Array<{ spaceName: string; spaceUsedSize: number }>) => spaces.reduce((sum, space) => sum + (OLD_SPACES.has(space.spaceName) ? space.spaceUsedSize : 0), 0);
 
 function watchPauses(): () => PauseStats {
   let stats = { minorGcs: 0, minorGcMs: 0, minorGcMaxMs: 0, majorGcs: 0, majorGcMs: 0, majorGcMaxMs: 0 };
@@ -152,8 +165,15 @@ function watchPauses(): () => PauseStats {
   observer.observe({ entryTypes: ['gc'] });
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
+  let profiler = new GCProfiler();
+  profiler.start();
   return () => {
-    const taken = { ...stats, loopDelayP99Ms: delay.percentile(99) / 1e6, loopDelayMaxMs: delay.max / 1e6 };
+    const report = profiler.stop() as { statistics: GcStatistic[] } | undefined;
+    profiler = new GCProfiler();
+    profiler.start();
+    let promotedBytes = 0;
+    for (const gc of report?.statistics ?? []) if (gc.gcType === 'Scavenge') promotedBytes += Math.max(0, oldUsed(gc.afterGC.heapSpaceStatistics) - oldUsed(gc.beforeGC.heapSpaceStatistics));
+    const taken = { ...stats, loopDelayP99Ms: delay.percentile(99) / 1e6, loopDelayMaxMs: delay.max / 1e6, promotedBytes };
     stats = { minorGcs: 0, minorGcMs: 0, minorGcMaxMs: 0, majorGcs: 0, majorGcMs: 0, majorGcMaxMs: 0 };
     delay.reset();
     return taken;

@@ -156,7 +156,7 @@ const format = (result: Measured) =>
   `${result.perSecond.toFixed(0)} streams/s, first token ${result.first.median.toFixed(2)}/${result.first.p99.toFixed(2)} ms, last ${result.last.median.toFixed(2)}/${result.last.p99.toFixed(2)} ms`;
 /** The server thread's own pauses in a round: young and old collections, and its event loop's delay. */
 const formatPauses = ({ pauses }: Measured) =>
-  `gc ${pauses.minorGcs} young (max ${pauses.minorGcMaxMs.toFixed(1)} ms), ${pauses.majorGcs} old (max ${pauses.majorGcMaxMs.toFixed(1)} ms); loop delay p99 ${pauses.loopDelayP99Ms.toFixed(1)} ms, max ${pauses.loopDelayMaxMs.toFixed(1)} ms`;
+  `gc ${pauses.minorGcs} young (max ${pauses.minorGcMaxMs.toFixed(1)} ms, ${(pauses.promotedBytes / 1048576).toFixed(1)} MiB promoted), ${pauses.majorGcs} old (max ${pauses.majorGcMaxMs.toFixed(1)} ms); loop delay p99 ${pauses.loopDelayP99Ms.toFixed(1)} ms, max ${pauses.loopDelayMaxMs.toFixed(1)} ms`;
 
 /** The added latency of one side over the direct calls, a value per round. */
 const addedSeries = () => ({ firstMedian: [] as number[], firstP99: [] as number[], lastMedian: [] as number[], lastP99: [] as number[] });
@@ -217,7 +217,7 @@ async function runPhase(phase: Phase, pairs: number, hop?: WorkerServer) {
     if (bare) {
       pushAdded(result.hopAdded, bare, direct);
       result.hopCpu.push(bare.cpu.hop);
-      result.rows.push(`    bare proxy: ${format(bare)}`);
+      result.rows.push(`    bare proxy: ${format(bare)}; ${formatPauses(bare)}`);
     }
   }
   return result;
@@ -228,7 +228,7 @@ type PhaseResult = Awaited<ReturnType<typeof runPhase>>;
 /** A thread's pauses over a phase's rounds: what its tail latency is made of (young collections copy the live streams' objects). */
 const summarisePauses = (rounds: PauseStats[]) => {
   const of = (key: keyof PauseStats) => median(rounds.map((round) => round[key]));
-  return `${of('minorGcs')} young collections (longest ${of('minorGcMaxMs').toFixed(1)} ms), ${of('majorGcs')} old (longest ${of('majorGcMaxMs').toFixed(1)} ms), event loop delay p99 ${of('loopDelayP99Ms').toFixed(1)} ms`;
+  return `${of('minorGcs')} young collections (longest ${of('minorGcMaxMs').toFixed(1)} ms, ${(of('promotedBytes') / 1048576).toFixed(1)} MiB promoted), ${of('majorGcs')} old (longest ${of('majorGcMaxMs').toFixed(1)} ms), event loop delay p99 ${of('loopDelayP99Ms').toFixed(1)} ms`;
 };
 
 /** The lines a phase prints. */
