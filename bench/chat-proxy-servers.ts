@@ -11,7 +11,7 @@
  *   a proxy cannot go under on this machine.
  */
 import { writeFile } from 'node:fs/promises';
-import { Agent as HttpAgent, createServer as createHttpServer, request as httpRequest } from 'node:http';
+import { Agent as HttpAgent, createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from 'node:http';
 import { pipeline } from 'node:stream';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
@@ -53,12 +53,18 @@ async function startUpstream(): Promise<{ url: string; close(): Promise<void> }>
     response.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: { prompt_tokens: 5, completion_tokens: chunks, total_tokens: 5 + chunks } })}\n\n`);
     response.end('data: [DONE]\n\n');
   });
+  return listenOnLoopback(server);
+}
+
+/** Listens on a free loopback port, keeping client connections open between streams; `close` ends every connection. */
+async function listenOnLoopback(server: HttpServer, onClose: () => void = () => {}): Promise<{ url: string; close(): Promise<void> }> {
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     close: async () => {
       server.closeAllConnections();
+      onClose();
       await new Promise((resolve) => server.close(resolve));
     },
   };
@@ -97,16 +103,7 @@ async function startBareProxy(): Promise<{ url: string; close(): Promise<void> }
     });
     pipeline(request, outgoing, () => {});
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: async () => {
-      server.closeAllConnections();
-      agent.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  return listenOnLoopback(server, () => agent.destroy());
 }
 
 /** Starts the CPU profiler of this thread; the returned function stops it and writes the profile. */
@@ -125,10 +122,8 @@ async function startProfile(file: string): Promise<() => Promise<void>> {
 /** This thread's pauses since the last ask: its garbage collections (young and old) and its event loop's delay. */
 export interface PauseStats {
   minorGcs: number;
-  minorGcMs: number;
   minorGcMaxMs: number;
   majorGcs: number;
-  majorGcMs: number;
   majorGcMaxMs: number;
   loopDelayP99Ms: number;
   loopDelayMaxMs: number;
@@ -146,18 +141,18 @@ const OLD_SPACES = new Set(['old_space', 'code_space', 'large_object_space']);
 type GcStatistic = { gcType: string; beforeGC: { heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }> }; afterGC: { heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }> } };
 const oldUsed = (spaces: Array<{ spaceName: string; spaceUsedSize: number }>) => spaces.reduce((sum, space) => sum + (OLD_SPACES.has(space.spaceName) ? space.spaceUsedSize : 0), 0);
 
+const noCollections = () => ({ minorGcs: 0, minorGcMaxMs: 0, majorGcs: 0, majorGcMaxMs: 0 });
+
 function watchPauses(): () => PauseStats {
-  let stats = { minorGcs: 0, minorGcMs: 0, minorGcMaxMs: 0, majorGcs: 0, majorGcMs: 0, majorGcMaxMs: 0 };
+  let stats = noCollections();
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const minor = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR;
       if (minor) {
         stats.minorGcs++;
-        stats.minorGcMs += entry.duration;
         stats.minorGcMaxMs = Math.max(stats.minorGcMaxMs, entry.duration);
       } else {
         stats.majorGcs++;
-        stats.majorGcMs += entry.duration;
         stats.majorGcMaxMs = Math.max(stats.majorGcMaxMs, entry.duration);
       }
     }
@@ -174,7 +169,7 @@ function watchPauses(): () => PauseStats {
     let promotedBytes = 0;
     for (const gc of report?.statistics ?? []) if (gc.gcType === 'Scavenge') promotedBytes += Math.max(0, oldUsed(gc.afterGC.heapSpaceStatistics) - oldUsed(gc.beforeGC.heapSpaceStatistics));
     const taken = { ...stats, loopDelayP99Ms: delay.percentile(99) / 1e6, loopDelayMaxMs: delay.max / 1e6, promotedBytes };
-    stats = { minorGcs: 0, minorGcMs: 0, minorGcMaxMs: 0, majorGcs: 0, majorGcMs: 0, majorGcMaxMs: 0 };
+    stats = noCollections();
     delay.reset();
     return taken;
   };

@@ -18,8 +18,8 @@
  * svc's CPU time per stream (its worker thread's) is reported in both: a busy machine disturbs it
  * far less than latency. The bench also prints the load generator's CPU per stream and how many
  * cores its threads kept busy on each side, and each server thread's pauses in every round (young and
- * old garbage collections with the longest of each, and its event loop's delay p99): a young
- * collection copies the live objects of the 50 open streams, and is what svc's tail is made of.
+ * old garbage collections with the longest of each, the MiB its young collections promoted, and its
+ * event loop's delay p99): svc's young collections, and what they promote, are its tail.
  *
  * Run: pnpm bench:chat-proxy [-- --rounds 10 --seconds 3 --concurrency 50 --chunks 20 --gap 20
  *   --saturate-rounds 4 --saturate-gap 1]

@@ -309,8 +309,8 @@ export class ParserPool {
       running.then(
         () => {
           taskEnded = true;
-          if (summary || workerFailure) return settle();
-          lateMessage = setTimeout(() => reject(new ServiceError('pdf_worker_unavailable', 'The PDF worker ended without an answer.', { retryable: true })), LAST_MESSAGE_GRACE_MS);
+          settle();
+          if (!summary && !workerFailure) lateMessage = setTimeout(() => reject(new ServiceError('pdf_worker_unavailable', 'The PDF worker ended without an answer.', { retryable: true })), LAST_MESSAGE_GRACE_MS);
         },
         (error: unknown) => reject(this.errorFor(error, reason, startedAt !== undefined)),
       );
