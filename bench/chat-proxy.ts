@@ -141,6 +141,7 @@ async function measure(server: WorkerServer, ms: number, phase: Phase) {
   const last = timings.map((timing) => timing.lastTokenMs);
   const cpu = { client: perStream('client'), upstream: perStream('upstream'), svc: perStream('svc'), hop: perStream('hop') };
   return {
+    streams: timings.length,
     perSecond: timings.length / elapsed,
     cpu,
     /** Cores the three threads kept busy together (of the machine's `cpus().length`). */
@@ -189,6 +190,8 @@ async function runPhase(phase: Phase, pairs: number, hop?: WorkerServer) {
     coresBusy: { direct: [] as number[], svc: [] as number[] },
     /** svc's pauses in each of its rounds, and the upstream's in the direct rounds (for scale). */
     pauses: { direct: [] as PauseStats[], svc: [] as PauseStats[] },
+    /** KiB promoted to the old generation per stream: svc's thread, and the upstream's in the direct rounds. */
+    promotedKiB: { direct: [] as number[], svc: [] as number[] },
   };
   const sides: WorkerServer[] = hop ? [upstream, svc, hop] : [upstream, svc];
   for (let round = 0; round < pairs; round++) {
@@ -210,6 +213,8 @@ async function runPhase(phase: Phase, pairs: number, hop?: WorkerServer) {
     result.coresBusy.svc.push(proxied.coresBusy);
     result.pauses.direct.push(direct.pauses);
     result.pauses.svc.push(proxied.pauses);
+    result.promotedKiB.direct.push(direct.pauses.promotedBytes / 1024 / Math.max(1, direct.streams));
+    result.promotedKiB.svc.push(proxied.pauses.promotedBytes / 1024 / Math.max(1, proxied.streams));
     pushAdded(result.added, proxied, direct);
     result.rows.push(`  round ${round + 1}: direct ${format(direct)} | svc ${format(proxied)}`);
     result.rows.push(`    pauses: upstream ${formatPauses(direct)} | svc ${formatPauses(proxied)}`);
@@ -240,6 +245,7 @@ function describePhase(title: string, result: PhaseResult): string[] {
     `  CPU per stream (median of rounds): svc ${median(result.svcCpu).toFixed(0)} µs, the upstream itself ${median(result.upstreamCpu).toFixed(0)} µs; the load generator ${median(result.clientCpu.direct).toFixed(0)} µs direct, ${median(result.clientCpu.svc).toFixed(0)} µs through svc`,
     `  cores kept busy by the bench's threads (of ${cpus().length}): ${median(result.coresBusy.direct).toFixed(2)} direct, ${median(result.coresBusy.svc).toFixed(2)} through svc`,
     `  pauses per round (median of rounds): svc ${summarisePauses(result.pauses.svc)}; the upstream ${summarisePauses(result.pauses.direct)}`,
+    `  promoted to the old generation per stream (median of rounds): svc ${median(result.promotedKiB.svc).toFixed(2)} KiB, the upstream ${median(result.promotedKiB.direct).toFixed(2)} KiB`,
     `  added time to first token (median of pairs): median ${median(result.added.firstMedian).toFixed(2)} ms, p99 ${median(result.added.firstP99).toFixed(2)} ms`,
     `  added time to last token (median of pairs): median ${median(result.added.lastMedian).toFixed(2)} ms, p99 ${median(result.added.lastP99).toFixed(2)} ms`,
   ];
@@ -314,5 +320,12 @@ reportFigures('chat-proxy', [
     baseline: Math.round(median(saturation.upstreamCpu)),
     unit: 'µs',
     note: `svc's thread against the upstream's own thread per stream (${saturateSetting})`,
+  },
+  {
+    figure: 'svc KiB promoted per stream, saturated',
+    svc: Number(median(saturation.promotedKiB.svc).toFixed(2)),
+    baseline: Number(median(saturation.promotedKiB.direct).toFixed(2)),
+    unit: 'KiB',
+    note: `bytes svc's young collections moved to the old generation, per stream, against the upstream's own thread (${saturateSetting}); objects that outlive their stream make young collections long, the p99's tail`,
   },
 ]);

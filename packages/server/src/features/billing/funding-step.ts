@@ -99,6 +99,36 @@ async function drain(events: AsyncIterable<SseMessage<ChatStreamEvent>>): Promis
   return { events: kept, outcome: { ok: true, completion, usage: usageOf(completion) } };
 }
 
+/**
+ * A stream passed through and settled when it ends, however it ends. Declared once, not made per
+ * call inside `runFunded`: a generator function made per call gets a new map in the old
+ * generation, which keeps the request alive through young collections (docs/inference.md).
+ */
+async function* settledStream(events: AsyncIterable<SseMessage<ChatStreamEvent>>, settle: (outcome: FundingOutcome) => Promise<unknown>): AsyncGenerator<SseMessage<ChatStreamEvent>> {
+  const chunks: ChatCompletionChunk[] = [];
+  let outcome: FundingOutcome = { ok: false, code: 'client_disconnected' };
+  try {
+    for await (const event of events) {
+      if (event.data === '[DONE]') {
+        if (chunks.length > 0 && outcome.ok === false && outcome.code === 'client_disconnected') {
+          const completion = assembleCompletion(chunks);
+          outcome = { ok: true, completion, usage: usageOf(completion) };
+        }
+      } else if (event.data.error) {
+        outcome = { ok: false, code: event.data.error.code };
+      } else {
+        chunks.push(event.data);
+      }
+      yield event;
+    }
+  } catch (error) {
+    outcome = { ok: false, code: errorCode(error) };
+    throw error;
+  } finally {
+    await settle(outcome);
+  }
+}
+
 async function* replay(events: readonly SseMessage<ChatStreamEvent>[]): AsyncGenerator<SseMessage<ChatStreamEvent>> {
   yield* events;
 }
@@ -137,31 +167,5 @@ export async function runFunded(step: FundingStep, handler: ChatHandler, body: C
     const outcome: FundingOutcome = request.signal.aborted ? { ok: false, code: 'client_disconnected' } : drained.outcome;
     return delivered(decision, await decision.settle(outcome), replay(drained.events));
   }
-  const events = answer;
-  const settle = decision.settle;
-  async function* settledStream(): AsyncGenerator<SseMessage<ChatStreamEvent>> {
-    const chunks: ChatCompletionChunk[] = [];
-    let outcome: FundingOutcome = { ok: false, code: 'client_disconnected' };
-    try {
-      for await (const event of events) {
-        if (event.data === '[DONE]') {
-          if (chunks.length > 0 && outcome.ok === false && outcome.code === 'client_disconnected') {
-            const completion = assembleCompletion(chunks);
-            outcome = { ok: true, completion, usage: usageOf(completion) };
-          }
-        } else if (event.data.error) {
-          outcome = { ok: false, code: event.data.error.code };
-        } else {
-          chunks.push(event.data);
-        }
-        yield event;
-      }
-    } catch (error) {
-      outcome = { ok: false, code: errorCode(error) };
-      throw error;
-    } finally {
-      await settle(outcome);
-    }
-  }
-  return { status: 200, body: settledStream(), headers: decision.headers };
+  return { status: 200, body: settledStream(answer, decision.settle), headers: decision.headers };
 }

@@ -1,4 +1,4 @@
-import { inferenceContract, summarizeStreamEventNames, ragStreamEventNames } from '@svc/schemas';
+import { inferenceContract, summarizeStreamEventNames, ragStreamEventNames, type RagResponse, type SummarizeResponse } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../http/service-error.ts';
@@ -13,6 +13,26 @@ import { discover, findSpecialist, routeRequest } from './guidance.ts';
 import { runSpeedTest } from './speed-test.ts';
 
 const unsupported = (engine: string, operation: string) => new ServiceError('model_operation_unsupported', `Engine ${engine} cannot serve ${operation}.`);
+
+/*
+ * The event streams are generator functions declared once, here, not made per call inside a
+ * handler: the first call of a generator function gives it a new map in the old generation, which
+ * keeps the handler's closure, and so the whole request, alive through young collections until
+ * an old one (docs/inference.md, "What the young collections promote").
+ */
+
+/** A summary as events: its sentences, then the whole answer. */
+async function* summaryEvents(completed: SummarizeResponse) {
+  for (const sentence of completed.sentences) yield { event: summarizeStreamEventNames.sentence, data: sentence };
+  yield { event: summarizeStreamEventNames.completed, data: completed };
+}
+
+/** An answer over documents as events: the passages it quotes, its words, then the whole answer. */
+async function* ragEvents(completed: RagResponse) {
+  for (const passage of completed.passages) yield { event: ragStreamEventNames.passage, data: passage };
+  for (const piece of completed.answer.match(/\S+\s*/g) ?? []) yield { event: ragStreamEventNames.delta, data: { text: piece } };
+  yield { event: ragStreamEventNames.completed, data: completed };
+}
 
 /** The inference routes. Each resolves its model, calls the engine through `invokeModel`, and shapes the answer. */
 export function createInferenceHandlers(deps: ServerDeps, sources: RagSourceReaders & { requests: Pick<RequestStore, 'fileFor'> }) {
@@ -34,13 +54,7 @@ export function createInferenceHandlers(deps: ServerDeps, sources: RagSourceRead
       // Computed before the stream opens, so an unknown model or a failed engine is still a plain error status.
       const completed = await answer();
       if (!body.stream) return { status: 200, body: completed };
-      return {
-        status: 200,
-        body: (async function* () {
-          for (const sentence of completed.sentences) yield { event: summarizeStreamEventNames.sentence, data: sentence };
-          yield { event: summarizeStreamEventNames.completed, data: completed };
-        })(),
-      };
+      return { status: 200, body: summaryEvents(completed) };
     },
     async rag({ body }, request) {
       const documents = await gatherRagDocuments(sources, body, request);
@@ -54,14 +68,7 @@ export function createInferenceHandlers(deps: ServerDeps, sources: RagSourceRead
       };
       const completed = await answer();
       if (!body.stream) return { status: 200, body: completed };
-      return {
-        status: 200,
-        body: (async function* () {
-          for (const passage of completed.passages) yield { event: ragStreamEventNames.passage, data: passage };
-          for (const piece of completed.answer.match(/\S+\s*/g) ?? []) yield { event: ragStreamEventNames.delta, data: { text: piece } };
-          yield { event: ragStreamEventNames.completed, data: completed };
-        })(),
-      };
+      return { status: 200, body: ragEvents(completed) };
     },
     async route({ body }) {
       return { status: 200, body: routeRequest(deps.models, body) };

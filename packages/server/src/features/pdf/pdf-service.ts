@@ -145,25 +145,31 @@ export class PdfService {
   stream(bytes: Buffer, options: ExtractOptions, request: RequestContext, handlerStarted: number): AsyncIterable<SseMessage<ExtractedPage | PdfExtractionSummary>> {
     const staged = this.stage(bytes, request);
     const run = this.start(staged, options);
-    const self = this;
     // A client that goes away mid-page stops the worker now, not when that page is done.
     const cancel = () => run.cancel();
     request.signal.addEventListener('abort', cancel, { once: true });
-    return (async function* events() {
-      let completed = false;
-      try {
-        for await (const page of run.pages) yield { event: pdfStreamEventNames.page, data: page };
-        const { summary } = await run.result;
-        const timingsMs = self.recordTimings(request, { ...run.timings() });
-        timingsMs.total_ms = round(self.finishTotal(request, handlerStarted));
-        completed = true;
-        yield { event: pdfStreamEventNames.completed, data: { ...summaryOf(summary), timings_ms: timingsMs } };
-      } finally {
-        // Leaving early (client gone, consumer stopped) stops the parse and frees the worker.
-        request.signal.removeEventListener('abort', cancel);
-        if (!completed) run.cancel();
-      }
-    })();
+    return this.events(run, request, handlerStarted, cancel);
+  }
+
+  /**
+   * A method rather than a generator made per call: the first call of a generator function made
+   * per call gives it a new map in the old generation, which keeps the request alive through
+   * young collections (docs/inference.md, "What the young collections promote").
+   */
+  private async *events(run: ParseRun, request: RequestContext, handlerStarted: number, cancel: () => void): AsyncGenerator<SseMessage<ExtractedPage | PdfExtractionSummary>> {
+    let completed = false;
+    try {
+      for await (const page of run.pages) yield { event: pdfStreamEventNames.page, data: page };
+      const { summary } = await run.result;
+      const timingsMs = this.recordTimings(request, { ...run.timings() });
+      timingsMs.total_ms = round(this.finishTotal(request, handlerStarted));
+      completed = true;
+      yield { event: pdfStreamEventNames.completed, data: { ...summaryOf(summary), timings_ms: timingsMs } };
+    } finally {
+      // Leaving early (client gone, consumer stopped) stops the parse and frees the worker.
+      request.signal.removeEventListener('abort', cancel);
+      if (!completed) run.cancel();
+    }
   }
 }
 

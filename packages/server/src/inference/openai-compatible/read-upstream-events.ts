@@ -24,12 +24,11 @@ export type UpstreamEventStream<T> = AsyncIterableIterator<T> & { return(): Prom
  * releases the body; the client's abort signal, which the request carries, is what stops it at
  * once when the client goes away.
  *
- * The body is read with 'data' events into the SSE parser and the events wait in a queue for
- * `next`, rather than through the body's own async iterator and a generator over it: one promise
- * per event between the socket and the chat stream, not three (this is the per-chunk path).
+ * The body's text goes straight into the SSE parser and the events wait in a queue for `next`,
+ * rather than through a stream's async iterator and a generator over it: one promise per event
+ * between the socket and the chat stream, not three (this is the per-chunk path).
  */
 export function readUpstreamEvents<T>(upstream: UpstreamSettings, call: OpenedUpstreamCall, options: EngineCallOptions, map: (event: UpstreamEvent, json: string) => T): UpstreamEventStream<T> {
-  const { body } = call;
   /** Data of the events not yet taken, from `taken` on. */
   const waiting: string[] = [];
   let taken = 0;
@@ -54,27 +53,28 @@ export function readUpstreamEvents<T>(upstream: UpstreamSettings, call: OpenedUp
     wake?.();
     wake = undefined;
   };
-  body.setEncoding('utf8');
-  body.on('data', (piece: string) => {
-    if (sawDone) {
-      // After [DONE] the body ends at once; what is left is read so the connection is kept.
-      bytesAfterDone += piece.length;
-      if (bytesAfterDone > AFTER_DONE_MAX_BYTES) body.destroy();
-      return;
-    }
-    parser.feed(piece);
-    if (waiting.length - taken >= MAX_WAITING_EVENTS && !released) body.pause();
-    signal();
-  });
-  body.on('end', () => {
-    bodyEnded = true;
-    parser.reset({ consume: true });
-    if (!sawDone) failure ??= new ServiceError('upstream_error', `Upstream "${upstream.id}" ended the stream without [DONE].`);
-    signal();
-  });
-  body.on('error', (error: Error) => {
-    if (!sawDone && !released) failure ??= failureMidStream(upstream, error, options);
-    signal();
+  call.read({
+    data: (piece) => {
+      if (sawDone) {
+        // After [DONE] the body ends at once; what is left is read so the connection is kept.
+        bytesAfterDone += piece.length;
+        if (bytesAfterDone > AFTER_DONE_MAX_BYTES) call.abort(new Error('The upstream went on after [DONE].'));
+        return;
+      }
+      parser.feed(piece);
+      if (waiting.length - taken >= MAX_WAITING_EVENTS && !released) call.pause();
+      signal();
+    },
+    end: () => {
+      bodyEnded = true;
+      parser.reset({ consume: true });
+      if (!sawDone) failure ??= new ServiceError('upstream_error', `Upstream "${upstream.id}" ended the stream without [DONE].`);
+      signal();
+    },
+    error: (error) => {
+      if (!sawDone && !released) failure ??= failureMidStream(upstream, error, options);
+      signal();
+    },
   });
   /** Stops reading: the connection is kept when the body was read to its end, closed otherwise. */
   const release = () => {
@@ -82,8 +82,8 @@ export function readUpstreamEvents<T>(upstream: UpstreamSettings, call: OpenedUp
     released = true;
     waiting.length = 0;
     taken = 0;
-    if (!bodyEnded && !sawDone) body.destroy();
-    else if (body.isPaused()) body.resume();
+    if (!bodyEnded && !sawDone) call.abort(new Error('The caller stopped reading the stream.'));
+    else if (call.paused) call.resume();
   };
   const done = (): IteratorResult<T> => {
     release();
@@ -99,7 +99,7 @@ export function readUpstreamEvents<T>(upstream: UpstreamSettings, call: OpenedUp
         if (taken === waiting.length) {
           waiting.length = 0;
           taken = 0;
-          if (body.isPaused() && !bodyEnded) body.resume();
+          if (call.paused && !bodyEnded) call.resume();
         }
         try {
           return { value: map(parseEvent(upstream, data), data), done: false };

@@ -2,22 +2,19 @@ import { Agent, errors, type Dispatcher } from 'undici';
 import { ServiceError } from '../../http/service-error.ts';
 import { EngineUnavailableError, type EngineCallOptions } from '../provider.ts';
 import type { UpstreamSettings } from './upstream-config.ts';
+import { UpstreamExchange } from './upstream-exchange.ts';
 
 /** The most of an upstream's error body read, to find its message. */
-const ERROR_BODY_MAX_BYTES = 65_536;
+const ERROR_BODY_MAX_CHARS = 65_536;
 /** Statuses that say the request itself is wrong: another upstream would refuse it too, so no fallback. */
 const REQUEST_REJECTED = new Set([400, 413, 422]);
 
-export type UpstreamBody = Dispatcher.ResponseData['body'];
-
-export interface OpenedUpstreamCall {
-  status: number;
-  body: UpstreamBody;
-}
+/** An upstream call whose status and headers came with a 2xx: its body is still to be read. */
+export type OpenedUpstreamCall = UpstreamExchange;
 
 /**
- * The connection pool of one upstream. undici's `request` rather than `fetch`: no web streams
- * between the socket and the SSE parser (bench/chat-proxy measures what the proxy adds), and its
+ * The connection pool of one upstream. undici's `dispatch` (see UpstreamExchange) rather than
+ * `fetch`: no web streams between the socket and the SSE parser (bench/chat-proxy), and its
  * own deadlines: `timeoutMs` to connect and then to the status and headers, `idleTimeoutMs`
  * between two pieces of the body. undici checks them on a coarse clock (about a second), which
  * costs nothing per chunk; the first-byte deadline is also kept exactly by `openUpstreamCall`.
@@ -26,7 +23,7 @@ export function createUpstreamDispatcher(upstream: UpstreamSettings): Agent {
   return new Agent({ connect: { timeout: upstream.timeoutMs }, headersTimeout: upstream.timeoutMs, bodyTimeout: upstream.idleTimeoutMs, keepAliveTimeout: 30_000 });
 }
 
-/** Where a call goes, split once when the provider is made: undici's `request(url)` would parse the URL on every call. */
+/** Where a call goes, split once when the provider is made: parsing the URL on every call costs. */
 export interface UpstreamTarget {
   origin: string;
   path: string;
@@ -54,8 +51,8 @@ export function redactSecret(text: string, upstream: UpstreamSettings): string {
 const isTimeout = (error: unknown) => error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError;
 
 /**
- * POSTs JSON to an upstream and resolves once its status and headers arrived with a 2xx. The
- * client's abort signal goes with the request, so a client that leaves aborts it at once. Every
+ * POSTs JSON to an upstream and resolves once its status and headers arrived with a 2xx. A
+ * client that leaves (its abort signal) aborts the call at once, body included. Every
  * failure up to then is an EngineUnavailableError (the caller may fall back), except a 400/413/422,
  * which says the request itself is wrong and is answered as 422 `upstream_rejected_request` with
  * the upstream's message. Messages name the upstream by id, never its URL or key.
@@ -63,43 +60,44 @@ const isTimeout = (error: unknown) => error instanceof errors.HeadersTimeoutErro
 export async function openUpstreamCall(upstream: UpstreamSettings, dispatcher: Dispatcher, target: UpstreamTarget, body: unknown, options: EngineCallOptions): Promise<OpenedUpstreamCall> {
   // The first-byte deadline is kept here, to the millisecond (undici's own is on a coarse clock
   // and stays as a backstop); it ends when the headers arrive. The idle deadline is undici's.
-  // One controller for both: the client's abort is forwarded to it (a listener, where
-  // `AbortSignal.any` would build a composite signal per call), and the timer aborts it.
-  const upstreamAbort = new AbortController();
+  // The client's abort is forwarded to the call by a listener on its signal.
+  const call = new UpstreamExchange();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    upstreamAbort.abort();
+    call.abort(new errors.HeadersTimeoutError());
   }, upstream.timeoutMs);
-  if (options.signal.aborted) upstreamAbort.abort(options.signal.reason);
-  else options.signal.addEventListener('abort', () => upstreamAbort.abort(options.signal.reason), { once: true });
-  let response: Dispatcher.ResponseData;
+  const abortForClient = () => call.abort(options.signal.reason instanceof Error ? options.signal.reason : new Error('The client went away.'));
+  if (options.signal.aborted) abortForClient();
+  else options.signal.addEventListener('abort', abortForClient, { once: true });
+  dispatcher.dispatch({ origin: target.origin, path: target.path, method: 'POST', headers: headersFor(upstream), body: JSON.stringify(body) }, call);
   try {
-    response = await dispatcher.request({ origin: target.origin, path: target.path, method: 'POST', headers: headersFor(upstream), body: JSON.stringify(body), signal: upstreamAbort.signal });
+    await call.answered;
   } catch (error) {
     throw failureBeforeAnswer(upstream, timedOut ? new errors.HeadersTimeoutError() : error, options);
   } finally {
     clearTimeout(timer);
   }
-  if (response.statusCode >= 200 && response.statusCode < 300) return { status: response.statusCode, body: response.body };
+  const status = call.statusCode;
+  if (status >= 200 && status < 300) return call;
   let message: string | undefined;
   try {
-    message = await upstreamErrorMessage(response.body);
+    message = await upstreamErrorMessage(call);
   } catch (error) {
     throw failureBeforeAnswer(upstream, error, options);
   }
-  if (REQUEST_REJECTED.has(response.statusCode)) {
-    throw new ServiceError('upstream_rejected_request', `Upstream "${upstream.id}" refused the request (${response.statusCode})${message ? `: ${redactSecret(message, upstream)}` : '.'}`);
+  if (REQUEST_REJECTED.has(status)) {
+    throw new ServiceError('upstream_rejected_request', `Upstream "${upstream.id}" refused the request (${status})${message ? `: ${redactSecret(message, upstream)}` : '.'}`);
   }
   // 401/403 say the configured key is wrong: the caller is told only that the upstream failed.
-  const detail = response.statusCode === 401 || response.statusCode === 403 ? ' (check its API key)' : response.statusCode === 429 ? ' (rate limited)' : '';
-  throw new EngineUnavailableError('upstream_error', `Upstream "${upstream.id}" answered ${response.statusCode}${detail}.`, response.statusCode);
+  const detail = status === 401 || status === 403 ? ' (check its API key)' : status === 429 ? ' (rate limited)' : '';
+  throw new EngineUnavailableError('upstream_error', `Upstream "${upstream.id}" answered ${status}${detail}.`, status);
 }
 
 /** Reads a JSON answer; a failure here produced nothing for the caller, so it may still fall back. */
 export async function readUpstreamJson<T>(upstream: UpstreamSettings, call: OpenedUpstreamCall, options: EngineCallOptions): Promise<T> {
   try {
-    return (await call.body.json()) as T;
+    return JSON.parse(await call.text()) as T;
   } catch (error) {
     throw failureBeforeAnswer(upstream, error, options);
   }
@@ -122,18 +120,8 @@ export function failureMidStream(upstream: UpstreamSettings, error: unknown, opt
 }
 
 /** The message of an OpenAI-shaped error body (`{ error: { message } }`), or of TEI's (`{ error: "..." }`), bounded. */
-async function upstreamErrorMessage(body: UpstreamBody): Promise<string | undefined> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const part of body) {
-    parts.push(part as Buffer);
-    size += (part as Buffer).byteLength;
-    if (size >= ERROR_BODY_MAX_BYTES) {
-      body.destroy();
-      break;
-    }
-  }
-  const text = Buffer.concat(parts).toString('utf8').slice(0, ERROR_BODY_MAX_BYTES);
+async function upstreamErrorMessage(call: UpstreamExchange): Promise<string | undefined> {
+  const text = await call.text(ERROR_BODY_MAX_CHARS);
   try {
     const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
     const message = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.message);
