@@ -275,8 +275,10 @@ await upstream.close();
 agent.destroy();
 await rm(dataDir, { recursive: true, force: true });
 
-const addedMedian = Math.max(median(latency.added.firstMedian), median(latency.added.lastMedian));
-const addedP99 = Math.max(median(latency.added.firstP99), median(latency.added.lastP99));
+/** Judged on the figures as reported (two decimals), so this line and the runner's table agree at the edge. */
+const asReported = (values: number[]) => Number(median(values).toFixed(2));
+const addedMedian = Math.max(asReported(latency.added.firstMedian), asReported(latency.added.lastMedian));
+const addedP99 = Math.max(asReported(latency.added.firstP99), asReported(latency.added.lastP99));
 const pacedSetting = `${concurrency} streams started spread, ${chunks} chunks ${gapMs} ms apart, ${rounds} pairs of ${durationMs / 1000} s`;
 const saturateSetting = `${concurrency} streams started at once, ${chunks} chunks ${saturateGapMs} ms apart, ${saturateRounds} pairs of ${durationMs / 1000} s`;
 process.stdout.write(
@@ -295,8 +297,8 @@ const cpuNote = (result: PhaseResult) =>
 /** svc's added latency, with what the bare pass-through proxy adds as the baseline (the hop's own cost; no ratio). */
 const addedFigure = (figure: string, values: number[], hopValues: number[], ceiling: number) => ({
   figure,
-  svc: Number(median(values).toFixed(2)),
-  baseline: Number(median(hopValues).toFixed(2)),
+  svc: asReported(values),
+  baseline: asReported(hopValues),
   unit: 'ms',
   target: { on: 'svc' as const, op: '<' as const, value: ceiling },
   note: `svc minus direct, median of ${rounds} rounds (${pacedSetting}); baseline: a bare node:http pass-through proxy minus direct in the same rounds, the hop's own cost on this machine; ${cpuNote(latency)}`,
