@@ -25,19 +25,28 @@ test('watch yields new posts in order, drains backlogs, and stops on abort', asy
   const key = 'watch:one';
   await client.blackboard.put({ body: { key, value: { text: 'before the watch' } } });
   const stop = new AbortController();
+  // A missed post must fail the test, not leave the watch polling for ever.
+  const deadline = setTimeout(() => stop.abort(), 20_000);
   const seen: string[] = [];
   const posted: string[] = [];
+  // The watch starts where its first read (the anchor) finds the board: a post made while that
+  // read runs may land before the start, and then it is rightly not yielded. So the posts wait
+  // for the anchor.
+  let anchored!: () => void;
+  const anchor = new Promise<void>((resolve) => (anchored = resolve));
   const watching = (async () => {
-    for await (const post of client.blackboard.watch({ key, signal: stop.signal, backoffMs: [20, 40], minDelayMs: 0, limit: 2 })) {
+    for await (const post of client.blackboard.watch({ key, signal: stop.signal, backoffMs: [20, 40], minDelayMs: 0, limit: 2, onPage: () => anchored() })) {
       seen.push(post.item.text);
       if (seen.length === 7) stop.abort();
     }
   })();
+  await anchor;
   for (let index = 0; index < 7; index++) {
     posted.push(`new ${index}`);
     await client.blackboard.put({ body: { key, value: { text: `new ${index}` } } });
   }
   await watching;
+  clearTimeout(deadline);
   t.deepEqual(seen, posted, 'only posts after the start, none repeated, oldest first');
 });
 
