@@ -21,7 +21,7 @@ export interface UpstreamBodyReader {
  *   per call; its `dispatch` with a plain handler, 0.2);
  * - a promise made in this class's constructor by a closure over `this`, as a first version of
  *   this class did (10 KiB per stream). As a class field, below, it costs nothing.
- * With both avoided svc promotes 0.1 KiB per stream and its young collections take 2 to 4 ms
+ * With both avoided svc promotes 0.1 KiB per stream and its young collections take 1.5 to 3.5 ms
  * (docs/inference.md, "What the young collections promote").
  */
 export class UpstreamExchange implements Dispatcher.DispatchHandler {
@@ -86,7 +86,6 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
 
   /** Hands the body to `reader`, from its first piece (the pieces that came already are given at once). */
   read(reader: UpstreamBodyReader): void {
-
     this.reader = reader;
     const early = this.early;
     this.early = [];
