@@ -8,7 +8,7 @@ let openai: OpenAI;
 
 test.before(async () => {
   harness = await startUpstreamHarness({
-    modelList: 'answer-a,answer-usage,midstream-error-a,refuse-a,pause-a,slow-a,burst-a,pretty-a,truncated-a',
+    modelList: 'answer-a,answer-usage,midstream-error-a,refuse-a,pause-a,slow-a,burst-a,pretty-a,truncated-a,endless-error-a',
     env: { SVC_SSE_KEEPALIVE_MS: '40', SECOND_KEY: SECOND_SECRET },
     fake: { pauseMs: 600 },
     modelsFile: {
@@ -249,6 +249,19 @@ test('an upstream that refuses svc\'s key, or cannot be reached, is a 502 upstre
   const unreachable = await postJson(harness.svc, '/v1/chat/completions', { model: 'unreachable-chat', messages: [{ role: 'user', content: 'hi' }], stream: true });
   t.is(unreachable.status, 502);
   t.regex(((await unreachable.json()) as { error: string }).error, /^Upstream "nowhere" could not be reached/);
+});
+
+test('an error answer whose body never ends is read up to 64 KiB, then closed: a 502 upstream_error, not a hang', async (t) => {
+  // The body flows without a pause, so no idle deadline ends it: only svc's cap on error bodies does.
+  t.timeout(20_000);
+  const seen = harness.fake.nextRequest('endless-error-a');
+  const response = await postJson(harness.svc, '/v1/chat/completions', { model: 'endless-error-a', messages: [{ role: 'user', content: 'hi' }], stream: true });
+  t.is(response.status, 502);
+  const body = (await response.json()) as { code: string; error: string };
+  t.is(body.code, 'upstream_error');
+  t.is(body.error, 'Upstream "upstream" answered 503.');
+  const record = await seen;
+  t.true(await waitFor(() => record.abortedAt !== undefined), 'svc closed the upstream request');
 });
 
 test('the upstream\'s key appears in no answer and no log line', async (t) => {

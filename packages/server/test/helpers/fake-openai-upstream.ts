@@ -17,7 +17,8 @@ import type { AddressInfo } from 'node:net';
  *   that leaves then must be noticed by svc itself, not at its next write);
  * - `burst-*`: 300 chunks written at once (`w0 w1 ...`), more than svc queues before pausing the body;
  * - `pretty-*`: the answer as pretty-printed JSON, each event's data spread over several `data:` lines;
- * - `truncated-*`: three chunks, then the body ends without `data: [DONE]`.
+ * - `truncated-*`: three chunks, then the body ends without `data: [DONE]`;
+ * - `endless-error-*`: a 503 whose body never ends (a broken proxy's error page, 16 KiB every 5 ms).
  */
 export const FAKE_ANSWER = 'Hello from the fake upstream, one word at a time.';
 
@@ -153,6 +154,13 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
     // OpenAI echoes the refused key in its message: svc must not pass it on.
     if (model.startsWith('unauthorized-')) return openAiError(response, 401, `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}.`, 'invalid_request_error', 'invalid_api_key');
     if (model.startsWith('refuse-')) return openAiError(response, 400, "Invalid value for 'temperature': too hot.", 'invalid_request_error', 'invalid_value');
+    if (model.startsWith('endless-error-')) {
+      response.writeHead(503, { 'content-type': 'text/html' });
+      const page = `<p>${'x'.repeat(16_384)}</p>`;
+      const writing = setInterval(() => response.write(page), 5);
+      response.once('close', () => clearInterval(writing));
+      return;
+    }
     if (model.startsWith('hang-')) {
       hanging.add(response);
       return;
