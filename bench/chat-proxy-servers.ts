@@ -10,8 +10,9 @@
  * - `bare-proxy`: node:http piping each request to the upstream and its answer back, the floor
  *   a proxy cannot go under on this machine.
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { writeFile } from 'node:fs/promises';
-import { Agent as HttpAgent, createServer as createHttpServer, request as httpRequest, type Server as HttpServer } from 'node:http';
+import { Agent as HttpAgent, createServer as createHttpServer, request as httpRequest, ServerResponse, type Server as HttpServer } from 'node:http';
 import { pipeline } from 'node:stream';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
@@ -20,8 +21,9 @@ import { GCProfiler } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createServer, loadConfig } from '../packages/server/src/index.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { median, percentile } from './stats.ts';
 
-const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile } = workerData as {
+const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile, traceChunks } = workerData as {
   kind: 'upstream' | 'svc' | 'bare-proxy';
   upstreamUrl: string;
   dataDir: string;
@@ -31,6 +33,8 @@ const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile } = w
   gaps: Record<string, number>;
   /** Where to write this thread's CPU profile, from once it listens (start-up left out) to close. */
   profileFile: string | undefined;
+  /** Time each content chunk spends in this proxy's thread (`--in-thread`; see `watchChunks`). */
+  traceChunks: boolean | undefined;
 };
 
 async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
@@ -98,6 +102,8 @@ async function startBareProxy(): Promise<{ url: string; close(): Promise<void> }
   const agent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
   const server = createHttpServer((request, response) => {
     const outgoing = httpRequest({ host: target.hostname, port: target.port, path: request.url, method: request.method, headers: request.headers, agent }, (answer) => {
+      // Before pipeline's own listener, so a piece is stamped before it is written on.
+      if (chunkArrived) answer.on('data', chunkArrived);
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       pipeline(answer, response, () => {});
     });
@@ -105,6 +111,58 @@ async function startBareProxy(): Promise<{ url: string; close(): Promise<void> }
   });
   return listenOnLoopback(server, () => agent.destroy());
 }
+
+/** A content chunk of the bench's upstream, named by its stream and token: `"id":"chatcmpl-bench-7",...,"content":"token3 "`. */
+const CONTENT_CHUNK = /"id":"chatcmpl-bench-(\d+)"[^\n]*?"content":"token(\d+) /g;
+
+/** What `watchChunks` measured since the last ask: µs per content chunk inside the proxy's thread. */
+export interface ChunkStats {
+  count: number;
+  medianUs: number;
+  p99Us: number;
+}
+
+/**
+ * How long each content chunk spends inside a proxy's own thread: from the moment the upstream's
+ * piece is handed to the proxy's code (undici's `bodyChunkReceived` for svc, the answer's `data`
+ * event for the bare proxy) to the `write` call that sends it on to the client. It leaves out
+ * what the thread cannot help: the wait to be woken on a busy machine and the sockets. So the
+ * end-to-end added latency minus this is the hop's share, and this is svc's code's (its JSON
+ * parse, stream plumbing and collections included). Off by default: the stamping is work too.
+ */
+function watchChunks(): { arrived: (piece: Buffer | string) => void; take: () => ChunkStats } {
+  const arrivedAt = new Map<string, number>();
+  let spentUs: number[] = [];
+  const arrived = (piece: Buffer | string) => {
+    const now = performance.now();
+    for (const match of String(piece).matchAll(CONTENT_CHUNK)) arrivedAt.set(`${match[1]}:${match[2]}`, now);
+  };
+  const write = ServerResponse.prototype.write;
+  ServerResponse.prototype.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
+    if (arrivedAt.size > 0 && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) {
+      const now = performance.now();
+      for (const match of String(chunk).matchAll(CONTENT_CHUNK)) {
+        const key = `${match[1]}:${match[2]}`;
+        const at = arrivedAt.get(key);
+        if (at !== undefined) spentUs.push((now - at) * 1000);
+        arrivedAt.delete(key);
+      }
+    }
+    return (write as (...args: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof write;
+  return {
+    arrived,
+    take: () => {
+      const taken = { count: spentUs.length, medianUs: median(spentUs), p99Us: percentile(spentUs, 99) };
+      spentUs = [];
+      return taken;
+    },
+  };
+}
+
+const chunkWatch = traceChunks && kind !== 'upstream' ? watchChunks() : undefined;
+const chunkArrived = chunkWatch?.arrived;
+if (chunkWatch && kind === 'svc') subscribe('undici:request:bodyChunkReceived', (message) => chunkWatch.arrived((message as { chunk: Buffer }).chunk));
 
 /** Starts the CPU profiler of this thread; the returned function stops it and writes the profile. */
 async function startProfile(file: string): Promise<() => Promise<void>> {
@@ -133,6 +191,8 @@ export interface PauseStats {
    * figure means something keeps request objects alive for seconds.
    */
   promotedBytes: number;
+  /** With `--in-thread`: the time content chunks spent in this proxy's thread. */
+  chunks?: ChunkStats;
 }
 
 /** The old generation's spaces: what a young collection promotes into. */
@@ -181,7 +241,7 @@ const stopProfile = profileFile ? await startProfile(profileFile) : undefined;
 parentPort!.postMessage({ url: server.url });
 parentPort!.on('message', (message: string) => {
   if (message === 'cpu') parentPort!.postMessage({ cpu: process.threadCpuUsage() });
-  if (message === 'pauses') parentPort!.postMessage({ pauses: takePauses() });
+  if (message === 'pauses') parentPort!.postMessage({ pauses: { ...takePauses(), ...(chunkWatch ? { chunks: chunkWatch.take() } : {}) } });
   if (message === 'close') void (async () => {
     await stopProfile?.();
     await server.close();

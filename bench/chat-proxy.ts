@@ -23,6 +23,10 @@
  *
  * Run: pnpm bench:chat-proxy [-- --rounds 10 --seconds 3 --concurrency 50 --chunks 20 --gap 20
  *   --saturate-rounds 4 --saturate-gap 1]
+ * `--in-thread` also times each content chunk inside svc's thread and the bare proxy's, from the
+ * upstream's piece handed over to the write that sends it on (median / p99 µs): what the proxy's
+ * own code takes, apart from the machine's wait to wake its thread. Off by default, so the
+ * target's figures carry no stamping.
  * `--cpu-prof-dir <dir>` writes each server thread's CPU profile (warm-up and rounds, start-up left
  * out) as `<dir>/chat-proxy-{svc,upstream}.cpuprofile`, to see where svc's time per stream goes.
  * With DATABASE_URL set svc uses that PostgreSQL; otherwise an embedded database in a temporary
@@ -49,6 +53,7 @@ const { values } = parseArgs({
     'saturate-rounds': { type: 'string', default: '4' },
     'saturate-gap': { type: 'string', default: '1' },
     'cpu-prof-dir': { type: 'string' },
+    'in-thread': { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -63,6 +68,7 @@ const PACED = 'bench-chat';
 const SATURATE = 'bench-chat-saturate';
 const gaps = { [PACED]: gapMs, [SATURATE]: saturateGapMs };
 const profileDir = values['cpu-prof-dir'];
+const traceChunks = values['in-thread'];
 const profileFile = (name: string) => (profileDir ? path.resolve(profileDir, `chat-proxy-${name}.cpuprofile`) : undefined);
 
 const bodyFor = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something, one token at a time.' }], stream: true, stream_options: { include_usage: true } });
@@ -157,7 +163,7 @@ const format = (result: Measured) =>
   `${result.perSecond.toFixed(0)} streams/s, first token ${result.first.median.toFixed(2)}/${result.first.p99.toFixed(2)} ms, last ${result.last.median.toFixed(2)}/${result.last.p99.toFixed(2)} ms`;
 /** The server thread's own pauses in a round: young and old collections, and its event loop's delay. */
 const formatPauses = ({ pauses }: Measured) =>
-  `gc ${pauses.minorGcs} young (max ${pauses.minorGcMaxMs.toFixed(1)} ms, ${(pauses.promotedBytes / 1048576).toFixed(1)} MiB promoted), ${pauses.majorGcs} old (max ${pauses.majorGcMaxMs.toFixed(1)} ms); loop delay p99 ${pauses.loopDelayP99Ms.toFixed(1)} ms, max ${pauses.loopDelayMaxMs.toFixed(1)} ms`;
+  `gc ${pauses.minorGcs} young (max ${pauses.minorGcMaxMs.toFixed(1)} ms, ${(pauses.promotedBytes / 1048576).toFixed(1)} MiB promoted), ${pauses.majorGcs} old (max ${pauses.majorGcMaxMs.toFixed(1)} ms); loop delay p99 ${pauses.loopDelayP99Ms.toFixed(1)} ms, max ${pauses.loopDelayMaxMs.toFixed(1)} ms${pauses.chunks ? `; in-thread per chunk ${pauses.chunks.medianUs.toFixed(0)}/${pauses.chunks.p99Us.toFixed(0)} µs` : ''}`;
 
 /** The added latency of one side over the direct calls, a value per round. */
 const addedSeries = () => ({ firstMedian: [] as number[], firstP99: [] as number[], lastMedian: [] as number[], lastP99: [] as number[] });
@@ -189,7 +195,7 @@ async function runPhase(phase: Phase, pairs: number, hop?: WorkerServer) {
     clientCpu: { direct: [] as number[], svc: [] as number[] },
     coresBusy: { direct: [] as number[], svc: [] as number[] },
     /** svc's pauses in each of its rounds, and the upstream's in the direct rounds (for scale). */
-    pauses: { direct: [] as PauseStats[], svc: [] as PauseStats[] },
+    pauses: { direct: [] as PauseStats[], svc: [] as PauseStats[], hop: [] as PauseStats[] },
     /** KiB promoted to the old generation per stream: svc's thread, and the upstream's in the direct rounds. */
     promotedKiB: { direct: [] as number[], svc: [] as number[] },
   };
@@ -222,6 +228,7 @@ async function runPhase(phase: Phase, pairs: number, hop?: WorkerServer) {
     if (bare) {
       pushAdded(result.hopAdded, bare, direct);
       result.hopCpu.push(bare.cpu.hop);
+      result.pauses.hop.push(bare.pauses);
       result.rows.push(`    bare proxy: ${format(bare)}; ${formatPauses(bare)}`);
     }
   }
@@ -232,9 +239,17 @@ type PhaseResult = Awaited<ReturnType<typeof runPhase>>;
 
 /** A thread's pauses over a phase's rounds: what its tail latency is made of (young collections copy the live streams' objects). */
 const summarisePauses = (rounds: PauseStats[]) => {
-  const of = (key: keyof PauseStats) => median(rounds.map((round) => round[key]));
+  const of = (key: Exclude<keyof PauseStats, 'chunks'>) => median(rounds.map((round) => round[key]));
   return `${of('minorGcs')} young collections (longest ${of('minorGcMaxMs').toFixed(1)} ms, ${(of('promotedBytes') / 1048576).toFixed(1)} MiB promoted), ${of('majorGcs')} old (longest ${of('majorGcMaxMs').toFixed(1)} ms), event loop delay p99 ${of('loopDelayP99Ms').toFixed(1)} ms`;
 };
+
+/** With `--in-thread`: each proxy's time per content chunk in its own thread, median and p99 (median of rounds). */
+function describeInThread(result: PhaseResult): string[] {
+  const of = (rounds: PauseStats[], key: 'medianUs' | 'p99Us') => median(rounds.flatMap((round) => (round.chunks ? [round.chunks[key]] : []))).toFixed(0);
+  if (!result.pauses.svc.some((round) => round.chunks)) return [];
+  const hop = result.pauses.hop.length > 0 ? `; the bare proxy ${of(result.pauses.hop, 'medianUs')} / ${of(result.pauses.hop, 'p99Us')} µs` : '';
+  return [`  in-thread time per content chunk, piece handed over to write (median of rounds): svc ${of(result.pauses.svc, 'medianUs')} / ${of(result.pauses.svc, 'p99Us')} µs${hop}`];
+}
 
 /** The lines a phase prints. */
 function describePhase(title: string, result: PhaseResult): string[] {
@@ -248,6 +263,7 @@ function describePhase(title: string, result: PhaseResult): string[] {
     `  promoted to the old generation per stream (median of rounds): svc ${median(result.promotedKiB.svc).toFixed(2)} KiB, the upstream ${median(result.promotedKiB.direct).toFixed(2)} KiB`,
     `  added time to first token (median of pairs): median ${median(result.added.firstMedian).toFixed(2)} ms, p99 ${median(result.added.firstP99).toFixed(2)} ms`,
     `  added time to last token (median of pairs): median ${median(result.added.lastMedian).toFixed(2)} ms, p99 ${median(result.added.lastP99).toFixed(2)} ms`,
+    ...describeInThread(result),
   ];
 }
 
@@ -255,8 +271,8 @@ if (profileDir) await mkdir(profileDir, { recursive: true });
 const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-chat-'));
 const serversModule = new URL('./chat-proxy-servers.ts', import.meta.url);
 const upstream: WorkerServer = await startWorkerServer(serversModule, { kind: 'upstream', chunks, gaps, profileFile: profileFile('upstream') });
-const svc: WorkerServer = await startWorkerServer(serversModule, { kind: 'svc', upstreamUrl: upstream.url, gaps, dataDir, databaseUrl: process.env.DATABASE_URL, profileFile: profileFile('svc') });
-const bareProxy: WorkerServer = await startWorkerServer(serversModule, { kind: 'bare-proxy', upstreamUrl: upstream.url });
+const svc: WorkerServer = await startWorkerServer(serversModule, { kind: 'svc', upstreamUrl: upstream.url, gaps, dataDir, databaseUrl: process.env.DATABASE_URL, profileFile: profileFile('svc'), traceChunks });
+const bareProxy: WorkerServer = await startWorkerServer(serversModule, { kind: 'bare-proxy', upstreamUrl: upstream.url, traceChunks });
 
 const paced: Phase = { model: PACED, gapMs, spread: true };
 const saturating: Phase = { model: SATURATE, gapMs: saturateGapMs, spread: false };
