@@ -42,8 +42,10 @@ import { median, percentile } from './stats.ts';
 import { startWorkerServer, type WorkerServer } from './worker-server.ts';
 import type { PauseStats } from './chat-proxy-servers.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { benchArguments } from './args.ts';
 
 const { values } = parseArgs({
+  args: benchArguments(),
   options: {
     rounds: { type: 'string', default: '10' },
     seconds: { type: 'string', default: '3' },

@@ -13,8 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
+import { benchArguments } from './args.ts';
 
-const { values } = parseArgs({ args: process.argv.slice(2).filter((argument) => argument !== '--'), options: { rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ args: benchArguments(), options: { rounds: { type: 'string', default: '3' } } });
 const rounds = Number(values.rounds);
 const BIN = fileURLToPath(new URL('../packages/server/src/bin.ts', import.meta.url));
 

@@ -33,11 +33,12 @@ import { startServerProcess, type ServerProcess } from '../packages/server/test/
 import { createTestDatabase, type TestDatabase } from '../packages/server/test/helpers/test-database.ts';
 import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
+import { benchArguments } from './args.ts';
 
 type Sequelize = Awaited<ReturnType<typeof openDatabase>>['sequelize'];
 
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '8' }, seconds: { type: 'string', default: '2' }, concurrency: { type: 'string', default: '16' } } });
+const { values } = parseArgs({ args: benchArguments(), options: { rounds: { type: 'string', default: '8' }, seconds: { type: 'string', default: '2' }, concurrency: { type: 'string', default: '16' } } });
 const ROUNDS = Number(values.rounds);
 const DURATION_MS = Number(values.seconds) * 1000;
 const CONCURRENCY = Number(values.concurrency);

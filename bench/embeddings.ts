@@ -16,8 +16,9 @@ import { parseArgs } from 'node:util';
 import { embedText } from '../packages/server/src/inference/hashed-embeddings.ts';
 import { median } from './stats.ts';
 import { reportFigures } from './report.ts';
+import { benchArguments } from './args.ts';
 
-const { values } = parseArgs({ args: process.argv.slice(2).filter((argument) => argument !== '--'), options: { texts: { type: 'string', default: '20000' }, batch: { type: 'string', default: '256' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({ args: benchArguments(), options: { texts: { type: 'string', default: '20000' }, batch: { type: 'string', default: '256' }, rounds: { type: 'string', default: '3' } } });
 const textCount = Number(values.texts);
 const batchSize = Number(values.batch);
 const rounds = Number(values.rounds);

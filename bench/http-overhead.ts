@@ -19,8 +19,9 @@ import autocannon from 'autocannon';
 import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
 import { startWorkerServer, type WorkerServer } from './worker-server.ts';
+import { benchArguments } from './args.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '10' }, seconds: { type: 'string', default: '1' }, concurrency: { type: 'string', default: '16' } } });
+const { values } = parseArgs({ args: benchArguments(), options: { rounds: { type: 'string', default: '10' }, seconds: { type: 'string', default: '1' }, concurrency: { type: 'string', default: '16' } } });
 const rounds = Number(values.rounds);
 const durationMs = Number(values.seconds) * 1000;
 const concurrency = Number(values.concurrency);

@@ -29,9 +29,10 @@ import { processTree, status, uniqueResidentBytes, wasmResidentBytes } from './p
 import { reportFigures, type Figure } from './report.ts';
 import { LIFTED_BLACKBOARD_LIMITS } from './lifted-limits.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { benchArguments } from './args.ts';
 
 const { values } = parseArgs({
-  args: process.argv.slice(2).filter((argument) => argument !== '--'),
+  args: benchArguments(),
   options: { load: { type: 'string', default: '200' }, 'no-postgres': { type: 'boolean', default: false } },
 });
 const LOAD = Number(values.load);

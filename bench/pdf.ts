@@ -22,10 +22,11 @@ import { parseArgs, promisify } from 'node:util';
 import { createLogger, createServer, loadConfig } from '../packages/server/src/index.ts';
 import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
+import { benchArguments } from './args.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ args: process.argv.slice(2).filter((argument) => argument !== '--'), options: { engine: { type: 'string', default: 'pdfium' }, rounds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '2' }, 'max-pages': { type: 'string', default: '32' } } });
+const { values } = parseArgs({ args: benchArguments(), options: { engine: { type: 'string', default: 'pdfium' }, rounds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '2' }, 'max-pages': { type: 'string', default: '32' } } });
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
 const maxPages = Number(values['max-pages']);

@@ -18,6 +18,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeTarget, type ReportedFigure } from './report.ts';
+import { benchArguments } from './args.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 const NEEDS_POSTGRES = new Set(['blackboard', 'jobs']);
@@ -90,7 +91,7 @@ function table(runs: BenchRun[]): string {
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
-const args = process.argv.slice(2).filter((arg) => arg !== '--');
+const args = benchArguments();
 const benches = await listBenches();
 const unknown = args.filter((name) => !benches.has(name));
 if (unknown.length > 0) {

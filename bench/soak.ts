@@ -21,8 +21,10 @@ import { percentile } from './stats.ts';
 import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
 import { startServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { LIFTED_BLACKBOARD_LIMITS } from './lifted-limits.ts';
+import { benchArguments } from './args.ts';
 
 const { values } = parseArgs({
+  args: benchArguments(),
   options: {
     minutes: { type: 'string', default: '2' },
     concurrency: { type: 'string', default: '8' },
