@@ -50,3 +50,13 @@ test('pnpm bench refuses a bench it does not know, naming the ones it has', asyn
   t.is(failed.code, 2);
   t.regex(failed.stderr, /unknown bench no-such-bench; the benches are: http-overhead, /);
 });
+
+test('every bench that takes options finds them after the `--` pnpm passes on', async (t) => {
+  for (const [name, file] of await benchScripts()) {
+    if (!(await readFile(`${root}${file}`, 'utf8')).includes('parseArgs(')) continue;
+    // `pnpm bench:<name> -- --flag` runs `node <file> -- --flag`: the flag must reach the options
+    // (an unknown one is refused as an option), not be refused as a stray positional argument.
+    const error = await t.throwsAsync(run(process.execPath, [file, '--', '--no-such-option'], { cwd: root }), undefined, name);
+    t.regex((error as Error & { stderr: string }).stderr, /Unknown option '--no-such-option'/, `${file} does not read its options past a '--'`);
+  }
+});
