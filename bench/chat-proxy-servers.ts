@@ -117,7 +117,6 @@ const CONTENT_CHUNK = /"id":"chatcmpl-bench-(\d+)"[^\n]*?"content":"token(\d+) /
 
 /** What `watchChunks` measured since the last ask: µs per content chunk inside the proxy's thread. */
 export interface ChunkStats {
-  count: number;
   medianUs: number;
   p99Us: number;
 }
@@ -153,7 +152,7 @@ function watchChunks(): { arrived: (piece: Buffer | string) => void; take: () =>
   return {
     arrived,
     take: () => {
-      const taken = { count: spentUs.length, medianUs: median(spentUs), p99Us: percentile(spentUs, 99) };
+      const taken = { medianUs: median(spentUs), p99Us: percentile(spentUs, 99) };
       spentUs = [];
       return taken;
     },
