@@ -64,6 +64,15 @@ const toReceipt = (row: ReceiptRow, signedReceipt: string): DeveloperCredentialR
   signed_receipt: signedReceipt,
 });
 
+/**
+ * A token acts on a key only within its own scopes: a session narrowed by refresh must not mint,
+ * by rotation, a secret it could not create, nor end a key whose powers it was never given.
+ */
+function requireHeld(keyScopes: readonly Scope[], heldScopes: readonly Scope[], action: string): void {
+  const notHeld = keyScopes.filter((scope) => !heldScopes.includes(scope));
+  if (notHeld.length > 0) throw new ServiceError('scope_not_held', `A token cannot ${action} scopes it lacks: ${notHeld.join(', ')}.`);
+}
+
 const notFound = (credentialId: string) => new ServiceError('credential_not_found', `No developer key ${credentialId} among yours.`);
 
 /**
@@ -110,8 +119,7 @@ export class DeveloperKeyService {
   }
 
   async create(owner: string, request: { name: string; scopes: Scope[] }, heldScopes: readonly Scope[]): Promise<DeveloperCredentialSecretResponse> {
-    const notHeld = request.scopes.filter((scope) => !heldScopes.includes(scope));
-    if (notHeld.length > 0) throw new ServiceError('scope_not_held', `A key cannot carry scopes its owner's token lacks: ${notHeld.join(', ')}.`);
+    requireHeld(request.scopes, heldScopes, 'create a key with');
     return this.#sequelize.transaction(async (transaction) => {
       // Serialise creations per owner so the active-key cap holds under concurrency.
       await this.#sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:owner))', { replacements: { owner: `svc-dk:${owner}` }, transaction });
@@ -150,9 +158,10 @@ export class DeveloperKeyService {
   }
 
   /** Old key dead and new key issued in one transaction: no moment with both or neither. */
-  async rotate(owner: string, credentialId: string): Promise<DeveloperCredentialSecretResponse> {
+  async rotate(owner: string, credentialId: string, heldScopes: readonly Scope[]): Promise<DeveloperCredentialSecretResponse> {
     return this.#sequelize.transaction(async (transaction) => {
       const old = await this.#lockOwned(transaction, owner, credentialId);
+      requireHeld(old.scopes, heldScopes, 'rotate a key with');
       if (old.status !== 'active') throw new ServiceError('credential_revoked', `Developer key ${credentialId} is ${old.status}; only an active key can be rotated.`);
       const now = new Date();
       const { row, key } = await this.#insertKey(transaction, owner, old.name, old.scopes, now, old.id);
@@ -167,9 +176,10 @@ export class DeveloperKeyService {
   }
 
   /** Immediate and idempotent: a repeated revoke answers the receipt that ended the key. */
-  async revoke(owner: string, credentialId: string): Promise<DeveloperCredentialRevokeResponse> {
+  async revoke(owner: string, credentialId: string, heldScopes: readonly Scope[]): Promise<DeveloperCredentialRevokeResponse> {
     return this.#sequelize.transaction(async (transaction) => {
       const row = await this.#lockOwned(transaction, owner, credentialId);
+      requireHeld(row.scopes, heldScopes, 'revoke a key with');
       if (row.status !== 'active' && row.ending_receipt_id) {
         const [ending] = await this.#sequelize.query<ReceiptRow>('SELECT * FROM svc_developer_key_receipts WHERE id = :id', { replacements: { id: row.ending_receipt_id }, type: QueryTypes.SELECT, transaction });
         return { credential_id: row.id, status: row.status, revoked_at: new Date(row.revoked_at!).toISOString(), receipt: await this.#present(ending!) };

@@ -136,10 +136,10 @@ function createCredentialsHandlers(keys: DeveloperKeyService) {
       return { status: 200, body: await keys.list(principal.id, query.limit, query.cursor) };
     },
     async rotate({ params }, { principal }) {
-      return { status: 200, headers: NO_STORE, body: await keys.rotate(principal.id, params.credential_id) };
+      return { status: 200, headers: NO_STORE, body: await keys.rotate(principal.id, params.credential_id, principal.scopes) };
     },
     async revoke({ params }, { principal }) {
-      return { status: 200, body: await keys.revoke(principal.id, params.credential_id) };
+      return { status: 200, body: await keys.revoke(principal.id, params.credential_id, principal.scopes) };
     },
     async receipts({ params, query }, { principal }) {
       return { status: 200, body: await keys.receipts(principal.id, params.credential_id, query.limit, query.cursor) };
