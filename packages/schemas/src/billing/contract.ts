@@ -50,7 +50,7 @@ export const billingContract = defineContract({
     summary: 'Credit usage receipts, newest first: a JSON page or CSV',
     description:
       `limit 1..${billingLimits.usagePageMax} (default ${billingLimits.usagePageDefault}); cursor at most ${billingLimits.usageCursorMaxChars} characters (the \`next_cursor\` of the previous page); ` +
-      '`format=csv` answers RFC 4180 CSV with a header row. Headers: `X-Svc-Remaining-Credits`, `X-Svc-Reserved-Credits`, `X-Svc-Has-More` (0/1), `X-Svc-Next-Cursor` (when more).',
+      '`format=csv` answers RFC 4180 CSV with a header row; a text cell starting with `=`, `+`, `-`, `@`, tab or CR (or their full-width forms) is written with a leading `\'` and quoted, so a spreadsheet shows it instead of running it (OWASP CSV injection), and numbers stay unquoted numbers. Headers: `X-Svc-Remaining-Credits`, `X-Svc-Reserved-Credits`, `X-Svc-Has-More` (0/1), `X-Svc-Next-Cursor` (when more).',
     query: UsageExportQuery,
     paging: paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' }),
     errors: [400],

@@ -72,6 +72,23 @@ const csvRecord = (receipt: CreditUsageReceipt) => [
   receipt.usage.total_tokens,
 ];
 
+/**
+ * First characters that make a spreadsheet run a cell as a formula (OWASP CSV injection: `=`, `+`,
+ * `-`, `@`, tab, CR, and the full-width forms Apple Numbers folds into them).
+ */
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+
+/**
+ * The Idempotency-Key and the request id are the caller's text. csv-stringify's `escape_formulas`
+ * prefixes such a text cell with `'` (numbers are left as numbers: no column is negative today, and
+ * one that became so must still read as a number); OWASP also wants the cell quoted, which the
+ * per-cell `quoted` option does.
+ */
+const csvOptions = {
+  escape_formulas: true,
+  cast: { string: (value: string) => (FORMULA_START.test(value) ? { value, quoted: true } : value) },
+} as const;
+
 /** Rows read per query while streaming a CSV export: memory stays flat however many receipts there are. */
 const CSV_BATCH = 1000;
 
@@ -81,7 +98,7 @@ const CSV_BATCH = 1000;
  */
 export function usageCsv(sequelize: Sequelize, principalId: string, query: { limit: number; cursor?: string; all: boolean }, signal: AbortSignal): { stream: PassThrough; firstPage: Promise<StripeCreditUsagePage> } {
   const out = new PassThrough();
-  const csv = stringify({ header: true, columns: [...csvColumns], record_delimiter: 'windows' });
+  const csv = stringify({ header: true, columns: [...csvColumns], record_delimiter: 'windows', ...csvOptions });
   csv.pipe(out);
   const firstPage = usagePage(sequelize, principalId, query);
   void (async () => {
