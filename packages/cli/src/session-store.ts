@@ -18,7 +18,7 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export const sessionFile = () => path.join(configDir(), 'credentials.json');
-const serverKey = (baseUrl: string) => baseUrl.replace(/\/+$/, '');
+const serverKey = (baseUrl: string) => baseUrl.replace(/(?<!\/)\/+$/, '');
 
 function readAll(): SessionFile {
   try {

@@ -58,7 +58,7 @@ export interface RequestInput {
 }
 
 const env = (name: string): string | undefined => (typeof process !== 'undefined' ? process.env?.[name] || undefined : undefined);
-const trimSlash = (url: string) => url.replace(/\/+$/, '');
+const trimSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
 
 /** Resolved connection settings, environment defaults applied. */
 export interface ResolvedOptions extends ClientOptions {

@@ -58,7 +58,7 @@ export function signV4Url(options: SignOptions): string {
   }
   const now = options.now ?? new Date();
   const timestamp = v4Timestamp(now);
-  const url = new URL(`${options.baseUrl.replace(/\/+$/, '')}/${options.bucket}/${encodeObjectKey(options.objectKey)}`);
+  const url = new URL(`${options.baseUrl.replace(/(?<!\/)\/+$/, '')}/${options.bucket}/${encodeObjectKey(options.objectKey)}`);
   const fields: Record<string, string> = {
     'x-goog-algorithm': V4_ALGORITHM,
     'x-goog-credential': `${options.accessId}/${timestamp.slice(0, 8)}/auto/storage/goog4_request`,

@@ -93,7 +93,7 @@ export function toX402Config(env: X402Env): X402Config | { error: string } {
   };
 }
 
-const facilitatorUrlOf = (env: X402Env) => (env.SVC_X402_FACILITATOR_URL ?? DEFAULT_FACILITATOR_URL).replace(/\/+$/, '');
+const facilitatorUrlOf = (env: X402Env) => (env.SVC_X402_FACILITATOR_URL ?? DEFAULT_FACILITATOR_URL).replace(/(?<!\/)\/+$/, '');
 
 function resolveX402Config(env: X402Env): X402Config | { error: string } {
   const network = env.SVC_X402_NETWORK;

@@ -60,7 +60,7 @@ export class CatalogService {
   }
 
   async resolve(repo: string, source: string | undefined, apiUrl: string): Promise<Artifact> {
-    const replacements: Record<string, unknown> = { repo: repo.trim().replace(/^https?:\/\/(www\.)?(huggingface\.co|github\.com)\//i, '').replace(/\/+$/, '') };
+    const replacements: Record<string, unknown> = { repo: repo.trim().replace(/^https?:\/\/(www\.)?(huggingface\.co|github\.com)\//i, '').replace(/(?<!\/)\/+$/, '') };
     if (source) replacements.source = source;
     const [row] = await this.select<{ id: string }>(`SELECT id FROM catalog_artifacts WHERE lower(repo) = lower(:repo) ${source ? 'AND source = :source' : ''} ORDER BY id LIMIT 1`, replacements);
     if (!row) throw new ServiceError('artifact_not_found', `No artifact for repository "${replacements.repo}"${source ? ` on ${source}` : ''}. Ask for it with POST /api/source-requests.`);

@@ -41,7 +41,7 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (url.hash) return 'a redirect URI must not have a fragment';
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:') return ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname) ? undefined : 'http redirect URIs must use a loopback host (127.0.0.1, [::1], localhost)';
-  if (/^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/i.test(url.protocol)) return undefined;
+  if (/^[a-z][a-z0-9+-]*\.[a-z0-9+.-]+:$/i.test(url.protocol)) return undefined;
   return `the scheme ${url.protocol} is not accepted; use https, loopback http or a private-use scheme such as com.example.app:`;
 }
 

@@ -45,7 +45,7 @@ function composeAnswer(messages: readonly ChatMessage[]): string {
     for (const { passage, relevance } of retrievePassages(question, documents)) {
       if (relevance < QUOTE_MIN_RELEVANCE || quotes.length >= MAX_QUOTES) break;
       const source = documents.find((document) => document.index === passage.documentIndex)?.id ?? 'svc';
-      quotes.push(`> ${passage.text.replace(/\s*\n\s*/g, ' ')}\n(from ${source})`);
+      quotes.push(`> ${passage.text.replace(/(?:(?<!\s)\s+)?\n\s*/g, ' ')}\n(from ${source})`);
     }
   }
   if (quotes.length === 0) {

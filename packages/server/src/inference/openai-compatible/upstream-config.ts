@@ -135,7 +135,7 @@ function defaultRerankUrl(baseUrl: string, api: RerankApi): string {
   return api === 'tei' ? `${baseUrl.replace(/\/v1$/, '')}/rerank` : `${baseUrl}/rerank`;
 }
 
-const trimSlash = (url: string) => url.replace(/\/+$/, '');
+const trimSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
 
 /**
  * The upstreams and their models, from `SVC_UPSTREAM_*` (one upstream, id `upstream`) and

@@ -34,7 +34,7 @@ export function normaliseText(input: string): string {
     .replace(/[\u00A0\u2000-\u200A\u202F\u205F\u3000\t\f\v]/g, ' ')
     .replace(/(\p{L})[-\u2010\u2011] *\n\s*(\p{Ll})/gu, '$1$2')
     .replace(/ {2,}/g, ' ')
-    .replace(/ *\n */g, '\n')
+    .replace(/(?:(?<! ) +)?\n */g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
