@@ -1,50 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
 import { ServiceError } from '../../http/service-error.ts';
-
-/**
- * Addresses a server-side fetch must never reach: loopback, private, link-local (cloud metadata
- * lives at 169.254.169.254), carrier-grade NAT, unique-local, multicast, unspecified, and the
- * IPv4-mapped forms of all of them.
- */
-const refused = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  refused.addSubnet(network, prefix, 'ipv4');
-  refused.addSubnet(`::ffff:${network}`, 96 + prefix, 'ipv6');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96],
-  ['2001:db8::', 32],
-] as const) {
-  refused.addSubnet(network, prefix, 'ipv6');
-}
-
-export function isRefusedAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  return refused.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
+import { isAddressLiteral, publicAddress } from './public-address.ts';
 
 export type ResolvedAddress = { address: string; family: number };
 
@@ -64,19 +21,27 @@ export interface SourceFetchSeam {
 
 const systemLookup = (host: string): Promise<ResolvedAddress[]> => lookup(host, { all: true, verbatim: true });
 
-/** Resolves the host and answers one address that may be fetched, or throws `source_url_refused`. */
+/**
+ * Resolves the host and answers one address that may be fetched, or throws `source_url_refused`.
+ * Every address of the name must be public, not only the first: a name answering one public and
+ * one private address would otherwise reach the private one on a later connection or retry.
+ */
 export async function vettedAddress(hostname: string, seam: SourceFetchSeam): Promise<ResolvedAddress> {
   const host = hostname.replace(/^\[|\]$/g, '');
   let addresses: ResolvedAddress[];
   try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await (seam.lookup ?? systemLookup)(host);
+    addresses = isAddressLiteral(host) ? [{ address: host, family: host.includes(':') ? 6 : 4 }] : await (seam.lookup ?? systemLookup)(host);
   } catch {
     throw new ServiceError('source_fetch_failed', `The host ${hostname} does not resolve.`);
   }
-  // Every address must be public: a name that resolves to one private address is refused.
-  const bad = addresses.find((entry) => isRefusedAddress(entry.address) && !seam.allowAddresses?.includes(entry.address));
-  if (bad || addresses.length === 0) throw new ServiceError('source_url_refused', `The URL's host resolves to a private, loopback or link-local address (${bad?.address ?? 'none'}); only public https hosts are fetched.`);
-  return addresses[0]!;
+  const vetted: ResolvedAddress[] = [];
+  for (const entry of addresses) {
+    const allowed = seam.allowAddresses?.includes(entry.address) ? entry : publicAddress(entry.address);
+    if (!allowed) throw new ServiceError('source_url_refused', `The URL's host resolves to an address that is not public unicast (${entry.address}); only public https hosts are fetched.`);
+    vetted.push(allowed);
+  }
+  if (vetted.length === 0) throw new ServiceError('source_url_refused', `The host ${hostname} resolves to no address.`);
+  return vetted[0]!;
 }
 
 /** A `lookup` for node:https that answers only the vetted address, so no second DNS answer can swap in another. */
