@@ -56,6 +56,14 @@ export type JsonRpcError = z.infer<typeof JsonRpcError>;
 export const errorCodes = {
   bad_request: 400,
   malformed_json: 400,
+  /** JSON nested past the edge's depth cap (`bodyRules.maxJsonDepth`). */
+  json_too_deep: 422,
+  /** A JSON string (key or value) holding NUL, which PostgreSQL text cannot store. */
+  json_nul_character: 422,
+  /** A JSON string (key or value) holding an unpaired UTF-16 surrogate (`"x\ud800y"`). */
+  json_lone_surrogate: 422,
+  /** The server's budget of request bodies in flight is full; retry after `Retry-After`. */
+  body_budget_full: 503,
   blackboard_field_conflict: 400,
   blackboard_cursor_conflict: 400,
   blackboard_filter_conflict: 400,

@@ -1,6 +1,7 @@
 export * from './route.ts';
 export * from './principal.ts';
 export * from './errors.ts';
+export * from './body-rules.ts';
 export * from './infer.ts';
 export * from './contract.ts';
 export * from './openapi.ts';

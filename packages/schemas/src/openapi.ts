@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BayRunErrorEnvelope, ErrorBody, HTTPValidationError, JsonRpcError } from './errors.ts';
+import { bodyRulesDescription } from './body-rules.ts';
 import { walkContract, toOpenApiPath, type ContractTree, type ResponseSpec, type RouteDefinition } from './route.ts';
 
 type JsonSchema = Record<string, unknown>;
@@ -99,7 +100,8 @@ function errorStatuses(route: RouteDefinition): number[] {
   if (route.auth.kind !== 'public') statuses.add(401).add(403);
   // A JSON-RPC route answers invalid input as a 400 JSON-RPC error, never 422.
   if ((route.params || route.query || route.body || route.headers) && route.errorEnvelope !== 'jsonrpc') statuses.add(422);
-  if (route.body) statuses.add(400).add(413).add(415);
+  // Every body has a deadline and a place in the server's body budget (bodyRulesDescription).
+  if (route.body) statuses.add(400).add(408).add(413).add(415).add(503);
   return [...statuses].filter((status) => !(status in route.responses)).sort();
 }
 
@@ -146,7 +148,7 @@ export function buildOpenApiDocument(contract: ContractTree, options: OpenApiOpt
         encoding === 'bytes'
           ? Object.fromEntries((route.bodyMediaTypes ?? ['application/octet-stream']).map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
           : { [encoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json']: { schema: store.render(route.body, 'input') } };
-      requestBody = { required: true, content };
+      requestBody = { required: true, description: bodyRulesDescription(route), content };
     }
     const operation: Record<string, unknown> = {
       operationId: id,

@@ -1,9 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
-import type { RouteDefinition } from '@svc/schemas';
+import { bodyRules, type RouteDefinition } from '@svc/schemas';
+import { refuseUnstorableStrings, scanJsonText } from './json-text-guard.ts';
 import { ServiceError } from './service-error.ts';
-
-export const DEFAULT_BODY_LIMIT_BYTES = 1_048_576;
 
 /** How a route's body is read, decided once when the contract is mounted rather than per request. */
 export interface BodyPlan {
@@ -19,7 +18,7 @@ export function bodyPlanFor(route: RouteDefinition): BodyPlan | undefined {
   if (!route.body) return undefined;
   const encoding = route.bodyEncoding ?? 'json';
   const mediaTypes = encoding === 'bytes' ? (route.bodyMediaTypes ?? ['application/octet-stream']) : encoding === 'form' ? ['application/x-www-form-urlencoded'] : ['application/json'];
-  return Object.freeze({ encoding, limit: route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, timeoutMs: route.bodyTimeoutMs, mediaTypes: Object.freeze([...mediaTypes]) });
+  return Object.freeze({ encoding, limit: route.bodyLimitBytes ?? bodyRules.defaultLimitBytes, timeoutMs: route.bodyTimeoutMs, mediaTypes: Object.freeze([...mediaTypes]) });
 }
 
 function mediaTypeOf(header: string | undefined): string | undefined {
@@ -82,11 +81,16 @@ function decodeBody(plan: BodyPlan, raw: Buffer): unknown {
   if (plan.encoding === 'bytes') return raw;
   const textBody = raw.toString('utf8');
   if (plan.encoding === 'form') return Object.fromEntries(new URLSearchParams(textBody));
+  // Depth is refused before parsing, NUL and lone surrogates after: what no route may store.
+  const { mayHoldUnstorable } = scanJsonText(textBody);
+  let value: unknown;
   try {
-    return JSON.parse(textBody);
+    value = JSON.parse(textBody);
   } catch (error) {
     throw new ServiceError('malformed_json', `The body is not valid JSON: ${(error as Error).message}`);
   }
+  if (mayHoldUnstorable) refuseUnstorableStrings(value);
+  return value;
 }
 
 /**
