@@ -91,7 +91,7 @@ const httpsUrl = z.url({ protocol: /^https$/, error: 'Only https URLs are fetche
 export const PdfExtractRequest = z
   .strictObject({
     data_base64: z.base64().optional().describe('The PDF bytes, base64 (standard alphabet, padded).'),
-    url: httpsUrl.optional().describe('An https URL to fetch the PDF from (same byte cap). Every address its host resolves to, and every redirect\'s, must be public unicast (ipaddr.js ranges, IPv4-in-IPv6 forms judged by the IPv4 they carry), else 422 `source_url_refused`.'),
+    url: httpsUrl.optional().describe('An https URL to fetch the PDF from (same byte cap). Every address its host resolves to, and every redirect\'s, must be public unicast (ipaddr.js ranges, IPv4-in-IPv6 forms judged by the IPv4 they carry), else 422 `source_url_refused`. At most 3 redirects; one deadline (SVC_PDF_FETCH_TIMEOUT_MS, default 10 s) bounds the whole download, every hop\'s lookup, headers and body together, else 422 `source_fetch_failed`.'),
     password: z.string().max(1024).optional().describe('Password of an encrypted PDF.'),
     start_page: startPage(),
     max_pages: maxPages(),

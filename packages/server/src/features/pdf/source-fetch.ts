@@ -62,20 +62,43 @@ export interface FetchLimits {
 /**
  * Fetches an https URL under a byte cap and a deadline. The connection goes to the address that
  * was checked (no second DNS answer can swap in a private one), and each redirect is checked again.
+ * The deadline is one for the whole download: each hop (its lookup, connection, headers and body)
+ * gets only what the earlier hops left, or a chain of slow redirects would outlive it hop by hop.
  */
 export async function fetchPublicHttps(url: string, limits: FetchLimits, seam: SourceFetchSeam = {}): Promise<Buffer> {
+  const deadlineAt = performance.now() + limits.timeoutMs;
+  const remaining = () => {
+    const left = deadlineAt - performance.now();
+    if (left <= 0) throw missedDeadline(limits.timeoutMs);
+    return left;
+  };
   let current = new URL(url);
   for (let hop = 0; hop <= (limits.maxRedirects ?? 3); hop += 1) {
     if (current.protocol !== 'https:') throw new ServiceError('source_url_refused', 'Only https URLs are fetched (a redirect led elsewhere).');
-    const target = await vettedAddress(current.hostname, seam);
-    const answer = await getOnce(current, target, limits, seam.ca);
+    const target = await beforeDeadline(vettedAddress(current.hostname, seam), remaining(), limits.timeoutMs);
+    const answer = await getOnce(current, target, { ...limits, remainingMs: remaining() }, seam.ca);
     if (answer.kind === 'body') return answer.body;
     current = new URL(answer.location, current);
   }
   throw new ServiceError('source_fetch_failed', 'Too many redirects.');
 }
 
-function getOnce(url: URL, target: ResolvedAddress, limits: FetchLimits, ca: string | undefined): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
+const missedDeadline = (timeoutMs: number) => new ServiceError('source_fetch_failed', `The URL could not be fetched (no answer within ${timeoutMs / 1000} s).`);
+
+/** A DNS lookup cannot be cancelled; the download stops waiting for it at the deadline. */
+async function beforeDeadline<T>(work: Promise<T>, remainingMs: number, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(missedDeadline(timeoutMs)), remainingMs);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function getOnce(url: URL, target: ResolvedAddress, limits: FetchLimits & { remainingMs: number }, ca: string | undefined): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
   return new Promise((resolve, reject) => {
     const request = httpsRequest(
       url,
@@ -83,7 +106,7 @@ function getOnce(url: URL, target: ResolvedAddress, limits: FetchLimits, ca: str
         method: 'GET',
         headers: { accept: 'application/pdf, */*;q=0.5', 'user-agent': 'svc-pdf-fetch' },
         lookup: pinnedLookup(target),
-        timeout: limits.timeoutMs,
+        timeout: limits.remainingMs,
         signal: limits.signal,
         ...(ca === undefined ? {} : { ca }),
       },
@@ -117,12 +140,13 @@ function getOnce(url: URL, target: ResolvedAddress, limits: FetchLimits, ca: str
         response.on('error', () => reject(new ServiceError('source_fetch_failed', 'The download broke off.')));
       },
     );
-    const deadline = setTimeout(() => request.destroy(new Error('deadline')), limits.timeoutMs);
+    const deadline = setTimeout(() => request.destroy(new Error('deadline')), limits.remainingMs);
     request.on('close', () => clearTimeout(deadline));
     request.on('timeout', () => request.destroy(new Error('deadline')));
     request.on('error', (error) => {
       clearTimeout(deadline);
-      reject(error instanceof ServiceError ? error : new ServiceError('source_fetch_failed', `The URL could not be fetched (${error.message === 'deadline' ? `no answer within ${limits.timeoutMs / 1000} s` : 'connection failed'}).`));
+      if (error instanceof ServiceError) reject(error);
+      else reject(error.message === 'deadline' ? missedDeadline(limits.timeoutMs) : new ServiceError('source_fetch_failed', 'The URL could not be fetched (connection failed).'));
     });
     request.end();
   });
