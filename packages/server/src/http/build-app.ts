@@ -7,6 +7,7 @@ import { writeError } from './error-handler.ts';
 import { compileContract, serveRoute, type MountOptions } from './mount-contract.ts';
 import { requestIdFrom } from './request-id.ts';
 import type { StartStream } from './respond.ts';
+import { lingerOnUnreadBody } from './linger.ts';
 import { finishRequest } from './request-lifecycle.ts';
 import { RequestState } from './request-state.ts';
 import { ServiceError } from './service-error.ts';
@@ -66,6 +67,7 @@ export function buildContractApp(options: ContractAppOptions): Koa {
         if (draining()) res.setHeader('connection', 'close');
       }
       finishRequest(ctx, state, options.log, options.metrics);
+      lingerOnUnreadBody(req);
     }
     startStream?.();
   });

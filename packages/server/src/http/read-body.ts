@@ -54,8 +54,8 @@ function bodyReadError(error: unknown, limit: number): ServiceError {
 function checkDeclaredLength(request: IncomingMessage, limit: number): string | undefined {
   const declared = request.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) {
-    // The body is never read: close the connection rather than drain it for the next request.
-    throw new ServiceError('payload_too_large', `The body is ${declared} bytes; this endpoint takes at most ${limit}.`, { headers: { connection: 'close' } });
+    // The body is never kept: what the client still sends is discarded within a bound (linger.ts).
+    throw new ServiceError('payload_too_large', `The body is ${declared} bytes; this endpoint takes at most ${limit}.`);
   }
   return declared;
 }
