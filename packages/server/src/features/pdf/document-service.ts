@@ -1,7 +1,8 @@
 import type { DocumentExtraction, DocumentSection, ExtractionWarning } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../http/service-error.ts';
-import { detectFormat, sectionHtml, sectionMarkdown, sectionPlainText, type SectionedDocument } from './document-sections.ts';
+import { detectFormat, sectionMarkdown, sectionPlainText, type SectionedDocument } from './document-sections.ts';
+import { sectionHtmlInSlices } from './html-sections.ts';
 import type { PdfService } from './pdf-service.ts';
 import { normaliseText } from './worker/normalise-text.ts';
 
@@ -17,7 +18,9 @@ export interface DocumentRequest {
 
 /**
  * Documents into sections. HTML, Markdown and text are parsed in the request (linear-time
- * parsers over input already capped by the body limit). DOCX (a ZIP, so possibly a bomb) is
+ * parsers over input already capped by the body limit); HTML, and the HTML mammoth makes of a
+ * DOCX, in slices between turns of the event loop, since even linear work on 16 MiB takes a
+ * second. DOCX (a ZIP, so possibly a bomb) is
  * converted to HTML by mammoth in a parser worker, and PDFs are extracted there, both under the
  * same admission, rate limit, deadlines and memory cap as the PDF routes.
  */
@@ -49,10 +52,10 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
     await pdf.admit(request.principal, request);
     const converted = await pdf.convertDocx(bytes, request, handlerStarted);
     warnings.push(...converted.warnings);
-    document = sectionHtml(converted.html);
+    document = await sectionHtmlInSlices(converted.html, request.signal);
   } else {
     const text = bytes.toString('utf8');
-    document = format === 'html' ? sectionHtml(text) : format === 'markdown' ? sectionMarkdown(text) : sectionPlainText(text);
+    document = format === 'html' ? await sectionHtmlInSlices(text, request.signal) : format === 'markdown' ? sectionMarkdown(text) : sectionPlainText(text);
   }
 
   const sections: DocumentSection[] = [];

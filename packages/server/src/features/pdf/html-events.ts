@@ -1,0 +1,222 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
+
+/** What a reader of HTML hears: the events htmlparser2's Parser emits, with the same implied closes. */
+export interface HtmlHandler {
+  onopentag?(name: string, attributes: Record<string, string>): void;
+  ontext?(text: string): void;
+  onclosetag?(name: string): void;
+}
+
+/*
+ * htmlparser2's Parser keeps its open elements with `unshift` and finds a closing tag's element
+ * with `indexOf`, so unclosed or mismatched tags make it quadratic (1 MB of `<div>` took 21 s).
+ * This layer drives the same Tokenizer (linear) and keeps the open elements as a stack plus a
+ * count per name, so every event costs O(1) amortised: each element is pushed and popped once.
+ * The tables below are the Parser's (htmlparser2 12), so ordinary documents give the same events.
+ */
+const formTags = new Set(['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea']);
+const pTag = new Set(['p']);
+const headingTags = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p']);
+const tableSectionTags = new Set(['thead', 'tbody']);
+const ddtTags = new Set(['dd', 'dt']);
+const rtpTags = new Set(['rt', 'rp']);
+const openImpliesClose = new Map<string, Set<string>>([
+  ['tr', new Set(['tr', 'th', 'td'])],
+  ['th', new Set(['th'])],
+  ['td', new Set(['thead', 'th', 'td'])],
+  ['body', new Set(['head', 'link', 'script'])],
+  ['a', new Set(['a'])],
+  ['li', new Set(['li'])],
+  ['p', pTag],
+  ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((name) => [name, headingTags] as [string, Set<string>]),
+  ...['select', 'input', 'output', 'button', 'datalist', 'textarea'].map((name) => [name, formTags] as [string, Set<string>]),
+  ['option', new Set(['option'])],
+  ['optgroup', new Set(['optgroup', 'option'])],
+  ['dd', ddtTags],
+  ['dt', ddtTags],
+  ...['address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'header', 'hr', 'main', 'nav', 'ol', 'pre', 'section', 'table', 'ul'].map((name) => [name, pTag] as [string, Set<string>]),
+  ['rt', rtpTags],
+  ['rp', rtpTags],
+  ['tbody', tableSectionTags],
+  ['tfoot', tableSectionTags],
+]);
+const voidElements = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex', 'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const foreignElements = new Set(['math', 'svg']);
+const integrationElements = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml', 'foreignobject', 'desc', 'title']);
+/** A tag with a million attributes would otherwise build a million-key object nobody reads. */
+const MAX_ATTRIBUTES = 64;
+
+/** The HTML event stream over one document: write it whole or in slices, then end. */
+export class HtmlEventStream {
+  private readonly tokenizer: Tokenizer;
+  private readonly open: string[] = [];
+  private readonly openCount = new Map<string, number>();
+  /** True where a foreign (svg, math) context starts, false where an integration point ends one. */
+  private readonly foreign: boolean[] = [false];
+  private tagname = '';
+  private attributes: Record<string, string> | null = null;
+  private attributeCount = 0;
+  private attributeName = '';
+  private attributeValue = '';
+  private written = 0;
+  private readonly html: string;
+  private readonly handler: HtmlHandler;
+
+  constructor(html: string, handler: HtmlHandler) {
+    this.html = html;
+    this.handler = handler;
+    this.tokenizer = new Tokenizer({ decodeEntities: true }, this.callbacks());
+  }
+
+  /** Feeds the next `chars` characters; false once the whole document has been written. */
+  writeSome(chars: number): boolean {
+    if (this.written >= this.html.length) return false;
+    const end = Math.min(this.html.length, this.written + chars);
+    this.tokenizer.write(this.html.slice(this.written, end));
+    this.written = end;
+    return this.written < this.html.length;
+  }
+
+  /** Ends the tokens, then closes at most `elements` still-open elements; false once all are closed. */
+  endSome(elements: number): boolean {
+    if (this.written <= this.html.length) {
+      this.written = this.html.length + 1;
+      this.tokenizer.end();
+    }
+    for (let closed = 0; closed < elements && this.open.length > 0; closed += 1) this.popElement();
+    return this.open.length > 0;
+  }
+
+  private get inForeignContext(): boolean {
+    return this.foreign[this.foreign.length - 1]!;
+  }
+
+  private emitOpenTag(name: string): void {
+    this.tagname = name;
+    // The HTML spec ignores a second <form> while one is open.
+    if (name === 'form' && this.openCount.has('form')) {
+      this.tagname = '';
+      return;
+    }
+    const impliesClose = openImpliesClose.get(name);
+    if (impliesClose) while (this.open.length > 0 && impliesClose.has(this.open[this.open.length - 1]!)) this.popElement();
+    if (!voidElements.has(name)) {
+      this.open.push(name);
+      this.openCount.set(name, (this.openCount.get(name) ?? 0) + 1);
+      if (foreignElements.has(name)) this.foreign.push(true);
+      else if (integrationElements.has(name)) this.foreign.push(false);
+    }
+    this.attributes = {};
+    this.attributeCount = 0;
+  }
+
+  private endOpenTag(): void {
+    if (this.attributes) {
+      this.handler.onopentag?.(this.tagname, this.attributes);
+      this.attributes = null;
+    }
+    if (voidElements.has(this.tagname)) this.handler.onclosetag?.(this.tagname);
+    this.tagname = '';
+  }
+
+  private popElement(): void {
+    const name = this.open.pop()!;
+    const left = this.openCount.get(name)! - 1;
+    if (left === 0) this.openCount.delete(name);
+    else this.openCount.set(name, left);
+    if (foreignElements.has(name) || integrationElements.has(name)) this.foreign.pop();
+    this.handler.onclosetag?.(name);
+  }
+
+  private readTagName(start: number, end: number): string {
+    const name = this.html.slice(start, end).toLowerCase();
+    return name === 'image' && !this.inForeignContext ? 'img' : name;
+  }
+
+  private callbacks(): TokenizerCallbacks {
+    return {
+      ontext: (start, end) => this.handler.ontext?.(this.html.slice(start, end)),
+      ontextentity: (codepoint) => this.handler.ontext?.(String.fromCodePoint(codepoint)),
+      onopentagname: (start, end) => this.emitOpenTag(this.readTagName(start, end)),
+      onopentagend: () => this.endOpenTag(),
+      onselfclosingtag: () => {
+        const name = this.tagname;
+        this.endOpenTag();
+        // Only foreign content (svg, math) honours `/>`; in HTML `<div/>` opens a div.
+        if (this.inForeignContext && this.open[this.open.length - 1] === name) this.popElement();
+      },
+      onclosetag: (start, end) => {
+        const name = this.readTagName(start, end);
+        if (!voidElements.has(name)) {
+          if (this.openCount.has(name)) {
+            let top: string;
+            do {
+              top = this.open[this.open.length - 1]!;
+              this.popElement();
+            } while (top !== name);
+          } else if (name === 'p') {
+            // A stray </p> is an empty paragraph, as browsers read it.
+            this.emitOpenTag('p');
+            this.endOpenTag();
+            if (this.open[this.open.length - 1] === 'p') this.popElement();
+          }
+        } else if (name === 'br') {
+          this.handler.onopentag?.('br', {});
+          this.handler.onclosetag?.('br');
+        }
+      },
+      onattribname: (start, end) => {
+        this.attributeName = this.html.slice(start, end).toLowerCase();
+      },
+      onattribdata: (start, end) => {
+        this.attributeValue += this.html.slice(start, end);
+      },
+      onattribentity: (codepoint) => {
+        this.attributeValue += String.fromCodePoint(codepoint);
+      },
+      onattribend: () => {
+        if (this.attributes && this.attributeCount < MAX_ATTRIBUTES && !Object.hasOwn(this.attributes, this.attributeName)) {
+          this.attributes[this.attributeName] = this.attributeValue;
+          this.attributeCount += 1;
+        }
+        this.attributeValue = '';
+      },
+      oncdata: (start, end, offset) => {
+        if (this.inForeignContext) this.handler.ontext?.(this.html.slice(start, end - offset));
+      },
+      oncomment: () => {},
+      ondeclaration: () => {},
+      onprocessinginstruction: () => {},
+      onend: () => {},
+      isInForeignContext: () => this.inForeignContext,
+    };
+  }
+}
+
+/** Characters tokenised between two turns of the event loop: a few ms of the slowest inputs measured (see docs/inference.md, "Bounded work"). */
+export const HTML_SLICE_CHARS = 16_384;
+/** Open elements closed between two turns at the end of a document of unclosed tags. */
+const CLOSE_SLICE = 16_384;
+
+export function readHtml(html: string, handler: HtmlHandler): void {
+  const stream = new HtmlEventStream(html, handler);
+  stream.writeSome(html.length);
+  stream.endSome(Number.POSITIVE_INFINITY);
+}
+
+/**
+ * The same events, one slice per turn of the event loop, so a 16 MiB document (about a second of
+ * tokenising) never holds other callers for more than one slice.
+ */
+export async function readHtmlInSlices(html: string, handler: HtmlHandler, signal?: AbortSignal): Promise<void> {
+  const stream = new HtmlEventStream(html, handler);
+  while (stream.writeSome(HTML_SLICE_CHARS)) {
+    await nextTurn();
+    signal?.throwIfAborted();
+  }
+  while (stream.endSome(CLOSE_SLICE)) {
+    await nextTurn();
+    signal?.throwIfAborted();
+  }
+}

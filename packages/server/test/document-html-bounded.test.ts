@@ -1,0 +1,73 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import test from 'ava';
+import { startTestServer, type TestServer } from './helpers/test-server.ts';
+
+/**
+ * HTML at the contract's largest `text` (16 MiB) in the shapes that made htmlparser2's Parser
+ * quadratic: unclosed tags (its open-element stack grew with `unshift`) and closing tags that
+ * match nothing open (each one scanned the whole stack). Before the fix, 1 MB of `<div>` held
+ * the event loop for 21 s; now the work is linear and done in slices between turns of the loop.
+ */
+const MAX_TEXT = 16_777_216;
+/**
+ * The issue's budget: no request holds other callers for longer. The loop is this process's,
+ * which also runs the client, and a 16 MiB body costs JSON work at both ends that is not the
+ * parser's; the budget is checked on 4 MiB documents, the answers on 16 MiB ones too.
+ */
+const LOOP_BUDGET_MS = 100;
+const WATCHED_TEXT = 4 * 1024 * 1024;
+
+let svc: TestServer;
+test.before(async () => {
+  svc = await startTestServer();
+});
+test.after.always(async () => {
+  await svc?.close();
+});
+
+const fill = (head: string, unit: string, tail: string, size = MAX_TEXT) => head + unit.repeat(Math.floor((size - head.length - tail.length) / unit.length)) + tail;
+
+/** The request's answer and the longest the server's event loop (this process) was held meanwhile. */
+async function extractWatchingLoop(text: string) {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  try {
+    const doc = await svc.operator.documents.extract({ body: { text, format: 'html' } });
+    return { doc, worstDelayMs: delay.max / 1e6 };
+  } finally {
+    delay.disable();
+  }
+}
+
+test.serial('HTML: 4 MiB of unclosed <div> is read without holding the event loop', async (t) => {
+  const { doc, worstDelayMs } = await extractWatchingLoop(fill('<h1>Top</h1>', '<div>', 'deep text', WATCHED_TEXT));
+  t.is(doc.sections[0]!.text, 'deep text');
+  t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
+});
+
+test.serial('HTML: closing tags that match nothing open are ignored, in linear time', async (t) => {
+  const opens = '<p>'.repeat(WATCHED_TEXT / 2 / 3);
+  const { doc, worstDelayMs } = await extractWatchingLoop(fill(`<head><title>Mismatch</title></head><h2>Head</h2>${opens}`, '</span>', 'end', WATCHED_TEXT));
+  t.is(doc.metadata.title, 'Mismatch');
+  t.deepEqual(
+    doc.sections.map((section) => [section.heading, section.text]),
+    [['Head', 'end']],
+  );
+  t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
+});
+
+test.serial('HTML: a heading left open over nested lists takes the text as its heading', async (t) => {
+  const { doc, worstDelayMs } = await extractWatchingLoop(fill('<h3>', '<ul><li>', 'x', WATCHED_TEXT));
+  t.is(doc.section_count, 1);
+  t.like(doc.sections[0], { heading: 'x', level: 3, text: '' });
+  t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
+});
+
+// Last, so the collector's work on its 16 MiB is not counted against a watched test.
+test.serial('HTML: 16 MiB of unclosed <div> under a heading is one section', async (t) => {
+  const doc = await svc.operator.documents.extract({ body: { text: fill('<h1>Top</h1>', '<div>', 'deep text'), format: 'html' } });
+  t.deepEqual(
+    doc.sections.map((section) => [section.heading, section.level, section.text]),
+    [['Top', 1, 'deep text']],
+  );
+});
