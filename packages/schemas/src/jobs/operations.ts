@@ -54,7 +54,7 @@ export const ResolveLinkResult = z
     status: z.number().int().describe('HTTP status of the final answer.'),
     content_type: z.string().nullable().describe('Media type of the final answer, without parameters; null when not stated.'),
     redirects: z.array(z.object({ url: z.string(), status: z.number().int() })).describe('Each redirect followed, in order: the URL that redirected and its status.'),
-    title: z.string().nullable().describe('The `<title>` of an HTML page (from its first 256 KiB), null otherwise.'),
+    title: z.string().nullable().describe('The `<title>` of an HTML page (from its first 256 KiB, whitespace runs as one space, at most 1024 characters), null otherwise.'),
   })
   .meta({ id: 'ResolveLinkResult' });
 export type ResolveLinkResult = z.infer<typeof ResolveLinkResult>;
