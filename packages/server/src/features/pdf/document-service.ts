@@ -1,7 +1,7 @@
 import type { DocumentExtraction, DocumentSection, ExtractionWarning } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../http/service-error.ts';
-import { detectFormat, sectionMarkdown, sectionPlainText, type SectionedDocument } from './document-sections.ts';
+import { detectFormat, sectionMarkdownInSlices, sectionPlainText, type SectionedDocument } from './document-sections.ts';
 import { sectionHtmlInSlices } from './html-sections.ts';
 import type { PdfService } from './pdf-service.ts';
 import { normaliseText } from './worker/normalise-text.ts';
@@ -18,9 +18,9 @@ export interface DocumentRequest {
 
 /**
  * Documents into sections. HTML, Markdown and text are parsed in the request (linear-time
- * parsers over input already capped by the body limit); HTML, and the HTML mammoth makes of a
- * DOCX, in slices between turns of the event loop, since even linear work on 16 MiB takes a
- * second. DOCX (a ZIP, so possibly a bomb) is
+ * parsers over input already capped by the body limit); HTML, the HTML mammoth makes of a
+ * DOCX, and Markdown, in slices between turns of the event loop, since even linear work on 16 MiB
+ * takes a second. DOCX (a ZIP, so possibly a bomb) is
  * converted to HTML by mammoth in a parser worker, and PDFs are extracted there, both under the
  * same admission, rate limit, deadlines and memory cap as the PDF routes.
  */
@@ -55,7 +55,7 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
     document = await sectionHtmlInSlices(converted.html, request.signal);
   } else {
     const text = bytes.toString('utf8');
-    document = format === 'html' ? await sectionHtmlInSlices(text, request.signal) : format === 'markdown' ? sectionMarkdown(text) : sectionPlainText(text);
+    document = format === 'html' ? await sectionHtmlInSlices(text, request.signal) : format === 'markdown' ? await sectionMarkdownInSlices(text, request.signal) : sectionPlainText(text);
   }
 
   const sections: DocumentSection[] = [];
