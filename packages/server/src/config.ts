@@ -41,6 +41,9 @@ const EnvSchema = z.object({
   SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS: integer(100, 600_000, 'milliseconds').default(65_000),
   SVC_HTTP_MAX_REQUESTS_PER_SOCKET: integer(0, 1_000_000, 'a request count (0: unlimited)').default(1000),
   SVC_HTTP_MAX_HEADER_BYTES: integer(1024, 1_048_576, 'bytes').default(16_384),
+  SVC_HTTP_BODY_BUDGET_BYTES: integer(1_048_576, 17_179_869_184, 'bytes').default(268_435_456),
+  SVC_HTTP_BODY_TIMEOUT_MS: integer(100, 3_600_000, 'milliseconds').default(30_000),
+  SVC_HTTP_RESPONSE_STALL_MS: integer(100, 3_600_000, 'milliseconds').default(30_000),
   SVC_CORS_ORIGINS: z
     .string()
     .default('')
@@ -97,7 +100,19 @@ export interface Config {
   /** How long `/readyz` fails before the listener closes, so a load balancer notices first (0: close at once). */
   shutdownGraceMs: number;
   /** Slow-client and size defences of the HTTP listener. */
-  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number; maxRequestsPerSocket: number; maxHeaderBytes: number };
+  http: {
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    maxRequestsPerSocket: number;
+    maxHeaderBytes: number;
+    /** Bytes of request bodies that may be in flight at once, server-wide; past it a body is refused before it is read. */
+    bodyBudgetBytes: number;
+    /** Deadline for a whole body on routes that name none of their own. */
+    bodyTimeoutMs: number;
+    /** A response whose connection takes none of its pending bytes for this long is destroyed. */
+    responseStallMs: number;
+  };
   /** Origins a browser may call every route from (`*`: any); discovery documents are open to all. */
   corsOrigins: string[];
   /** Callers with no credential act as the open-auth principal on scoped routes. */
@@ -213,6 +228,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keepAliveTimeoutMs: e.SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS,
       maxRequestsPerSocket: e.SVC_HTTP_MAX_REQUESTS_PER_SOCKET,
       maxHeaderBytes: e.SVC_HTTP_MAX_HEADER_BYTES,
+      bodyBudgetBytes: e.SVC_HTTP_BODY_BUDGET_BYTES,
+      bodyTimeoutMs: e.SVC_HTTP_BODY_TIMEOUT_MS,
+      responseStallMs: e.SVC_HTTP_RESPONSE_STALL_MS,
     },
     corsOrigins: e.SVC_CORS_ORIGINS,
     openAccess: e.SVC_OPEN_ACCESS,

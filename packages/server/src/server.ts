@@ -14,6 +14,7 @@ import { CacheRegistry } from './features/models/cache-registry.ts';
 import { ModelRegistry } from './features/models/model-registry.ts';
 import { UsageHook } from './inference/usage-hook.ts';
 import { operatorResolver } from './http/auth.ts';
+import { BodyBudget } from './http/body-budget.ts';
 import { buildContractApp } from './http/build-app.ts';
 import { answerClientError } from './http/client-errors.ts';
 import { corsPolicyFrom } from './http/cors.ts';
@@ -75,6 +76,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
   features.closers.unshift(async () => clearInterval(pruneTimer));
   const resolvers = [operatorResolver(operatorToken), ...features.resolvers];
 
+  // One budget for both listeners: memory is the process's, whichever surface a body comes in on.
+  const bodyBudget = new BodyBudget(config.http.bodyBudgetBytes);
   const buildApp = (surfaces: readonly Surface[]): Koa =>
     buildContractApp({
       contract,
@@ -91,6 +94,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
       cors: corsPolicyFrom(config.corsOrigins),
       draining: () => lifecycle.draining,
       shutdownSignal: lifecycle.shutdownSignal,
+      bodyBudget,
+      bodyTimeoutMs: config.http.bodyTimeoutMs,
     });
   const separateApi = config.apiPort !== undefined;
   const app = buildApp(separateApi ? ['base'] : ['base', 'api']);

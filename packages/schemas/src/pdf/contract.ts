@@ -18,6 +18,7 @@ export const pdfContract = defineContract({
       `At most ${pdfLimits.maxFileBytes} bytes (413), read within ${pdfLimits.uploadTimeoutMs / 1000} s (408). ` +
       `Parsed by one of ${pdfLimits.parserWorkers} workers; at most ${pdfLimits.maxPendingRequests} requests wait, ` +
       `${pdfLimits.queueTimeoutMs / 1000} s at most (503), and a parse that takes more than ${pdfLimits.parseTimeoutMs / 1000} s is stopped (504). ` +
+      'The queue place (503 `pdf_queue_full`) and the rate limit (429 `rate_limited`) are decided from the request head, before a byte of the body is read. ' +
       'Errors answer the BayRunErrorEnvelope. `Server-Timing` reports admission_ms, upload_read_ms, source_ms, staging_ms, worker_start_ms, worker_queue_ms, worker_roundtrip_ms, executor_dispatch_ms and total_ms.',
     query: PdfExtractQuery,
     body: z.any().describe('The raw PDF bytes.'),

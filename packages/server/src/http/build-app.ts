@@ -4,7 +4,7 @@ import type { Surface } from '@svc/schemas';
 import type { HttpMetrics } from '../observability/metrics.ts';
 import { answerPreflight, applyCors, corsPolicyFrom, type CorsPolicy } from './cors.ts';
 import { writeError } from './error-handler.ts';
-import { compileContract, serveRoute, type MountOptions } from './mount-contract.ts';
+import { compileContract, serveRoute, withBodyDefaults, type MountOptions } from './mount-contract.ts';
 import { requestIdFrom } from './request-id.ts';
 import type { StartStream } from './respond.ts';
 import { lingerOnUnreadBody } from './linger.ts';
@@ -29,7 +29,8 @@ export interface ContractAppOptions extends MountOptions {
  * error body, then latency headers, metrics and the log line. One function rather than a chain
  * of middlewares because this is the per-request hot path (bench/http-overhead).
  */
-export function buildContractApp(options: ContractAppOptions): Koa {
+export function buildContractApp(appOptions: ContractAppOptions): Koa {
+  const options = { ...appOptions, ...withBodyDefaults(appOptions) };
   const app = new Koa({ proxy: options.trustProxy });
   const table = compileContract(options);
   const cors = options.cors ?? corsPolicyFrom([]);

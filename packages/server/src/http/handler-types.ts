@@ -14,7 +14,19 @@ export function defineHandlers<C extends ContractTree>(_contract: C, handlers: H
   return handlers;
 }
 
-export type AnyHandler = (input: Record<string, unknown>, request: RequestContext) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>;
+/**
+ * A route's admission, run before its body is read (auth already passed): it refuses by
+ * throwing (a full queue, a rate limit), or holds a place for the request and answers how to
+ * give it back; the adapter gives it back when the request ends, whatever happened.
+ */
+export type AdmitStep = (request: RequestContext) => Promise<(() => void) | void>;
+
+/** A handler with an admission step decided before its body's bytes are read. */
+export function withAdmission<H extends (...args: never[]) => unknown>(admit: AdmitStep, handler: H): H & { admit: AdmitStep } {
+  return Object.assign(handler, { admit });
+}
+
+export type AnyHandler = ((input: Record<string, unknown>, request: RequestContext) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>) & { admit?: AdmitStep };
 
 /** Finds the handler of a dotted operation id in a handler tree. */
 export function handlerAt(handlers: unknown, id: string): AnyHandler | undefined {

@@ -1,8 +1,9 @@
 import type { Context } from 'koa';
 import { anonymousPrincipal, walkContract, type Principal, type ContractTree, type RouteDefinition, type Surface, type ValidationIssue } from '@svc/schemas';
 import { authenticate, type PrincipalResolver } from './auth.ts';
-import { handlerAt, type AnyHandler } from './handler-types.ts';
-import { bodyPlanFor, readRouteBody, type BodyPlan } from './read-body.ts';
+import { BodyBudget } from './body-budget.ts';
+import { handlerAt, type AdmitStep, type AnyHandler } from './handler-types.ts';
+import { bodyBytesToHold, bodyPlanFor, readRouteBody, type BodyPlan } from './read-body.ts';
 import type { RequestContext } from './request-context.ts';
 import { jsonStatusesOf, respond, writeJson, type StartStream } from './respond.ts';
 import { ServiceError } from './service-error.ts';
@@ -23,6 +24,17 @@ export interface MountOptions {
   publicUrls: () => { baseUrl: string; apiUrl: string };
   /** Aborts when the server begins to drain (event streams end with a final event). */
   shutdownSignal?: AbortSignal;
+  /** Bytes of bodies in flight, shared by every surface of the server (SVC_HTTP_BODY_BUDGET_BYTES); default: one of 256 MiB per app. */
+  bodyBudget?: BodyBudget;
+  /** Deadline of a whole body on routes that name none (SVC_HTTP_BODY_TIMEOUT_MS); default 30 s. */
+  bodyTimeoutMs?: number;
+}
+
+/** Mount options with the body defences filled in. */
+export type ServeOptions = MountOptions & Required<Pick<MountOptions, 'bodyBudget' | 'bodyTimeoutMs'>>;
+
+export function withBodyDefaults(options: MountOptions): ServeOptions {
+  return { ...options, bodyBudget: options.bodyBudget ?? new BodyBudget(256 * 1024 * 1024), bodyTimeoutMs: options.bodyTimeoutMs ?? 30_000 };
 }
 
 /** Path params arrive URL-decoded; wildcard params arrive as segment arrays and are joined. */
@@ -110,6 +122,8 @@ export interface CompiledRoute {
   apiSurface: boolean;
   /** Undefined when the route takes no body. */
   body: BodyPlan | undefined;
+  /** The handler's admission, decided before the body is read. */
+  admit: AdmitStep | undefined;
   /** Statuses answered with a JSON schema: written without looking at the spec. */
   jsonStatuses: ReadonlySet<number>;
 }
@@ -121,7 +135,7 @@ export function compileContract(options: MountOptions): RouteTable<CompiledRoute
     if (!options.surfaces.includes(route.surface)) continue;
     const handler = handlerAt(options.handlers, id);
     if (!handler) throw new Error(`No handler for contract entry ${id}`);
-    const value: CompiledRoute = { handler, publicAuth: route.auth.kind === 'public', apiSurface: route.surface === 'api', body: bodyPlanFor(route), jsonStatuses: jsonStatusesOf(route.responses) };
+    const value: CompiledRoute = { handler, publicAuth: route.auth.kind === 'public', apiSurface: route.surface === 'api', body: bodyPlanFor(route), admit: handler.admit, jsonStatuses: jsonStatusesOf(route.responses) };
     table.add({ id, route, value });
   }
   return table;
@@ -133,7 +147,7 @@ export function compileContract(options: MountOptions): RouteTable<CompiledRoute
  * re-validate and never check auth. The request path of every route: one async function,
  * awaiting only what is really asynchronous (a credential, the body, the handler).
  */
-export async function serveRoute(ctx: Context, state: RequestState, entry: RouteEntry<CompiledRoute>, params: Record<string, unknown>, options: MountOptions): Promise<StartStream | undefined> {
+export async function serveRoute(ctx: Context, state: RequestState, entry: RouteEntry<CompiledRoute>, params: Record<string, unknown>, options: ServeOptions): Promise<StartStream | undefined> {
   const { route, value: compiled } = entry;
   state.routeId = entry.id;
   state.route = route;
@@ -151,14 +165,20 @@ export async function serveRoute(ctx: Context, state: RequestState, entry: Route
         });
   state.principal = principal;
   const input = parseHeadParts(route, ctx, params);
+  const request = new HandlerRequest(ctx, state, principal, bearer, compiled.apiSurface, options.publicUrls);
   const plan = compiled.body;
+  // Everything that may refuse the request is decided before its body is read: framing (415,
+  // 413 from Content-Length), the route's admission (a full queue, a rate limit), then the
+  // server's budget of bodies in flight. Places held are given back when the request ends.
+  const bytesToHold = plan ? bodyBytesToHold(plan, ctx.req) : 0;
+  if (compiled.admit) releaseOnEnd(ctx, await compiled.admit(request));
+  if (bytesToHold > 0) releaseOnEnd(ctx, options.bodyBudget.hold(bytesToHold));
   if (plan) {
     // Input that is already invalid was refused above, before the body is read. Routes with an
     // upload deadline (PDF, documents) report their ingress as `upload_read_ms`.
-    const raw = plan.timeoutMs !== undefined ? await state.timing.measure('upload_read_ms', () => readRouteBody(plan, ctx.req)) : await readRouteBody(plan, ctx.req);
+    const raw = plan.timeoutMs !== undefined ? await state.timing.measure('upload_read_ms', () => readRouteBody(plan, ctx.req, options.bodyTimeoutMs)) : await readRouteBody(plan, ctx.req, options.bodyTimeoutMs);
     input.body = parseBody(route, raw);
   }
-  const request = new HandlerRequest(ctx, state, principal, bearer, compiled.apiSurface, options.publicUrls);
   const result = await compiled.handler(input, request);
   if (!options.validateResponses && compiled.jsonStatuses.has(result.status)) {
     writeJson(ctx, result);
@@ -177,6 +197,13 @@ export async function serveRoute(ctx: Context, state: RequestState, entry: Route
 }
 
 type Input = { params: unknown; query: unknown; headers: unknown; body: unknown };
+
+/** Gives a held place back once the response is over, answered or cut off. */
+function releaseOnEnd(ctx: Context, release: (() => void) | void): void {
+  if (!release) return;
+  if (ctx.res.closed) release();
+  else ctx.res.once('close', release);
+}
 
 /** Path, query and headers: parts the route does not declare are not even read (the hot path of every request). */
 function parseHeadParts(route: RouteDefinition, ctx: Context, rawParams: Record<string, unknown>): Input {

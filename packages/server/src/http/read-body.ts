@@ -60,7 +60,7 @@ function checkDeclaredLength(request: IncomingMessage, limit: number): string | 
   return declared;
 }
 
-/** Reads the bytes under the cap, within the plan's deadline (upload routes). */
+/** Reads the bytes under the cap, within the deadline. */
 function readBytesWithin(request: IncomingMessage, plan: BodyPlan, timeoutMs: number): Promise<Buffer> {
   const { limit } = plan;
   const reading = getRawBody(request, { limit, length: checkDeclaredLength(request, limit) }).catch((error: unknown) => {
@@ -94,20 +94,25 @@ function decodeBody(plan: BodyPlan, raw: Buffer): unknown {
 }
 
 /**
+ * What a body will hold in memory, decided from its framing before a byte is read: its declared
+ * length, or the route's cap when it is chunked; 0 when no body was sent. Refuses a wrong media
+ * type (415) and a declared length over the cap (413) here, so neither costs a read.
+ */
+export function bodyBytesToHold(plan: BodyPlan, request: IncomingMessage): number {
+  if (!hasBody(request)) return 0;
+  checkMediaType(plan, request.headers['content-type']);
+  const declared = checkDeclaredLength(request, plan.limit);
+  return declared === undefined ? plan.limit : Number(declared);
+}
+
+/**
  * The raw request body as the route's plan says: parsed JSON, a form as an object, or bytes.
  * Answers undefined at once when no body was sent (the schema decides if that is fine), so a
- * bodiless request costs no promise; media type and declared length are refused before reading.
+ * bodiless request costs no promise. Every body has a deadline: the route's own (uploads), or
+ * `defaultTimeoutMs`, so a client trickling a body cannot hold its buffer for long.
  */
-export function readRouteBody(plan: BodyPlan, request: IncomingMessage): Promise<unknown> | undefined {
+export function readRouteBody(plan: BodyPlan, request: IncomingMessage, defaultTimeoutMs: number): Promise<unknown> | undefined {
   if (!hasBody(request)) return undefined;
   checkMediaType(plan, request.headers['content-type']);
-  if (plan.timeoutMs) return readBytesWithin(request, plan, plan.timeoutMs).then((raw) => decodeBody(plan, raw));
-  // Every other body-carrying request: one reaction from raw-body's promise to the decoded body.
-  const { limit } = plan;
-  return getRawBody(request, { limit, length: checkDeclaredLength(request, limit) }).then(
-    (raw) => decodeBody(plan, raw),
-    (error: unknown) => {
-      throw bodyReadError(error, limit);
-    },
-  );
+  return readBytesWithin(request, plan, plan.timeoutMs ?? defaultTimeoutMs).then((raw) => decodeBody(plan, raw));
 }

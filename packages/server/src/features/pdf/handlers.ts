@@ -1,6 +1,7 @@
 import { documentsContract, pdfContract } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
-import { defineHandlers } from '../../http/handler-types.ts';
+import type { RequestContext } from '../../http/request-context.ts';
+import { defineHandlers, withAdmission } from '../../http/handler-types.ts';
 import { extractDocument } from './document-service.ts';
 import { ParserPool } from './parser-pool.ts';
 import { PdfService } from './pdf-service.ts';
@@ -11,22 +12,24 @@ export function createPdfFeature(deps: ServerDeps) {
   const service = new PdfService(deps, pool);
   deps.caches.register({ name: 'pdf-workers', description: `PDF parser workers (${deps.config.pdf.engine})`, stats: () => ({ entries: pool.stats.in_flight, max_entries: deps.config.pdf.workers + deps.config.pdf.maxPending, hits: pool.stats.completed, misses: 0 }) });
 
+  // A queue place and the rate limit are decided before up to 16 MiB of body is read.
+  const admitBeforeBody = (request: RequestContext) => service.admitBeforeBody(request);
   const pdf = defineHandlers(pdfContract, {
-    async extractUpload({ query, body }, request) {
+    extractUpload: withAdmission(admitBeforeBody, async ({ query, body }, request) => {
       const started = performance.now();
       await service.admit(request.principal, request);
       const bytes = await service.source({ kind: 'bytes', bytes: body }, request);
       const extraction = await service.extract(bytes, { startPage: query.start_page, maxPages: query.max_pages, maxChars: query.max_chars }, request, started);
       return { status: 200, body: extraction };
-    },
-    async extract({ body }, request) {
+    }),
+    extract: withAdmission(admitBeforeBody, async ({ body }, request) => {
       const started = performance.now();
       await service.admit(request.principal, request);
       const bytes = await service.source(body.url !== undefined ? { kind: 'url', url: body.url } : { kind: 'base64', data: body.data_base64 ?? '' }, request);
       const options = { startPage: body.start_page, maxPages: body.max_pages, maxChars: body.max_chars, password: body.password };
       if (body.stream) return { status: 200, body: service.stream(bytes, options, request, started) };
       return { status: 200, body: await service.extract(bytes, options, request, started) };
-    },
+    }),
   });
 
   const documents = defineHandlers(documentsContract, {

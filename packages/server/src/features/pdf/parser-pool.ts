@@ -48,6 +48,11 @@ export interface ParseRun {
   timings(): ParseTimings;
 }
 
+/** A place in the parser queue held before the bytes arrive; `release` answers whether it was still held. */
+export interface PoolPlace {
+  release(): boolean;
+}
+
 /**
  * The bounded PDF parser pool: Piscina with a fixed number of workers, each with a V8 memory
  * cap (`resourceLimits`), started by the first parse. Admission is counted here: `workers`
@@ -66,6 +71,8 @@ export class ParserPool {
   private readonly log: Logger;
   private readonly workerModule: URL;
   private inFlight = 0;
+  /** Places held by requests whose bytes are still arriving (`reserve`): they count against the queue. */
+  private reserved = 0;
   /** Threads that have not loaded their module yet (each watched by the start deadline). */
   private unready = 0;
   private readonly watched = new WeakSet<Worker>();
@@ -215,14 +222,36 @@ export class ParserPool {
     return { workers: this.config.workers, threads: pool?.threads.length ?? 0, in_flight: this.inFlight, queued: pool?.queueSize ?? 0, completed: pool?.completed ?? 0, peak_heap_bytes: this.peakHeapBytes };
   }
 
-  /** Admits a parse or throws 503 at once when the workers and the waiting room are full. */
-  run(request: ParseRequest, engine: PdfConfig['engine']): ParseRun {
-    if (this.inFlight >= this.config.workers + this.config.maxPending) {
-      throw new ServiceError('pdf_queue_full', `All ${this.config.workers} PDF workers are busy and ${this.config.maxPending} requests are already waiting; retry shortly.`, {
-        retryAfterSeconds: 1,
-        retryable: true,
-      });
-    }
+  private queueFull(): ServiceError {
+    return new ServiceError('pdf_queue_full', `All ${this.config.workers} PDF workers are busy and ${this.config.maxPending} requests are already waiting; retry shortly.`, {
+      retryAfterSeconds: 1,
+      retryable: true,
+    });
+  }
+
+  /**
+   * Holds a place in the queue before a request's bytes are read, so a full pool refuses an
+   * upload before buffering it. `run` with the place takes it over; `release` (idempotent)
+   * gives back a place never used. Throws 503 `pdf_queue_full` at once when there is none.
+   */
+  reserve(): PoolPlace {
+    if (this.inFlight + this.reserved >= this.config.workers + this.config.maxPending) throw this.queueFull();
+    this.reserved += 1;
+    let held = true;
+    return {
+      release: () => {
+        if (!held) return false;
+        held = false;
+        this.reserved -= 1;
+        return true;
+      },
+    };
+  }
+
+  /** Admits a parse (on the place held for it, if any) or throws 503 at once when the workers and the waiting room are full. */
+  run(request: ParseRequest, engine: PdfConfig['engine'], place?: PoolPlace): ParseRun {
+    const placed = place?.release() ?? false;
+    if (!placed && this.inFlight + this.reserved >= this.config.workers + this.config.maxPending) throw this.queueFull();
     this.inFlight += 1;
     const dispatchStarted = performance.now();
     const submittedAt = performance.timeOrigin + dispatchStarted;

@@ -4,7 +4,7 @@ import { consumeWindow } from '../../db/rate-counters.ts';
 import type { ServerDeps } from '../../deps.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../http/service-error.ts';
-import type { ParserPool, ParseRun } from './parser-pool.ts';
+import type { ParserPool, ParseRun, PoolPlace } from './parser-pool.ts';
 import type { WorkerPage, WorkerSummary } from './worker/pdf-worker.ts';
 
 export interface ExtractOptions {
@@ -42,8 +42,29 @@ export class PdfService {
     this.pool = pool;
   }
 
-  /** Per-principal fixed-window limit, counted in the database so replicas share it. */
+  /** Requests admitted before their body was read, with the queue place each holds. */
+  private readonly places = new WeakMap<RequestContext, PoolPlace>();
+
+  /**
+   * The upload routes' admission, run by the adapter before the body is read: a place in the
+   * parser queue first (a full pool refuses without counting against the rate limit), then the
+   * rate limit. Answers how to give the place back if the request ends without using it.
+   */
+  async admitBeforeBody(request: RequestContext): Promise<() => void> {
+    const place = this.pool.reserve();
+    try {
+      await this.admit(request.principal, request);
+    } catch (error) {
+      place.release();
+      throw error;
+    }
+    this.places.set(request, place);
+    return () => void place.release();
+  }
+
+  /** Per-principal fixed-window limit, counted in the database so replicas share it (once per request). */
   async admit(principal: Principal, request: RequestContext): Promise<void> {
+    if (this.places.has(request)) return;
     const { rateLimit, rateWindowSeconds } = this.deps.config.pdf;
     await request.timing.measure('admission_ms', async () => {
       if (rateLimit === 0) return;
@@ -87,8 +108,8 @@ export class PdfService {
     }
   }
 
-  private start(bytes: Uint8Array, options: ExtractOptions): ParseRun {
-    return this.pool.run({ bytes, password: options.password, startPage: options.startPage, maxPages: options.maxPages, maxChars: options.maxChars }, this.deps.config.pdf.engine);
+  private start(bytes: Uint8Array, options: ExtractOptions, request: RequestContext): ParseRun {
+    return this.pool.run({ bytes, password: options.password, startPage: options.startPage, maxPages: options.maxPages, maxChars: options.maxChars }, this.deps.config.pdf.engine, this.places.get(request));
   }
 
   private recordTimings(request: RequestContext, timings: Record<string, number>): Record<string, number> {
@@ -107,7 +128,7 @@ export class PdfService {
   /** The whole extraction as one JSON answer. */
   async extract(bytes: Buffer, options: ExtractOptions, request: RequestContext, handlerStarted: number): Promise<PdfExtraction> {
     const staged = this.stage(bytes, request);
-    const run = this.start(staged, options);
+    const run = this.start(staged, options, request);
     const cancel = () => run.cancel();
     request.signal.addEventListener('abort', cancel, { once: true });
     try {
@@ -127,7 +148,7 @@ export class PdfService {
   async convertDocx(bytes: Buffer, request: RequestContext, handlerStarted: number): Promise<{ html: string; warnings: PdfExtractionSummary['warnings'] }> {
     const owned = new Uint8Array(new ArrayBuffer(bytes.byteLength));
     owned.set(bytes);
-    const run = this.pool.run({ bytes: owned, startPage: 1, maxPages: 1, maxChars: 1, format: 'docx' }, this.deps.config.pdf.engine);
+    const run = this.pool.run({ bytes: owned, startPage: 1, maxPages: 1, maxChars: 1, format: 'docx' }, this.deps.config.pdf.engine, this.places.get(request));
     try {
       const { summary } = await run.result;
       return { html: summary.html ?? '', warnings: summary.warnings };
@@ -144,7 +165,7 @@ export class PdfService {
    */
   stream(bytes: Buffer, options: ExtractOptions, request: RequestContext, handlerStarted: number): AsyncIterable<SseMessage<ExtractedPage | PdfExtractionSummary>> {
     const staged = this.stage(bytes, request);
-    const run = this.start(staged, options);
+    const run = this.start(staged, options, request);
     // A client that goes away mid-page stops the worker now, not when that page is done.
     const cancel = () => run.cancel();
     request.signal.addEventListener('abort', cancel, { once: true });

@@ -1,0 +1,101 @@
+import { connect, type Socket } from 'node:net';
+import test from 'ava';
+import { signInAgent } from './helpers/identity.ts';
+import { startTestServer, type TestServer } from './helpers/test-server.ts';
+
+/**
+ * Admission before bytes: a route's admission (its queue, its rate limit, auth) and the server's
+ * budget of bodies in flight are decided from the request head, so callers who announce large
+ * bodies and stall are refused at once instead of each holding a buffer until a deadline.
+ */
+const MiB = 1024 * 1024;
+let pdfServer: TestServer;
+let budgetServer: TestServer;
+let pdfToken: string;
+let budgetToken: string;
+test.before(async () => {
+  [pdfServer, budgetServer] = await Promise.all([
+    startTestServer({ env: { SVC_PDF_WORKERS: '1', SVC_PDF_MAX_PENDING: '1', SVC_PDF_RATE_LIMIT: '0' } }),
+    startTestServer({ env: { SVC_HTTP_BODY_BUDGET_BYTES: String(16 * MiB), SVC_HTTP_BODY_TIMEOUT_MS: '1500' } }),
+  ]);
+  [pdfToken, budgetToken] = await Promise.all([signInAgent(pdfServer), signInAgent(budgetServer)].map(async (agent) => (await agent).session.accessToken));
+});
+test.after.always(async () => {
+  await Promise.all([pdfServer?.close(), budgetServer?.close()]);
+});
+
+interface Stalled {
+  socket: Socket;
+  /** The status line once the server answered, or undefined while it is still reading. */
+  answer: () => string | undefined;
+  received: () => string;
+  /** Resolves when every byte given has been handed to the kernel, or the server closed. */
+  written: Promise<void>;
+}
+
+/** Announces `declared` bytes, sends `sent` of them, and stalls. */
+function announceAndStall(server: TestServer, head: string, declared: number, sent: Buffer): Promise<Stalled> {
+  const { hostname, port } = new URL(server.baseUrl);
+  const socket = connect(Number(port), hostname);
+  let received = '';
+  socket.setEncoding('latin1').on('data', (chunk: string) => (received += chunk));
+  socket.on('error', () => {});
+  return new Promise((resolve) =>
+    socket.once('connect', () => {
+      socket.write(`${head}Content-Length: ${declared}\r\n\r\n`);
+      const written = new Promise<void>((done) => {
+        socket.write(sent, () => done());
+        socket.once('close', () => done());
+      });
+      resolve({ socket, answer: () => (received ? received.split('\r\n', 1)[0] : undefined), received: () => received, written });
+    }),
+  );
+}
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test.serial('30 PDF uploads announcing 16 MiB and stopping one byte short: the queue admits 2, refuses the rest before reading, and memory stays bounded', async (t) => {
+  const size = 16 * MiB;
+  // One buffer for every socket: the client side copies nothing, so what grows is the server.
+  const almost = Buffer.alloc(size - 1, 0x25);
+  const head = `POST /v1/pdf/extract/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pdfToken}\r\nContent-Type: application/pdf\r\n`;
+  globalThis.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const stalled = await Promise.all(Array.from({ length: 30 }, () => announceAndStall(pdfServer, head, size, almost)));
+  t.teardown(() => stalled.forEach(({ socket }) => socket.destroy()));
+  await Promise.all(stalled.map(({ written }) => written));
+  await settle(200);
+  const refused = stalled.filter(({ answer }) => answer()?.startsWith('HTTP/1.1 503'));
+  t.is(refused.length, 28, stalled.map(({ answer }) => answer() ?? 'reading').join(', '));
+  for (const { received } of refused) t.is(JSON.parse(received().split('\r\n\r\n')[1]!).code, 'pdf_queue_full');
+  const growthMiB = (process.memoryUsage().rss - rssBefore) / MiB;
+  // Unbounded, 30 bodies of 16 MiB took ~480 MiB; two admitted hold ~32 MiB (twice that while copied).
+  t.true(growthMiB < 200, `rss grew ${Math.round(growthMiB)} MiB`);
+  // Others are served meanwhile.
+  t.is((await fetch(`${pdfServer.baseUrl}/healthz`)).status, 200);
+});
+
+test.serial('the server-wide body budget: bodies past it are refused at once with 503 body_budget_full and Retry-After; a small request still gets through', async (t) => {
+  const size = 4 * MiB;
+  const almost = Buffer.alloc(size - 1, 0x20);
+  const head = `POST /v1/embeddings HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${budgetToken}\r\nContent-Type: application/json\r\n`;
+  const stalled = await Promise.all(Array.from({ length: 12 }, () => announceAndStall(budgetServer, head, size, almost)));
+  t.teardown(() => stalled.forEach(({ socket }) => socket.destroy()));
+  await settle(300);
+  const refused = stalled.filter(({ answer }) => answer()?.startsWith('HTTP/1.1 503'));
+  // 16 MiB of budget less its small-body reserve (2 MiB) holds three bodies of 4 MiB.
+  t.is(refused.length, 9, stalled.map(({ answer }) => answer() ?? 'reading').join(', '));
+  const [headers, body] = refused[0]!.received().split('\r\n\r\n');
+  t.regex(headers!, /retry-after: 1/i);
+  t.is(JSON.parse(body!).code, 'body_budget_full');
+  const small = await fetch(`${budgetServer.apiUrl}/api/v1/blackboard/put`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'edge:budget', value: { text: 'through' } }) });
+  t.is(small.status, 201, await small.text());
+});
+
+test.serial('every route has a body deadline: a body trickled to a route with none of its own is cut off with 408', async (t) => {
+  const stalled = await announceAndStall(budgetServer, 'POST /api/v1/blackboard/put HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n', 100, Buffer.from('{"key":'));
+  const closed = new Promise<void>((resolve) => stalled.socket.once('close', () => resolve()));
+  await closed;
+  t.is(stalled.answer(), 'HTTP/1.1 408 Request Timeout');
+  t.is(JSON.parse(stalled.received().split('\r\n\r\n')[1]!).code, 'request_timeout');
+});
