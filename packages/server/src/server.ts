@@ -17,6 +17,7 @@ import { operatorResolver } from './http/auth.ts';
 import { BodyBudget } from './http/body-budget.ts';
 import { buildContractApp } from './http/build-app.ts';
 import { answerClientError } from './http/client-errors.ts';
+import { watchResponseStalls } from './http/response-stall.ts';
 import { corsPolicyFrom } from './http/cors.ts';
 import { ServerLifecycle } from './lifecycle.ts';
 import { createLogger } from './observability/logger.ts';
@@ -122,6 +123,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
       );
       server.maxRequestsPerSocket = http.maxRequestsPerSocket;
       server.on('clientError', answerClientError);
+      watchResponseStalls(server, http.responseStallMs);
       server.once('error', reject);
       server.listen(port, config.host, () => resolve(server));
     });

@@ -81,7 +81,9 @@ export function writeSse(res: ServerResponse, events: AsyncIterable<SseMessage<u
     keepAliveMs === undefined
       ? undefined
       : setInterval(() => {
-          if (performance.now() - lastWrite < keepAliveMs || finished) return;
+          // A client not taking what is queued needs no keep-alive: it would only grow the buffer
+          // (the stall deadline, SVC_HTTP_RESPONSE_STALL_MS, ends such a connection).
+          if (performance.now() - lastWrite < keepAliveMs || finished || res.writableNeedDrain) return;
           lastWrite = performance.now();
           res.write(SSE_KEEP_ALIVE);
         }, Math.max(5, keepAliveMs / 2));
