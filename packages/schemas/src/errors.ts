@@ -151,6 +151,8 @@ export const errorCodes = {
   upstream_rejected_request: 422,
   upstream_not_configured: 503,
   source_not_found: 422,
+  /** /v1/eval: the request's ROUGE-L work (sum of longer x ceil(shorter / 32) tokens per item) is over its budget. */
+  eval_work_too_large: 422,
   // Billing (docs/billing.md).
   billing_not_configured: 503,
   billing_principal_not_allowed: 403,

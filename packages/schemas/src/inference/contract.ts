@@ -122,7 +122,8 @@ export const inferenceContract = defineContract({
     method: 'POST',
     path: '/v1/eval',
     summary: 'Score predictions against references (exact match, token F1, ROUGE-L, BLEU, accuracy), optionally running a model first',
-    description: `Up to ${limits.evalMaxItems} items of at most ${limits.evalMaxItemChars} characters; body ${limits.evalBodyBytes} bytes (413). Metrics are SQuAD-normalised exact match and token F1, ROUGE-L F-measure, corpus BLEU-4 (smoothed) and accuracy. ${modelNote}`,
+    description: `Up to ${limits.evalMaxItems} items of at most ${limits.evalMaxItemChars} characters; body ${limits.evalBodyBytes} bytes (413). Metrics are SQuAD-normalised exact match and token F1, ROUGE-L F-measure, corpus BLEU-4 (smoothed) and accuracy. ` +
+      `ROUGE-L's longest common subsequence costs the longer side's tokens times the shorter's / 32 per item (tokens are runs of letters and digits); a request whose sum passes ${limits.evalMaxRougeLWordSteps} is a 422 \`eval_work_too_large\` (four pairs of the longest items fit, or 1000 pairs of about 1,000 tokens): split it. ${modelNote}`,
     body: EvalRequest,
     bodyLimitBytes: limits.evalBodyBytes,
     errors: modelErrors,

@@ -43,4 +43,10 @@ export const inferenceLimits = {
   evalBodyBytes: 4_194_304,
   evalMaxItems: 1000,
   evalMaxItemChars: 32_768,
+  /**
+   * ROUGE-L work per request, in the word steps of its bit-parallel LCS: the sum over items of
+   * the longer side's tokens times the shorter side's tokens / 32 (rounded up). 2^25 is four
+   * pairs of the longest items (16,384 tokens each), about 100 ms, or 1000 pairs of ~1,000 tokens.
+   */
+  evalMaxRougeLWordSteps: 33_554_432,
 } as const;

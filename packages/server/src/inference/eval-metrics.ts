@@ -9,7 +9,12 @@
  *   smoothing on orders 2..4 (Lin and Och 2004) so a short sentence without a 4-gram match is not
  *   zero; corpus-level over all items, sentence-level per item.
  * - accuracy: the share of items whose label equals the reference after trimming and lower-casing.
+ *
+ * Each is linear in its items but ROUGE-L, whose longest common subsequence is O(n * m / 32)
+ * (lcs-length.ts); /v1/eval caps a request's ROUGE-L work and runs the scoring in slices.
  */
+import { runToEnd, type Steps } from '../features/pdf/work-in-slices.ts';
+import { lcsLength } from './lcs-length.ts';
 
 export function normaliseAnswer(text: string): string {
   return text
@@ -46,66 +51,98 @@ export function tokenF1(prediction: string, reference: string): number {
   return (2 * precision * recall) / (precision + recall);
 }
 
-function lcsLength(a: readonly string[], b: readonly string[]): number {
-  let previous = new Array<number>(b.length + 1).fill(0);
-  for (const tokenA of a) {
-    const current = new Array<number>(b.length + 1).fill(0);
-    for (let j = 1; j <= b.length; j++) current[j] = tokenA === b[j - 1] ? previous[j - 1]! + 1 : Math.max(previous[j]!, current[j - 1]!);
-    previous = current;
-  }
-  return previous[b.length]!;
-}
-
 /** ROUGE-L tokens: lower-cased words, punctuation dropped, articles kept (rouge-score's tokenizer). */
-const rougeTokens = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+export const rougeTokens = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
 export function rougeL(prediction: string, reference: string): number {
-  const predicted = rougeTokens(prediction);
-  const expected = rougeTokens(reference);
+  return runToEnd(rougeLOfTokens(rougeTokens(prediction), rougeTokens(reference)));
+}
+
+export function* rougeLOfTokens(predicted: readonly string[], expected: readonly string[]): Steps<number> {
   if (predicted.length === 0 || expected.length === 0) return 0;
-  const lcs = lcsLength(predicted, expected);
+  const lcs = yield* lcsLength(predicted, expected);
   if (lcs === 0) return 0;
   const precision = lcs / predicted.length;
   const recall = lcs / expected.length;
   return (2 * precision * recall) / (precision + recall);
 }
 
-interface BleuStats {
+export interface BleuStats {
   matches: number[];
   totals: number[];
   predictedLength: number;
   referenceLength: number;
 }
 
-function ngrams(words: readonly string[], order: number): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (let index = 0; index + order <= words.length; index++) {
-    const gram = words.slice(index, index + order).join('\u0000');
-    counts.set(gram, (counts.get(gram) ?? 0) + 1);
-  }
-  return counts;
+/** Dense ids for the tokens of both sides, so n-grams are counted by number, not by joined string. */
+function tokenIds(predicted: readonly string[], expected: readonly string[]): { predicted: number[]; expected: number[]; width: number } {
+  const vocabulary = new Map<string, number>();
+  const idsOf = (words: readonly string[]) =>
+    words.map((word) => {
+      let id = vocabulary.get(word);
+      if (id === undefined) {
+        id = vocabulary.size;
+        vocabulary.set(word, id);
+      }
+      return id;
+    });
+  const ids = { predicted: idsOf(predicted), expected: idsOf(expected) };
+  return { ...ids, width: vocabulary.size + 1 };
 }
 
-function bleuStats(prediction: string, reference: string): BleuStats {
-  const predicted = rougeTokens(prediction);
-  const expected = rougeTokens(reference);
+/** Clipped matches of two lists of dense gram ids below `size`: counted in arrays, not maps. */
+function clippedMatches(predictedGrams: readonly number[], expectedGrams: readonly number[], size: number): number {
+  const predictedCounts = new Int32Array(size);
+  const expectedCounts = new Int32Array(size);
+  for (const gram of predictedGrams) predictedCounts[gram]! += 1;
+  for (const gram of expectedGrams) expectedCounts[gram]! += 1;
+  let matched = 0;
+  for (let gram = 0; gram < size; gram++) matched += Math.min(predictedCounts[gram]!, expectedCounts[gram]!);
+  return matched;
+}
+
+/**
+ * Clipped n-gram matches for orders 1..4. An n-gram is a dense id: the (n-1)-gram's id times the
+ * vocabulary width plus the next token's id, renumbered each order so the product stays exact.
+ */
+export function bleuStatsOfTokens(predictedWords: readonly string[], expectedWords: readonly string[]): BleuStats {
+  const { predicted, expected, width } = tokenIds(predictedWords, expectedWords);
+  let predictedGrams = predicted;
+  let expectedGrams = expected;
   const matches: number[] = [];
   const totals: number[] = [];
+  let size = width;
   for (let order = 1; order <= 4; order++) {
-    const referenceGrams = ngrams(expected, order);
-    let matched = 0;
-    let total = 0;
-    for (const [gram, count] of ngrams(predicted, order)) {
-      matched += Math.min(count, referenceGrams.get(gram) ?? 0);
-      total += count;
+    if (order > 1) {
+      const renumbered = new Map<number, number>();
+      const extend = (previous: readonly number[], words: readonly number[]) => {
+        const next: number[] = [];
+        for (let index = 0; index + order <= words.length; index++) {
+          const key = previous[index]! * width + words[index + order - 1]!;
+          let id = renumbered.get(key);
+          if (id === undefined) {
+            id = renumbered.size;
+            renumbered.set(key, id);
+          }
+          next.push(id);
+        }
+        return next;
+      };
+      predictedGrams = extend(predictedGrams, predicted);
+      expectedGrams = extend(expectedGrams, expected);
+      size = renumbered.size;
     }
-    matches.push(matched);
-    totals.push(total);
+    matches.push(clippedMatches(predictedGrams, expectedGrams, size));
+    totals.push(predictedGrams.length);
   }
   return { matches, totals, predictedLength: predicted.length, referenceLength: expected.length };
 }
 
-function bleuFrom(stats: BleuStats): number {
+function bleuStats(prediction: string, reference: string): BleuStats {
+  return bleuStatsOfTokens(rougeTokens(prediction), rougeTokens(reference));
+}
+
+export function bleuFrom(stats: BleuStats): number {
   if (stats.predictedLength === 0 || stats.matches[0] === 0) return 0;
   let logSum = 0;
   for (let order = 0; order < 4; order++) {
@@ -123,16 +160,19 @@ export function sentenceBleu(prediction: string, reference: string): number {
 }
 
 export function corpusBleu(predictions: readonly string[], references: readonly string[]): number {
+  return corpusBleuOfStats(predictions.map((prediction, index) => bleuStats(prediction, references[index]!)));
+}
+
+export function corpusBleuOfStats(itemStats: readonly BleuStats[]): number {
   const sum: BleuStats = { matches: [0, 0, 0, 0], totals: [0, 0, 0, 0], predictedLength: 0, referenceLength: 0 };
-  predictions.forEach((prediction, index) => {
-    const stats = bleuStats(prediction, references[index]!);
+  for (const stats of itemStats) {
     for (let order = 0; order < 4; order++) {
       sum.matches[order]! += stats.matches[order]!;
       sum.totals[order]! += stats.totals[order]!;
     }
     sum.predictedLength += stats.predictedLength;
     sum.referenceLength += stats.referenceLength;
-  });
+  }
   return bleuFrom(sum);
 }
 

@@ -1,6 +1,9 @@
-import { ClassifyRequest, type EvalMetric, type EvalResponse, type EvalRequest, type InferenceUsage } from '@svc/schemas';
+import { ClassifyRequest, inferenceLimits, type EvalMetric, type EvalResponse, type EvalRequest, type InferenceUsage } from '@svc/schemas';
 import type { z } from 'zod';
-import { corpusBleu, itemMetrics } from '../../inference/eval-metrics.ts';
+import { ServiceError } from '../../http/service-error.ts';
+import { bleuFrom, bleuStatsOfTokens, corpusBleuOfStats, exactMatch, labelAccuracy, rougeLOfTokens, rougeTokens, tokenF1, type BleuStats } from '../../inference/eval-metrics.ts';
+import { lcsWordSteps } from '../../inference/lcs-length.ts';
+import { runInSlices, type Steps } from '../pdf/work-in-slices.ts';
 import type { InvocationContext, InvokeDeps } from './invoke-model.ts';
 import { runClassify, runSummarize } from './operations.ts';
 
@@ -28,20 +31,59 @@ async function makePredictions(deps: InvokeDeps, run: NonNullable<EvalBody['run'
   return { predictions, model, usage };
 }
 
+/**
+ * Scores every item. A 4 MiB body of short tokens is seconds of (linear) work, so it runs in
+ * slices between turns of the event loop; ROUGE-L, the one metric that is not linear, is priced
+ * first from the token counts and refused past its budget, before any of it runs.
+ */
+function* scoreAll(predictions: readonly string[], references: readonly string[], metrics: readonly EvalMetric[]): Steps<Pick<EvalResponse, 'metrics' | 'items'>> {
+  const tokens: { predicted: string[]; expected: string[] }[] = [];
+  if (metrics.includes('rouge_l') || metrics.includes('bleu')) {
+    let work = 0;
+    for (const [index, prediction] of predictions.entries()) {
+      const pair = { predicted: rougeTokens(prediction), expected: rougeTokens(references[index]!) };
+      tokens.push(pair);
+      work += lcsWordSteps(pair.predicted.length, pair.expected.length);
+      yield;
+    }
+    if (metrics.includes('rouge_l') && work > inferenceLimits.evalMaxRougeLWordSteps) {
+      throw new ServiceError(
+        'eval_work_too_large',
+        `ROUGE-L over these items would take ${work} word steps (the sum over items of the longer side's tokens times the shorter's / 32); a request may take ${inferenceLimits.evalMaxRougeLWordSteps}. Send the items in smaller requests.`,
+      );
+    }
+  }
+  const bleuStats: BleuStats[] = [];
+  const items: EvalResponse['items'] = [];
+  for (const [index, prediction] of predictions.entries()) {
+    const reference = references[index]!;
+    const scores: Record<string, number> = {};
+    for (const metric of metrics) {
+      if (metric === 'exact_match') scores[metric] = exactMatch(prediction, reference);
+      else if (metric === 'token_f1') scores[metric] = tokenF1(prediction, reference);
+      else if (metric === 'accuracy') scores[metric] = labelAccuracy(prediction, reference);
+      else if (metric === 'rouge_l') scores[metric] = yield* rougeLOfTokens(tokens[index]!.predicted, tokens[index]!.expected);
+      else {
+        const stats = bleuStatsOfTokens(tokens[index]!.predicted, tokens[index]!.expected);
+        bleuStats.push(stats);
+        scores[metric] = bleuFrom(stats);
+      }
+    }
+    items.push({ index, prediction, scores });
+    yield;
+  }
+  const mean = (metric: EvalMetric) => items.reduce((sum, item) => sum + item.scores[metric]!, 0) / items.length;
+  return { metrics: Object.fromEntries(metrics.map((metric) => [metric, metric === 'bleu' ? corpusBleuOfStats(bleuStats) : mean(metric)])), items };
+}
+
 export async function evaluate(deps: InvokeDeps, body: EvalBody, call: InvocationContext): Promise<EvalResponse> {
   const made = body.run ? await makePredictions(deps, body.run, call) : undefined;
   const predictions = made?.predictions ?? body.predictions!;
   const metrics = [...new Set(body.metrics)] as EvalMetric[];
-  const items = predictions.map((prediction, index) => ({
-    index,
-    prediction,
-    scores: Object.fromEntries(metrics.map((metric) => [metric, itemMetrics[metric](prediction, body.references[index]!)])),
-  }));
-  const mean = (metric: EvalMetric) => items.reduce((sum, item) => sum + item.scores[metric]!, 0) / items.length;
+  const scored = await runInSlices(scoreAll(predictions, body.references, metrics), call.signal);
   return {
-    metrics: Object.fromEntries(metrics.map((metric) => [metric, metric === 'bleu' ? corpusBleu(predictions, body.references) : mean(metric)])),
-    items,
+    ...scored,
     model: made?.model ?? null,
-    usage: made?.usage ?? { prompt_tokens: 0, total_tokens: 0, units: items.length },
+    usage: made?.usage ?? { prompt_tokens: 0, total_tokens: 0, units: scored.items.length },
   };
 }
