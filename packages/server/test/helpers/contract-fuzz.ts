@@ -55,7 +55,7 @@ function encodeSegment(value: string): string {
 }
 
 /** `/api/downloads/:id/*path` filled; each value encoded, a wildcard's slashes kept. */
-function fillPath(path: string, params: Record<string, unknown>): string {
+export function fillPath(path: string, params: Record<string, unknown>): string {
   return path.replace(/([:*])([A-Za-z0-9_]+)/g, (_, sign: string, name: string) => {
     const value = asText(params[name] ?? 'x');
     return sign === '*' ? value.split('/').map(encodeSegment).join('/') : encodeSegment(value);
@@ -79,7 +79,7 @@ function queryString(query: Record<string, unknown>, duplicate: boolean): string
 /** Strings every text member may be given: empty, huge, NUL, a lone surrogate, right-to-left marks. */
 const hostileStrings = fc.constantFrom('', 'x'.repeat(70_000), 'nul\u0000inside', 'lone \ud800 surrogate', '\u202e\u0000\uffff', '../../etc/passwd', '%00%2e%2e', '{"$gt":""}');
 
-function encodeBody(route: RouteDefinition, value: unknown): { body: string | Uint8Array; contentType: string } {
+export function encodeBody(route: RouteDefinition, value: unknown): { body: string | Uint8Array; contentType: string } {
   switch (route.bodyEncoding ?? 'json') {
     case 'form': {
       const form = new URLSearchParams();
