@@ -5,6 +5,8 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACKET = 0x5b;
 const OPEN_BRACE = 0x7b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
 
 /**
  * An escape that may decode to NUL or a surrogate half. Raw NUL is not valid JSON inside a
@@ -36,27 +38,28 @@ function endOfString(text: string, from: number): number {
 export function scanJsonText(text: string): { mayHoldUnstorable: boolean } {
   const { maxJsonDepth } = bodyRules;
   let depth = 0;
-  // The regex engine finds the next character that matters far faster than a loop in JS, and
-  // `test` allocates no match.
-  const structural = /["[\]{}]/g;
-  while (structural.test(text)) {
-    const index = structural.lastIndex - 1;
+  // A plain loop over the characters outside strings (about as fast as JSON.parse itself, and
+  // never slower on dense brackets, where a regex search per bracket costs several times more);
+  // strings are jumped over natively.
+  const length = text.length;
+  for (let index = 0; index < length; index++) {
     const code = text.charCodeAt(index);
     if (code === QUOTE) {
       const end = endOfString(text, index + 1);
       if (end === -1) break;
-      structural.lastIndex = end + 1;
+      index = end;
     } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
       if (++depth > maxJsonDepth) {
         throw new ServiceError('json_too_deep', `The JSON body nests arrays and objects more than ${maxJsonDepth} levels deep, the most taken.`, {
           detail: [{ loc: ['body'], msg: `nested more than ${maxJsonDepth} levels deep`, type: 'json_too_deep' }],
         });
       }
-    } else {
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
       depth -= 1;
     }
   }
-  return { mayHoldUnstorable: SUSPECT_ESCAPE.test(text) };
+  // Most bodies hold no `\u` escape at all: one native search says so.
+  return { mayHoldUnstorable: text.includes('\\u') && SUSPECT_ESCAPE.test(text) };
 }
 
 /** ES2024's `String.prototype.isWellFormed` (Node 20+), which the project's TypeScript lib predates. */
