@@ -16,7 +16,7 @@ let budgetToken: string;
 test.before(async () => {
   [pdfServer, budgetServer] = await Promise.all([
     startTestServer({ env: { SVC_PDF_WORKERS: '1', SVC_PDF_MAX_PENDING: '1', SVC_PDF_RATE_LIMIT: '0' } }),
-    startTestServer({ env: { SVC_HTTP_BODY_BUDGET_BYTES: String(16 * MiB), SVC_HTTP_BODY_TIMEOUT_MS: '1500' } }),
+    startTestServer({ env: { SVC_HTTP_BODY_BUDGET_BYTES: String(16 * MiB), SVC_HTTP_BODY_TIMEOUT_MS: '1500', SVC_PDF_RATE_LIMIT: '1' } }),
   ]);
   [pdfToken, budgetToken] = await Promise.all([signInAgent(pdfServer), signInAgent(budgetServer)].map(async (agent) => (await agent).session.accessToken));
 });
@@ -98,4 +98,17 @@ test.serial('every route has a body deadline: a body trickled to a route with no
   await closed;
   t.is(stalled.answer(), 'HTTP/1.1 408 Request Timeout');
   t.is(JSON.parse(stalled.received().split('\r\n\r\n')[1]!).code, 'request_timeout');
+});
+
+test.serial('the PDF rate limit is decided before the body: a second upload past the limit is 429 while the first is still arriving', async (t) => {
+  const head = `POST /v1/pdf/extract/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${budgetToken}\r\nContent-Type: application/pdf\r\n`;
+  const first = await announceAndStall(budgetServer, head, MiB, Buffer.from('%PDF-1.7\n'));
+  t.teardown(() => first.socket.destroy());
+  await settle(300);
+  const second = await announceAndStall(budgetServer, head, MiB, Buffer.from('%PDF-1.7\n'));
+  t.teardown(() => second.socket.destroy());
+  await settle(300);
+  t.is(first.answer(), undefined, 'the first is admitted and still being read');
+  t.is(second.answer(), 'HTTP/1.1 429 Too Many Requests');
+  t.is(JSON.parse(second.received().split('\r\n\r\n')[1]!).code, 'rate_limited');
 });

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 
-/** JSON with object keys sorted, so two bodies that mean the same thing hash the same. */
+/**
+ * JSON with object keys sorted, so two bodies that mean the same thing hash the same. Recursive
+ * on purpose: it only sees request bodies, which the edge refuses past 64 levels of nesting
+ * (json-text-guard.ts), so its depth is bounded there rather than made iterative here.
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map((entry) => canonicalJson(entry === undefined ? null : entry)).join(',')}]`;
