@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { STALL_SHAPES, stallText } from './stall-shapes.ts';
 
 /**
  * fast-check arbitraries from the JSON Schemas the contract's zod schemas produce
@@ -69,7 +70,13 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
     case 'uuid':
       return fc.uuid();
   }
-  return fc.string({ minLength, maxLength });
+  const plain = fc.string({ minLength, maxLength });
+  // One draw in twenty is a stall shape (helpers/stall-shapes.ts), as long as the member allows up to 4 KiB.
+  const longest = Math.min(schema.maxLength ?? 4096, 4096);
+  const shortest = Math.max(minLength, 1);
+  if (longest < shortest) return plain;
+  const stalling = fc.tuple(fc.constantFrom(...STALL_SHAPES), fc.integer({ min: shortest, max: longest })).map(([shape, length]) => stallText(shape, length));
+  return fc.oneof({ arbitrary: plain, weight: 19 }, { arbitrary: stalling, weight: 1 });
 }
 
 function numberArbitrary(schema: JsonSchema, integer: boolean): fc.Arbitrary<number> {

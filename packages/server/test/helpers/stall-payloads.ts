@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { z } from 'zod';
-import { blackboardLimits, bodyRules, type RouteDefinition } from '@svc/schemas';
+import { blackboardLimits, bodyRules, contract, walkContract, type RouteDefinition } from '@svc/schemas';
 import { encodeBody, fillPath, type FuzzTarget } from './contract-fuzz.ts';
 import { resolve, validValue, type JsonSchema } from './schema-arbitrary.ts';
+import { STALL_SHAPES, stallText, type StallShape } from './stall-shapes.ts';
 
 /**
  * Adversarial payloads for the stall suite, built from a route's own schemas at the contract's
@@ -14,39 +15,7 @@ import { resolve, validValue, type JsonSchema } from './schema-arbitrary.ts';
  * The issue's named inputs come first on their routes.
  */
 
-/** A repeated unit between an optional head and tail; `stallText` sizes it. */
-export interface StallShape {
-  name: string;
-  head?: string;
-  unit: string;
-  tail?: string;
-  /** Backtracking needs no length: this shape also goes into short members (a 40-character task name). */
-  short?: true;
-}
-
-export const STALL_SHAPES: readonly StallShape[] = [
-  { name: 'a-run then !', unit: 'a', tail: '!', short: true },
-  { name: '![ runs', unit: '![' },
-  { name: '**a runs', unit: '**a ' },
-  { name: 'space run', head: 'a', unit: ' ', tail: 'x', short: true },
-  { name: ':// runs', unit: '://', short: true },
-  { name: 'a. runs', unit: 'a.', short: true },
-  { name: '# + spaces', head: '# a', unit: ' ', tail: 'x' },
-  { name: 'unclosed <div> nest', unit: '<div>' },
-  { name: 'unclosed <a runs', unit: '<a' },
-  { name: '[ and > nest', unit: '> [' },
-  { name: 'long token', unit: 'Zq9' },
-  { name: 'NUL runs', unit: 'a\u0000' },
-  { name: 'lone surrogates', unit: 'x\ud800' },
-];
-
-/** `length` UTF-16 units of the shape (a lone surrogate is never split from its unit's start). */
-export function stallText(shape: StallShape, length: number): string {
-  const head = shape.head ?? '';
-  const tail = shape.tail ?? '';
-  const room = Math.max(0, length - head.length - tail.length);
-  return `${head}${shape.unit.repeat(Math.ceil(room / shape.unit.length)).slice(0, room)}${tail}`.slice(0, Math.max(length, 0));
-}
+export { STALL_SHAPES, stallText, type StallShape } from './stall-shapes.ts';
 
 /** The depth cap of JSON bodies the edge enforces, as the contract states it. */
 export const JSON_DEPTH_CAP = bodyRules.maxJsonDepth;
@@ -366,7 +335,7 @@ export function namedPayloads(): Record<string, StallPayload[]> {
 }
 
 /** The headers a route requires, each free one unique per request (an Idempotency-Key). */
-function requiredHeaders(route: RouteDefinition): Record<string, string> {
+export function requiredHeaders(route: RouteDefinition): Record<string, string> {
   if (!route.headers) return {};
   const schema = z.toJSONSchema(route.headers, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
   const resolved = resolve(schema, schema);
@@ -382,4 +351,16 @@ function requiredHeaders(route: RouteDefinition): Record<string, string> {
 export function* stallPayloads(target: FuzzTarget, round = 0): Generator<StallPayload> {
   const named = round === 0 ? (namedPayloads()[target.id] ?? []) : [];
   for (const payload of [...named, ...generatedPayloads(target, round)]) yield { ...payload, headers: { ...requiredHeaders(target.route), ...payload.headers } };
+}
+
+/**
+ * The worst known payloads (issue 26's named inputs), for load that mixes them in (bench/soak):
+ * `headers()` gives each send its own required headers, so a job is submitted anew, not replayed.
+ */
+export function worstPayloads(): Array<{ routeId: string; surface: RouteDefinition['surface']; payload: StallPayload; headers: () => Record<string, string> }> {
+  const routes = new Map(walkContract(contract).map(({ id, route }) => [id, route]));
+  return Object.entries(namedPayloads()).flatMap(([routeId, payloads]) => {
+    const route = routes.get(routeId)!;
+    return payloads.map((payload) => ({ routeId, surface: route.surface, payload, headers: () => ({ ...requiredHeaders(route), ...payload.headers }) }));
+  });
 }
