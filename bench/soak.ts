@@ -5,13 +5,19 @@
  * first interval: the last interval's p99 and the final memory are reported as ratios to it.
  *
  * The workload, by weight: blackboard puts and channel reads, catalog search and artifact reads,
- * a developer key's whoami, download start + completion, and liveness probes.
+ * a developer key's whoami, download start + completion, and liveness probes. A hostile share, 1%
+ * of the requests, sends the stall suite's worst payloads in turn (issue 26's named inputs:
+ * backtracking patterns in a validate_json job, Markdown and unclosed HTML to document extract,
+ * rouge_l over the largest eval bodies, a blackboard value of `a.` runs); their answers are not
+ * counted as errors, what they do to everyone else is. A probe in this process reads `/healthz`
+ * every 50 ms throughout: its p99 is what another caller waits (target under 50 ms).
  *
  * Run:
  *   pnpm bench:soak                                   (embedded database, 2 minutes)
  *   pnpm bench:soak -- --minutes 10 --concurrency 16
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres pnpm bench:soak -- --database postgres
- * Exit status 1 when any request failed or memory grew 10% or more after warm-up.
+ * Exit status 1 when any request of the rest failed, the /healthz p99 reached 50 ms, or memory grew
+ * 10% or more after warm-up.
  */
 import { parseArgs } from 'node:util';
 import { createClient } from '../packages/client/src/index.ts';
@@ -21,6 +27,7 @@ import { percentile } from './stats.ts';
 import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
 import { startServerProcess } from '../packages/server/test/helpers/server-process.ts';
 import { LIFTED_BLACKBOARD_LIMITS } from './lifted-limits.ts';
+import { worstPayloads } from '../packages/server/test/helpers/stall-payloads.ts';
 import { benchArguments } from './args.ts';
 
 const { values } = parseArgs({
@@ -68,6 +75,7 @@ async function residentMiB(): Promise<number> {
 const client = (token?: string) => createClient({ baseUrl: server.baseUrl, token, retry: 0, timeout: 30_000 });
 const session = await client().oauth.login({ clientName: 'soak' });
 const key = await client(session.accessToken).credentials.create({ body: { name: 'soak', scopes: ['models:read'] } });
+const hostileKey = await client(session.accessToken).credentials.create({ body: { name: 'soak hostile', scopes: ['inference:invoke', 'jobs:write', 'jobs:read'] } });
 const plan = (await client().catalog.downloadPlan({ params: { id: 'prompt-injection-rules' } })).files.find((file) => file.path === 'rules.jsonl')!;
 
 let sequence = 0;
@@ -86,6 +94,48 @@ const operations: Array<[weight: number, name: string, run: () => Promise<unknow
   [5, 'system.healthz', () => client().system.healthz()],
 ];
 const totalWeight = operations.reduce((sum, [weight]) => sum + weight, 0);
+
+/** One request in a hundred is hostile. */
+const HOSTILE_EVERY = 100;
+const hostile = worstPayloads();
+const tokens = { none: undefined, operator: OPERATOR_TOKEN, agent: session.accessToken, developerKey: hostileKey.secret } as const;
+const hostileAnswers = new Map<string, number>();
+async function sendHostile(turn: number): Promise<void> {
+  const { routeId, payload, headers } = hostile[turn % hostile.length]!;
+  const token = tokens[payload.credential];
+  const label = `${routeId} (${payload.kind})`;
+  try {
+    const response = await fetch(`${server.baseUrl}${payload.path}`, {
+      method: payload.method,
+      headers: { ...headers(), ...(payload.contentType ? { 'content-type': payload.contentType } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      // The named payloads are JSON text; a byte body would be a Buffer's worth of the same.
+      body: typeof payload.body === 'string' || payload.body === undefined ? payload.body : Buffer.from(payload.body),
+      signal: AbortSignal.timeout(60_000),
+    });
+    await response.arrayBuffer();
+    hostileAnswers.set(`${label}: ${response.status}`, (hostileAnswers.get(`${label}: ${response.status}`) ?? 0) + 1);
+  } catch (error) {
+    hostileAnswers.set(`${label}: ${(error as Error).message.slice(0, 80)}`, (hostileAnswers.get(`${label}: ${(error as Error).message.slice(0, 80)}`) ?? 0) + 1);
+  }
+}
+
+/** /healthz every 50 ms from its due time (a probe delayed by this process counts as late). */
+const healthzLatencies: number[] = [];
+async function probeHealthz(): Promise<void> {
+  let due = performance.now();
+  while (performance.now() < stopAt) {
+    try {
+      const response = await fetch(`${server.baseUrl}/healthz`, { signal: AbortSignal.timeout(30_000) });
+      await response.arrayBuffer();
+    } catch {
+      // A failed probe counts with the time it took.
+    }
+    const answered = performance.now();
+    healthzLatencies.push(answered - due);
+    due = Math.max(due + 50, answered);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - answered)));
+  }
+}
 function pick(): (typeof operations)[number] {
   let draw = (sequence * 7919) % totalWeight;
   for (const operation of operations) {
@@ -104,9 +154,14 @@ const errorsByOperation = new Map<string, number>();
 const started = performance.now();
 const stopAt = started + durationMs;
 
+let hostileSent = 0;
 const worker = async () => {
   while (performance.now() < stopAt) {
     sequence++;
+    if (sequence % HOSTILE_EVERY === 0) {
+      await sendHostile(hostileSent++);
+      continue;
+    }
     const [, name, run] = pick();
     const begun = performance.now();
     try {
@@ -131,7 +186,7 @@ const reporter = setInterval(async () => {
   out(`${String(Math.round((performance.now() - started) / 1000)).padStart(6)} s  ${String(row.requests).padStart(8)}  ${String(row.errors).padStart(6)}  ${percentile(done.latencies, 50).toFixed(1).padStart(6)}  ${row.p99.toFixed(1).padStart(6)}  ${rss.toFixed(1).padStart(7)}`);
 }, intervalMs);
 
-await Promise.all(Array.from({ length: concurrency }, worker));
+await Promise.all([...Array.from({ length: concurrency }, worker), probeHealthz()]);
 clearInterval(reporter);
 const endRss = await residentMiB();
 server.child.kill('SIGTERM');
@@ -144,14 +199,18 @@ const errors = rows.reduce((sum, row) => sum + row.errors, 0) + current.errors;
 const warm = rows[0]?.rss ?? endRss;
 const growth = (endRss / warm - 1) * 100;
 out('');
-out(`requests served ${requests}, errors ${errors} (target 0)`);
+out(`requests served ${requests} and ${hostileSent} hostile (1 in ${HOSTILE_EVERY}); errors among the rest ${errors} (target 0)`);
 for (const [what, count] of errorsByOperation) out(`  ${count} x ${what}`);
+for (const [what, count] of hostileAnswers) out(`  hostile: ${count} x ${what}`);
+const healthzP99 = percentile(healthzLatencies, 99);
+out(`/healthz p99 ${healthzP99.toFixed(1)} ms over ${healthzLatencies.length} probes, worst ${Math.max(0, ...healthzLatencies).toFixed(0)} ms (target < 50 ms)`);
 if (rows.length > 1) out(`p99 last interval / first: ${(rows.at(-1)!.p99 / Math.max(0.001, rows[0]!.p99)).toFixed(2)}`);
 out(`RSS after warm-up ${warm.toFixed(1)} MiB, at end ${endRss.toFixed(1)} MiB: growth ${growth.toFixed(1)}% (target < 10%)`);
 const p99Drift = rows.length > 1 ? rows.at(-1)!.p99 / Math.max(0.001, rows[0]!.p99) : undefined;
 reportFigures('soak', [
-  { figure: `errors in ${values.minutes} min (${database.kind})`, svc: errors, unit: 'errors', target: { on: 'svc', op: '<', value: 1 }, note: `${requests} requests, ${concurrency} concurrent` },
+  { figure: `errors in ${values.minutes} min (${database.kind})`, svc: errors, unit: 'errors', target: { on: 'svc', op: '<', value: 1 }, note: `${requests} requests, ${concurrency} concurrent, and ${hostileSent} hostile ones not counted` },
+  { figure: `/healthz p99 with 1% hostile (${database.kind})`, svc: healthzP99, unit: 'ms', target: { on: 'svc', op: '<', value: 50 }, note: `${healthzLatencies.length} probes, one due every 50 ms` },
   { figure: `RSS growth after warm-up (${database.kind})`, svc: growth, unit: '%', target: { on: 'svc', op: '<', value: 10 }, note: `${warm.toFixed(1)} MiB after warm-up, ${endRss.toFixed(1)} MiB at end` },
   ...(p99Drift === undefined ? [] : [{ figure: `p99, last interval vs first (${database.kind})`, svc: rows.at(-1)!.p99, baseline: rows[0]!.p99, unit: 'ms', ratio: 1 / p99Drift }]),
 ]);
-process.exit(errors > 0 || growth >= 10 ? 1 : 0);
+process.exit(errors > 0 || growth >= 10 || healthzP99 >= 50 ? 1 : 0);
