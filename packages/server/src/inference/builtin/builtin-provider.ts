@@ -1,11 +1,12 @@
+import { runInSlices } from '../../features/pdf/work-in-slices.ts';
 import type { InferenceProvider } from '../provider.ts';
 import { embedText, tokenize } from '../hashed-embeddings.ts';
-import { bm25Scores, buildBm25Index, rankByScore } from './bm25.ts';
+import { bm25ScoresSteps, buildBm25IndexSteps, rankByScore } from './bm25.ts';
 import { BUILTIN_ENGINE_ID } from './builtin-models.ts';
-import { classifyTexts } from './classify/classify-texts.ts';
+import { classifyTextsSteps } from './classify/classify-texts.ts';
 import { extractiveChatChunks, extractiveChatCompletion } from './extractive-chat-completion.ts';
-import { extractiveRag } from './extractive-rag.ts';
-import { textRankSummary } from './textrank.ts';
+import { extractiveRagSteps } from './extractive-rag.ts';
+import { textRankSteps } from './textrank.ts';
 import { countWordTokens } from './text-units.ts';
 
 export { BUILTIN_ENGINE_ID, builtinModels } from './builtin-models.ts';
@@ -23,7 +24,9 @@ function shorten(vector: Float32Array, dimensions: number): Float32Array {
 
 /**
  * The built-in engine. Each capability has one model (see builtin-models.ts); the methods are
- * synchronous CPU work over the request's own text, bounded by the contract's size limits.
+ * CPU work over the request's own text, linear in it (or, for TextRank, capped), bounded by the
+ * contract's size limits. At those sizes the work still takes up to seconds, so each runs in
+ * slices between turns of the event loop (work-in-slices.ts): no request holds the others.
  */
 export function createBuiltinProvider(): InferenceProvider {
   return {
@@ -33,34 +36,48 @@ export function createBuiltinProvider(): InferenceProvider {
     description: 'Runs in the server process with no network and no downloaded weights: hashed n-gram embeddings, BM25 ranking, lexicon and rule classifiers, TextRank summaries, extractive answers and an extractive chat about svc. Useful everywhere, not a neural model.',
     available: () => true,
     async embed({ inputs, dimensions }) {
-      let tokens = 0;
-      const vectors = inputs.map((input) => {
-        tokens += tokenize(input).length;
-        const vector = embedText(input);
-        return dimensions !== undefined ? shorten(vector, dimensions) : vector;
-      });
-      return { vectors, usage: { prompt_tokens: tokens, total_tokens: tokens, units: inputs.length } };
+      return runInSlices(
+        (function* () {
+          let tokens = 0;
+          const vectors: Float32Array[] = [];
+          for (const input of inputs) {
+            tokens += tokenize(input).length;
+            const vector = embedText(input);
+            vectors.push(dimensions !== undefined ? shorten(vector, dimensions) : vector);
+            yield;
+          }
+          return { vectors, usage: { prompt_tokens: tokens, total_tokens: tokens, units: inputs.length } };
+        })(),
+      );
     },
     async rerank({ query, documents }) {
-      const { normalised } = bm25Scores(buildBm25Index(documents), query);
-      const tokens = countWordTokens(query) + documents.reduce((sum, document) => sum + countWordTokens(document), 0);
-      return {
-        results: rankByScore(normalised).map((index) => ({ index, relevance_score: normalised[index]! })),
-        usage: { prompt_tokens: tokens, total_tokens: tokens, units: documents.length },
-      };
+      return runInSlices(
+        (function* () {
+          const { normalised } = yield* bm25ScoresSteps(yield* buildBm25IndexSteps(documents), query);
+          let tokens = countWordTokens(query);
+          for (const document of documents) {
+            tokens += countWordTokens(document);
+            yield;
+          }
+          return {
+            results: rankByScore(normalised).map((index) => ({ index, relevance_score: normalised[index]! })),
+            usage: { prompt_tokens: tokens, total_tokens: tokens, units: documents.length },
+          };
+        })(),
+      );
     },
     async classify({ body }) {
-      return classifyTexts(body);
+      return runInSlices(classifyTextsSteps(body));
     },
     async summarize({ text, maxSentences }) {
-      const sentences = textRankSummary(text, maxSentences);
+      const sentences = await runInSlices(textRankSteps(text, maxSentences));
       const summary = sentences.map((sentence) => sentence.text).join(' ');
       const promptTokens = countWordTokens(text);
       const completionTokens = countWordTokens(summary);
       return { summary, sentences, extractive: true, usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } };
     },
     async rag({ question, documents, topK }) {
-      return extractiveRag(question, documents, topK);
+      return runInSlices(extractiveRagSteps(question, documents, topK));
     },
     async chat(request) {
       return extractiveChatCompletion(request);

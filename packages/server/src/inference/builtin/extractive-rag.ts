@@ -1,9 +1,10 @@
 import type { RagPassage } from '@svc/schemas';
-import { cosine, embedText } from '../hashed-embeddings.ts';
+import { cosineDenseSparse, embedSparseSteps, embedText } from '../hashed-embeddings.ts';
 import type { RagDocument, RagResult } from '../provider.ts';
-import { bm25Scores, buildBm25Index, rankByScore } from './bm25.ts';
-import { splitPassages, type Passage } from './passages.ts';
-import { countWordTokens, indexTerms, type TextSpan } from './text-units.ts';
+import { runToEnd, type Steps } from '../../features/pdf/work-in-slices.ts';
+import { bm25ScoresSteps, buildBm25IndexSteps, rankByScoreSteps } from './bm25.ts';
+import { splitPassagesSteps, type Passage } from './passages.ts';
+import { countWordTokens, indexTerms, indexTermsSteps, type TextSpan } from './text-units.ts';
 
 /** Reciprocal rank fusion's constant (Cormack et al., 2009): damps the weight of the very top ranks. */
 const RRF_K = 60;
@@ -29,23 +30,35 @@ interface ScoredPassage {
  * vectors (which catches shared word pieces BM25's whole words miss). Best first.
  */
 export function retrievePassages(question: string, documents: readonly RagDocument[]): ScoredPassage[] {
-  const passages = documents.flatMap((document) => splitPassages(document.text, document.index));
+  return runToEnd(retrievePassagesSteps(question, documents));
+}
+
+/** Passages between two yields while they are embedded. */
+const PASSAGES_PER_YIELD = 512;
+
+export function* retrievePassagesSteps(question: string, documents: readonly RagDocument[]): Steps<ScoredPassage[]> {
+  const passages: Passage[] = [];
+  for (const document of documents) passages.push(...(yield* splitPassagesSteps(document.text, document.index)));
   if (passages.length === 0) return [];
-  const { normalised } = bm25Scores(buildBm25Index(passages.map((passage) => passage.text)), question);
+  const { normalised } = yield* bm25ScoresSteps(yield* buildBm25IndexSteps(passages.map((passage) => passage.text)), question);
   const questionVector = embedText(question);
-  const similarities = passages.map((passage) => cosine(questionVector, embedText(passage.text)));
+  const similarities: number[] = [];
+  for (const passage of passages) {
+    similarities.push(cosineDenseSparse(questionVector, yield* embedSparseSteps(passage.text)));
+    if (similarities.length % PASSAGES_PER_YIELD === 0) yield;
+  }
   const fused = new Array<number>(passages.length).fill(0);
-  rankByScore(normalised).forEach((passageIndex, rank) => (fused[passageIndex]! += 1 / (RRF_K + rank + 1)));
-  rankByScore(similarities).forEach((passageIndex, rank) => (fused[passageIndex]! += 1 / (RRF_K + rank + 1)));
-  return rankByScore(fused).map((passageIndex) => ({ passage: passages[passageIndex]!, relevance: normalised[passageIndex]!, fused: fused[passageIndex]! }));
+  (yield* rankByScoreSteps(normalised)).forEach((passageIndex, rank) => (fused[passageIndex]! += 1 / (RRF_K + rank + 1)));
+  (yield* rankByScoreSteps(similarities)).forEach((passageIndex, rank) => (fused[passageIndex]! += 1 / (RRF_K + rank + 1)));
+  return (yield* rankByScoreSteps(fused)).map((passageIndex) => ({ passage: passages[passageIndex]!, relevance: normalised[passageIndex]!, fused: fused[passageIndex]! }));
 }
 
 /** The sentence of a passage that shares most of the question's words (the first, on a tie). */
-function bestSentence(passage: Passage, questionTerms: ReadonlySet<string>): TextSpan {
+function* bestSentence(passage: Passage, questionTerms: ReadonlySet<string>): Steps<TextSpan> {
   let best = passage.sentences[0]!;
   let bestOverlap = -1;
   for (const sentence of passage.sentences) {
-    const overlap = new Set(indexTerms(sentence.text).filter((term) => questionTerms.has(term))).size;
+    const overlap = new Set((yield* indexTermsSteps(sentence.text)).filter((term) => questionTerms.has(term))).size;
     if (overlap > bestOverlap) [best, bestOverlap] = [sentence, overlap];
   }
   return best;
@@ -62,7 +75,11 @@ function toRagPassage(documents: readonly RagDocument[], span: TextSpan & { docu
  * With no passage relevant enough, `answerable` is false and the answer says so.
  */
 export function extractiveRag(question: string, documents: readonly RagDocument[], topK: number): Omit<RagResult, 'usage'> & { usage: RagResult['usage'] } {
-  const ranked = retrievePassages(question, documents).slice(0, topK);
+  return runToEnd(extractiveRagSteps(question, documents, topK));
+}
+
+export function* extractiveRagSteps(question: string, documents: readonly RagDocument[], topK: number): Steps<Omit<RagResult, 'usage'> & { usage: RagResult['usage'] }> {
+  const ranked = (yield* retrievePassagesSteps(question, documents)).slice(0, topK);
   const passages = ranked.map(({ passage, relevance }) => toRagPassage(documents, passage, relevance));
   const questionTerms = new Set(indexTerms(question));
   const answerable = ranked.length > 0 && ranked[0]!.relevance >= ANSWERABLE_MIN_RELEVANCE;
@@ -70,13 +87,17 @@ export function extractiveRag(question: string, documents: readonly RagDocument[
   if (answerable) {
     for (const { passage, relevance } of ranked) {
       if (relevance < CITE_MIN_RELEVANCE) continue;
-      const sentence = bestSentence(passage, questionTerms);
+      const sentence = yield* bestSentence(passage, questionTerms);
       if (citations.some((citation) => citation.document_index === passage.documentIndex && citation.start === sentence.start)) continue;
       citations.push({ ...toRagPassage(documents, { ...sentence, documentIndex: passage.documentIndex }, relevance), marker: citations.length + 1 });
     }
   }
   const answer = answerable ? citations.map((citation) => `"${citation.text}" [${citation.marker}]`).join(' ') : NOT_ANSWERABLE;
-  const promptTokens = countWordTokens(question) + documents.reduce((sum, document) => sum + countWordTokens(document.text), 0);
+  let promptTokens = countWordTokens(question);
+  for (const document of documents) {
+    promptTokens += countWordTokens(document.text);
+    yield;
+  }
   const completionTokens = countWordTokens(answer);
   return {
     answer,

@@ -1,4 +1,5 @@
-import { splitSentences, type TextSpan } from './text-units.ts';
+import { runToEnd, type Steps } from '../../features/pdf/work-in-slices.ts';
+import { splitSentencesSteps, type TextSpan } from './text-units.ts';
 
 /** A passage holds whole sentences up to about this many characters (one sentence may be longer). */
 export const PASSAGE_TARGET_CHARS = 600;
@@ -14,6 +15,10 @@ export interface Passage extends TextSpan {
  * (a paragraph break) always starts a new passage, so a passage stays on one topic.
  */
 export function splitPassages(text: string, documentIndex: number): Passage[] {
+  return runToEnd(splitPassagesSteps(text, documentIndex));
+}
+
+export function* splitPassagesSteps(text: string, documentIndex: number): Steps<Passage[]> {
   const passages: Passage[] = [];
   let current: TextSpan[] = [];
   const flush = () => {
@@ -23,7 +28,9 @@ export function splitPassages(text: string, documentIndex: number): Passage[] {
     passages.push({ documentIndex, start, end, text: text.slice(start, end), sentences: current });
     current = [];
   };
-  for (const sentence of splitSentences(text)) {
+  let sentences = 0;
+  for (const sentence of yield* splitSentencesSteps(text)) {
+    if (++sentences % 1024 === 0) yield;
     const previous = current.at(-1);
     const paragraphBreak = previous !== undefined && /\n\s*\n/.test(text.slice(previous.end, sentence.start));
     if (paragraphBreak || (current.length > 0 && sentence.end - current[0]!.start > PASSAGE_TARGET_CHARS)) flush();

@@ -1,4 +1,5 @@
 import { stemmer } from 'stemmer';
+import { runToEnd, type Steps } from '../../features/pdf/work-in-slices.ts';
 import { STOPWORDS, tokenize } from '../hashed-embeddings.ts';
 
 /**
@@ -12,9 +13,20 @@ const QUESTION_WORDS = new Set('how what when where which who whom whose why man
  * words dropped, Porter-stemmed (the `stemmer` package) so `refunds` meets `refund`.
  */
 export function indexTerms(text: string): string[] {
-  return tokenize(text)
-    .filter((word) => !STOPWORDS.has(word) && !QUESTION_WORDS.has(word))
-    .map((word) => stemmer(word));
+  return runToEnd(indexTermsSteps(text));
+}
+
+/** Words stemmed between two yields of `indexTermsSteps`. */
+const WORDS_PER_YIELD = 2048;
+
+export function* indexTermsSteps(text: string): Steps<string[]> {
+  const terms: string[] = [];
+  for (const word of tokenize(text)) {
+    if (STOPWORDS.has(word) || QUESTION_WORDS.has(word)) continue;
+    terms.push(stemmer(word));
+    if (terms.length % WORDS_PER_YIELD === 0) yield;
+  }
+  return terms;
 }
 
 /** Every word, stemmed, none dropped: for keyword lists where "how" or "what" is the signal. */
@@ -42,8 +54,18 @@ const sentenceSegmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
  * sentence, since headings and list items seldom end with a full stop.
  */
 export function splitSentences(text: string, offset = 0): TextSpan[] {
+  return runToEnd(splitSentencesSteps(text, offset));
+}
+
+/** Sentences between two yields of `splitSentencesSteps`. */
+const SEGMENTS_PER_YIELD = 256;
+
+/** `splitSentences`, yielding every few hundred sentences so a caller can run it in slices. */
+export function* splitSentencesSteps(text: string, offset = 0): Steps<TextSpan[]> {
   const spans: TextSpan[] = [];
+  let segments = 0;
   for (const { segment, index } of sentenceSegmenter.segment(text)) {
+    if (++segments % SEGMENTS_PER_YIELD === 0) yield;
     let cursor = index;
     for (const piece of segment.split(/(\n\s*\n)/)) {
       if (!/^\n\s*\n$/.test(piece)) pushTrimmed(spans, piece, cursor + offset);

@@ -1,6 +1,7 @@
 import type { SummarySentence } from '@svc/schemas';
-import { cosine, embedText } from '../hashed-embeddings.ts';
-import { splitSentences } from './text-units.ts';
+import { cosineSparse, embedSparseSteps, type SparseVector } from '../hashed-embeddings.ts';
+import { runToEnd, type Steps } from '../../features/pdf/work-in-slices.ts';
+import { splitSentencesSteps } from './text-units.ts';
 
 /** PageRank's damping factor, as in TextRank (Mihalcea and Tarau, 2004). */
 const DAMPING = 0.85;
@@ -16,15 +17,28 @@ export const TEXTRANK_MAX_SENTENCES = 600;
  * answered in text order with their UTF-16 offsets into the original text (end exclusive).
  */
 export function textRankSummary(text: string, maxSentences: number): SummarySentence[] {
-  const sentences = splitSentences(text).slice(0, TEXTRANK_MAX_SENTENCES);
+  return runToEnd(textRankSteps(text, maxSentences));
+}
+
+/**
+ * The same, yielding between rows of the graph and PageRank's rounds. The graph is quadratic in
+ * the sentences, hence their cap; sparse vectors make each pair a merge of a few dozen buckets.
+ */
+export function* textRankSteps(text: string, maxSentences: number): Steps<SummarySentence[]> {
+  const sentences = (yield* splitSentencesSteps(text)).slice(0, TEXTRANK_MAX_SENTENCES);
   if (sentences.length === 0) return [];
-  const vectors = sentences.map((sentence) => embedText(sentence.text));
+  const vectors: SparseVector[] = [];
+  for (const sentence of sentences) {
+    vectors.push(yield* embedSparseSteps(sentence.text));
+    yield;
+  }
   const count = sentences.length;
   const weights = Array.from({ length: count }, () => new Float64Array(count));
   const outSums = new Float64Array(count);
   for (let a = 0; a < count; a++) {
+    if (a % 32 === 0) yield;
     for (let b = a + 1; b < count; b++) {
-      const similarity = Math.max(0, cosine(vectors[a]!, vectors[b]!));
+      const similarity = Math.max(0, cosineSparse(vectors[a]!, vectors[b]!));
       weights[a]![b] = similarity;
       weights[b]![a] = similarity;
       outSums[a]! += similarity;
@@ -33,6 +47,7 @@ export function textRankSummary(text: string, maxSentences: number): SummarySent
   }
   let ranks = new Float64Array(count).fill(1 / count);
   for (let iteration = 0; iteration < MAX_ITERATIONS; iteration++) {
+    yield;
     const next = new Float64Array(count).fill((1 - DAMPING) / count);
     for (let from = 0; from < count; from++) {
       // A sentence that shares nothing with the rest spreads its rank evenly (a dangling node).

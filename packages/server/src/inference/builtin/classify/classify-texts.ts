@@ -1,4 +1,5 @@
 import type { ClassifyBody, ClassifyResponse, ClassifyTask } from '@svc/schemas';
+import { runToEnd, type Steps } from '../../../features/pdf/work-in-slices.ts';
 import { countWordTokens } from '../text-units.ts';
 import { confidenceBand, logistic, softmax } from './confidence.ts';
 import { explicitLabelScorer } from './explicit-labels.ts';
@@ -41,15 +42,30 @@ function toResult(index: number, labels: readonly string[], logits: number[], mu
 
 /** Classifies every text (or nli pair) of a request with the built-in classical methods. */
 export function classifyTexts(body: ClassifyBody): Pick<ClassifyResponse, 'results' | 'method' | 'usage'> {
+  return runToEnd(classifyTextsSteps(body));
+}
+
+/** The same, yielding after each text (at most 32,768 characters) so a request runs in slices. */
+export function* classifyTextsSteps(body: ClassifyBody): Steps<Pick<ClassifyResponse, 'results' | 'method' | 'usage'>> {
   if (body.task === 'nli') {
     const pairs = body.pairs ?? [];
-    const results = pairs.map((pair, index) => toResult(index, NLI_LABELS, nliLogits(pair.premise, pair.hypothesis), body.multi_label));
-    const tokens = pairs.reduce((sum, pair) => sum + countWordTokens(pair.premise) + countWordTokens(pair.hypothesis), 0);
+    const results: ClassifyResult[] = [];
+    let tokens = 0;
+    for (const [index, pair] of pairs.entries()) {
+      results.push(toResult(index, NLI_LABELS, nliLogits(pair.premise, pair.hypothesis), body.multi_label));
+      tokens += countWordTokens(pair.premise) + countWordTokens(pair.hypothesis);
+      yield;
+    }
     return { results, method: NLI_METHOD, usage: { prompt_tokens: tokens, total_tokens: tokens, units: pairs.length } };
   }
   const inputs = typeof body.inputs === 'string' ? [body.inputs] : (body.inputs ?? []);
   const scorer = scorerFor(body.task, body.labels);
-  const results = inputs.map((text, index) => toResult(index, scorer.labels, scorer.logits(text), body.multi_label));
-  const tokens = inputs.reduce((sum, text) => sum + countWordTokens(text), 0);
+  const results: ClassifyResult[] = [];
+  let tokens = 0;
+  for (const [index, text] of inputs.entries()) {
+    results.push(toResult(index, scorer.labels, scorer.logits(text), body.multi_label));
+    tokens += countWordTokens(text);
+    yield;
+  }
   return { results, method: scorer.method, usage: { prompt_tokens: tokens, total_tokens: tokens, units: inputs.length } };
 }
