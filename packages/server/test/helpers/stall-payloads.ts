@@ -342,7 +342,9 @@ export function requiredHeaders(route: RouteDefinition): Record<string, string> 
   const headers: Record<string, string> = {};
   for (const name of resolved.required ?? []) {
     const member = resolve(resolved.properties?.[name], schema);
-    headers[name] = isFreeText(member) ? `stall-${randomUUID()}` : String(fixedValue(member, schema));
+    // A UUID fits the usual header patterns (printable ASCII) and never repeats.
+    const textual = member.type === 'string' && member.enum === undefined && member.const === undefined;
+    headers[name] = textual ? randomUUID() : String(fixedValue(member, schema));
   }
   return headers;
 }
