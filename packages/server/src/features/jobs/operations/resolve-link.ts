@@ -1,9 +1,9 @@
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ResolveLinkResult } from '@svc/schemas';
 import { ServiceError } from '../../../http/service-error.ts';
-import { HTML_SLICE_CHARS, HtmlEventStream } from '../../pdf/html-events.ts';
+import { HTML_STEP_CHARS, HtmlEventStream } from '../../pdf/html-events.ts';
+import { runInSlices } from '../../pdf/work-in-slices.ts';
 import { pinnedLookup, vettedAddress, type ResolvedAddress, type SourceFetchSeam } from '../../pdf/source-fetch.ts';
 
 const MAX_REDIRECTS = 5;
@@ -102,7 +102,11 @@ async function titleOf(head: Buffer): Promise<string | null> {
     },
   });
   // Closing what is still open at the end adds no text, so the stream is not ended.
-  while (!done && stream.writeSome(HTML_SLICE_CHARS)) await nextTurn();
+  await runInSlices(
+    (function* () {
+      while (!done && stream.writeSome(HTML_STEP_CHARS)) yield;
+    })(),
+  );
   const title = text.replace(/\s+/g, ' ').trim().slice(0, TITLE_MAX_CHARS).trimEnd();
   return title || null;
 }
