@@ -22,7 +22,9 @@ export const jobsContract = defineContract({
       'while the first request with that key is still being admitted, a second gets 409 `idempotency_in_progress` (retryable, `Retry-After`). A refused submission (429, 422) stores nothing, so the same key may be retried. ' +
       `Active (queued or running) caps, counted over every replica: ${limits.maxActivePerPrincipal} jobs and ${limits.maxActiveItemsPerPrincipal} items per principal, ${limits.maxActiveGlobal} jobs and ${limits.maxActiveItemsGlobal} items in all; ` +
       'past one, 429 `jobs_active_limit:<which>` with `Retry-After`. Finished jobs are kept until the earlier of the result TTL (86400 s) and the row caps ' +
-      `(${limits.maxRetainedPerPrincipal} per principal, ${limits.maxRetainedGlobal} in all; the oldest finished jobs go first).`,
+      `(${limits.maxRetainedPerPrincipal} per principal, ${limits.maxRetainedGlobal} in all; the oldest finished jobs go first). ` +
+      `validate_json items: a schema of at most ${limits.validateJsonSchemaMaxChars} characters of JSON nested at most ${limits.validateJsonSchemaMaxDepth} levels, and a document of at most ${limits.validateJsonDocumentMaxChars} characters (422 naming the item); ` +
+      `patterns run on RE2 (a pattern with lookaround or backreferences is the item error \`json_schema_invalid\`), and validation runs in a worker thread under a ${limits.validateJsonDeadlineMs} ms deadline (past it, the item error \`json_validation_too_costly\`).`,
     headers: JobSubmitHeaders,
     body: BatchJobRequest,
     bodyLimitBytes: limits.maxRequestBytes,

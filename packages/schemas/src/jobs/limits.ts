@@ -19,6 +19,13 @@ export const jobLimits = {
   /** Idempotency keys are kept at least this long (Stripe: 24 hours). */
   idempotencyKeyTtlSeconds: 86_400,
   calculateMaxExpressionChars: 1000,
+  /** validate_json: the schema's JSON at most this many characters, nested at most this deep. */
+  validateJsonSchemaMaxChars: 65_536,
+  validateJsonSchemaMaxDepth: 32,
+  /** validate_json: the document's JSON at most this many characters. */
+  validateJsonDocumentMaxChars: 262_144,
+  /** validate_json runs in a worker thread; past this it is stopped and the item fails with `json_validation_too_costly`. */
+  validateJsonDeadlineMs: 5_000,
 } as const;
 
 /** The request schema id every submission names (spec section 9). */

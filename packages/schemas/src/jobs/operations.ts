@@ -25,10 +25,35 @@ export const CalculateResult = z
   .meta({ id: 'CalculateResult' });
 export type CalculateResult = z.infer<typeof CalculateResult>;
 
+/** Characters of a value's JSON, and how deeply its objects and arrays nest (without recursion: the value is the caller's). */
+const jsonChars = (value: unknown) => JSON.stringify(value)?.length ?? 0;
+function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
 export const ValidateJsonItem = z
   .strictObject({
-    schema: z.union([z.record(z.string(), z.unknown()), z.boolean()]).describe('A JSON Schema (draft 2020-12; draft-07 documents work too). `$ref` to anything outside the schema is not fetched.'),
-    document: z.unknown().describe('The JSON document to validate.'),
+    schema: z
+      .union([z.record(z.string(), z.unknown()), z.boolean()])
+      .refine((schema) => jsonChars(schema) <= jobLimits.validateJsonSchemaMaxChars, `a schema's JSON holds at most ${jobLimits.validateJsonSchemaMaxChars} characters`)
+      .refine((schema) => jsonDepth(schema) <= jobLimits.validateJsonSchemaMaxDepth, `a schema nests objects and arrays at most ${jobLimits.validateJsonSchemaMaxDepth} levels deep`)
+      .describe(
+        `A JSON Schema (draft 2020-12; draft-07 documents work too), at most ${jobLimits.validateJsonSchemaMaxChars} characters of JSON nested at most ${jobLimits.validateJsonSchemaMaxDepth} levels deep. \`$ref\` to anything outside the schema is not fetched. ` +
+          '`pattern` and `patternProperties` run on RE2 (linear time, Unicode mode): lookaround and backreferences are not supported, and such a schema fails with `json_schema_invalid`. ' +
+          `Formats are ajv-formats' fast set (\`url\` up to 2048 characters). Validation runs off the event loop under a ${jobLimits.validateJsonDeadlineMs} ms deadline; past it (or its memory cap) the item fails with \`json_validation_too_costly\`.`,
+      ),
+    document: z
+      .unknown()
+      .refine((document) => jsonChars(document) <= jobLimits.validateJsonDocumentMaxChars, `a document's JSON holds at most ${jobLimits.validateJsonDocumentMaxChars} characters`)
+      .describe(`The JSON document to validate, at most ${jobLimits.validateJsonDocumentMaxChars} characters of JSON.`),
   })
   .meta({ id: 'ValidateJsonItem' });
 export const JsonSchemaViolation = z

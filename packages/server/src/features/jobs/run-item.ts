@@ -7,7 +7,7 @@ import { runClassify, runEmbeddings, runRerank, runSummarize } from '../inferenc
 import type { PdfService } from '../pdf/pdf-service.ts';
 import { calculate } from './operations/calculate.ts';
 import { resolveLink } from './operations/resolve-link.ts';
-import { validateJson } from './operations/validate-json.ts';
+import { validateJsonOffThread } from './operations/validate-json-pool.ts';
 
 export interface ItemRun {
   jobId: string;
@@ -53,7 +53,7 @@ export async function runJobItem(deps: ServerDeps, pdf: PdfService, operation: J
       return calculate(jobItemSchemas.calculate.parse(rawItem).expression);
     case 'validate_json': {
       const item = jobItemSchemas.validate_json.parse(rawItem);
-      return validateJson(item.schema, item.document);
+      return validateJsonOffThread({ schema: item.schema, document: item.document }, run.signal);
     }
     case 'resolve_link':
       return resolveLink(jobItemSchemas.resolve_link.parse(rawItem).url, { timeoutMs: deps.config.pdf.fetchTimeoutMs, signal: run.signal }, deps.testSeams?.pdfSourceFetch);

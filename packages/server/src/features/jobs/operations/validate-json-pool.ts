@@ -1,0 +1,89 @@
+import { Piscina } from 'piscina';
+import { jobLimits, type ValidateJsonResult } from '@svc/schemas';
+import { ServiceError } from '../../../http/service-error.ts';
+import type { ValidateJsonOutcome, ValidateJsonTask } from './validate-json-worker.ts';
+
+const WORKER_FILE = new URL('./validate-json-worker.ts', import.meta.url);
+/** As many as a process runs jobs by default (SVC_JOBS_WORKERS): more items wait their turn below. */
+const THREADS = 2;
+/** Enough for ajv, a compiled schema at the contract's size and its errors; an exponential schema's error list stops here. */
+const WORKER_HEAP_MB = 192;
+/** A thread that has loaded ajv is kept a while for the next item, then let go (Piscina unrefs idle threads). */
+const IDLE_MS = 60_000;
+
+let pool: Piscina | undefined;
+
+/** One shared pool for the process, started on the first validate_json item. */
+function startedPool(): Piscina {
+  pool ??= new Piscina({
+    filename: WORKER_FILE.href,
+    minThreads: 0,
+    maxThreads: THREADS,
+    idleTimeout: IDLE_MS,
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: 4 },
+  });
+  return pool;
+}
+
+/**
+ * Items take a thread in turn here rather than in Piscina's queue, so an item's deadline counts
+ * from when it starts running: one costly item must not time out the ones queued behind it.
+ */
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function takeTurn(signal?: AbortSignal): Promise<void> {
+  if (running < THREADS) {
+    running += 1;
+    return;
+  }
+  await new Promise<void>((resolve, reject) => {
+    const start = () => {
+      signal?.removeEventListener('abort', leave);
+      running += 1;
+      resolve();
+    };
+    const leave = () => {
+      waiting.splice(waiting.indexOf(start), 1);
+      reject(signal!.reason);
+    };
+    waiting.push(start);
+    signal?.addEventListener('abort', leave, { once: true });
+  });
+}
+
+function endTurn(): void {
+  running -= 1;
+  waiting.shift()?.();
+}
+
+const tooCostly = (why: string) =>
+  new ServiceError(
+    'json_validation_too_costly',
+    `Validating this document against this schema ${why}; validation runs under a ${jobLimits.validateJsonDeadlineMs} ms deadline and a ${WORKER_HEAP_MB} MiB heap. Simplify the schema (nested anyOf/oneOf through $ref, uniqueItems over large arrays) or the document.`,
+  );
+
+/**
+ * validate_json off the event loop: ajv's compile grows with the schema (3.3 s for 10,000
+ * properties, which fit in a 512 KiB request), and applying a schema can take exponential time
+ * (`anyOf` of two `$ref`s, chained) or quadratic (`uniqueItems` over arrays). A worker thread
+ * does it under a deadline; past it, or past the heap cap, the thread is terminated and the item
+ * fails with `json_validation_too_costly`. The job's own signal (cancel, lease lost) ends it too.
+ */
+export async function validateJsonOffThread(task: ValidateJsonTask, signal?: AbortSignal): Promise<ValidateJsonResult> {
+  await takeTurn(signal);
+  let outcome: ValidateJsonOutcome;
+  const deadline = AbortSignal.timeout(jobLimits.validateJsonDeadlineMs);
+  try {
+    outcome = (await startedPool().run(task, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline })) as ValidateJsonOutcome;
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    if (deadline.aborted) throw tooCostly(`took longer than ${jobLimits.validateJsonDeadlineMs} ms`);
+    if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw tooCostly('ran out of memory');
+    throw error;
+  } finally {
+    endTurn();
+  }
+  if ('error' in outcome) throw new ServiceError(outcome.error.code as 'json_schema_invalid', outcome.error.message);
+  return outcome.result;
+}
