@@ -3,8 +3,8 @@ import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../http/service-error.ts';
 import { detectFormat, sectionMarkdownInSlices, sectionPlainText, type SectionedDocument } from './document-sections.ts';
 import { sectionHtmlInSlices } from './html-sections.ts';
+import { normaliseTextInSlices } from './normalise-in-slices.ts';
 import type { PdfService } from './pdf-service.ts';
-import { normaliseText } from './worker/normalise-text.ts';
 
 export interface DocumentRequest {
   text?: string;
@@ -66,7 +66,7 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
       truncated = true;
       break;
     }
-    let text = normaliseText(raw.text);
+    let text = await normaliseTextInSlices(raw.text, body.max_chars - chars, request.signal);
     if (chars + text.length > body.max_chars) {
       text = text.slice(0, body.max_chars - chars);
       truncated = true;

@@ -27,6 +27,11 @@ const LIGATURE_PATTERN = new RegExp(`[${Object.keys(LIGATURES).join('')}]`, 'g')
  * Line breaks stay: they carry structure (lists, tables, code) a chunker may want.
  */
 export function normaliseText(input: string): string {
+  return normaliseTextUntrimmed(input).trim();
+}
+
+/** All of normaliseText but the final trim: for a long text normalised a piece at a time. */
+export function normaliseTextUntrimmed(input: string): string {
   return input
     .replace(/\r\n?/g, '\n')
     .replace(LIGATURE_PATTERN, (ligature) => LIGATURES[ligature] ?? ligature)
@@ -35,6 +40,5 @@ export function normaliseText(input: string): string {
     .replace(/(\p{L})[-\u2010\u2011] *\n\s*(\p{Ll})/gu, '$1$2')
     .replace(/ {2,}/g, ' ')
     .replace(/(?:(?<! ) +)?\n */g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+    .replace(/\n{3,}/g, '\n\n');
 }
