@@ -34,7 +34,7 @@ interface Row {
   worstHealthz: { ms: number; kind: string };
   problems: string[];
   skipped: number;
-  /** Payloads measured twice, with both figures (loop/healthz). */
+  /** Payloads measured again, with the figures each time (loop/healthz). */
   retried: string[];
   /** How many answers of each status (0: none), to see how many payloads reached a handler. */
   statuses: Map<number, number>;
@@ -162,12 +162,14 @@ for (const { id, route } of routes) {
         let { loopMs, healthzMs, status, refusal, problem } = await measure(target, payload);
         row.statuses.set(status ?? 0, (row.statuses.get(status ?? 0) ?? 0) + 1);
         if (refusal && !row.refusals.has(status!)) row.refusals.set(status!, `${payload.kind}: ${refusal}`);
-        // A payload over budget is sent once more: a stall it causes repeats, the machine's other
-        // load (a shared CI runner) rarely does. Far over budget, it is certain.
-        if (overBudget(loopMs, healthzMs) && !overBudget(loopMs / 10, healthzMs / 10)) {
-          const again = await measure(target, payload);
-          row.retried.push(`${payload.kind}: ${loopMs.toFixed(0)}/${healthzMs.toFixed(0)} ms, then ${again.loopMs.toFixed(0)}/${again.healthzMs.toFixed(0)} ms`);
-          [loopMs, healthzMs] = [Math.min(loopMs, again.loopMs), Math.min(healthzMs, again.healthzMs)];
+        // A payload over budget is sent up to twice more, the lowest figures kept: a stall it
+        // causes repeats, the machine's other load (a shared CI runner) seldom does twice.
+        // Far over budget, it is certain.
+        const certain = overBudget(loopMs / 10, healthzMs / 10);
+        for (let again = 0; again < 2 && overBudget(loopMs, healthzMs) && !certain; again++) {
+          const next = await measure(target, payload);
+          row.retried.push(`${payload.kind}: ${loopMs.toFixed(0)}/${healthzMs.toFixed(0)} ms, then ${next.loopMs.toFixed(0)}/${next.healthzMs.toFixed(0)} ms`);
+          [loopMs, healthzMs] = [Math.min(loopMs, next.loopMs), Math.min(healthzMs, next.healthzMs)];
         }
         row.payloads++;
         if (loopMs > row.worstLoop.ms) row.worstLoop = { ms: loopMs, kind: payload.kind };
@@ -177,7 +179,7 @@ for (const { id, route } of routes) {
       }
     }
     t.log(`${row.payloads} payloads${row.skipped ? ` (${row.skipped} skipped after a stall)` : ''}; worst loop delay ${row.worstLoop.ms.toFixed(0)} ms (${row.worstLoop.kind}), worst /healthz ${row.worstHealthz.ms.toFixed(0)} ms (${row.worstHealthz.kind})`);
-    if (row.retried.length) t.log(`measured twice: ${row.retried.join('; ')}`);
+    if (row.retried.length) t.log(`measured again: ${row.retried.join('; ')}`);
     for (const [status, refusal] of row.refusals) t.log(`first ${status}: ${refusal}`);
     t.true(row.worstLoop.ms <= STALL_BUDGET_MS, `${id}: event loop held ${row.worstLoop.ms.toFixed(0)} ms by ${row.worstLoop.kind} (budget ${STALL_BUDGET_MS} ms)`);
     t.true(row.worstHealthz.ms <= STALL_BUDGET_MS, `${id}: /healthz took ${row.worstHealthz.ms.toFixed(0)} ms during ${row.worstHealthz.kind} (budget ${STALL_BUDGET_MS} ms)`);
