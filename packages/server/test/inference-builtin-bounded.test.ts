@@ -17,7 +17,7 @@ test.before(async () => {
   svc = await startTestServer();
   // The first call of each route compiles its code; the budget is about the caller's input, not that.
   const text = 'Refunds take five days. Shipping is free.';
-  for (const [path, body] of Object.entries({ '/v1/rag': { question: 'refunds?', documents: [text] }, '/v1/summarize': { text }, '/v1/rerank': { query: 'refunds', documents: [text] }, '/v1/embeddings': { model: 'svc-hashed-ngrams-512', input: text }, '/v1/classify': { task: 'sentiment', inputs: [text] } })) {
+  for (const [path, body] of Object.entries({ '/v1/chat/completions': { model: 'svc-extractive-chat', messages: [{ role: 'user', content: 'refunds?' }] }, '/v1/rag': { question: 'refunds?', documents: [text] }, '/v1/summarize': { text }, '/v1/rerank': { query: 'refunds', documents: [text] }, '/v1/embeddings': { model: 'svc-hashed-ngrams-512', input: text }, '/v1/classify': { task: 'sentiment', inputs: [text] } })) {
     await fetch(`${svc.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.operatorToken}` }, body: JSON.stringify(body) });
   }
 });
@@ -96,5 +96,17 @@ test.serial('classify: a 2 MiB body of 32,768-character texts', async (t) => {
   t.is(status, 200);
   t.is(answer.results.length, count);
   t.is(answer.results[0].label, 'positive');
+  t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
+});
+
+test.serial('chat (svc-extractive-chat): a 1 MiB conversation is searched without holding the loop', async (t) => {
+  const messages = [
+    { role: 'system', content: `Refunds take five days. ${distinctWords(limits.chatMaxMessageChars - 30, 1)}` },
+    ...[2, 3, 4].map((seed) => ({ role: 'user', content: distinctWords(limits.chatMaxMessageChars, seed) })),
+    { role: 'user', content: `How many days do refunds take? ${distinctWords(limits.chatMaxMessageChars / 2, 5)}` },
+  ];
+  const { status, answer, worstDelayMs } = await postWatchingLoop('/v1/chat/completions', { model: 'svc-extractive-chat', messages });
+  t.is(status, 200);
+  t.true(answer.choices[0].message.content.startsWith('svc-extractive-chat is extractive'));
   t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
 });

@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatCompletion, ChatCompletionChunk } from '@svc/schemas';
+import { runInSlices } from '../../features/pdf/work-in-slices.ts';
 import type { ChatRequest, EngineCallOptions } from '../provider.ts';
-import { EXTRACTIVE_NOTE, extractiveChat, streamPieces } from './extractive-chat.ts';
+import { EXTRACTIVE_NOTE, extractiveChat, streamPieces, type ExtractiveChatAnswer } from './extractive-chat.ts';
 
 const served = (model: ChatRequest['model']) => ({ engine: model.engine, model: model.id, method: model.method, note: EXTRACTIVE_NOTE });
-const usageOf = (answer: ReturnType<typeof extractiveChat>) => ({
+const usageOf = (answer: ExtractiveChatAnswer) => ({
   prompt_tokens: answer.promptTokens,
   completion_tokens: answer.completionTokens,
   total_tokens: answer.promptTokens + answer.completionTokens,
 });
 
 /** The built-in chat answer as an OpenAI `chat.completion`; svc makes the id and the time. */
-export function extractiveChatCompletion({ model, body }: ChatRequest): ChatCompletion {
-  const answer = extractiveChat(body);
+export async function extractiveChatCompletion({ model, body }: ChatRequest): Promise<ChatCompletion> {
+  const answer = await runInSlices(extractiveChat(body));
   return {
     id: `chatcmpl-${randomUUID()}`,
     object: 'chat.completion',
@@ -31,7 +32,7 @@ export function extractiveChatCompletion({ model, body }: ChatRequest): ChatComp
  * `choices` and the usage. Stops at once when the client has gone.
  */
 export async function* extractiveChatChunks({ model, body }: ChatRequest, { signal }: EngineCallOptions): AsyncGenerator<ChatCompletionChunk> {
-  const answer = extractiveChat(body);
+  const answer = await runInSlices(extractiveChat(body), signal);
   const base = { id: `chatcmpl-${randomUUID()}`, object: 'chat.completion.chunk' as const, created: Math.floor(Date.now() / 1000), model: model.id };
   yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null }] };
   for (const piece of streamPieces(answer.content)) {

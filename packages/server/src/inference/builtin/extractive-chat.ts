@@ -1,6 +1,7 @@
 import type { ChatCompletionsBody, ChatMessage } from '@svc/schemas';
 import type { RagDocument } from '../provider.ts';
-import { retrievePassages } from './extractive-rag.ts';
+import type { Steps } from '../../features/pdf/work-in-slices.ts';
+import { retrievePassagesSteps } from './extractive-rag.ts';
 import { svcDocumentation } from './svc-corpus.ts';
 import { countWordTokens, indexTerms } from './text-units.ts';
 
@@ -30,7 +31,7 @@ export function messageText(message: ChatMessage): string {
  * documentation and the earlier messages) that best match the last user message, each with
  * where it came from, under a line that says the answer is extractive.
  */
-function composeAnswer(messages: readonly ChatMessage[]): string {
+function* composeAnswer(messages: readonly ChatMessage[]): Steps<string> {
   const lastUser = messages.findLastIndex((message) => message.role === 'user');
   const question = lastUser >= 0 ? messageText(messages[lastUser]!) : '';
   const documentation = svcDocumentation();
@@ -42,7 +43,7 @@ function composeAnswer(messages: readonly ChatMessage[]): string {
   const documents = [...documentation, ...conversation];
   const quotes: string[] = [];
   if (indexTerms(question).length > 0) {
-    for (const { passage, relevance } of retrievePassages(question, documents)) {
+    for (const { passage, relevance } of yield* retrievePassagesSteps(question, documents)) {
       if (relevance < QUOTE_MIN_RELEVANCE || quotes.length >= MAX_QUOTES) break;
       const source = documents.find((document) => document.index === passage.documentIndex)?.id ?? 'svc';
       quotes.push(`> ${passage.text.replace(/(?:(?<!\s)\s+)?\n\s*/g, ' ')}\n(from ${source})`);
@@ -70,12 +71,20 @@ function truncateToWordTokens(text: string, limit: number): { text: string; trun
   return { text, truncated: false };
 }
 
-/** The built-in chat answer, with `stop` applied before `max_tokens` (OpenAI's order: a stop ends generation). */
-export function extractiveChat(body: ChatCompletionsBody): ExtractiveChatAnswer {
-  const stopped = applyStop(composeAnswer(body.messages), body.stop);
+/**
+ * The built-in chat answer, with `stop` applied before `max_tokens` (OpenAI's order: a stop ends
+ * generation). Retrieval over a 1 MiB conversation is most of a second, so it is written as steps
+ * for work-in-slices.ts.
+ */
+export function* extractiveChat(body: ChatCompletionsBody): Steps<ExtractiveChatAnswer> {
+  const stopped = applyStop(yield* composeAnswer(body.messages), body.stop);
   const limit = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   const limited = limit === undefined ? { text: stopped.text, truncated: false } : truncateToWordTokens(stopped.text, limit);
-  const promptTokens = body.messages.reduce((sum, message) => sum + countWordTokens(messageText(message)), 0);
+  let promptTokens = 0;
+  for (const message of body.messages) {
+    promptTokens += countWordTokens(messageText(message));
+    yield;
+  }
   return { content: limited.text, finishReason: limited.truncated ? 'length' : 'stop', promptTokens, completionTokens: countWordTokens(limited.text) };
 }
 
