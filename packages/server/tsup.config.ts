@@ -1,3 +1,10 @@
 import { packageBuild } from '../../tsup.shared.ts';
+import { WORKER_MODULES } from './src/worker-modules.ts';
 
-export default packageBuild(['src/index.ts', 'src/bin.ts', 'src/db/embedded-process.ts']);
+// Named entries keep dist's layout stable: the worker pools load `dist/<worker>.js` by file name.
+export default packageBuild({
+  index: 'src/index.ts',
+  bin: 'src/bin.ts',
+  'db/embedded-process': 'src/db/embedded-process.ts',
+  ...Object.fromEntries(Object.entries(WORKER_MODULES).map(([name, source]) => [name, `src/${source}`])),
+});

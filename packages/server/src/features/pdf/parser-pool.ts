@@ -3,6 +3,7 @@ import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { ServiceError } from '../../http/service-error.ts';
 import type { PdfConfig } from './pdf-config.ts';
+import { workerModuleUrl } from '../../worker-modules.ts';
 import type { ParseTask, WorkerMessage, WorkerPage, WorkerSummary } from './worker/pdf-worker.ts';
 
 type StopReason = 'queue' | 'start' | 'parse' | 'cancel' | 'memory';
@@ -15,7 +16,7 @@ const WATCHDOG_INTERVAL_MS = 20;
 /** How long the worker's last message may trail its task's answer before the parse counts as unanswered. */
 const LAST_MESSAGE_GRACE_MS = 5_000;
 
-const WORKER_FILE = new URL('./worker/pdf-worker.ts', import.meta.url);
+const WORKER_FILE = workerModuleUrl('pdf-worker');
 /** The key of the message a Piscina worker thread posts once its module has loaded (piscina/dist/common.js). */
 const PISCINA_READY = '_WORKER_READY';
 

@@ -1,9 +1,10 @@
 import { Piscina } from 'piscina';
 import { jobLimits, type ValidateJsonResult } from '@svc/schemas';
 import { ServiceError } from '../../../http/service-error.ts';
+import { workerModuleUrl } from '../../../worker-modules.ts';
 import type { ValidateJsonOutcome, ValidateJsonTask } from './validate-json-worker.ts';
 
-const WORKER_FILE = new URL('./validate-json-worker.ts', import.meta.url);
+const WORKER_FILE = workerModuleUrl('validate-json-worker');
 /** As many as a process runs jobs by default (SVC_JOBS_WORKERS): more items wait their turn below. */
 const THREADS = 2;
 /** Enough for ajv, a compiled schema at the contract's size and its errors; an exponential schema's error list stops here. */
