@@ -39,11 +39,10 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
 /** Features added between two yields of `featureSteps`: a few milliseconds. */
 const FEATURES_PER_YIELD = 8192;
 
-function features(text: string): Map<string, { weight: number; count: number }> {
-  return runToEnd(featureSteps(text));
-}
-
-/** `features`, yielding every few thousand features: one long passage, or one 200,000-letter word, is many steps. */
+/**
+ * The weighted features of a text, yielding every few thousand of them: one long passage, or
+ * one 200,000-letter word, is many steps.
+ */
 function* featureSteps(text: string): Steps<Map<string, { weight: number; count: number }>> {
   const counts = new Map<string, { weight: number; count: number }>();
   const add = (feature: string, weight: number) => {
@@ -67,8 +66,13 @@ function* featureSteps(text: string): Steps<Map<string, { weight: number; count:
 
 /** One L2-normalised vector of `dimensions` numbers; the zero vector for text without words. */
 export function embedText(text: string, dimensions = HASHED_EMBEDDING_DIMENSIONS): Float32Array {
+  return runToEnd(embedTextSteps(text, dimensions));
+}
+
+/** `embedText` in steps: a chat question may be 200,000 characters. */
+export function* embedTextSteps(text: string, dimensions = HASHED_EMBEDDING_DIMENSIONS): Steps<Float32Array> {
   const vector = new Float32Array(dimensions);
-  for (const [feature, { weight, count }] of features(text)) {
+  for (const [feature, { weight, count }] of yield* featureSteps(text)) {
     const hash = fnv1a(feature);
     // The top bit picks the sign so colliding features tend to cancel rather than pile up.
     const sign = hash & 0x80000000 ? -1 : 1;

@@ -3,7 +3,7 @@ import type { RagDocument } from '../provider.ts';
 import type { Steps } from '../../features/pdf/work-in-slices.ts';
 import { retrievePassagesSteps } from './extractive-rag.ts';
 import { svcDocumentation } from './svc-corpus.ts';
-import { countWordTokens, indexTerms } from './text-units.ts';
+import { countWordTokens, indexTermsSteps } from './text-units.ts';
 
 /** Said with every answer, so no reader takes a quote for generated text. */
 export const EXTRACTIVE_NOTE = 'svc-extractive-chat is extractive, not a generative model: it quotes svc\'s documentation and this conversation, and writes nothing of its own.';
@@ -42,7 +42,7 @@ function* composeAnswer(messages: readonly ChatMessage[]): Steps<string> {
     .filter((document) => document.text.trim() !== '');
   const documents = [...documentation, ...conversation];
   const quotes: string[] = [];
-  if (indexTerms(question).length > 0) {
+  if ((yield* indexTermsSteps(question)).length > 0) {
     for (const { passage, relevance } of yield* retrievePassagesSteps(question, documents)) {
       if (relevance < QUOTE_MIN_RELEVANCE || quotes.length >= MAX_QUOTES) break;
       const source = documents.find((document) => document.index === passage.documentIndex)?.id ?? 'svc';

@@ -1,5 +1,5 @@
 import type { RagPassage } from '@svc/schemas';
-import { cosineDenseSparse, embedSparseSteps, embedText } from '../hashed-embeddings.ts';
+import { cosineDenseSparse, embedSparseSteps, embedTextSteps } from '../hashed-embeddings.ts';
 import type { RagDocument, RagResult } from '../provider.ts';
 import { runToEnd, type Steps } from '../../features/pdf/work-in-slices.ts';
 import { bm25ScoresSteps, buildBm25IndexSteps, rankByScoreSteps } from './bm25.ts';
@@ -41,7 +41,7 @@ export function* retrievePassagesSteps(question: string, documents: readonly Rag
   for (const document of documents) passages.push(...(yield* splitPassagesSteps(document.text, document.index)));
   if (passages.length === 0) return [];
   const { normalised } = yield* bm25ScoresSteps(yield* buildBm25IndexSteps(passages.map((passage) => passage.text)), question);
-  const questionVector = embedText(question);
+  const questionVector = yield* embedTextSteps(question);
   const similarities: number[] = [];
   for (const passage of passages) {
     similarities.push(cosineDenseSparse(questionVector, yield* embedSparseSteps(passage.text)));
