@@ -127,7 +127,9 @@ async function waitForJob(answer: FuzzAnswer, credential: CredentialKind): Promi
 
 async function measure(target: FuzzTarget, payload: StallPayload): Promise<{ loopMs: number; healthzMs: number; status?: number; refusal?: string; problem?: string }> {
   const url = `${target.root}${payload.path}`;
-  // Building the payload is the suite's own work: the window opens after it.
+  // Building the payload is the suite's own work: the window opens after it, once a late probe
+  // and the histogram's late timer have run.
+  await sleep(PROBE_EVERY_MS);
   await probe.take();
   loop.take();
   let answer: FuzzAnswer | undefined;

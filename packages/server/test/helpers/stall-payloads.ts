@@ -310,28 +310,38 @@ const documentExtract = (kind: string, text: string, format: string): StallPaylo
 });
 const words = (word: string, chars: number) => `${word} `.repeat(Math.ceil(chars / (word.length + 1))).slice(0, chars);
 
-/** The stalls issue 26 measured, by route id: the worst known inputs, sent before the generated ones. */
-export function namedPayloads(): Record<string, StallPayload[]> {
-  const evalPair = (pairs: number) => json({ references: Array.from({ length: pairs }, () => words('ref', 32_768)), predictions: Array.from({ length: pairs }, () => words('pred', 32_768)), metrics: ['rouge_l'] });
-  const validateJson = (document: string, items: number) =>
-    json({ schema: 'svc.batch-job-request.v1', operation: 'validate_json', items: Array.from({ length: items }, () => ({ schema: { type: 'string', pattern: '^(a+)+$' }, document })) });
-  return {
-    'jobs.submit': [
-      { kind: 'validate_json ^(a+)+$ on 26 a then !', method: 'POST', path: '/v1/jobs', body: validateJson(`${'a'.repeat(26)}!`, 1), contentType: 'application/json', credential: 'operator' },
-      { kind: 'validate_json ^(a+)+$ on 4096 a then !, 8 items', method: 'POST', path: '/v1/jobs', body: validateJson(`${'a'.repeat(4096)}!`, 8), contentType: 'application/json', credential: 'operator' },
-    ],
-    'documents.extract': [
-      documentExtract('markdown # a + 1500 spaces', `# a${' '.repeat(1500)}x`, 'markdown'),
-      documentExtract('markdown 60 KB of ![', '!['.repeat(30_000), 'markdown'),
-      documentExtract('markdown 60 KB of **a', '**a '.repeat(15_000), 'markdown'),
-      documentExtract('html 1 MB of unclosed <div>', '<div>'.repeat(200_000), 'html'),
-    ],
-    'inference.eval': [
-      { kind: 'rouge_l on two 32 KiB items', method: 'POST', path: '/v1/eval', body: evalPair(1), contentType: 'application/json', credential: 'developerKey' },
-      { kind: 'rouge_l on a 4 MiB body', method: 'POST', path: '/v1/eval', body: evalPair(60), contentType: 'application/json', credential: 'developerKey' },
-    ],
-    'blackboard.put': [{ kind: 'value of a. x 65 KB, no credential', method: 'POST', path: '/api/v1/blackboard/put', body: json({ key: 'stall:suite', value: { text: 'stall', note: 'a.'.repeat(32_500) } }), contentType: 'application/json', credential: 'none' }],
-  };
+/**
+ * The stalls issue 26 measured, by route id: the worst known inputs, sent before the generated
+ * ones. Built when their route's turn comes (the eval bodies are 4 MiB).
+ */
+const NAMED_PAYLOADS: Record<string, () => StallPayload[]> = {
+  'jobs.submit': () => [
+    { kind: 'validate_json ^(a+)+$ on 26 a then !', method: 'POST', path: '/v1/jobs', body: validateJson(`${'a'.repeat(26)}!`, 1), contentType: 'application/json', credential: 'operator' },
+    { kind: 'validate_json ^(a+)+$ on 4096 a then !, 8 items', method: 'POST', path: '/v1/jobs', body: validateJson(`${'a'.repeat(4096)}!`, 8), contentType: 'application/json', credential: 'operator' },
+  ],
+  'documents.extract': () => [
+    documentExtract('markdown # a + 1500 spaces', `# a${' '.repeat(1500)}x`, 'markdown'),
+    documentExtract('markdown 60 KB of ![', '!['.repeat(30_000), 'markdown'),
+    documentExtract('markdown 60 KB of **a', '**a '.repeat(15_000), 'markdown'),
+    documentExtract('html 1 MB of unclosed <div>', '<div>'.repeat(200_000), 'html'),
+  ],
+  'inference.eval': () => [
+    { kind: 'rouge_l on two 32 KiB items', method: 'POST', path: '/v1/eval', body: evalPairs(1), contentType: 'application/json', credential: 'developerKey' },
+    { kind: 'rouge_l on a 4 MiB body', method: 'POST', path: '/v1/eval', body: evalPairs(60), contentType: 'application/json', credential: 'developerKey' },
+  ],
+  'blackboard.put': () => [
+    { kind: 'value of a. x 65 KB, no credential', method: 'POST', path: '/api/v1/blackboard/put', body: json({ key: 'stall:suite', value: { text: 'stall', note: 'a.'.repeat(32_500) } }), contentType: 'application/json', credential: 'none' },
+  ],
+};
+
+export const namedPayloads = (routeId: string): StallPayload[] => NAMED_PAYLOADS[routeId]?.() ?? [];
+
+function evalPairs(pairs: number): string {
+  return json({ references: Array.from({ length: pairs }, () => words('ref', 32_768)), predictions: Array.from({ length: pairs }, () => words('pred', 32_768)), metrics: ['rouge_l'] });
+}
+
+function validateJson(document: string, items: number): string {
+  return json({ schema: 'svc.batch-job-request.v1', operation: 'validate_json', items: Array.from({ length: items }, () => ({ schema: { type: 'string', pattern: '^(a+)+$' }, document })) });
 }
 
 /** The headers a route requires, each free one unique per request (an Idempotency-Key). */
@@ -351,8 +361,9 @@ export function requiredHeaders(route: RouteDefinition): Record<string, string> 
 
 /** Every payload of one route and round, built as it is sent (some are tens of MiB): the named ones first. */
 export function* stallPayloads(target: FuzzTarget, round = 0): Generator<StallPayload> {
-  const named = round === 0 ? (namedPayloads()[target.id] ?? []) : [];
-  for (const payload of [...named, ...generatedPayloads(target, round)]) yield { ...payload, headers: { ...requiredHeaders(target.route), ...payload.headers } };
+  const withHeaders = (payload: StallPayload): StallPayload => ({ ...payload, headers: { ...requiredHeaders(target.route), ...payload.headers } });
+  if (round === 0) for (const payload of namedPayloads(target.id)) yield withHeaders(payload);
+  for (const payload of generatedPayloads(target, round)) yield withHeaders(payload);
 }
 
 /**
@@ -361,8 +372,8 @@ export function* stallPayloads(target: FuzzTarget, round = 0): Generator<StallPa
  */
 export function worstPayloads(): Array<{ routeId: string; surface: RouteDefinition['surface']; payload: StallPayload; headers: () => Record<string, string> }> {
   const routes = new Map(walkContract(contract).map(({ id, route }) => [id, route]));
-  return Object.entries(namedPayloads()).flatMap(([routeId, payloads]) => {
+  return Object.keys(NAMED_PAYLOADS).flatMap((routeId) => {
     const route = routes.get(routeId)!;
-    return payloads.map((payload) => ({ routeId, surface: route.surface, payload, headers: () => ({ ...requiredHeaders(route), ...payload.headers }) }));
+    return namedPayloads(routeId).map((payload) => ({ routeId, surface: route.surface, payload, headers: () => ({ ...requiredHeaders(route), ...payload.headers }) }));
   });
 }
