@@ -15,6 +15,7 @@
  * Run:
  *   pnpm bench:soak                                   (embedded database, 2 minutes)
  *   pnpm bench:soak -- --minutes 10 --concurrency 16
+ *   pnpm bench:soak -- --hostile 0                    (the same load without the hostile share)
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres pnpm bench:soak -- --database postgres
  * Exit status 1 when any request of the rest failed, the /healthz p99 reached 50 ms, or memory grew
  * 10% or more after warm-up.
@@ -37,6 +38,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     interval: { type: 'string', default: '15' },
     database: { type: 'string', default: 'embedded' },
+    hostile: { type: 'string', default: '1' },
   },
 });
 const durationMs = Number(values.minutes) * 60_000;
@@ -95,8 +97,9 @@ const operations: Array<[weight: number, name: string, run: () => Promise<unknow
 ];
 const totalWeight = operations.reduce((sum, [weight]) => sum + weight, 0);
 
-/** One request in a hundred is hostile. */
-const HOSTILE_EVERY = 100;
+/** The hostile share in percent (`--hostile 0` turns it off, to see the same load without it). */
+const hostilePercent = Number(values.hostile);
+const HOSTILE_EVERY = hostilePercent > 0 ? Math.round(100 / hostilePercent) : Number.POSITIVE_INFINITY;
 const hostile = worstPayloads();
 const tokens = { none: undefined, operator: OPERATOR_TOKEN, agent: session.accessToken, developerKey: hostileKey.secret } as const;
 const hostileAnswers = new Map<string, number>();
@@ -158,7 +161,7 @@ let hostileSent = 0;
 const worker = async () => {
   while (performance.now() < stopAt) {
     sequence++;
-    if (sequence % HOSTILE_EVERY === 0) {
+    if (Number.isFinite(HOSTILE_EVERY) && sequence % HOSTILE_EVERY === 0) {
       await sendHostile(hostileSent++);
       continue;
     }
@@ -199,7 +202,7 @@ const errors = rows.reduce((sum, row) => sum + row.errors, 0) + current.errors;
 const warm = rows[0]?.rss ?? endRss;
 const growth = (endRss / warm - 1) * 100;
 out('');
-out(`requests served ${requests} and ${hostileSent} hostile (1 in ${HOSTILE_EVERY}); errors among the rest ${errors} (target 0)`);
+out(`requests served ${requests} and ${hostileSent} hostile (${hostilePercent}%); errors among the rest ${errors} (target 0)`);
 for (const [what, count] of errorsByOperation) out(`  ${count} x ${what}`);
 for (const [what, count] of hostileAnswers) out(`  hostile: ${count} x ${what}`);
 const healthzP99 = percentile(healthzLatencies, 99);
@@ -209,7 +212,7 @@ out(`RSS after warm-up ${warm.toFixed(1)} MiB, at end ${endRss.toFixed(1)} MiB: 
 const p99Drift = rows.length > 1 ? rows.at(-1)!.p99 / Math.max(0.001, rows[0]!.p99) : undefined;
 reportFigures('soak', [
   { figure: `errors in ${values.minutes} min (${database.kind})`, svc: errors, unit: 'errors', target: { on: 'svc', op: '<', value: 1 }, note: `${requests} requests, ${concurrency} concurrent, and ${hostileSent} hostile ones not counted` },
-  { figure: `/healthz p99 with 1% hostile (${database.kind})`, svc: healthzP99, unit: 'ms', target: { on: 'svc', op: '<', value: 50 }, note: `${healthzLatencies.length} probes, one due every 50 ms` },
+  { figure: `/healthz p99 with ${hostilePercent}% hostile (${database.kind})`, svc: healthzP99, unit: 'ms', target: { on: 'svc', op: '<', value: 50 }, note: `${healthzLatencies.length} probes, one due every 50 ms` },
   { figure: `RSS growth after warm-up (${database.kind})`, svc: growth, unit: '%', target: { on: 'svc', op: '<', value: 10 }, note: `${warm.toFixed(1)} MiB after warm-up, ${endRss.toFixed(1)} MiB at end` },
   ...(p99Drift === undefined ? [] : [{ figure: `p99, last interval vs first (${database.kind})`, svc: rows.at(-1)!.p99, baseline: rows[0]!.p99, unit: 'ms', ratio: 1 / p99Drift }]),
 ]);
