@@ -1,4 +1,5 @@
 import test from 'ava';
+import { pdfLimits } from '@svc/schemas';
 import { measureLoopHold } from './helpers/loop-hold.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
@@ -66,6 +67,15 @@ test.serial('text: one 2 MiB section of ligatures and line breaks is normalised 
   t.is(doc.char_count, 200_000);
   t.true(doc.truncated);
   t.is(doc.sections[0]!.text, 'fi\n'.repeat(200_000 / 3 + 1).slice(0, 200_000));
+  t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
+});
+
+test.serial('HTML: 4 MiB of headings answers the first 10,000 sections and counts them all', async (t) => {
+  // Headings cost no max_chars: this was 419,430 sections, a 37 MiB answer and a second held.
+  const count = Math.floor(WATCHED_TEXT / '<h1>x</h1>'.length);
+  const { doc, worstDelayMs } = await extractWatchingLoop('<h1>x</h1>'.repeat(count));
+  t.like(doc, { section_count: count, sections_returned: pdfLimits.maxDocumentSections, truncated: true, truncated_reason: 'max_sections' });
+  t.like(doc.sections.at(-1), { section_number: pdfLimits.maxDocumentSections, heading: 'x', text: '' });
   t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
 });
 

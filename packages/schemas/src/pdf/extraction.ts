@@ -61,7 +61,7 @@ export const ExtractionWarning = z
   .meta({ id: 'ExtractionWarning' });
 export type ExtractionWarning = z.infer<typeof ExtractionWarning>;
 
-export const TruncationReason = z.enum(['max_pages', 'max_chars']).meta({ id: 'TruncationReason' });
+export const TruncationReason = z.enum(['max_pages', 'max_chars', 'max_sections']).meta({ id: 'TruncationReason' });
 
 export const PdfEngineName = z.enum(['pdfium', 'pdfjs', 'mupdf']).meta({ id: 'PdfEngineName' });
 export type PdfEngineName = z.infer<typeof PdfEngineName>;

@@ -15,6 +15,11 @@ export const pdfLimits = {
   hardMaxPages: 100,
   defaultMaxChars: 200_000,
   hardMaxChars: 400_000,
+  /**
+   * Sections a document extraction answers at most. Headings cost no `max_chars`, so 4 MiB of
+   * `<h1>x</h1>` made 400,000 sections: a 37 MiB answer and a second of serialising it.
+   */
+  maxDocumentSections: 10_000,
 } as const;
 
 /** A base64 body of `maxFileBytes` plus room for the rest of the JSON request. */

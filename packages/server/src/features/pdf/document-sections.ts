@@ -10,6 +10,8 @@ export interface RawSection {
 
 export interface SectionedDocument {
   sections: RawSection[];
+  /** Sections in the whole document, when only the first `pdfLimits.maxDocumentSections` were kept. */
+  sectionCount?: number;
   title?: string;
   author?: string;
   language?: string;

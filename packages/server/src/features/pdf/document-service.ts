@@ -1,4 +1,4 @@
-import type { DocumentExtraction, DocumentSection, ExtractionWarning } from '@svc/schemas';
+import { pdfLimits, type DocumentExtraction, type DocumentSection, type ExtractionWarning } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../http/service-error.ts';
 import { detectFormat, sectionMarkdownInSlices, sectionPlainText, type SectionedDocument } from './document-sections.ts';
@@ -60,29 +60,36 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
 
   const sections: DocumentSection[] = [];
   let chars = 0;
-  let truncated = false;
+  let truncatedReason: 'max_chars' | 'max_sections' | null = null;
   for (const raw of document.sections) {
     if (chars >= body.max_chars) {
-      truncated = true;
+      truncatedReason = 'max_chars';
+      break;
+    }
+    if (sections.length >= pdfLimits.maxDocumentSections) {
+      truncatedReason = 'max_sections';
       break;
     }
     let text = await normaliseTextInSlices(raw.text, body.max_chars - chars, request.signal);
     if (chars + text.length > body.max_chars) {
       text = text.slice(0, body.max_chars - chars);
-      truncated = true;
+      truncatedReason = 'max_chars';
     }
     chars += text.length;
     sections.push({ section_number: sections.length + 1, heading: raw.heading, level: raw.level, page_number: null, text, char_count: text.length });
-    if (truncated) break;
+    if (truncatedReason) break;
   }
+  const sectionCount = document.sectionCount ?? document.sections.length;
+  // The HTML reader keeps only the sections an answer can hold, and counts the rest.
+  if (truncatedReason === null && sectionCount > sections.length) truncatedReason = 'max_sections';
   request.timing.record('extract_ms', performance.now() - started);
   return {
     format,
-    section_count: document.sections.length,
+    section_count: sectionCount,
     sections_returned: sections.length,
     char_count: chars,
-    truncated,
-    truncated_reason: truncated ? 'max_chars' : null,
+    truncated: truncatedReason !== null,
+    truncated_reason: truncatedReason,
     metadata: { ...(document.title ? { title: document.title } : {}), ...(document.author ? { author: document.author } : {}), ...(document.language ? { language: document.language } : {}) },
     warnings,
     sections,

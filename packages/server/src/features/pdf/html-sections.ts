@@ -1,3 +1,4 @@
+import { pdfLimits } from '@svc/schemas';
 import { readHtml, readHtmlInSlices, type HtmlHandler } from './html-events.ts';
 import type { RawSection, SectionedDocument } from './document-sections.ts';
 import { normaliseText } from './worker/normalise-text.ts';
@@ -12,6 +13,12 @@ const HEADING = /^h([1-6])$/;
  */
 function htmlSectioner(): { handler: HtmlHandler; finish(): SectionedDocument } {
   const sections: RawSection[] = [];
+  // Past the sections an answer can hold, the rest are counted, not kept (16 MiB of <h1> is 4 million).
+  let sectionCount = 0;
+  const keep = (section: RawSection) => {
+    sectionCount += 1;
+    if (sections.length < pdfLimits.maxDocumentSections) sections.push(section);
+  };
   let current: RawSection = { heading: null, level: 0, text: '' };
   let headingText: string | undefined;
   let headingLevel = 0;
@@ -58,7 +65,7 @@ function htmlSectioner(): { handler: HtmlHandler; finish(): SectionedDocument } 
       if (skipDepth > 0) return;
       const heading = HEADING.exec(name);
       if (heading) {
-        if (current.heading !== null || current.text.trim() !== '') sections.push(current);
+        if (current.heading !== null || current.text.trim() !== '') keep(current);
         tail = 'paragraph';
         headingText = '';
         headingLevel = Number(heading[1]);
@@ -98,8 +105,8 @@ function htmlSectioner(): { handler: HtmlHandler; finish(): SectionedDocument } 
   };
   const finish = (): SectionedDocument => {
     if (headingText !== undefined) current = { heading: normaliseText(headingText), level: headingLevel, text: '' };
-    sections.push(current);
-    return { sections: sections.filter((section) => section.heading !== null || section.text.trim() !== ''), title: normaliseText(title) || undefined, author, language };
+    if (current.heading !== null || current.text.trim() !== '') keep(current);
+    return { sections, sectionCount, title: normaliseText(title) || undefined, author, language };
   };
   return { handler, finish };
 }
