@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
+import { docxFile } from '../packages/server/test/helpers/docx-fixture.ts';
+import { textPdf } from '../packages/server/test/helpers/pdf-fixtures.ts';
 import { run, startUntil, stop } from './helpers/run.ts';
 
 /**
@@ -169,6 +171,77 @@ test.serial('the svc bin runs, and svc-server starts from its tarball and serves
     const health = await run(path.join(project, 'node_modules', '.bin', 'svc'), ['health', '--json'], { cwd: project, timeoutMs: 60_000, env: { SVC_BASE_URL: baseUrl } });
     t.is(health.code, 0, health.stderr);
     t.like(JSON.parse(health.stdout), { status: 'ok', database: { kind: 'embedded' } });
+  } finally {
+    t.is(await stop(server.child, 30_000), 0, server.output());
+  }
+});
+
+// Worker threads load their modules by file name, which only the built layout can break: before
+// the workers were tsup entries, this server answered every PDF with 503 pdf_worker_unavailable
+// and died on its first validate_json item (ERR_MODULE_NOT_FOUND for a .ts file next to dist/).
+test.serial('svc-server from its tarball runs its worker threads: a PDF extracted, a DOCX converted, a validate_json job answered', async (t) => {
+  t.timeout(300_000);
+  const project = path.join(work, 'consumer');
+  await writeFile(path.join(project, 'small.pdf'), textPdf([['Extracted by the published build.'], ['Second page.']]));
+  await writeFile(path.join(project, 'small.docx'), docxFile([['Heading1', 'Published'], [null, 'Converted in a worker thread.']]));
+  await writeFile(
+    path.join(project, 'workers.mjs'),
+    `import { createClient } from '@svc/client';
+const svc = createClient({ baseUrl: process.argv[2], token: process.env.SVC_TOKEN });
+const pdf = await svc.pdf.extractFile('small.pdf');
+const docx = await svc.documents.extractFile('small.docx');
+// submit sends the Idempotency-Key; wait polls GET /v1/jobs/{id} until the job ends.
+const submitted = await svc.jobs.submit(
+  { schema: 'svc.batch-job-request.v1', operation: 'validate_json', items: [
+    { schema: { type: 'object', properties: { id: { type: 'string', pattern: '^[a-z]+$' } }, required: ['id'] }, document: { id: 'abc' } },
+    { schema: { type: 'integer', minimum: 10 }, document: 3 },
+  ] },
+  { idempotencyKey: 'tarball-validate-json' },
+);
+const done = await svc.jobs.wait(submitted.job_id, { signal: AbortSignal.timeout(60_000) });
+const result = await svc.jobs.result({ params: { job_id: done.job_id } });
+process.stdout.write(JSON.stringify({ pdf, docx, done, result }) + '\\n');
+`,
+  );
+  const token = 'tarball-operator-token-0123456789';
+  const server = await startUntil(path.join(project, 'node_modules', '.bin', 'svc-server'), ['start'], {
+    cwd: project,
+    env: { SVC_PORT: '0', SVC_DATA_DIR: path.join(work, 'server-workers-data'), SVC_LOG_LEVEL: 'info', SVC_OPERATOR_TOKEN: token },
+    timeoutMs: 120_000,
+    match: (line) => line.includes('"svc listening"'),
+  });
+  try {
+    const { baseUrl } = JSON.parse(server.line) as { baseUrl: string };
+    const called = await run(process.execPath, ['workers.mjs', baseUrl], { cwd: project, timeoutMs: 120_000, env: { SVC_TOKEN: token } });
+    t.is(called.code, 0, `${called.stderr}\n${server.output()}`);
+    const { pdf, docx, done, result } = JSON.parse(called.stdout) as {
+      pdf: { engine: string; page_count: number; pages: Array<{ page_number: number; text: string }> };
+      docx: { format: string; sections: Array<{ heading: string | null; level: number; text: string }> };
+      done: { status: string; progress: { total: number; succeeded: number; failed: number } };
+      result: { items: Array<{ index: number; status: string; result: { valid: boolean; errors: Array<{ keyword: string; instance_path: string }> } }> };
+    };
+    t.is(pdf.engine, 'pdfium');
+    t.is(pdf.page_count, 2);
+    t.deepEqual(
+      pdf.pages.map((page) => [page.page_number, page.text]),
+      [
+        [1, 'Extracted by the published build.'],
+        [2, 'Second page.'],
+      ],
+    );
+    t.is(docx.format, 'docx');
+    t.deepEqual(
+      docx.sections.map((section) => [section.heading, section.level, section.text]),
+      [['Published', 1, 'Converted in a worker thread.']],
+    );
+    t.like(done, { status: 'completed', progress: { total: 2, succeeded: 2, failed: 0 } });
+    t.deepEqual(
+      result.items.map((item) => [item.index, item.status, item.result.valid, item.result.errors.map((error) => error.keyword)]),
+      [
+        [0, 'succeeded', true, []],
+        [1, 'succeeded', false, ['minimum']],
+      ],
+    );
   } finally {
     t.is(await stop(server.child, 30_000), 0, server.output());
   }
