@@ -128,8 +128,8 @@ async function waitForJob(answer: FuzzAnswer, credential: CredentialKind): Promi
 async function measure(target: FuzzTarget, payload: StallPayload): Promise<{ loopMs: number; healthzMs: number; status?: number; refusal?: string; problem?: string }> {
   const url = `${target.root}${payload.path}`;
   // Building the payload is the suite's own work: the window opens after it, once a late probe
-  // and the histogram's late timer have run.
-  await sleep(PROBE_EVERY_MS);
+  // and the histogram's late timer (both already due) have run.
+  await sleep(15);
   await probe.take();
   loop.take();
   let answer: FuzzAnswer | undefined;
@@ -140,8 +140,8 @@ async function measure(target: FuzzTarget, payload: StallPayload): Promise<{ loo
   } catch (error) {
     problem = (error as Error).message;
   }
-  // Work left behind by the answer (a write, a log line) shows within a few probes.
-  await sleep(2 * PROBE_EVERY_MS);
+  // Work left behind by the answer (a write, a log line) shows by the next probe.
+  await sleep(PROBE_EVERY_MS + 10);
   const healthzMs = await probe.take();
   const loopMs = loop.take();
   if (answer) problem ??= checkAnswer(target, { method: payload.method, url, headers: {}, label: payload.kind }, answer);
