@@ -53,7 +53,7 @@ export async function runJobItem(deps: ServerDeps, pdf: PdfService, operation: J
       return calculate(jobItemSchemas.calculate.parse(rawItem).expression);
     case 'validate_json': {
       const item = jobItemSchemas.validate_json.parse(rawItem);
-      return validateJsonOffThread({ schema: item.schema, document: item.document }, run.signal);
+      return validateJsonOffThread({ schema: item.schema, document: item.document }, { signal: run.signal, log: deps.log, workerModule: deps.testSeams?.validateJsonWorkerModule });
     }
     case 'resolve_link':
       return resolveLink(jobItemSchemas.resolve_link.parse(rawItem).url, { timeoutMs: deps.config.pdf.fetchTimeoutMs, signal: run.signal }, deps.testSeams?.pdfSourceFetch);

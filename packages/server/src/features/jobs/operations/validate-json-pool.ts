@@ -1,4 +1,5 @@
 import { Piscina } from 'piscina';
+import type { Logger } from 'pino';
 import { jobLimits, type ValidateJsonResult } from '@svc/schemas';
 import { ServiceError } from '../../../http/service-error.ts';
 import { workerModuleUrl } from '../../../worker-modules.ts';
@@ -12,17 +13,29 @@ const WORKER_HEAP_MB = 192;
 /** A thread that has loaded ajv is kept a while for the next item, then let go (Piscina unrefs idle threads). */
 const IDLE_MS = 60_000;
 
-let pool: Piscina | undefined;
+/** One shared pool per worker module (only tests name another), started on the first validate_json item. */
+const pools = new Map<string, Piscina>();
 
-/** One shared pool for the process, started on the first validate_json item. */
-function startedPool(): Piscina {
-  pool ??= new Piscina({
-    filename: WORKER_FILE.href,
+function startedPool(workerModule: URL, log: Logger): Piscina {
+  const filename = workerModule.href;
+  const existing = pools.get(filename);
+  if (existing) return existing;
+  const pool = new Piscina({
+    filename,
     minThreads: 0,
     maxThreads: THREADS,
     idleTimeout: IDLE_MS,
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: 4 },
   });
+  // A thread that dies outside a task (its module does not load) is reported here, and an
+  // 'error' nobody hears ends the process. Piscina starts no thread after a failed start, so the
+  // items queued would wait for nothing: the pool goes (they fail) and the next item starts anew.
+  pool.on('error', (error: unknown) => {
+    log.error({ err: error, workerModule: filename }, 'validate_json worker failed outside a task; its pool is stopped');
+    if (pools.get(filename) === pool) pools.delete(filename);
+    pool.destroy().catch((failure: unknown) => log.warn({ err: failure }, 'stopping the failed validate_json pool failed'));
+  });
+  pools.set(filename, pool);
   return pool;
 }
 
@@ -71,12 +84,13 @@ const tooCostly = (why: string) =>
  * does it under a deadline; past it, or past the heap cap, the thread is terminated and the item
  * fails with `json_validation_too_costly`. The job's own signal (cancel, lease lost) ends it too.
  */
-export async function validateJsonOffThread(task: ValidateJsonTask, signal?: AbortSignal): Promise<ValidateJsonResult> {
+export async function validateJsonOffThread(task: ValidateJsonTask, options: { signal?: AbortSignal; log: Logger; workerModule?: URL | undefined }): Promise<ValidateJsonResult> {
+  const { signal, log } = options;
   await takeTurn(signal);
   let outcome: ValidateJsonOutcome;
   const deadline = AbortSignal.timeout(jobLimits.validateJsonDeadlineMs);
   try {
-    outcome = (await startedPool().run(task, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline })) as ValidateJsonOutcome;
+    outcome = (await startedPool(options.workerModule ?? WORKER_FILE, log).run(task, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline })) as ValidateJsonOutcome;
   } catch (error) {
     if (signal?.aborted) throw error;
     if (deadline.aborted) throw tooCostly(`took longer than ${jobLimits.validateJsonDeadlineMs} ms`);
