@@ -70,6 +70,12 @@ test.serial('text: one 2 MiB section of ligatures and line breaks is normalised 
   t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
 });
 
+test.serial('text: 4 MiB of white space and line breaks, with nowhere to cut, is squeezed in slices', async (t) => {
+  const { doc, worstDelayMs } = await extractWatchingLoop(fill('Top', ' \n\t\n', 'end', WATCHED_TEXT), 'text');
+  t.is(doc.sections[0]!.text, 'Top\n\nend');
+  t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
+});
+
 test.serial('HTML: 4 MiB of headings answers the first 10,000 sections and counts them all', async (t) => {
   // Headings cost no max_chars: this was 419,430 sections, a 37 MiB answer and a second held.
   const count = Math.floor(WATCHED_TEXT / '<h1>x</h1>'.length);
