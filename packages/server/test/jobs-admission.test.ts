@@ -153,9 +153,20 @@ test.serial('items: 8 pass, 9 are a 422; each item is checked with its operation
 
 test.serial('the body cap: 524288 bytes pass, 524289 are a 413', async (t) => {
   const agent = await signInAgent(svc);
+  // Three validate_json items share the padding: one document may hold at most
+  // validateJsonDocumentMaxChars, and the body cap is about twice that.
   const sized = (bytes: number) => {
-    const shell = JSON.stringify({ schema: 'svc.batch-job-request.v1', operation: 'validate_json', items: [{ schema: { type: 'string' }, document: '' }] });
-    return shell.replace('"document":""', `"document":"${'x'.repeat(bytes - shell.length)}"`);
+    const items = [0, 1, 2].map(() => ({ schema: { type: 'string' }, document: '' }));
+    const shell = JSON.stringify({ schema: 'svc.batch-job-request.v1', operation: 'validate_json', items });
+    const padding = bytes - shell.length;
+    const share = Math.ceil(padding / 3);
+    t.true(share <= jobLimits.validateJsonDocumentMaxChars);
+    let left = padding;
+    return shell.replace(/"document":""/g, () => {
+      const take = Math.min(share, left);
+      left -= take;
+      return `"document":"${'x'.repeat(take)}"`;
+    });
   };
   t.is(Buffer.byteLength(sized(jobLimits.maxRequestBytes)), jobLimits.maxRequestBytes);
   const atCap = await postJob(svc.baseUrl, agent.session.accessToken, sized(jobLimits.maxRequestBytes), { 'idempotency-key': crypto.randomUUID() });
