@@ -5,7 +5,7 @@
  * seconds to hours, and ordinary Markdown reads as it did.
  */
 import test from 'ava';
-import { DocumentExtractRequest } from '@svc/schemas';
+import { DocumentExtractRequest, pdfLimits } from '@svc/schemas';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
 let svc: TestServer;
@@ -24,10 +24,21 @@ test.serial('the largest text the contract admits is 16 MiB', (t) => {
   t.is(maxText, 16_777_216);
 });
 
-test.serial('an ATX heading with a 16 MiB space run before a last word is one heading', async (t) => {
+test.serial('an ATX heading with a 16 MiB space run before a last word is one heading, cut to its first characters', async (t) => {
   const doc = await extract(`# a${' '.repeat(maxText - 9)}x\nbody`);
-  t.deepEqual(doc.sections.map((section) => [section.heading?.length, section.heading?.slice(0, 2), section.heading?.at(-1), section.level, section.text]), [[maxText - 7, 'a ', 'x', 1, 'body']]);
-  t.is(doc.metadata.title?.length, maxText - 7);
+  // The cut falls inside the space run, which a heading does not end with.
+  t.deepEqual(doc.sections.map((section) => [section.heading, section.level, section.text]), [['a', 1, 'body']]);
+  t.is(doc.metadata.title, 'a');
+});
+
+test.serial('a 16 MiB heading comes back as its first pdfLimits.maxHeadingChars characters, in the sections and the title', async (t) => {
+  const word = fill('Zq9', '\nbody').slice(0, -'\nbody'.length);
+  const doc = await extract(`# ${word}\nbody`);
+  t.deepEqual(doc.sections.map((section) => [section.heading, section.text]), [[word.slice(0, pdfLimits.maxHeadingChars), 'body']]);
+  t.is(doc.metadata.title, word.slice(0, pdfLimits.maxHeadingChars));
+  // A cut between the halves of a surrogate pair would answer a lone surrogate: the pair goes whole.
+  const emoji = await extract(`# ${'x'.repeat(pdfLimits.maxHeadingChars - 1)}\u{1F600}tail`);
+  t.is(emoji.sections[0]!.heading, 'x'.repeat(pdfLimits.maxHeadingChars - 1));
 });
 
 test.serial('16 MiB of `![` with no closer stays text, after an image that keeps only its alt text', async (t) => {

@@ -56,7 +56,7 @@ export const documentsContract = defineContract({
     method: 'POST',
     path: '/v1/document/extract',
     summary: 'Extract section-aligned text from HTML, Markdown, plain text, DOCX or PDF',
-    description: `Headings become sections (heading, level, text). PDFs are extracted by the PDF workers, one section per page, under the same limits. At most ${pdfLimits.maxDocumentSections} sections are answered (\`truncated_reason: max_sections\`); \`section_count\` still counts them all.`,
+    description: `Headings become sections (heading, level, text). PDFs are extracted by the PDF workers, one section per page, under the same limits. At most ${pdfLimits.maxDocumentSections} sections are answered (\`truncated_reason: max_sections\`); \`section_count\` still counts them all. A heading, and the title taken from one, is cut to its first ${pdfLimits.maxHeadingChars} characters.`,
     body: DocumentExtractRequest,
     bodyLimitBytes: pdfJsonBodyLimitBytes,
     bodyTimeoutMs: pdfLimits.uploadTimeoutMs,

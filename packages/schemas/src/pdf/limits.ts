@@ -20,6 +20,12 @@ export const pdfLimits = {
    * `<h1>x</h1>` made 400,000 sections: a 37 MiB answer and a second of serialising it.
    */
   maxDocumentSections: 10_000,
+  /**
+   * Characters of a section heading (and of the title taken from one). Headings cost no
+   * `max_chars`: `# a` then 16 MiB on one line was a 16 MiB heading, answered twice (heading and
+   * title), 32 MiB serialised at once.
+   */
+  maxHeadingChars: 1_024,
 } as const;
 
 /** A base64 body of `maxFileBytes` plus room for the rest of the JSON request. */
