@@ -191,6 +191,8 @@ export const errorCodes = {
   /** An item's error: the expression is not arithmetic over numbers and the allowed functions. */
   calculate_invalid: 422,
   calculate_not_finite: 422,
+  /** An item's error: calculate passed its deadline or memory cap in its worker thread. */
+  calculate_too_costly: 422,
   /** An item's error: the JSON Schema itself does not compile (RE2 refusing a pattern included). */
   json_schema_invalid: 422,
   /** An item's error: validate_json passed its deadline or memory cap in its worker thread. */

@@ -35,8 +35,8 @@ export interface ServerDeps {
 export interface TestSeams {
   /** The module the PDF parser workers load instead of worker/pdf-worker.ts (a wrapper that starts slowly). */
   pdfWorkerModule?: URL;
-  /** The module the validate_json workers load instead of validate-json-worker.ts (one that fails to load). */
-  validateJsonWorkerModule?: URL;
+  /** The module the validate_json and calculate workers load instead of job-operations-worker.ts (one that fails to load). */
+  jobOperationsWorkerModule?: URL;
   /** Resolver, trusted CA and address exemption of the PDF URL fetcher (a loopback HTTPS source). */
   pdfSourceFetch?: SourceFetchSeam;
 }

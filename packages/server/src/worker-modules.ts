@@ -7,7 +7,7 @@
  */
 export const WORKER_MODULES = {
   'pdf-worker': 'features/pdf/worker/pdf-worker.ts',
-  'validate-json-worker': 'features/jobs/operations/validate-json-worker.ts',
+  'job-operations-worker': 'features/jobs/operations/job-operations-worker.ts',
 } as const;
 
 export type WorkerModuleName = keyof typeof WORKER_MODULES;

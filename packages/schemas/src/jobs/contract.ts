@@ -24,7 +24,8 @@ export const jobsContract = defineContract({
       'past one, 429 `jobs_active_limit:<which>` with `Retry-After`. Finished jobs are kept until the earlier of the result TTL (86400 s) and the row caps ' +
       `(${limits.maxRetainedPerPrincipal} per principal, ${limits.maxRetainedGlobal} in all; the oldest finished jobs go first). ` +
       `validate_json items: a schema of at most ${limits.validateJsonSchemaMaxChars} characters of JSON nested at most ${limits.validateJsonSchemaMaxDepth} levels, and a document of at most ${limits.validateJsonDocumentMaxChars} characters (422 naming the item); ` +
-      `patterns run on RE2 (a pattern with lookaround or backreferences is the item error \`json_schema_invalid\`), and validation runs in a worker thread under a ${limits.validateJsonDeadlineMs} ms deadline (past it, the item error \`json_validation_too_costly\`).`,
+      `patterns run on RE2 (a pattern with lookaround or backreferences is the item error \`json_schema_invalid\`), and validation runs in a worker thread under a ${limits.validateJsonDeadlineMs} ms deadline (past it, the item error \`json_validation_too_costly\`). ` +
+      `calculate items run in the same worker threads under a ${limits.calculateDeadlineMs} ms deadline (past it, the item error \`calculate_too_costly\`).`,
     headers: JobSubmitHeaders,
     body: BatchJobRequest,
     bodyLimitBytes: limits.maxRequestBytes,

@@ -19,6 +19,13 @@ export const jobLimits = {
   /** Idempotency keys are kept at least this long (Stripe: 24 hours). */
   idempotencyKeyTtlSeconds: 86_400,
   calculateMaxExpressionChars: 1000,
+  /**
+   * calculate runs in a worker thread; past this it is stopped and the item fails with
+   * `calculate_too_costly`. Evaluating 1000 characters of whitelisted arithmetic takes well under
+   * a millisecond: the figure is for the first item in a fresh thread, which loads mathjs (1.2-1.8 s
+   * alone, several times that on a loaded machine).
+   */
+  calculateDeadlineMs: 15_000,
   /** validate_json: the schema's JSON at most this many characters, nested at most this deep. */
   validateJsonSchemaMaxChars: 65_536,
   validateJsonSchemaMaxDepth: 32,

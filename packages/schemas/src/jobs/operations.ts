@@ -17,7 +17,7 @@ export const CalculateItem = z
       .string()
       .min(1)
       .max(jobLimits.calculateMaxExpressionChars, `an expression holds at most ${jobLimits.calculateMaxExpressionChars} characters`)
-      .describe('Arithmetic: numbers, + - * / % ^, parentheses, the constants pi, e, tau, phi, and the functions abs, sqrt, cbrt, exp, log (natural, or log(x, base)), log10, log2, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, floor, ceil, round, trunc (fix), sign, min, max, hypot, pow, mod. Nothing else is reachable.'),
+      .describe(`Arithmetic: numbers, + - * / % ^, parentheses, the constants pi, e, tau, phi, and the functions abs, sqrt, cbrt, exp, log (natural, or log(x, base)), log10, log2, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, floor, ceil, round, trunc (fix), sign, min, max, hypot, pow, mod. Nothing else is reachable. Evaluation runs off the event loop under a ${jobLimits.calculateDeadlineMs} ms deadline; past it the item fails with \`calculate_too_costly\`.`),
   })
   .meta({ id: 'CalculateItem' });
 export const CalculateResult = z

@@ -5,7 +5,7 @@ import { requestFingerprint } from '../../http/canonical-json.ts';
 import { runIdempotent } from '../../http/idempotency.ts';
 import { ServiceError } from '../../http/service-error.ts';
 import { cancelJob, findJob, insertJob } from './job-store.ts';
-import { prepareCalculator } from './operations/calculate.ts';
+import { warmCalculator } from './operations/job-operations-pool.ts';
 import { toBatchJob, toBatchJobResult } from './job-row.ts';
 
 /** How long a claimed Idempotency-Key may stay unanswered before a retry takes it over. */
@@ -16,7 +16,7 @@ export function createJobsHandlers(deps: ServerDeps, onQueued: () => void) {
   const config = deps.config.jobs;
   return defineHandlers(jobsContract, {
     async submit({ headers, body }, request) {
-      if (body.operation === 'calculate') prepareCalculator();
+      if (body.operation === 'calculate') warmCalculator({ log: deps.log, workerModule: deps.testSeams?.jobOperationsWorkerModule });
       const answer = await runIdempotent<BatchJob>(
         sequelize,
         { principalId: request.principal.id, routeId: 'jobs.submit', key: headers['idempotency-key'], fingerprint: requestFingerprint('jobs.submit', body) },

@@ -5,9 +5,8 @@ import type { RequestContext } from '../../http/request-context.ts';
 import { ServerTiming } from '../../http/server-timing.ts';
 import { runClassify, runEmbeddings, runRerank, runSummarize } from '../inference/operations.ts';
 import type { PdfService } from '../pdf/pdf-service.ts';
-import { calculate } from './operations/calculate.ts';
 import { resolveLink } from './operations/resolve-link.ts';
-import { validateJsonOffThread } from './operations/validate-json-pool.ts';
+import { calculateOffThread, validateJsonOffThread } from './operations/job-operations-pool.ts';
 
 export interface ItemRun {
   jobId: string;
@@ -50,10 +49,10 @@ export async function runJobItem(deps: ServerDeps, pdf: PdfService, operation: J
       return pdf.extract(bytes, { startPage: body.start_page, maxPages: body.max_pages, maxChars: body.max_chars, password: body.password }, context, started);
     }
     case 'calculate':
-      return calculate(jobItemSchemas.calculate.parse(rawItem).expression);
+      return calculateOffThread(jobItemSchemas.calculate.parse(rawItem).expression, { signal: run.signal, log: deps.log, workerModule: deps.testSeams?.jobOperationsWorkerModule });
     case 'validate_json': {
       const item = jobItemSchemas.validate_json.parse(rawItem);
-      return validateJsonOffThread({ schema: item.schema, document: item.document }, { signal: run.signal, log: deps.log, workerModule: deps.testSeams?.validateJsonWorkerModule });
+      return validateJsonOffThread({ schema: item.schema, document: item.document }, { signal: run.signal, log: deps.log, workerModule: deps.testSeams?.jobOperationsWorkerModule });
     }
     case 'resolve_link':
       return resolveLink(jobItemSchemas.resolve_link.parse(rawItem).url, { timeoutMs: deps.config.pdf.fetchTimeoutMs, signal: run.signal }, deps.testSeams?.pdfSourceFetch);

@@ -1,19 +1,19 @@
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
-import { jobLimits, type ValidateJsonResult } from '@svc/schemas';
+import { jobLimits, type CalculateResult, type ValidateJsonResult } from '@svc/schemas';
 import { ServiceError } from '../../../http/service-error.ts';
 import { workerModuleUrl } from '../../../worker-modules.ts';
-import type { ValidateJsonOutcome, ValidateJsonTask } from './validate-json-worker.ts';
+import type { CalculateTask, JobOperationOutcome, JobOperationTask, ValidateJsonTask } from './job-operations-worker.ts';
 
-const WORKER_FILE = workerModuleUrl('validate-json-worker');
+const WORKER_FILE = workerModuleUrl('job-operations-worker');
 /** As many as a process runs jobs by default (SVC_JOBS_WORKERS): more items wait their turn below. */
 const THREADS = 2;
-/** Enough for ajv, a compiled schema at the contract's size and its errors; an exponential schema's error list stops here. */
+/** Enough for ajv or mathjs, a compiled schema at the contract's size and its errors; an exponential schema's error list stops here. */
 const WORKER_HEAP_MB = 192;
-/** A thread that has loaded ajv is kept a while for the next item, then let go (Piscina unrefs idle threads). */
+/** A thread that has loaded ajv or mathjs is kept a while for the next item, then let go (Piscina unrefs idle threads). */
 const IDLE_MS = 60_000;
 
-/** One shared pool per worker module (only tests name another), started on the first validate_json item. */
+/** One shared pool per worker module (only tests name another), started on the first validate_json or calculate item. */
 const pools = new Map<string, Piscina>();
 
 function startedPool(workerModule: URL, log: Logger): Piscina {
@@ -31,9 +31,9 @@ function startedPool(workerModule: URL, log: Logger): Piscina {
   // 'error' nobody hears ends the process. Piscina starts no thread after a failed start, so the
   // items queued would wait for nothing: the pool goes (they fail) and the next item starts anew.
   pool.on('error', (error: unknown) => {
-    log.error({ err: error, workerModule: filename }, 'validate_json worker failed outside a task; its pool is stopped');
+    log.error({ err: error, workerModule: filename }, 'job operations worker failed outside a task; its pool is stopped');
     if (pools.get(filename) === pool) pools.delete(filename);
-    pool.destroy().catch((failure: unknown) => log.warn({ err: failure }, 'stopping the failed validate_json pool failed'));
+    pool.destroy().catch((failure: unknown) => log.warn({ err: failure }, 'stopping the failed job operations pool failed'));
   });
   pools.set(filename, pool);
   return pool;
@@ -71,29 +71,44 @@ function endTurn(): void {
   waiting.shift()?.();
 }
 
-const tooCostly = (why: string) =>
-  new ServiceError(
-    'json_validation_too_costly',
-    `Validating this document against this schema ${why}; validation runs under a ${jobLimits.validateJsonDeadlineMs} ms deadline and a ${WORKER_HEAP_MB} MiB heap. Simplify the schema (nested anyOf/oneOf through $ref, uniqueItems over large arrays) or the document.`,
-  );
+/** What each operation may cost in its thread, and the item error past it. */
+const bounds = {
+  validate_json: {
+    deadlineMs: jobLimits.validateJsonDeadlineMs,
+    tooCostly: (why: string) =>
+      new ServiceError(
+        'json_validation_too_costly',
+        `Validating this document against this schema ${why}; validation runs under a ${jobLimits.validateJsonDeadlineMs} ms deadline and a ${WORKER_HEAP_MB} MiB heap. Simplify the schema (nested anyOf/oneOf through $ref, uniqueItems over large arrays) or the document.`,
+      ),
+  },
+  calculate: {
+    deadlineMs: jobLimits.calculateDeadlineMs,
+    tooCostly: (why: string) => new ServiceError('calculate_too_costly', `Evaluating this expression ${why}; a calculation runs under a ${jobLimits.calculateDeadlineMs} ms deadline and a ${WORKER_HEAP_MB} MiB heap.`),
+  },
+} as const;
+
+interface RunOptions {
+  signal?: AbortSignal;
+  log: Logger;
+  workerModule?: URL | undefined;
+}
 
 /**
- * validate_json off the event loop: ajv's compile grows with the schema (3.3 s for 10,000
- * properties, which fit in a 512 KiB request), and applying a schema can take exponential time
- * (`anyOf` of two `$ref`s, chained) or quadratic (`uniqueItems` over arrays). A worker thread
- * does it under a deadline; past it, or past the heap cap, the thread is terminated and the item
- * fails with `json_validation_too_costly`. The job's own signal (cancel, lease lost) ends it too.
+ * Runs one item in the job operations worker under its operation's deadline; past it, or past
+ * the heap cap, the thread is terminated and the item fails with the operation's too-costly
+ * code. The job's own signal (cancel, lease lost) ends it too.
  */
-export async function validateJsonOffThread(task: ValidateJsonTask, options: { signal?: AbortSignal; log: Logger; workerModule?: URL | undefined }): Promise<ValidateJsonResult> {
+async function runOffThread<Result>(task: ValidateJsonTask | CalculateTask, options: RunOptions): Promise<Result> {
   const { signal, log } = options;
+  const { deadlineMs, tooCostly } = bounds[task.operation];
   await takeTurn(signal);
-  let outcome: ValidateJsonOutcome;
-  const deadline = AbortSignal.timeout(jobLimits.validateJsonDeadlineMs);
+  let outcome: JobOperationOutcome<Result>;
+  const deadline = AbortSignal.timeout(deadlineMs);
   try {
-    outcome = (await startedPool(options.workerModule ?? WORKER_FILE, log).run(task, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline })) as ValidateJsonOutcome;
+    outcome = (await startedPool(options.workerModule ?? WORKER_FILE, log).run(task, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline })) as JobOperationOutcome<Result>;
   } catch (error) {
     if (signal?.aborted) throw error;
-    if (deadline.aborted) throw tooCostly(`took longer than ${jobLimits.validateJsonDeadlineMs} ms`);
+    if (deadline.aborted) throw tooCostly(`took longer than ${deadlineMs} ms`);
     if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw tooCostly('ran out of memory');
     throw error;
   } finally {
@@ -101,4 +116,45 @@ export async function validateJsonOffThread(task: ValidateJsonTask, options: { s
   }
   if ('error' in outcome) throw new ServiceError(outcome.error.code as 'json_schema_invalid', outcome.error.message);
   return outcome.result;
+}
+
+/**
+ * validate_json off the event loop: ajv's compile grows with the schema (3.3 s for 10,000
+ * properties, which fit in a 512 KiB request), and applying a schema can take exponential time
+ * (`anyOf` of two `$ref`s, chained) or quadratic (`uniqueItems` over arrays).
+ */
+export function validateJsonOffThread(task: Omit<ValidateJsonTask, 'operation'>, options: RunOptions): Promise<ValidateJsonResult> {
+  return runOffThread({ operation: 'validate_json', ...task }, options);
+}
+
+/** calculate off the event loop: its first item in a thread loads mathjs, which held the event loop 1.2-1.8 s. */
+export function calculateOffThread(expression: string, options: RunOptions): Promise<CalculateResult> {
+  return runOffThread({ operation: 'calculate', expression }, options);
+}
+
+/** When a thread was last asked to load mathjs; an idle thread is let go after IDLE_MS, so a warm older than that may be gone. */
+let lastWarmed = Number.NEGATIVE_INFINITY;
+
+/**
+ * Loads mathjs in a worker thread when a calculate job is submitted, so the load happens while
+ * the job waits in the queue; at most one per idle period. It takes a turn like an item: in
+ * Piscina's queue behind it, an item's deadline would tick while mathjs loads.
+ */
+export function warmCalculator(options: { log: Logger; workerModule?: URL | undefined }): void {
+  const now = Date.now();
+  if (now - lastWarmed < IDLE_MS) return;
+  lastWarmed = now;
+  const task: JobOperationTask = { operation: 'warm_calculator' };
+  const warm = async () => {
+    await takeTurn();
+    try {
+      await startedPool(options.workerModule ?? WORKER_FILE, options.log).run(task, { signal: AbortSignal.timeout(jobLimits.calculateDeadlineMs) });
+    } finally {
+      endTurn();
+    }
+  };
+  warm().catch((error: unknown) => {
+    lastWarmed = Number.NEGATIVE_INFINITY;
+    options.log.warn({ err: error }, 'loading the calculator in a job operations worker failed');
+  });
 }

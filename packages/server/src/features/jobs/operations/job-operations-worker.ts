@@ -1,18 +1,40 @@
-import type { ValidateJsonResult } from '@svc/schemas';
+import type { CalculateResult, ValidateJsonResult } from '@svc/schemas';
 import { isServiceError } from '../../../http/service-error.ts';
+import { calculate, loadCalculator } from './calculate.ts';
 import { validateJson } from './validate-json.ts';
 
 export interface ValidateJsonTask {
+  operation: 'validate_json';
   schema: Record<string, unknown> | boolean;
   document: unknown;
 }
 
-/** A ServiceError does not survive the trip between threads as itself, so its code and message travel as data. */
-export type ValidateJsonOutcome = { result: ValidateJsonResult } | { error: { code: string; message: string } };
+export interface CalculateTask {
+  operation: 'calculate';
+  expression: string;
+}
 
-export default function validateJsonTask(task: ValidateJsonTask): ValidateJsonOutcome {
+/** Loads mathjs in a thread ahead of the first calculate item, so that item does not pay for it. */
+export interface WarmCalculatorTask {
+  operation: 'warm_calculator';
+}
+
+export type JobOperationTask = ValidateJsonTask | CalculateTask | WarmCalculatorTask;
+
+/** A ServiceError does not survive the trip between threads as itself, so its code and message travel as data. */
+export type JobOperationOutcome<Result> = { result: Result } | { error: { code: string; message: string } };
+
+export default async function jobOperationTask(task: JobOperationTask): Promise<JobOperationOutcome<ValidateJsonResult | CalculateResult | null>> {
   try {
-    return { result: validateJson(task.schema, task.document) };
+    switch (task.operation) {
+      case 'validate_json':
+        return { result: validateJson(task.schema, task.document) };
+      case 'calculate':
+        return { result: await calculate(task.expression) };
+      case 'warm_calculator':
+        await loadCalculator();
+        return { result: null };
+    }
   } catch (error) {
     if (isServiceError(error)) return { error: { code: error.code, message: error.message } };
     // re2-wasm aborts for good when its fixed heap runs out: this thread's copy is dead, so the

@@ -58,7 +58,7 @@ const violation = (error: ErrorObject) => ({ instance_path: error.instancePath, 
  * Validates a document against a JSON Schema with ajv; a schema that does not compile (RE2
  * refusing a pattern included) is `json_schema_invalid`. Compiling a schema costs time in its
  * size, and some schemas cost exponential time to apply (nested `anyOf` through `$ref`), so this
- * runs in a worker under a deadline (validate-json-pool.ts), never on the event loop.
+ * runs in a worker under a deadline (job-operations-pool.ts), never on the event loop.
  */
 export function validateJson(schema: Record<string, unknown> | boolean, document: unknown): ValidateJsonResult {
   const made: RE2[] = [];
