@@ -65,6 +65,17 @@ test.serial('summarize: one 400,000-character sentence is the summary', async (t
   t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
 });
 
+test.serial('summarize: 400,000 characters of `<a` and of accented words count their tokens in steps, as the whole text would', async (t) => {
+  // Combining accents, a ligature NFKC splits and digits next to the chunk cuts: none may change the count.
+  const text = fill('<a', limits.summarizeMaxChars / 2) + fill('cafe\u0301 \uFB01ne 42x <b>Zq9</b> ', limits.summarizeMaxChars / 2);
+  const { status, answer, worstDelayMs } = await postWatchingLoop('/v1/summarize', { text, max_sentences: 3 });
+  t.is(status, 200);
+  const words = (one: string) => one.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+  t.is(answer.usage.prompt_tokens, words(text));
+  t.is(answer.usage.completion_tokens, words(answer.summary));
+  t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
+});
+
 const fullBody = (bodyBytes: number, itemChars: number, most: number) => Math.min(most, Math.floor((bodyBytes - itemChars - 1024) / (itemChars + 3)));
 
 test.serial('rerank: a 4 MiB body of 32,768-character documents ranks the one that holds the query first', async (t) => {

@@ -7,7 +7,7 @@ import { classifyTextsSteps } from './classify/classify-texts.ts';
 import { extractiveChatChunks, extractiveChatCompletion } from './extractive-chat-completion.ts';
 import { extractiveRagSteps } from './extractive-rag.ts';
 import { textRankSteps } from './textrank.ts';
-import { countWordTokens } from './text-units.ts';
+import { countWordTokens, countWordTokensSteps } from './text-units.ts';
 
 export { BUILTIN_ENGINE_ID, builtinModels } from './builtin-models.ts';
 
@@ -70,11 +70,15 @@ export function createBuiltinProvider(): InferenceProvider {
       return runInSlices(classifyTextsSteps(body));
     },
     async summarize({ text, maxSentences }) {
-      const sentences = await runInSlices(textRankSteps(text, maxSentences));
-      const summary = sentences.map((sentence) => sentence.text).join(' ');
-      const promptTokens = countWordTokens(text);
-      const completionTokens = countWordTokens(summary);
-      return { summary, sentences, extractive: true, usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } };
+      return runInSlices(
+        (function* () {
+          const sentences = yield* textRankSteps(text, maxSentences);
+          const summary = sentences.map((sentence) => sentence.text).join(' ');
+          const promptTokens = yield* countWordTokensSteps(text);
+          const completionTokens = yield* countWordTokensSteps(summary);
+          return { summary, sentences, extractive: true as const, usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } };
+        })(),
+      );
     },
     async rag({ question, documents, topK }) {
       return runInSlices(extractiveRagSteps(question, documents, topK));
