@@ -108,6 +108,8 @@ export const errorCodes = {
   internal_error: 500,
   not_implemented: 501,
   service_unavailable: 503,
+  /** The OpenAPI and llms documents could not be built (their worker thread failed or passed its deadline); retry. */
+  discovery_documents_unavailable: 503,
   /** A stream ended because the server began to drain; reconnect (another replica answers). */
   server_shutting_down: 503,
   /** Request headers past the server's cap (SVC_HTTP_MAX_HEADER_BYTES). */

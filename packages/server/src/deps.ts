@@ -37,6 +37,8 @@ export interface TestSeams {
   pdfWorkerModule?: URL;
   /** The module the validate_json and calculate workers load instead of job-operations-worker.ts (one that fails to load). */
   jobOperationsWorkerModule?: URL;
+  /** The module the discovery documents (OpenAPI, llms) are built in instead of documents-worker.ts (one that fails to load). */
+  documentsWorkerModule?: URL;
   /** Resolver, trusted CA and address exemption of the PDF URL fetcher (a loopback HTTPS source). */
   pdfSourceFetch?: SourceFetchSeam;
 }

@@ -4,6 +4,8 @@ import { CacheResponse, ModelsResponse } from './models.ts';
 
 const publicRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['system'] } as const;
 
+const builtInWorker = { errors: [503], description: 'Built once per public URL pair from the whole contract, in a worker thread (started when the server listens) so the build never holds other callers. If the build fails or passes its 30 s deadline: 503 `discovery_documents_unavailable`; retry, the next request builds again.' } as const;
+
 export const systemContract = defineContract({
   root: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/', summary: 'Service root: liveness and self-description', responses: { 200: ServiceRoot } }),
   healthz: defineRoute({ ...publicRoute, method: 'GET', path: '/healthz', summary: 'Liveness and database reachability', responses: { 200: HealthResponse, 503: HealthResponse } }),
@@ -17,10 +19,10 @@ export const systemContract = defineContract({
   }),
   health: defineRoute({ ...publicRoute, method: 'GET', path: '/health', summary: 'Liveness and database reachability (alias of /healthz)', responses: { 200: HealthResponse, 503: HealthResponse } }),
   apiHealth: defineRoute({ ...publicRoute, surface: 'api', method: 'GET', path: '/api/health', summary: 'Liveness of the api surface', responses: { 200: ApiHealthResponse, 503: ApiHealthResponse } }),
-  openapi: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/openapi.json', summary: 'OpenAPI 3.1 document generated from the contract', responses: { 200: OpenApiDocument } }),
-  llmsTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/llms.txt', summary: 'Plain-text pointer for agents', responses: { 200: text() } }),
-  agentsTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/agents.txt', summary: 'Plain-text pointer for agents (same body as /llms.txt)', responses: { 200: text() } }),
-  llmsFullTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/llms-full.txt', summary: 'Every operation with its method, path, auth and summary', responses: { 200: text() } }),
+  openapi: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/openapi.json', summary: 'OpenAPI 3.1 document generated from the contract', ...builtInWorker, responses: { 200: OpenApiDocument } }),
+  llmsTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/llms.txt', summary: 'Plain-text pointer for agents', ...builtInWorker, responses: { 200: text() } }),
+  agentsTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/agents.txt', summary: 'Plain-text pointer for agents (same body as /llms.txt)', ...builtInWorker, responses: { 200: text() } }),
+  llmsFullTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/llms-full.txt', summary: 'Every operation with its method, path, auth and summary', ...builtInWorker, responses: { 200: text() } }),
   performance: defineRoute({ ...publicRoute, method: 'GET', path: '/.well-known/performance', summary: 'Public benchmark protocol', responses: { 200: PerformanceProtocol } }),
   performanceJson: defineRoute({ ...publicRoute, method: 'GET', path: '/.well-known/performance.json', summary: 'Public benchmark protocol (JSON alias)', responses: { 200: PerformanceProtocol } }),
   metrics: defineRoute({

@@ -21,6 +21,8 @@ export interface Features {
   handlers: HandlersOf<Contract>;
   /** Credential resolvers features add (the operator's is built in). */
   resolvers: PrincipalResolver[];
+  /** Work to start once the server listens (the public URLs are then known). */
+  starters: Array<() => void>;
   /** Background work to stop on shutdown, in reverse order of start. */
   closers: Array<() => Promise<void>>;
 }
@@ -51,8 +53,9 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   closers.push(billing.close);
   const jobs = createJobsFeature(deps, pdf.service);
   closers.push(jobs.close);
+  const system = createSystemHandlers(deps);
   const handlers: HandlersOf<Contract> = {
-    system: createSystemHandlers(deps),
+    system: system.handlers,
     models: createModelsHandlers(deps),
     catalog: catalog.handlers,
     blackboard: createBlackboardHandlers(blackboard),
@@ -69,5 +72,5 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     x402: billing.handlers.x402,
     jobs: jobs.handlers,
   };
-  return { handlers, resolvers, closers };
+  return { handlers, resolvers, closers, starters: [system.prepare] };
 }

@@ -54,6 +54,11 @@ export class CountingLru<K, V> {
     while (this.map.size > this.maxEntries) this.map.delete(this.map.keys().next().value as K);
   }
 
+  /** Drops the entry of `key` if it is still `value` (a failed build, so the next reader starts another). */
+  deleteIf(key: K, value: V): void {
+    if (this.map.get(key) === value) this.map.delete(key);
+  }
+
   stats(): CacheStats {
     return { entries: this.map.size, max_entries: this.maxEntries, hits: this.hits, misses: this.misses };
   }

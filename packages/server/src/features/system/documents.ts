@@ -1,4 +1,4 @@
-import { API_VERSION, discoveryLinks, SVC_VERSION, walkContract, toOpenApiPath, type ContractTree, type PerformanceProtocol, type RouteDefinition } from '@svc/schemas';
+import { API_VERSION, buildOpenApiDocument, contract, discoveryLinks, SVC_VERSION, walkContract, toOpenApiPath, type ContractTree, type PerformanceProtocol, type RouteDefinition } from '@svc/schemas';
 
 function authLabel(route: RouteDefinition): string {
   switch (route.auth.kind) {
@@ -61,6 +61,33 @@ export function llmsFullTxt(contract: ContractTree, urls: { baseUrl: string; api
   }
   lines.push('', 'Errors: JSON `{ error, code, request_id }`; 422 adds `detail: [{ loc, msg, type }]`.', '');
   return lines.join('\n');
+}
+
+/** What the OpenAPI document points an agent to, beside its operations. */
+function openApiDiscovery(urls: { baseUrl: string; apiUrl: string }) {
+  const links = discoveryLinks(urls);
+  return { llms: `${urls.baseUrl}/llms.txt`, mcp_server_card: links.mcp_server_card, mcp_endpoint: links.mcp_endpoint, agent_card: links.agent_card, a2a: links.a2a, oauth_authorization_server: links.oauth_authorization_server };
+}
+
+export interface DiscoveryDocuments {
+  openapi: Record<string, unknown>;
+  llms: string;
+  llmsFull: string;
+}
+
+/** The documents built from the whole contract for one URL pair (550-830 ms of one thread: documents-worker.ts runs it). */
+export function buildDiscoveryDocuments(urls: { baseUrl: string; apiUrl: string }): DiscoveryDocuments {
+  return {
+    openapi: buildOpenApiDocument(contract, {
+      version: API_VERSION,
+      baseUrl: urls.baseUrl,
+      apiUrl: urls.apiUrl,
+      description: `svc ${SVC_VERSION}: one contract, every endpoint. Agents: see x-svc-discovery for the MCP server card, the A2A agent card and OAuth metadata.`,
+      discovery: openApiDiscovery(urls),
+    }),
+    llms: llmsTxt(urls),
+    llmsFull: llmsFullTxt(contract, urls),
+  };
 }
 
 /** The public benchmark protocol: what `bench/` measures and how to reproduce it. */

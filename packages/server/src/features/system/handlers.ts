@@ -1,37 +1,32 @@
-import { API_VERSION, buildOpenApiDocument, contract, discoveryLinks, SVC_VERSION, systemContract, type HealthResponse } from '@svc/schemas';
+import { API_VERSION, discoveryLinks, SVC_VERSION, systemContract, type HealthResponse } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
+import { ServiceError } from '../../http/service-error.ts';
+import { workerModuleUrl } from '../../worker-modules.ts';
+import { runWorkerOnce } from '../../worker-once.ts';
 import { CountingLru } from '../models/cache-registry.ts';
-import { llmsFullTxt, llmsTxt, performanceProtocol } from './documents.ts';
+import { performanceProtocol, type DiscoveryDocuments } from './documents.ts';
 
-/** What the OpenAPI document points an agent to, beside its operations. */
-function openApiDiscovery(urls: { baseUrl: string; apiUrl: string }) {
-  const links = discoveryLinks(urls);
-  return { llms: `${urls.baseUrl}/llms.txt`, mcp_server_card: links.mcp_server_card, mcp_endpoint: links.mcp_endpoint, agent_card: links.agent_card, a2a: links.a2a, oauth_authorization_server: links.oauth_authorization_server };
-}
+/** A build takes 0.5-0.8 s of its thread plus loading the contract there; this is for a machine under heavy load. */
+const DOCUMENTS_DEADLINE_MS = 30_000;
 
 export function createSystemHandlers(deps: ServerDeps) {
-  // Documents depend only on the contract and the public URLs: build once per URL pair.
-  const documents = new CountingLru<string, { openapi: Record<string, unknown>; llms: string; llmsFull: string }>(4);
+  // Documents depend only on the contract and the public URLs: built once per URL pair, in a
+  // worker thread, since building them held the event loop 550-830 ms (and /healthz 2.1 s).
+  const documents = new CountingLru<string, Promise<DiscoveryDocuments>>(4);
   deps.caches.register({ name: 'discovery-documents', description: 'OpenAPI and llms documents, built once per public URL pair', stats: () => documents.stats() });
-  const documentsFor = () => {
+  const documentsFor = (): Promise<DiscoveryDocuments> => {
     const urls = deps.publicUrls();
     const key = `${urls.baseUrl} ${urls.apiUrl}`;
-    let built = documents.get(key);
-    if (!built) {
-      built = {
-        openapi: buildOpenApiDocument(contract, {
-          version: API_VERSION,
-          baseUrl: urls.baseUrl,
-          apiUrl: urls.apiUrl,
-          description: `svc ${SVC_VERSION}: one contract, every endpoint. Agents: see x-svc-discovery for the MCP server card, the A2A agent card and OAuth metadata.`,
-          discovery: openApiDiscovery(urls),
-        }),
-        llms: llmsTxt(urls),
-        llmsFull: llmsFullTxt(contract, urls),
-      };
-      documents.set(key, built);
-    }
+    const cached = documents.get(key);
+    if (cached) return cached;
+    const built = runWorkerOnce<DiscoveryDocuments>(deps.testSeams?.documentsWorkerModule ?? workerModuleUrl('documents-worker'), urls, DOCUMENTS_DEADLINE_MS).catch((error: unknown) => {
+      // The next request tries again rather than getting this failure for the life of the process.
+      documents.deleteIf(key, built);
+      deps.log.error({ err: error }, 'building the discovery documents in a worker failed');
+      throw new ServiceError('discovery_documents_unavailable', 'The OpenAPI and llms documents could not be built just now; try again shortly.');
+    });
+    documents.set(key, built);
     return built;
   };
 
@@ -53,7 +48,7 @@ export function createSystemHandlers(deps: ServerDeps) {
     };
   };
 
-  return defineHandlers(systemContract, {
+  const handlers = defineHandlers(systemContract, {
     async readyz() {
       // A draining server answers at once, without waiting on the database it is about to close.
       if (deps.lifecycle.draining) return { status: 503, body: { status: 'draining', service: 'svc' } };
@@ -90,16 +85,16 @@ export function createSystemHandlers(deps: ServerDeps) {
       return { status, body: { status: body.status, surface: 'api', version: body.version, database: body.database } };
     },
     async openapi() {
-      return { status: 200, body: documentsFor().openapi as { openapi: string; info: { title: string; version: string } } };
+      return { status: 200, body: (await documentsFor()).openapi as { openapi: string; info: { title: string; version: string } } };
     },
     async llmsTxt() {
-      return { status: 200, body: documentsFor().llms };
+      return { status: 200, body: (await documentsFor()).llms };
     },
     async agentsTxt() {
-      return { status: 200, body: documentsFor().llms };
+      return { status: 200, body: (await documentsFor()).llms };
     },
     async llmsFullTxt() {
-      return { status: 200, body: documentsFor().llmsFull };
+      return { status: 200, body: (await documentsFor()).llmsFull };
     },
     async performance() {
       return { status: 200, body: performanceProtocol() };
@@ -111,4 +106,10 @@ export function createSystemHandlers(deps: ServerDeps) {
       return { status: 200, body: await deps.metrics.exposition() };
     },
   });
+
+  /** Starts the build once the public URLs are known (the server listens), so the first reader rarely waits. */
+  const prepare = () => {
+    documentsFor().catch(() => {});
+  };
+  return { handlers, prepare };
 }
