@@ -108,7 +108,7 @@ export const errorCodes = {
   internal_error: 500,
   not_implemented: 501,
   service_unavailable: 503,
-  /** The OpenAPI and llms documents could not be built (their worker thread failed or passed its deadline); retry. */
+  /** A discovery document built in a worker thread (OpenAPI, llms, x402's default tables) could not be built: the thread failed or passed its deadline; retry. */
   discovery_documents_unavailable: 503,
   /** A stream ended because the server began to drain; reconnect (another replica answers). */
   server_shutting_down: 503,

@@ -9,6 +9,7 @@ export const WORKER_MODULES = {
   'pdf-worker': 'features/pdf/worker/pdf-worker.ts',
   'job-operations-worker': 'features/jobs/operations/job-operations-worker.ts',
   'documents-worker': 'features/system/documents-worker.ts',
+  'x402-defaults-worker': 'features/billing/x402-defaults-worker.ts',
 } as const;
 
 export type WorkerModuleName = keyof typeof WORKER_MODULES;

@@ -8,7 +8,8 @@ const x402 = { surface: 'base', auth: { kind: 'public' }, tags: ['billing', 'x40
 const discoveryDescription =
   'Whether pay-per-call is enabled, and its exact payment contract: scheme, CAIP-2 network (and its v1 name), token contract and EIP-712 domain, amount per call in base units, ' +
   `pay-to address, facilitator and the resources it covers (${x402Limits.resources.map((resource) => `\`${resource}\``).join(', ')}). ` +
-  'The runtime 402 challenge is authoritative. `/.well-known/x402` and `/.well-known/x402.json` answer the same body; HEAD answers the headers.';
+  'The runtime 402 challenge is authoritative. `/.well-known/x402` and `/.well-known/x402.json` answer the same body; HEAD answers the headers. ' +
+  "When pay-per-call is not configured, the default network's token and names are read from x402's tables in a worker thread on the first read; if that fails, 503 `discovery_documents_unavailable` (retry).";
 
 export const x402Contract = defineContract({
   chat: defineRoute({
@@ -33,6 +34,6 @@ export const x402Contract = defineContract({
     errors: [413, 502, 503, 504],
     responses: { 200: jsonOrSse(ChatCompletion, ChatStreamEvent), 402: X402PaymentRequired },
   }),
-  discovery: defineRoute({ ...x402, method: 'GET', path: '/.well-known/x402', summary: 'Pay-per-call status and payment contract', description: discoveryDescription, responses: { 200: X402Discovery } }),
-  discoveryJson: defineRoute({ ...x402, method: 'GET', path: '/.well-known/x402.json', summary: 'Pay-per-call status and payment contract (JSON alias)', description: discoveryDescription, responses: { 200: X402Discovery } }),
+  discovery: defineRoute({ ...x402, method: 'GET', path: '/.well-known/x402', summary: 'Pay-per-call status and payment contract', description: discoveryDescription, errors: [503], responses: { 200: X402Discovery } }),
+  discoveryJson: defineRoute({ ...x402, method: 'GET', path: '/.well-known/x402.json', summary: 'Pay-per-call status and payment contract (JSON alias)', description: discoveryDescription, errors: [503], responses: { 200: X402Discovery } }),
 });

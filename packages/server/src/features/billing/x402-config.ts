@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { workerModuleUrl } from '../../worker-modules.ts';
+import { runWorkerOnce } from '../../worker-once.ts';
 import { x402Evm, x402EvmV1 } from './x402-evm.ts';
 
 /** The public facilitator the x402 packages default to (testnets; no key needed). */
@@ -44,7 +46,16 @@ export interface X402Config {
   assetVersion: string;
   facilitatorUrl: string;
   facilitatorTimeoutMs: number;
+  /**
+   * Set only when x402 is not configured: the default network's asset and names come from
+   * x402's tables, whose first read loads `@x402/evm` and `viem` (about 900 modules, ~500 ms).
+   * This reads them in a worker thread (x402-defaults-worker.ts) and answers the whole config.
+   */
+  resolveDefaults?: () => Promise<X402Config>;
 }
+
+/** The table entries that x402-defaults-worker.ts reads off the main thread. */
+export type X402Defaults = Pick<X402Config, 'networkV1' | 'asset' | 'assetName' | 'assetVersion'>;
 
 function defaultAssetOf(network: string) {
   try {
@@ -59,20 +70,18 @@ type X402Env = z.output<z.ZodObject<typeof x402EnvShape>>;
 /**
  * The x402 settings. When any is set they are resolved now, so a wrong one stops the server at
  * start. When none is (pay-per-call off, every value x402's default), the network's asset and
- * names are looked up in x402's tables only when first read (the discovery document), so a
- * server that never takes an x402 payment never loads them (see x402-evm.ts).
+ * names are looked up in x402's tables only when the discovery document is first read, and in a
+ * worker thread (`resolveDefaults`): the main thread of a server that never takes an x402
+ * payment never loads them (see x402-evm.ts).
  */
 export function toX402Config(env: X402Env): X402Config | { error: string } {
   const configured = env.SVC_X402_PAY_TO !== undefined || env.SVC_X402_NETWORK !== DEFAULT_NETWORK || env.SVC_X402_ASSET !== undefined || env.SVC_X402_ASSET_NAME !== undefined || env.SVC_X402_ASSET_VERSION !== undefined;
   if (configured) return resolveX402Config(env);
-  let resolved: X402Config | undefined;
-  const defaults = (): X402Config => {
-    if (resolved) return resolved;
-    const result = resolveX402Config(env);
-    if ('error' in result) throw new Error(`x402's defaults cannot be resolved: ${result.error}`);
-    return (resolved = result);
-  };
-  return {
+  let resolved: X402Defaults | undefined;
+  // Read synchronously only by a caller that did not await resolveDefaults (none in the server).
+  const defaults = (): X402Defaults => (resolved ??= x402Defaults(env.SVC_X402_NETWORK));
+  let inWorker: Promise<X402Config> | undefined;
+  const config: X402Config = {
     payTo: undefined,
     network: env.SVC_X402_NETWORK,
     chainId: Number(env.SVC_X402_NETWORK.split(':')[1]),
@@ -91,6 +100,27 @@ export function toX402Config(env: X402Env): X402Config | { error: string } {
       return defaults().assetVersion;
     },
   };
+  const { payTo, network, chainId, facilitatorUrl, facilitatorTimeoutMs } = config;
+  config.resolveDefaults = () =>
+    (inWorker ??= runWorkerOnce<X402Defaults>(workerModuleUrl('x402-defaults-worker'), network, DEFAULTS_DEADLINE_MS).then(
+      (found) => ({ payTo, network, chainId, facilitatorUrl, facilitatorTimeoutMs, ...(resolved ??= found) }),
+      (error: unknown) => {
+        inWorker = undefined;
+        throw error;
+      },
+    ));
+  return config;
+}
+
+/** Loading x402's modules takes ~500 ms of a thread; this is for a machine under heavy load. */
+const DEFAULTS_DEADLINE_MS = 30_000;
+
+/** x402's defaults on an unconfigured server's network (what x402-defaults-worker.ts answers). */
+export function x402Defaults(network: string): X402Defaults {
+  // Only the network matters: the facilitator fields of the result are not kept.
+  const result = resolveX402Config({ SVC_X402_NETWORK: network, SVC_X402_FACILITATOR_TIMEOUT_MS: 0 });
+  if ('error' in result) throw new Error(`x402's defaults cannot be resolved: ${result.error}`);
+  return { networkV1: result.networkV1, asset: result.asset, assetName: result.assetName, assetVersion: result.assetVersion };
 }
 
 const facilitatorUrlOf = (env: X402Env) => (env.SVC_X402_FACILITATOR_URL ?? DEFAULT_FACILITATOR_URL).replace(/(?<!\/)\/+$/, '');

@@ -5,6 +5,7 @@ import { ServiceError } from '../../http/service-error.ts';
 import { chatCompletion } from '../inference/chat.ts';
 import { runFunded } from './funding-step.ts';
 import { discoveryDocument } from './x402-challenge.ts';
+import { viemLibrary } from './x402-evm.ts';
 import { x402Funding } from './x402-funding.ts';
 
 /** The pay-per-call route (the chat handler under the x402 funding step) and its well-known document. */
@@ -12,6 +13,9 @@ export function createX402Handlers(deps: ServerDeps) {
   const config = deps.config.x402;
   const baseUrl = () => deps.publicUrls().baseUrl;
   const payTo = config.payTo;
+  // The payment check recovers signatures with viem: loaded now, before the server listens, so
+  // the first payer does not wait for it (nor does anyone else while it loads).
+  if (payTo) viemLibrary();
   const funding = payTo
     ? x402Funding({
         sequelize: deps.database.sequelize,
@@ -21,7 +25,14 @@ export function createX402Handlers(deps: ServerDeps) {
         log: deps.log.child({ feature: 'x402' }),
       })
     : undefined;
-  const discovery = async () => ({ status: 200 as const, body: discoveryDocument(config) });
+  const discovery = async () => {
+    if (!config.resolveDefaults) return { status: 200 as const, body: discoveryDocument(config) };
+    const resolved = await config.resolveDefaults().catch((error: unknown) => {
+      deps.log.error({ err: error }, "reading x402's default network tables in a worker failed");
+      throw new ServiceError('discovery_documents_unavailable', "x402's discovery document could not be built just now; try again shortly.");
+    });
+    return { status: 200 as const, body: discoveryDocument(resolved) };
+  };
 
   return defineHandlers(x402Contract, {
     async chat({ body }, request) {
