@@ -93,3 +93,24 @@ test.serial('HTML: 16 MiB of unclosed <div> under a heading is one section', asy
     [['Top', 1, 'deep text']],
   );
 });
+
+test.serial('HTML: a 4 MiB heading and a 4 MiB title of words and line breaks are normalised in slices and cut', async (t) => {
+  const words = fill('', 'Zq9 a\n', '', WATCHED_TEXT / 2 - 64);
+  const expected = words.replace(/\s+/g, ' ').slice(0, pdfLimits.maxHeadingChars).trimEnd();
+  const { doc, worstDelayMs } = await extractWatchingLoop(`<head><title>${words}</title></head><h2>${words}</h2><p>body</p>`);
+  t.is(doc.sections.length, 1);
+  t.true(doc.sections[0]!.heading === expected, `the heading is ${doc.sections[0]!.heading?.length} characters: ${doc.sections[0]!.heading?.slice(0, 40)}`);
+  t.like(doc.sections[0], { level: 2, text: 'body' });
+  // A title keeps its line breaks (a heading's white space is all spaces).
+  t.true(doc.metadata.title === words.slice(0, pdfLimits.maxHeadingChars).trimEnd(), `the title is ${doc.metadata.title?.length} characters`);
+  t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
+});
+
+test.serial('HTML: 10,000 headings of 400 characters each are normalised a turn of the loop at a time', async (t) => {
+  const heading = (index: number) => `<h3>${index} ${'Zq9 a\n'.repeat(66)}</h3>`;
+  const text = Array.from({ length: pdfLimits.maxDocumentSections }, (_, index) => heading(index)).join('');
+  const { doc, worstDelayMs } = await extractWatchingLoop(text);
+  t.is(doc.sections.length, pdfLimits.maxDocumentSections);
+  t.is(doc.sections.at(-1)!.heading, `${pdfLimits.maxDocumentSections - 1} ${'Zq9 a '.repeat(66).trimEnd()}`);
+  t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
+});

@@ -13,6 +13,11 @@ export interface SectionedDocument {
   /** Sections in the whole document, when only the first `pdfLimits.maxDocumentSections` were kept. */
   sectionCount?: number;
   title?: string;
+  /**
+   * The headings and the title are not normalised yet (HTML's, whose text normaliseText turns
+   * into one line): normalising 16 MiB of them at once held the event loop for a second.
+   */
+  headingsToNormalise?: true;
   author?: string;
   language?: string;
 }

@@ -1,4 +1,5 @@
 import { pdfLimits, type DocumentExtraction, type DocumentSection, type ExtractionWarning } from '@svc/schemas';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../http/service-error.ts';
 import { detectFormat, detectTextFormat, sectionMarkdownInSlices, sectionPlainText, type SectionedDocument } from './document-sections.ts';
@@ -61,8 +62,11 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
     document = format === 'html' ? await sectionHtmlInSlices(text, request.signal) : format === 'markdown' ? await sectionMarkdownInSlices(text, request.signal) : sectionPlainText(text);
   }
 
+  const heading = async (raw: string | null) => (raw === null ? null : capHeading(document.headingsToNormalise ? await normaliseTextInSlices(raw, pdfLimits.maxHeadingChars, request.signal) : raw));
   const sections: DocumentSection[] = [];
   let chars = 0;
+  // Short texts are normalised at once, so 10,000 of them take a turn of the event loop now and then.
+  let sinceTurn = 0;
   let truncatedReason: 'max_chars' | 'max_sections' | null = null;
   for (const raw of document.sections) {
     if (chars >= body.max_chars) {
@@ -73,15 +77,22 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
       truncatedReason = 'max_sections';
       break;
     }
+    sinceTurn += raw.text.length + (raw.heading?.length ?? 0);
+    if (sinceTurn > TURN_AFTER_CHARS) {
+      sinceTurn = 0;
+      await nextTurn();
+      request.signal.throwIfAborted();
+    }
     let text = await normaliseTextInSlices(raw.text, body.max_chars - chars, request.signal);
     if (chars + text.length > body.max_chars) {
       text = text.slice(0, body.max_chars - chars);
       truncatedReason = 'max_chars';
     }
     chars += text.length;
-    sections.push({ section_number: sections.length + 1, heading: capHeading(raw.heading), level: raw.level, page_number: null, text, char_count: text.length });
+    sections.push({ section_number: sections.length + 1, heading: await heading(raw.heading), level: raw.level, page_number: null, text, char_count: text.length });
     if (truncatedReason) break;
   }
+  const title = document.title === undefined ? undefined : (await heading(document.title)) || undefined;
   const sectionCount = document.sectionCount ?? document.sections.length;
   // The HTML reader keeps only the sections an answer can hold, and counts the rest.
   if (truncatedReason === null && sectionCount > sections.length) truncatedReason = 'max_sections';
@@ -93,11 +104,14 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
     char_count: chars,
     truncated: truncatedReason !== null,
     truncated_reason: truncatedReason,
-    metadata: { ...(document.title ? { title: capHeading(document.title) } : {}), ...(document.author ? { author: document.author } : {}), ...(document.language ? { language: document.language } : {}) },
+    metadata: { ...(title ? { title } : {}), ...(document.author ? { author: document.author } : {}), ...(document.language ? { language: document.language } : {}) },
     warnings,
     sections,
   };
 }
+
+/** Characters normalised between two turns of the event loop: a few milliseconds' work. */
+const TURN_AFTER_CHARS = 65_536;
 
 /**
  * A heading cut to the contract's cap (headings cost no `max_chars`, so nothing else bounds

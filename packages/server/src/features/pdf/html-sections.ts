@@ -1,7 +1,6 @@
 import { pdfLimits } from '@svc/schemas';
 import { readHtml, readHtmlInSlices, type HtmlHandler } from './html-events.ts';
 import type { RawSection, SectionedDocument } from './document-sections.ts';
-import { normaliseText } from './worker/normalise-text.ts';
 
 const BLOCK_TAGS = new Set(['p', 'div', 'section', 'article', 'header', 'footer', 'main', 'aside', 'nav', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'table', 'tr', 'blockquote', 'pre', 'figure', 'figcaption', 'hr', 'address', 'details', 'summary', 'form', 'fieldset']);
 const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'iframe', 'object', 'canvas']);
@@ -79,7 +78,9 @@ function htmlSectioner(): { handler: HtmlHandler; finish(): SectionedDocument } 
     ontext(text) {
       if (inTitle) title += text;
       if (skipDepth > 0) return;
-      if (headingText !== undefined) headingText += text;
+      // Collapsed a text event at a time: the same result once normalised, which squeezes the
+      // double spaces two events may leave, and a 16 MiB heading is never collapsed in one go.
+      if (headingText !== undefined) headingText += text.replace(/\s+/g, ' ');
       else if (preDepth > 0) appendText(text);
       else {
         const collapsed = text.replace(/\s+/g, ' ');
@@ -95,7 +96,7 @@ function htmlSectioner(): { handler: HtmlHandler; finish(): SectionedDocument } 
       }
       if (skipDepth > 0) return;
       if (HEADING.test(name) && headingText !== undefined) {
-        current = { heading: normaliseText(headingText.replace(/\s+/g, ' ')), level: headingLevel, text: '' };
+        current = { heading: headingText, level: headingLevel, text: '' };
         headingText = undefined;
         return;
       }
@@ -104,9 +105,9 @@ function htmlSectioner(): { handler: HtmlHandler; finish(): SectionedDocument } 
     },
   };
   const finish = (): SectionedDocument => {
-    if (headingText !== undefined) current = { heading: normaliseText(headingText), level: headingLevel, text: '' };
+    if (headingText !== undefined) current = { heading: headingText, level: headingLevel, text: '' };
     if (current.heading !== null || current.text.trim() !== '') keep(current);
-    return { sections, sectionCount, title: normaliseText(title) || undefined, author, language };
+    return { sections, sectionCount, title, author, language, headingsToNormalise: true };
   };
   return { handler, finish };
 }
