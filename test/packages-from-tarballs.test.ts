@@ -179,7 +179,7 @@ test.serial('the svc bin runs, and svc-server starts from its tarball and serves
 // Worker threads load their modules by file name, which only the built layout can break: before
 // the workers were tsup entries, this server answered every PDF with 503 pdf_worker_unavailable
 // and died on its first validate_json item (ERR_MODULE_NOT_FOUND for a .ts file next to dist/).
-test.serial('svc-server from its tarball runs its worker threads: a PDF extracted, a DOCX converted, a validate_json job answered', async (t) => {
+test.serial('svc-server from its tarball runs its worker threads: a PDF extracted, a DOCX converted, validate_json and calculate jobs answered, the OpenAPI and x402 documents built', async (t) => {
   t.timeout(300_000);
   const project = path.join(work, 'consumer');
   await writeFile(path.join(project, 'small.pdf'), textPdf([['Extracted by the published build.'], ['Second page.']]));
@@ -200,7 +200,11 @@ const submitted = await svc.jobs.submit(
 );
 const done = await svc.jobs.wait(submitted.job_id, { signal: AbortSignal.timeout(60_000) });
 const result = await svc.jobs.result({ params: { job_id: done.job_id } });
-process.stdout.write(JSON.stringify({ pdf, docx, done, result }) + '\\n');
+const calculated = await svc.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'calculate', items: [{ expression: '6 * 7' }] }, { idempotencyKey: 'tarball-calculate' });
+const calculation = await svc.jobs.result({ params: { job_id: (await svc.jobs.wait(calculated.job_id, { signal: AbortSignal.timeout(60_000) })).job_id } });
+const openapi = await (await fetch(new URL('/openapi.json', process.argv[2]))).json();
+const x402 = await (await fetch(new URL('/.well-known/x402', process.argv[2]))).json();
+process.stdout.write(JSON.stringify({ pdf, docx, done, result, calculation: calculation.items, openapi: openapi.openapi, x402: x402.asset_name }) + '\\n');
 `,
   );
   const token = 'tarball-operator-token-0123456789';
@@ -214,7 +218,10 @@ process.stdout.write(JSON.stringify({ pdf, docx, done, result }) + '\\n');
     const { baseUrl } = JSON.parse(server.line) as { baseUrl: string };
     const called = await run(process.execPath, ['workers.mjs', baseUrl], { cwd: project, timeoutMs: 120_000, env: { SVC_TOKEN: token } });
     t.is(called.code, 0, `${called.stderr}\n${server.output()}`);
-    const { pdf, docx, done, result } = JSON.parse(called.stdout) as {
+    const { pdf, docx, done, result, calculation, openapi, x402 } = JSON.parse(called.stdout) as {
+      calculation: unknown;
+      openapi: string;
+      x402: string;
       pdf: { engine: string; page_count: number; pages: Array<{ page_number: number; text: string }> };
       docx: { format: string; sections: Array<{ heading: string | null; level: number; text: string }> };
       done: { status: string; progress: { total: number; succeeded: number; failed: number } };
@@ -242,6 +249,9 @@ process.stdout.write(JSON.stringify({ pdf, docx, done, result }) + '\\n');
         [1, 'succeeded', false, ['minimum']],
       ],
     );
+    t.like(calculation, [{ index: 0, status: 'succeeded', result: { value: 42 } }]);
+    t.is(openapi, '3.1.1');
+    t.is(x402, 'USDC');
   } finally {
     t.is(await stop(server.child, 30_000), 0, server.output());
   }
