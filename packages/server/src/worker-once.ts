@@ -9,6 +9,8 @@ import { Worker } from 'node:worker_threads';
 export function runWorkerOnce<Result>(module: URL, input: unknown, deadlineMs: number): Promise<Result> {
   return new Promise<Result>((resolve, reject) => {
     const worker = new Worker(module, { workerData: input });
+    // A build still running must not keep a process that is shutting down alive; a waiting reader's socket keeps it up.
+    worker.unref();
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;
