@@ -145,7 +145,6 @@ export async function createServer(config: Config, options: CreateServerOptions 
       const api = apiApp ? await listenOne(apiApp, config.apiPort!) : undefined;
       if (api) httpServers.push(api);
       listening = { port: (base.address() as AddressInfo).port, apiPort: api ? (api.address() as AddressInfo).port : undefined };
-      for (const start of features.starters) start();
       return urls();
     },
     close() {

@@ -21,8 +21,6 @@ export interface Features {
   handlers: HandlersOf<Contract>;
   /** Credential resolvers features add (the operator's is built in). */
   resolvers: PrincipalResolver[];
-  /** Work to start once the server listens (the public URLs are then known). */
-  starters: Array<() => void>;
   /** Background work to stop on shutdown, in reverse order of start. */
   closers: Array<() => Promise<void>>;
 }
@@ -72,5 +70,5 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     x402: billing.handlers.x402,
     jobs: jobs.handlers,
   };
-  return { handlers, resolvers, closers, starters: [system.prepare] };
+  return { handlers, resolvers, closers };
 }

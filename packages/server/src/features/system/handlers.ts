@@ -107,9 +107,7 @@ export function createSystemHandlers(deps: ServerDeps) {
     },
   });
 
-  /** Starts the build once the public URLs are known (the server listens), so the first reader rarely waits. */
-  const prepare = () => {
-    documentsFor().catch(() => {});
-  };
-  return { handlers, prepare };
+  // Built on the first read, not at start: the build costs its thread about a second of CPU,
+  // which every start (and every test server) would pay for documents most servers never serve.
+  return { handlers };
 }
