@@ -1,3 +1,5 @@
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { bodyRules } from '@svc/schemas';
 import { signInAgent } from './helpers/identity.ts';
@@ -97,4 +99,36 @@ test('the MCP endpoint takes the same edge, answered as JSON-RPC errors', async 
   const deep = await post(`${svc.apiUrl}/api/mcp`, call(`{"op":"put","key":"edge:mcp","value":{"text":"a","n":${nested(3000)}}}`), headers);
   t.is(deep.status, 400, JSON.stringify(deep.body));
   t.is((deep.body.error as { data: { code: string } }).data.code, 'json_too_deep');
+});
+
+/** A POST whose body is written in the pieces given, each its own TCP segment, so the server reads it in those chunks. */
+async function postInPieces(url: string, pieces: string[]): Promise<Answer> {
+  const target = new URL(url);
+  const socket = net.connect({ host: target.hostname, port: Number(target.port), noDelay: true });
+  await new Promise((resolve) => socket.once('connect', resolve));
+  const length = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
+  socket.write(`POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\nauthorization: Bearer ${bearer}\r\ncontent-length: ${length}\r\nconnection: close\r\n\r\n`);
+  for (const piece of pieces) {
+    // Apart in time, so the pieces arrive as separate chunks.
+    await sleep(20);
+    socket.write(piece);
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  const answer = Buffer.concat(chunks).toString('utf8');
+  return { status: Number(answer.slice(9, 12)), body: JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Answer['body'] };
+}
+
+test('the edge scans a body as it arrives: an escape, a quote or a bracket split across chunks reads as in one piece', async (t) => {
+  const url = `${svc.apiUrl}/api/v1/blackboard/put`;
+  // `\u` cut after its backslash still flags the lone surrogate behind it.
+  const lone = await postInPieces(url, ['{"key":"edge:split","value":{"text":"x\\', 'ud800y"}}']);
+  t.is(lone.body.code, 'json_lone_surrogate', JSON.stringify(lone.body));
+  // An escaped quote cut after its backslash does not end the string: the brackets after it are text.
+  const quoted = await postInPieces(url, [`{"key":"edge:split-quote","value":{"text":"a\\`, `"${'['.repeat(100)}"}}`]);
+  t.is(quoted.status, 201, JSON.stringify(quoted.body));
+  // Brackets past the cap count across chunks.
+  const half = '['.repeat(bodyRules.maxJsonDepth);
+  const deep = await postInPieces(url, [`{"key":"edge:split-deep","value":{"text":"d","n":${half}`, `${half}${']'.repeat(2 * bodyRules.maxJsonDepth)}}}`]);
+  t.is(deep.body.code, 'json_too_deep', JSON.stringify(deep.body));
 });

@@ -15,52 +15,92 @@ const CLOSE_BRACE = 0x7d;
  */
 const SUSPECT_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 
-/** Index of the quote closing a string whose text starts at `from`, or -1 when it never closes. */
-function endOfString(text: string, from: number): number {
-  for (;;) {
-    const quote = text.indexOf('"', from);
-    if (quote === -1) return -1;
-    // A quote after an odd run of backslashes is escaped. Each run is counted once, by the
-    // quote right after it, so the scan stays linear.
-    let backslashes = 0;
-    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes += 1;
-    if (backslashes % 2 === 0) return quote;
-    from = quote + 1;
-  }
+function tooDeep(maxJsonDepth: number): ServiceError {
+  return new ServiceError('json_too_deep', `The JSON body nests arrays and objects more than ${maxJsonDepth} levels deep, the most taken.`, {
+    detail: [{ loc: ['body'], msg: `nested more than ${maxJsonDepth} levels deep`, type: 'json_too_deep' }],
+  });
 }
 
 /**
- * One linear pass over the JSON text, before `JSON.parse`: refuses nesting past the cap (the
- * parser and every recursive walk after it would otherwise go as deep as the caller likes) and
- * says whether any string escape may hold NUL or a surrogate, so the parsed value is only walked
- * when it might hold one. Text that is not JSON is left for `JSON.parse` to refuse.
+ * One linear pass over a JSON body, before `JSON.parse`, done on its bytes chunk by chunk as they
+ * arrive: it refuses nesting past the cap (the parser and every recursive walk after it would
+ * otherwise go as deep as the caller likes) and says whether any string escape may hold NUL or a
+ * surrogate, so the parsed value is only walked when it might hold one. Quotes, backslashes and
+ * brackets are ASCII bytes, never part of a multi-byte UTF-8 sequence, so the bytes answer as the
+ * text would. Scanning the whole text once it had arrived took 17-28 ms on a 21 MiB body, in the
+ * same task as its parse. Text that is not JSON is left for `JSON.parse` to refuse.
  */
-export function scanJsonText(text: string): { mayHoldUnstorable: boolean } {
-  const { maxJsonDepth } = bodyRules;
-  let depth = 0;
-  // A plain loop over the characters outside strings (about as fast as JSON.parse itself, and
-  // never slower on dense brackets, where a regex search per bracket costs several times more);
-  // strings are jumped over natively.
-  const length = text.length;
-  for (let index = 0; index < length; index++) {
-    const code = text.charCodeAt(index);
-    if (code === QUOTE) {
-      const end = endOfString(text, index + 1);
-      if (end === -1) break;
-      index = end;
-    } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
-      if (++depth > maxJsonDepth) {
-        throw new ServiceError('json_too_deep', `The JSON body nests arrays and objects more than ${maxJsonDepth} levels deep, the most taken.`, {
-          detail: [{ loc: ['body'], msg: `nested more than ${maxJsonDepth} levels deep`, type: 'json_too_deep' }],
-        });
+export class JsonBodyScan {
+  private readonly maxJsonDepth = bodyRules.maxJsonDepth;
+  private depth = 0;
+  private tooDeep = false;
+  private inString = false;
+  /** The chunk ended on a backslash inside a string: the next chunk's first byte is escaped. */
+  private escapeNext = false;
+  private lastByte = -1;
+  private sawBackslashU = false;
+
+  readonly write = (chunk: Buffer): void => {
+    if (this.tooDeep || chunk.length === 0) return;
+    // Most bodies hold no `\u` escape at all: one native search per chunk says so.
+    if (!this.sawBackslashU) this.sawBackslashU = (this.lastByte === BACKSLASH && chunk[0] === LOWER_U) || chunk.includes(BACKSLASH_U);
+    this.lastByte = chunk[chunk.length - 1]!;
+    const length = chunk.length;
+    // Where the next quote and backslash are, searched natively and again only once passed, so a
+    // string of many escapes costs one pass over the chunk.
+    let quote = -2;
+    let backslash = -2;
+    let index = 0;
+    while (index < length) {
+      if (this.inString) {
+        if (this.escapeNext) {
+          this.escapeNext = false;
+          index += 1;
+          continue;
+        }
+        if (quote !== -1 && quote < index) quote = chunk.indexOf(QUOTE, index);
+        if (backslash !== -1 && backslash < index) backslash = chunk.indexOf(BACKSLASH, index);
+        if (backslash !== -1 && (quote === -1 || backslash < quote)) {
+          // An escape: the byte after the backslash is taken as it is, a quote included.
+          if (backslash + 1 >= length) this.escapeNext = true;
+          index = backslash + 2;
+        } else if (quote !== -1) {
+          this.inString = false;
+          index = quote + 1;
+        } else {
+          index = length;
+        }
+        continue;
       }
-    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
-      depth -= 1;
+      // A plain loop outside strings: never slower on dense brackets than a search per bracket.
+      for (; index < length; index++) {
+        const code = chunk[index];
+        if (code === QUOTE) {
+          this.inString = true;
+          index += 1;
+          break;
+        }
+        if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+          if (++this.depth > this.maxJsonDepth) {
+            this.tooDeep = true;
+            return;
+          }
+        } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
+          this.depth -= 1;
+        }
+      }
     }
+  };
+
+  /** Once the whole body is in: refuses nesting past the cap; whether `text` may hold NUL or a lone surrogate. */
+  finish(text: string): { mayHoldUnstorable: boolean } {
+    if (this.tooDeep) throw tooDeep(this.maxJsonDepth);
+    return { mayHoldUnstorable: this.sawBackslashU && SUSPECT_ESCAPE.test(text) };
   }
-  // Most bodies hold no `\u` escape at all: one native search says so.
-  return { mayHoldUnstorable: text.includes('\\u') && SUSPECT_ESCAPE.test(text) };
 }
+
+const BACKSLASH_U = Buffer.from('\\u');
+const LOWER_U = 0x75;
 
 /** ES2024's `String.prototype.isWellFormed` (Node 20+), which the project's TypeScript lib predates. */
 interface WellFormedText {

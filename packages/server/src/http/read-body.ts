@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { bodyRules, type RouteDefinition } from '@svc/schemas';
-import { refuseUnstorableStrings, scanJsonText } from './json-text-guard.ts';
+import { JsonBodyScan, refuseUnstorableStrings } from './json-text-guard.ts';
 import { ServiceError } from './service-error.ts';
 
 /** How a route's body is read, decided once when the contract is mounted rather than per request. */
@@ -64,10 +64,12 @@ function checkDeclaredLength(request: IncomingMessage, limit: number): string | 
  * Reads the bytes under the cap, within the deadline. JSON and forms are decoded as UTF-8 chunk by
  * chunk as they arrive: concatenating 21 MiB and decoding it at the end took 30 ms at once.
  */
-function readBytesWithin(request: IncomingMessage, plan: BodyPlan, timeoutMs: number): Promise<Buffer | string> {
+function readBytesWithin(request: IncomingMessage, plan: BodyPlan, timeoutMs: number, scan: JsonBodyScan | undefined): Promise<Buffer | string> {
   const { limit } = plan;
   const options = { limit, length: checkDeclaredLength(request, limit) };
   const read = plan.encoding === 'bytes' ? getRawBody(request, options) : getRawBody(request, { ...options, encoding: 'utf8' });
+  // Removed once the read settles: what linger.ts discards after a refusal is not scanned.
+  if (scan) request.on('data', scan.write);
   const reading = read.catch((error: unknown) => {
     throw bodyReadError(error, limit);
   });
@@ -78,16 +80,19 @@ function readBytesWithin(request: IncomingMessage, plan: BodyPlan, timeoutMs: nu
       reject(new ServiceError('request_timeout', `The body did not arrive within ${timeoutMs / 1000} s.`, { headers: { connection: 'close' }, retryable: true }));
     }, timeoutMs);
   });
-  return Promise.race([reading, deadline]).finally(() => clearTimeout(timer));
+  return Promise.race([reading, deadline]).finally(() => {
+    clearTimeout(timer);
+    if (scan) request.off('data', scan.write);
+  });
 }
 
 /** Decodes the bytes as the plan's encoding: parsed JSON, a form as an object, or the bytes. */
-function decodeBody(plan: BodyPlan, raw: Buffer | string): unknown {
+function decodeBody(plan: BodyPlan, raw: Buffer | string, scan: JsonBodyScan | undefined): unknown {
   if (typeof raw !== 'string') return raw;
   const textBody = raw;
-  if (plan.encoding === 'form') return Object.fromEntries(new URLSearchParams(textBody));
+  if (plan.encoding === 'form' || !scan) return Object.fromEntries(new URLSearchParams(textBody));
   // Depth is refused before parsing, NUL and lone surrogates after: what no route may store.
-  const { mayHoldUnstorable } = scanJsonText(textBody);
+  const { mayHoldUnstorable } = scan.finish(textBody);
   let value: unknown;
   try {
     value = JSON.parse(textBody);
@@ -119,5 +124,6 @@ export function bodyBytesToHold(plan: BodyPlan, request: IncomingMessage): numbe
 export function readRouteBody(plan: BodyPlan, request: IncomingMessage, defaultTimeoutMs: number): Promise<unknown> | undefined {
   if (!hasBody(request)) return undefined;
   checkMediaType(plan, request.headers['content-type']);
-  return readBytesWithin(request, plan, plan.timeoutMs ?? defaultTimeoutMs).then((raw) => decodeBody(plan, raw));
+  const scan = plan.encoding === 'json' ? new JsonBodyScan() : undefined;
+  return readBytesWithin(request, plan, plan.timeoutMs ?? defaultTimeoutMs, scan).then((raw) => decodeBody(plan, raw, scan));
 }
