@@ -92,7 +92,7 @@ function decodeBody(plan: BodyPlan, raw: Buffer | string, scan: JsonBodyScan | u
   const textBody = raw;
   if (plan.encoding === 'form' || !scan) return Object.fromEntries(new URLSearchParams(textBody));
   // Depth is refused before parsing, NUL and lone surrogates after: what no route may store.
-  const { mayHoldUnstorable } = scan.finish(textBody);
+  const { mayHoldUnstorable } = scan.finish();
   let value: unknown;
   try {
     value = JSON.parse(textBody);
