@@ -35,8 +35,8 @@ export class JsonBodyScan {
   private depth = 0;
   private tooDeep = false;
   private inString = false;
-  /** The chunk ended on a backslash inside a string: the next chunk's first byte is escaped. */
-  private escapeNext = false;
+  /** Inside a string, the backslashes right before where the next chunk starts. */
+  private backslashesBefore = 0;
   /** The body's last bytes so far, where a suspect escape may start. */
   private carry = '';
   private suspect = false;
@@ -49,30 +49,24 @@ export class JsonBodyScan {
     if (!this.suspect && (this.carry.includes('\\') || chunk.includes(BACKSLASH_U))) this.suspect = SUSPECT_ESCAPE.test(this.carry + chunk.toString('latin1'));
     this.carry = (this.carry + chunk.subarray(-(SUSPECT_LENGTH - 1)).toString('latin1')).slice(-(SUSPECT_LENGTH - 1));
     const length = chunk.length;
-    // Where the next quote and backslash are, searched natively and again only once passed, so a
-    // string of many escapes costs one pass over the chunk.
-    let quote = -2;
-    let backslash = -2;
     let index = 0;
     while (index < length) {
       if (this.inString) {
-        if (this.escapeNext) {
-          this.escapeNext = false;
-          index += 1;
-          continue;
+        // Only quotes are searched for (natively); a quote after an odd run of backslashes is
+        // escaped. Each run is counted once, by the quote right after it or at the chunk's end,
+        // so the scan stays linear, and text dense with escapes costs no step per escape.
+        const quote = chunk.indexOf(QUOTE, index);
+        const end = quote === -1 ? length : quote;
+        let backslashes = 0;
+        while (end - 1 - backslashes >= index && chunk[end - 1 - backslashes] === BACKSLASH) backslashes += 1;
+        if (end - backslashes === index) backslashes += this.backslashesBefore;
+        if (quote === -1) {
+          this.backslashesBefore = backslashes;
+          return;
         }
-        if (quote !== -1 && quote < index) quote = chunk.indexOf(QUOTE, index);
-        if (backslash !== -1 && backslash < index) backslash = chunk.indexOf(BACKSLASH, index);
-        if (backslash !== -1 && (quote === -1 || backslash < quote)) {
-          // An escape: the byte after the backslash is taken as it is, a quote included.
-          if (backslash + 1 >= length) this.escapeNext = true;
-          index = backslash + 2;
-        } else if (quote !== -1) {
-          this.inString = false;
-          index = quote + 1;
-        } else {
-          index = length;
-        }
+        this.backslashesBefore = 0;
+        if (backslashes % 2 === 0) this.inString = false;
+        index = quote + 1;
         continue;
       }
       // A plain loop outside strings: never slower on dense brackets than a search per bracket.
