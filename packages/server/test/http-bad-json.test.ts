@@ -127,6 +127,9 @@ test('the edge scans a body as it arrives: an escape, a quote or a bracket split
   // An escaped quote cut after its backslash does not end the string: the brackets after it are text.
   const quoted = await postInPieces(url, [`{"key":"edge:split-quote","value":{"text":"a\\`, `"${'['.repeat(100)}"}}`]);
   t.is(quoted.status, 201, JSON.stringify(quoted.body));
+  // Three backslashes before a quote, cut after the first: the run counts across the cut, so the quote is escaped.
+  const run = await postInPieces(url, [`{"key":"edge:split-run","value":{"text":"a\\`, `\\\\"${'['.repeat(100)}"}}`]);
+  t.is(run.status, 201, JSON.stringify(run.body));
   // Brackets past the cap count across chunks.
   const half = '['.repeat(bodyRules.maxJsonDepth);
   const deep = await postInPieces(url, [`{"key":"edge:split-deep","value":{"text":"d","n":${half}`, `${half}${']'.repeat(2 * bodyRules.maxJsonDepth)}}}`]);
