@@ -46,12 +46,14 @@ const foreignElements = new Set(['math', 'svg']);
 const integrationElements = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml', 'foreignobject', 'desc', 'title']);
 /** A tag with a million attributes would otherwise build a million-key object nobody reads. */
 const MAX_ATTRIBUTES = 64;
+const MAX_INTERNED_NAMES = 1024;
 
 /** The HTML event stream over one document: write it whole or in slices, then end. */
 export class HtmlEventStream {
   private readonly tokenizer: Tokenizer;
   private readonly open: string[] = [];
   private readonly openCount = new Map<string, number>();
+  private readonly names = new Map<string, string>();
   /** True where a foreign (svg, math) context starts, false where an integration point ends one. */
   private readonly foreign: boolean[] = [false];
   private tagname = '';
@@ -131,7 +133,19 @@ export class HtmlEventStream {
 
   private readTagName(start: number, end: number): string {
     const name = this.html.slice(start, end).toLowerCase();
-    return name === 'image' && !this.inForeignContext ? 'img' : name;
+    return name === 'image' && !this.inForeignContext ? 'img' : this.interned(name);
+  }
+
+  /**
+   * One string per tag name: the open-element stack of 16 MiB of `<div>` holds 3 million names,
+   * which as 3 million strings of their own outlived the young generation and cost the collector
+   * pauses of tens of milliseconds. Caller-made names past the first thousand are kept as they are.
+   */
+  private interned(name: string): string {
+    const known = this.names.get(name);
+    if (known !== undefined) return known;
+    if (this.names.size < MAX_INTERNED_NAMES) this.names.set(name, name);
+    return name;
   }
 
   private callbacks(): TokenizerCallbacks {
