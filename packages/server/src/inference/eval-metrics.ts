@@ -13,7 +13,7 @@
  * Each is linear in its items but ROUGE-L, whose longest common subsequence is O(n * m / 32)
  * (lcs-length.ts); /v1/eval caps a request's ROUGE-L work and runs the scoring in slices.
  */
-import { runToEnd, type Steps } from '../features/pdf/work-in-slices.ts';
+import { runToEnd, type Steps } from '../bounded/work-in-slices.ts';
 import { lcsLength } from './lcs-length.ts';
 
 export function normaliseAnswer(text: string): string {

@@ -7,7 +7,7 @@
  * (`embedding` ~ `embeddings`), which is what a catalog search needs without weights. Common
  * English function words are dropped first.
  */
-import { runToEnd, type Steps } from '../features/pdf/work-in-slices.ts';
+import { runToEnd, type Steps } from '../bounded/work-in-slices.ts';
 
 export const HASHED_EMBEDDING_MODEL = 'svc-hashed-ngrams-512';
 export const HASHED_EMBEDDING_DIMENSIONS = 512;

@@ -1,4 +1,4 @@
-import type { Steps } from '../features/pdf/work-in-slices.ts';
+import type { Steps } from '../bounded/work-in-slices.ts';
 
 /** Rows of the long sequence between two yields: about 1.5 ms at the widest (512 words). */
 const ROWS_PER_YIELD = 1024;

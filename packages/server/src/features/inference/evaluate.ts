@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { ServiceError } from '../../http/service-error.ts';
 import { bleuFrom, bleuStatsOfTokens, corpusBleuOfStats, exactMatch, labelAccuracy, rougeLOfTokens, rougeTokens, tokenF1, type BleuStats } from '../../inference/eval-metrics.ts';
 import { lcsWordSteps } from '../../inference/lcs-length.ts';
-import { runInSlices, type Steps } from '../pdf/work-in-slices.ts';
+import { runInSlices, type Steps } from '../../bounded/work-in-slices.ts';
 import type { InvocationContext, InvokeDeps } from './invoke-model.ts';
 import { runClassify, runSummarize } from './operations.ts';
 

@@ -1,5 +1,5 @@
 import type { RawSection, SectionedDocument } from './document-sections.ts';
-import { runInSlices, runToEnd, type Steps } from './work-in-slices.ts';
+import { runInSlices, runToEnd, type Steps } from '../../bounded/work-in-slices.ts';
 
 /*
  * Markdown into sections at ATX (`## x`) and setext (`x\n===`) headings, outside code fences.

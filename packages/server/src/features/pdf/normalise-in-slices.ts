@@ -1,4 +1,4 @@
-import { runInSlices, type Steps } from './work-in-slices.ts';
+import { runInSlices, type Steps } from '../../bounded/work-in-slices.ts';
 import { normaliseText, normaliseTextUntrimmed } from './worker/normalise-text.ts';
 
 /** Characters normalised per step: a few milliseconds of the slowest text measured (paragraph breaks). */

@@ -1,4 +1,4 @@
-import { runToEnd, type Steps } from '../../features/pdf/work-in-slices.ts';
+import { runToEnd, type Steps } from '../../bounded/work-in-slices.ts';
 import { indexTermsSteps } from './text-units.ts';
 
 /** Characters of text indexed, or documents scored, between two yields. */

@@ -1,4 +1,4 @@
-import { runInSlices } from '../../features/pdf/work-in-slices.ts';
+import { runInSlices } from '../../bounded/work-in-slices.ts';
 import type { InferenceProvider } from '../provider.ts';
 import { embedText, tokenize } from '../hashed-embeddings.ts';
 import { bm25ScoresSteps, buildBm25IndexSteps, rankByScore } from './bm25.ts';

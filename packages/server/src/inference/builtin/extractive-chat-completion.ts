@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatCompletion, ChatCompletionChunk } from '@svc/schemas';
-import { runInSlices } from '../../features/pdf/work-in-slices.ts';
+import { runInSlices } from '../../bounded/work-in-slices.ts';
 import type { ChatRequest, EngineCallOptions } from '../provider.ts';
 import { EXTRACTIVE_NOTE, extractiveChat, streamPieces, type ExtractiveChatAnswer } from './extractive-chat.ts';
 

@@ -1,6 +1,6 @@
 import type { ChatCompletionsBody, ChatMessage } from '@svc/schemas';
 import type { RagDocument } from '../provider.ts';
-import type { Steps } from '../../features/pdf/work-in-slices.ts';
+import type { Steps } from '../../bounded/work-in-slices.ts';
 import { retrievePassagesSteps } from './extractive-rag.ts';
 import { svcDocumentation } from './svc-corpus.ts';
 import { countWordTokens, indexTermsSteps } from './text-units.ts';

@@ -1,7 +1,7 @@
 import type { RagPassage } from '@svc/schemas';
 import { cosineDenseSparse, embedSparseSteps, embedTextSteps } from '../hashed-embeddings.ts';
 import type { RagDocument, RagResult } from '../provider.ts';
-import { runToEnd, type Steps } from '../../features/pdf/work-in-slices.ts';
+import { runToEnd, type Steps } from '../../bounded/work-in-slices.ts';
 import { bm25ScoresSteps, buildBm25IndexSteps, rankByScoreSteps } from './bm25.ts';
 import { splitPassagesSteps, type Passage } from './passages.ts';
 import { countWordTokens, indexTerms, indexTermsSteps, type TextSpan } from './text-units.ts';

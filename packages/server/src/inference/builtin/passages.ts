@@ -1,4 +1,4 @@
-import { runToEnd, type Steps } from '../../features/pdf/work-in-slices.ts';
+import { runToEnd, type Steps } from '../../bounded/work-in-slices.ts';
 import { splitSentencesSteps, type TextSpan } from './text-units.ts';
 
 /** A passage holds whole sentences up to about this many characters (one sentence may be longer). */

@@ -1,5 +1,5 @@
 import { stemmer } from 'stemmer';
-import { runToEnd, type Steps } from '../../features/pdf/work-in-slices.ts';
+import { runToEnd, type Steps } from '../../bounded/work-in-slices.ts';
 import { STOPWORDS, tokenize } from '../hashed-embeddings.ts';
 
 /**

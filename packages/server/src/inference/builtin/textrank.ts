@@ -1,6 +1,6 @@
 import type { SummarySentence } from '@svc/schemas';
 import { cosineSparse, embedSparseSteps, type SparseVector } from '../hashed-embeddings.ts';
-import { runToEnd, type Steps } from '../../features/pdf/work-in-slices.ts';
+import { runToEnd, type Steps } from '../../bounded/work-in-slices.ts';
 import { splitSentencesSteps } from './text-units.ts';
 
 /** PageRank's damping factor, as in TextRank (Mihalcea and Tarau, 2004). */

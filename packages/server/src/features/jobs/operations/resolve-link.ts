@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ResolveLinkResult } from '@svc/schemas';
 import { ServiceError } from '../../../http/service-error.ts';
 import { HTML_STEP_CHARS, HtmlEventStream } from '../../pdf/html-events.ts';
-import { runInSlices } from '../../pdf/work-in-slices.ts';
+import { runInSlices } from '../../../bounded/work-in-slices.ts';
 import { pinnedLookup, vettedAddress, type ResolvedAddress, type SourceFetchSeam } from '../../pdf/source-fetch.ts';
 
 const MAX_REDIRECTS = 5;

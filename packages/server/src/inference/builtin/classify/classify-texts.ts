@@ -1,5 +1,5 @@
 import type { ClassifyBody, ClassifyResponse, ClassifyTask } from '@svc/schemas';
-import { runToEnd, type Steps } from '../../../features/pdf/work-in-slices.ts';
+import { runToEnd, type Steps } from '../../../bounded/work-in-slices.ts';
 import { countWordTokens } from '../text-units.ts';
 import { confidenceBand, logistic, softmax } from './confidence.ts';
 import { explicitLabelScorer } from './explicit-labels.ts';

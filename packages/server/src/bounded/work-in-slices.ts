@@ -1,3 +1,15 @@
+/**
+ * The rule above the others (DESIGN, "Bounded work"): work whose cost a caller controls is linear
+ * in its input and capped at the contract's sizes, or it runs off the main thread under a
+ * deadline. No caller input may hold the event loop for more than 100 ms; the stall suite
+ * (test/stall-suite.test.ts, `pnpm test:stall`) checks every route of the contract for it.
+ * - Linear work over large input runs here, in slices with a turn of the event loop between them.
+ * - Work that cannot be made linear or cheap (PDF and DOCX parsing, JSON Schema validation,
+ *   calculate, building the discovery documents) runs in worker threads named in
+ *   worker-modules.ts, each under a deadline and a heap cap.
+ * - Regular expressions over caller text are checked for super-linear backtracking in CI
+ *   (`pnpm lint:regex`); caller-supplied patterns compile with RE2.
+ */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
