@@ -4,9 +4,9 @@
  * held the event loop 1.1 to 1.7 s (the URL-password pattern started at every `a` and read to the
  * end of the run from each), and `-eyJ` repeated did the same to the JWT pattern.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import test from 'ava';
 import { blackboardLimits } from '@svc/schemas';
+import { measureLoopHold } from './helpers/loop-hold.ts';
 import { startTestServer, type TestServer } from './helpers/test-server.ts';
 
 /** The issue's budget for any one request; the put's own JSON and database work fit well inside it. */
@@ -40,16 +40,14 @@ for (const [unit, findings] of shapes) {
   test.serial(`a put of the largest value of ${JSON.stringify(unit)} repeated is screened without holding the loop`, async (t) => {
     const value = largestValue(unit);
     t.true(JSON.stringify(value).length > blackboardLimits.valueMaxBytes - 2 * SCREENED_CHARS);
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
-    const { status, body } = await put(value);
-    delay.disable();
+    // The main thread's own CPU time per gap, not wall time: another test file on the same two
+    // cores must not look like a stall (helpers/loop-hold.ts).
+    const { result: { status, body }, heldMs } = await measureLoopHold(() => put(value));
     t.is(status, 201, JSON.stringify(body));
     t.deepEqual(body.item.coprocessor.findings, findings);
     t.is(body.item.coprocessor.coverage.status, 'complete');
-    const worstMs = delay.max / 1e6;
-    t.log(`worst event-loop delay ${worstMs.toFixed(1)} ms`);
-    t.true(worstMs < LOOP_BUDGET_MS, `the put held the event loop ${worstMs.toFixed(0)} ms`);
+    t.log(`event loop held ${heldMs.toFixed(1)} ms`);
+    t.true(heldMs < LOOP_BUDGET_MS, `the put held the event loop ${heldMs.toFixed(0)} ms`);
   });
 }
 
