@@ -124,6 +124,7 @@ test('/, /llms.txt, /llms-full.txt and the OpenAPI document link every discovery
     oauth_protected_resource: `${svc.baseUrl}/.well-known/oauth-protected-resource`,
   };
   for (const [name, url] of Object.entries(expected)) t.is(root.links[name], url, name);
+  t.is(root.links.try, `${svc.baseUrl}/v1/try`, 'the zero-credential activation proof');
   const llms = await (await fetch(`${svc.baseUrl}/llms.txt`)).text();
   const llmsFull = await (await fetch(`${svc.baseUrl}/llms-full.txt`)).text();
   for (const url of Object.values(expected)) {

@@ -5,6 +5,7 @@ import { JsonRpcError } from '../errors.ts';
 import { A2aJsonRpcRequest, A2aJsonRpcSuccess } from './a2a-rpc.ts';
 import { McpServerCard } from './mcp-server-card.ts';
 import { TRY_CALLS_PER_MINUTE, TryResponse } from './try.ts';
+import { TRY_PATH } from './urls.ts';
 
 const discovery = { auth: { kind: 'public' }, surface: 'base', tags: ['discovery'] } as const;
 
@@ -22,7 +23,7 @@ export const discoveryContract = defineContract({
   try: defineRoute({
     ...discovery,
     method: 'GET',
-    path: '/v1/try',
+    path: TRY_PATH,
     summary: 'Zero-credential activation proof: a fixed built-in operation with its result and timings, and how to go on',
     description:
       `Runs a fixed rerank on the built-in engine (BM25): no caller-controlled compute, so any query parameter is refused with 422. At most ${TRY_CALLS_PER_MINUTE} calls a minute per address ` +

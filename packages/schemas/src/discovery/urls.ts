@@ -3,6 +3,10 @@ export const MCP_ENDPOINT_PATH = '/api/mcp';
 /** The A2A JSON-RPC endpoint on the base surface. */
 export const A2A_ENDPOINT_PATH = '/a2a';
 
+/** The zero-credential activation proof on the base surface (discovery contract, `discovery.try`). */
+export const TRY_PATH = '/v1/try';
+
+export const tryUrl = (baseUrl: string) => `${baseUrl}${TRY_PATH}`;
 export const mcpEndpointUrl = (apiUrl: string) => `${apiUrl}${MCP_ENDPOINT_PATH}`;
 export const a2aEndpointUrl = (baseUrl: string) => `${baseUrl}${A2A_ENDPOINT_PATH}`;
 

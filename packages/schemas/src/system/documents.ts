@@ -39,7 +39,9 @@ export const ServiceRoot = z
     description: z.string(),
     status: z.literal('ok'),
     surfaces: z.object({ base: z.string(), api: z.string() }),
-    links: z.record(z.string(), z.string()),
+    links: z
+      .record(z.string(), z.string())
+      .describe('Absolute URLs by name: openapi, health, llms, llms_full, performance, api_health, try (GET /v1/try, the zero-credential activation proof), and the discovery documents (MCP and A2A cards and endpoints, OAuth metadata).'),
   })
   .meta({ id: 'ServiceRoot' });
 export type ServiceRoot = z.infer<typeof ServiceRoot>;

@@ -1,11 +1,11 @@
-import { A2A_TRIAL_TASK_ID, a2aEndpointUrl, mcpEndpointUrl, SVC_VERSION } from '@svc/schemas';
+import { A2A_TRIAL_TASK_ID, a2aEndpointUrl, mcpEndpointUrl, SVC_VERSION, tryUrl } from '@svc/schemas';
 
 type Urls = { baseUrl: string; apiUrl: string };
 
 /** What to call next, in order: the one-call activation proof first. */
 export function nextCalls(urls: Urls) {
   return [
-    { method: 'GET', url: `${urls.baseUrl}/v1/try`, why: 'run a built-in operation with no credential and see its result and timings' },
+    { method: 'GET', url: tryUrl(urls.baseUrl), why: 'run a built-in operation with no credential and see its result and timings' },
     { method: 'GET', url: `${urls.baseUrl}/llms.txt`, why: 'a short map of svc for agents' },
     { method: 'GET', url: `${urls.baseUrl}/openapi.json`, why: 'every operation, generated from the contract' },
     { method: 'POST', url: mcpEndpointUrl(urls.apiUrl), why: 'MCP (Streamable HTTP): the blackboard tool, no credential' },

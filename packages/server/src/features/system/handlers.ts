@@ -1,4 +1,4 @@
-import { API_VERSION, discoveryLinks, SVC_VERSION, systemContract, type HealthResponse } from '@svc/schemas';
+import { API_VERSION, discoveryLinks, SVC_VERSION, systemContract, tryUrl, type HealthResponse } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../http/service-error.ts';
@@ -73,6 +73,7 @@ export function createSystemHandlers(deps: ServerDeps) {
             llms_full: `${urls.baseUrl}/llms-full.txt`,
             performance: `${urls.baseUrl}/.well-known/performance.json`,
             api_health: `${urls.apiUrl}/api/health`,
+            try: tryUrl(urls.baseUrl),
             ...discoveryLinks(urls),
           },
         },
