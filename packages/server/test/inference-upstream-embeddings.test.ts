@@ -64,6 +64,16 @@ test('dimensions pass to the upstream within the model\'s size; past it, a 422',
   t.is(response.status, 422);
 });
 
+test('an upstream chat model asked for embeddings: a 422 that says how to declare the capability', async (t) => {
+  const response = await postJson(harness.svc, '/v1/embeddings', { model: 'answer-a', input: 'x' });
+  t.is(response.status, 422);
+  const body = (await response.json()) as { code: string; error: string };
+  t.is(body.code, 'model_operation_unsupported');
+  t.true(body.error.startsWith('Model "answer-a" cannot serve embeddings. Models for embeddings: '), body.error);
+  t.true(body.error.includes('team-embed'), 'lists the models that do');
+  t.true(body.error.includes('declare it: "answer-a=chat+embeddings" in SVC_UPSTREAM_MODELS, or "capabilities": ["chat","embeddings"] on its entry in the models file (SVC_MODELS_FILE).'), body.error);
+});
+
 test('rerank through a Cohere-shaped upstream: best first, top_n, documents returned by svc', async (t) => {
   const response = await postJson(harness.svc, '/v1/rerank', { model: 'team-rerank', query: 'red apple', documents: ['a blue car', 'red apple pie', { text: 'an apple' }], top_n: 2, return_documents: true });
   t.is(response.status, 200);

@@ -75,10 +75,20 @@ export class ModelRegistry {
       throw new ServiceError('model_not_found', message, { detail: [{ loc: ['body', 'model'], msg: message, type: 'model_not_found' }] });
     }
     if (!model.capabilities.includes(capability)) {
-      const message = `Model "${model.id}" cannot serve ${capability}. Models for ${capability}: ${known().join(', ') || 'none'}.`;
+      const message = `Model "${model.id}" cannot serve ${capability}. Models for ${capability}: ${known().join(', ') || 'none'}.${this.declareHint(model, capability)}`;
       throw new ServiceError('model_operation_unsupported', message, { detail: [{ loc: ['body', 'model'], msg: message, type: 'model_operation_unsupported' }] });
     }
     return { model, provider: this.providers.get(model.engine)! };
+  }
+
+  /**
+   * An upstream model's capabilities are guessed from its id unless declared, so a model that
+   * does serve the operation is refused until the operator says so: tell them how.
+   */
+  private declareHint(model: ModelEntry, capability: Capability): string {
+    if (this.providers.get(model.engine)?.kind !== 'openai-compatible') return '';
+    const declared = [...model.capabilities, capability];
+    return ` If the upstream model does serve ${capability}, declare it: "${model.id}=${declared.join('+')}" in SVC_UPSTREAM_MODELS, or "capabilities": ${JSON.stringify(declared)} on its entry in the models file (SVC_MODELS_FILE).`;
   }
 
   /** What `/v1/models` shows: every engine and model, never a secret. */
