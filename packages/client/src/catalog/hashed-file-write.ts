@@ -1,3 +1,4 @@
+import { SvcError } from '../errors.ts';
 import { openInlineSink, type HashingSink } from './hashing-sink.ts';
 import { openThreadSink } from './hashing-thread.ts';
 
@@ -15,9 +16,9 @@ const WRITE_AHEAD_BYTES = 8 * 1024 * 1024;
 export const HASHING_THREAD_MIN_BYTES = 16 * 1024 * 1024;
 
 /** The body sent more bytes than `maxBytes`; reading stopped at the chunk that crossed it. */
-export class BodyOverflowError extends Error {
+export class BodyOverflowError extends SvcError {
   constructor(maxBytes: number) {
-    super(`more than ${maxBytes} bytes`);
+    super(`more than ${maxBytes} bytes`, { code: 'body_overflow' });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Contract, OAuthClientRegistrationRequest, OAuthClientRegistrationResponse, OAuthTokenResponse } from '@svc/schemas';
 import type { ClientOf } from '../derive.ts';
+import { SvcError } from '../errors.ts';
 import { createPkcePair, pkceChallenge, type PkcePair } from './pkce.ts';
 import { sessionFromTokens, type OAuthSession } from './session.ts';
 
@@ -10,10 +11,12 @@ export interface AuthorizationResult {
   iss: string | undefined;
 }
 
-export class OAuthFlowError extends Error {
+/** The authorization step went wrong on the client's side of the redirect; `error` is the RFC 6749 code. */
+export class OAuthFlowError extends SvcError {
   readonly error: string;
   constructor(error: string, description: string) {
-    super(`${error}: ${description}`);
+    // The same code shape as the server's OAuth answers, so one branch on `code` serves both.
+    super(`${error}: ${description}`, { code: `oauth_error:${error}` });
     this.name = 'OAuthFlowError';
     this.error = error;
   }

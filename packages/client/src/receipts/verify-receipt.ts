@@ -1,5 +1,6 @@
 import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import { CompactReceipt, JsonWebKeySet, RECEIPT_ALGORITHM, RECEIPT_TYPE, ReceiptClaims } from '@svc/schemas';
+import { SvcError } from '../errors.ts';
 
 const MARKER = Symbol.for('svc.client.receipt-verification-error');
 
@@ -7,19 +8,17 @@ const MARKER = Symbol.for('svc.client.receipt-verification-error');
 export type ReceiptCheck = 'format' | 'key' | 'signature' | 'issuer' | 'claims';
 
 /** A receipt that does not verify; `check` names the step and `code` is stable (`receipt_<check>`). */
-export class ReceiptVerificationError extends Error {
+export class ReceiptVerificationError extends SvcError {
   readonly [MARKER] = true;
   readonly check: ReceiptCheck;
-  readonly code: string;
 
   constructor(check: ReceiptCheck, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, { code: `receipt_${check}_invalid`, cause: options?.cause });
     this.name = 'ReceiptVerificationError';
     this.check = check;
-    this.code = `receipt_${check}_invalid`;
   }
 
-  static isInstance(error: unknown): error is ReceiptVerificationError {
+  static override isInstance(error: unknown): error is ReceiptVerificationError {
     return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
   }
 }
