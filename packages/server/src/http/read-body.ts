@@ -1,3 +1,4 @@
+import { SMALL_BODY_BYTES } from './body-budget.ts';
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { bodyRules, type RouteDefinition } from '@svc/schemas';
@@ -125,5 +126,15 @@ export function readRouteBody(plan: BodyPlan, request: IncomingMessage, defaultT
   if (!hasBody(request)) return undefined;
   checkMediaType(plan, request.headers['content-type']);
   const scan = plan.encoding === 'json' ? new JsonBodyScan() : undefined;
+  const declared = Number(request.headers['content-length']);
+  // A small JSON body of known length (nearly every call) is read whole and scanned once: the
+  // streaming reader's listener, decoder and per-chunk bookkeeping cost more than they save there.
+  if (scan && declared > 0 && declared <= SMALL_BODY_BYTES) {
+    return readBytesWithin(request, { ...plan, encoding: 'bytes' }, plan.timeoutMs ?? defaultTimeoutMs, undefined).then((raw) => {
+      const bytes = raw as Buffer;
+      scan.write(bytes);
+      return decodeBody(plan, bytes.toString('utf8'), scan);
+    });
+  }
   return readBytesWithin(request, plan, plan.timeoutMs ?? defaultTimeoutMs, scan).then((raw) => decodeBody(plan, raw, scan));
 }
