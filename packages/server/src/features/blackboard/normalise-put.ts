@@ -40,14 +40,6 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Whether a string or key anywhere in the value holds U+0000, which PostgreSQL's text and jsonb cannot store. */
-function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\0');
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([key, inner]) => key.includes('\0') || holdsNul(inner));
-  return false;
-}
-
 export function normaliseRevision(revision: string): string {
   return revision.toLowerCase().replace(/^sha256:/, '');
 }
@@ -102,10 +94,8 @@ export function normalisePut(request: BlackboardPutRequest): NormalisedPut {
   delete value.expires_in;
   delete value.idempotency_key;
 
-  // Refused here, on its own: stored in a batch, it would fail the other puts of the batch too.
-  if (holdsNul(value) || holdsNul(key) || holdsNul(idempotencyKey)) {
-    throw new ServiceError('blackboard_nul_character', 'The put holds the NUL character (U+0000), which cannot be stored; remove it.');
-  }
+  // NUL and lone surrogates, which would fail the whole batch's insert, never get here: the edge
+  // refuses them in every JSON body, REST and MCP alike (http/json-text-guard.ts).
   const json = JSON.stringify(value);
   const valueBytes = Buffer.byteLength(json, 'utf8');
   if (valueBytes > blackboardLimits.valueMaxBytes) {
