@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { anonymousPrincipal, scopes as allScopes, type AuthRequirement, type Principal } from '@svc/schemas';
-import { ServiceError } from './service-error.ts';
+import { ServiceError } from '../service-error.ts';
 
 /**
  * Turns a presented credential into a principal. Answers null when the credential is not of

@@ -1,4 +1,4 @@
-import { ServiceError } from './service-error.ts';
+import { ServiceError } from '../service-error.ts';
 
 /**
  * The bytes of request bodies the server may hold at once, over every route and surface. A body

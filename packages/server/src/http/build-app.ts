@@ -10,7 +10,7 @@ import type { StartStream } from './respond.ts';
 import { lingerOnUnreadBody } from './linger.ts';
 import { finishRequest } from './request-lifecycle.ts';
 import { RequestState } from './request-state.ts';
-import { ServiceError } from './service-error.ts';
+import { ServiceError } from '../service-error.ts';
 
 export interface ContractAppOptions extends MountOptions {
   surfaces: readonly Surface[];

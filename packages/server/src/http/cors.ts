@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { RouteDefinition } from '@svc/schemas';
-import { ServiceError } from './service-error.ts';
+import { ServiceError } from '../service-error.ts';
 
 /**
  * Who may read answers from a browser on another origin. Decided per route, not by accident:

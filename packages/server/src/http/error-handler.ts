@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { ErrorBody, JsonRpcError } from '@svc/schemas';
-import { isServiceError } from './service-error.ts';
+import { isServiceError } from '../service-error.ts';
 import type { RequestState } from './request-state.ts';
 
 const RETRYABLE_STATUSES = new Set([408, 429, 502, 503, 504]);

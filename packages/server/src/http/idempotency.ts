@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import { ServiceError } from './service-error.ts';
+import { ServiceError } from '../service-error.ts';
 
 /** The header a replayed answer carries (Stripe's name). */
 export const REPLAYED_HEADER = 'idempotent-replayed';

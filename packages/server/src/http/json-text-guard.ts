@@ -1,5 +1,5 @@
 import { bodyRules, type ValidationIssue } from '@svc/schemas';
-import { ServiceError } from './service-error.ts';
+import { ServiceError } from '../service-error.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

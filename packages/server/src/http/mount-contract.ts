@@ -6,7 +6,7 @@ import { handlerAt, type AdmitStep, type AnyHandler } from './handler-types.ts';
 import { bodyBytesToHold, bodyPlanFor, readRouteBody, type BodyPlan } from './read-body.ts';
 import type { RequestContext } from './request-context.ts';
 import { jsonStatusesOf, respond, writeJson, type StartStream } from './respond.ts';
-import { ServiceError } from './service-error.ts';
+import { ServiceError } from '../service-error.ts';
 import { parsePart, validationError } from './validate.ts';
 import type { RequestState } from './request-state.ts';
 import { RouteTable, type RouteEntry } from './route-table.ts';

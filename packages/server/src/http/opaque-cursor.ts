@@ -1,4 +1,4 @@
-import { ServiceError } from './service-error.ts';
+import { ServiceError } from '../service-error.ts';
 
 /** Opaque cursors are base64url JSON: callers hand back what `next_cursor` gave them, never build one. */
 export const encodeCursor = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');

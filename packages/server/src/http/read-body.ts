@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { bodyRules, type RouteDefinition } from '@svc/schemas';
 import { JsonBodyScan, refuseUnstorableStrings } from './json-text-guard.ts';
-import { ServiceError } from './service-error.ts';
+import { ServiceError } from '../service-error.ts';
 
 /** How a route's body is read, decided once when the contract is mounted rather than per request. */
 export interface BodyPlan {

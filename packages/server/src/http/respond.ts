@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ResponseSpec, SseMessage } from '@svc/schemas';
 import { writeSse } from './sse.ts';
-import { ServiceError } from './service-error.ts';
+import { ServiceError } from '../service-error.ts';
 
 export interface HandlerResult {
   status: number;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ValidationIssue } from '@svc/schemas';
-import { ServiceError } from './service-error.ts';
+import { ServiceError } from '../service-error.ts';
 
 export type InputLocation = 'path' | 'query' | 'header' | 'body';
 

@@ -1,7 +1,7 @@
 import { creditPacks, type CheckoutSessionResponse, type PackCode } from '@svc/schemas';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type Stripe from 'stripe';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 
 interface SessionRow {
   session_id: string;

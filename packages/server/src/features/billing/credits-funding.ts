@@ -3,7 +3,7 @@ import { billingLimits, offeredPacks, type ChatCompletionsBody } from '@svc/sche
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import type { RequestContext } from '../../http/request-context.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { commitHold, holdCredits, releaseHold } from './credit-ledger.ts';
 import type { FundingDecision, FundingStep } from './funding-step.ts';
 

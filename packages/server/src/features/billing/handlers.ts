@@ -1,7 +1,7 @@
 import { billingContract, creditsContract, offeredPacks } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { chatCompletion } from '../inference/chat.ts';
 import { createCheckoutSession } from './checkout.ts';
 import { balanceOf } from './credit-ledger.ts';

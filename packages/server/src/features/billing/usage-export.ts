@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { CreditUsageReceipt, StripeCreditUsagePage } from '@svc/schemas';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 
 interface ReceiptRow {
   seq: string;

@@ -2,7 +2,7 @@ import { creditPacks, type PackCode } from '@svc/schemas';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type Stripe from 'stripe';
 import type { Logger } from 'pino';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { grantCredits, takeBackCredits } from './credit-ledger.ts';
 
 /**

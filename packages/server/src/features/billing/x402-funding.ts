@@ -4,7 +4,7 @@ import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import type { RequestContext } from '../../http/request-context.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import type { FundingDecision, FundingStep } from './funding-step.ts';
 import { challenge, offerFor, type Refusal, type X402Offer } from './x402-challenge.ts';
 import type { X402Config } from './x402-config.ts';

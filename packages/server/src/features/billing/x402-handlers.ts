@@ -1,7 +1,7 @@
 import { x402Contract } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { chatCompletion } from '../inference/chat.ts';
 import { runFunded } from './funding-step.ts';
 import { discoveryDocument } from './x402-challenge.ts';

@@ -1,6 +1,6 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { windowStart } from '../../db/rate-counters.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import type { BlackboardSettings } from './settings.ts';
 import { selectRows } from './sql.ts';
 

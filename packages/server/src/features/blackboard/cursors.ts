@@ -1,4 +1,4 @@
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 
 export interface CursorInput {
   since?: string;

@@ -14,7 +14,7 @@ import {
   SVC_VERSION,
 } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
-import { isServiceError, ServiceError } from '../../http/service-error.ts';
+import { isServiceError, ServiceError } from '../../service-error.ts';
 import { precheckMcpRequest } from './mcp-precheck.ts';
 import type { BlackboardService } from './service.ts';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { blackboardLimits, deriveChannelKey, normaliseTask, REVISION_PATTERN, type BlackboardPutRequest } from '@svc/schemas';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 
 export interface ApplicabilityScope {
   artifactId: string | null;

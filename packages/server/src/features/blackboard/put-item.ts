@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import type { BlackboardPutRequest, BlackboardPutResponse, ReceiptVerification } from '@svc/schemas';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { admitReplay, checkAdmission, putWindows } from './admission.ts';
 import { ITEM_COLUMNS, LIVE, recordOf, type ItemRow } from './item-row.ts';
 import { normalisePut, type NormalisedPut } from './normalise-put.ts';

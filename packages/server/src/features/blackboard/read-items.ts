@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { blackboardLimits, normaliseTask, type BlackboardChannelsRequest, type BlackboardQueryRequest, type BlackboardReadPage, type BlackboardRecord, type PostingState } from '@svc/schemas';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { cursorCondition, pageCursors, readModeOf, type CursorInput } from './cursors.ts';
 import { prepared, queryPrepared } from '../../db/prepared.ts';
 import { LIVE, LIVE_ITEM_COLUMNS, liveRecordOf, type LiveItemRow } from './item-row.ts';

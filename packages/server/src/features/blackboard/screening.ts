@@ -1,4 +1,5 @@
 import type { BlackboardCoprocessor } from '@svc/schemas';
+import { injectionPatterns } from '../../inference/builtin/classify/injection-patterns.ts';
 
 type Finding = BlackboardCoprocessor['findings'][number];
 type CoverageReason = BlackboardCoprocessor['coverage']['reasons'][number];
@@ -60,13 +61,6 @@ function holdsUrlPassword(text: string): boolean {
   }
   return false;
 }
-
-/** Phrasings that try to steer an agent that reads the board. */
-export const injectionPatterns: ReadonlyArray<readonly [Finding, RegExp]> = [
-  ['prompt_injection_override', /\b(?:ignore|disregard|forget|override)\b[^.\n]{0,40}\b(?:previous|prior|above|earlier|all|your)\b[^.\n]{0,30}\b(?:instructions?|prompts?|rules|directions|guidelines)\b/i],
-  ['prompt_injection_role', /(?:\byou are now\b|\bnew (?:system )?instructions?\s*:|\bsystem prompt\s*:|<\|?(?:system|im_start)\|?>|\bact as (?:an? )?(?:unrestricted|jailbroken|dan)\b|\bdeveloper mode\b)/i],
-  ['prompt_injection_exfiltration', /\b(?:reveal|print|send|post|leak|exfiltrate|share)\b[^.\n]{0,40}\b(?:system prompt|api keys?|credentials|secrets?|env(?:ironment)? variables|tokens?)\b/i],
-];
 
 /** Scan budget: strings beyond it, or structures deeper or wider, make coverage partial. */
 const MAX_STRING_CHARS = 20_000;

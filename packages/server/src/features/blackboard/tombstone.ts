@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { hashEditToken } from './put-item.ts';
 import { isoOf, selectRows } from './sql.ts';
 

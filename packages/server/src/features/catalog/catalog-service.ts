@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { z } from 'zod';
 import type { Artifact, ArtifactFile, ArtifactSummary, DownloadPlan, RankingResponse, ReviewSummary, TrendingResponse, TrustBundlesResponse } from '@svc/schemas';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { ARTIFACT_COLUMNS, ARTIFACT_JOINS, iso, toArtifactSummary, type ArtifactRow, type FileRow } from './rows.ts';
 
 type ReviewSummaryBody = z.infer<typeof ReviewSummary>;

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { CompletionResponse } from '@svc/schemas';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import type { CatalogService } from './catalog-service.ts';
 import { iso, type FileRow } from './rows.ts';

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 
 const SEGMENT = /^[A-Za-z0-9._+@=-]+$/;
 

@@ -1,11 +1,11 @@
 import { catalogContract, artifactTypes, licenses, hostings, sources, tools, reviewStatuses, searchSorts, trendingWindows, packs, rankingSlugs, walkContract, toOpenApiPath } from '@svc/schemas';
 import { defineHandlers } from '../../http/handler-types.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { HASHED_EMBEDDING_MODEL } from '../../inference/hashed-embeddings.ts';
 import type { ObjectStore, ServingObjectStore } from '../../storage/object-store.ts';
 import { LOCAL_ACCESS_ID, type LocalObjectStore } from '../../storage/local-object-store.ts';
 import { verifyV4Url } from '../../storage/v4-signing.ts';
-import { callerKey } from './caller-key.ts';
+import { callerKey } from '../identity/caller-key.ts';
 import type { CatalogService } from './catalog-service.ts';
 import { toArtifactFile } from './catalog-service.ts';
 import type { Downloads } from './downloads.ts';

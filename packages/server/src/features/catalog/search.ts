@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { SearchResponse, ServerInput, catalogContract } from '@svc/schemas';
 import { embedText, HASHED_EMBEDDING_MODEL, tokenize } from '../../inference/hashed-embeddings.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { ARTIFACT_COLUMNS, ARTIFACT_JOINS, toArtifactSummary, type ArtifactRow } from './rows.ts';
 
 type SearchQuery = ServerInput<typeof catalogContract.search>['query'];

@@ -2,7 +2,7 @@ import { SVC_VERSION, TRY_CALLS_PER_MINUTE, type TryResponse } from '@svc/schema
 import type { ServerDeps } from '../../deps.ts';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import type { RequestContext } from '../../http/request-context.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { runRerank } from '../inference/operations.ts';
 import { nextCalls } from './a2a-trial.ts';
 

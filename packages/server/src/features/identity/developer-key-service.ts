@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { DeveloperCredential, DeveloperCredentialReceipt, DeveloperCredentialSecretResponse, DeveloperCredentialRevokeResponse, Scope } from '@svc/schemas';
 import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cursor.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { hashDeveloperKey, keyPrefixOf, newDeveloperKey } from './developer-key-format.ts';
 import { newId } from './oauth-tokens.ts';
 import type { Receipts } from '../receipts/receipts.ts';

@@ -3,7 +3,7 @@ import type { Sequelize } from 'sequelize';
 import { scopes as allScopes, type OAuthClientRegistrationRequest, type OAuthClientRegistrationResponse, type OAuthTokenResponse, type Scope } from '@svc/schemas';
 import type { IdentityConfig } from '../../config.ts';
 import { consumeWindow } from '../../db/rate-counters.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { OAuthStore } from './oauth-store.ts';
 import { newId, OAuthTokens, TokenRefused, type ClientRegistration } from './oauth-tokens.ts';
 

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Principal, Scope } from '@svc/schemas';
 import type { PrincipalResolver } from '../../http/auth.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import type { DeveloperKeyService } from './developer-key-service.ts';
 import { looksLikeDeveloperKey, parseDeveloperKey } from './developer-key-format.ts';
 import { OAuthTokens } from './oauth-tokens.ts';

@@ -1,7 +1,7 @@
 import type { ChatCompletionChunk, ChatCompletionsBody, ChatStreamEvent, InferenceUsage, SseMessage } from '@svc/schemas';
 import type { ResolvedModel } from '../models/model-registry.ts';
 import type { RequestContext } from '../../http/request-context.ts';
-import { isServiceError } from '../../http/service-error.ts';
+import { isServiceError } from '../../service-error.ts';
 import { tokenize } from '../../inference/hashed-embeddings.ts';
 import type { ChatChunkStream } from '../../inference/provider.ts';
 

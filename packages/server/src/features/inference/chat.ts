@@ -1,7 +1,7 @@
 import type { ChatCompletion, ChatCompletionsBody, ChatStreamEvent, SseMessage } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import type { RequestContext } from '../../http/request-context.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import type { ChatChunkStream } from '../../inference/provider.ts';
 import { chatStreamEvents } from './chat-stream.ts';
 import { callWithFallbacks, invokeModel, reportUsage } from './invoke-model.ts';

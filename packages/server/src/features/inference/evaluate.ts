@@ -1,6 +1,6 @@
 import { ClassifyRequest, inferenceLimits, type EvalMetric, type EvalResponse, type EvalRequest, type InferenceUsage } from '@svc/schemas';
 import type { z } from 'zod';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { bleuFrom, bleuStatsOfTokens, corpusBleuOfStats, exactMatch, labelAccuracy, rougeLOfTokens, rougeTokens, tokenF1, type BleuStats } from '../../inference/eval-metrics.ts';
 import { lcsWordSteps } from '../../inference/lcs-length.ts';
 import { runInSlices, type Steps } from '../../bounded/work-in-slices.ts';

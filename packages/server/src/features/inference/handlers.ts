@@ -1,7 +1,7 @@
 import { inferenceContract, summarizeStreamEventNames, ragStreamEventNames, type RagResponse, type SummarizeResponse } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { invokeModel, servedBy } from './invoke-model.ts';
 import { runClassify, runEmbeddings, runRerank, runSummarize } from './operations.ts';
 import { gatherRagDocuments, type RagSourceReaders } from './rag-sources.ts';

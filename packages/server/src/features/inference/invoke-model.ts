@@ -1,7 +1,7 @@
 import type { InferenceUsage } from '@svc/schemas';
 import type { ModelRegistry, ResolvedModel } from '../models/model-registry.ts';
 import type { RequestContext } from '../../http/request-context.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { EngineUnavailableError, type Capability, type EngineCallOptions } from '../../inference/provider.ts';
 import type { UsageHook } from '../../inference/usage-hook.ts';
 

@@ -1,7 +1,7 @@
 import type { ClassifyBody, ClassifyResponse, EmbeddingsResponse, RerankResponse, SummarizeResponse } from '@svc/schemas';
 import type { z } from 'zod';
 import type { EmbeddingsRequest, RerankRequest, SummarizeRequest } from '@svc/schemas';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { embeddingToBase64, embeddingToNumbers } from './encode-embedding.ts';
 import { invokeModel, servedBy, type InvocationContext, type InvokeDeps } from './invoke-model.ts';
 

@@ -1,6 +1,6 @@
 import { BlackboardGetRequest, type RagBody } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
-import { isServiceError, ServiceError } from '../../http/service-error.ts';
+import { isServiceError, ServiceError } from '../../service-error.ts';
 import type { RagDocument } from '../../inference/provider.ts';
 import type { BlackboardService } from '../blackboard/service.ts';
 import type { CatalogService } from '../catalog/catalog-service.ts';

@@ -1,7 +1,7 @@
 import type { SpeedTestResponse } from '@svc/schemas';
 import type { Sequelize } from 'sequelize';
 import { consumeWindow } from '../../db/rate-counters.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import type { ModelRegistry } from '../models/model-registry.ts';
 import type { InvocationContext } from './invoke-model.ts';
 

@@ -3,7 +3,7 @@ import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { requestFingerprint } from '../../http/canonical-json.ts';
 import { runIdempotent } from '../../http/idempotency.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { cancelJob, findJob, insertJob } from './job-store.ts';
 import { warmCalculator } from './operations/job-operations-pool.ts';
 import { toBatchJob, toBatchJobResult } from './job-row.ts';

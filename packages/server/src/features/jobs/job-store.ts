@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { BatchJobBody, Principal } from '@svc/schemas';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import type { JobsConfig } from './jobs-config.ts';
 import { JOB_SUMMARY_COLUMNS, type JobRow } from './job-row.ts';
 

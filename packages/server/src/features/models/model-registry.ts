@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { EngineInfo, ModelInfo } from '@svc/schemas';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import type { Capability, InferenceProvider, ModelEntry } from '../../inference/provider.ts';
 
 type Engine = z.infer<typeof EngineInfo>;

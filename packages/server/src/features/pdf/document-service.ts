@@ -1,7 +1,7 @@
 import { pdfLimits, type DocumentExtraction, type DocumentSection, type ExtractionWarning } from '@svc/schemas';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RequestContext } from '../../http/request-context.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { detectFormat, detectTextFormat, sectionMarkdownInSlices, sectionPlainText, type SectionedDocument } from './document-sections.ts';
 import { sectionHtmlInSlices } from './html-sections.ts';
 import { normaliseTextInSlices } from './normalise-in-slices.ts';

@@ -1,7 +1,7 @@
 import { MessageChannel, type Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import type { PdfConfig } from './pdf-config.ts';
 import { workerModuleUrl } from '../../worker-modules.ts';
 import type { ParseTask, WorkerMessage, WorkerPage, WorkerSummary } from './worker/pdf-worker.ts';

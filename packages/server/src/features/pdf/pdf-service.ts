@@ -3,7 +3,7 @@ import { pdfLimits, pdfStreamEventNames } from '@svc/schemas';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import type { ServerDeps } from '../../deps.ts';
 import type { RequestContext } from '../../http/request-context.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import type { ParserPool, ParseRun, PoolPlace } from './parser-pool.ts';
 import type { WorkerPage, WorkerSummary } from './worker/pdf-worker.ts';
 

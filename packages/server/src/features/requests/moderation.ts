@@ -1,6 +1,6 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import { catalogRequestTransitions, type CatalogRequestReceiptResponse, type CatalogRequestStatus } from '@svc/schemas';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { REQUEST_COLUMNS, type RequestRow } from './request-rows.ts';
 import { notFound, type RequestStore } from './request-store.ts';
 import { screenRequestText } from './screen-request.ts';

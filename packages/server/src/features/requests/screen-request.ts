@@ -1,5 +1,5 @@
 import { screenValue } from '../blackboard/screening.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 
 /**
  * Screens request text with the blackboard's screening. Credential-shaped text is refused

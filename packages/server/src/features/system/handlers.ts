@@ -1,7 +1,7 @@
 import { API_VERSION, discoveryLinks, SVC_VERSION, systemContract, tryUrl, type HealthResponse } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { workerModuleUrl } from '../../worker-modules.ts';
 import { runWorkerOnce } from '../../worker-once.ts';
 import { CountingLru } from '../models/cache-registry.ts';

@@ -1,5 +1,5 @@
 import type { ChatCompletion, ChatCompletionChunk, InferenceUsage } from '@svc/schemas';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { withWireJson } from '../../http/sse.ts';
 import { EngineUnavailableError, type ChatRequest, type EmbedRequest, type EngineCallOptions, type InferenceProvider, type ModelEntry, type RerankRequest } from '../provider.ts';
 import { createUpstreamDispatcher, failureBeforeAnswer, openUpstreamCall, readUpstreamJson, upstreamTarget, type UpstreamTarget } from './upstream-call.ts';

@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import type { EngineCallOptions } from '../provider.ts';
 import { failureMidStream, redactSecret, type OpenedUpstreamCall } from './upstream-call.ts';
 import type { UpstreamSettings } from './upstream-config.ts';

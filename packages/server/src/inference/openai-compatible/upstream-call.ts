@@ -1,5 +1,5 @@
 import { Agent, errors, type Dispatcher } from 'undici';
-import { ServiceError } from '../../http/service-error.ts';
+import { ServiceError } from '../../service-error.ts';
 import { EngineUnavailableError, type EngineCallOptions } from '../provider.ts';
 import type { UpstreamSettings } from './upstream-config.ts';
 import { UpstreamExchange } from './upstream-exchange.ts';

@@ -1,6 +1,6 @@
 import type { MathJsInstance, MathNode } from 'mathjs';
 import type { CalculateResult } from '@svc/schemas';
-import { ServiceError } from '../../../http/service-error.ts';
+import { ServiceError } from '../../../service-error.ts';
 
 /**
  * A mathjs instance on plain doubles; the parser only reads, nothing user-given is executed as

@@ -1,7 +1,7 @@
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { jobLimits, type CalculateResult, type ValidateJsonResult } from '@svc/schemas';
-import { ServiceError } from '../../../http/service-error.ts';
+import { ServiceError } from '../../../service-error.ts';
 import { workerModuleUrl } from '../../../worker-modules.ts';
 import type { CalculateTask, JobOperationOutcome, JobOperationTask, ValidateJsonTask } from './job-operations-worker.ts';
 

@@ -1,5 +1,5 @@
 import type { CalculateResult, ValidateJsonResult } from '@svc/schemas';
-import { isServiceError } from '../../../http/service-error.ts';
+import { isServiceError } from '../../../service-error.ts';
 import { calculate, loadCalculator } from './calculate.ts';
 import { validateJson } from './validate-json.ts';
 

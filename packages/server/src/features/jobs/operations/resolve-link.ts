@@ -1,7 +1,7 @@
 import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { ResolveLinkResult } from '@svc/schemas';
-import { ServiceError } from '../../../http/service-error.ts';
+import { ServiceError } from '../../../service-error.ts';
 import { HTML_STEP_CHARS, HtmlEventStream } from '../../pdf/html-events.ts';
 import { runInSlices } from '../../../bounded/work-in-slices.ts';
 import { pinnedLookup, vettedAddress, type ResolvedAddress, type SourceFetchSeam } from '../../pdf/source-fetch.ts';

@@ -3,7 +3,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { RE2 } from 're2-wasm';
 import type { ValidateJsonResult } from '@svc/schemas';
-import { ServiceError } from '../../../http/service-error.ts';
+import { ServiceError } from '../../../service-error.ts';
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
 type AddFormats = (ajv: Ajv, options: { mode: 'fast' }) => Ajv;

@@ -1,4 +1,4 @@
-import { injectionPatterns } from '../../../features/blackboard/screening.ts';
+import { injectionPatterns } from './injection-patterns.ts';
 import type { LabelScorer } from './label-scorer.ts';
 
 /**
