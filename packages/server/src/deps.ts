@@ -5,6 +5,7 @@ import type { CacheRegistry } from './features/models/cache-registry.ts';
 import type { ModelRegistry } from './features/models/model-registry.ts';
 import type { SourceFetchSeam } from './features/pdf/source-fetch.ts';
 import type { ServerLifecycle } from './lifecycle.ts';
+import type { Scheduler } from './scheduler.ts';
 import type { HttpMetrics } from './observability/metrics.ts';
 import type { UsageHook } from './inference/usage-hook.ts';
 
@@ -20,6 +21,8 @@ export interface ServerDeps {
   readonly caches: CacheRegistry;
   /** Draining or serving: readiness and event streams follow it. */
   readonly lifecycle: ServerLifecycle;
+  /** Housekeeping timers (prunes, sweeps): features schedule them here and the server stops them on shutdown. */
+  readonly scheduler: Scheduler;
   /** Wall-clock ms when the server was created, for uptime. */
   readonly startedAt: number;
   /** Public URLs of the two surfaces; known for certain only once listening. */

@@ -23,6 +23,7 @@ import { ServerLifecycle } from './lifecycle.ts';
 import { createLogger } from './observability/logger.ts';
 import { createHttpMetrics } from './observability/metrics.ts';
 import { ensureOperatorToken } from './operator-token.ts';
+import { Scheduler } from './scheduler.ts';
 
 export interface SvcServer {
   readonly config: Config;
@@ -67,14 +68,11 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const models = new ModelRegistry();
   const usage = new UsageHook((error) => log.error({ err: error }, 'a usage listener failed'));
   const lifecycle = new ServerLifecycle();
-  const deps: ServerDeps = { config, database, log, metrics: createHttpMetrics(), models, usage, caches: new CacheRegistry(), lifecycle, startedAt: Date.now(), publicUrls: urls, testSeams: options.testSeams };
+  const scheduler = new Scheduler(log);
+  const deps: ServerDeps = { config, database, log, metrics: createHttpMetrics(), models, usage, caches: new CacheRegistry(), lifecycle, scheduler, startedAt: Date.now(), publicUrls: urls, testSeams: options.testSeams };
+  // Counters of long-past windows are dead weight; any replica may prune them.
+  scheduler.every('rate-counters.prune', 10 * 60_000, () => pruneWindows(database.sequelize, new Date(Date.now() - 2 * 86_400_000)));
   const features = await createFeatures(deps);
-  // Housekeeping: counters of long-past windows are dead weight; any replica may prune them.
-  const pruneTimer = setInterval(() => {
-    pruneWindows(database.sequelize, new Date(Date.now() - 2 * 86_400_000)).catch((error: unknown) => log.warn({ err: error }, 'pruning rate counters failed'));
-  }, 10 * 60_000);
-  pruneTimer.unref();
-  features.closers.unshift(async () => clearInterval(pruneTimer));
   const resolvers = [operatorResolver(operatorToken), ...features.resolvers];
 
   // One budget for both listeners: memory is the process's, whichever surface a body comes in on.
@@ -171,6 +169,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
               }),
           ),
         );
+        // Housekeeping stops first (waiting for a prune running now), then the features, then the database they use.
+        await scheduler.close();
         for (const close of features.closers.reverse()) await close().catch((error) => log.error({ err: error }, 'feature did not close cleanly'));
         await database.close();
       })();

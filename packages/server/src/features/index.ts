@@ -42,13 +42,11 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   closers.push(blackboard.startHousekeeping(deps.log));
   const identity = await createIdentityFeature(deps, signingKeys, receipts.receipts);
   resolvers.push(...identity.resolvers);
-  closers.push(() => identity.close());
   const pdf = createPdfFeature(deps);
   closers.push(pdf.close);
   const inference = createInferenceFeature(deps, { blackboard, catalog: catalog.catalog, requests: requests.store });
   closers.push(inference.close);
   const billing = createBillingFeature(deps);
-  closers.push(billing.close);
   const jobs = createJobsFeature(deps, pdf.service);
   closers.push(jobs.close);
   const system = createSystemHandlers(deps);

@@ -10,11 +10,9 @@ const HOLD_SWEEP_MS = 30_000;
 export function createBillingFeature(deps: ServerDeps) {
   const handlers = { ...createBillingHandlers(deps), x402: createX402Handlers(deps) };
   const log = deps.log.child({ feature: 'billing' });
-  const timer = setInterval(() => {
-    releaseExpiredHolds(deps.database.sequelize)
-      .then((released) => released > 0 && log.info({ released }, 'released expired credit holds'))
-      .catch((error: unknown) => log.warn({ err: error }, 'releasing expired credit holds failed'));
-  }, HOLD_SWEEP_MS);
-  timer.unref();
-  return { handlers, close: async () => clearInterval(timer) };
+  deps.scheduler.every('billing.release-expired-holds', HOLD_SWEEP_MS, async () => {
+    const released = await releaseExpiredHolds(deps.database.sequelize);
+    if (released > 0) log.info({ released }, 'released expired credit holds');
+  });
+  return { handlers };
 }

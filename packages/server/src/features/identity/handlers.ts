@@ -54,7 +54,6 @@ export interface IdentityFeature {
   oauth: ReturnType<typeof createOAuthHandlers>;
   credentials: ReturnType<typeof createCredentialsHandlers>;
   resolvers: PrincipalResolver[];
-  close(): Promise<void>;
 }
 
 function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
@@ -149,14 +148,13 @@ function createCredentialsHandlers(keys: DeveloperKeyService) {
 
 /** OAuth, developer keys and their resolvers: everything that says who a caller is. */
 export async function createIdentityFeature(deps: ServerDeps, keys: SigningKeys, receipts: Receipts): Promise<IdentityFeature> {
-  const { config, database, log } = deps;
+  const { config, database } = deps;
   const tokens = new OAuthTokens(keys, () => deps.publicUrls().baseUrl);
   const service = new OAuthService({ tokens, sequelize: database.sequelize, config: config.identity, issuer: () => deps.publicUrls().baseUrl });
   const developerKeys = new DeveloperKeyService(database.sequelize, { maxActive: config.identity.maxActiveDeveloperKeys, receipts });
   receipts.registerRecordLoader('developer-key-event', developerKeyEventLoader(database.sequelize));
   // Spent ids and revoked families outlive nothing they record; prune them now and then.
-  const pruner = setInterval(() => service.store.prune().catch((error) => log.warn({ err: error }, 'pruning OAuth records failed')), 10 * 60_000);
-  pruner.unref();
+  deps.scheduler.every('identity.prune', 10 * 60_000, () => service.store.prune());
   return {
     oauth: createOAuthHandlers(deps, service),
     credentials: createCredentialsHandlers(developerKeys),
@@ -165,8 +163,5 @@ export async function createIdentityFeature(deps: ServerDeps, keys: SigningKeys,
       developerKeyResolver(developerKeys),
       ...(config.identity.demoToken ? [demoTokenResolver(config.identity.demoToken, config.identity.demoScopes)] : []),
     ],
-    async close() {
-      clearInterval(pruner);
-    },
   };
 }

@@ -14,17 +14,9 @@ export function createJobsFeature(deps: ServerDeps, pdf: PdfService) {
   const queue = new JobQueue(deps.database.sequelize, deps.config.jobs);
   const workers = new JobWorkers(deps, pdf, queue);
   workers.start();
-  const housekeeping = setInterval(() => {
-    Promise.all([pruneFinishedJobs(deps.database.sequelize, deps.config.jobs), pruneIdempotencyKeys(deps.database.sequelize)]).catch((error: unknown) =>
-      deps.log.warn({ err: (error as Error).message }, 'jobs housekeeping failed; retrying at the next interval'),
-    );
-  }, deps.config.jobs.housekeepingIntervalMs);
-  housekeeping.unref();
+  deps.scheduler.every('jobs.prune', deps.config.jobs.housekeepingIntervalMs, () => Promise.all([pruneFinishedJobs(deps.database.sequelize, deps.config.jobs), pruneIdempotencyKeys(deps.database.sequelize)]));
   return {
     handlers: createJobsHandlers(deps, () => workers.wake()),
-    close: async () => {
-      clearInterval(housekeeping);
-      await workers.close(Math.max(0, deps.config.shutdownTimeoutMs / 2));
-    },
+    close: () => workers.close(Math.max(0, deps.config.shutdownTimeoutMs / 2)),
   };
 }
