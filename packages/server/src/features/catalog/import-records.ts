@@ -73,3 +73,22 @@ export const ImportRecord = z.discriminatedUnion('kind', [
 ]);
 export type ImportRecord = z.infer<typeof ImportRecord>;
 export type ImportRecordInput = z.input<typeof ImportRecord>;
+
+/** A line of the file as read: its number, its JSON value, or why it is not JSON. */
+export interface NumberedLine {
+  line: number;
+  value: unknown;
+  invalidJson?: string;
+}
+
+/** A line that passed validation. */
+export interface ParsedLine {
+  line: number;
+  record: ImportRecord;
+}
+
+/** A problem with one line; any problem stops the whole import. */
+export interface ImportIssue {
+  line: number;
+  message: string;
+}
