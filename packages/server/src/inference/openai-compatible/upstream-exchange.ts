@@ -13,16 +13,12 @@ export interface UpstreamBodyReader {
  * and `abort` passed straight to undici's controller. The body is read once, by one reader, so no
  * stream is needed between the socket and the SSE parser.
  *
- * Written for the young-generation collector (bench/chat-proxy prints the MiB each server thread
- * promotes per round). Under 50 concurrent chat streams svc promoted about 11 KiB per stream to
- * the old generation, and its young collections took 6 to 12 ms: each stream's objects outlived
- * it until an old collection. Two things did it, each alone:
- * - undici's `request()`, with its per-call `RequestHandler` and body stream (outside svc, 3 KiB
- *   per call; its `dispatch` with a plain handler, 0.2);
- * - a promise made in this class's constructor by a closure over `this`, as a first version of
- *   this class did (10 KiB per stream). As a class field, below, it costs nothing.
- * With both avoided svc promotes 0.1 KiB per stream and its young collections take 1.5 to 3.5 ms
- * (docs/inference.md, "What the young collections promote").
+ * Shaped so that a stream's objects die young, since one that reaches the old generation keeps
+ * its whole request alive through every young collection until an old one (bench/chat-proxy
+ * prints what each thread promotes): undici's `dispatch` with this one plain handler rather than
+ * its `request()`, whose per-call handler and body stream are promoted; and `answered` made as a
+ * class field rather than in a constructor by a closure over `this`, which is promoted too. The
+ * measurements: docs/inference.md, "What the young collections promote".
  */
 export class UpstreamExchange implements Dispatcher.DispatchHandler {
   /** The answer's status, once `answered` resolved. */
