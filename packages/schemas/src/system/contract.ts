@@ -1,6 +1,7 @@
+import { z } from 'zod';
 import { defineContract, defineRoute, text } from '../route.ts';
 import { ApiHealthResponse, HealthResponse, OpenApiDocument, PerformanceProtocol, ReadyResponse, ServiceRoot } from './documents.ts';
-import { CacheResponse, ModelsResponse } from './models.ts';
+import { CacheResponse, ModelInfo, ModelsResponse } from './models.ts';
 
 const publicRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['system'] } as const;
 
@@ -45,6 +46,18 @@ export const modelsContract = defineContract({
     auth: { kind: 'scoped', scopes: ['models:read'] },
     summary: 'Engines and models this server knows',
     responses: { 200: ModelsResponse },
+  }),
+  get: defineRoute({
+    method: 'GET',
+    path: '/v1/models/*model',
+    surface: 'base',
+    tags: ['models'],
+    auth: { kind: 'scoped', scopes: ['models:read'] },
+    summary: 'One model by id (OpenAI\'s models.retrieve)',
+    description: 'The same object as the model\'s item in /v1/models. An id may hold slashes (`org/model`), sent as they are or encoded. An id this server does not serve: 404 `model_not_found`.',
+    params: z.object({ model: z.string().min(1).max(256) }),
+    errors: [404],
+    responses: { 200: ModelInfo },
   }),
   cache: defineRoute({
     method: 'GET',

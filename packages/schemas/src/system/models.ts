@@ -10,9 +10,20 @@ export const EngineInfo = z
   })
   .meta({ id: 'EngineInfo' });
 
+/**
+ * A model as `/v1/models` lists it: OpenAI's Model object (`id`, `object`, `created`, `owned_by`,
+ * so OpenAI clients read it as theirs) with svc's own fields beside it.
+ */
 export const ModelInfo = z
   .object({
     id: z.string(),
+    object: z.literal('model'),
+    created: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe('Unix seconds, fixed per model and the same on every replica: the release of the built-in engine for its models; 0 (not known to svc) for upstream models.'),
+    owned_by: z.string().describe('`svc` for the built-in models; the id of the upstream that serves the model otherwise.'),
     engine: z.string(),
     tasks: z.array(z.string()),
     label: z.string(),
@@ -23,6 +34,8 @@ export const ModelInfo = z
     default_for: z.array(z.string()).optional().describe('Operations that use this model when a request names none.'),
   })
   .meta({ id: 'ModelInfo' });
+
+export type ModelInfo = z.infer<typeof ModelInfo>;
 
 export const ModelsResponse = z
   .object({ object: z.literal('list'), engines: z.array(EngineInfo), data: z.array(ModelInfo) })

@@ -8,6 +8,9 @@ export function createModelsHandlers(deps: ServerDeps) {
       const { engines, models } = deps.models.list();
       return { status: 200, body: { object: 'list', engines, data: models } };
     },
+    async get({ params }) {
+      return { status: 200, body: deps.models.get(params.model) };
+    },
     async cache() {
       return { status: 200, body: { caches: deps.caches.list() } };
     },

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { EngineInfo, ModelInfo } from '@svc/schemas';
 import { ServiceError } from '../../service-error.ts';
-import type { Capability, InferenceProvider, ModelEntry } from '../../inference/provider.ts';
+import { BUILTIN_MODELS_CREATED } from '../../inference/builtin/builtin-models.ts';
+import { capabilities, type Capability, type InferenceProvider, type ModelEntry } from '../../inference/provider.ts';
 
 type Engine = z.infer<typeof EngineInfo>;
 type Model = z.infer<typeof ModelInfo>;
@@ -93,22 +94,52 @@ export class ModelRegistry {
 
   /** What `/v1/models` shows: every engine and model, never a secret. */
   list(): { engines: Engine[]; models: Model[] } {
-    const defaultsOf = (id: string) => [...this.defaults.keys(), ...[...this.models.values()].flatMap((model) => model.capabilities)]
-      .filter((capability, index, all) => all.indexOf(capability) === index && this.defaultFor(capability)?.id === id);
+    const defaults = this.defaultIds();
     return {
       engines: [...this.providers.values()].map((provider) => ({ id: provider.id, kind: provider.kind, label: provider.label, available: provider.available(), description: provider.description })),
-      models: [...this.models.values()].map((model) => ({
-        id: model.id,
-        engine: model.engine,
-        tasks: [...model.capabilities],
-        label: model.label,
-        description: model.description,
-        ...(model.dimensions !== undefined ? { dimensions: model.dimensions } : {}),
-        method: model.method,
-        fallbacks: [...model.fallbacks],
-        default_for: defaultsOf(model.id),
-      })),
+      models: [...this.models.values()].map((model) => this.describe(model, defaults)),
     };
+  }
+
+  /** One model as `/v1/models` lists it (`GET /v1/models/{id}`); an id this server does not serve is a 404. */
+  get(id: string): Model {
+    const model = this.models.get(id);
+    if (!model) throw new ServiceError('model_not_found', `No model "${id}" on this server; GET /v1/models lists them.`, { status: 404 });
+    return this.describe(model, this.defaultIds());
+  }
+
+  /**
+   * OpenAI's Model fields, then svc's own. `owned_by` is `svc` for the built-in engine and the
+   * upstream's id otherwise. `created` is fixed, never a replica's clock, so every replica lists
+   * the same models alike: the built-in engine's release for its models, 0 for upstream models
+   * (svc does not know when an upstream made them, and 0 says so rather than invent a date).
+   */
+  private describe(model: ModelEntry, defaults: ReadonlyMap<Capability, string>): Model {
+    const builtin = this.providers.get(model.engine)?.kind === 'builtin';
+    return {
+      id: model.id,
+      object: 'model',
+      created: builtin ? BUILTIN_MODELS_CREATED : 0,
+      owned_by: builtin ? 'svc' : model.engine,
+      engine: model.engine,
+      tasks: [...model.capabilities],
+      label: model.label,
+      description: model.description,
+      ...(model.dimensions !== undefined ? { dimensions: model.dimensions } : {}),
+      method: model.method,
+      fallbacks: [...model.fallbacks],
+      default_for: capabilities.filter((capability) => defaults.get(capability) === model.id),
+    };
+  }
+
+  /** Each operation's default model, found once per answer rather than once per model listed. */
+  private defaultIds(): Map<Capability, string> {
+    const ids = new Map<Capability, string>();
+    for (const capability of capabilities) {
+      const model = this.defaultFor(capability);
+      if (model) ids.set(capability, model.id);
+    }
+    return ids;
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,12 @@ import type { ModelEntry } from '../provider.ts';
 /** The engine that needs no network and no model weights: classical methods, labelled as such. */
 export const BUILTIN_ENGINE_ID = 'builtin';
 
+/**
+ * OpenAI's `created` for every built-in model: when the built-in engine was released
+ * (2026-11-22). A constant in code, so every replica and every restart lists the same value.
+ */
+export const BUILTIN_MODELS_CREATED = 1_795_373_519;
+
 const builtin = (entry: Pick<ModelEntry, 'id' | 'capabilities' | 'label' | 'description'> & { dimensions?: number }): ModelEntry => ({
   engine: BUILTIN_ENGINE_ID,
   engineModel: entry.id,
