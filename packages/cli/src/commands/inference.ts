@@ -169,9 +169,9 @@ export function registerInferenceCommands(program: Command): void {
       }),
     );
 
-  program
+  const models = program
     .command('models')
-    .description('The engines and models this server serves')
+    .description('The engines and models this server serves; `svc models get <id>` shows one')
     .action(
       withContext(async (cli) => {
         const models = await cli.client().models.list();
@@ -179,6 +179,27 @@ export function registerInferenceCommands(program: Command): void {
           table([
             ['MODEL', 'ENGINE', 'METHOD', 'TASKS', 'DEFAULT FOR'],
             ...list.data.map((model) => [model.id, model.engine, model.method ?? '', model.tasks.join(','), (model.default_for ?? []).join(',')]),
+          ]),
+        );
+      }),
+    );
+  models
+    .command('get <id>')
+    .description('One model: what it is, who serves it and what it is for (404 for an id the server does not serve)')
+    .action(
+      withContext(async (cli, id: string) => {
+        const model = await cli.client().models.get({ params: { model: id } });
+        cli.output.result(model, (one) =>
+          table([
+            ['id', one.id],
+            ['label', one.label],
+            ['engine', `${one.engine} (owned by ${one.owned_by})`],
+            ['method', one.method ?? ''],
+            ['tasks', one.tasks.join(',')],
+            ['default for', (one.default_for ?? []).join(',')],
+            ...(one.fallbacks?.length ? [['fallbacks', one.fallbacks.join(',')]] : []),
+            ...(one.dimensions !== undefined ? [['dimensions', String(one.dimensions)]] : []),
+            ['description', one.description],
           ]),
         );
       }),
