@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl, integer, withoutTrailingSlash } from '../../env-values.ts';
 import { workerModuleUrl } from '../../worker-modules.ts';
 import { runWorkerOnce } from '../../worker-once.ts';
 import { x402Evm, x402EvmV1 } from './x402-evm.ts';
@@ -15,12 +16,7 @@ const DEFAULT_NETWORK = 'eip155:84532';
 let v1Names: Map<string, string> | undefined;
 const v1NameOf = () => (v1Names ??= new Map(Object.entries(x402EvmV1().EVM_NETWORK_CHAIN_ID_MAP).map(([name, chainId]) => [`eip155:${chainId}`, name])));
 
-/**
- * x402 settings. Without `SVC_X402_PAY_TO` the pay-per-call route answers 503 and nothing else
- * changes. The asset defaults to the network's USDC; another token needs its EIP-712 domain name
- * and version (`SVC_X402_ASSET_NAME`, `SVC_X402_ASSET_VERSION`) because payers sign over them.
- */
-export const x402EnvShape = {
+const X402Env = z.object({
   SVC_X402_PAY_TO: address.optional(),
   SVC_X402_NETWORK: z
     .string()
@@ -29,9 +25,26 @@ export const x402EnvShape = {
   SVC_X402_ASSET: address.optional(),
   SVC_X402_ASSET_NAME: z.string().min(1).optional(),
   SVC_X402_ASSET_VERSION: z.string().min(1).optional(),
-  SVC_X402_FACILITATOR_URL: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }).optional(),
-  SVC_X402_FACILITATOR_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
-};
+  SVC_X402_FACILITATOR_URL: httpUrl.optional(),
+  SVC_X402_FACILITATOR_TIMEOUT_MS: integer(100, 120_000, 'milliseconds').default(15_000),
+});
+type X402Env = z.output<typeof X402Env>;
+
+/**
+ * x402 pay-per-call: pay-to address, network, asset, facilitator. Without `SVC_X402_PAY_TO` the
+ * pay-per-call route answers 503 and nothing else changes. The asset defaults to the network's
+ * USDC; another token needs its EIP-712 domain name and version (`SVC_X402_ASSET_NAME`,
+ * `SVC_X402_ASSET_VERSION`) because payers sign over them. Its result type is declared below
+ * rather than derived: most of it is looked up in x402's tables, not read from a variable.
+ */
+export const x402ConfigFrom = X402Env.transform((env, context): X402Config => {
+  const config = x402ConfigOf(env);
+  if ('error' in config) {
+    context.addIssue({ code: 'custom', message: config.error, input: env });
+    return z.NEVER;
+  }
+  return config;
+});
 
 export interface X402Config {
   /** The address paid; undefined means pay-per-call is off. */
@@ -65,8 +78,6 @@ function defaultAssetOf(network: string) {
   }
 }
 
-type X402Env = z.output<z.ZodObject<typeof x402EnvShape>>;
-
 /**
  * The x402 settings. When any is set they are resolved now, so a wrong one stops the server at
  * start. When none is (pay-per-call off, every value x402's default), the network's asset and
@@ -74,7 +85,7 @@ type X402Env = z.output<z.ZodObject<typeof x402EnvShape>>;
  * worker thread (`resolveDefaults`): the main thread of a server that never takes an x402
  * payment never loads them (see x402-evm.ts).
  */
-export function toX402Config(env: X402Env): X402Config | { error: string } {
+function x402ConfigOf(env: X402Env): X402Config | { error: string } {
   const configured = env.SVC_X402_PAY_TO !== undefined || env.SVC_X402_NETWORK !== DEFAULT_NETWORK || env.SVC_X402_ASSET !== undefined || env.SVC_X402_ASSET_NAME !== undefined || env.SVC_X402_ASSET_VERSION !== undefined;
   if (configured) return resolveX402Config(env);
   let resolved: X402Defaults | undefined;
@@ -123,7 +134,7 @@ export function x402Defaults(network: string): X402Defaults {
   return { networkV1: result.networkV1, asset: result.asset, assetName: result.assetName, assetVersion: result.assetVersion };
 }
 
-const facilitatorUrlOf = (env: X402Env) => (env.SVC_X402_FACILITATOR_URL ?? DEFAULT_FACILITATOR_URL).replace(/(?<!\/)\/+$/, '');
+const facilitatorUrlOf = (env: X402Env) => withoutTrailingSlash(env.SVC_X402_FACILITATOR_URL ?? DEFAULT_FACILITATOR_URL);
 
 function resolveX402Config(env: X402Env): X402Config | { error: string } {
   const network = env.SVC_X402_NETWORK;

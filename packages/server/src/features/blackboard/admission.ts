@@ -1,7 +1,7 @@
 import type { Sequelize, Transaction } from 'sequelize';
 import { windowStart } from '../../db/rate-counters.ts';
 import { ServiceError } from '../../service-error.ts';
-import type { BlackboardSettings } from './settings.ts';
+import type { BlackboardConfig } from './blackboard-config.ts';
 import { selectRows } from './sql.ts';
 
 export interface AdmissionSubject {
@@ -19,7 +19,7 @@ interface NamedWindow {
   maxAmount: number;
 }
 
-function windowsFor(settings: BlackboardSettings, subject: AdmissionSubject, ipOnly: boolean): NamedWindow[] {
+function windowsFor(settings: BlackboardConfig, subject: AdmissionSubject, ipOnly: boolean): NamedWindow[] {
   const unlimited = Number.MAX_SAFE_INTEGER;
   const ip: NamedWindow = { name: 'ip', bucket: `blackboard:ip:${subject.ip}`, maxHits: settings.ipPuts, maxAmount: unlimited };
   if (ipOnly) return [ip];
@@ -40,13 +40,13 @@ export interface PutWindows {
   sql: Array<{ bucket: string; amount: number; max_hits: number; max_amount: number }>;
 }
 
-export function putWindows(settings: BlackboardSettings, subject: AdmissionSubject): PutWindows {
+export function putWindows(settings: BlackboardConfig, subject: AdmissionSubject): PutWindows {
   const named = windowsFor(settings, subject, false);
   return { named, sql: named.map((window) => ({ bucket: window.bucket, amount: window.name === 'ip' ? 0 : subject.bytes, max_hits: window.maxHits, max_amount: window.maxAmount })) };
 }
 
 /** Throws the 429 naming the exhausted window (`blackboard_admission:channel_posts`), if any. */
-export function checkAdmission(settings: BlackboardSettings, windows: NamedWindow[], counted: Array<{ bucket: string; hits: string | number; amount: string | number }>): void {
+export function checkAdmission(settings: BlackboardConfig, windows: NamedWindow[], counted: Array<{ bucket: string; hits: string | number; amount: string | number }>): void {
   const now = new Date();
   const start = windowStart(now, settings.windowSeconds);
   const retryAfterSeconds = Math.max(1, Math.ceil((start.getTime() + settings.windowSeconds * 1000 - now.getTime()) / 1000));
@@ -72,7 +72,7 @@ export function checkAdmission(settings: BlackboardSettings, windows: NamedWindo
  * meet the per-address limiter), in the caller's transaction: incremented unconditionally, and a
  * replay over the cap throws, which rolls the increment back with the transaction.
  */
-export async function admitReplay(sequelize: Sequelize, settings: BlackboardSettings, subject: AdmissionSubject, transaction: Transaction): Promise<void> {
+export async function admitReplay(sequelize: Sequelize, settings: BlackboardConfig, subject: AdmissionSubject, transaction: Transaction): Promise<void> {
   const windows = windowsFor(settings, subject, true);
   const counted = await selectRows<{ bucket: string; hits: string; amount: string }>(
     sequelize,

@@ -4,7 +4,7 @@ import { prepared, queryPrepared } from '../../db/prepared.ts';
 import { asyncCommitSql, type WalFlusher } from '../../db/wal-flush.ts';
 import type { PutWindows } from './admission.ts';
 import type { ItemRow } from './item-row.ts';
-import type { BlackboardSettings } from './settings.ts';
+import type { BlackboardConfig } from './blackboard-config.ts';
 
 /** One put as `svc_blackboard_put_batch` takes it: the item's columns and its admission windows. */
 export interface BatchedPut {
@@ -56,14 +56,14 @@ const asyncBatch = batchStatement(true);
  */
 export class PutBatcher {
   private readonly sequelize: Sequelize;
-  private readonly settings: BlackboardSettings;
+  private readonly settings: BlackboardConfig;
   private readonly walFlusher: WalFlusher | undefined;
   private waiting: Waiting[] = [];
   private running = false;
   /** Puts submitted and not yet answered (waiting, in a batch, or waiting for their flush). */
   private underWay = 0;
 
-  constructor(sequelize: Sequelize, settings: BlackboardSettings, walFlusher: WalFlusher | undefined) {
+  constructor(sequelize: Sequelize, settings: BlackboardConfig, walFlusher: WalFlusher | undefined) {
     this.sequelize = sequelize;
     this.settings = settings;
     this.walFlusher = walFlusher;

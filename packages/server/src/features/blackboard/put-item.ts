@@ -8,7 +8,7 @@ import { normalisePut, type NormalisedPut } from './normalise-put.ts';
 import type { PostingSwitch } from './posting-switch.ts';
 import type { PutBatcher } from './put-batcher.ts';
 import { screenValue } from './screening.ts';
-import type { BlackboardSettings } from './settings.ts';
+import type { BlackboardConfig } from './blackboard-config.ts';
 import { selectRows } from './sql.ts';
 import type { Receipts } from '../receipts/receipts.ts';
 
@@ -28,7 +28,7 @@ export const hashEditToken = (token: string) => sha256(`svc.blackboard.edit\0${t
 
 export interface PutDependencies {
   sequelize: Sequelize;
-  settings: BlackboardSettings;
+  settings: BlackboardConfig;
   posting: PostingSwitch;
   /** Stores puts (admission, ordering, retention, durability): see put-batcher.ts. */
   batcher: PutBatcher;

@@ -8,7 +8,7 @@ import { PostingSwitch } from './posting-switch.ts';
 import { PutBatcher } from './put-batcher.ts';
 import { putItem, type BoardReceiptVerifier, type Caller } from './put-item.ts';
 import { readItems, showItem } from './read-items.ts';
-import type { BlackboardSettings } from './settings.ts';
+import type { BlackboardConfig } from './blackboard-config.ts';
 import { tombstoneItem } from './tombstone.ts';
 
 export type BlackboardService = ReturnType<typeof createBlackboardService>;
@@ -24,7 +24,7 @@ export async function sweepRetention(sequelize: Sequelize, retentionRows: number
 }
 
 /** The blackboard's operations, free of HTTP: REST handlers and the MCP tool both call these. */
-export function createBlackboardService(database: Pick<Database, 'sequelize' | 'kind'>, settings: BlackboardSettings, receipts: BoardReceiptVerifier) {
+export function createBlackboardService(database: Pick<Database, 'sequelize' | 'kind'>, settings: BlackboardConfig, receipts: BoardReceiptVerifier) {
   const { sequelize } = database;
   // PGlite runs with fsync off: there is no flush to wait for, so puts commit synchronously there.
   const walFlusher = database.kind === 'postgres' ? new WalFlusher(sequelize) : undefined;

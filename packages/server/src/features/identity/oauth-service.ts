@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { scopes as allScopes, type OAuthClientRegistrationRequest, type OAuthClientRegistrationResponse, type OAuthTokenResponse, type Scope } from '@svc/schemas';
-import type { IdentityConfig } from '../../config.ts';
+import type { IdentityConfig } from './identity-config.ts';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import { ServiceError } from '../../service-error.ts';
 import { OAuthStore } from './oauth-store.ts';

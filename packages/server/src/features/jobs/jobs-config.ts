@@ -1,54 +1,36 @@
 import { z } from 'zod';
 import { jobLimits } from '@svc/schemas';
+import { integer } from '../../env-values.ts';
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const count = integer(1, 1_000_000, 'a count');
 
 /**
- * Batch job settings. Defaults are the spec's limits (section 8); tests lower them to reach the
- * edges quickly. `max_items` and `max_request_bytes` are the contract's (schema and body cap).
+ * Batch job workers, leases, caps and retention. Defaults are the spec's limits (section 8); tests
+ * lower them to reach the edges quickly. `max_items` and `max_request_bytes` are the contract's
+ * (schema and body cap).
  */
-export const jobsEnvShape = {
-  SVC_JOBS_WORKERS: int(0, 64).default(2),
-  SVC_JOBS_LEASE_SECONDS: int(1, 3600).default(30),
-  SVC_JOBS_POLL_INTERVAL_MS: int(10, 60_000).default(250),
-  SVC_JOBS_MAX_RESULT_BYTES: int(1, 1024 ** 3).default(jobLimits.maxResultBytes),
-  SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL: int(1, 1_000_000).default(jobLimits.maxActivePerPrincipal),
-  SVC_JOBS_MAX_ACTIVE_GLOBAL: int(1, 1_000_000).default(jobLimits.maxActiveGlobal),
-  SVC_JOBS_MAX_ACTIVE_ITEMS_PER_PRINCIPAL: int(1, 1_000_000).default(jobLimits.maxActiveItemsPerPrincipal),
-  SVC_JOBS_MAX_ACTIVE_ITEMS_GLOBAL: int(1, 1_000_000).default(jobLimits.maxActiveItemsGlobal),
-  SVC_JOBS_MAX_ATTEMPTS: int(1, 100).default(jobLimits.maxAttempts),
-  SVC_JOBS_RESULT_TTL_SECONDS: int(1, 30 * 86_400).default(jobLimits.resultTtlSeconds),
-  SVC_JOBS_MAX_RETAINED_PER_PRINCIPAL: int(1, 1_000_000).default(jobLimits.maxRetainedPerPrincipal),
-  SVC_JOBS_MAX_RETAINED_GLOBAL: int(1, 1_000_000).default(jobLimits.maxRetainedGlobal),
-  SVC_JOBS_HOUSEKEEPING_INTERVAL_MS: int(100, 3_600_000).default(60_000),
-  SVC_IDEMPOTENCY_TTL_SECONDS: int(jobLimits.idempotencyKeyTtlSeconds, 30 * 86_400).default(jobLimits.idempotencyKeyTtlSeconds),
-};
-
-export interface JobsConfig {
-  /** Jobs one server process runs at once (0: this process only admits, never runs). */
-  workers: number;
-  leaseSeconds: number;
-  /** How often an idle worker looks for jobs other replicas queued. */
-  pollIntervalMs: number;
-  maxResultBytes: number;
-  maxActivePerPrincipal: number;
-  maxActiveGlobal: number;
-  maxActiveItemsPerPrincipal: number;
-  maxActiveItemsGlobal: number;
-  maxAttempts: number;
-  resultTtlSeconds: number;
-  maxRetainedPerPrincipal: number;
-  maxRetainedGlobal: number;
-  housekeepingIntervalMs: number;
-  idempotencyTtlSeconds: number;
-}
-
-type JobsEnv = { [K in keyof typeof jobsEnvShape]: z.output<(typeof jobsEnvShape)[K]> };
-
-export function toJobsConfig(env: JobsEnv): JobsConfig {
-  return {
+export const jobsConfigFrom = z
+  .object({
+    SVC_JOBS_WORKERS: integer(0, 64, 'a worker count').default(2),
+    SVC_JOBS_LEASE_SECONDS: integer(1, 3600, 'seconds').default(30),
+    SVC_JOBS_POLL_INTERVAL_MS: integer(10, 60_000, 'milliseconds').default(250),
+    SVC_JOBS_MAX_RESULT_BYTES: integer(1, 1024 ** 3, 'bytes').default(jobLimits.maxResultBytes),
+    SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL: count.default(jobLimits.maxActivePerPrincipal),
+    SVC_JOBS_MAX_ACTIVE_GLOBAL: count.default(jobLimits.maxActiveGlobal),
+    SVC_JOBS_MAX_ACTIVE_ITEMS_PER_PRINCIPAL: count.default(jobLimits.maxActiveItemsPerPrincipal),
+    SVC_JOBS_MAX_ACTIVE_ITEMS_GLOBAL: count.default(jobLimits.maxActiveItemsGlobal),
+    SVC_JOBS_MAX_ATTEMPTS: integer(1, 100, 'an attempt count').default(jobLimits.maxAttempts),
+    SVC_JOBS_RESULT_TTL_SECONDS: integer(1, 30 * 86_400, 'seconds').default(jobLimits.resultTtlSeconds),
+    SVC_JOBS_MAX_RETAINED_PER_PRINCIPAL: count.default(jobLimits.maxRetainedPerPrincipal),
+    SVC_JOBS_MAX_RETAINED_GLOBAL: count.default(jobLimits.maxRetainedGlobal),
+    SVC_JOBS_HOUSEKEEPING_INTERVAL_MS: integer(100, 3_600_000, 'milliseconds').default(60_000),
+    SVC_IDEMPOTENCY_TTL_SECONDS: integer(jobLimits.idempotencyKeyTtlSeconds, 30 * 86_400, 'seconds').default(jobLimits.idempotencyKeyTtlSeconds),
+  })
+  .transform((env) => ({
+    /** Jobs one server process runs at once (0: this process only admits, never runs). */
     workers: env.SVC_JOBS_WORKERS,
     leaseSeconds: env.SVC_JOBS_LEASE_SECONDS,
+    /** How often an idle worker looks for jobs other replicas queued. */
     pollIntervalMs: env.SVC_JOBS_POLL_INTERVAL_MS,
     maxResultBytes: env.SVC_JOBS_MAX_RESULT_BYTES,
     maxActivePerPrincipal: env.SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL,
@@ -61,5 +43,6 @@ export function toJobsConfig(env: JobsEnv): JobsConfig {
     maxRetainedGlobal: env.SVC_JOBS_MAX_RETAINED_GLOBAL,
     housekeepingIntervalMs: env.SVC_JOBS_HOUSEKEEPING_INTERVAL_MS,
     idempotencyTtlSeconds: env.SVC_IDEMPOTENCY_TTL_SECONDS,
-  };
-}
+  }));
+
+export type JobsConfig = z.output<typeof jobsConfigFrom>;

@@ -8,7 +8,7 @@ import { principalKey } from '../identity/caller-key.ts';
 import { artifactSubject, repoSubject, requestFingerprint, storedDetails, type CatalogRequestBody } from './normalise.ts';
 import { REQUEST_COLUMNS, toReceipt, toSummary, type EventRow, type RequestRow } from './request-rows.ts';
 import { screenRequestText } from './screen-request.ts';
-import type { RequestsSettings } from './settings.ts';
+import type { RequestsConfig } from './requests-config.ts';
 
 /** Who reads: the operator reads every request; anyone else only the requests filed under its key. */
 export interface RequestViewer {
@@ -45,10 +45,10 @@ export const newRequestId = () => `brr_${randomBytes(16).toString('base64url')}`
  */
 export class RequestStore {
   readonly sequelize: Sequelize;
-  readonly #settings: RequestsSettings;
+  readonly #settings: RequestsConfig;
   readonly #baseUrl: () => string;
 
-  constructor(sequelize: Sequelize, settings: RequestsSettings, baseUrl: () => string) {
+  constructor(sequelize: Sequelize, settings: RequestsConfig, baseUrl: () => string) {
     this.sequelize = sequelize;
     this.#settings = settings;
     this.#baseUrl = baseUrl;

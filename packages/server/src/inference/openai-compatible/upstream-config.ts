@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { builtinModels } from '../builtin/builtin-models.ts';
+import { integer, withoutTrailingSlash } from '../../env-values.ts';
 import { capabilities, type Capability } from '../provider.ts';
 
 /** How an upstream answers rerank: Cohere/Jina/vLLM's `/v1/rerank`, or TEI's native `/rerank` (`{ query, texts }` in, `[{ index, score }]` out). */
@@ -35,28 +37,32 @@ export interface UpstreamModelSettings {
   fallbacks: string[];
 }
 
-export interface InferenceSettings {
-  upstreams: UpstreamSettings[];
-  models: UpstreamModelSettings[];
-  /** Per operation, the model a request without `model` uses. */
-  defaults: Partial<Record<Capability, string>>;
-  /** SSE comment sent when a stream was silent this long. */
-  keepAliveMs: number;
-}
-
-/** Environment variables of the upstreams; spread into the server's env schema. */
-export const upstreamEnvShape = {
+const UpstreamEnv = z.looseObject({
   SVC_UPSTREAM_BASE_URL: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL such as https://api.openai.com/v1' }).optional(),
   SVC_UPSTREAM_API_KEY: z.string().min(1).optional(),
   SVC_UPSTREAM_MODELS: z.string().optional(),
-  SVC_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
-  SVC_UPSTREAM_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  SVC_UPSTREAM_TIMEOUT_MS: integer(100, 3_600_000, 'milliseconds').default(60_000),
+  SVC_UPSTREAM_IDLE_TIMEOUT_MS: integer(100, 3_600_000, 'milliseconds').default(60_000),
   SVC_UPSTREAM_RERANK_API: z.enum(rerankApis).default('cohere'),
   SVC_MODELS_FILE: z.string().min(1).optional(),
-  SVC_SSE_KEEPALIVE_MS: z.coerce.number().int().min(10).max(600_000).default(15_000),
-} as const;
+  SVC_SSE_KEEPALIVE_MS: integer(10, 600_000, 'milliseconds').default(15_000),
+});
+type UpstreamEnv = z.output<typeof UpstreamEnv>;
 
-type UpstreamEnv = z.output<z.ZodObject<typeof upstreamEnvShape>>;
+/**
+ * OpenAI-compatible upstreams and their models (none: only the built-in engine), and stream
+ * keep-alives. The object is loose because a models file's `api_key_env` names a variable of its
+ * own choosing. The models file is read here, at start-up, with every issue naming its entry.
+ */
+export const inferenceConfigFrom = UpstreamEnv.transform((env, context) => {
+  const issues: string[] = [];
+  const variable = (name: string) => (typeof env[name] === 'string' ? env[name] : undefined);
+  const inference = readInferenceConfig(env, variable, issues);
+  for (const message of issues) context.addIssue({ code: 'custom', message, input: env });
+  return inference;
+});
+
+export type InferenceConfig = z.output<typeof inferenceConfigFrom>;
 
 const publicId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,255}$/, 'expected 1 to 256 letters, digits or . _ : / @ + -');
 
@@ -135,15 +141,13 @@ function defaultRerankUrl(baseUrl: string, api: RerankApi): string {
   return api === 'tei' ? `${baseUrl.replace(/\/v1$/, '')}/rerank` : `${baseUrl}/rerank`;
 }
 
-const trimSlash = (url: string) => url.replace(/(?<!\/)\/+$/, '');
-
 /**
  * The upstreams and their models, from `SVC_UPSTREAM_*` (one upstream, id `upstream`) and
  * `SVC_MODELS_FILE` (several, with aliases, fallbacks and defaults). Issues are collected, each
  * naming its entry (`models[2].fallbacks[0]: unknown model "x"`), so the operator fixes all at once.
- * `builtinModelIds` are the built-in engine's models, which fallbacks and defaults may name.
+ * `variable` reads the environment variable a models file's `api_key_env` names.
  */
-export function readInferenceSettings(env: UpstreamEnv, processEnv: Record<string, string | undefined>, builtinModelIds: readonly string[], issues: string[]): InferenceSettings {
+function readInferenceConfig(env: UpstreamEnv, variable: (name: string) => string | undefined, issues: string[]) {
   const upstreams: UpstreamSettings[] = [];
   const models: UpstreamModelSettings[] = [];
   /** Where each model was defined, as the operator reads it (parallel to `models`). */
@@ -152,7 +156,7 @@ export function readInferenceSettings(env: UpstreamEnv, processEnv: Record<strin
   const common = { timeoutMs: env.SVC_UPSTREAM_TIMEOUT_MS, idleTimeoutMs: env.SVC_UPSTREAM_IDLE_TIMEOUT_MS };
 
   if (env.SVC_UPSTREAM_BASE_URL !== undefined) {
-    const baseUrl = trimSlash(env.SVC_UPSTREAM_BASE_URL);
+    const baseUrl = withoutTrailingSlash(env.SVC_UPSTREAM_BASE_URL);
     upstreams.push({ id: 'upstream', label: 'OpenAI-compatible upstream', baseUrl, apiKey: env.SVC_UPSTREAM_API_KEY, ...common, rerankApi: env.SVC_UPSTREAM_RERANK_API, rerankUrl: defaultRerankUrl(baseUrl, env.SVC_UPSTREAM_RERANK_API) });
     const listed = parseModelList(env.SVC_UPSTREAM_MODELS ?? '', issues);
     if (listed.length === 0 && env.SVC_UPSTREAM_MODELS === undefined) issues.push('SVC_UPSTREAM_MODELS: name the model ids the upstream serves (comma-separated), e.g. gpt-4o-mini,text-embedding-3-small');
@@ -171,9 +175,9 @@ export function readInferenceSettings(env: UpstreamEnv, processEnv: Record<strin
         const where = `upstreams[${index}]`;
         if (upstreams.some((upstream) => upstream.id === entry.id)) issues.push(`${where}.id: upstream "${entry.id}" is defined twice`);
         if (entry.api_key !== undefined && entry.api_key_env !== undefined) issues.push(`${where}: give api_key_env or api_key, not both`);
-        const apiKey = entry.api_key_env !== undefined ? processEnv[entry.api_key_env] : entry.api_key;
+        const apiKey = entry.api_key_env !== undefined ? variable(entry.api_key_env) : entry.api_key;
         if (entry.api_key_env !== undefined && !apiKey) issues.push(`${where}.api_key_env: environment variable ${entry.api_key_env} is not set`);
-        const baseUrl = trimSlash(entry.base_url);
+        const baseUrl = withoutTrailingSlash(entry.base_url);
         const rerankApi = entry.rerank_api ?? 'cohere';
         upstreams.push({
           id: entry.id,
@@ -206,8 +210,15 @@ export function readInferenceSettings(env: UpstreamEnv, processEnv: Record<strin
     }
   }
 
-  checkReferences(models, origins, defaults, builtinModelIds, issues);
-  return { upstreams, models, defaults, keepAliveMs: env.SVC_SSE_KEEPALIVE_MS };
+  checkReferences(models, origins, defaults, issues);
+  return {
+    upstreams,
+    models,
+    /** Per operation, the model a request without `model` uses. */
+    defaults,
+    /** SSE comment sent when a stream was silent this long. */
+    keepAliveMs: env.SVC_SSE_KEEPALIVE_MS,
+  };
 }
 
 function readModelsFile(path: string, issues: string[]): z.output<typeof ModelsFile> | undefined {
@@ -233,9 +244,9 @@ function readModelsFile(path: string, issues: string[]): z.output<typeof ModelsF
   return parsed.data;
 }
 
-/** Ids are unique across the built-in engine and the upstreams; fallbacks and defaults name known models able to do the job. */
-function checkReferences(models: UpstreamModelSettings[], origins: readonly string[], defaults: Partial<Record<Capability, string>>, builtinModelIds: readonly string[], issues: string[]): void {
-  const known = new Set(builtinModelIds);
+/** Ids are unique across the built-in engine and the upstreams; fallbacks and defaults name known models (built-in ones too) able to do the job. */
+function checkReferences(models: UpstreamModelSettings[], origins: readonly string[], defaults: Partial<Record<Capability, string>>, issues: string[]): void {
+  const known = new Set(builtinModels.map((model) => model.id));
   models.forEach((model, index) => {
     if (known.has(model.id)) issues.push(`${origins[index]}.id: model "${model.id}" is defined twice (or is a built-in model's id)`);
     known.add(model.id);
