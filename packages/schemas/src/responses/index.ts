@@ -1,0 +1,4 @@
+export * from './limits.ts';
+export * from './request.ts';
+export * from './response.ts';
+export * from './contract.ts';

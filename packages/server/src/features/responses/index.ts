@@ -1,0 +1,18 @@
+import type { ServerDeps } from '../../deps.ts';
+import type { Feature } from '../feature.ts';
+import { createResponsesHandlers } from './handlers.ts';
+import { ResponseStore } from './response-store.ts';
+
+/** How often expired stored responses are deleted (reads ignore them at once). */
+const SWEEP_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * OpenAI's Responses API over every chat model (docs/inference.md, "The Responses API"): the
+ * routes, and the store of responses in the database with its retention sweep.
+ */
+export function createResponsesFeature(deps: Pick<ServerDeps, 'database' | 'config' | 'models' | 'usage' | 'scheduler'>) {
+  const config = deps.config.responses;
+  const store = new ResponseStore(deps.database.sequelize, config);
+  deps.scheduler.every('responses.sweep', SWEEP_INTERVAL_MS, () => store.sweep());
+  return { handlers: { responses: createResponsesHandlers({ models: deps.models, usage: deps.usage, store, config }) } } satisfies Feature<'responses'>;
+}
