@@ -9,6 +9,7 @@ import { identityConfigFrom } from './features/identity/identity-config.ts';
 import { jobsConfigFrom } from './features/jobs/jobs-config.ts';
 import { pdfConfigFrom } from './features/pdf/pdf-config.ts';
 import { requestsConfigFrom } from './features/requests/requests-config.ts';
+import { responsesConfigFrom } from './features/responses/responses-config.ts';
 import { inferenceConfigFrom } from './inference/openai-compatible/upstream-config.ts';
 import { storageConfigFrom } from './storage/storage-config.ts';
 
@@ -101,6 +102,7 @@ export const featureConfigs = {
   x402: x402ConfigFrom,
   inference: inferenceConfigFrom,
   jobs: jobsConfigFrom,
+  responses: responsesConfigFrom,
 };
 
 type FeatureConfigs = { [Key in keyof typeof featureConfigs]: z.output<(typeof featureConfigs)[Key]> };

@@ -5,7 +5,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionsBody, Classify
  * What an engine can be asked to do. An operation of the API maps to one capability; a model
  * lists the capabilities it serves, and the registry refuses a model for an operation it lacks.
  */
-export const capabilities = ['chat', 'embeddings', 'rerank', 'classify', 'summarize', 'rag'] as const;
+export const capabilities = ['chat', 'embeddings', 'rerank', 'classify', 'summarize', 'rag', 'responses'] as const;
 export type Capability = (typeof capabilities)[number];
 
 /** What every engine call gets: the client's abort signal (a disconnect aborts upstream work) and a logger. */
@@ -102,6 +102,16 @@ export interface ChatRequest {
  */
 export type ChatChunkStream = AsyncIterable<ChatCompletionChunk>;
 
+/** A Responses request for an engine that speaks the Responses API itself (the `responses` capability). */
+export interface ResponsesEngineRequest {
+  model: ModelEntry;
+  /** The body as the upstream gets it, but for `model` (the engine's own name is put in) and `stream`. */
+  body: Record<string, unknown>;
+}
+
+/** A Responses event as an upstream sent it (`type`, `sequence_number`, ...). */
+export type ResponsesUpstreamEvent = Record<string, unknown> & { type: string };
+
 /**
  * One engine. Each capability is optional: the registry only routes an operation to an engine
  * whose model declares it, and an engine implements what its models declare.
@@ -120,6 +130,10 @@ export interface InferenceProvider {
   classify?(request: ClassifyRequest, options: EngineCallOptions): Promise<ClassifyResult>;
   summarize?(request: SummarizeRequest, options: EngineCallOptions): Promise<SummarizeResult>;
   rag?(request: RagRequest, options: EngineCallOptions): Promise<RagResult>;
+  /** The Responses API passed through (JSON): the upstream's Response object. */
+  responses?(request: ResponsesEngineRequest, options: EngineCallOptions): Promise<Record<string, unknown>>;
+  /** The Responses API passed through (streamed); resolves once the first event arrived, as `chatStream` does. */
+  responsesStream?(request: ResponsesEngineRequest, options: EngineCallOptions): Promise<AsyncIterable<ResponsesUpstreamEvent>>;
   /** Stops timers and open connections at shutdown. */
   close?(): Promise<void>;
 }

@@ -11,10 +11,11 @@ import catalogRequests from './20261122T1600-catalog-requests.ts';
 import x402 from './20261122T1900-x402.ts';
 import jobs from './20261122T1900-jobs.ts';
 import completionRetry from './20261122T1900-completion-retry.ts';
+import responses from './20261126T2300-responses.ts';
 import type { Migration } from './types.ts';
 
 /**
  * Every migration, listed here so a bundled build carries them all. Features add theirs;
  * the list is sorted by name (timestamp first), whatever order the imports are in.
  */
-export const migrations: Migration[] = [foundation, catalog, blackboard, identity, walFlush, blackboardRefuse, blackboardPutBatch, catalogRequests, receipts, billing, x402, jobs, completionRetry].sort((a, b) => a.name.localeCompare(b.name));
+export const migrations: Migration[] = [foundation, catalog, blackboard, identity, walFlush, blackboardRefuse, blackboardPutBatch, catalogRequests, receipts, billing, x402, jobs, completionRetry, responses].sort((a, b) => a.name.localeCompare(b.name));

@@ -1,8 +1,8 @@
 import type { ChatCompletion, ChatCompletionChunk, InferenceUsage } from '@svc/schemas';
 import { ServiceError } from '../../service-error.ts';
 import { withWireJson } from '../../http/sse.ts';
-import { EngineUnavailableError, type ChatRequest, type EmbedRequest, type EngineCallOptions, type InferenceProvider, type ModelEntry, type RerankRequest } from '../provider.ts';
-import { createUpstreamDispatcher, failureBeforeAnswer, openUpstreamCall, readUpstreamJson, upstreamTarget, type UpstreamTarget } from './upstream-call.ts';
+import { EngineUnavailableError, type ChatRequest, type EmbedRequest, type EngineCallOptions, type InferenceProvider, type ModelEntry, type RerankRequest, type ResponsesEngineRequest, type ResponsesUpstreamEvent } from '../provider.ts';
+import { createUpstreamDispatcher, failureBeforeAnswer, openUpstreamCall, readUpstreamJson, redactSecret, upstreamTarget, type UpstreamTarget } from './upstream-call.ts';
 import type { UpstreamModelSettings, UpstreamSettings } from './upstream-config.ts';
 import { readUpstreamEvents, type UpstreamEvent, type UpstreamEventStream } from './read-upstream-events.ts';
 import { usageFrom } from './upstream-usage.ts';
@@ -40,6 +40,7 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
   const chatTarget = upstreamTarget(`${upstream.baseUrl}/chat/completions`);
   const embeddingsTarget = upstreamTarget(`${upstream.baseUrl}/embeddings`);
   const rerankTarget = upstreamTarget(upstream.rerankUrl);
+  const responsesTarget = upstreamTarget(`${upstream.baseUrl}/responses`);
   const dispatcher = createUpstreamDispatcher(upstream);
   const open = (target: UpstreamTarget, body: unknown, options: EngineCallOptions) => openUpstreamCall(upstream, dispatcher, target, body, options);
   /** The request as the upstream gets it: the caller's fields, the upstream's model name. */
@@ -70,17 +71,20 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
       const call = await open(chatTarget, chatBody(request, true), options);
       const modelId = request.model.id;
       const chunks = readUpstreamEvents(upstream, call, options, (event, json) => asChunk(event, json, modelId));
-      // The first event is awaited here, so an upstream that answers its headers and then fails
-      // or stays silent still counts as failing before its first byte: the caller may fall back.
-      let first: IteratorResult<ChatCompletionChunk>;
-      try {
-        first = await chunks.next();
-      } catch (error) {
-        await chunks.return();
-        if (error instanceof ServiceError && !options.signal.aborted) throw new EngineUnavailableError(error.code === 'upstream_timeout' ? 'upstream_timeout' : 'upstream_error', error.message);
-        throw error;
-      }
-      return startingWith(first, chunks);
+      return startingWith(await firstEvent(chunks, options), chunks);
+    },
+
+    async responses(request: ResponsesEngineRequest, options: EngineCallOptions) {
+      const call = await open(responsesTarget, { ...request.body, model: request.model.engineModel, stream: false }, options);
+      const answer = await readUpstreamJson<Record<string, unknown>>(upstream, call, options);
+      if (answer?.object !== 'response' || !Array.isArray(answer.output)) throw failureBeforeAnswer(upstream, new SyntaxError('not a response'), options);
+      return answer;
+    },
+
+    async responsesStream(request: ResponsesEngineRequest, options: EngineCallOptions) {
+      const call = await open(responsesTarget, { ...request.body, model: request.model.engineModel, stream: true }, options);
+      const events = readUpstreamEvents(upstream, call, options, (event) => asResponsesEvent(upstream, event), true);
+      return startingWith(await firstEvent(events, options), events);
     },
 
     async embed(request: EmbedRequest, options: EngineCallOptions) {
@@ -127,6 +131,31 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
     if (!Array.isArray(answer)) throw badAnswer(upstream, 'a rerank answer that is not a list');
     return { results: answer.map((item) => ({ index: Number(item.index), relevance_score: Number(item.score) })), usage: { prompt_tokens: 0, total_tokens: 0 } as InferenceUsage };
   }
+}
+
+/**
+ * The first event of a stream, awaited before the caller's stream starts, so an upstream that
+ * answers its headers and then fails or stays silent still counts as failing before its first
+ * byte: the caller may fall back.
+ */
+async function firstEvent<T>(events: UpstreamEventStream<T>, options: EngineCallOptions): Promise<IteratorResult<T>> {
+  try {
+    return await events.next();
+  } catch (error) {
+    await events.return();
+    if (error instanceof ServiceError && !options.signal.aborted) throw new EngineUnavailableError(error.code === 'upstream_timeout' ? 'upstream_timeout' : 'upstream_error', error.message);
+    throw error;
+  }
+}
+
+/** A Responses event as svc reads it; the API's `error` event (a failure after the start) ends the stream as a failure. */
+function asResponsesEvent(upstream: UpstreamSettings, event: UpstreamEvent): ResponsesUpstreamEvent {
+  if (typeof event.type !== 'string') throw new ServiceError('upstream_error', `Upstream "${upstream.id}" sent a Responses event without a type.`);
+  if (event.type === 'error') {
+    const message = typeof event.message === 'string' ? event.message.slice(0, 500) : 'no message';
+    throw new ServiceError('upstream_error', `Upstream "${upstream.id}" failed mid-stream: ${redactSecret(message, upstream)}`);
+  }
+  return event as ResponsesUpstreamEvent;
 }
 
 /**

@@ -28,7 +28,14 @@ export type UpstreamEventStream<T> = AsyncIterableIterator<T> & { return(): Prom
  * rather than through a stream's async iterator and a generator over it: one promise per event
  * between the socket and the chat stream, not three (this is the per-chunk path).
  */
-export function readUpstreamEvents<T>(upstream: UpstreamSettings, call: OpenedUpstreamCall, options: EngineCallOptions, map: (event: UpstreamEvent, json: string) => T): UpstreamEventStream<T> {
+export function readUpstreamEvents<T>(
+  upstream: UpstreamSettings,
+  call: OpenedUpstreamCall,
+  options: EngineCallOptions,
+  map: (event: UpstreamEvent, json: string) => T,
+  /** The Responses API ends a stream with its last event and the body's end, no `[DONE]`: the caller then checks that the last event was a final one. */
+  endsWithoutDone = false,
+): UpstreamEventStream<T> {
   /** Data of the events not yet taken, from `taken` on. */
   const waiting: string[] = [];
   let taken = 0;
@@ -68,7 +75,8 @@ export function readUpstreamEvents<T>(upstream: UpstreamSettings, call: OpenedUp
     end: () => {
       bodyEnded = true;
       parser.reset({ consume: true });
-      if (!sawDone) failure ??= new ServiceError('upstream_error', `Upstream "${upstream.id}" ended the stream without [DONE].`);
+      if (endsWithoutDone) sawDone = true;
+      else if (!sawDone) failure ??= new ServiceError('upstream_error', `Upstream "${upstream.id}" ended the stream without [DONE].`);
       signal();
     },
     error: (error) => {
