@@ -3,7 +3,12 @@ import { z } from 'zod';
 export const DatabaseHealth = z.object({
   status: z.enum(['ok', 'unreachable']),
   kind: z.enum(['embedded', 'postgres']),
-  latency_ms: z.number().nonnegative(),
+  latency_ms: z.number().nonnegative().describe('Round trip of the check, in ms (0 when unreachable)'),
+  age_ms: z
+    .number()
+    .int()
+    .nonnegative()
+    .describe('How long ago the check was made, in ms: /healthz answers from a check at most about a second old and never waits on the database (0 on /readyz, which checks anew)'),
 });
 
 /**
@@ -15,7 +20,11 @@ export const ReadyResponse = z
   .meta({ id: 'ReadyResponse' });
 export type ReadyResponse = z.infer<typeof ReadyResponse>;
 
-/** Liveness plus database reachability; 503 with the same body when the database is unreachable. */
+/**
+ * Liveness plus database reachability; 503 with the same body when the latest check found the
+ * database unreachable. The check is at most about a second old (`database.age_ms`), so a
+ * liveness probe measures the process, never the database's queue.
+ */
 export const HealthResponse = z
   .object({
     status: z.enum(['ok', 'degraded']),

@@ -1,4 +1,5 @@
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { liveHeapAfterFullGc } from './heap-after-gc.ts';
 import type { UsageEvent } from '../inference/usage-hook.ts';
 
 export interface HttpMetrics {
@@ -32,6 +33,15 @@ const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g
 export function createHttpMetrics(): HttpMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+  liveHeapAfterFullGc();
+  new Gauge({
+    name: 'svc_nodejs_heap_live_bytes',
+    help: 'V8 heap in use right after the latest full collection (0 before the first): the live heap, which grows only with a leak',
+    registers: [registry],
+    collect() {
+      this.set(liveHeapAfterFullGc());
+    },
+  });
   const series = new Map<string, Map<string, RouteSeries>>();
   const inference = new Map<string, { operation: string; model: string; engine: string; ok: number; failed: number; tokens: number }>();
 

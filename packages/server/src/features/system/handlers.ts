@@ -5,6 +5,7 @@ import { ServiceError } from '../../service-error.ts';
 import { workerModuleUrl } from '../../worker-modules.ts';
 import { runWorkerOnce } from '../../worker-once.ts';
 import { CountingLru } from '../models/cache-registry.ts';
+import { createDatabaseHealthCheck } from './database-health.ts';
 import { performanceProtocol, type DiscoveryDocuments } from './documents.ts';
 
 /** A build takes 0.5-0.8 s of its thread plus loading the contract there; this is for a machine under heavy load. */
@@ -30,17 +31,10 @@ export function createSystemHandlers(deps: ServerDeps) {
     return built;
   };
 
-  const databaseHealth = async (): Promise<HealthResponse['database']> => {
-    try {
-      const latency = await deps.database.ping();
-      return { status: 'ok', kind: deps.database.kind, latency_ms: Math.round(latency * 10) / 10 };
-    } catch {
-      return { status: 'unreachable', kind: deps.database.kind, latency_ms: 0 };
-    }
-  };
+  const databaseHealth = createDatabaseHealthCheck(deps.database);
 
   const health = async (): Promise<{ status: 200 | 503; body: HealthResponse }> => {
-    const database = await databaseHealth();
+    const database = await databaseHealth.latest();
     const ok = database.status === 'ok';
     return {
       status: ok ? 200 : 503,
@@ -52,7 +46,7 @@ export function createSystemHandlers(deps: ServerDeps) {
     async readyz() {
       // A draining server answers at once, without waiting on the database it is about to close.
       if (deps.lifecycle.draining) return { status: 503, body: { status: 'draining', service: 'svc' } };
-      const database = await databaseHealth();
+      const database = await databaseHealth.fresh();
       return database.status === 'ok' ? { status: 200, body: { status: 'ready', service: 'svc', database } } : { status: 503, body: { status: 'unavailable', service: 'svc', database } };
     },
     async root() {
