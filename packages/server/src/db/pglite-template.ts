@@ -4,7 +4,6 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { extract } from 'tar';
 
 /** The installed PGlite's version (its package.json is not exported, so it is found beside its entry). */
 function pgliteVersion(): string {
@@ -46,6 +45,9 @@ export async function unpackTemplate(directory: string, file = templateFile): Pr
     // (250 to 560 ms against 720 to 1100, bench/cold-start), and the process that unpacks (the
     // embedded database's `prepare` step) has nothing else to do meanwhile.
     const problems: string[] = [];
+    // node-tar is imported here, not with this module: a database process that reopens an
+    // existing data directory never unpacks.
+    const { extract } = await import('tar');
     extract({ file, cwd: unpacking, preservePaths: false, sync: true, onwarn: (code, message) => code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`) });
     if (problems.length > 0) throw new Error(`The embedded database template ${file} did not unpack: ${problems.slice(0, 3).join('; ')}`);
     await access(path.join(unpacking, 'PG_VERSION'));
