@@ -1,20 +1,14 @@
 import { MessageChannel, type Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
-import { ServiceError } from '../../service-error.ts';
-import type { PdfConfig } from './pdf-config.ts';
+import { isServiceError, ServiceError } from '../../service-error.ts';
 import { workerModuleUrl } from '../../worker-modules.ts';
+import { pageChannel, parseAnswer } from './page-channel.ts';
+import { ParseDeadlines, WorkerStarts, type StopReason } from './parse-deadlines.ts';
+import type { PdfConfig } from './pdf-config.ts';
+import { StartBackoff } from './start-backoff.ts';
+import { watchWorkerMemory } from './worker-memory-watchdog.ts';
 import type { ParseTask, WorkerMessage, WorkerPage, WorkerSummary } from './worker/pdf-worker.ts';
-
-type StopReason = 'queue' | 'start' | 'parse' | 'cancel' | 'memory';
-interface HeapInfo {
-  used_heap_size: number;
-  external_memory: number;
-}
-const WATCHDOG_FRACTION = 0.75;
-const WATCHDOG_INTERVAL_MS = 20;
-/** How long the worker's last message may trail its task's answer before the parse counts as unanswered. */
-const LAST_MESSAGE_GRACE_MS = 5_000;
 
 const WORKER_FILE = workerModuleUrl('pdf-worker');
 /** The key of the message a Piscina worker thread posts once its module has loaded (piscina/dist/common.js). */
@@ -58,12 +52,15 @@ export interface PoolPlace {
  * The bounded PDF parser pool: Piscina with a fixed number of workers, each with a V8 memory
  * cap (`resourceLimits`), started by the first parse. Admission is counted here: `workers`
  * parses run, `maxPending` wait, anything more is refused at once (503 `pdf_queue_full`). A
- * waiting request gives up after the queue timeout (503 `pdf_queue_timeout`), or, when a worker
- * is still starting at that point, the worker start deadline (503 `pdf_worker_unavailable`). A
- * worker that has not loaded its module within the start deadline, or whose warm-up (loading the
- * engine) takes longer, is terminated and replaced. A parse past its deadline is aborted, which
- * makes Piscina terminate that worker and start a fresh one (504 `pdf_parse_timeout`). A worker
- * that dies (out of memory, crash) fails only its own request.
+ * waiting request's time while a worker is starting counts against the worker start deadline
+ * (503 `pdf_worker_unavailable`), and its time waiting for a busy worker against the queue
+ * deadline (503 `pdf_queue_timeout`); see parse-deadlines.ts. A worker that has not loaded its
+ * module within the start deadline, or whose warm-up (loading the engine) takes longer, is
+ * terminated and replaced. A worker whose module fails to load stops the pool: waiting requests
+ * get 503 `pdf_worker_unavailable` at once, and so does every request until a back-off has passed
+ * (start-backoff.ts). A parse past its deadline is aborted, which makes Piscina terminate that
+ * worker and start a fresh one (504 `pdf_parse_timeout`). A worker that dies (out of memory,
+ * crash) fails only its own request.
  */
 export class ParserPool {
   /** Created by the first parse (see `startedPool`): until then no thread, engine or WASM heap exists. */
@@ -74,16 +71,20 @@ export class ParserPool {
   private inFlight = 0;
   /** Places held by requests whose bytes are still arriving (`reserve`): they count against the queue. */
   private reserved = 0;
-  /** Threads that have not loaded their module yet (each watched by the start deadline). */
-  private unready = 0;
+  /** Threads loading their module and warm-ups loading the engine (each under the start deadline). */
+  private readonly starts = new WorkerStarts();
   private readonly watched = new WeakSet<Worker>();
   /**
    * Threads Piscina reported ready ('workerCreate'): one it started on its own may be ready before
    * the pool first sees it. (The first threads are reported at once, but are watched before that.)
    */
   private readonly reportedReady = new Set<number>();
-  /** Warm-ups submitted and not finished: the engine is still loading somewhere. */
-  private warming = 0;
+  private readonly backoff = new StartBackoff();
+  /** Runs no worker has begun yet, each told the reason when the pool they wait on is stopped. */
+  private readonly waiting = new Set<(why: StopReason) => void>();
+  /** A pool stopped because its workers could not load, until its threads are gone. */
+  private retiring: Promise<void> | undefined;
+  private closed = false;
   peakHeapBytes = 0;
 
   /** `workerModule` replaces worker/pdf-worker.ts for tests (TestSeams); production passes none. */
@@ -116,25 +117,27 @@ export class ParserPool {
       maxQueue: config.maxPending + config.workers,
       concurrentTasksPerWorker: 1,
       idleTimeout: Number.POSITIVE_INFINITY,
-      // Young and old generation together stay under the cap; the watchdog below acts first.
+      // Young and old generation together stay under the cap; the watchdog acts first.
       resourceLimits: { maxOldGenerationSizeMb: Math.max(32, memoryMb - youngMb), maxYoungGenerationSizeMb: youngMb, stackSizeMb: 4 },
     });
     this.piscina = pool;
-    this.warming = config.workers;
-    for (let index = 0; index < config.workers; index += 1) this.warmOne();
-    this.watchStarts();
+    for (let index = 0; index < config.workers; index += 1) {
+      this.starts.begin();
+      this.warmOne(pool);
+    }
+    this.watchStarts(pool);
     pool.on('workerCreate', (worker: { id: number }) => this.reportedReady.add(worker.id));
     pool.on('workerDestroy', (worker: { id: number }) => {
       this.reportedReady.delete(worker.id);
-      if (this.closed) return;
+      if (this.closed || this.piscina !== pool) return;
       // Counted at once, so a request arriving before the replacement is up waits for its start.
-      this.warming += 1;
+      this.starts.begin();
       // Boot the replacement now rather than on the next request (after Piscina has removed
       // the destroyed worker, or the task would be handed to it).
       setImmediate(() => {
-        if (this.closed) return;
-        this.warmOne();
-        this.watchStarts();
+        if (this.closed || this.piscina !== pool) return this.starts.end();
+        this.warmOne(pool);
+        this.watchStarts(pool);
       });
     });
     pool.on('error', (error: unknown) => log.error({ err: error }, 'pdf worker pool error'));
@@ -142,34 +145,35 @@ export class ParserPool {
     return pool;
   }
 
-  private closed = false;
-
-  /** While a worker is starting, a request past its queue wait waits on for the start deadline. */
-  private get starting(): number {
-    return this.unready + this.warming;
-  }
-
   /**
    * The worker start deadline, part one: a thread that has not loaded its module within it is
-   * terminated; Piscina drops it and the next warm-up or request starts another. Called whenever
-   * Piscina may have added a thread.
+   * terminated; Piscina drops it and the next warm-up or request starts another. A thread whose
+   * module throws while loading stops the pool (`failedToLoad`). Called whenever Piscina may have
+   * added a thread.
    */
-  private watchStarts(): void {
-    for (const thread of this.piscina?.threads ?? []) {
+  private watchStarts(pool: Piscina): void {
+    for (const thread of pool.threads) {
       if (this.watched.has(thread)) continue;
       this.watched.add(thread);
       if (this.reportedReady.has(thread.threadId)) continue;
-      this.unready += 1;
+      this.starts.begin();
       let settled = false;
       const settle = () => {
         if (settled) return;
         settled = true;
-        this.unready -= 1;
+        this.starts.end();
         clearTimeout(deadline);
         thread.off('message', onMessage);
+        thread.off('error', onError);
       };
       const onMessage = (message: unknown) => {
-        if (typeof message === 'object' && message !== null && PISCINA_READY in message) settle();
+        if (typeof message !== 'object' || message === null || !(PISCINA_READY in message)) return;
+        this.backoff.succeeded();
+        settle();
+      };
+      const onError = (error: unknown) => {
+        settle();
+        this.failedToLoad(pool, error);
       };
       const deadline = setTimeout(() => {
         settle();
@@ -179,16 +183,33 @@ export class ParserPool {
       }, this.config.workerStartTimeoutMs);
       deadline.unref();
       thread.on('message', onMessage);
+      thread.once('error', onError);
       thread.once('exit', settle);
     }
   }
 
   /**
+   * A thread's module threw while loading: the threads that replace it would do the same, each
+   * within a few hundred milliseconds, for as long as requests come. So the pool stops: the
+   * requests waiting for it get 503 `pdf_worker_unavailable` now (stopping Piscina rejects their
+   * tasks), and so does every request until the back-off has passed; the first request after it
+   * starts a new pool. A parse running on another thread fails too (503, retryable).
+   */
+  private failedToLoad(pool: Piscina, error: unknown): void {
+    if (this.closed || this.piscina !== pool) return;
+    const waitMs = this.backoff.failed();
+    this.log.error({ err: error, retryInMs: Math.round(waitMs) }, 'pdf worker module failed to load; the pool is stopped until the back-off has passed');
+    this.piscina = undefined;
+    for (const giveUp of this.waiting) giveUp('unloadable');
+    this.retiring = pool.destroy().catch((failure: unknown) => this.log.warn({ err: failure }, 'stopping the pdf worker pool failed'));
+  }
+
+  /**
    * Loads the engine in an idle worker so the first real request does not pay for it. The start
    * deadline, part two: a warm-up still running that long after it began is aborted, which makes
-   * Piscina terminate its worker and start another. The caller has counted it in `warming`.
+   * Piscina terminate its worker and start another. The caller has counted it in `starts`.
    */
-  private warmOne(): void {
+  private warmOne(pool: Piscina): void {
     const { port1, port2 } = new MessageChannel();
     const abort = new AbortController();
     let deadline: NodeJS.Timeout | undefined;
@@ -200,20 +221,12 @@ export class ParserPool {
       }, this.config.workerStartTimeoutMs);
     });
     const task: ParseTask = { bytes: new Uint8Array(0), engine: this.config.engine, startPage: 1, maxPages: 1, maxChars: 1, memoryLimitBytes: this.config.workerMemoryBytes, port: port2, warmup: true };
-    let running: Promise<unknown>;
-    try {
-      running = this.startedPool().run(task, { transferList: [port2] as never, signal: abort.signal });
-    } catch (error) {
-      this.log.warn({ err: error }, 'pdf worker warm-up not started');
-      this.warming -= 1;
-      port1.close();
-      return;
-    }
-    running
+    pool
+      .run(task, { transferList: [port2] as never, signal: abort.signal })
       .catch(() => {})
       .finally(() => {
         clearTimeout(deadline);
-        this.warming -= 1;
+        this.starts.end();
         setImmediate(() => port1.close());
       });
   }
@@ -223,8 +236,11 @@ export class ParserPool {
     return { workers: this.config.workers, threads: pool?.threads.length ?? 0, in_flight: this.inFlight, queued: pool?.queueSize ?? 0, completed: pool?.completed ?? 0, peak_heap_bytes: this.peakHeapBytes };
   }
 
-  private queueFull(): ServiceError {
-    return new ServiceError('pdf_queue_full', `All ${this.config.workers} PDF workers are busy and ${this.config.maxPending} requests are already waiting; retry shortly.`, {
+  /** Throws the answer for a request that cannot be admitted now: the workers cannot load, or the pool and its waiting room are full. */
+  private admit(placed: boolean): void {
+    if (!this.piscina && this.backoff.remainingMs() > 0) throw this.errorFor(undefined, 'unloadable', false);
+    if (placed || this.inFlight + this.reserved < this.config.workers + this.config.maxPending) return;
+    throw new ServiceError('pdf_queue_full', `All ${this.config.workers} PDF workers are busy and ${this.config.maxPending} requests are already waiting; retry shortly.`, {
       retryAfterSeconds: 1,
       retryable: true,
     });
@@ -233,10 +249,10 @@ export class ParserPool {
   /**
    * Holds a place in the queue before a request's bytes are read, so a full pool refuses an
    * upload before buffering it. `run` with the place takes it over; `release` (idempotent)
-   * gives back a place never used. Throws 503 `pdf_queue_full` at once when there is none.
+   * gives back a place never used. Throws 503 at once when there is none.
    */
   reserve(): PoolPlace {
-    if (this.inFlight + this.reserved >= this.config.workers + this.config.maxPending) throw this.queueFull();
+    this.admit(false);
     this.reserved += 1;
     let held = true;
     return {
@@ -251,19 +267,17 @@ export class ParserPool {
 
   /** Admits a parse (on the place held for it, if any) or throws 503 at once when the workers and the waiting room are full. */
   run(request: ParseRequest, engine: PdfConfig['engine'], place?: PoolPlace): ParseRun {
-    const placed = place?.release() ?? false;
-    if (!placed && this.inFlight + this.reserved >= this.config.workers + this.config.maxPending) throw this.queueFull();
+    this.admit(place?.release() ?? false);
     this.inFlight += 1;
     const dispatchStarted = performance.now();
-    const submittedAt = performance.timeOrigin + dispatchStarted;
     const { port1, port2 } = new MessageChannel();
     const abort = new AbortController();
     const task: ParseTask = { ...request, engine, memoryLimitBytes: this.config.workerMemoryBytes, port: port2 };
-    // The bytes move to the worker instead of being copied.
-    const transferList = [port2, ...(request.bytes.byteOffset === 0 && request.bytes.byteLength === request.bytes.buffer.byteLength && request.bytes.buffer instanceof ArrayBuffer ? [request.bytes.buffer] : [])];
+    let pool: Piscina;
     let running: Promise<unknown>;
     try {
-      running = this.startedPool().run(task, { transferList: transferList as never, signal: abort.signal });
+      pool = this.startedPool();
+      running = pool.run(task, { transferList: [port2, ...movableBuffer(request.bytes)] as never, signal: abort.signal });
     } catch (error) {
       this.inFlight -= 1;
       port1.close();
@@ -271,159 +285,67 @@ export class ParserPool {
     }
     const executorDispatchMs = performance.now() - dispatchStarted;
     // Piscina may have started a thread for this task (the pool regrows on demand).
-    this.watchStarts();
+    this.watchStarts(pool);
 
-    const pageQueue: WorkerPage[] = [];
-    let wake: (() => void) | undefined;
-    let finished = false;
-    let failure: unknown;
-    let timer: NodeJS.Timeout | undefined;
-    let startedAt: number | undefined;
-    let workerStartMs = 0;
     let reason: StopReason | undefined;
-    let watchdog: NodeJS.Timeout | undefined;
-
-    const stop = (why: typeof reason) => {
-      if (reason || finished) return;
+    let ended = false;
+    const stop = (why: StopReason) => {
+      if (reason || ended) return;
       reason = why;
       abort.abort(why);
     };
-    // A request waits the queue timeout for a worker. If a worker is still starting by then, it
-    // may get that one: it waits on, up to the start deadline (counted from its arrival).
-    const { queueTimeoutMs, workerStartTimeoutMs } = this.config;
-    timer = setTimeout(() => {
-      if (this.starting === 0) return stop('queue');
-      timer = setTimeout(() => stop(this.starting > 0 ? 'start' : 'queue'), Math.max(0, workerStartTimeoutMs - queueTimeoutMs));
-    }, queueTimeoutMs);
-
-    const result = new Promise<{ summary: WorkerSummary }>((resolve, reject) => {
-      let summary: WorkerSummary | undefined;
-      let workerFailure: ServiceError | undefined;
-      // The worker's last message on the task's port ('done' or 'failed') and Piscina's answer to
-      // the task come over two channels, with no order between them: on a busy machine the task's
-      // answer can land first. So the parse ends when both have come; the port's message is
-      // awaited for a while after the task's answer, never judged by one turn of the event loop.
-      let taskEnded = false;
-      let lateMessage: NodeJS.Timeout | undefined;
-      const settle = () => {
-        if (!taskEnded || !(summary || workerFailure)) return;
-        clearTimeout(lateMessage);
-        if (workerFailure) reject(workerFailure);
-        else resolve({ summary: summary! });
-      };
-      port1.on('message', (message: WorkerMessage) => {
-        switch (message.type) {
-          case 'started': {
-            startedAt = performance.now();
-            clearTimeout(timer);
-            watchdog = this.watchMemory(message.thread_id, () => stop('memory'));
-            timer = setTimeout(() => stop('parse'), this.config.parseTimeoutMs);
-            // A worker that booted after the request arrived made it wait for its start.
-            workerStartMs = Math.max(0, Math.min(message.booted_at, message.at) - submittedAt);
-            break;
-          }
-          case 'page':
-            pageQueue.push(message.page);
-            wake?.();
-            break;
-          case 'done':
-            summary = message.summary;
-            settle();
-            break;
-          case 'failed':
-            workerFailure = new ServiceError(message.code, message.message, { retryable: false });
-            settle();
-            break;
-        }
-      });
-      running.then(
-        () => {
-          taskEnded = true;
-          settle();
-          if (!summary && !workerFailure) lateMessage = setTimeout(() => reject(new ServiceError('pdf_worker_unavailable', 'The PDF worker ended without an answer.', { retryable: true })), LAST_MESSAGE_GRACE_MS);
-        },
-        (error: unknown) => reject(this.errorFor(error, reason, startedAt !== undefined)),
-      );
-    }).finally(() => {
-      clearTimeout(timer);
-      clearInterval(watchdog);
-      finished = true;
-      this.inFlight -= 1;
-      port1.close();
-      wake?.();
+    const deadlines = new ParseDeadlines(this.config, this.starts, stop);
+    // The pool is being stopped under this run: stopping it rejects the task, with this reason.
+    const giveUp = (why: StopReason) => void (reason ??= why);
+    this.waiting.add(giveUp);
+    let startedAt: number | undefined;
+    let watchdog: NodeJS.Timeout | undefined;
+    const answer = parseAnswer(running, port1, (threadId) => {
+      startedAt = performance.now();
+      this.waiting.delete(giveUp);
+      deadlines.began();
+      watchdog = watchWorkerMemory(() => pool.threads.find((thread) => thread.threadId === threadId), this.config.workerMemoryBytes, () => stop('memory'));
     });
+
+    let summary: WorkerSummary | undefined;
+    let endedAt: number | undefined;
+    const result = answer
+      .then(
+        (value) => {
+          summary = value;
+          return { summary: value };
+        },
+        (error: unknown) => {
+          throw isServiceError(error) ? error : this.errorFor(error, reason, startedAt !== undefined);
+        },
+      )
+      .finally(() => {
+        ended = true;
+        endedAt = performance.now();
+        deadlines.end();
+        clearInterval(watchdog);
+        this.waiting.delete(giveUp);
+        this.inFlight -= 1;
+        port1.close();
+      });
+    const timings = (): ParseTimings => {
+      const { startMs, queueMs } = deadlines.waited();
+      const now = endedAt ?? performance.now();
+      return {
+        worker_start_ms: startMs + (summary?.engine_load_ms ?? 0),
+        worker_queue_ms: queueMs,
+        worker_roundtrip_ms: startedAt === undefined ? 0 : Math.max(0, now - startedAt),
+        executor_dispatch_ms: executorDispatchMs,
+      };
+    };
     result.then(
       (value) => {
         this.peakHeapBytes = Math.max(this.peakHeapBytes, value.summary.peak_heap_bytes);
         this.log.debug({ pages: value.summary.pages_returned, peakHeapBytes: value.summary.peak_heap_bytes, roundtripMs: Math.round(timings().worker_roundtrip_ms) }, 'pdf parsed');
       },
-      (error: unknown) => {
-        failure = error;
-      },
+      () => {},
     );
-
-    const pages: AsyncIterable<WorkerPage> = {
-      [Symbol.asyncIterator]: async function* () {
-        while (true) {
-          const next = pageQueue.shift();
-          if (next) {
-            yield next;
-            continue;
-          }
-          if (finished) {
-            // Let the result's own handlers record the failure first.
-            await result.catch(() => {});
-            if (failure) throw failure;
-            return;
-          }
-          await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-        }
-      },
-    };
-    let engineLoadMs = 0;
-    result.then((value) => (engineLoadMs = value.summary.engine_load_ms)).catch(() => {});
-    let endedAt: number | undefined;
-    result.finally(() => (endedAt = performance.now())).catch(() => {});
-    const timings = (): ParseTimings => {
-      const now = endedAt ?? performance.now();
-      const began = startedAt ?? now;
-      return {
-        worker_start_ms: workerStartMs + engineLoadMs,
-        worker_queue_ms: Math.max(0, began - dispatchStarted - workerStartMs),
-        worker_roundtrip_ms: startedAt === undefined ? 0 : Math.max(0, now - startedAt),
-        executor_dispatch_ms: executorDispatchMs,
-      };
-    };
-    return { pages, result, cancel: () => stop('cancel'), timings };
-  }
-
-  /**
-   * V8's own cap (resourceLimits) ends a worker that passes it, but a large allocation right at
-   * the limit makes V8 abort the whole process instead. So the heap of the worker running a
-   * task is polled, and the worker is terminated (cleanly, from outside) once it passes
-   * WATCHDOG_FRACTION of the cap, well before V8's hard limit.
-   */
-  private watchMemory(threadId: number, exceeded: () => void): NodeJS.Timeout {
-    const softLimit = this.config.workerMemoryBytes * WATCHDOG_FRACTION;
-    let checking = false;
-    const interval = setInterval(() => {
-      if (checking) return;
-      const worker = this.piscina?.threads.find((thread) => thread.threadId === threadId) as (Worker & { getHeapStatistics?: () => Promise<HeapInfo> }) | undefined;
-      if (!worker?.getHeapStatistics) return;
-      checking = true;
-      worker
-        .getHeapStatistics()
-        .then((stats) => {
-          if (stats.used_heap_size + stats.external_memory > softLimit) exceeded();
-        })
-        .catch(() => {})
-        .finally(() => {
-          checking = false;
-        });
-    }, WATCHDOG_INTERVAL_MS);
-    interval.unref();
-    return interval;
+    return { pages: pageChannel(port1, result), result, cancel: () => stop('cancel'), timings };
   }
 
   /** `began`: the worker had started the task (else it died before, still loading). */
@@ -433,6 +355,10 @@ export class ParserPool {
     }
     if (reason === 'start') {
       return new ServiceError('pdf_worker_unavailable', `No PDF worker started within ${this.config.workerStartTimeoutMs / 1000} s.`, { retryAfterSeconds: 5, retryable: true });
+    }
+    if (reason === 'unloadable') {
+      const seconds = Math.max(1, Math.ceil(this.backoff.remainingMs() / 1000));
+      return new ServiceError('pdf_worker_unavailable', `The PDF workers cannot start: their module fails to load (the server log says why). Retry in ${seconds} s.`, { retryAfterSeconds: seconds, retryable: true });
     }
     if (reason === 'parse') {
       this.log.warn('pdf parse deadline passed; worker terminated and replaced');
@@ -459,6 +385,11 @@ export class ParserPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.piscina?.destroy();
+    await Promise.all([this.piscina?.destroy(), this.retiring]);
   }
+}
+
+/** The request's bytes move to the worker instead of being copied, when they fill a buffer of their own. */
+function movableBuffer(bytes: Uint8Array): ArrayBuffer[] {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
 }

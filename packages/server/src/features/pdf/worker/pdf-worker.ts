@@ -11,9 +11,6 @@ import { normaliseText } from './normalise-text.ts';
  * stream them; the task's return value only signals success.
  */
 
-/** When this module finished loading: the server tells worker start from queue wait with it. */
-const bootedAt = performance.timeOrigin + performance.now();
-
 export interface ParseTask {
   bytes: Uint8Array;
   engine: PdfEngineName;
@@ -62,7 +59,7 @@ export interface WorkerSummary {
 }
 
 export type WorkerMessage =
-  | { type: 'started'; at: number; booted_at: number; thread_id: number }
+  | { type: 'started'; thread_id: number }
   | { type: 'page'; page: WorkerPage }
   | { type: 'done'; summary: WorkerSummary }
   | { type: 'failed'; code: PdfEngineErrorCode | 'document_invalid'; message: string };
@@ -91,7 +88,7 @@ function heapBytes(): number {
 export default async function parsePdf(task: ParseTask): Promise<boolean> {
   const { port } = task;
   const post = (message: WorkerMessage) => port.postMessage(message);
-  post({ type: 'started', at: performance.timeOrigin + performance.now(), booted_at: bootedAt, thread_id: threadId });
+  post({ type: 'started', thread_id: threadId });
   let peak = heapBytes();
   const engineStarted = performance.now();
   if (task.format === 'docx') return convertDocx(task, post);
