@@ -1,17 +1,20 @@
 import { QueryTypes } from 'sequelize';
 import type { ServerDeps } from '../../deps.ts';
+import type { Feature } from '../feature.ts';
 import { ensureSigningKey, LocalObjectStore } from '../../storage/local-object-store.ts';
 import type { ObjectStore } from '../../storage/object-store.ts';
 import { CatalogService } from './catalog-service.ts';
 import { demoCatalog } from './demo-catalog.ts';
 import { Downloads } from './downloads.ts';
 import { DOWNLOAD_COMPLETION, downloadCompletionLoader } from './download-receipts.ts';
-import type { Receipts } from '../receipts/receipts.ts';
+import type { Receipts } from '../receipts/index.ts';
 import { createCatalogHandlers } from './handlers.ts';
 import { importCatalog } from './import-catalog.ts';
-import type { RequestStore } from '../requests/request-store.ts';
+import type { RequestStore } from '../requests/index.ts';
 
 export { importCatalog, parseJsonLines, CatalogImportError, type ImportResult } from './import-catalog.ts';
+export type { CatalogService } from './catalog-service.ts';
+export { searchArtifacts } from './search.ts';
 
 /**
  * The object store the configuration asks for. The Google Cloud Storage client is imported only
@@ -30,7 +33,8 @@ export async function createObjectStore(deps: Pick<ServerDeps, 'config' | 'publi
  * The catalog feature: handlers, the object store, the built-in embedding model in the model
  * registry, and the demo catalog on the first start of an empty database (embedded by default).
  */
-export async function createCatalogFeature(deps: ServerDeps, receipts: Receipts, requests: RequestStore) {
+export async function createCatalogFeature(deps: ServerDeps, given: { receipts: Receipts; requests: RequestStore }) {
+  const { receipts, requests } = given;
   const store = await createObjectStore(deps);
   const catalog = new CatalogService(deps.database.sequelize);
   const downloads = new Downloads({ sequelize: deps.database.sequelize, catalog, store, urlTtlSeconds: deps.config.storage.urlTtlSeconds, tokenTtlSeconds: deps.config.catalog.completionTokenTtlSeconds });
@@ -43,5 +47,5 @@ export async function createCatalogFeature(deps: ServerDeps, receipts: Receipts,
     }
   }
   receipts.registerRecordLoader(DOWNLOAD_COMPLETION, downloadCompletionLoader(deps.database.sequelize));
-  return { handlers: createCatalogHandlers({ catalog, downloads, store, receipts, requests }), store, catalog, downloads };
+  return { handlers: { catalog: createCatalogHandlers({ catalog, downloads, store, receipts, requests }) }, store, catalog, downloads } satisfies Feature<'catalog'>;
 }

@@ -1,16 +1,10 @@
 import { credentialsContract, oauthContract, type OAuthError } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
-import type { PrincipalResolver } from '../../http/auth.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import type { RequestContext } from '../../http/request-context.ts';
-import { DeveloperKeyService } from './developer-key-service.ts';
+import type { DeveloperKeyService } from './developer-key-service.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
-import { OAuthFailure, OAuthService } from './oauth-service.ts';
-import { OAuthTokens } from './oauth-tokens.ts';
-import { accessTokenResolver, demoTokenResolver, developerKeyResolver } from './resolvers.ts';
-import type { SigningKeys } from './signing-keys.ts';
-import type { Receipts } from '../receipts/receipts.ts';
-import { developerKeyEventLoader } from './developer-key-receipts.ts';
+import { OAuthFailure, type OAuthService } from './oauth-service.ts';
 
 /** Answers that carry a secret or a token must never be cached (RFC 6749 5.1). */
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' } as const;
@@ -50,13 +44,7 @@ function basicCredentials(header: string | string[] | undefined): { id: string; 
   return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
 }
 
-export interface IdentityFeature {
-  oauth: ReturnType<typeof createOAuthHandlers>;
-  credentials: ReturnType<typeof createCredentialsHandlers>;
-  resolvers: PrincipalResolver[];
-}
-
-function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
+export function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
   const baseUrl = () => deps.publicUrls().baseUrl;
   const asMetadata = async () => ({ status: 200 as const, body: authorizationServerMetadata(baseUrl()) });
   return defineHandlers(oauthContract, {
@@ -126,7 +114,7 @@ function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
   });
 }
 
-function createCredentialsHandlers(keys: DeveloperKeyService) {
+export function createCredentialsHandlers(keys: DeveloperKeyService) {
   return defineHandlers(credentialsContract, {
     async create({ body }, { principal }) {
       return { status: 201, headers: NO_STORE, body: await keys.create(principal.id, body, principal.scopes) };
@@ -144,24 +132,4 @@ function createCredentialsHandlers(keys: DeveloperKeyService) {
       return { status: 200, body: await keys.receipts(principal.id, params.credential_id, query.limit, query.cursor) };
     },
   });
-}
-
-/** OAuth, developer keys and their resolvers: everything that says who a caller is. */
-export async function createIdentityFeature(deps: ServerDeps, keys: SigningKeys, receipts: Receipts): Promise<IdentityFeature> {
-  const { config, database } = deps;
-  const tokens = new OAuthTokens(keys, () => deps.publicUrls().baseUrl);
-  const service = new OAuthService({ tokens, sequelize: database.sequelize, config: config.identity, issuer: () => deps.publicUrls().baseUrl });
-  const developerKeys = new DeveloperKeyService(database.sequelize, { maxActive: config.identity.maxActiveDeveloperKeys, receipts });
-  receipts.registerRecordLoader('developer-key-event', developerKeyEventLoader(database.sequelize));
-  // Spent ids and revoked families outlive nothing they record; prune them now and then.
-  deps.scheduler.every('identity.prune', 10 * 60_000, () => service.store.prune());
-  return {
-    oauth: createOAuthHandlers(deps, service),
-    credentials: createCredentialsHandlers(developerKeys),
-    resolvers: [
-      accessTokenResolver(tokens, service.store),
-      developerKeyResolver(developerKeys),
-      ...(config.identity.demoToken ? [demoTokenResolver(config.identity.demoToken, config.identity.demoScopes)] : []),
-    ],
-  };
 }

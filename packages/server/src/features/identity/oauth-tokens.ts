@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify, SignJWT, errors as joseErrors, type JWTPayload } from 'jose';
 import { scopes as allScopes, type OAuthTokenEndpointAuthMethod, type Scope } from '@svc/schemas';
-import type { KeyPurpose, SigningKeys } from './signing-keys.ts';
+import type { KeyPurpose, SigningKeys } from '../../signing-keys.ts';
 
 /** Random id, base64url, 128 bits. */
 export const newId = (bytes = 16) => randomBytes(bytes).toString('base64url');

@@ -2,16 +2,20 @@ import type { ServerDeps } from '../../deps.ts';
 import type { Capability } from '../../inference/provider.ts';
 import { builtinModels, createBuiltinProvider } from '../../inference/builtin/builtin-provider.ts';
 import { createOpenAiCompatibleProvider, upstreamModelEntry } from '../../inference/openai-compatible/openai-compatible-provider.ts';
-import type { BlackboardService } from '../blackboard/service.ts';
-import type { CatalogService } from '../catalog/catalog-service.ts';
-import type { RequestStore } from '../requests/request-store.ts';
+import type { BlackboardService } from '../blackboard/index.ts';
+import type { CatalogService } from '../catalog/index.ts';
+import type { RequestStore } from '../requests/index.ts';
+import type { Feature } from '../feature.ts';
 import { createInferenceHandlers } from './handlers.ts';
+
+export { chatCompletion } from './chat.ts';
+export { runClassify, runEmbeddings, runRerank, runSummarize } from './operations.ts';
 
 /**
  * The inference feature: registers the engines (the built-in one always, upstreams from the
  * configuration) and their models, counts every call's usage in the metrics, and serves the routes.
  */
-export function createInferenceFeature(deps: ServerDeps, sources: { blackboard: BlackboardService; catalog: CatalogService; requests: RequestStore }) {
+export function createInferenceFeature(deps: ServerDeps, given: { blackboard: BlackboardService; catalog: CatalogService; requests: RequestStore }) {
   deps.models.registerProvider(createBuiltinProvider());
   for (const model of builtinModels) deps.models.registerModel(model);
   const { upstreams, models, defaults } = deps.config.inference;
@@ -22,10 +26,10 @@ export function createInferenceFeature(deps: ServerDeps, sources: { blackboard: 
   if (upstreams.length > 0) deps.log.info({ upstreams: upstreams.map((upstream) => upstream.id), models: models.map((model) => model.id) }, 'inference upstreams registered');
   const unsubscribe = deps.usage.subscribe((event) => deps.metrics.observeInference(event));
   return {
-    handlers: createInferenceHandlers(deps, sources),
+    handlers: { inference: createInferenceHandlers(deps, given) },
     close: async () => {
       unsubscribe();
       await deps.models.close();
     },
-  };
+  } satisfies Feature<'inference'>;
 }

@@ -1,6 +1,7 @@
 import type { ServerDeps } from '../../deps.ts';
 import { pruneIdempotencyKeys } from '../../http/idempotency.ts';
-import type { PdfService } from '../pdf/pdf-service.ts';
+import type { Feature } from '../feature.ts';
+import type { PdfService } from '../pdf/index.ts';
 import { createJobsHandlers } from './handlers.ts';
 import { JobQueue } from './job-queue.ts';
 import { pruneFinishedJobs } from './job-store.ts';
@@ -10,13 +11,13 @@ import { JobWorkers } from './job-workers.ts';
  * Batch jobs: the routes, this process's runners over the shared PostgreSQL queue, and the
  * housekeeping that applies retention (jobs and idempotency keys).
  */
-export function createJobsFeature(deps: ServerDeps, pdf: PdfService) {
+export function createJobsFeature(deps: ServerDeps, given: { pdf: PdfService }) {
   const queue = new JobQueue(deps.database.sequelize, deps.config.jobs);
-  const workers = new JobWorkers(deps, pdf, queue);
+  const workers = new JobWorkers(deps, given.pdf, queue);
   workers.start();
   deps.scheduler.every('jobs.prune', deps.config.jobs.housekeepingIntervalMs, () => Promise.all([pruneFinishedJobs(deps.database.sequelize, deps.config.jobs), pruneIdempotencyKeys(deps.database.sequelize)]));
   return {
-    handlers: createJobsHandlers(deps, () => workers.wake()),
+    handlers: { jobs: createJobsHandlers(deps, () => workers.wake()) },
     close: () => workers.close(Math.max(0, deps.config.shutdownTimeoutMs / 2)),
-  };
+  } satisfies Feature<'jobs'>;
 }

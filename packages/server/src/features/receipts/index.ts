@@ -1,7 +1,8 @@
 import { receiptsContract } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
-import type { SigningKeys } from '../identity/signing-keys.ts';
+import type { SigningKeys } from '../../signing-keys.ts';
+import type { Feature } from '../feature.ts';
 import { ReceiptKeyStore } from './receipt-key-store.ts';
 import { deriveReceiptSigningKey } from './receipt-keys.ts';
 import { Receipts } from './receipts.ts';
@@ -23,5 +24,5 @@ export async function createReceiptsFeature(deps: ServerDeps, signingKeys: Signi
       return { status: 200, headers: { 'cache-control': 'public, max-age=60' }, body: await receipts.keySet() };
     },
   });
-  return { receipts, handlers };
+  return { handlers: { receipts: handlers }, receipts } satisfies Feature<'receipts'>;
 }

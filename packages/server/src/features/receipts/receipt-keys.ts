@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint } from 'jose';
 import { RECEIPT_ALGORITHM, type ReceiptPublicKey } from '@svc/schemas';
-import type { SigningKeys } from '../identity/signing-keys.ts';
+import type { SigningKeys } from '../../signing-keys.ts';
 
 /** The PKCS #8 wrapping of a raw 32-byte Ed25519 seed (RFC 8410): how node takes a seed as a key. */
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');

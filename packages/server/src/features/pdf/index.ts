@@ -2,9 +2,12 @@ import { documentsContract, pdfContract } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { defineHandlers, withAdmission } from '../../http/handler-types.ts';
+import type { Feature } from '../feature.ts';
 import { extractDocument } from './document-service.ts';
 import { ParserPool } from './parser-pool.ts';
 import { PdfService } from './pdf-service.ts';
+
+export type { PdfService } from './pdf-service.ts';
 
 /** The PDF and document routes over one parser pool; `close` stops the workers. */
 export function createPdfFeature(deps: ServerDeps) {
@@ -38,5 +41,5 @@ export function createPdfFeature(deps: ServerDeps) {
     },
   });
 
-  return { handlers: { pdf, documents }, service, close: () => pool.close() };
+  return { handlers: { pdf, documents }, service, close: () => pool.close() } satisfies Feature<'pdf' | 'documents'>;
 }

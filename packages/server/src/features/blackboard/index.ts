@@ -1,0 +1,17 @@
+import type { ServerDeps } from '../../deps.ts';
+import type { Feature } from '../feature.ts';
+import type { Receipts } from '../receipts/index.ts';
+import { createBlackboardHandlers } from './handlers.ts';
+import { createBlackboardService } from './service.ts';
+
+export type { BlackboardService } from './service.ts';
+export { describeMcpTools, MCP_SERVER_NAME, MCP_SERVER_TITLE } from './mcp.ts';
+export { MCP_SUPPORTED_REVISIONS, MODERN_MCP_REVISION } from './mcp-precheck.ts';
+export { screenValue } from './screening.ts';
+
+/** The public blackboard: its REST routes and MCP tool over one service, and the housekeeping that prunes it. */
+export function createBlackboardFeature(deps: ServerDeps, given: { receipts: Receipts }) {
+  const service = createBlackboardService(deps.database, deps.config.blackboard, given.receipts);
+  const stopHousekeeping = service.startHousekeeping(deps.log);
+  return { handlers: { blackboard: createBlackboardHandlers(service) }, service, close: stopHousekeeping } satisfies Feature<'blackboard'>;
+}
