@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { CacheRegistry } from './features/models/cache-registry.ts';
 import type { ModelRegistry } from './features/models/model-registry.ts';
-import type { SourceFetchSeam } from './features/pdf/source-fetch.ts';
+import type { SourceFetchSeam } from './outbound/source-fetch.ts';
 import type { ServerLifecycle } from './lifecycle.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { HttpMetrics } from './observability/metrics.ts';

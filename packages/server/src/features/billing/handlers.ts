@@ -2,7 +2,7 @@ import { billingContract, creditsContract, offeredPacks } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
-import { chatCompletion } from '../inference/chat.ts';
+import { chatCompletion } from '../inference/index.ts';
 import { createCheckoutSession } from './checkout.ts';
 import { balanceOf } from './credit-ledger.ts';
 import { creditsFunding } from './credits-funding.ts';

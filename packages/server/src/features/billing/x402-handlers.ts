@@ -2,7 +2,7 @@ import { x402Contract } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
-import { chatCompletion } from '../inference/chat.ts';
+import { chatCompletion } from '../inference/index.ts';
 import { runFunded } from './funding-step.ts';
 import { discoveryDocument } from './x402-challenge.ts';
 import { viemLibrary } from './x402-evm.ts';

@@ -1,5 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { ReceiptRecord, RecordLoader } from '../receipts/receipts.ts';
+import type { ReceiptRecord, RecordLoader } from '../receipts/index.ts';
 
 export const DOWNLOAD_COMPLETION = 'download-completion';
 

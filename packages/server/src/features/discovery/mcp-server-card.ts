@@ -1,6 +1,5 @@
 import { MCP_SERVER_CARD_SCHEMA_URI, mcpEndpointUrl, SVC_VERSION, type McpServerCard } from '@svc/schemas';
-import { describeMcpTools, MCP_SERVER_NAME, MCP_SERVER_TITLE } from '../blackboard/mcp.ts';
-import { MCP_SUPPORTED_REVISIONS, MODERN_MCP_REVISION } from '../blackboard/mcp-precheck.ts';
+import { describeMcpTools, MCP_SERVER_NAME, MCP_SERVER_TITLE, MCP_SUPPORTED_REVISIONS, MODERN_MCP_REVISION } from '../blackboard/index.ts';
 
 /**
  * The card's reverse-DNS `name` from the public api host (`api.example.com` gives

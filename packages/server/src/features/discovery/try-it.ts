@@ -3,7 +3,7 @@ import type { ServerDeps } from '../../deps.ts';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../service-error.ts';
-import { runRerank } from '../inference/operations.ts';
+import { runRerank } from '../inference/index.ts';
 import { nextCalls } from './a2a-trial.ts';
 
 /** The fixed request: the same for every caller, so the proof costs the same every time. */

@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { DeveloperCredentialReceipt } from '@svc/schemas';
-import type { ReceiptRecord, RecordLoader } from '../receipts/receipts.ts';
+import type { ReceiptRecord, RecordLoader } from '../receipts/index.ts';
 
 export const DEVELOPER_KEY_EVENT = 'developer-key-event';
 

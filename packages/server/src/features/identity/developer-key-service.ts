@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cu
 import { ServiceError } from '../../service-error.ts';
 import { hashDeveloperKey, keyPrefixOf, newDeveloperKey } from './developer-key-format.ts';
 import { newId } from './oauth-tokens.ts';
-import type { Receipts } from '../receipts/receipts.ts';
+import type { Receipts } from '../receipts/index.ts';
 import { developerKeyEventRecord } from './developer-key-receipts.ts';
 
 interface KeyRow {

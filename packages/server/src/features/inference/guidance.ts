@@ -1,8 +1,8 @@
 import { catalogContract, type DiscoverResponse, type FindSpecialistResponse, type RouteResponse, type SpecialistMatch } from '@svc/schemas';
 import type { Sequelize } from 'sequelize';
 import { cosine, embedText, tokenize } from '../../inference/hashed-embeddings.ts';
-import type { ModelRegistry } from '../models/model-registry.ts';
-import { searchArtifacts } from '../catalog/search.ts';
+import type { ModelRegistry } from '../models/index.ts';
+import { searchArtifacts } from '../catalog/index.ts';
 import { operationCatalogue, type OperationEntry } from './operation-catalogue.ts';
 
 /**

@@ -6,7 +6,7 @@ import { invokeModel, servedBy } from './invoke-model.ts';
 import { runClassify, runEmbeddings, runRerank, runSummarize } from './operations.ts';
 import { gatherRagDocuments, type RagSourceReaders } from './rag-sources.ts';
 import { requestSpecialist } from './request-specialist.ts';
-import type { RequestStore } from '../requests/request-store.ts';
+import type { RequestStore } from '../requests/index.ts';
 import { chatCompletion } from './chat.ts';
 import { evaluate } from './evaluate.ts';
 import { discover, findSpecialist, routeRequest } from './guidance.ts';

@@ -1,5 +1,5 @@
 import type { InferenceUsage } from '@svc/schemas';
-import type { ModelRegistry, ResolvedModel } from '../models/model-registry.ts';
+import type { ModelRegistry, ResolvedModel } from '../models/index.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../service-error.ts';
 import { EngineUnavailableError, type Capability, type EngineCallOptions } from '../../inference/provider.ts';

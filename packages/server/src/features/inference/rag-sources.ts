@@ -2,8 +2,8 @@ import { BlackboardGetRequest, type RagBody } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
 import { isServiceError, ServiceError } from '../../service-error.ts';
 import type { RagDocument } from '../../inference/provider.ts';
-import type { BlackboardService } from '../blackboard/service.ts';
-import type { CatalogService } from '../catalog/catalog-service.ts';
+import type { BlackboardService } from '../blackboard/index.ts';
+import type { CatalogService } from '../catalog/index.ts';
 
 /** What RAG may read besides the documents in the request. */
 export interface RagSourceReaders {

@@ -2,8 +2,8 @@ import type { Principal, RequestSpecialistResponse } from '@svc/schemas';
 import type { z } from 'zod';
 import type { RequestSpecialistRequest } from '@svc/schemas';
 import type { Sequelize } from 'sequelize';
-import type { ModelRegistry } from '../models/model-registry.ts';
-import type { RequestStore } from '../requests/request-store.ts';
+import type { ModelRegistry } from '../models/index.ts';
+import type { RequestStore } from '../requests/index.ts';
 import { findSpecialist } from './guidance.ts';
 
 /**

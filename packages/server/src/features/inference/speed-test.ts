@@ -2,7 +2,7 @@ import type { SpeedTestResponse } from '@svc/schemas';
 import type { Sequelize } from 'sequelize';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import { ServiceError } from '../../service-error.ts';
-import type { ModelRegistry } from '../models/model-registry.ts';
+import type { ModelRegistry } from '../models/index.ts';
 import type { InvocationContext } from './invoke-model.ts';
 
 /** The fixed workload: the same texts on every call, so no caller controls the compute. */

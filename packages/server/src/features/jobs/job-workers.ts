@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { JobItemOutcome } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { isServiceError } from '../../service-error.ts';
-import type { PdfService } from '../pdf/pdf-service.ts';
+import type { PdfService } from '../pdf/index.ts';
 import { JobQueue, type ClaimedJob } from './job-queue.ts';
 import { runJobItem } from './run-item.ts';
 

@@ -3,8 +3,8 @@ import { jobItemSchemas, type JobOperation, type Principal, type PrincipalKind }
 import type { ServerDeps } from '../../deps.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServerTiming } from '../../http/server-timing.ts';
-import { runClassify, runEmbeddings, runRerank, runSummarize } from '../inference/operations.ts';
-import type { PdfService } from '../pdf/pdf-service.ts';
+import { runClassify, runEmbeddings, runRerank, runSummarize } from '../inference/index.ts';
+import type { PdfService } from '../pdf/index.ts';
 import { resolveLink } from './operations/resolve-link.ts';
 import { calculateOffThread, validateJsonOffThread } from './operations/job-operations-pool.ts';
 

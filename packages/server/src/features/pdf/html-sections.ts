@@ -1,5 +1,5 @@
 import { pdfLimits } from '@svc/schemas';
-import { readHtml, readHtmlInSlices, type HtmlHandler } from './html-events.ts';
+import { readHtml, readHtmlInSlices, type HtmlHandler } from '../../bounded/html-events.ts';
 import type { RawSection, SectionedDocument } from './document-sections.ts';
 
 const BLOCK_TAGS = new Set(['p', 'div', 'section', 'article', 'header', 'footer', 'main', 'aside', 'nav', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'table', 'tr', 'blockquote', 'pre', 'figure', 'figcaption', 'hr', 'address', 'details', 'summary', 'form', 'fieldset']);

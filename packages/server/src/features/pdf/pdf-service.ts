@@ -89,7 +89,7 @@ export class PdfService {
         if (bytes.byteLength > pdfLimits.maxFileBytes) throw new ServiceError('payload_too_large', `The decoded document is ${bytes.byteLength} bytes; at most ${pdfLimits.maxFileBytes} are taken.`);
         return bytes;
       }
-      const { fetchPublicHttps } = await import('./source-fetch.ts');
+      const { fetchPublicHttps } = await import('../../outbound/source-fetch.ts');
       return fetchPublicHttps(source.url, { maxBytes: pdfLimits.maxFileBytes, timeoutMs: this.deps.config.pdf.fetchTimeoutMs, signal: request.signal }, this.deps.testSeams?.pdfSourceFetch);
     });
   }

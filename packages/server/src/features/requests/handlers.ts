@@ -1,7 +1,7 @@
 import { requestsContract, type CatalogRequestKind } from '@svc/schemas';
 import { defineHandlers } from '../../http/handler-types.ts';
 import type { RequestContext } from '../../http/request-context.ts';
-import { principalKey } from '../identity/caller-key.ts';
+import { principalKey } from '../identity/index.ts';
 import { moderateRequest } from './moderation.ts';
 import type { CatalogRequestBody } from './normalise.ts';
 import { openSourceRadar } from './radar.ts';

@@ -1,4 +1,4 @@
-import { screenValue } from '../blackboard/screening.ts';
+import { screenValue } from '../blackboard/index.ts';
 import { ServiceError } from '../../service-error.ts';
 
 /**

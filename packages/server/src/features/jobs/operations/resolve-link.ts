@@ -2,9 +2,9 @@ import { request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { ResolveLinkResult } from '@svc/schemas';
 import { ServiceError } from '../../../service-error.ts';
-import { HTML_STEP_CHARS, HtmlEventStream } from '../../pdf/html-events.ts';
+import { HTML_STEP_CHARS, HtmlEventStream } from '../../../bounded/html-events.ts';
 import { runInSlices } from '../../../bounded/work-in-slices.ts';
-import { pinnedLookup, vettedAddress, type ResolvedAddress, type SourceFetchSeam } from '../../pdf/source-fetch.ts';
+import { pinnedLookup, vettedAddress, type ResolvedAddress, type SourceFetchSeam } from '../../../outbound/source-fetch.ts';
 
 const MAX_REDIRECTS = 5;
 /** Only the head of an HTML page is read for its title. */

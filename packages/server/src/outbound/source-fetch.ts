@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { request as httpsRequest } from 'node:https';
-import { ServiceError } from '../../service-error.ts';
+import { ServiceError } from '../service-error.ts';
 import { isAddressLiteral, publicAddress } from './public-address.ts';
 
 export type ResolvedAddress = { address: string; family: number };

@@ -1,5 +1,5 @@
 import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
-import { runInSlices, runToEnd, type Steps } from '../../bounded/work-in-slices.ts';
+import { runInSlices, runToEnd, type Steps } from './work-in-slices.ts';
 
 /** What a reader of HTML hears: the events htmlparser2's Parser emits, with the same implied closes. */
 export interface HtmlHandler {
