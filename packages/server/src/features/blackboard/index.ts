@@ -12,6 +12,6 @@ export { screenValue } from './screening.ts';
 /** The public blackboard: its REST routes and MCP tool over one service, and the housekeeping that prunes it. */
 export function createBlackboardFeature(deps: ServerDeps, given: { receipts: Receipts }) {
   const service = createBlackboardService(deps.database, deps.config.blackboard, given.receipts);
-  const stopHousekeeping = service.startHousekeeping(deps.log);
-  return { handlers: { blackboard: createBlackboardHandlers(service) }, service, close: stopHousekeeping } satisfies Feature<'blackboard'>;
+  for (const [name, task] of Object.entries(service.housekeeping)) deps.scheduler.every(`blackboard.${name}`, 10 * 60_000, task);
+  return { handlers: { blackboard: createBlackboardHandlers(service) }, service } satisfies Feature<'blackboard'>;
 }

@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import type { Database } from '../../db/database.ts';
 import { pruneWalFlushRows, WalFlusher } from '../../db/wal-flush.ts';
@@ -33,24 +32,20 @@ export function createBlackboardService(database: Pick<Database, 'sequelize' | '
   return {
     posting,
     /**
-     * Drops this feature's admission counters of windows that ended over a window ago, every
-     * ten minutes (only `blackboard:` buckets: other features' windows may be longer), rows a
-     * sequence gap left beyond the retention cap, and the WAL-flush rows of backends gone for a
-     * day (puts write them). Answers the function that stops it.
+     * The housekeeping the feature schedules, one task per step so that one failing does not
+     * skip the others: this feature's admission counters of windows that ended over a window ago
+     * (only `blackboard:` buckets: other features' windows may be longer), rows a sequence gap
+     * left beyond the retention cap, and the WAL-flush rows of backends gone for a day (puts
+     * write them).
      */
-    startHousekeeping(log: Logger): () => Promise<void> {
-      const prune = async () => {
-        const before = new Date(Date.now() - 2 * settings.windowSeconds * 1000);
-        await sequelize
-          .query(`DELETE FROM svc_rate_counters WHERE bucket LIKE 'blackboard:%' AND window_start > 'epoch'::timestamptz AND window_start < $1`, { bind: [before] })
-          .catch((error: unknown) => log.warn({ err: error }, 'blackboard counter pruning failed'));
-        await sweepRetention(sequelize, settings.retentionRows).catch((error: unknown) => log.warn({ err: error }, 'blackboard retention sweep failed'));
-        if (walFlusher) await pruneWalFlushRows(sequelize).catch((error: unknown) => log.warn({ err: error }, 'WAL-flush row pruning failed'));
-      };
-      const timer = setInterval(() => void prune(), 10 * 60_000);
-      timer.unref();
-      return async () => clearInterval(timer);
-    },
+    housekeeping: {
+      'prune-counters': () =>
+        sequelize.query(`DELETE FROM svc_rate_counters WHERE bucket LIKE 'blackboard:%' AND window_start > 'epoch'::timestamptz AND window_start < $1`, {
+          bind: [new Date(Date.now() - 2 * settings.windowSeconds * 1000)],
+        }),
+      'sweep-retention': () => sweepRetention(sequelize, settings.retentionRows),
+      ...(walFlusher ? { 'prune-wal-flush-rows': () => pruneWalFlushRows(sequelize) } : {}),
+    } as Record<string, () => Promise<unknown>>,
     put: (request: BlackboardPutRequest, caller: Caller) => putItem({ sequelize, settings, posting, batcher, receipts }, request, caller),
     get: async (request: BlackboardGetRequest) => readItems(sequelize, 'get', request, await posting.get()),
     query: async (request: BlackboardQueryRequest) => readItems(sequelize, 'query', request, await posting.get()),
