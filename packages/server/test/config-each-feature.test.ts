@@ -1,0 +1,60 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import test from 'ava';
+import { ConfigError, featureConfigs, loadConfig } from '../src/config.ts';
+
+/**
+ * Each part of the configuration (the server-wide part and every feature's `<f>-config.ts`) with
+ * one wrong value: start-up stops, and the message names the variable, its value and what was
+ * expected. One row per feature; a feature added without a row fails the first test.
+ */
+const wrongValueOf = {
+  server: { variable: 'SVC_PORT', value: 'abc', says: 'expected a port number from 0 to 65535' },
+  identity: { variable: 'SVC_OAUTH_CODE_TTL_SECONDS', value: '601', says: 'expected seconds from 1 to 600' },
+  storage: { variable: 'SVC_STORAGE', value: 's3', says: 'Invalid option: expected one of "local"|"gcs"' },
+  catalog: { variable: 'SVC_CATALOG_DEMO', value: 'maybe', says: 'Invalid option: expected one of "auto"|"on"|"off"' },
+  blackboard: { variable: 'SVC_BLACKBOARD_WINDOW_SECONDS', value: '0', says: 'expected seconds from 1 to 86400' },
+  pdf: { variable: 'SVC_PDF_WORKERS', value: '65', says: 'expected a worker count from 1 to 64' },
+  billing: { variable: 'SVC_CREDIT_HOLD_TTL_SECONDS', value: '4', says: 'expected seconds from 5 to 86400' },
+  requests: { variable: 'SVC_REQUESTS_PER_HOUR', value: '-1', says: 'expected a request count from 0 to 1000000' },
+  x402: { variable: 'SVC_X402_PAY_TO', value: '0x123', says: 'expected an EVM address: 0x and 40 hex digits' },
+  inference: { variable: 'SVC_SSE_KEEPALIVE_MS', value: '9', says: 'expected milliseconds from 10 to 600000' },
+  jobs: { variable: 'SVC_JOBS_WORKERS', value: 'two', says: 'expected a worker count from 0 to 64' },
+  responses: { variable: 'SVC_RESPONSES_RETENTION_DAYS', value: '0', says: 'expected days from 1 to 3650' },
+};
+
+const issueOf = ({ variable, value, says }: (typeof wrongValueOf)[keyof typeof wrongValueOf]) => `${variable}=${JSON.stringify(value)}: ${says}`;
+
+test('every feature whose settings config.ts composes has a row', (t) => {
+  t.deepEqual(Object.keys(wrongValueOf).sort(), ['server', ...Object.keys(featureConfigs)].sort());
+});
+
+test('one wrong value of each part stops loadConfig with that one issue, naming the variable and what it expected', (t) => {
+  for (const [part, row] of Object.entries(wrongValueOf)) {
+    const error = t.throws(() => loadConfig({ [row.variable]: row.value }), { instanceOf: ConfigError }, part);
+    t.deepEqual(error?.issues, [issueOf(row)], part);
+  }
+});
+
+test('wrong values in every part are reported together, each naming its variable', (t) => {
+  const env = Object.fromEntries(Object.values(wrongValueOf).map(({ variable, value }) => [variable, value]));
+  const error = t.throws(() => loadConfig(env), { instanceOf: ConfigError });
+  t.deepEqual(error?.issues.sort(), Object.values(wrongValueOf).map(issueOf).sort());
+});
+
+test('a whole-part check (the upstream needs its base URL) says which variables it is about', (t) => {
+  const error = t.throws(() => loadConfig({ SVC_UPSTREAM_MODELS: 'gpt-4o-mini' }), { instanceOf: ConfigError });
+  t.deepEqual(error?.issues, ['SVC_UPSTREAM_BASE_URL: required when SVC_UPSTREAM_MODELS or SVC_UPSTREAM_API_KEY is set']);
+});
+
+test('svc-server start with a wrong value for every feature exits 1 and names each on stderr', async (t) => {
+  const env = Object.fromEntries(Object.values(wrongValueOf).map(({ variable, value }) => [variable, value]));
+  const bin = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'DATABASE_URL'));
+  const started = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [bin, 'start'], { env: { ...inherited, ...env, SVC_DATA_DIR: '/nonexistent/never-created' }, timeout: 60_000 }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
+  });
+  t.is(started.code, 1, started.stderr);
+  t.is(started.stdout, '', 'nothing started');
+  for (const row of Object.values(wrongValueOf)) t.true(started.stderr.includes(`  - ${issueOf(row)}\n`), `${row.variable} in:\n${started.stderr}`);
+});
