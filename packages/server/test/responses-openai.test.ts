@@ -139,6 +139,18 @@ test.serial('retention: kept until 30 days after creation, gone at 30 days', asy
   await t.throwsAsync(openai.responses.create({ model: 'answer-a', input: 'go on', previous_response_id: response.id }), { instanceOf: OpenAI.NotFoundError });
 });
 
+test.serial('a stored conversation past 8 MiB is refused by name before it is read', async (t) => {
+  const response = await openai.responses.create({ model: 'answer-a', input: 'start' });
+  const sequelize = harness.svc.server.deps.database.sequelize;
+  // 9 items of 1 MiB: what a long chain of large requests would have stored.
+  await sequelize.query("UPDATE responses SET context = (SELECT jsonb_agg(jsonb_build_object('id', 'msg_' || n, 'type', 'message', 'role', 'user', 'content', repeat('x', 1048576))) FROM generate_series(1, 9) AS n) WHERE id = :id", { replacements: { id: response.id } });
+  const answer = await postJson(harness.svc, '/v1/responses', { model: 'answer-a', input: 'go on', previous_response_id: response.id });
+  t.is(answer.status, 400);
+  const error = (await answer.json()) as { code: string; error: string };
+  t.is(error.code, 'responses_input_unsupported');
+  t.true(error.error.startsWith('previous_response_id: the stored conversation holds'), error.error);
+});
+
 test.serial('what svc cannot serve is a 400 naming the field, with a stable code', async (t) => {
   const cases: Array<[Record<string, unknown>, string, string]> = [
     [{ model: 'answer-a', input: 'hi', tools: [{ type: 'web_search_preview' }] }, 'responses_tool_unsupported', 'tools[0].type'],

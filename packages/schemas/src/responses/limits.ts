@@ -12,6 +12,12 @@ export const responsesLimits = {
   maxOutputTokens: 32_768,
   /** Items a conversation may reach through `previous_response_id` (stored input and output included). */
   maxConversationItems: 4096,
+  /**
+   * Bytes of stored conversation `previous_response_id` may bring back (its context, input and
+   * output as stored): a chain of requests must not grow one row without bound, and the row is
+   * parsed on the server's thread.
+   */
+  maxConversationBytes: 8 * 1024 * 1024,
   /** Page size of `input_items`. */
   inputItemsPageMax: 100,
   inputItemsPageDefault: 20,

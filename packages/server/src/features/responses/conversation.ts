@@ -18,6 +18,13 @@ export interface Conversation {
  * previous response's context is one row.
  */
 export async function gatherConversation(store: ResponseStore, owner: string, body: ResponsesCreateBody): Promise<Conversation> {
+  if (body.previous_response_id) {
+    // Sized in the database before the row is read: a conversation past the cap is never parsed here.
+    const bytes = await store.size(owner, body.previous_response_id);
+    if (bytes > responsesLimits.maxConversationBytes) {
+      throw refuse('responses_input_unsupported', ['previous_response_id'], `the stored conversation holds ${bytes} bytes, more than ${responsesLimits.maxConversationBytes}: start a new one.`);
+    }
+  }
   const previous = body.previous_response_id ? await store.get(owner, body.previous_response_id) : undefined;
   const history = previous ? [...previous.context, ...previous.inputItems, ...(previous.response.output as ConversationItem[])] : [];
   const input = normaliseInput(body.input);

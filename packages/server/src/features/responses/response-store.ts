@@ -54,6 +54,16 @@ export class ResponseStore {
     return { response: row.response, inputItems: row.input_items, context: row.context };
   }
 
+  /** The size of the owner's stored response, read before the row itself (`response_not_found` as `get`). */
+  async size(owner: string, id: string): Promise<number> {
+    const [row] = await this.#sequelize.query<{ bytes: number }>(
+      `SELECT (octet_length(response::text) + octet_length(input_items::text) + octet_length(context::text))::int AS bytes FROM responses WHERE id = :id AND owner = :owner AND ${this.#fresh}`,
+      { replacements: { id, owner }, type: QueryTypes.SELECT },
+    );
+    if (!row) throw responseNotFound(id);
+    return row.bytes;
+  }
+
   async delete(owner: string, id: string): Promise<void> {
     const [rows] = (await this.#sequelize.query(`DELETE FROM responses WHERE id = :id AND owner = :owner AND ${this.#fresh} RETURNING id`, { replacements: { id, owner } })) as [unknown[], unknown];
     if (rows.length === 0) throw responseNotFound(id);
