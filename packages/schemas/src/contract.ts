@@ -11,6 +11,7 @@ import { receiptsContract } from './receipts/contract.ts';
 import { requestsContract } from './requests/contract.ts';
 import { x402Contract } from './billing/x402-contract.ts';
 import { jobsContract } from './jobs/contract.ts';
+import { responsesContract } from './responses/contract.ts';
 
 /**
  * The whole API as data. Each top-level key is a feature; its routes' key paths are the
@@ -33,5 +34,6 @@ export const contract = defineContract({
   discovery: discoveryContract,
   x402: x402Contract,
   jobs: jobsContract,
+  responses: responsesContract,
 });
 export type Contract = typeof contract;

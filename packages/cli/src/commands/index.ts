@@ -12,6 +12,7 @@ import { registerKeysCommands } from './keys.ts';
 import { registerPdfCommands } from './pdf.ts';
 import { registerReceiptCommands } from './receipts.ts';
 import { registerRequestCommands } from './requests.ts';
+import { registerResponsesCommands } from './responses.ts';
 import { registerVersionCommands } from './version.ts';
 
 /** Every command group; a feature adds its `register…Commands` here. */
@@ -31,4 +32,5 @@ export function registerCommands(program: Command): void {
   registerRequestCommands(program);
   registerDiscoverCommands(program);
   registerJobsCommands(program);
+  registerResponsesCommands(program);
 }

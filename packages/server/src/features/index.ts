@@ -12,6 +12,7 @@ import { createModelsFeature } from './models/index.ts';
 import { createPdfFeature } from './pdf/index.ts';
 import { createReceiptsFeature } from './receipts/index.ts';
 import { createRequestsFeature } from './requests/index.ts';
+import { createResponsesFeature } from './responses/index.ts';
 import { createSystemFeature } from './system/index.ts';
 
 /**
@@ -41,5 +42,6 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     createSystemFeature(deps),
     createModelsFeature(deps),
     createDiscoveryFeature(deps),
+    createResponsesFeature(deps),
   ]);
 }
