@@ -16,7 +16,7 @@ import { storageConfigFrom } from './storage/storage-config.ts';
 const milliseconds = (min: number, max: number) => integer(min, max, 'milliseconds');
 
 /** What is server-wide: listeners, public URLs, data, logging, shutdown and the HTTP defences. */
-const serverConfigFrom = z
+export const serverConfigFrom = z
   .object({
     SVC_HOST: z.string().min(1).default('127.0.0.1'),
     SVC_PORT: port.default(8787),
