@@ -148,6 +148,8 @@ export const errorCodes = {
   // Inference (docs/inference.md).
   model_not_found: 422,
   model_operation_unsupported: 422,
+  /** Chat `n > 1` for a model that answers one choice (the built-in engine). */
+  chat_choices_unsupported: 400,
   upstream_error: 502,
   upstream_timeout: 504,
   upstream_rejected_request: 422,

@@ -36,7 +36,14 @@ export const ChatCompletionsRequest = z
       .union([z.string().min(1).max(256), z.array(z.string().min(1).max(256)).max(limits.chatMaxStopSequences, `at most ${limits.chatMaxStopSequences} stop sequences`)])
       .nullable()
       .optional(),
-    n: z.literal(1, 'only n = 1 is served').nullable().optional(),
+    n: z
+      .number()
+      .int()
+      .min(1)
+      .max(limits.chatMaxChoices, `n is at most ${limits.chatMaxChoices}`)
+      .nullable()
+      .optional()
+      .describe('How many choices to generate, each with its `index` (in the answer and in every chunk of the stream). Passed to upstream models; the built-in engine answers one choice and refuses more with 400 `chat_choices_unsupported`.'),
     stream: z.boolean().nullable().optional().describe('Answer a server-sent event stream of chat.completion.chunk objects ending with `data: [DONE]`.'),
     stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
     user: z.string().max(256).optional(),

@@ -11,6 +11,8 @@ export const inferenceLimits = {
   chatMaxMessageChars: 200_000,
   chatMaxStopSequences: 4,
   chatMaxTokens: 32_768,
+  /** Choices per chat request (`n`): OpenAI's own cap; an upstream may set a lower one. */
+  chatMaxChoices: 128,
   /** Embeddings: inputs per request (OpenAI's cap) and characters per input. */
   embeddingsBodyBytes: 4_194_304,
   embeddingsMaxInputs: 2048,

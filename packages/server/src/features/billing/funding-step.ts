@@ -48,25 +48,27 @@ type ChatHandler = (body: ChatCompletionsBody, request: RequestContext) => Promi
 
 const isStream = (answer: ChatAnswer): answer is AsyncIterable<SseMessage<ChatStreamEvent>> => typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
 
-/** The completion a stream amounts to: what a replay of a streamed call answers as JSON. */
+/** The completion a stream amounts to: what a replay of a streamed call answers as JSON, one choice per `index` (n > 1). */
 export function assembleCompletion(chunks: readonly ChatCompletionChunk[]): ChatCompletion {
   const first = chunks[0]!;
-  let content = '';
-  let finish: ChatCompletion['choices'][number]['finish_reason'] = null;
+  const choices = new Map<number, { content: string; finish: ChatCompletion['choices'][number]['finish_reason'] }>();
   let usage: InferenceUsage | undefined;
   for (const chunk of chunks) {
     for (const choice of chunk.choices) {
-      content += choice.delta.content ?? '';
-      if (choice.finish_reason) finish = choice.finish_reason;
+      let assembled = choices.get(choice.index);
+      if (!assembled) choices.set(choice.index, (assembled = { content: '', finish: null }));
+      assembled.content += choice.delta.content ?? '';
+      if (choice.finish_reason) assembled.finish = choice.finish_reason;
     }
     if (chunk.usage) usage = chunk.usage;
   }
+  if (choices.size === 0) choices.set(0, { content: '', finish: null });
   return {
     id: first.id,
     object: 'chat.completion',
     created: first.created,
     model: first.model,
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish, logprobs: null }],
+    choices: [...choices].sort(([a], [b]) => a - b).map(([index, { content, finish }]) => ({ index, message: { role: 'assistant' as const, content }, finish_reason: finish, logprobs: null })),
     ...(usage ? { usage } : {}),
   };
 }

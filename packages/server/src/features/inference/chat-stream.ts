@@ -27,7 +27,9 @@ function promptWords(body: ChatCompletionsBody): number {
  * `chat.completion.chunk` events, then `data: [DONE]`. The engine's usage chunk (empty `choices`)
  * reaches the caller only with `stream_options.include_usage`; when the engine sent none, one
  * counted in words is made. A failure after the start becomes a final chunk with a top-level
- * `error { code, message }` and `finish_reason: "error"` (OpenRouter's convention), then [DONE].
+ * `error { code, message }` and `finish_reason: "error"` for each choice not yet finished
+ * (OpenRouter's convention), then [DONE]. With `n > 1` the engine's chunks carry each choice's
+ * `index` and pass through as they are.
  * `onEnd` runs once, however the stream ends (done, failed, or the client left), with the usage so far:
  * also when the client left before the first event was pulled, when the generator's own body
  * never runs (a funding step's reservation must still be released).
@@ -64,6 +66,8 @@ async function* streamEvents(
   let engineUsage: InferenceUsage | undefined;
   // The answer's text, counted in words only if the engine reports no usage (most upstreams do).
   let completionText = '';
+  /** Choices (by index) the engine already finished: the error chunk ends only the others. */
+  const finished = new Set<number>();
   /** The engine's last chunk: its id and time name the usage or error chunk svc adds. */
   let lastChunk: ChatCompletionChunk | undefined;
   const last = (): Pick<ChatCompletionChunk, 'id' | 'created'> => (lastChunk ? { id: lastChunk.id, created: lastChunk.created } : { id: `chatcmpl-${request.requestId}`, created: Math.floor(Date.now() / 1000) });
@@ -79,7 +83,10 @@ async function* streamEvents(
   try {
     for await (const chunk of chunks) {
       lastChunk = chunk;
-      for (const choice of chunk.choices) if (typeof choice.delta?.content === 'string') completionText += choice.delta.content;
+      for (const choice of chunk.choices) {
+        if (typeof choice.delta?.content === 'string') completionText += choice.delta.content;
+        if (choice.finish_reason) finished.add(choice.index);
+      }
       if (!chunk.usage) {
         yield { event: 'message', data: chunk };
         continue;
@@ -110,7 +117,7 @@ async function* streamEvents(
         ...last(),
         object: 'chat.completion.chunk',
         model: served.model.id,
-        choices: [{ index: 0, delta: {}, finish_reason: 'error' }],
+        choices: unfinishedChoices(body.n ?? 1, finished).map((index) => ({ index, delta: {}, finish_reason: 'error' as const })),
         ...(includeUsage ? { usage: counted() } : {}),
         error: { code, message: known ? error.message : 'The stream failed.' },
       },
@@ -120,4 +127,11 @@ async function* streamEvents(
     end(outcome ?? { usage: counted(), ok: false, errorCode: 'client_disconnected' });
   }
   yield { event: 'message', data: '[DONE]' };
+}
+
+/** The indexes of the `n` choices not yet finished, in order. */
+function unfinishedChoices(n: number, finished: ReadonlySet<number>): number[] {
+  const open: number[] = [];
+  for (let index = 0; index < n; index++) if (!finished.has(index)) open.push(index);
+  return open;
 }

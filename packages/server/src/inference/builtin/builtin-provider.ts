@@ -1,5 +1,6 @@
 import { runInSlices } from '../../bounded/work-in-slices.ts';
-import type { InferenceProvider } from '../provider.ts';
+import { ServiceError } from '../../service-error.ts';
+import type { ChatRequest, InferenceProvider } from '../provider.ts';
 import { embedText, tokenize } from '../hashed-embeddings.ts';
 import { bm25ScoresSteps, buildBm25IndexSteps, rankByScore } from './bm25.ts';
 import { BUILTIN_ENGINE_ID } from './builtin-models.ts';
@@ -20,6 +21,17 @@ function shorten(vector: Float32Array, dimensions: number): Float32Array {
   norm = Math.sqrt(norm);
   if (norm > 0) for (let index = 0; index < short.length; index++) short[index]! /= norm;
   return short;
+}
+
+/**
+ * The extractive chat has one answer to give: `n > 1` is refused by name rather than answered
+ * with fewer choices than asked for.
+ */
+function refuseSeveralChoices({ model, body }: ChatRequest): void {
+  const choices = body.n ?? 1;
+  if (choices <= 1) return;
+  const message = `Model "${model.id}" answers one choice: n must be 1 (it was ${choices}). Ask an upstream model for several choices.`;
+  throw new ServiceError('chat_choices_unsupported', message, { detail: [{ loc: ['body', 'n'], msg: message, type: 'chat_choices_unsupported' }] });
 }
 
 /**
@@ -84,9 +96,12 @@ export function createBuiltinProvider(): InferenceProvider {
       return runInSlices(extractiveRagSteps(question, documents, topK));
     },
     async chat(request) {
+      refuseSeveralChoices(request);
       return extractiveChatCompletion(request);
     },
     async chatStream(request, options) {
+      // Refused here, before the stream is handed back, so the caller gets a 400 and not a failed stream.
+      refuseSeveralChoices(request);
       return extractiveChatChunks(request, options);
     },
   };
