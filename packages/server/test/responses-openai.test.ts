@@ -2,7 +2,7 @@ import test from 'ava';
 import OpenAI from 'openai';
 import { FAKE_ANSWER, FAKE_RESPONSES_ANSWER, FAKE_TOOL_ARGUMENTS, toolAnswer } from '@svc/testing/fake-openai-upstream';
 import { signInAgent } from '@svc/testing/identity';
-import { postJson, sseData, startUpstreamHarness, UPSTREAM_SECRET, type UpstreamHarness } from './helpers/inference-upstream-setup.ts';
+import { postJson, sseData, startUpstreamHarness, UPSTREAM_SECRET, waitFor, type UpstreamHarness } from './helpers/inference-upstream-setup.ts';
 
 let harness: UpstreamHarness;
 let openai: OpenAI;
@@ -10,7 +10,7 @@ let openai: OpenAI;
 const weatherTool = { type: 'function' as const, name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }, strict: true };
 
 test.before(async () => {
-  harness = await startUpstreamHarness({ modelList: 'answer-a,tool-a,midstream-error-a,openai-resp=chat+responses' });
+  harness = await startUpstreamHarness({ modelList: 'answer-a,tool-a,midstream-error-a,slow-a,openai-resp=chat+responses,truncated-resp=chat+responses' });
   openai = new OpenAI({ baseURL: `${harness.svc.baseUrl}/v1`, apiKey: harness.svc.operatorToken, maxRetries: 0 });
 });
 test.after.always(async () => {
@@ -179,6 +179,23 @@ test.serial('an upstream failure after the stream started ends it with response.
   t.like(harness.usage.at(-1), { operation: 'responses', ok: false, errorCode: 'upstream_error' });
 });
 
+test.serial('a client that leaves a translated stream aborts the upstream at once, and the partial usage is reported', async (t) => {
+  const controller = new AbortController();
+  const seen = harness.fake.nextRequest('slow-a');
+  const answer = await postJson(harness.svc, '/v1/responses', { model: 'slow-a', input: 'hi', stream: true }, { signal: controller.signal });
+  const reader = answer.body!.getReader();
+  let received = '';
+  // After its fourth chunk the upstream is silent for 2 s: only svc noticing the client leave closes it sooner.
+  while (!received.includes('"delta":"w3 "')) received += new TextDecoder().decode((await reader.read()).value);
+  const upstream = await seen;
+  const leftAt = performance.now();
+  controller.abort();
+  t.true(await waitFor(() => upstream.abortedAt !== undefined, 1500), 'the upstream saw its request closed');
+  t.true(upstream.abortedAt! - leftAt < 1000);
+  t.is(upstream.finishedAt, undefined);
+  t.true(await waitFor(() => harness.usage.some((event) => event.operation === 'responses' && event.model === 'slow-a' && event.errorCode === 'client_disconnected')));
+});
+
 test.serial('a model declared with the capability responses gets the request passed through, svc keeping the conversation', async (t) => {
   const first = await openai.responses.create({ model: 'openai-resp', input: 'Hello?', store: true });
   t.is(first.output_text, FAKE_RESPONSES_ANSWER);
@@ -203,4 +220,18 @@ test.serial('a model declared with the capability responses gets the request pas
   t.like(completed.response.output[0], { type: 'function_call', name: 'get_weather' });
   t.deepEqual(events.map((event) => event.sequence_number), events.map((_, index) => index));
   t.is((await openai.responses.retrieve(completed.response.id)).id, completed.response.id);
+});
+
+test.serial('a passed-through stream that breaks off ends with response.failed, numbered after the last event, and is counted as failed', async (t) => {
+  const answer = await postJson(harness.svc, '/v1/responses', { model: 'truncated-resp', input: 'hi', stream: true });
+  t.is(answer.status, 200);
+  const events = sseData(await answer.text()) as Array<{ type: string; sequence_number: number; response?: { id: string; model: string; status: string; error: { code: string } } }>;
+  t.deepEqual(events.map((event) => event.type), ['response.created', 'response.in_progress', 'response.failed']);
+  t.deepEqual(events.map((event) => event.sequence_number), [0, 1, 2]);
+  const failed = events.at(-1)!.response!;
+  t.like(failed, { status: 'failed', model: 'truncated-resp', error: { code: 'upstream_error' } });
+  t.regex(failed.id, /^resp_[0-9a-f]{48}$/);
+  t.like(harness.usage.at(-1), { operation: 'responses', model: 'truncated-resp', ok: false, errorCode: 'upstream_error' });
+  // Stored as it ended, as OpenAI keeps failed responses.
+  t.is((await openai.responses.retrieve(failed.id)).status, 'failed');
 });

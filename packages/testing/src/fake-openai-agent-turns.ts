@@ -8,7 +8,8 @@ import type { ServerResponse } from 'node:http';
  *   several chunks, the usage chunk when asked, `[DONE]`);
  * - the Responses API at `/v1/responses` for any model (JSON Response objects, or the event
  *   sequence with `sequence_number`, ending at `response.completed` with no `[DONE]`), which is
- *   what an upstream that speaks Responses (OpenAI itself) sends.
+ *   what an upstream that speaks Responses (OpenAI itself) sends; a `truncated-*` model's stream
+ *   ends after `response.in_progress`, as a broken upstream's would.
  */
 export const FAKE_TOOL_ARGUMENTS = '{"city":"Paris"}';
 export const FAKE_RESPONSES_ANSWER = 'Hello from the fake Responses upstream.';
@@ -100,6 +101,11 @@ export function fakeResponses(body: Record<string, unknown>, response: ServerRes
   const send = (event: Record<string, unknown> & { type: string }) => response.write(`event: ${event.type}\ndata: ${JSON.stringify({ ...event, sequence_number: sequence++ })}\n\n`);
   send({ type: 'response.created', response: snapshot('in_progress', []) });
   send({ type: 'response.in_progress', response: snapshot('in_progress', []) });
+  if (model.startsWith('truncated-')) {
+    // A broken upstream: the body ends before any final event.
+    response.end();
+    return;
+  }
   if ('call' in step) {
     send({ type: 'response.output_item.added', output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
     for (const piece of pieces(step.call.arguments, 4)) send({ type: 'response.function_call_arguments.delta', item_id: item.id, output_index: 0, delta: piece, obfuscation: 'xY' });
