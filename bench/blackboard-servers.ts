@@ -13,7 +13,7 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { createServer, loadConfig } from '../packages/server/src/index.ts';
+import { createServer, loadConfig } from '@svc/server';
 import { LIFTED_BLACKBOARD_LIMITS } from './lifted-limits.ts';
 
 // Koa and pg are the server package's dependencies; borrow them from there.

@@ -22,7 +22,7 @@
  * channel (each row shaped as that server's puts store it), so both answer full pages of 50 with
  * more behind, however many puts the put rounds managed.
  */
-import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
+import { createTestDatabase } from '@svc/testing/test-database';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import autocannon from 'autocannon';

@@ -19,7 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { GCProfiler } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createServer, loadConfig } from '../packages/server/src/index.ts';
+import { createServer, loadConfig } from '@svc/server';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median, percentile } from './stats.ts';
 

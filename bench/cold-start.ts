@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { SERVER_BIN } from '@svc/testing/server-process';
 import { parseArgs } from 'node:util';
 import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
@@ -17,12 +17,11 @@ import { benchArguments } from './args.ts';
 
 const { values } = parseArgs({ args: benchArguments(), options: { rounds: { type: 'string', default: '3' } } });
 const rounds = Number(values.rounds);
-const BIN = fileURLToPath(new URL('../packages/server/src/bin.ts', import.meta.url));
 
 /** Starts the server, waits for the first 200 on /healthz, stops it with SIGTERM; answers ms to ready. */
 async function timeToHealthy(dataDir: string): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, 'start'], {
+  const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
     env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', DATABASE_URL: '' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

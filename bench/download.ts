@@ -20,10 +20,10 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createClient } from '../packages/client/src/index.ts';
+import { createClient } from '@svc/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { SERVER_BIN } from '@svc/testing/server-process';
 import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
 
@@ -69,9 +69,8 @@ try {
       .join('\n'),
   );
   // The server runs in its own process, as it would in use, so client and server do not share a thread.
-  const serverBin = fileURLToPath(new URL('../packages/server/src/bin.ts', import.meta.url));
   const serverEnv = { ...process.env, SVC_HOST: '127.0.0.1', SVC_DATA_DIR: path.join(work, 'data'), SVC_LOG_LEVEL: 'warn', SVC_CATALOG_DEMO: 'off' };
-  const imported = spawn(process.execPath, [serverBin, 'catalog', 'import', catalog], { env: serverEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+  const imported = spawn(process.execPath, [SERVER_BIN, 'catalog', 'import', catalog], { env: serverEnv, stdio: ['ignore', 'ignore', 'inherit'] });
   if ((await new Promise<number | null>((resolve) => imported.on('close', resolve))) !== 0) throw new Error('catalog import failed');
   const port = await new Promise<number>((resolve) => {
     const probe = createNetServer().listen(0, '127.0.0.1', () => {
@@ -80,7 +79,7 @@ try {
     });
   });
   const apiUrl = `http://127.0.0.1:${port}`;
-  const server: ChildProcess = spawn(process.execPath, [serverBin, 'start'], { env: { ...serverEnv, SVC_PORT: String(port) }, stdio: 'inherit' });
+  const server: ChildProcess = spawn(process.execPath, [SERVER_BIN, 'start'], { env: { ...serverEnv, SVC_PORT: String(port) }, stdio: 'inherit' });
   for (let attempt = 0; ; attempt++) {
     if (await fetch(`${apiUrl}/healthz`).then((response) => response.ok, () => false)) break;
     if (attempt > 300) throw new Error('the server did not start');

@@ -11,9 +11,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { SERVER_BIN } from '@svc/testing/server-process';
 import { parseArgs } from 'node:util';
-import { embedText } from '../packages/server/src/inference/hashed-embeddings.ts';
+import { embedText } from '@svc/testing/server-internals';
 import { median } from './stats.ts';
 import { reportFigures } from './report.ts';
 import { benchArguments } from './args.ts';
@@ -22,7 +22,6 @@ const { values } = parseArgs({ args: benchArguments(), options: { texts: { type:
 const textCount = Number(values.texts);
 const batchSize = Number(values.batch);
 const rounds = Number(values.rounds);
-const BIN = fileURLToPath(new URL('../packages/server/src/bin.ts', import.meta.url));
 const OPERATOR_TOKEN = 'bench-embeddings-operator-token-0123456789';
 
 /** Review-like sentences of 10 to 40 words from a fixed vocabulary, the same every run. */
@@ -43,7 +42,7 @@ function textsPerSecond(texts: string[], work: (text: string) => unknown): numbe
 }
 
 async function startServer(dataDir: string): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, 'start'], {
+  const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
     env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_OPERATOR_TOKEN: OPERATOR_TOKEN, DATABASE_URL: '' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -18,12 +18,12 @@
  * (default 4) items per side in each of BENCH_ROUNDS (default 4) alternating pairs, BENCH_CONCURRENCY (default 16) submitters, BENCH_IDLE_JOBS
  * (default 40) sequential jobs for the idle latency.
  */
-import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
+import { createTestDatabase } from '@svc/testing/test-database';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClient, type SvcClient } from '../packages/client/src/index.ts';
-import { startServerProcess, type ServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { createClient, type SvcClient } from '@svc/client';
+import { startServerProcess, type ServerProcess } from '@svc/testing/server-process';
 import { reportFigures } from './report.ts';
 import { median, percentile } from './stats.ts';
 

@@ -21,9 +21,10 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { SERVER_BIN } from '@svc/testing/server-process';
 import { parseArgs } from 'node:util';
-import { createTestDatabase, type TestDatabase } from '../packages/server/test/helpers/test-database.ts';
-import { numberedPdf } from '../packages/server/test/helpers/pdf-fixtures.ts';
+import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
+import { numberedPdf } from '@svc/testing/pdf-fixtures';
 import type { ProbeAnswer } from './memory-probe.ts';
 import { processTree, status, uniqueResidentBytes, wasmResidentBytes } from './process-memory.ts';
 import { reportFigures, type Figure } from './report.ts';
@@ -36,7 +37,6 @@ const { values } = parseArgs({
   options: { load: { type: 'string', default: '200' }, 'no-postgres': { type: 'boolean', default: false } },
 });
 const LOAD = Number(values.load);
-const BIN = fileURLToPath(new URL('../packages/server/src/bin.ts', import.meta.url));
 const PROBE = fileURLToPath(new URL('./memory-probe.ts', import.meta.url));
 const TOKEN = 'bench-memory-operator-token-0123456789';
 const SAMPLE_MS = 20;
@@ -128,7 +128,7 @@ class Measured {
 async function start(database: TestDatabase): Promise<Measured> {
   const probeFile = path.join(database.dataDir, 'memory-probe.json');
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'DATABASE_URL' && name !== 'NODE_OPTIONS'));
-  const child = spawn(process.execPath, ['--import', PROBE, BIN, 'start'], {
+  const child = spawn(process.execPath, ['--import', PROBE, SERVER_BIN, 'start'], {
     env: {
       ...inherited,
       SVC_HOST: '127.0.0.1',

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
-import { createLogger, createServer, loadConfig } from '../packages/server/src/index.ts';
+import { createLogger, createServer, loadConfig } from '@svc/server';
 import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
 import { benchArguments } from './args.ts';

@@ -21,14 +21,14 @@
  * 10% or more after warm-up.
  */
 import { parseArgs } from 'node:util';
-import { createClient } from '../packages/client/src/index.ts';
+import { createClient } from '@svc/client';
 import { processTree, status } from './process-memory.ts';
 import { reportFigures } from './report.ts';
 import { percentile } from './stats.ts';
-import { createTestDatabase } from '../packages/server/test/helpers/test-database.ts';
-import { startServerProcess } from '../packages/server/test/helpers/server-process.ts';
+import { createTestDatabase } from '@svc/testing/test-database';
+import { startServerProcess } from '@svc/testing/server-process';
 import { LIFTED_BLACKBOARD_LIMITS } from './lifted-limits.ts';
-import { worstPayloads } from '../packages/server/test/helpers/stall-payloads.ts';
+import { worstPayloads } from '@svc/testing/stall-payloads';
 import { benchArguments } from './args.ts';
 
 const { values } = parseArgs({

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { performanceProtocol } from '../packages/server/src/features/system/documents.ts';
+import { performanceProtocol } from '@svc/testing/server-internals';
 import { meetsTarget } from '../bench/report.ts';
 
 const root = new URL('..', import.meta.url).pathname;

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { docxFile } from '../packages/server/test/helpers/docx-fixture.ts';
-import { textPdf } from '../packages/server/test/helpers/pdf-fixtures.ts';
-import { run, startUntil, stop } from './helpers/run.ts';
+import { docxFile } from '@svc/testing/docx-fixture';
+import { textPdf } from '@svc/testing/pdf-fixtures';
+import { run, startUntil, stop } from '@svc/testing/run';
 
 /**
  * The four packages as npm would publish them: packed, installed into a fresh project outside
@@ -270,6 +270,8 @@ test.serial('changeset version bumps the four packages together and a publish dr
   for (const example of await readdir(path.join(ROOT, 'examples'))) {
     await cp(path.join(ROOT, 'examples', example, 'package.json'), path.join(copy, 'examples', example, 'package.json'));
   }
+  // The examples' tests use the private test kit: its manifest completes the workspace.
+  await cp(path.join(ROOT, 'packages', 'testing', 'package.json'), path.join(copy, 'packages', 'testing', 'package.json'));
   const before = (await manifestOf('client')).version as string;
   const changesets = (await readdir(path.join(copy, '.changeset'))).filter((file) => file.endsWith('.md') && file !== 'README.md');
   t.true(changesets.length > 0, 'there are changesets to release');
@@ -291,5 +293,6 @@ test.serial('changeset version bumps the four packages together and a publish dr
   t.is(publish.code, 0, `${publish.stdout}\n${publish.stderr}`);
   for (const name of PACKAGES) t.regex(`${publish.stdout}\n${publish.stderr}`, new RegExp(`@svc/${name}@${next!.replace(/\./g, '\\.')}`), `${name} would be published`);
   t.notRegex(`${publish.stdout}\n${publish.stderr}`, /@example\//, 'examples are never published');
+  t.notRegex(`${publish.stdout}\n${publish.stderr}`, /@svc\/testing/, 'the test kit is never published');
   t.is((await manifestOf('client')).version, before, 'this checkout keeps its version');
 });

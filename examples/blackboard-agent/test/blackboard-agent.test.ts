@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { deriveChannelKey } from '@svc/client';
-import { startTestServer, type TestServer } from '../../../packages/server/test/helpers/test-server.ts';
-import { startUntil, stop } from '../../../test/helpers/run.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { startUntil, stop } from '@svc/testing/run';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 let svc: TestServer;

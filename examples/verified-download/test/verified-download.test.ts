@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { startTestServer, type TestServer } from '../../../packages/server/test/helpers/test-server.ts';
-import { run } from '../../../test/helpers/run.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { run } from '@svc/testing/run';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const HERE = fileURLToPath(new URL('..', import.meta.url));

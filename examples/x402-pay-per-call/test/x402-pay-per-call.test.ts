@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { startFakeFacilitator, type FakeFacilitator } from '../../../packages/server/test/helpers/fake-facilitator.ts';
-import { startTestServer, type TestServer } from '../../../packages/server/test/helpers/test-server.ts';
-import { runEnv } from '../../../test/helpers/run.ts';
+import { startFakeFacilitator, type FakeFacilitator } from '@svc/testing/fake-facilitator';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { runEnv } from '@svc/testing/run';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 const run = promisify(execFile);

@@ -1,8 +1,8 @@
 import test from 'ava';
-import { grantCredits } from '../../server/src/features/billing/credit-ledger.ts';
-import { startFakeStripe, type FakeStripe } from '../../server/test/helpers/fake-stripe.ts';
-import { createKey, signInAgent } from '../../server/test/helpers/identity.ts';
-import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
+import { grantCredits } from '@svc/testing/server-internals';
+import { startFakeStripe, type FakeStripe } from '@svc/testing/fake-stripe';
+import { createKey, signInAgent } from '@svc/testing/identity';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { runCli } from './helpers/run-cli.ts';
 
 let stripe: FakeStripe;

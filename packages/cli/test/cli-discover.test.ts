@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { runCli } from './helpers/run-cli.ts';
 
 let svc: TestServer;

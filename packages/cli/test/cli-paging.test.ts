@@ -1,6 +1,6 @@
 import test from 'ava';
-import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
-import { createKey, signInAgent } from '../../server/test/helpers/identity.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { createKey, signInAgent } from '@svc/testing/identity';
 import { runCli } from './helpers/run-cli.ts';
 
 /** `--all` and `--limit` on the CLI's list commands, as a process against a real server. */

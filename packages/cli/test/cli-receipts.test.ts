@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { runCli } from './helpers/run-cli.ts';
 
 let svc: TestServer;

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
-import { signInAgent } from '../../server/test/helpers/identity.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { signInAgent } from '@svc/testing/identity';
 import { runCli } from './helpers/run-cli.ts';
 
 /** `svc request feature|mirror|source|status|moderate` and `svc radar` as a process. */

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { runCli } from './helpers/run-cli.ts';
 
 /** `svc jobs ...` as a process against a real server: submit, wait with progress, status, result, cancel. */

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { contract, isRoute, walkContract, type PagingSpec, type RouteDefinition } from '@svc/schemas';
 import { SvcError, type SvcClient } from '../src/index.ts';
 // The client package never depends on the server; its tests borrow the server's test helpers.
-import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
-import { createKey, signInAgent } from '../../server/test/helpers/identity.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { createKey, signInAgent } from '@svc/testing/identity';
 
 /** The client's `.all()` and `.pages()`, derived from each route's paging declaration, against a real server. */
 let svc: TestServer;

@@ -26,7 +26,7 @@ import {
   type ClientOptions,
 } from '../src/index.ts';
 // The client package never depends on the server; its tests borrow the server's test helper.
-import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * The transport against a small HTTP server this test scripts: it stands for "a server that

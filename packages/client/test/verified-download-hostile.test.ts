@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { createClient, SvcError, VerifiedDownloadError, type DownloadCheck } from '@svc/client';
-import { startTestServer, type TestServer } from '../../server/test/helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { forward, relay } from './helpers/forward.ts';
 
 /**

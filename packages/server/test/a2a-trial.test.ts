@@ -2,7 +2,7 @@ import test from 'ava';
 import { SendMessageRequest, TaskState, Role, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { ClientFactory as ClientFactoryV03 } from 'a2a-sdk-v0-3/client';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 test.before(async () => {

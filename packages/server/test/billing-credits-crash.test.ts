@@ -5,9 +5,9 @@ import { createClient } from '@svc/client';
 import { openDatabase } from '../src/db/database.ts';
 import { grantCredits } from '../src/features/billing/credit-ledger.ts';
 import { createLogger } from '../src/observability/logger.ts';
-import { freePort } from './helpers/free-port.ts';
-import { killAllServerProcesses, startServerProcess, type ServerProcess } from './helpers/server-process.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
+import { freePort } from '@svc/testing/free-port';
+import { killAllServerProcesses, startServerProcess, type ServerProcess } from '@svc/testing/server-process';
+import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
 
 /**
  * A `svc-server` killed with SIGKILL while credit-funded chat calls are in flight loses no

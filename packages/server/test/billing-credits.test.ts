@@ -2,10 +2,10 @@ import test from 'ava';
 import { QueryTypes } from 'sequelize';
 import { billingLimits } from '@svc/schemas';
 import { grantCredits, holdCredits, releaseExpiredHolds } from '../src/features/billing/credit-ledger.ts';
-import { createKey, signInAgent } from './helpers/identity.ts';
-import { killAllServerProcesses, startServerProcess } from './helpers/server-process.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { createKey, signInAgent } from '@svc/testing/identity';
+import { killAllServerProcesses, startServerProcess } from '@svc/testing/server-process';
+import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 const SECRET = 'billing-replica-secret-0123456789-abcdefgh';
 let database: TestDatabase;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import test from 'ava';
 import Stripe from 'stripe';
-import { startFakeStripe, type FakeStripe } from './helpers/fake-stripe.ts';
-import { createKey, signInAgent } from './helpers/identity.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startFakeStripe, type FakeStripe } from '@svc/testing/fake-stripe';
+import { createKey, signInAgent } from '@svc/testing/identity';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
 let stripe: FakeStripe;

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { commitHold, grantCredits, holdCredits } from '../src/features/billing/credit-ledger.ts';
-import { createKey, signInAgent } from './helpers/identity.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { createKey, signInAgent } from '@svc/testing/identity';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * The usage CSV opens in spreadsheets, and some of its cells are chosen by the caller (the

@@ -8,7 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import test from 'ava';
-import { startTestServer } from './helpers/test-server.ts';
+import { startTestServer } from '@svc/testing/test-server';
 
 const serverRequire = createRequire(new URL('../src/features/billing/x402-evm.ts', import.meta.url));
 const loaded = (specifier: string) => serverRequire.cache[serverRequire.resolve(specifier)] !== undefined;

@@ -13,8 +13,8 @@ import { runFunded } from '../src/features/billing/funding-step.ts';
 import { x402Funding } from '../src/features/billing/x402-funding.ts';
 import { claimAuthorization, STALE_CLAIM_SECONDS } from '../src/features/billing/x402-nonces.ts';
 import type { RequestContext } from '../src/http/request-context.ts';
-import { startFakeFacilitator, type FakeFacilitator } from './helpers/fake-facilitator.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startFakeFacilitator, type FakeFacilitator } from '@svc/testing/fake-facilitator';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /** A fixed, throwaway test key (Hardhat's first account): never funded anywhere real. */
 const payer = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');

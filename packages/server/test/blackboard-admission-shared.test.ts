@@ -1,6 +1,6 @@
 import test from 'ava';
-import { createTestDatabase } from './helpers/test-database.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { createTestDatabase } from '@svc/testing/test-database';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * The global windows, counted in the database: with PostgreSQL (TEST_DATABASE_URL) two server

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { QueryTypes } from 'sequelize';
 import { sweepRetention } from '../src/features/blackboard/service.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * Small caps so every window's edge is cheap to reach. The address comes from X-Forwarded-For

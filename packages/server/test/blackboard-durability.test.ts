@@ -1,7 +1,7 @@
 import test from 'ava';
 import { QueryTypes } from 'sequelize';
 import { WalFlusher } from '../src/db/wal-flush.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * On PostgreSQL a batch of puts made while others are under way commits asynchronously (so it

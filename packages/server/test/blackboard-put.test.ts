@@ -2,7 +2,7 @@ import test from 'ava';
 import { createHash } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { deriveChannelKey } from '@svc/schemas';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 test.before(async () => {

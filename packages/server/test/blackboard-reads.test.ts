@@ -1,7 +1,7 @@
 import test from 'ava';
 import { QueryTypes } from 'sequelize';
 import type { SvcClient } from '@svc/client';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 let client: SvcClient;

@@ -7,7 +7,7 @@
 import test from 'ava';
 import { blackboardLimits } from '@svc/schemas';
 import { measureLoopHold } from './helpers/loop-hold.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /** The budget for any one request; the put's own JSON and database work fit well inside it. */
 const LOOP_BUDGET_MS = 100;

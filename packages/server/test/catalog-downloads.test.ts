@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import test from 'ava';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 test.before(async () => {

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { loadConfig, ConfigError } from '../src/index.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { signInAgent } from './helpers/identity.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { signInAgent } from '@svc/testing/identity';
 import catalogRequestsMigration from '../src/db/migrations/20261122T1600-catalog-requests.ts';
 
 /**

@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { OpenSourceRadarEntry } from '@svc/schemas';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { signInAgent } from './helpers/identity.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { signInAgent } from '@svc/testing/identity';
 
 /**
  * The open-source radar: distinct requesters per source or mirror, exact under concurrent

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { scopes as allScopes, type CatalogRequestSubmissionResponse } from '@svc/schemas';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { createKey, signInAgent } from './helpers/identity.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { createKey, signInAgent } from '@svc/testing/identity';
 import { RequestStore } from '../src/features/requests/index.ts';
 
 /** /v1 catalog requests: filing and replays, reading, moderation, and who may see what. */

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { artifactTypes, licenses, searchSorts, tools, trendingWindows } from '@svc/schemas';
 import { ConfigError, loadConfig } from '../src/index.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 test.before(async () => {
@@ -260,7 +260,7 @@ function runServerBin(args: string[], env: Record<string, string>): Promise<{ co
 test('svc-server catalog import: idempotent upsert, hosted content, errors name the line', async (t) => {
   // The import runs against this server's database while it is stopped? No: PostgreSQL allows a
   // second client; the embedded database has one session, so import into a fresh data dir there.
-  const { createTestDatabase } = await import('./helpers/test-database.ts');
+  const { createTestDatabase } = await import('@svc/testing/test-database');
   const database = await createTestDatabase();
   try {
     const file = path.join(database.dataDir, 'catalog.jsonl');

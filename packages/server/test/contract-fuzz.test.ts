@@ -2,10 +2,10 @@ import http from 'node:http';
 import test from 'ava';
 import fc from 'fast-check';
 import { contract, walkContract } from '@svc/schemas';
-import { checkAnswer, fixedRequests, fuzzTarget, requestArbitrary, type Credentials, type FuzzAnswer, type FuzzRequest, type FuzzTarget } from './helpers/contract-fuzz.ts';
-import { createKey, signInAgent } from './helpers/identity.ts';
+import { checkAnswer, fixedRequests, fuzzTarget, requestArbitrary, type Credentials, type FuzzAnswer, type FuzzRequest, type FuzzTarget } from '@svc/testing/contract-fuzz';
+import { createKey, signInAgent } from '@svc/testing/identity';
 import { LoopDelay, STALL_BUDGET_MS } from './helpers/stall-meter.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * The standing contract fuzzing suite: every route of the contract (read with walkContract, so

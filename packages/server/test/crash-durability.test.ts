@@ -6,11 +6,11 @@ import type { Sequelize } from 'sequelize';
 import { createLogger } from '../src/index.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { grantCredits } from '../src/features/billing/credit-ledger.ts';
-import { freePort } from './helpers/free-port.ts';
+import { freePort } from '@svc/testing/free-port';
 import { calculateJob, postJob } from './helpers/jobs.ts';
 import { checkCreditBooks, creditChat, type CreditBooks } from './helpers/crash-credits.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
-import { startServerProcess, type ServerProcess } from './helpers/server-process.ts';
+import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
+import { startServerProcess, type ServerProcess } from '@svc/testing/server-process';
 
 /**
  * kill -9 under a mixed write load, several rounds, each followed by a restart on the same data:

@@ -4,7 +4,7 @@
  * reader gets a new attempt rather than a cached failure or a hang, and the server goes on.
  */
 import test from 'ava';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 test.before(async () => {

@@ -3,7 +3,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { discoverOAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/client/auth.js';
 import { A2A_AGENT_CARD_PATHS, A2aAgentCard, MCP_SERVER_CARD_PATHS, McpServerCard } from '@svc/schemas';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 /** A second server with the api surface on a port of its own: the documents must name it. */

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { TRY_CALLS_PER_MINUTE } from '@svc/schemas';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 test.before(async () => {

@@ -6,7 +6,7 @@
  */
 import test from 'ava';
 import { DocumentExtractRequest, pdfLimits } from '@svc/schemas';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 test.before(async () => {

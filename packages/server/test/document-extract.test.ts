@@ -1,7 +1,7 @@
 import test from 'ava';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { docxFile } from './helpers/docx-fixture.ts';
-import { numberedPdf } from './helpers/pdf-fixtures.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { docxFile } from '@svc/testing/docx-fixture';
+import { numberedPdf } from '@svc/testing/pdf-fixtures';
 
 let svc: TestServer;
 // The operator's own calls in this file (DOCX and PDF go through the workers) stay under it.

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { pdfLimits } from '@svc/schemas';
 import { measureLoopHold } from './helpers/loop-hold.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * HTML at the contract's largest `text` (16 MiB) in the shapes that made htmlparser2's Parser

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { lockDataDirectory } from '../src/db/data-dir-lock.ts';
-import { createTestDatabase } from './helpers/test-database.ts';
-import { killAllServerProcesses, startServerProcess } from './helpers/server-process.ts';
+import { createTestDatabase } from '@svc/testing/test-database';
+import { killAllServerProcesses, startServerProcess } from '@svc/testing/server-process';
 
 /**
  * The embedded database lives in a process of its own (db/embedded-process.ts). With

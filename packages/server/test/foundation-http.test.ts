@@ -1,7 +1,7 @@
 import test from 'ava';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { contract, walkContract } from '@svc/schemas';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 test.before(async () => {

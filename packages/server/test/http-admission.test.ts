@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import test from 'ava';
-import { signInAgent } from './helpers/identity.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { signInAgent } from '@svc/testing/identity';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * Admission before bytes: a route's admission (its queue, its rate limit, auth) and the server's

@@ -2,8 +2,8 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { bodyRules } from '@svc/schemas';
-import { signInAgent } from './helpers/identity.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { signInAgent } from '@svc/testing/identity';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * JSON the edge refuses for every route, before a handler sees it: nesting past the depth cap,

@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
-import { createKey, signInAgent } from './helpers/identity.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { createKey, signInAgent } from '@svc/testing/identity';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * The HTTP listener's defences and headers: slow clients cut off while others are served, a

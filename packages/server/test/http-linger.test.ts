@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import test from 'ava';
 import { LINGER_MAX_BYTES } from '../src/http/linger.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * An answer given before the body is read (413 from Content-Length, 401 before a scoped body)

@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
-import { startTestServer } from './helpers/test-server.ts';
-import { slowPdf } from './helpers/pdf-fixtures.ts';
+import { startTestServer } from '@svc/testing/test-server';
+import { slowPdf } from '@svc/testing/pdf-fixtures';
 
 /**
  * A drain as SIGTERM starts it (`server.close()`, which the binary calls on the signal): readiness

@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import test from 'ava';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * A client that asks for large answers and never reads them must not hold the server's buffers

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { OAuthSession } from '@svc/client';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /** The client's OAuth session: an expired or refused access token is refreshed once, one refresh at a time. */
 let svc: TestServer;

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { contract, scopes as allScopes, walkContract, type RouteDefinition, type Scope } from '@svc/schemas';
 import { fillPath } from '@svc/client';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { createKey, signInAgent } from './helpers/identity.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { createKey, signInAgent } from '@svc/testing/identity';
 
 /**
  * Walks the whole contract, so routes other features add are covered without editing this file:

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { scopes as allScopes } from '@svc/schemas';
 import { loadConfig } from '../src/index.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { createKey, signInAgent } from './helpers/identity.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { createKey, signInAgent } from '@svc/testing/identity';
 
 /** /v1/developer/credentials: create, list, rotate, revoke, receipts, and the keys at work. */
 const DEMO_TOKEN = 'svc_demo_publishable_token';

@@ -1,6 +1,6 @@
 import test from 'ava';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { createKey, signInAgent } from './helpers/identity.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { createKey, signInAgent } from '@svc/testing/identity';
 
 /**
  * A session narrowed by refresh (scope=models:read) acts on its owner's developer keys only

@@ -1,8 +1,8 @@
 import test from 'ava';
 import { createPkcePair } from '@svc/client';
-import { freePort } from './helpers/free-port.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { freePort } from '@svc/testing/free-port';
+import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * Two replicas sharing SVC_SIGNING_SECRET and the public URL agree on every signed artefact: a

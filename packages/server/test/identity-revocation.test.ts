@@ -1,6 +1,6 @@
 import test from 'ava';
 import * as oauth from 'oauth4webapi';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * RFC 7009 revocation driven by an independent client library (oauth4webapi), and the per-address

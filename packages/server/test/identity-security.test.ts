@@ -4,8 +4,8 @@ import { SignJWT } from 'jose';
 import test from 'ava';
 import pino from 'pino';
 import { createPkcePair } from '@svc/client';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { createKey, signInAgent } from './helpers/identity.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { createKey, signInAgent } from '@svc/testing/identity';
 
 /** Security edges of OAuth and developer keys. The server logs at debug level into `logText`. */
 let svc: TestServer;

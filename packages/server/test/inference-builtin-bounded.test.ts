@@ -1,7 +1,7 @@
 import test from 'ava';
 import { inferenceLimits as limits } from '@svc/schemas';
 import { measureLoopHold } from './helpers/loop-hold.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * The built-in engine at the contract's largest bodies. Its work is linear (TextRank's graph is

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { createKey, signInAgent } from './helpers/identity.ts';
+import { createKey, signInAgent } from '@svc/testing/identity';
 import { startInferenceServer, type InferenceServer } from './helpers/inference.ts';
 
 let server: InferenceServer;

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { inferenceLimits } from '@svc/schemas';
 import { measureLoopHold } from './helpers/loop-hold.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * /v1/eval at the contract's sizes (items of 32,768 characters, a 4 MiB body). ROUGE-L was an

@@ -1,7 +1,7 @@
 import test from 'ava';
 import { inferenceLimits } from '@svc/schemas';
-import { createKey, signInAgent } from './helpers/identity.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { createKey, signInAgent } from '@svc/testing/identity';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 test.before(async () => {

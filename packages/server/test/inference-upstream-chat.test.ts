@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
-import { FAKE_ANSWER } from './helpers/fake-openai-upstream.ts';
+import { FAKE_ANSWER } from '@svc/testing/fake-openai-upstream';
 import { postJson, SECOND_SECRET, sseData, startUpstreamHarness, UPSTREAM_SECRET, waitFor, type UpstreamHarness } from './helpers/inference-upstream-setup.ts';
 
 let harness: UpstreamHarness;

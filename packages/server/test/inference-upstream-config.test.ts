@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { ConfigError, loadConfig } from '../src/index.ts';
-import { startTestServer } from './helpers/test-server.ts';
+import { startTestServer } from '@svc/testing/test-server';
 import { UPSTREAM_SECRET } from './helpers/inference-upstream-setup.ts';
 
 let directory: string;

@@ -1,7 +1,7 @@
 import test from 'ava';
 import OpenAI from 'openai';
 import { inferenceLimits as limits } from '@svc/schemas';
-import { fakeVector } from './helpers/fake-openai-upstream.ts';
+import { fakeVector } from '@svc/testing/fake-openai-upstream';
 import { postJson, startUpstreamHarness, type UpstreamHarness } from './helpers/inference-upstream-setup.ts';
 
 let harness: UpstreamHarness;

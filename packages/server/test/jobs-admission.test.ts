@@ -1,9 +1,9 @@
 import test from 'ava';
 import { jobLimits } from '@svc/schemas';
 import { loadConfig } from '../src/index.ts';
-import { signInAgent } from './helpers/identity.ts';
+import { signInAgent } from '@svc/testing/identity';
 import { calculateJob, postJob } from './helpers/jobs.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * Admission of batch jobs on a server that runs none (SVC_JOBS_WORKERS=0), so submitted jobs

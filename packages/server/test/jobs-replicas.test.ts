@@ -4,9 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, type SvcClient } from '@svc/client';
 import type { BatchJob } from '@svc/schemas';
 import { calculateJob } from './helpers/jobs.ts';
-import { slowPdf } from './helpers/pdf-fixtures.ts';
-import { killAllServerProcesses, startServerProcess } from './helpers/server-process.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
+import { slowPdf } from '@svc/testing/pdf-fixtures';
+import { killAllServerProcesses, startServerProcess } from '@svc/testing/server-process';
+import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
 
 /**
  * The queue across processes: `svc-server` children over one database. A server killed with

@@ -1,9 +1,9 @@
 import test from 'ava';
 import type { BatchJobResult } from '@svc/schemas';
 import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
-import { signInAgent } from './helpers/identity.ts';
+import { signInAgent } from '@svc/testing/identity';
 import { measureLoopHold } from './helpers/loop-hold.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * resolve_link reads the title from the first 256 KiB of a page the caller chose. htmlparser2's

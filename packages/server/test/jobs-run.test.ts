@@ -2,10 +2,10 @@ import test from 'ava';
 import type { BatchJob, BatchJobResult } from '@svc/schemas';
 import type { SvcClient } from '@svc/client';
 import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
-import { signInAgent } from './helpers/identity.ts';
+import { signInAgent } from '@svc/testing/identity';
 import { calculateJob, postJob } from './helpers/jobs.ts';
-import { numberedPdf } from './helpers/pdf-fixtures.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { numberedPdf } from '@svc/testing/pdf-fixtures';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * Jobs that run: every operation that has an engine on this branch, per-item failures, status

@@ -7,9 +7,9 @@
 import test from 'ava';
 import { jobLimits, type BatchJobResult } from '@svc/schemas';
 import type { SvcClient } from '@svc/client';
-import { signInAgent } from './helpers/identity.ts';
+import { signInAgent } from '@svc/testing/identity';
 import { measureLoopHold } from './helpers/loop-hold.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /*
  * The event loop's hold is asserted as the main thread's own CPU time per gap

@@ -7,8 +7,8 @@
  */
 import test from 'ava';
 import type { BatchJobResult } from '@svc/schemas';
-import { signInAgent } from './helpers/identity.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { signInAgent } from '@svc/testing/identity';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 test.before(async () => {

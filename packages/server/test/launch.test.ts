@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { COMPILE_CACHE_DIRECTORY, EMBEDDED_MALLOC_ARENAS, EMBEDDED_V8_FLAGS, relaunch } from '../src/launch.ts';
-import { createTestDatabase } from './helpers/test-database.ts';
-import { killAllServerProcesses, startServerProcess } from './helpers/server-process.ts';
+import { createTestDatabase } from '@svc/testing/test-database';
+import { killAllServerProcesses, startServerProcess } from '@svc/testing/server-process';
 
 test.after.always(() => killAllServerProcesses());
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { realPdfCorpus, trickyPdfCorpus } from './helpers/pdf-corpus.ts';
-import { decompressionBombPdf, deeplyNestedPdf, encryptedPdf, garbagePdf, hugePageTreePdf, referenceCyclePdf, truncatedPdf } from './helpers/pdf-fixtures.ts';
+import { decompressionBombPdf, deeplyNestedPdf, encryptedPdf, garbagePdf, hugePageTreePdf, referenceCyclePdf, truncatedPdf } from '@svc/testing/pdf-fixtures';
 
 /**
  * Every file of three corpora gets its documented answer (docs/pdf.md) within the parse

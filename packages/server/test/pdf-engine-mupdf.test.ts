@@ -1,6 +1,6 @@
 import test from 'ava';
 import { checkEngineContract, checkEngineRefusals, checkPasswordRoundTrip } from './helpers/pdf-checks.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /** The opt-in MuPDF engine answers the same contract (SVC_PDF_ENGINE=mupdf). */
 let svc: TestServer;

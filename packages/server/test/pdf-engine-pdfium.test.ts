@@ -2,7 +2,7 @@ import test from 'ava';
 import { pdfiumEngine } from '../src/features/pdf/worker/pdfium-engine.ts';
 import { pdfiumRuntime } from '../src/features/pdf/worker/pdfium-runtime.ts';
 import { normaliseText } from '../src/features/pdf/worker/normalise-text.ts';
-import { assemblePdf, decompressionBombPdf, pdfOfSize, textPdf } from './helpers/pdf-fixtures.ts';
+import { assemblePdf, decompressionBombPdf, pdfOfSize, textPdf } from '@svc/testing/pdf-fixtures';
 
 /**
  * The PDFium engine in-process (it is what a parser worker runs): text layout, page geometry,

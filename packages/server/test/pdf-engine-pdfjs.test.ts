@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { checkEngineContract, checkEngineRefusals, checkPasswordRoundTrip } from './helpers/pdf-checks.ts';
 import { trickyPdfCorpus } from './helpers/pdf-corpus.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /** pdf.js, the engine before PDFium and still selectable (SVC_PDF_ENGINE=pdfjs), answers the same contract. */
 let svc: TestServer;

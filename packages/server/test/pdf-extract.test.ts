@@ -2,8 +2,8 @@ import { request as httpRequest } from 'node:http';
 import test from 'ava';
 import { pdfLimits, pdfTimingPhases } from '@svc/schemas';
 import { checkPasswordRoundTrip } from './helpers/pdf-checks.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { encryptedPdf, endlessPdf, numberedPdf, pdfOfSize, textPdf } from './helpers/pdf-fixtures.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { encryptedPdf, endlessPdf, numberedPdf, pdfOfSize, textPdf } from '@svc/testing/pdf-fixtures';
 
 let svc: TestServer;
 test.before(async () => {

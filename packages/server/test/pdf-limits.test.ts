@@ -1,6 +1,6 @@
 import test from 'ava';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { endlessPdf, memoryHogPdf, numberedPdf, slowPdf } from './helpers/pdf-fixtures.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { endlessPdf, memoryHogPdf, numberedPdf, slowPdf } from '@svc/testing/pdf-fixtures';
 
 /**
  * The parser pool at its edges, with the spec's numbers shrunk so the test is fast: 2 workers,

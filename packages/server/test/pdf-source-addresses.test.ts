@@ -1,8 +1,8 @@
 import test from 'ava';
 import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { numberedPdf } from './helpers/pdf-fixtures.ts';
-import { signInAgent } from './helpers/identity.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { numberedPdf } from '@svc/testing/pdf-fixtures';
+import { signInAgent } from '@svc/testing/identity';
 
 /**
  * Which addresses a caller's URL may make svc connect to: public unicast only, judged by ipaddr.js

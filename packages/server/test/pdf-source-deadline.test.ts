@@ -1,7 +1,7 @@
 import test from 'ava';
 import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { numberedPdf } from './helpers/pdf-fixtures.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { numberedPdf } from '@svc/testing/pdf-fixtures';
 
 /**
  * SVC_PDF_FETCH_TIMEOUT_MS bounds the whole URL download, redirects included: a chain of hops

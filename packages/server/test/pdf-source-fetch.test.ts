@@ -1,8 +1,8 @@
 import test from 'ava';
 import { pdfLimits } from '@svc/schemas';
 import { selfSignedCertificate, sendChunked, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { numberedPdf, pdfOfSize } from './helpers/pdf-fixtures.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { numberedPdf, pdfOfSize } from '@svc/testing/pdf-fixtures';
 
 /**
  * `POST /v1/pdf/extract` with an https URL, against a real HTTPS server on loopback. The SSRF

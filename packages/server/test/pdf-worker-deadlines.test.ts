@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import test from 'ava';
 import pino from 'pino';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { endlessPdf, numberedPdf } from './helpers/pdf-fixtures.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { endlessPdf, numberedPdf } from '@svc/testing/pdf-fixtures';
 
 /**
  * The worker start deadline (spec section 8: 30 s), shrunk to START_MS, and the parse deadline's

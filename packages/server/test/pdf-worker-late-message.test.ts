@@ -1,6 +1,6 @@
 import test from 'ava';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
-import { numberedPdf } from './helpers/pdf-fixtures.ts';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { numberedPdf } from '@svc/testing/pdf-fixtures';
 
 /**
  * A parse ends when both the worker's task has answered and its last message has come: the two

@@ -2,8 +2,8 @@ import test from 'ava';
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { ParserPool } from '../src/features/pdf/parser-pool.ts';
-import { numberedPdf } from './helpers/pdf-fixtures.ts';
-import { startTestServer } from './helpers/test-server.ts';
+import { numberedPdf } from '@svc/testing/pdf-fixtures';
+import { startTestServer } from '@svc/testing/test-server';
 
 /**
  * The PDF parser workers start with the first parse, not at boot (each is a V8 isolate with the

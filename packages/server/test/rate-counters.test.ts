@@ -4,7 +4,7 @@ import { openDatabase, type Database } from '../src/db/database.ts';
 import { runMigrations } from '../src/db/migrate.ts';
 import { consumeWindow, pruneWindows } from '../src/db/rate-counters.ts';
 import { createLogger } from '../src/observability/logger.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
+import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
 
 let testDatabase: TestDatabase;
 let database: Database;

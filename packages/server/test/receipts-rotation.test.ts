@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { verifyReceipt } from '@svc/client';
-import { createTestDatabase } from './helpers/test-database.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { createTestDatabase } from '@svc/testing/test-database';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /** A loopback port free right now: the servers below take turns on it, so the issuer URL stays the same. */
 async function freePort(): Promise<number> {

@@ -8,8 +8,8 @@ import { createLocalJWKSet, generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { QueryTypes } from 'sequelize';
 import { ReceiptVerificationError, verifyReceipt, type SvcClient } from '@svc/client';
 import type { BlackboardRecord } from '@svc/schemas';
-import { signInAgent, createKey } from './helpers/identity.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { signInAgent, createKey } from '@svc/testing/identity';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
 let downloader: SvcClient;

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { createPkcePair } from '@svc/client';
-import { freePort } from './helpers/free-port.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
-import { startServerProcess, type ServerProcess } from './helpers/server-process.ts';
+import { freePort } from '@svc/testing/free-port';
+import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
+import { startServerProcess, type ServerProcess } from '@svc/testing/server-process';
 
 /**
  * Two server processes on one PostgreSQL, hit at once: every shared limit is exact and every

@@ -11,7 +11,7 @@ import { createLogger } from '../src/index.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { runMigrations } from '../src/db/migrate.ts';
 import { migrations } from '../src/db/migrations/index.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/test-database.ts';
+import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
 
 /** `svc-server` as a user runs it: a process, configured by its environment, logging JSON lines. */
 const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));

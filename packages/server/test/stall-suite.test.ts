@@ -2,17 +2,17 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { contract, finishedJobStatuses, walkContract } from '@svc/schemas';
-import { checkAnswer, fuzzTarget, type FuzzAnswer, type FuzzTarget } from './helpers/contract-fuzz.ts';
-import { createKey, signInAgent } from './helpers/identity.ts';
+import { checkAnswer, fuzzTarget, type FuzzAnswer, type FuzzTarget } from '@svc/testing/contract-fuzz';
+import { createKey, signInAgent } from '@svc/testing/identity';
 import { HealthzProbe, LoopDelay, PROBE_EVERY_MS, STALL_BUDGET_MS } from './helpers/stall-meter.ts';
-import { stallPayloads, type CredentialKind, type StallPayload } from './helpers/stall-payloads.ts';
-import { startTestServer, type TestServer } from './helpers/test-server.ts';
+import { stallPayloads, type CredentialKind, type StallPayload } from '@svc/testing/stall-payloads';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { LIFTED_BLACKBOARD_LIMITS } from '../../../bench/lifted-limits.ts';
 
 /**
  * The standing stall suite (issue 26): every route of the contract (walked, so new routes are
  * covered with no new code) gets adversarial payloads at the contract's maximum sizes (see
- * helpers/stall-payloads.ts), sent with a credential that reaches the handler. While each is
+ * @svc/testing/stall-payloads), sent with a credential that reaches the handler. While each is
  * handled, and while a job it started runs, the server's event-loop delay and a `/healthz` probe
  * every 50 ms are measured; a route fails when either passes the budget (SVC_STALL_BUDGET_MS,
  * 100 ms), or when an answer breaks the contract (a 5xx, an error without its code).

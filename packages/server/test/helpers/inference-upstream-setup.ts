@@ -4,9 +4,9 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { ModelsFile } from '../../src/inference/openai-compatible/upstream-config.ts';
 import type { UsageEvent } from '../../src/inference/usage-hook.ts';
-import { startFakeOpenAiUpstream, type FakeUpstream, type FakeUpstreamOptions } from './fake-openai-upstream.ts';
-import { createTestDatabase } from './test-database.ts';
-import { startTestServer, type TestServer } from './test-server.ts';
+import { startFakeOpenAiUpstream, type FakeUpstream, type FakeUpstreamOptions } from '@svc/testing/fake-openai-upstream';
+import { createTestDatabase } from '@svc/testing/test-database';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /** The key svc sends the fake; tests assert it never leaves svc. */
 export const UPSTREAM_SECRET = 'sk-upstream-secret-4f8d2c9b7e1a6035';

@@ -1,6 +1,6 @@
 import { readSse } from '@svc/client';
-import { createKey, signInAgent } from './identity.ts';
-import { startTestServer, type TestServer, type TestServerOptions } from './test-server.ts';
+import { createKey, signInAgent } from '@svc/testing/identity';
+import { startTestServer, type TestServer, type TestServerOptions } from '@svc/testing/test-server';
 
 export interface InferenceServer {
   svc: TestServer;

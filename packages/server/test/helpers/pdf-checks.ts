@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import type { SvcClient } from '@svc/client';
 import type { PdfEngineName } from '../../src/features/pdf/worker/engine.ts';
-import { encryptedPdf, garbagePdf, passwordPdf, textPdf } from './pdf-fixtures.ts';
+import { encryptedPdf, garbagePdf, passwordPdf, textPdf } from '@svc/testing/pdf-fixtures';
 
 /**
  * The contract every engine answers the same way: pages in order, hyphenation joined by the

@@ -71,7 +71,7 @@ function stringArbitrary(schema: JsonSchema): fc.Arbitrary<string> {
       return fc.uuid();
   }
   const plain = fc.string({ minLength, maxLength });
-  // One draw in twenty is a stall shape (helpers/stall-shapes.ts), as long as the member allows up to 4 KiB.
+  // One draw in twenty is a stall shape (stall-shapes.ts), as long as the member allows up to 4 KiB.
   const longest = Math.min(schema.maxLength ?? 4096, 4096);
   const shortest = Math.max(minLength, 1);
   if (longest < shortest) return plain;

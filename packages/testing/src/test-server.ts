@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { createClient, type SvcClientOptions, type SvcClient } from '@svc/client';
-import { createServer, loadConfig, type SvcServer } from '../../src/index.ts';
-import type { TestSeams } from '../../src/deps.ts';
+import { createServer, loadConfig, type CreateServerOptions, type SvcServer } from '@svc/server';
 import { createTestDatabase, type TestDatabase } from './test-database.ts';
 
 export interface TestServer {
@@ -16,6 +15,9 @@ export interface TestServer {
   client(options?: SvcClientOptions): SvcClient;
   close(): Promise<void>;
 }
+
+/** Seams into the server for paths a test cannot reach from outside (a slow or unloadable worker module, ...). */
+export type TestSeams = NonNullable<CreateServerOptions['testSeams']>;
 
 export interface TestServerOptions {
   /** Extra environment for the configuration (`SVC_OPEN_ACCESS`, limits, ...). */

@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { TestDatabase } from './test-database.ts';
 
-const BIN = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
+/** The `svc-server` binary of the workspace's @svc/server, as `pnpm start` runs it (the TypeScript source). */
+export const SERVER_BIN = fileURLToPath(new URL('./bin.ts', import.meta.resolve('@svc/server')));
 
 /** `svc-server start` as its own process, as a user runs it: for tests that kill it (-9), run several replicas, or soak it. */
 export interface ServerProcess {
@@ -34,7 +35,7 @@ export interface ServerProcessOptions {
 /** Starts the binary on `database` with `env`, resolving once it logs that it listens (port 0 unless given). */
 export async function startServerProcess(database: TestDatabase, env: Record<string, string> = {}, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'DATABASE_URL'));
-  const child = spawn(process.execPath, [BIN, 'start'], {
+  const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
     env: { ...inherited, SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
