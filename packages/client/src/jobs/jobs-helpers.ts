@@ -1,5 +1,5 @@
 import type { BatchJob, BatchJobRequest, BatchJobResult, Contract } from '@svc/schemas';
-import type { ClientOf } from '../client.ts';
+import type { ClientOf } from '../derive.ts';
 import type { CallOptions } from '../transport.ts';
 
 export interface SubmitJobOptions extends CallOptions {
