@@ -1,5 +1,4 @@
 import type { DocumentFormat } from '@svc/schemas';
-export { sectionHtml } from './html-sections.ts';
 
 /** A heading and the text under it, before limits are applied. */
 export interface RawSection {
@@ -21,8 +20,6 @@ export interface SectionedDocument {
   author?: string;
   language?: string;
 }
-
-export { sectionMarkdown, sectionMarkdownInSlices } from './markdown-sections.ts';
 
 export function sectionPlainText(text: string): SectionedDocument {
   return { sections: [{ heading: null, level: 0, text }] };

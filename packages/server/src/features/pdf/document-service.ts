@@ -2,8 +2,9 @@ import { pdfLimits, type DocumentExtraction, type DocumentSection, type Extracti
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../service-error.ts';
-import { detectFormat, detectTextFormat, sectionMarkdownInSlices, sectionPlainText, type SectionedDocument } from './document-sections.ts';
+import { detectFormat, detectTextFormat, sectionPlainText, type SectionedDocument } from './document-sections.ts';
 import { sectionHtmlInSlices } from './html-sections.ts';
+import { sectionMarkdownInSlices } from './markdown-sections.ts';
 import { normaliseTextInSlices } from './normalise-in-slices.ts';
 import type { PdfService } from './pdf-service.ts';
 
