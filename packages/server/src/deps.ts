@@ -42,6 +42,8 @@ export interface TestSeams {
   jobOperationsWorkerModule?: URL;
   /** The module the discovery documents (OpenAPI, llms) are built in instead of documents-worker.ts (one that fails to load). */
   documentsWorkerModule?: URL;
+  /** The module x402's default tables are read in instead of x402-defaults-worker.ts (one that fails to load). */
+  x402DefaultsWorkerModule?: URL;
   /** Resolver, trusted CA and address exemption of the PDF URL fetcher (a loopback HTTPS source). */
   pdfSourceFetch?: SourceFetchSeam;
 }

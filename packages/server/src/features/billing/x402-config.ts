@@ -62,9 +62,10 @@ export interface X402Config {
   /**
    * Set only when x402 is not configured: the default network's asset and names come from
    * x402's tables, whose first read loads `@x402/evm` and `viem` (about 900 modules, ~500 ms).
-   * This reads them in a worker thread (x402-defaults-worker.ts) and answers the whole config.
+   * This reads them in a worker thread (x402-defaults-worker.ts, or `workerModule` in tests) and
+   * answers the whole config.
    */
-  resolveDefaults?: () => Promise<X402Config>;
+  resolveDefaults?: (workerModule?: URL) => Promise<X402Config>;
 }
 
 /** The table entries that x402-defaults-worker.ts reads off the main thread. */
@@ -112,8 +113,8 @@ function x402ConfigOf(env: X402Env): X402Config | { error: string } {
     },
   };
   const { payTo, network, chainId, facilitatorUrl, facilitatorTimeoutMs } = config;
-  config.resolveDefaults = () =>
-    (inWorker ??= runWorkerOnce<X402Defaults>(workerModuleUrl('x402-defaults-worker'), network, DEFAULTS_DEADLINE_MS).then(
+  config.resolveDefaults = (workerModule = workerModuleUrl('x402-defaults-worker')) =>
+    (inWorker ??= runWorkerOnce<X402Defaults>(workerModule, network, DEFAULTS_DEADLINE_MS).then(
       (found) => ({ payTo, network, chainId, facilitatorUrl, facilitatorTimeoutMs, ...(resolved ??= found) }),
       (error: unknown) => {
         inWorker = undefined;

@@ -27,7 +27,7 @@ export function createX402Handlers(deps: ServerDeps) {
     : undefined;
   const discovery = async () => {
     if (!config.resolveDefaults) return { status: 200 as const, body: discoveryDocument(config) };
-    const resolved = await config.resolveDefaults().catch((error: unknown) => {
+    const resolved = await config.resolveDefaults(deps.testSeams?.x402DefaultsWorkerModule).catch((error: unknown) => {
       deps.log.error({ err: error }, "reading x402's default network tables in a worker failed");
       throw new ServiceError('discovery_documents_unavailable', "x402's discovery document could not be built just now; try again shortly.");
     });
