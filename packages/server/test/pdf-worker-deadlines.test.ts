@@ -123,7 +123,8 @@ test.serial('a worker that does not start within the deadline is terminated; the
   t.is(terminations.length, 2, JSON.stringify(terminations));
   const [first, second] = terminations.map((entry) => entry.at);
   t.log(`terminated ${Math.round(first! - killed)} ms after the replacement began, then ${Math.round(second! - first!)} ms later`);
-  t.true(first! - killed >= START_MS && first! - killed < START_MS + 1500, 'the first hanging thread ended at the deadline');
+  // `killed` is when the client read the 504; the replacement's deadline began a moment before, as the worker was removed.
+  t.true(first! - killed >= START_MS - 100 && first! - killed < START_MS + 1500, 'the first hanging thread ended at the deadline');
   t.true(second! - first! >= START_MS - 100 && second! - first! < START_MS + 1500, 'its replacement, hanging too, ended at the deadline');
   t.regex(terminations[0]!.msg, /did not start within its deadline; terminated/);
 
