@@ -83,6 +83,9 @@ const OWNED_RESOURCES: Record<string, Maker> = {
   'jobs.get': makeFinishedJob,
   'jobs.result': makeFinishedJob,
   'jobs.cancel': makeCompletedJobToCancel,
+  'responses.retrieve': makeStoredResponse,
+  'responses.delete': makeStoredResponse,
+  'responses.inputItems': makeStoredResponse,
 };
 /** Routes with path params whose resources are not owned by a principal (say why). */
 const NOT_OWNER_SCOPED: Record<string, string> = {};
@@ -107,6 +110,13 @@ async function makeFinishedJob(server: TestServer) {
   const job = await client.jobs.submit(calculation);
   await client.jobs.wait(job.job_id, { intervalMs: 20 });
   return { owner: session.accessToken, params: { job_id: job.job_id } };
+}
+
+/** A response stored by the built-in chat model (the Responses API stores by default). */
+async function makeStoredResponse(server: TestServer) {
+  const { session, client } = await signInAgent(server);
+  const response = await client.responses.create({ body: { model: 'svc-extractive-chat', input: 'owner walk' } });
+  return { owner: session.accessToken, params: { response_id: (response as { id: string }).id } };
 }
 
 /** A completed job: cancelling it answers the owner 409 `job_not_cancellable:completed` (found, not cancellable), anyone else 404. */

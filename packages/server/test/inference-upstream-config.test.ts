@@ -73,7 +73,7 @@ test('SVC_UPSTREAM_MODELS: ids with colons, capabilities guessed or named after 
       ['qwen3', ['chat', 'embeddings']],
     ],
   );
-  t.deepEqual(configIssues({ SVC_UPSTREAM_BASE_URL: 'http://127.0.0.1:1/v1', SVC_UPSTREAM_MODELS: 'a=telepathy' }), ['SVC_UPSTREAM_MODELS: "a=telepathy": unknown capability "telepathy" (one of chat, embeddings, rerank, classify, summarize, rag)']);
+  t.deepEqual(configIssues({ SVC_UPSTREAM_BASE_URL: 'http://127.0.0.1:1/v1', SVC_UPSTREAM_MODELS: 'a=telepathy' }), ['SVC_UPSTREAM_MODELS: "a=telepathy": unknown capability "telepathy" (one of chat, embeddings, rerank, classify, summarize, rag, responses)']);
   t.deepEqual(configIssues({ SVC_UPSTREAM_MODELS: 'a', SVC_UPSTREAM_API_KEY: UPSTREAM_SECRET }), ['SVC_UPSTREAM_BASE_URL: required when SVC_UPSTREAM_MODELS or SVC_UPSTREAM_API_KEY is set']);
   t.true(configIssues({ SVC_UPSTREAM_BASE_URL: 'http://127.0.0.1:1/v1', SVC_UPSTREAM_MODELS: 'svc-hashed-ngrams-512' })[0]!.includes('defined twice'), 'a built-in id cannot be taken');
   const badTimeout = configIssues({ SVC_UPSTREAM_BASE_URL: 'http://127.0.0.1:1/v1', SVC_UPSTREAM_MODELS: 'a', SVC_UPSTREAM_TIMEOUT_MS: '5', SVC_UPSTREAM_API_KEY: UPSTREAM_SECRET });
