@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A stand-in for an OpenAI-compatible server (OpenAI, vLLM, TEI) that this machine cannot
  * reach, speaking its exact wire format: `/v1/chat/completions` (JSON, or data-only SSE of
- * `chat.completion.chunk` ending `data: [DONE]`, with the usage chunk when asked),
+ * `chat.completion.chunk` ending `data: [DONE]`, with the usage chunk when asked; `n` choices
+ * when asked, each by its index),
  * `/v1/embeddings`, Cohere-shaped `/v1/rerank`, TEI's native `/rerank`, and errors in OpenAI's
  * `{ error: { message, type, param, code } }` shape. The model name picks the behaviour:
  *
@@ -18,9 +19,28 @@ import type { AddressInfo } from 'node:net';
  * - `burst-*`: 300 chunks written at once (`w0 w1 ...`), more than svc queues before pausing the body;
  * - `pretty-*`: the answer as pretty-printed JSON, each event's data spread over several `data:` lines;
  * - `truncated-*`: three chunks, then the body ends without `data: [DONE]`;
+ * - `details-*`: usage with OpenAI's `prompt_tokens_details` and `completion_tokens_details`;
  * - `endless-error-*`: a 503 whose body never ends (a broken proxy's error page, 16 KiB every 5 ms).
  */
 export const FAKE_ANSWER = 'Hello from the fake upstream, one word at a time.';
+
+/** The text of choice `index` when a request asks for `n` choices: the first is FAKE_ANSWER, the others differ from it. */
+export const fakeAnswer = (index: number) => (index === 0 ? FAKE_ANSWER : `Another answer from the fake upstream, choice ${index}.`);
+
+/**
+ * Usage with OpenAI's token details, as OpenAI sends it (`details-*` models; other models answer
+ * without details, as vLLM does by default). The counts are not all zero, so a test sees them
+ * pass through rather than be made up.
+ */
+export function fakeUsageWithDetails(prompt: number, completion: number) {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: Math.ceil(prompt / 2), audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: Math.floor(completion / 3), audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+}
 
 export interface RecordedRequest {
   path: string;
@@ -85,20 +105,24 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
     const model = String(body.model);
     const id = `chatcmpl-fake-${requests.length}`;
     const created = 1_700_000_000;
-    const words = FAKE_ANSWER.split(/(?<= )/);
+    // `n` choices, as OpenAI answers them: each with its index, counted together in one usage.
+    const answers = Array.from({ length: typeof body.n === 'number' && body.n > 1 ? body.n : 1 }, (_, index) => fakeAnswer(index).split(/(?<= )/));
+    const words = answers[0]!;
     const prompt = promptTokens(body.messages);
-    const usage = { prompt_tokens: prompt, completion_tokens: words.length, total_tokens: prompt + words.length };
+    const completion = answers.reduce((sum, answer) => sum + answer.length, 0);
+    const usage = model.startsWith('details-') ? fakeUsageWithDetails(prompt, completion) : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
     if (!body.stream) {
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ id, object: 'chat.completion', created, model, system_fingerprint: 'fp_fake', choices: [{ index: 0, message: { role: 'assistant', content: FAKE_ANSWER, refusal: null }, logprobs: null, finish_reason: 'stop' }], usage }));
+      const choices = answers.map((answer, index) => ({ index, message: { role: 'assistant', content: answer.join(''), refusal: null }, logprobs: null, finish_reason: 'stop' }));
+      response.end(JSON.stringify({ id, object: 'chat.completion', created, model, system_fingerprint: 'fp_fake', choices, usage }));
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const send = (data: unknown) =>
       response.write(model.startsWith('pretty-') ? `${JSON.stringify(data, null, 2).split('\n').map((line) => `data: ${line}`).join('\n')}\n\n` : `data: ${JSON.stringify(data)}\n\n`);
-    const chunk = (delta: Record<string, unknown>, finish: string | null) => ({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+    const chunk = (delta: Record<string, unknown>, finish: string | null, choice = 0) => ({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [{ index: choice, delta, logprobs: null, finish_reason: finish }] });
     const pieces = model.startsWith('slow-') ? Array.from({ length: 500 }, (_, index) => `w${index} `) : model.startsWith('burst-') ? Array.from({ length: 300 }, (_, index) => `w${index} `) : words;
-    send(chunk({ role: 'assistant', content: '' }, null));
+    for (const choice of answers.keys()) send(chunk({ role: 'assistant', content: '' }, null, choice));
     for (const [index, piece] of pieces.entries()) {
       if (closed()) return;
       if (model.startsWith('truncated-') && index === 2) {
@@ -115,8 +139,11 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
       const delay = model.startsWith('slow-') ? 20 : chunkDelayMs;
       if (delay > 0) await sleep(delay);
       send(chunk({ content: piece }, null));
+      // The other choices' words at the same step, interleaved as OpenAI streams them.
+      for (let choice = 1; choice < answers.length; choice++) if (answers[choice]![index] !== undefined) send(chunk({ content: answers[choice]![index] }, null, choice));
     }
-    send(chunk({}, 'stop'));
+    for (let choice = 1; choice < answers.length; choice++) for (const piece of answers[choice]!.slice(pieces.length)) send(chunk({ content: piece }, null, choice));
+    for (const choice of answers.keys()) send(chunk({}, 'stop', choice));
     const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
     if (streamOptions?.include_usage) send({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage });
     response.write('data: [DONE]\n\n');
