@@ -1,6 +1,6 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
+import { run } from '@svc/testing/run';
 import { ConfigError, featureConfigs, loadConfig } from '../src/config.ts';
 
 /**
@@ -50,10 +50,7 @@ test('a whole-part check (the upstream needs its base URL) says which variables 
 test('svc-server start with a wrong value for every feature exits 1 and names each on stderr', async (t) => {
   const env = Object.fromEntries(Object.values(wrongValueOf).map(({ variable, value }) => [variable, value]));
   const bin = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'DATABASE_URL'));
-  const started = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [bin, 'start'], { env: { ...inherited, ...env, SVC_DATA_DIR: '/nonexistent/never-created' }, timeout: 60_000 }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }));
-  });
+  const started = await run(process.execPath, [bin, 'start'], { cwd: process.cwd(), env: { ...env, SVC_DATA_DIR: '/nonexistent/never-created' }, timeoutMs: 60_000 });
   t.is(started.code, 1, started.stderr);
   t.is(started.stdout, '', 'nothing started');
   for (const row of Object.values(wrongValueOf)) t.true(started.stderr.includes(`  - ${issueOf(row)}\n`), `${row.variable} in:\n${started.stderr}`);
