@@ -9,7 +9,7 @@
  * of the requests, sends the stall suite's worst payloads in turn (issue 26's named inputs:
  * backtracking patterns in a validate_json job, Markdown and unclosed HTML to document extract,
  * rouge_l over the largest eval bodies, a blackboard value of `a.` runs); their answers are not
- * counted as errors, what they do to everyone else is. A probe in this process reads `/healthz`
+ * counted as errors, what they do to everyone else is. A probe on its own thread reads `/healthz`
  * every 50 ms throughout: its p99 is what another caller waits (target under 50 ms).
  *
  * Run:
