@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
-import type { CacheRegistry } from './features/models/cache-registry.ts';
+import type { CacheRegistry } from './observability/cache-registry.ts';
 import type { ModelRegistry } from './features/models/model-registry.ts';
 import type { SourceFetchSeam } from './outbound/source-fetch.ts';
 import type { ServerLifecycle } from './lifecycle.ts';

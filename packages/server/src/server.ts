@@ -10,7 +10,7 @@ import { runMigrations } from './db/migrate.ts';
 import { pruneWindows } from './db/rate-counters.ts';
 import type { ServerDeps, TestSeams } from './deps.ts';
 import { createFeatures } from './features/index.ts';
-import { CacheRegistry } from './features/models/cache-registry.ts';
+import { CacheRegistry } from './observability/cache-registry.ts';
 import { ModelRegistry } from './features/models/model-registry.ts';
 import { UsageHook } from './inference/usage-hook.ts';
 import { operatorResolver } from './http/auth.ts';

@@ -1,7 +1,7 @@
 import { A2A_AGENT_CARD_PATHS, a2aEndpointUrl, discoveryContract, type A2aAgentCard, type A2aEndpointInfo, type McpServerCard } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
-import { CountingLru } from '../models/cache-registry.ts';
+import { CountingLru } from '../../observability/cache-registry.ts';
 import { answerA2aRequest } from './a2a-rpc.ts';
 import { buildTrialTask, type TrialTask } from './a2a-trial.ts';
 import { buildAgentCard } from './agent-card.ts';

@@ -4,7 +4,7 @@ import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
 import { workerModuleUrl } from '../../worker-modules.ts';
 import { runWorkerOnce } from '../../worker-once.ts';
-import { CountingLru } from '../models/cache-registry.ts';
+import { CountingLru } from '../../observability/cache-registry.ts';
 import { createDatabaseHealthCheck } from './database-health.ts';
 import { performanceProtocol, type DiscoveryDocuments } from './documents.ts';
 
