@@ -10,7 +10,7 @@ import type { PutBatcher } from './put-batcher.ts';
 import { screenValue } from './screening.ts';
 import type { BlackboardConfig } from './blackboard-config.ts';
 import { selectRows } from './sql.ts';
-import type { Receipts } from '../receipts/receipts.ts';
+import type { Receipts } from '../receipts/index.ts';
 
 export interface Caller {
   ip: string;

@@ -1,5 +1,5 @@
 import type { ChatCompletionChunk, ChatCompletionsBody, ChatStreamEvent, InferenceUsage, SseMessage } from '@svc/schemas';
-import type { ResolvedModel } from '../models/model-registry.ts';
+import type { ResolvedModel } from '../models/index.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { isServiceError } from '../../service-error.ts';
 import { tokenize } from '../../inference/hashed-embeddings.ts';

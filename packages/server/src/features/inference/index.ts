@@ -9,6 +9,8 @@ import type { Feature } from '../feature.ts';
 import { createInferenceHandlers } from './handlers.ts';
 
 export { chatCompletion } from './chat.ts';
+export { chatStreamEvents } from './chat-stream.ts';
+export { callWithFallbacks, invokeModel, reportUsage, servedBy } from './invoke-model.ts';
 export { runClassify, runEmbeddings, runRerank, runSummarize } from './operations.ts';
 
 /**

@@ -4,7 +4,7 @@ import type { CatalogRequestChannel, CatalogRequestKind, CatalogRequestReceiptRe
 import { consumeWindow } from '../../db/rate-counters.ts';
 import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cursor.ts';
 import { ServiceError } from '../../service-error.ts';
-import { principalKey } from '../identity/caller-key.ts';
+import { principalKey } from '../identity/index.ts';
 import { artifactSubject, repoSubject, requestFingerprint, storedDetails, type CatalogRequestBody } from './normalise.ts';
 import { REQUEST_COLUMNS, toReceipt, toSummary, type EventRow, type RequestRow } from './request-rows.ts';
 import { screenRequestText } from './screen-request.ts';

@@ -14,10 +14,9 @@ import {
   responseObject,
   type ResponseFrame,
 } from '../../inference/responses/index.ts';
-import { principalKey } from '../identity/caller-key.ts';
-import type { ResolvedModel } from '../models/model-registry.ts';
-import { chatStreamEvents } from '../inference/chat-stream.ts';
-import { callWithFallbacks, invokeModel, reportUsage, servedBy } from '../inference/invoke-model.ts';
+import { principalKey } from '../identity/index.ts';
+import { callWithFallbacks, chatStreamEvents, invokeModel, reportUsage, servedBy } from '../inference/index.ts';
+import type { ResolvedModel } from '../models/index.ts';
 import { gatherConversation, itemsForUpstream, type Conversation } from './conversation.ts';
 import { passedThroughEvents, translatedEvents } from './response-events.ts';
 import type { ResponseStore } from './response-store.ts';

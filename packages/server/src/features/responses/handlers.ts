@@ -1,6 +1,6 @@
 import { responsesContract } from '@svc/schemas';
 import { defineHandlers } from '../../http/handler-types.ts';
-import { principalKey } from '../identity/caller-key.ts';
+import { principalKey } from '../identity/index.ts';
 import { createResponse, type ResponsesDeps } from './create-response.ts';
 
 /** The Responses routes: create (JSON or streamed), and the caller's stored responses. */
