@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
+import type { RouteDefinition } from '@svc/schemas';
 import type { CliContext } from './context.ts';
+import { fieldRule, limitText, rangeText, type FlagPart } from './contract-flags.ts';
+import { UsageError } from './failure.ts';
 
 /** Flags every list command takes. */
 export interface ListFlags {
@@ -7,7 +10,25 @@ export interface ListFlags {
   limit?: number;
 }
 
-/** Adds `--all`; each command declares `--limit` itself because its help names the page bounds. */
+/** `--limit`'s help on a list command: the page bounds are the route's, read from the contract. */
+export const limitHelp = (route: RouteDefinition, part: FlagPart, items: string) => `${items} per page (${rangeText(route, part, 'limit')}); with --all, the most ${items} in total`;
+
+/**
+ * `--limit` of a list command. Without `--all` it is the page size, within the route's bounds;
+ * with `--all` it counts items over every page, so only the floor holds.
+ */
+export function listLimit(route: RouteDefinition, part: FlagPart, flags: { all?: boolean; limit?: string }): number | undefined {
+  if (flags.limit === undefined) return undefined;
+  if (!/^\d+$/.test(flags.limit)) throw new UsageError(`--limit takes a whole number, not ${JSON.stringify(flags.limit)}`);
+  const rule = fieldRule(route, part, 'limit');
+  const min = rule.min ?? 1;
+  const limit = Number(flags.limit);
+  if (flags.all && limit < min) throw new UsageError(`--limit must be a whole number of ${min} or more`);
+  if (!flags.all && (limit < min || (rule.max !== undefined && limit > rule.max))) throw new UsageError(`--limit must be ${limitText(rule)} (with --all, any number of ${min} or more)`);
+  return limit;
+}
+
+/** Adds `--all`; each command declares `--limit` itself (with `limitHelp`) because its help names the page bounds. */
 export const allOption = (command: Command): Command =>
   command.option('--all', 'walk every page, printing each item as it arrives (JSON lines with --json); --limit then caps the items in total');
 

@@ -51,7 +51,12 @@ test('an unknown model exits 1 with the stable code; a bad flag exits 2', async 
   t.is(noText.code, 2, 'rag without --doc is a usage error');
   const file = path.join(directory, 'empty.txt');
   writeFileSync(file, '');
-  t.is((await runCli(['embed', '--file', file], { env })).code, 1, 'no text is refused by the server with a clear 422');
+  const empty = await runCli(['embed', '--file', file], { env });
+  t.is(empty.code, 2, 'no text is refused by the route\'s own schema before anything is sent');
+  t.regex(empty.stderr, /the texts: give at least 1/);
+  const hot = await runCli(['chat', 'hello', '--temperature', '3'], { env });
+  t.is(hot.code, 2);
+  t.regex(hot.stderr, /--temperature must be a number from 0 to 2/);
 });
 
 test('svc chat streams the built-in answer; --json prints the completion; stdin works', async (t) => {

@@ -48,13 +48,13 @@ test('svc pdf extract --json prints the whole extraction', async (t) => {
   t.is(body.truncated_reason, 'max_chars');
 });
 
-test('svc pdf extract: a bad flag is a usage error (2); a refused file fails with its code (1)', async (t) => {
+test('svc pdf extract: a bad flag, or one past the contract\'s bound, is a usage error (2); a refused file fails with its code (1)', async (t) => {
   const usage = await runCli(['pdf', 'extract', pdfFile, '--max-pages', 'many'], { env });
   t.is(usage.code, 2);
   t.regex(usage.stderr, /--max-pages takes a whole number/);
   const bounds = await runCli(['pdf', 'extract', pdfFile, '--max-pages', '101'], { env });
-  t.is(bounds.code, 1);
-  t.regex(bounds.stderr, /validation_failed, HTTP 422/);
+  t.is(bounds.code, 2, 'the route\'s own query schema refuses it before the file is sent');
+  t.regex(bounds.stderr, /--max-pages must be an integer from 1 to 100/);
   const refused = await runCli(['pdf', 'extract', markdownFile], { env });
   t.is(refused.code, 1);
   t.regex(refused.stderr, /pdf_invalid, HTTP 422/);

@@ -14,6 +14,9 @@ type Part<R, K extends string, Mode extends 'in' | 'out'> = R extends { [P in K]
     : z.output<S>
   : undefined;
 
+/** What a caller sends as one part of a route's request (`params`, `query`, `headers`, `body`): its schema's input. */
+export type RequestPart<R, K extends 'params' | 'query' | 'headers' | 'body'> = Part<R, K, 'in'>;
+
 type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206 | 300 | 301 | 302 | 303 | 307 | 308;
 
 type ClientBodyOf<S> = S extends { kind: 'json-or-sse'; json: infer J extends z.ZodType; event: infer E extends z.ZodType }

@@ -1,8 +1,8 @@
 import { Argument, type Command } from 'commander';
-import { PackCode, type CreditUsageReceipt, type StripeCreditUsagePage } from '@svc/schemas';
+import { billingContract, PackCode, type CreditUsageReceipt, type StripeCreditUsagePage } from '@svc/schemas';
 import { withContext } from '../context.ts';
-import { integerFlag } from '../input.ts';
-import { allOption, printList } from '../list-output.ts';
+import { fieldRule, requestFrom } from '../contract-flags.ts';
+import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
 import { table } from '../output.ts';
 
 const receiptRow = (receipt: CreditUsageReceipt) => [receipt.created_at, receipt.receipt_id, String(receipt.credits), receipt.model, String(receipt.usage.total_tokens), receipt.idempotency_key];
@@ -40,19 +40,22 @@ export function registerBillingCommands(program: Command): void {
       .command('usage')
       .description('Credit usage receipts, newest first')
       .option('--csv', 'print CSV (RFC 4180, header row); with --all every receipt, streamed')
-      .option('--limit <n>', 'page size, 1..100 (default 50); with --all, the most receipts in total')
+      .option('--limit <n>', limitHelp(billingContract.usage, 'query', 'receipts'))
       .option('--cursor <cursor>', 'start after this cursor (from a previous page)'),
   ).action(
     withContext(async (cli, flags: { csv?: boolean; limit?: string; cursor?: string; all?: boolean }) => {
       const client = cli.client();
-      const limit = integerFlag('--limit', flags.limit, { min: 1, ...(flags.all ? {} : { max: 100 }) });
+      const limit = listLimit(billingContract.usage, 'query', flags);
+      const query = (pageSize: number | undefined) => requestFrom(billingContract.usage, 'query', { limit: pageSize, cursor: flags.cursor || undefined });
       if (flags.csv) {
-        await client.billing.exportUsageCsv(cli.output.stdout, { all: Boolean(flags.all), limit: flags.all ? 100 : (limit ?? 50), ...(flags.cursor ? { cursor: flags.cursor } : {}) });
+        // With --all the server streams every receipt (the client's page size); without, one page of the route's size.
+        const pageSize = flags.all ? undefined : (limit ?? (fieldRule(billingContract.usage, 'query', 'limit').fallback as number));
+        await client.billing.exportUsageCsv(cli.output.stdout, { all: Boolean(flags.all), limit: pageSize, ...(flags.cursor ? { cursor: flags.cursor } : {}) });
         return;
       }
       await printList(cli, { all: flags.all, limit }, {
-        page: async (pageSize) => (await client.billing.usage({ query: { ...(pageSize ? { limit: pageSize } : {}), ...(flags.cursor ? { cursor: flags.cursor } : {}) } })) as StripeCreditUsagePage,
-        all: (total) => client.billing.usage.all({ query: { ...(flags.cursor ? { cursor: flags.cursor } : {}) } }, { limit: total }) as AsyncIterable<CreditUsageReceipt>,
+        page: async (pageSize) => (await client.billing.usage({ query: query(pageSize) })) as StripeCreditUsagePage,
+        all: (total) => client.billing.usage.all({ query: query(undefined) }, { limit: total }) as AsyncIterable<CreditUsageReceipt>,
         renderPage: (page) => (page.data.length ? table([['CREATED', 'RECEIPT', 'CREDITS', 'MODEL', 'TOKENS', 'IDEMPOTENCY KEY'], ...page.data.map(receiptRow)]) + (page.next_cursor ? `\n(more: --cursor ${page.next_cursor})` : '') : '(no receipts)'),
         renderItem: (receipt) => receiptRow(receipt).join('  '),
       });

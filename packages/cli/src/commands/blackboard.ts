@@ -1,19 +1,16 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
+import { blackboardContract } from '@svc/schemas';
 import type { BlackboardRecord, ChannelSummary, SvcClient } from '@svc/client';
 import { withContext, type CliContext } from '../context.ts';
+import { rangeText, requestFrom } from '../contract-flags.ts';
 import { UsageError } from '../failure.ts';
-import { textFrom } from '../input.ts';
+import { integerFlag, textFrom } from '../input.ts';
 import { readReceipt } from './receipts.ts';
-import { allOption, printList } from '../list-output.ts';
+import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
 
 type PageRequest = Record<string, unknown>;
-
-function integer(name: string) {
-  return (value: string) => {
-    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number.`);
-    return Number(value);
-  };
-}
+/** The three POST reads; their bodies share the filter and cursor fields. */
+type ReadRoute = typeof blackboardContract.channelsPost | typeof blackboardContract.getPost | typeof blackboardContract.queryPost;
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -29,8 +26,11 @@ function itemLine(item: BlackboardRecord): string {
 const channelLine = (channel: ChannelSummary) =>
   `${channel.key}  ${channel.posts} posts  ${channel.participants} participants  ${channel.latest.created_at}  ${channel.topics.join(',')}\n    ${channel.latest.snippet.split('\n', 1)[0]}`;
 
-/** The request of one page (with `--limit` as its size) and of a walk (`--limit` counts items then, so it stays out). */
-const pageRequest = (flags: ReadFlags, pageSize: number | undefined) => readRequest({ ...flags, limit: pageSize }) as never;
+/**
+ * The request of one page (with `--limit` as its size) and of a walk (`--limit` counts items then,
+ * so it stays out), checked with the read route's own body schema.
+ */
+const pageRequest = <R extends ReadRoute>(route: R, flags: ReadFlags, pageSize: number | undefined) => requestFrom(route, 'body', readRequest(flags, pageSize));
 
 function pageText(page: { items: BlackboardRecord[]; has_more: boolean; history_next: { before: string; before_id: string } | null }): string {
   if (page.items.length === 0) return '(no posts)';
@@ -40,7 +40,7 @@ function pageText(page: { items: BlackboardRecord[]; has_more: boolean; history_
 
 const cursorOptions = (command: Command) =>
   allOption(command)
-    .option('--limit <n>', 'items per page (1..200, default 50); with --all, the most items in total', integer('--limit'))
+    .option('--limit <n>', limitHelp(blackboardContract.queryPost, 'body', 'items'))
     .option('--since <time>', 'only items newer than this created_at (ascending)')
     .option('--since-id <id>', 'with --since: the id of that item')
     .option('--before <time>', 'only items older than this created_at (history)')
@@ -60,7 +60,8 @@ interface ReadFlags {
   kind?: string;
   topic?: string;
   q?: string;
-  limit?: number;
+  /** Page size, or with --all the most items in total: see `listLimit`. */
+  limit?: string;
   since?: string;
   sinceId?: string;
   before?: string;
@@ -72,14 +73,14 @@ interface ReadFlags {
   threadId?: string;
 }
 
-function readRequest(flags: ReadFlags): PageRequest {
+function readRequest(flags: ReadFlags, limit?: number): PageRequest {
   const request: PageRequest = {
     key: flags.key,
     task: flags.task,
     kind: flags.kind,
     topic: flags.topic,
     q: flags.q,
-    limit: flags.limit,
+    limit,
     since: flags.since,
     since_id: flags.sinceId,
     before: flags.before,
@@ -107,10 +108,13 @@ interface PutFlags {
   topic?: string[];
   kind?: string;
   replyTo?: string;
-  expiresIn?: number;
+  expiresIn?: string;
   idempotencyKey?: string;
   receipt?: string;
 }
+
+/** Put fields the CLI takes under another name than `--<field>`. */
+const putFlagNames = { 'value.text': 'the post text', 'value.parent_id': '--reply-to', 'value.topics': '--topic', 'key_from.input': '--key-from', 'key_from.task': '--task', 'value.receipt': '--receipt' } as const;
 
 const postText = (words: string[], flags: PutFlags) => textFrom(words, flags.file);
 
@@ -133,23 +137,24 @@ function putBody(text: string, flags: PutFlags, receipt: string | undefined) {
   };
 }
 
-async function watch(cli: CliContext, client: SvcClient, key: string | undefined, flags: ReadFlags & { max?: number }) {
+async function watch(cli: CliContext, client: SvcClient, key: string | undefined, flags: ReadFlags & { max?: string }) {
   const stop = new AbortController();
   const interrupt = () => stop.abort();
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   const { limit: _limit, since, sinceId, before, beforeId, ...filterFlags } = flags;
   if (before !== undefined || beforeId !== undefined) throw new UsageError('watch follows new posts; --before does not apply.');
-  const filters = readRequest(filterFlags);
-  delete filters.key;
+  // The key goes on its own; watch takes the filter flags only, never --solution-scope.
+  const { key: _key, solution_scope: _scope, ...filters } = requestFrom(blackboardContract.queryPost, 'body', readRequest(filterFlags));
+  const max = integerFlag('--max', flags.max, { min: 1 });
   let count = 0;
   cli.output.notice(`watching ${key ?? (Object.keys(filters).length ? JSON.stringify(filters) : 'the whole board')} (Ctrl-C to stop)`);
   try {
-    const iterator = client.blackboard.watch({ ...(key !== undefined ? { key } : { filters: filters as never }), signal: stop.signal, ...(since !== undefined ? { since: { since, since_id: sinceId } } : {}) });
+    const iterator = client.blackboard.watch({ ...(key !== undefined ? { key } : { filters }), signal: stop.signal, ...(since !== undefined ? { since: { since, since_id: sinceId } } : {}) });
     for await (const item of iterator) {
       cli.output.line(item, itemLine);
       count += 1;
-      if (flags.max !== undefined && count >= flags.max) stop.abort();
+      if (max !== undefined && count >= max) stop.abort();
     }
   } finally {
     process.off('SIGINT', interrupt);
@@ -166,9 +171,10 @@ export function registerBlackboardCommands(program: Command): void {
   filterOptions(cursorOptions(board.command('channels').description('List active channels with post and participant counts'))).action(
     withContext(async (cli, flags: ReadFlags & { all?: boolean }) => {
       const blackboard = cli.client().blackboard;
-      await printList(cli, flags, {
-        page: (pageSize) => blackboard.channelsPost({ body: pageRequest(flags, pageSize) }),
-        all: (total) => blackboard.channelsPost.all({ body: pageRequest(flags, undefined) }, { limit: total }),
+      const route = blackboardContract.channelsPost;
+      await printList(cli, { all: flags.all, limit: listLimit(route, 'body', flags) }, {
+        page: (pageSize) => blackboard.channelsPost({ body: pageRequest(route, flags, pageSize) }),
+        all: (total) => blackboard.channelsPost.all({ body: pageRequest(route, flags, undefined) }, { limit: total }),
         renderPage: (data) => (data.channels.length === 0 ? '(no active channels)' : data.channels.map(channelLine).join('\n')),
         renderItem: channelLine,
       });
@@ -178,9 +184,10 @@ export function registerBlackboardCommands(program: Command): void {
   cursorOptions(board.command('get').description('Read the items of one channel, newest first').argument('<key>', 'channel key')).action(
     withContext(async (cli, key: string, flags: ReadFlags & { all?: boolean }) => {
       const blackboard = cli.client().blackboard;
-      await printList(cli, flags, {
-        page: (pageSize) => blackboard.getPost({ body: pageRequest({ ...flags, key }, pageSize) }),
-        all: (total) => blackboard.getPost.all({ body: pageRequest({ ...flags, key }, undefined) }, { limit: total }),
+      const route = blackboardContract.getPost;
+      await printList(cli, { all: flags.all, limit: listLimit(route, 'body', flags) }, {
+        page: (pageSize) => blackboard.getPost({ body: pageRequest(route, { ...flags, key }, pageSize) }),
+        all: (total) => blackboard.getPost.all({ body: pageRequest(route, { ...flags, key }, undefined) }, { limit: total }),
         renderPage: pageText,
         renderItem: itemLine,
       });
@@ -196,9 +203,10 @@ export function registerBlackboardCommands(program: Command): void {
     .action(
       withContext(async (cli, flags: ReadFlags & { all?: boolean }) => {
         const blackboard = cli.client().blackboard;
-        await printList(cli, flags, {
-          page: (pageSize) => blackboard.queryPost({ body: pageRequest(flags, pageSize) }),
-          all: (total) => blackboard.queryPost.all({ body: pageRequest(flags, undefined) }, { limit: total }),
+        const route = blackboardContract.queryPost;
+        await printList(cli, { all: flags.all, limit: listLimit(route, 'body', flags) }, {
+          page: (pageSize) => blackboard.queryPost({ body: pageRequest(route, flags, pageSize) }),
+          all: (total) => blackboard.queryPost.all({ body: pageRequest(route, flags, undefined) }, { limit: total }),
           renderPage: pageText,
           renderItem: itemLine,
         });
@@ -216,14 +224,14 @@ export function registerBlackboardCommands(program: Command): void {
     .option('--topic <slug>', 'topic slug (repeatable)', collect)
     .addOption(new Option('--kind <kind>', 'kind of post').choices(['ask', 'result', 'note', 'message']))
     .option('--reply-to <id>', 'the item this replies to (parent_id)')
-    .option('--expires-in <seconds>', 'time to live, 60..7776000 (default 30 days)', integer('--expires-in'))
+    .option('--expires-in <seconds>', `time to live, ${rangeText(blackboardContract.put, 'body', 'expires_in')} (default 30 days)`)
     .option('--idempotency-key <key>', 'replaying the same put with this key returns the first item')
     .option('--receipt <file>', 'attach an svc receipt (a file holding it, or a saved answer with one); the board shows receipt_verified when it holds')
     .action(
       withContext(async (cli, words: string[], flags: PutFlags) => {
         const receipt = flags.receipt !== undefined ? await readReceipt(flags.receipt) : undefined;
         const body = putBody(await postText(words, flags), flags, receipt);
-        const created = await cli.client().blackboard.put({ body: body as never });
+        const created = await cli.client().blackboard.put({ body: requestFrom(blackboardContract.put, 'body', body, putFlagNames) });
         cli.output.result(created, (data) =>
           data.deduplicated
             ? `already posted ${data.id} under ${data.key} (replay: the edit token was shown when it was first posted)`
@@ -281,9 +289,9 @@ export function registerBlackboardCommands(program: Command): void {
       .argument('[key]', 'channel key (or use filters)')
       .option('--since <time>', 'resume after this created_at')
       .option('--since-id <id>', 'with --since: the id of that item')
-      .option('--max <n>', 'stop after this many posts', integer('--max')),
+      .option('--max <n>', 'stop after this many posts'),
   ).action(
-    withContext(async (cli, key: string | undefined, flags: ReadFlags & { max?: number }) => {
+    withContext(async (cli, key: string | undefined, flags: ReadFlags & { max?: string }) => {
       await watch(cli, cli.client(), key ?? flags.key, flags);
     }),
   );

@@ -1,14 +1,28 @@
-import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
-import { artifactTypes, hostings, licenses, rankingSlugs, reviewStatuses, searchSorts, sources, tools, trendingWindows, type ArtifactFile, type ArtifactSummary } from '@svc/schemas';
+import { Argument, Option, type Command } from 'commander';
+import { artifactTypes, catalogContract, hostings, licenses, rankingSlugs, reviewStatuses, searchSorts, sources, tools, trendingWindows, type ArtifactFile, type ArtifactSummary } from '@svc/schemas';
 import { withContext } from '../context.ts';
-import { allOption, printList } from '../list-output.ts';
+import { rangeText, requestFrom } from '../contract-flags.ts';
+import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
 import { table } from '../output.ts';
 
 export const bytes = (n: number) => (n < 1024 ? `${Math.round(n)} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(2)} GiB`);
-export const intArg = (name: string) => (value: string) => {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number`);
-  return Number(value);
-};
+
+/** `svc search` flags, named as the search query's fields (commander camel-cases `--works-with`). */
+interface SearchFlags {
+  sort?: string;
+  type?: string;
+  license?: string;
+  hosting?: string;
+  source?: string;
+  worksWith?: string;
+  reviewStatus?: string;
+  semantic?: boolean;
+  explain?: boolean;
+  summary?: boolean;
+  limit?: string;
+  cursor?: string;
+  all?: boolean;
+}
 
 type SearchRow = ArtifactSummary & { score?: number | null };
 const artifactCells = (row: SearchRow) => [row.id, row.type, row.license, row.hosting, String(row.downloads), row.rating === null ? '-' : row.rating.toFixed(1), row.summary.length > 70 ? `${row.summary.slice(0, 67)}...` : row.summary];
@@ -37,27 +51,16 @@ export function registerCatalogCommands(program: Command): void {
     .option('--semantic', 'rank by similarity of hashed n-gram embeddings')
     .option('--explain', 'say why each row ranked where it did')
     .option('--summary', 'add facet counts')
-    .option('--limit <n>', 'rows per page (1..100); with --all, the most rows in total', intArg('--limit'))
+    .option('--limit <n>', limitHelp(catalogContract.search, 'query', 'rows'))
     .option('--cursor <cursor>', 'nextCursor of a previous page')
     .action(
-      withContext(async (cli, words: string[], options: Record<string, string | boolean | number | undefined>) => {
+      withContext(async (cli, words: string[], options: SearchFlags) => {
         const catalog = cli.client().catalog;
-        const query = (pageSize: number | undefined) => ({
-          q: words.join(' ') || undefined,
-          sort: options.sort as never,
-          type: options.type as never,
-          license: options.license as never,
-          hosting: options.hosting as never,
-          source: options.source as never,
-          worksWith: options.worksWith as never,
-          reviewStatus: options.reviewStatus as never,
-          semantic: options.semantic ? ('1' as const) : undefined,
-          explain: options.explain ? ('1' as const) : undefined,
-          summary: options.summary ? ('1' as const) : undefined,
-          limit: pageSize,
-          cursor: options.cursor as string | undefined,
-        });
-        await printList(cli, { all: Boolean(options.all), limit: options.limit as number | undefined }, {
+        const limit = listLimit(catalogContract.search, 'query', options);
+        const { all: _all, limit: _limit, semantic, explain, summary, ...filters } = options;
+        const query = (pageSize: number | undefined) =>
+          requestFrom(catalogContract.search, 'query', { ...filters, q: words.join(' ') || undefined, semantic: semantic && '1', explain: explain && '1', summary: summary && '1', limit: pageSize }, { q: 'the search words' });
+        await printList(cli, { all: options.all, limit }, {
           page: (pageSize) => catalog.search({ query: query(pageSize) }),
           all: (total) => catalog.search.all({ query: query(undefined) }, { limit: total }),
           renderPage: (page) =>
@@ -109,13 +112,14 @@ export function registerCatalogCommands(program: Command): void {
     .argument('<id>', 'artifact id')
     .description('List files of the latest revision')
     .addOption(new Option('--tool <tool>', 'only files this runtime needs').choices(tools))
-    .option('--limit <n>', 'rows per page (1..500); with --all, the most rows in total', intArg('--limit'))
+    .option('--limit <n>', limitHelp(catalogContract.files, 'query', 'rows'))
     .option('--cursor <cursor>', 'nextCursor of a previous page')
     .action(
-      withContext(async (cli, id: string, options: { tool?: string; limit?: number; cursor?: string; all?: boolean }) => {
+      withContext(async (cli, id: string, options: { tool?: string; limit?: string; cursor?: string; all?: boolean }) => {
         const catalog = cli.client().catalog;
-        const request = (pageSize: number | undefined) => ({ params: { id }, query: { tool: options.tool as never, limit: pageSize, cursor: options.cursor } });
-        await printList(cli, options, {
+        const limit = listLimit(catalogContract.files, 'query', options);
+        const request = (pageSize: number | undefined) => ({ params: { id }, query: requestFrom(catalogContract.files, 'query', { tool: options.tool, limit: pageSize, cursor: options.cursor }) });
+        await printList(cli, { all: options.all, limit }, {
           page: (pageSize) => catalog.files(request(pageSize)),
           all: (total) => catalog.files.all(request(undefined), { limit: total }),
           renderPage: (f) => [table([['PATH', 'SIZE', 'HOSTED', 'SHA256'], ...f.rows.map(fileCells)]), f.nextCursor ? `More: --cursor ${f.nextCursor} (or --all)` : ''].filter(Boolean).join('\n'),
@@ -130,7 +134,7 @@ export function registerCatalogCommands(program: Command): void {
     .addOption(new Option('--tool <tool>', 'only files this runtime needs').choices(tools))
     .action(
       withContext(async (cli, id: string, options: { tool?: string }) => {
-        const data = await cli.client().catalog.downloadPlan({ params: { id }, query: { tool: options.tool as never } });
+        const data = await cli.client().catalog.downloadPlan({ params: { id }, query: requestFrom(catalogContract.downloadPlan, 'query', { tool: options.tool }) });
         cli.output.result(data, (p) => [`${p.artifactId} revision ${p.revision}: ${p.files.length} files, ${bytes(p.totalBytes)}`, table(p.files.map((file) => [file.path, bytes(file.sizeBytes), file.sha256]))].join('\n'));
       }),
     );
@@ -139,10 +143,10 @@ export function registerCatalogCommands(program: Command): void {
     .command('trending')
     .description('Artifacts by attested pulls in a window')
     .addOption(new Option('--window <window>', 'time window').choices(trendingWindows).default('7d'))
-    .option('--limit <n>', 'rows (1..100)', intArg('--limit'))
+    .option('--limit <n>', `rows (${rangeText(catalogContract.trending, 'query', 'limit')})`)
     .action(
-      withContext(async (cli, options: { window: string; limit?: number }) => {
-        const data = await cli.client().catalog.trending({ query: { window: options.window as never, limit: options.limit } });
+      withContext(async (cli, options: { window: string; limit?: string }) => {
+        const data = await cli.client().catalog.trending({ query: requestFrom(catalogContract.trending, 'query', options) });
         cli.output.result(data, (t) => (t.rows.length ? table([['RANK', 'PULLS', 'ID', 'TYPE', 'SUMMARY'], ...t.rows.map((row) => [String(row.rank), String(row.pulls), row.artifact.id, row.artifact.type, row.artifact.summary])]) : `No attested pulls in ${t.window}.`));
       }),
     );
@@ -151,10 +155,10 @@ export function registerCatalogCommands(program: Command): void {
     .command('rankings')
     .description('A ranking of artifacts')
     .addArgument(new Argument('<slug>', 'which ranking').choices(rankingSlugs))
-    .option('--limit <n>', 'rows (1..100)', intArg('--limit'))
+    .option('--limit <n>', `rows (${rangeText(catalogContract.rankings, 'query', 'limit')})`)
     .action(
-      withContext(async (cli, slug: string, options: { limit?: number }) => {
-        const data = await cli.client().catalog.rankings({ params: { slug: slug as never }, query: { limit: options.limit } });
+      withContext(async (cli, slug: string, options: { limit?: string }) => {
+        const data = await cli.client().catalog.rankings({ params: requestFrom(catalogContract.rankings, 'params', { slug }), query: requestFrom(catalogContract.rankings, 'query', options) });
         cli.output.result(data, (r) => [`${r.title}: ${r.description}`, r.rows.length ? table([['RANK', 'SCORE', 'ID', 'TYPE', 'SUMMARY'], ...r.rows.map((row) => [String(row.rank), String(row.score), row.artifact.id, row.artifact.type, row.artifact.summary])]) : 'No artifacts.'].join('\n'));
       }),
     );

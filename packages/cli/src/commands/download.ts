@@ -1,11 +1,13 @@
 import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import { Option, type Command } from 'commander';
-import { tools } from '@svc/schemas';
+import { catalogContract, tools } from '@svc/schemas';
 import { loopbackServerStore, VerifiedDownloadError, type BlackboardPutResponse, type DownloadArtifactResult, type SvcClient } from '@svc/client';
 import { withContext } from '../context.ts';
+import { requestFrom } from '../contract-flags.ts';
 import { CliFailure } from '../failure.ts';
+import { integerFlag } from '../input.ts';
 import { table } from '../output.ts';
-import { bytes, intArg } from './catalog.ts';
+import { bytes } from './catalog.ts';
 
 interface DownloadFlags {
   out?: string;
@@ -13,7 +15,7 @@ interface DownloadFlags {
   storageHost: string[];
   allowHttpLoopback?: boolean;
   strictStorage?: boolean;
-  concurrency?: number;
+  concurrency?: string;
   postReceipt?: string;
 }
 
@@ -66,7 +68,7 @@ export function registerDownloadCommands(program: Command): void {
     .option('--storage-host <host[:port]>', 'also trust this object-storage host (repeatable; SVC_STORAGE_HOSTS adds more)', collect, [])
     .option('--allow-http-loopback', 'accept plain HTTP from an allowed store on a loopback address (self-hosted svc)')
     .option('--strict-storage', "do not trust a loopback server's own built-in store by default; only storage.googleapis.com and --storage-host")
-    .option('--concurrency <n>', 'files at once (1..16, default 4)', intArg('--concurrency'))
+    .option('--concurrency <n>', 'files at once (1..16, default 4)')
     .option('--post-receipt <key>', 'post each verified file\'s completion receipt to this blackboard channel (public!), so readers see receipt_verified')
     .action(
       withContext(async (cli, artifactId: string, paths: string[], flags: DownloadFlags) => {
@@ -85,8 +87,9 @@ export function registerDownloadCommands(program: Command): void {
           artifactId,
           destination,
           paths: paths.length ? paths : undefined,
-          tool: (flags.tool ?? null) as never,
-          concurrency: flags.concurrency,
+          // The plan route's own query schema checks the runtime the plan is narrowed to.
+          tool: requestFrom(catalogContract.downloadPlan, 'query', { tool: flags.tool }).tool || null,
+          concurrency: integerFlag('--concurrency', flags.concurrency, { min: 1, max: 16 }),
           policy: { hosts: flags.storageHost, allowHttpLoopback: Boolean(flags.allowHttpLoopback), trustLoopbackServerStore: !flags.strictStorage },
           onFileStart(file) {
             const bar = bars?.create(file.sizeBytes, 0, { file: file.path, rate: '-' });

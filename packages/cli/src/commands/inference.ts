@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { ClassifyTask, type ChatCompletionsRequest, type SseMessage, type SummarySentence, type RagPassage } from '@svc/schemas';
+import { ClassifyTask, inferenceContract, type SseMessage, type SummarySentence, type RagPassage } from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
+import { rangeText, requestFrom } from '../contract-flags.ts';
 import { UsageError } from '../failure.ts';
-import { integerFlag, textFrom } from '../input.ts';
+import { textFrom } from '../input.ts';
 import { table } from '../output.ts';
 
 interface ChatFlags {
@@ -22,14 +23,12 @@ interface ChatFlags {
  */
 async function chat(cli: CliContext, words: string[], flags: ChatFlags): Promise<void> {
   const question = await textFrom(words, flags.file, 'the question');
-  const temperature = flags.temperature === undefined ? undefined : Number(flags.temperature);
-  if (temperature !== undefined && !(temperature >= 0 && temperature <= 2)) throw new UsageError('--temperature takes a number from 0 to 2');
-  const request: ChatCompletionsRequest = {
-    messages: [...(flags.system ? [{ role: 'system' as const, content: flags.system }] : []), { role: 'user', content: question }],
-    ...(flags.model ? { model: flags.model } : {}),
-    ...(flags.maxTokens ? { max_tokens: integerFlag('--max-tokens', flags.maxTokens, { min: 1 }) } : {}),
-    ...(temperature !== undefined ? { temperature } : {}),
-  };
+  const request = requestFrom(
+    inferenceContract.chat,
+    'body',
+    { messages: [...(flags.system ? [{ role: 'system' as const, content: flags.system }] : []), { role: 'user', content: question }], model: flags.model || undefined, max_tokens: flags.maxTokens, temperature: flags.temperature },
+    { 'messages.0.content': flags.system ? '--system' : 'the question', 'messages.1.content': 'the question' },
+  );
   const client = cli.client();
   if (cli.output.json || !flags.stream) {
     const completion = await client.chat.completions.create({ ...request, stream: false });
@@ -62,8 +61,8 @@ export function registerInferenceCommands(program: Command): void {
     .option('--model <id>', 'a chat model from `svc models` (default: the server\'s default)')
     .option('--system <text>', 'a system message')
     .option('--file <path>', "read the question from a file ('-' for stdin)")
-    .option('--max-tokens <n>', 'most tokens in the answer')
-    .option('--temperature <t>', 'sampling temperature, 0..2')
+    .option('--max-tokens <n>', `most tokens in the answer, ${rangeText(inferenceContract.chat, 'body', 'max_tokens')}`)
+    .option('--temperature <t>', `sampling temperature, ${rangeText(inferenceContract.chat, 'body', 'temperature')}`)
     .option('--no-stream', 'wait for the whole answer')
     .action(withContext(chat));
 
@@ -77,7 +76,8 @@ export function registerInferenceCommands(program: Command): void {
     .action(
       withContext(async (cli, words: string[], flags: { file?: string; model?: string; dimensions?: string }) => {
         const input = await linesFrom(words, flags.file, 'the texts');
-        const answer = await cli.client().inference.embeddings({ body: { input, model: flags.model, dimensions: integerFlag('--dimensions', flags.dimensions, { min: 1 }) } });
+        const body = requestFrom(inferenceContract.embeddings, 'body', { input, model: flags.model, dimensions: flags.dimensions }, { input: 'the texts' });
+        const answer = await cli.client().inference.embeddings({ body });
         cli.output.result(answer, (embeddings) =>
           embeddings.data
             .map((item) => {
@@ -100,7 +100,8 @@ export function registerInferenceCommands(program: Command): void {
     .action(
       withContext(async (cli, words: string[], flags: { query: string; file?: string; topN?: string; model?: string }) => {
         const documents = await linesFrom(words, flags.file, 'the documents');
-        const answer = await cli.client().inference.rerank({ body: { query: flags.query, documents, top_n: integerFlag('--top-n', flags.topN, { min: 1 }), return_documents: true, model: flags.model } });
+        const body = requestFrom(inferenceContract.rerank, 'body', { query: flags.query, documents, top_n: flags.topN, return_documents: true, model: flags.model }, { documents: 'the documents' });
+        const answer = await cli.client().inference.rerank({ body });
         cli.output.result(answer, (ranked) => table(ranked.results.map((result) => [result.relevance_score.toFixed(4), `#${result.index}`, (result.document?.text ?? '').slice(0, 80)])));
       }),
     );
@@ -135,7 +136,7 @@ export function registerInferenceCommands(program: Command): void {
     .action(
       withContext(async (cli, file: string | undefined, flags: { sentences?: string; model?: string }) => {
         const text = await textFrom([], file ?? '-', 'the text');
-        const body = { text, max_sentences: integerFlag('--sentences', flags.sentences, { min: 1 }), model: flags.model };
+        const body = requestFrom(inferenceContract.summarize, 'body', { text, max_sentences: flags.sentences, model: flags.model }, { text: 'the text', max_sentences: '--sentences' });
         const client = cli.client();
         if (cli.output.json) {
           cli.output.result(await client.inference.summarize({ body: { ...body, stream: false } }), () => '');
@@ -160,7 +161,8 @@ export function registerInferenceCommands(program: Command): void {
       withContext(async (cli, words: string[], flags: { doc: string[]; topK?: string; model?: string }) => {
         if (flags.doc.length === 0) throw new UsageError('give at least one --doc FILE to answer from');
         const documents = await Promise.all(flags.doc.map(async (file) => ({ id: file, text: await readFile(file, 'utf8') })));
-        const answer = await cli.client().inference.rag({ body: { question: words.join(' '), documents, top_k: integerFlag('--top-k', flags.topK, { min: 1 }), model: flags.model, stream: false } });
+        const body = requestFrom(inferenceContract.rag, 'body', { question: words.join(' '), documents, top_k: flags.topK, model: flags.model, stream: false }, { question: 'the question', documents: '--doc' });
+        const answer = await cli.client().inference.rag({ body });
         cli.output.result(answer, (rag) => {
           if (!('citations' in rag)) return '';
           const sources = rag.citations.map((citation: RagPassage & { marker: number }) => `[${citation.marker}] ${citation.document_id ?? `document ${citation.document_index}`} @${citation.start}-${citation.end}`);

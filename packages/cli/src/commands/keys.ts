@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { scopes as allScopes, type DeveloperCredential, type DeveloperCredentialReceipt, type DeveloperCredentialSecretResponse, type Scope } from '@svc/schemas';
+import { credentialsContract, scopes as allScopes, type DeveloperCredential, type DeveloperCredentialReceipt, type DeveloperCredentialSecretResponse, type Scope } from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
-import { allOption, printList } from '../list-output.ts';
+import { requestFrom } from '../contract-flags.ts';
+import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
 import { table } from '../output.ts';
 
 function parseScopes(values: string[]): Scope[] {
@@ -11,13 +12,6 @@ function parseScopes(values: string[]): Scope[] {
   if (unknown.length > 0) throw new UsageError(`unknown scope ${unknown.join(', ')}; scopes: ${allScopes.join(', ')}`);
   if (list.length === 0) throw new UsageError(`give at least one --scope (${allScopes.join(', ')})`);
   return [...new Set(list)] as Scope[];
-}
-
-/** A page holds 1..100 keys; with --all, --limit counts items over every page, so only its floor holds. */
-function parseLimit(value: string | undefined, all: boolean | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1 || (!all && Number(value) > 100)) throw new UsageError(all ? '--limit must be a whole number of 1 or more' : '--limit must be an integer from 1 to 100 (with --all, any number of 1 or more)');
-  return Number(value);
 }
 
 /** The secret goes to stdout exactly once; the reminder to stderr so a pipe gets only data. */
@@ -48,14 +42,16 @@ export function registerKeysCommands(program: Command): void {
     keys
       .command('list')
       .description('Your keys (never their secrets), newest first')
-      .option('--limit <n>', 'page size, 1..100 (default 50); with --all, the most keys in total')
+      .option('--limit <n>', limitHelp(credentialsContract.list, 'query', 'keys'))
       .option('--cursor <cursor>', 'continue from a previous page'),
   ).action(
     withContext(async (cli, flags: { limit?: string; cursor?: string; all?: boolean }) => {
       const credentials = cli.client().credentials;
-      await printList(cli, { all: flags.all, limit: parseLimit(flags.limit, flags.all) }, {
-        page: (pageSize) => credentials.list({ query: { limit: pageSize, cursor: flags.cursor } }),
-        all: (total) => credentials.list.all({ query: { cursor: flags.cursor } }, { limit: total }),
+      const limit = listLimit(credentialsContract.list, 'query', flags);
+      const query = (pageSize: number | undefined) => requestFrom(credentialsContract.list, 'query', { limit: pageSize, cursor: flags.cursor });
+      await printList(cli, { all: flags.all, limit }, {
+        page: (pageSize) => credentials.list({ query: query(pageSize) }),
+        all: (total) => credentials.list.all({ query: query(undefined) }, { limit: total }),
         renderPage: (data) => {
           if (data.data.length === 0) return 'No developer keys.';
           const lines = table([['ID', 'STATUS', 'NAME', 'SCOPES', 'CREATED'], ...data.data.map(row)]);
@@ -92,15 +88,17 @@ export function registerKeysCommands(program: Command): void {
       .command('receipts')
       .description('Lifecycle receipts of a key, oldest first')
       .argument('<credential_id>')
-      .option('--limit <n>', 'page size, 1..100 (default 50); with --all, the most receipts in total')
+      .option('--limit <n>', limitHelp(credentialsContract.receipts, 'query', 'receipts'))
       .option('--cursor <cursor>', 'continue from a previous page'),
   ).action(
     withContext(async (cli, credentialId: string, flags: { limit?: string; cursor?: string; all?: boolean }) => {
       const credentials = cli.client().credentials;
       const params = { credential_id: credentialId };
-      await printList(cli, { all: flags.all, limit: parseLimit(flags.limit, flags.all) }, {
-        page: (pageSize) => credentials.receipts({ params, query: { limit: pageSize, cursor: flags.cursor } }),
-        all: (total) => credentials.receipts.all({ params, query: { cursor: flags.cursor } }, { limit: total }),
+      const limit = listLimit(credentialsContract.receipts, 'query', flags);
+      const query = (pageSize: number | undefined) => requestFrom(credentialsContract.receipts, 'query', { limit: pageSize, cursor: flags.cursor });
+      await printList(cli, { all: flags.all, limit }, {
+        page: (pageSize) => credentials.receipts({ params, query: query(pageSize) }),
+        all: (total) => credentials.receipts.all({ params, query: query(undefined) }, { limit: total }),
         renderPage: (data) => {
           const lines = table([['RECEIPT', 'EVENT', 'AT', 'RELATED'], ...data.data.map(receiptRow)]);
           return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type { DocumentFormat } from '@svc/schemas';
+import { pdfContract, type DocumentFormat } from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
+import { rangeText, requestFrom } from '../contract-flags.ts';
 import { UsageError } from '../failure.ts';
-import { integerFlag } from '../input.ts';
 
 interface PdfExtractFlags {
   startPage?: string;
@@ -13,9 +13,16 @@ interface PdfExtractFlags {
   jsonl?: boolean;
 }
 
+const numberOrAbsent = (value: string | number | undefined) => (value === undefined ? undefined : Number(value));
+
+/** The page and character bounds, checked with the upload route's own query schema (documents share its bounds). */
 function boundsOf(flags: PdfExtractFlags) {
-  return { startPage: integerFlag('--start-page', flags.startPage), maxPages: integerFlag('--max-pages', flags.maxPages), maxChars: integerFlag('--max-chars', flags.maxChars) };
+  const query = requestFrom(pdfContract.extractUpload, 'query', { start_page: flags.startPage, max_pages: flags.maxPages, max_chars: flags.maxChars });
+  return { startPage: numberOrAbsent(query.start_page), maxPages: numberOrAbsent(query.max_pages), maxChars: numberOrAbsent(query.max_chars) };
 }
+
+/** `most pages, 1..100 (default 32)`: the bound's help, from the contract. */
+const boundHelp = (what: string, field: 'max_pages' | 'max_chars') => `most ${what}, ${rangeText(pdfContract.extractUpload, 'query', field).replace(', default ', ' (default ')})`;
 
 /**
  * `--text` (the default) prints each page's text as it arrives, pages separated by a form feed
@@ -57,8 +64,8 @@ export function registerPdfCommands(program: Command): void {
     .description('Extract page-aligned text from a PDF file, printing pages as they arrive')
     .argument('<file>', 'the PDF file')
     .option('--start-page <n>', 'first page, one-based (default 1)')
-    .option('--max-pages <n>', 'most pages, 1..100 (default 32)')
-    .option('--max-chars <n>', 'most characters, 1..400000 (default 200000)')
+    .option('--max-pages <n>', boundHelp('pages', 'max_pages'))
+    .option('--max-chars <n>', boundHelp('characters', 'max_chars'))
     .option('--text', 'print page text, pages separated by form feeds (the default)')
     .option('--jsonl', 'print one JSON object per page, then a summary line')
     .addHelpText('after', '\nWith the global --json, the whole extraction is printed as one JSON document.')
@@ -70,7 +77,7 @@ export function registerPdfCommands(program: Command): void {
     .description('Extract section-aligned text from a document file')
     .argument('<file>', 'the document file')
     .addOption(new Option('--format <format>', 'the document format (detected when absent)').choices(formats))
-    .option('--max-chars <n>', 'most characters, 1..400000 (default 200000)')
+    .option('--max-chars <n>', boundHelp('characters', 'max_chars'))
     .option('--start-page <n>', 'PDF only: first page')
     .option('--max-pages <n>', 'PDF only: most pages')
     .action(

@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import {
   catalogRequestKinds,
   catalogRequestStatuses,
+  requestsContract,
   sources,
   type CatalogRequestKind,
   type CatalogRequestReceiptResponse,
@@ -11,8 +12,8 @@ import {
   type OpenSourceRadarResponse,
 } from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
+import { rangeText, requestFrom } from '../contract-flags.ts';
 import { table } from '../output.ts';
-import { intArg } from './catalog.ts';
 
 /** The one line that says what a request asks for. */
 const whatOf = (request: Pick<CatalogRequestSummary, 'kind' | 'details'>) =>
@@ -115,15 +116,16 @@ export function registerRequestCommands(program: Command): void {
     .option('--all', 'every principal\'s requests (operator only)')
     .addOption(new Option('--kind <kind>', 'only this kind').choices(catalogRequestKinds))
     .addOption(new Option('--status <status>', 'only this status').choices(catalogRequestStatuses))
-    .option('--limit <n>', 'page size, 1..100 (default 25)', intArg('--limit'))
+    .option('--limit <n>', `page size, ${rangeText(requestsContract.status, 'query', 'limit')}`)
     .option('--cursor <cursor>', 'continue from a previous page')
     .action(
-      withContext(async (cli, requestId: string | undefined, flags: { all?: boolean; kind?: CatalogRequestKind; status?: CatalogRequestStatus; limit?: number; cursor?: string }) => {
+      withContext(async (cli, requestId: string | undefined, flags: { all?: boolean; kind?: CatalogRequestKind; status?: CatalogRequestStatus; limit?: string; cursor?: string }) => {
         if (requestId !== undefined) {
           cli.output.result(await cli.client().requests.receipt({ params: { request_id: requestId } }), renderReceipt);
           return;
         }
-        const page = await cli.client().requests.status({ query: { all_requests: flags.all ? true : undefined, kind: flags.kind, status: flags.status, limit: flags.limit, cursor: flags.cursor } });
+        const query = requestFrom(requestsContract.status, 'query', { all_requests: flags.all, kind: flags.kind, status: flags.status, limit: flags.limit, cursor: flags.cursor }, { all_requests: '--all' });
+        const page = await cli.client().requests.status({ query });
         cli.output.result(page, (data) => {
           if (data.data.length === 0) return 'No catalog requests.';
           const rows = table([['ID', 'KIND', 'STATUS', 'CREATED', 'WHAT'], ...data.data.map((entry) => [entry.request_id, entry.kind, entry.status, entry.created_at, whatOf(entry)])]);
@@ -150,10 +152,10 @@ export function registerRequestCommands(program: Command): void {
   program
     .command('radar')
     .description('The open-source radar: the most requested sources and mirrors, by distinct requesters')
-    .option('--limit <n>', 'rows, 1..25 (default 10)', intArg('--limit'))
+    .option('--limit <n>', `rows, ${rangeText(requestsContract.radar, 'query', 'limit')}`)
     .action(
-      withContext(async (cli, flags: { limit?: number }) => {
-        cli.output.result(await cli.client().requests.radar({ query: { limit: flags.limit } }), renderRadar);
+      withContext(async (cli, flags: { limit?: string }) => {
+        cli.output.result(await cli.client().requests.radar({ query: requestFrom(requestsContract.radar, 'query', flags) }), renderRadar);
       }),
     );
 }
