@@ -15,6 +15,12 @@
  *   pair ratios) and CPU per stream. The added latency printed here is mostly queueing for a
  *   core (three busy threads on two cores), which is why the target is read in the first phase.
  *
+ * - **Responses** (targets, with `store: false`): the paced streams through svc's
+ *   `/v1/responses` (translated to chat, the same upstream) against its `/v1/chat/completions`,
+ *   and with `store: true`, in rotating rounds of `--responses-rounds`. Reported: what translation
+ *   adds to the median time to first token (target < 0.2 ms), svc's CPU per stream against
+ *   chat's (target at most 1.2x), and the same for `store: true` (no target: a database write).
+ *
  * svc's CPU time per stream (its worker thread's) is reported in both: a busy machine disturbs it
  * far less than latency. The bench also prints the load generator's CPU per stream and how many
  * cores its threads kept busy on each side, and each server thread's pauses in every round (young and
@@ -54,6 +60,7 @@ const { values } = parseArgs({
     gap: { type: 'string', default: '20' },
     'saturate-rounds': { type: 'string', default: '4' },
     'saturate-gap': { type: 'string', default: '1' },
+    'responses-rounds': { type: 'string', default: '6' },
     'cpu-prof-dir': { type: 'string' },
     'in-thread': { type: 'boolean', default: false },
   },
@@ -65,6 +72,7 @@ const chunks = Number(values.chunks);
 const gapMs = Number(values.gap);
 const saturateRounds = Number(values['saturate-rounds']);
 const saturateGapMs = Number(values['saturate-gap']);
+const responsesRounds = Number(values['responses-rounds']);
 /** The upstream paces a stream by the model it is asked for: one model per phase. */
 const PACED = 'bench-chat';
 const SATURATE = 'bench-chat-saturate';
@@ -74,6 +82,21 @@ const traceChunks = values['in-thread'];
 const profileFile = (name: string) => (profileDir ? path.resolve(profileDir, `chat-proxy-${name}.cpuprofile`) : undefined);
 
 const bodyFor = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something, one token at a time.' }], stream: true, stream_options: { include_usage: true } });
+
+/** Where a round's streams go on a server, and how the first token shows in its stream. */
+interface Route {
+  path: string;
+  body: (model: string) => string;
+  /** Text that appears in the stream with the first token. */
+  marker: string;
+}
+const chatRoute: Route = { path: '/chat/completions', body: bodyFor, marker: '"content":"token' };
+/** The same question through the Responses API: translated to chat by svc, the answer as `response.output_text.delta` events. */
+const responsesRoute = (store: boolean): Route => ({
+  path: '/responses',
+  body: (model) => JSON.stringify({ model, input: 'Say something, one token at a time.', stream: true, store }),
+  marker: '"delta":"token',
+});
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 
 interface StreamTiming {
@@ -82,7 +105,7 @@ interface StreamTiming {
 }
 
 /** One streamed completion; the first token is the first chunk whose content is not empty. */
-function streamOnce(url: URL, body: string): Promise<StreamTiming> {
+function streamOnce(url: URL, body: string, marker = chatRoute.marker): Promise<StreamTiming> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let firstTokenMs = -1;
@@ -93,7 +116,7 @@ function streamOnce(url: URL, body: string): Promise<StreamTiming> {
       response.on('data', (piece: string) => {
         if (firstTokenMs < 0) {
           text += piece;
-          if (text.includes('"content":"token')) firstTokenMs = performance.now() - started;
+          if (text.includes(marker)) firstTokenMs = performance.now() - started;
         }
       });
       response.on('end', () => {
@@ -126,9 +149,9 @@ interface Phase {
  * once. CPU per stream is read for every thread, so a round through svc shows what it costs
  * besides the upstream and the client, and how many of the machine's cores the round kept busy.
  */
-async function measure(server: WorkerServer, ms: number, phase: Phase) {
-  const url = new URL(`${server.url}/chat/completions`);
-  const body = bodyFor(phase.model);
+async function measure(server: WorkerServer, ms: number, phase: Phase, route: Route = chatRoute) {
+  const url = new URL(`${server.url}${route.path}`);
+  const body = route.body(phase.model);
   await server.ask<PauseStats>('pauses', 'pauses');
   const cpuBefore = await threadCpu();
   const timings: StreamTiming[] = [];
@@ -138,7 +161,7 @@ async function measure(server: WorkerServer, ms: number, phase: Phase) {
   await Promise.all(
     Array.from({ length: concurrency }, async (_, worker) => {
       if (phase.spread) await sleep((worker * streamMs) / concurrency);
-      while (performance.now() < until) timings.push(await streamOnce(url, body));
+      while (performance.now() < until) timings.push(await streamOnce(url, body, route.marker));
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
@@ -239,6 +262,37 @@ async function runPhase(phase: Phase, pairs: number, hop?: WorkerServer) {
 
 type PhaseResult = Awaited<ReturnType<typeof runPhase>>;
 
+/**
+ * Rounds of the same paced streams through svc's chat route and its Responses route (store false,
+ * then true), in an order that rotates each round. Per round: the Responses side's median time to
+ * first token minus chat's, and its CPU per stream over chat's.
+ */
+async function runResponsesPhase(phase: Phase, pairs: number) {
+  const sides: Array<{ name: 'chat' | 'responses' | 'stored'; route: Route }> = [
+    { name: 'chat', route: chatRoute },
+    { name: 'responses', route: responsesRoute(false) },
+    { name: 'stored', route: responsesRoute(true) },
+  ];
+  const result = { addedFirst: { responses: [] as number[], stored: [] as number[] }, cpuRatio: { responses: [] as number[], stored: [] as number[] }, cpu: { chat: [] as number[], responses: [] as number[], stored: [] as number[] }, rows: [] as string[] };
+  for (let round = 0; round < pairs; round++) {
+    const measured = new Map<string, Measured>();
+    for (let turn = 0; turn < sides.length; turn++) {
+      const side = sides[(round + turn) % sides.length]!;
+      measured.set(side.name, await measure(svc, durationMs, phase, side.route));
+    }
+    const chat = measured.get('chat')!;
+    result.cpu.chat.push(chat.cpu.svc);
+    for (const name of ['responses', 'stored'] as const) {
+      const side = measured.get(name)!;
+      result.addedFirst[name].push(side.first.median - chat.first.median);
+      result.cpuRatio[name].push(side.cpu.svc / chat.cpu.svc);
+      result.cpu[name].push(side.cpu.svc);
+    }
+    result.rows.push(`  round ${round + 1}: chat ${format(chat)} (svc ${chat.cpu.svc.toFixed(0)} µs) | responses ${format(measured.get('responses')!)} (svc ${measured.get('responses')!.cpu.svc.toFixed(0)} µs) | store: true ${format(measured.get('stored')!)} (svc ${measured.get('stored')!.cpu.svc.toFixed(0)} µs)`);
+  }
+  return result;
+}
+
 /** A thread's pauses over a phase's rounds: what its tail latency is made of (young collections copy the live streams' objects). */
 const summarisePauses = (rounds: PauseStats[]) => {
   const of = (key: Exclude<keyof PauseStats, 'chunks'>) => median(rounds.map((round) => round[key]));
@@ -287,6 +341,7 @@ for (let warm = 0; warm < 2; warm++) {
 
 const latency = await runPhase(paced, rounds, bareProxy);
 const saturation = await runPhase(saturating, saturateRounds);
+const responses = await runResponsesPhase(paced, responsesRounds);
 await svc.close();
 await bareProxy.close();
 await upstream.close();
@@ -305,6 +360,10 @@ process.stdout.write(
     `  target added median < 1 ms: ${addedMedian < 1 ? 'met' : 'NOT met'}; added p99 < 3 ms: ${addedP99 < 3 ? 'met' : 'NOT met'}`,
     `  the hop itself: a bare pass-through proxy (node:http, no parsing) adds to first token median ${median(latency.hopAdded.firstMedian).toFixed(2)} ms, p99 ${median(latency.hopAdded.firstP99).toFixed(2)} ms; to last token median ${median(latency.hopAdded.lastMedian).toFixed(2)} ms, p99 ${median(latency.hopAdded.lastP99).toFixed(2)} ms; its CPU per stream ${median(latency.hopCpu).toFixed(0)} µs`,
     ...describePhase(`chat-proxy, saturation (no target; added latency here is mostly waiting for a core): ${saturateSetting}`, saturation),
+    `chat-proxy, Responses: the latency phase's streams through svc's /v1/responses (translated) against its /v1/chat/completions, ${responsesRounds} rounds of ${durationMs / 1000} s`,
+    ...responses.rows,
+    `  added time to first token over chat (median of rounds): store false ${median(responses.addedFirst.responses).toFixed(2)} ms (target < 0.2 ms: ${asReported(responses.addedFirst.responses) < 0.2 ? 'met' : 'NOT met'}), store true ${median(responses.addedFirst.stored).toFixed(2)} ms`,
+    `  svc CPU per stream (median of rounds): chat ${median(responses.cpu.chat).toFixed(0)} µs, responses ${median(responses.cpu.responses).toFixed(0)} µs (${median(responses.cpuRatio.responses).toFixed(2)}x; target <= 1.2x: ${median(responses.cpuRatio.responses) <= 1.2 ? 'met' : 'NOT met'}), store true ${median(responses.cpu.stored).toFixed(0)} µs (${median(responses.cpuRatio.stored).toFixed(2)}x)`,
     `  load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`,
     '',
   ].join('\n'),
@@ -347,5 +406,22 @@ reportFigures('chat-proxy', [
     baseline: Number(median(saturation.promotedKiB.direct).toFixed(2)),
     unit: 'KiB',
     note: `bytes svc's young collections moved to the old generation, per stream, against the upstream's own thread (${saturateSetting}); objects that outlive their stream make young collections long, the p99's tail`,
+  },
+  {
+    figure: 'Responses (store false): added time to first token over chat, median',
+    svc: asReported(responses.addedFirst.responses),
+    unit: 'ms',
+    target: { on: 'svc', op: '<', value: 0.2 },
+    note: `svc's /v1/responses minus its /v1/chat/completions on the same upstream, median of ${responsesRounds} rounds (${pacedSetting}); store true adds ${median(responses.addedFirst.stored).toFixed(2)} ms`,
+  },
+  {
+    figure: 'Responses (store false): svc CPU per stream',
+    svc: Math.round(median(responses.cpu.responses)),
+    baseline: Math.round(median(responses.cpu.chat)),
+    unit: 'µs',
+    // Oriented so higher is better: chat's CPU over the Responses route's, at least 1/1.2.
+    ratio: Number((1 / median(responses.cpuRatio.responses)).toFixed(3)),
+    target: { on: 'ratio', op: '>=', value: 0.833 },
+    note: `svc's thread per stream, Responses against chat, median of per-round ratios ${median(responses.cpuRatio.responses).toFixed(2)}x (target at most 1.2x); store true ${Math.round(median(responses.cpu.stored))} µs (${median(responses.cpuRatio.stored).toFixed(2)}x)`,
   },
 ]);

@@ -212,3 +212,14 @@ test('null and empty fields the SDKs send are not refusals', (t) => {
   const body = { input: 'hi', include: [], conversation: null, prompt: null, truncation: 'disabled', tools: [], prompt_cache_retention: null, reasoning: null } as ResponsesCreateBody;
   t.notThrows(() => chatRequestFromResponses(body, placed([], normaliseInput(body.input)), text, false));
 });
+
+test('a text delta\'s JSON as written on the wire is the event itself', async (t) => {
+  const { encodeSse } = await import('../src/http/sse.ts');
+  const translator = new ChatStreamTranslator(frame());
+  const events: ResponseStreamEvent[] = [];
+  const chunk = { ...recorded('chat-text.sse')[1]!, choices: [{ index: 0, delta: { content: 'quote " backslash \\ newline \n é 😀' }, finish_reason: null }] } as ChatCompletionChunk;
+  translator.chunk(chunk, events);
+  const delta = events.find((event) => event.type === 'response.output_text.delta')!;
+  const line = encodeSse({ event: delta.type, data: delta });
+  t.deepEqual(JSON.parse(line.split('\n').find((row) => row.startsWith('data: '))!.slice(6)), JSON.parse(JSON.stringify(delta)));
+});

@@ -1,4 +1,5 @@
 import type { ChatCompletionChunk, InferenceUsage, ResponseObject, ResponseOutputItem, ResponseStreamEvent } from '@svc/schemas';
+import { withWireJson } from '../../http/sse.ts';
 import { ServiceError } from '../../service-error.ts';
 import { functionCallItem, incompleteReasonOf, messageItem } from './chat-to-response.ts';
 import { newItemId } from './response-ids.ts';
@@ -74,7 +75,7 @@ export class ChatStreamTranslator {
     if (typeof delta.content === 'string' && delta.content !== '') {
       const message = this.#message(events);
       message.text += delta.content;
-      this.#emit(events, { type: 'response.output_text.delta', item_id: message.id, output_index: message.outputIndex, content_index: 0, delta: delta.content, logprobs: [] });
+      this.#textDelta(events, message, delta.content);
     }
     if (typeof delta.refusal === 'string' && delta.refusal !== '') {
       const message = this.#message(events);
@@ -112,7 +113,20 @@ export class ChatStreamTranslator {
   }
 
   #emit(events: ResponseStreamEvent[], event: Record<string, unknown> & { type: string }): void {
-    events.push({ ...event, sequence_number: this.#sequence++ });
+    (event as ResponseStreamEvent).sequence_number = this.#sequence++;
+    events.push(event as ResponseStreamEvent);
+  }
+
+  /**
+   * The event sent for nearly every chunk, with its JSON text written here: the ids and numbers
+   * are svc's own and the text is escaped by JSON.stringify, so the SSE writer need not
+   * serialise the object again (the chat route forwards an unchanged chunk's text the same way).
+   */
+  #textDelta(events: ResponseStreamEvent[], message: OpenMessage, text: string): void {
+    const sequence = this.#sequence++;
+    const event = { type: 'response.output_text.delta', sequence_number: sequence, item_id: message.id, output_index: message.outputIndex, content_index: 0, delta: text, logprobs: [] };
+    const json = `{"type":"response.output_text.delta","sequence_number":${sequence},"item_id":"${message.id}","output_index":${message.outputIndex},"content_index":0,"delta":${JSON.stringify(text)},"logprobs":[]}`;
+    events.push(withWireJson(event, json));
   }
 
   /** The open message, opened (after closing a function call) when text starts. */
