@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fakeResponses, fakeToolChat } from './fake-openai-agent-turns.ts';
+
+export { FAKE_RESPONSES_ANSWER, FAKE_TOOL_ARGUMENTS, toolAnswer } from './fake-openai-agent-turns.ts';
 
 /**
  * A stand-in for an OpenAI-compatible server (OpenAI, vLLM, TEI) that this machine cannot
@@ -20,7 +23,10 @@ import type { AddressInfo } from 'node:net';
  * - `pretty-*`: the answer as pretty-printed JSON, each event's data spread over several `data:` lines;
  * - `truncated-*`: three chunks, then the body ends without `data: [DONE]`;
  * - `details-*`: usage with OpenAI's `prompt_tokens_details` and `completion_tokens_details`;
- * - `endless-error-*`: a 503 whose body never ends (a broken proxy's error page, 16 KiB every 5 ms).
+ * - `endless-error-*`: a 503 whose body never ends (a broken proxy's error page, 16 KiB every 5 ms);
+ * - `tool-*`: calls the first function tool it is given, then answers with the tool's result;
+ * - and `/v1/responses` for any model: the Responses API, with the same tool behaviour
+ *   (`fake-openai-agent-turns.ts`).
  */
 export const FAKE_ANSWER = 'Hello from the fake upstream, one word at a time.';
 
@@ -193,7 +199,9 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
       return;
     }
     const closed = () => response.destroyed || record.abortedAt !== undefined;
+    if (path === '/v1/chat/completions' && model.startsWith('tool-')) return fakeToolChat(record.body, response, FAKE_ANSWER);
     if (path === '/v1/chat/completions') return chat(record, response, closed);
+    if (path === '/v1/responses') return fakeResponses(record.body, response);
     if (path === '/v1/embeddings') {
       const input = record.body.input;
       const inputs = typeof input === 'string' ? [input] : (input as string[]);
