@@ -10,10 +10,14 @@
  */
 import module from 'node:module';
 import { relaunch } from './launch.ts';
+import { freshStartBundle } from './start-bundle.ts';
 
 const again = relaunch(process.execArgv, process.argv.slice(1), process.env);
 if (again && typeof process.execve === 'function' && process.platform !== 'win32' && !process.channel) {
   process.execve(process.execPath, [process.execPath, ...again.args], again.env);
 }
 module.enableCompileCache?.();
-await import('./cli.ts');
+// From the workspace (this file as TypeScript), the start bundle when it is up to date with the
+// sources (start-bundle.ts); a published package runs its own build, which this file is part of.
+const bundle = import.meta.url.endsWith('.ts') ? freshStartBundle() : undefined;
+await import(bundle ? bundle.href : './cli.ts');
