@@ -1,7 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
 import OpenAI from 'openai';
 import { FAKE_ANSWER } from '@svc/testing/fake-openai-upstream';
-import { postJson, SECOND_SECRET, sseData, startUpstreamHarness, UPSTREAM_SECRET, waitFor, type UpstreamHarness } from './helpers/inference-upstream-setup.ts';
+import { waitUntil } from '@svc/testing/wait-until';
+import { postJson, SECOND_SECRET, sseData, startUpstreamHarness, UPSTREAM_SECRET, type UpstreamHarness } from './helpers/inference-upstream-setup.ts';
 
 let harness: UpstreamHarness;
 let openai: OpenAI;
@@ -67,8 +68,7 @@ test('the openai client streams chunks with for await; include_usage gives a las
   t.is(last.usage?.prompt_tokens, 2);
   t.is(last.usage?.completion_tokens, FAKE_ANSWER.split(' ').length);
   t.is(chunks.filter((chunk) => chunk.usage).length, 1, 'the usage comes once');
-  const finished = await waitFor(() => harness.usage.some((event) => event.model === 'answer-usage' && event.ok));
-  t.true(finished, 'the usage hook heard of the stream when it ended');
+  await waitUntil('the usage hook to hear of the stream when it ended', () => harness.usage.some((event) => event.model === 'answer-usage' && event.ok));
   t.is(harness.usage.find((event) => event.model === 'answer-usage')!.usage.completion_tokens, FAKE_ANSWER.split(' ').length);
 });
 
@@ -82,7 +82,7 @@ test('on the wire: data-only chunks ending data: [DONE], no usage chunk unless a
   t.is(data.at(-1), '[DONE]');
   const chunks = data.slice(0, -1) as Array<{ choices: unknown[]; usage?: unknown }>;
   t.true(chunks.every((chunk) => chunk.choices.length > 0 && chunk.usage === undefined));
-  t.true(await waitFor(() => harness.usage.some((event) => event.model === 'answer-a' && event.operation === 'chat' && event.usage.prompt_tokens === 4)));
+  await waitUntil('the usage of the answer-a stream (4 prompt tokens)', () => harness.usage.some((event) => event.model === 'answer-a' && event.operation === 'chat' && event.usage.prompt_tokens === 4));
   const asked = harness.fake.requests.filter((request) => request.body.model === 'answer-a' && request.body.stream === true).at(-1)!;
   t.deepEqual(asked.body.stream_options, { include_usage: true }, 'svc always asks the upstream for usage, to count it');
 });
@@ -130,7 +130,7 @@ test('an upstream error mid-stream ends the stream with an error chunk and [DONE
   });
   t.regex(error!.message, /crashed/);
   t.is((error as { code?: string }).code, 'upstream_error');
-  t.true(await waitFor(() => harness.usage.some((event) => event.model === 'midstream-error-a' && !event.ok && event.errorCode === 'upstream_error')));
+  await waitUntil('a failed usage event with upstream_error', () => harness.usage.some((event) => event.model === 'midstream-error-a' && !event.ok && event.errorCode === 'upstream_error'));
 });
 
 test('an upstream whose body ends without [DONE] ends the stream with an upstream_error chunk after the chunks it sent', async (t) => {
@@ -195,7 +195,7 @@ async function disconnectMidStream(t: ExecutionContext): Promise<number> {
   const upstreamRequest = await seen;
   const abortedAt = performance.now();
   controller.abort();
-  t.true(await waitFor(() => upstreamRequest.abortedAt !== undefined, 3000), 'the upstream saw its request closed');
+  await waitUntil('the upstream to see its request closed', () => upstreamRequest.abortedAt !== undefined, { timeoutMs: 3000 });
   t.is(upstreamRequest.finishedAt, undefined, 'the upstream never finished its answer');
   return upstreamRequest.abortedAt! - abortedAt;
 }
@@ -210,7 +210,7 @@ test('a client that disconnects mid-stream aborts the upstream request within 10
   t.log(`upstream closed ${delays.map((delay) => delay.toFixed(1)).join(', ')} ms after the client left`);
   t.true(Math.min(...delays) < 100);
   t.true(delays.every((delay) => delay < 1000));
-  t.true(await waitFor(() => harness.usage.some((event) => event.model === 'slow-a' && event.errorCode === 'client_disconnected' && (event.usage.completion_tokens ?? 0) > 0)), 'partial usage is reported');
+  await waitUntil('the partial usage of the disconnected stream', () => harness.usage.some((event) => event.model === 'slow-a' && event.errorCode === 'client_disconnected' && (event.usage.completion_tokens ?? 0) > 0));
 });
 
 test('silences carry SSE keep-alive comments', async (t) => {
@@ -261,7 +261,7 @@ test('an error answer whose body never ends is read up to 64 KiB, then closed: a
   t.is(body.code, 'upstream_error');
   t.is(body.error, 'Upstream "upstream" answered 503.');
   const record = await seen;
-  t.true(await waitFor(() => record.abortedAt !== undefined), 'svc closed the upstream request');
+  await waitUntil('svc to close the upstream request', () => record.abortedAt !== undefined);
 });
 
 test('the upstream\'s key appears in no answer and no log line', async (t) => {

@@ -3,7 +3,8 @@ import OpenAI from 'openai';
 import { grantCredits } from '../src/features/billing/credit-ledger.ts';
 import { fakeAnswer, fakeUsageWithDetails } from '@svc/testing/fake-openai-upstream';
 import { createKey, signInAgent } from '@svc/testing/identity';
-import { postJson, sseData, startUpstreamHarness, waitFor, type UpstreamHarness } from './helpers/inference-upstream-setup.ts';
+import { postJson, sseData, startUpstreamHarness, type UpstreamHarness } from './helpers/inference-upstream-setup.ts';
+import { waitUntil } from '@svc/testing/wait-until';
 
 /**
  * Chat `n > 1` and the upstream's token details, through the real `openai` client over the fake
@@ -66,7 +67,7 @@ test('an n: 2 call is counted once, by the usage the upstream reported for both 
   const before = harness.usage.length;
   const stream = await openai.chat.completions.create({ model: 'details-n-metrics', messages: [{ role: 'user', content: 'count me once' }], n: 2, stream: true });
   for await (const _chunk of stream);
-  t.true(await waitFor(() => harness.usage.slice(before).some((event) => event.model === 'details-n-metrics')));
+  await waitUntil('the usage event of the n: 2 call', () => harness.usage.slice(before).some((event) => event.model === 'details-n-metrics'));
   const events = harness.usage.slice(before).filter((event) => event.model === 'details-n-metrics');
   t.is(events.length, 1);
   t.true(events[0]!.ok);

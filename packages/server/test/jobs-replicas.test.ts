@@ -7,6 +7,7 @@ import { calculateJob } from './helpers/jobs.ts';
 import { slowPdf } from '@svc/testing/pdf-fixtures';
 import { killAllServerProcesses, startServerProcess } from '@svc/testing/server-process';
 import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
+import { waitUntil } from '@svc/testing/wait-until';
 
 /**
  * The queue across processes: `svc-server` children over one database. A server killed with
@@ -26,14 +27,17 @@ test.after.always(async () => {
 
 const operator = (baseUrl: string): SvcClient => createClient({ baseUrl, token: OPERATOR_TOKEN, retry: 0 });
 
+/** Reads the job every 50 ms until `done` accepts it; past the deadline, the error shows the job as last read. */
 async function pollUntil(client: SvcClient, jobId: string, done: (job: BatchJob) => boolean, timeoutMs: number): Promise<BatchJob> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const job = await client.jobs.get({ params: { job_id: jobId } });
-    if (done(job)) return job;
-    if (performance.now() > deadline) throw new Error(`job ${jobId} did not get there in time: ${JSON.stringify(job)}`);
-    await sleep(50);
-  }
+  let last: BatchJob | undefined;
+  return waitUntil(
+    () => `job ${jobId} to get there (last read: ${JSON.stringify(last)})`,
+    async () => {
+      last = await client.jobs.get({ params: { job_id: jobId } });
+      return done(last) && last;
+    },
+    { timeoutMs, intervalMs: 50 },
+  );
 }
 
 test.serial('a server killed with SIGKILL mid-job: after the lease the job is finished elsewhere, attempts counted, finished items kept', async (t) => {
@@ -129,13 +133,14 @@ if (onPostgres) {
         }
       }),
     );
-    const deadline = performance.now() + 120_000;
-    for (;;) {
-      const { rows } = await sampler.query<{ left: string }>("SELECT count(*) AS left FROM svc_jobs WHERE status IN ('queued', 'running')");
-      if (Number(rows[0]!.left) === 0) break;
-      if (performance.now() > deadline) throw new Error('the jobs did not finish in time');
-      await sleep(50);
-    }
+    await waitUntil(
+      'every job to finish',
+      async () => {
+        const { rows } = await sampler.query<{ left: string }>("SELECT count(*) AS left FROM svc_jobs WHERE status IN ('queued', 'running')");
+        return Number(rows[0]!.left) === 0;
+      },
+      { timeoutMs: 120_000, intervalMs: 50 },
+    );
     sampling = false;
     await sampling$;
     const { rows } = await sampler.query<{ status: string; attempts: number; outcomes: number; item_count: number }>(

@@ -6,6 +6,7 @@ import test from 'ava';
 import pino from 'pino';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { endlessPdf, numberedPdf } from '@svc/testing/pdf-fixtures';
+import { waitUntil } from '@svc/testing/wait-until';
 
 /**
  * The worker start deadline (spec section 8: 30 s), shrunk to START_MS, and the parse deadline's
@@ -90,11 +91,6 @@ async function replaceWorker(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
-async function until(condition: () => boolean, ms: number): Promise<void> {
-  const end = performance.now() + ms;
-  while (!condition() && performance.now() < end) await sleep(20);
-}
-
 test.serial('a worker that starts slowly but within the deadline serves the request that waited for it, past the queue wait', async (t) => {
   setDelays([SLOW_BUT_IN_TIME_MS]);
   const replaced = await replaceWorker();
@@ -119,7 +115,7 @@ test.serial('a worker that does not start within the deadline is terminated; the
   t.is(waiting.retryAfter, '5');
   t.true(waiting.ms >= START_MS && waiting.ms < START_MS + 1500, `503 after ${Math.round(waiting.ms)} ms`);
 
-  await until(() => terminations.length >= 2, 2 * START_MS + 3000);
+  await waitUntil(() => `both hanging threads to be terminated (so far: ${JSON.stringify(terminations)})`, () => terminations.length >= 2, { timeoutMs: 2 * START_MS + 3000 });
   t.is(terminations.length, 2, JSON.stringify(terminations));
   const [first, second] = terminations.map((entry) => entry.at);
   t.log(`terminated ${Math.round(first! - killed)} ms after the replacement began, then ${Math.round(second! - first!)} ms later`);
@@ -163,7 +159,7 @@ test.serial('a warm-up (engine load) that outlasts the deadline is aborted and i
   const waiting = await upload(numberedPdf(1));
   t.is(waiting.status, 503);
   t.is(waiting.code, 'pdf_worker_unavailable');
-  await until(() => terminations.length >= 1, START_MS + 3000);
+  await waitUntil(() => `the thread whose warm-up hangs to be terminated (so far: ${JSON.stringify(terminations)})`, () => terminations.length >= 1, { timeoutMs: START_MS + 3000 });
   t.is(terminations.length, 1, JSON.stringify(terminations));
   t.regex(terminations[0]!.msg, /did not load its engine within the start deadline; terminated/);
   const after = terminations[0]!.at - killed;

@@ -2,7 +2,8 @@ import test from 'ava';
 import OpenAI from 'openai';
 import { FAKE_ANSWER, FAKE_RESPONSES_ANSWER, FAKE_TOOL_ARGUMENTS, toolAnswer } from '@svc/testing/fake-openai-upstream';
 import { signInAgent } from '@svc/testing/identity';
-import { postJson, sseData, startUpstreamHarness, UPSTREAM_SECRET, waitFor, type UpstreamHarness } from './helpers/inference-upstream-setup.ts';
+import { postJson, sseData, startUpstreamHarness, UPSTREAM_SECRET, type UpstreamHarness } from './helpers/inference-upstream-setup.ts';
+import { waitUntil } from '@svc/testing/wait-until';
 
 let harness: UpstreamHarness;
 let openai: OpenAI;
@@ -190,10 +191,10 @@ test.serial('a client that leaves a translated stream aborts the upstream at onc
   const upstream = await seen;
   const leftAt = performance.now();
   controller.abort();
-  t.true(await waitFor(() => upstream.abortedAt !== undefined, 1500), 'the upstream saw its request closed');
+  await waitUntil('the upstream to see its request closed', () => upstream.abortedAt !== undefined, { timeoutMs: 1500 });
   t.true(upstream.abortedAt! - leftAt < 1000);
   t.is(upstream.finishedAt, undefined);
-  t.true(await waitFor(() => harness.usage.some((event) => event.operation === 'responses' && event.model === 'slow-a' && event.errorCode === 'client_disconnected')));
+  await waitUntil('a responses usage event with client_disconnected', () => harness.usage.some((event) => event.operation === 'responses' && event.model === 'slow-a' && event.errorCode === 'client_disconnected'));
 });
 
 test.serial('a model declared with the capability responses gets the request passed through, svc keeping the conversation', async (t) => {

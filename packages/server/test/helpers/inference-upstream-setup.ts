@@ -72,13 +72,3 @@ export function sseData(text: string): unknown[] {
     .map((line) => line.slice(6))
     .map((data) => (data === '[DONE]' ? data : JSON.parse(data)));
 }
-
-/** Waits until a condition holds, polling every 5 ms, at most `ms`. */
-export async function waitFor(condition: () => boolean, ms = 2000): Promise<boolean> {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    if (condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  return condition();
-}
