@@ -75,6 +75,29 @@ test.serial('30 PDF uploads announcing 16 MiB and stopping one byte short: the q
   t.is((await fetch(`${pdfServer.baseUrl}/healthz`)).status, 200);
 });
 
+test.serial('the document route takes its parser queue place before its body: with the queue full it is refused at once, and served once places are free', async (t) => {
+  // The pool here holds 2 (1 worker, 1 waiting): two stalled PDF uploads hold both places.
+  const pdfHead = `POST /v1/pdf/extract/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pdfToken}\r\nContent-Type: application/pdf\r\n`;
+  const holders = await Promise.all([1, 2].map(() => announceAndStall(pdfServer, pdfHead, MiB, Buffer.from('%PDF-1.7\n'))));
+  t.teardown(() => holders.forEach(({ socket }) => socket.destroy()));
+  await settle(300);
+  t.deepEqual(holders.map(({ answer }) => answer()), [undefined, undefined], 'both uploads are admitted and still being read');
+  const documentHead = `POST /v1/document/extract HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pdfToken}\r\nContent-Type: application/json\r\n`;
+  const document = await announceAndStall(pdfServer, documentHead, MiB, Buffer.from('{"data_base64":"'));
+  t.teardown(() => document.socket.destroy());
+  await settle(300);
+  t.is(document.answer(), 'HTTP/1.1 503 Service Unavailable', 'refused from its head, not after its body');
+  t.is(JSON.parse(document.received().split('\r\n\r\n')[1]!).code, 'pdf_queue_full');
+
+  // The places come back when the uploads go, and each document gives its own back.
+  holders.forEach(({ socket }) => socket.destroy());
+  await settle(300);
+  for (const attempt of [1, 2, 3]) {
+    const response = await fetch(`${pdfServer.baseUrl}/v1/document/extract`, { method: 'POST', headers: { authorization: `Bearer ${pdfToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: '<h1>Title</h1><p>body</p>', format: 'html' }) });
+    t.is(response.status, 200, `attempt ${attempt}: ${await response.text()}`);
+  }
+});
+
 test.serial('the server-wide body budget: bodies past it are refused at once with 503 body_budget_full and Retry-After; a small request still gets through', async (t) => {
   const size = 4 * MiB;
   const almost = Buffer.alloc(size - 1, 0x20);

@@ -32,6 +32,8 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
   const sentBytes = sentText === undefined ? await pdf.source({ kind: 'base64', data: body.data_base64 ?? '' }, request) : undefined;
   const format = sentBytes ? detectFormat(sentBytes, body.format, body.filename) : detectTextFormat(sentText ?? '', body.format, body.filename);
   if (!format) throw new ServiceError('document_format_unknown', 'The format could not be told from the content or the filename; set `format` to html, markdown, text, docx or pdf.');
+  // Only PDF and DOCX go to a worker: the queue place held since the request's head is not needed.
+  if (format !== 'pdf' && format !== 'docx') pdf.releasePlace(request);
   const bytes = () => sentBytes ?? Buffer.from(sentText ?? '', 'utf8');
 
   if (format === 'pdf') {

@@ -35,10 +35,12 @@ export function createPdfFeature(deps: ServerDeps) {
     }),
   });
 
+  // A document's format, so whether it needs a worker, is in its body: a queue place is held from the head.
   const documents = defineHandlers(documentsContract, {
-    async extract({ body }, request) {
-      return { status: 200, body: await extractDocument(body, request, service, performance.now()) };
-    },
+    extract: withAdmission(
+      (request) => service.placeBeforeBody(request),
+      async ({ body }, request) => ({ status: 200, body: await extractDocument(body, request, service, performance.now()) }),
+    ),
   });
 
   return { handlers: { pdf, documents }, service, close: () => pool.close() } satisfies Feature<'pdf' | 'documents'>;

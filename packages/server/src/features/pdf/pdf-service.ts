@@ -44,6 +44,8 @@ export class PdfService {
 
   /** Requests admitted before their body was read, with the queue place each holds. */
   private readonly places = new WeakMap<RequestContext, PoolPlace>();
+  /** Requests already counted against the rate limit (it is counted once per request). */
+  private readonly counted = new WeakSet<RequestContext>();
 
   /**
    * The upload routes' admission, run by the adapter before the body is read: a place in the
@@ -51,20 +53,37 @@ export class PdfService {
    * rate limit. Answers how to give the place back if the request ends without using it.
    */
   async admitBeforeBody(request: RequestContext): Promise<() => void> {
-    const place = this.pool.reserve();
+    const release = await this.placeBeforeBody(request);
     try {
       await this.admit(request.principal, request);
     } catch (error) {
-      place.release();
+      release();
       throw error;
     }
+    return release;
+  }
+
+  /**
+   * The document route's admission before its body: a place in the parser queue only, since
+   * whether the document needs a worker (a PDF or DOCX, which also count against the rate limit)
+   * is in the body. A full pool refuses before up to 16 MiB is read; an HTML, Markdown or text
+   * document gives the place back as soon as its format is known (`releasePlace`).
+   */
+  async placeBeforeBody(request: RequestContext): Promise<() => void> {
+    const place = this.pool.reserve();
     this.places.set(request, place);
     return () => void place.release();
   }
 
+  /** Gives back the queue place of a request that turned out to need no worker. */
+  releasePlace(request: RequestContext): void {
+    this.places.get(request)?.release();
+  }
+
   /** Per-principal fixed-window limit, counted in the database so replicas share it (once per request). */
   async admit(principal: Principal, request: RequestContext): Promise<void> {
-    if (this.places.has(request)) return;
+    if (this.counted.has(request)) return;
+    this.counted.add(request);
     const { rateLimit, rateWindowSeconds } = this.deps.config.pdf;
     await request.timing.measure('admission_ms', async () => {
       if (rateLimit === 0) return;
