@@ -1,5 +1,5 @@
 import type { ChatStreamEvent, ResponseObject, ResponseStreamEvent, SseMessage } from '@svc/schemas';
-import { isServiceError } from '../../service-error.ts';
+import { isServiceError, ServiceError } from '../../service-error.ts';
 import type { ChatStreamTranslator } from '../../inference/responses/index.ts';
 import type { ResponsesUpstreamEvent } from '../../inference/provider.ts';
 
@@ -84,11 +84,11 @@ export async function* passedThroughEvents(
         yield { event: event.type, data: out };
         if (final) return;
       }
-      throw Object.assign(new Error('The upstream ended the stream before its final event.'), { code: 'upstream_error' });
+      throw new ServiceError('upstream_error', 'The upstream ended the stream before its final event.');
     } catch (error) {
       if (final) throw error;
       const code = isServiceError(error) ? error.code : 'upstream_error';
-      const message = isServiceError(error) || error instanceof Error ? error.message : 'The stream failed.';
+      const message = isServiceError(error) ? error.message : 'The stream failed.';
       errorCode = code;
       final = rename({ ...snapshot, status: 'failed', error: { code, message } });
       await persist(final);
