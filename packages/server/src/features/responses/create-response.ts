@@ -168,5 +168,5 @@ async function passThroughStream(deps: ResponsesDeps, call: Call): Promise<Async
   return passedThroughEvents(events, renamer(call, served), persister(deps, call), (final, errorCode) => {
     const code = errorCode ?? (final ? undefined : 'client_disconnected');
     reportUsage(deps.usage, { operation: OPERATION, resolved: served, usage: chatUsageFromResponse(final?.usage) ?? noUsage(), started, request: call.request, ok: code === undefined, ...(code !== undefined ? { errorCode: code } : {}) });
-  });
+  }, call.request.signal);
 }

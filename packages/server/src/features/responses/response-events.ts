@@ -55,13 +55,16 @@ export type ResponseRename = (response: Record<string, unknown>) => ResponseObje
  * An upstream's Responses events passed on with svc's names in each response snapshot. A failure
  * after the start (the upstream broke off, sent an `error` event, or ended before a final event)
  * ends the stream with `response.failed` carrying the code, numbered after the last event.
- * `onEnd` gets the final response (or none, when the client left) however the stream ends.
+ * `onEnd` gets the final response (or none, when the client left) however the stream ends; a
+ * failure after the final event was kept is the connection's, and ends the stream quietly.
  */
 export async function* passedThroughEvents(
   upstreamEvents: AsyncIterable<ResponsesUpstreamEvent>,
   rename: ResponseRename,
   persist: (response: ResponseObject) => Promise<void>,
   onEnd: (final: ResponseObject | undefined, errorCode?: string) => void,
+  /** The client's: once it left, a failure of the upstream is its abort, not something to report or keep. */
+  signal: AbortSignal,
 ): AsyncGenerator<SseMessage<ResponseStreamEvent>> {
   let sequence = -1;
   let snapshot: Record<string, unknown> = {};
@@ -77,8 +80,8 @@ export async function* passedThroughEvents(
           const renamed = rename(snapshot);
           out.response = renamed;
           if (TERMINAL.has(event.type)) {
-            final = renamed;
             await persist(renamed);
+            final = renamed;
           }
         }
         yield { event: event.type, data: out };
@@ -86,7 +89,7 @@ export async function* passedThroughEvents(
       }
       throw new ServiceError('upstream_error', 'The upstream ended the stream before its final event.');
     } catch (error) {
-      if (final) throw error;
+      if (final || signal.aborted) return;
       const code = isServiceError(error) ? error.code : 'upstream_error';
       const message = isServiceError(error) ? error.message : 'The stream failed.';
       errorCode = code;
