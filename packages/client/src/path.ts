@@ -1,19 +1,5 @@
-/**
- * Fills `:name` and `*name` placeholders. Values are encoded; `*` values keep their slashes
- * but every segment is encoded. A `.` or `..` segment is refused so a value can never climb
- * out of the path the contract declares.
- */
-export function fillPath(template: string, params: Record<string, unknown> | undefined): string {
-  return template.replace(/([:*])([A-Za-z0-9_]+)/g, (_match, kind: string, name: string) => {
-    const value = params?.[name];
-    if (value === undefined || value === null || value === '') throw new TypeError(`Missing path parameter "${name}" for ${template}`);
-    const segments = kind === '*' ? String(value).split('/') : [String(value)];
-    for (const segment of segments) {
-      if (segment === '.' || segment === '..') throw new TypeError(`Path parameter "${name}" may not contain "." or ".." segments`);
-    }
-    return segments.map(encodeURIComponent).join('/');
-  });
-}
+/** The contract's path filler, re-exported so callers of the client need not import the schemas. */
+export { fillPath } from '@svc/schemas';
 
 /** Query string from an object: undefined, null and empty values are left out; arrays repeat the key. */
 export function toSearchParams(query: Record<string, unknown> | undefined): string {

@@ -1,6 +1,6 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
 import { z } from 'zod';
-import { retryableStatuses, type RouteDefinition } from '@svc/schemas';
+import { retryableStatusesFor, type RouteDefinition } from '@svc/schemas';
 import { ConnectionError, errorFromResponse, SvcError, TimeoutError } from './errors.ts';
 import { fillPath, toSearchParams } from './path.ts';
 import { readSse } from './sse.ts';
@@ -136,9 +136,10 @@ export class Transport {
     if (encoded.contentType) headers.set('content-type', encoded.contentType);
     const token = await this.token();
     if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
-    // One key per logical request, reused by every retry, so a retried POST is not done twice.
+    // One key per logical request, reused by every retry: a route that honours it answers a retried POST with the first answer.
     const idempotencyKey = call.idempotencyKey ?? headers.get('idempotency-key') ?? (route.method !== 'GET' && retry.limit > 0 ? crypto.randomUUID() : undefined);
     if (idempotencyKey) headers.set('idempotency-key', idempotencyKey);
+    const retryStatuses = retryableStatusesFor(route);
     const isRedirect = Object.values(route.responses).some((spec) => !(spec instanceof z.ZodType) && spec.kind === 'redirect');
 
     // Breaking out of an event stream must abort the request, so streams get their own controller.
@@ -158,9 +159,10 @@ export class Transport {
         retry: {
           limit: encoded.replayable ? retry.limit : 0,
           methods: ['get', 'head', 'put', 'delete', 'options', 'post', 'patch'],
-          statusCodes: [...retryableStatuses],
+          // The contract's one list: a 500 only where a repeat cannot count twice.
+          statusCodes: [...retryStatuses],
           // Any retryable answer may say when to come back (a 408 or 504 from a busy server too).
-          afterStatusCodes: [...retryableStatuses],
+          afterStatusCodes: [...retryStatuses],
           maxRetryAfter: retry.maxRetryAfterMs,
           // ky would cap a long Retry-After and retry early, which the server just refused; give up at once instead.
           shouldRetry: ({ error }: { error: Error }) => {

@@ -36,6 +36,18 @@ const Thing = z.object({ id: z.string(), name: z.string() });
 const fakeContract = defineContract({
   get: defineRoute({ method: 'GET', path: '/v1/things/:id', surface: 'base', auth: { kind: 'public' }, summary: 'Read', params: z.object({ id: z.string() }), responses: { 200: Thing } }),
   create: defineRoute({ method: 'POST', path: '/v1/things/:id', surface: 'base', auth: { kind: 'public' }, summary: 'Create', params: z.object({ id: z.string() }), body: z.object({ name: z.string() }), responses: { 201: Thing } }),
+  /** A route that stores its first answer under the Idempotency-Key (its headers declare one). */
+  createOnce: defineRoute({
+    method: 'POST',
+    path: '/v1/things/:id',
+    surface: 'base',
+    auth: { kind: 'public' },
+    summary: 'Create once per key',
+    params: z.object({ id: z.string() }),
+    headers: z.object({ 'idempotency-key': z.string().optional() }),
+    body: z.object({ name: z.string() }),
+    responses: { 201: Thing },
+  }),
 });
 
 interface Answer {
@@ -104,7 +116,7 @@ async function rejection<E extends Error>(t: ExecutionContext, promise: Promise<
   return error as E;
 }
 
-test('408, 429 and every 5xx are retried, then the answer is returned', async (t) => {
+test('on a GET, 408, 429 and every 5xx are retried, then the answer is returned', async (t) => {
   const statuses = [408, 429, 500, 502, 503, 504];
   const client = clientFor({ retry: 2 });
   await Promise.all(
@@ -115,6 +127,22 @@ test('408, 429 and every 5xx are retried, then the answer is returned', async (t
       t.is(attempts(id).length, 2, String(status));
     }),
   );
+});
+
+test('a 500 is retried only where a repeat cannot count twice: not on a plain POST, but on a route that honours its Idempotency-Key', async (t) => {
+  const client = clientFor({ retry: 2 });
+  script('post-500', [{ status: 500, body: errorBody('internal_error', 'req_500') }, { status: 201, body: thing('post-500') }]);
+  const error = await rejection<ServerError>(t, client.create({ params: { id: 'post-500' }, body: { name: 'n' } }));
+  t.true(error instanceof ServerError);
+  t.is(error.status, 500);
+  t.is(attempts('post-500').length, 1, 'the first POST may have been carried out: no second one');
+  script('once-500', [{ status: 500, body: errorBody('internal_error', 'req_500') }, { status: 201, body: thing('once-500') }]);
+  t.deepEqual(await client.createOnce({ params: { id: 'once-500' }, body: { name: 'n' } }), thing('once-500'));
+  const [first, second] = attempts('once-500');
+  t.truthy(second, 'retried');
+  t.is(second!.headers['idempotency-key'], first!.headers['idempotency-key'], 'with the same key, so the server answers the first result');
+  script('post-502', [{ status: 502, body: errorBody('upstream_error', 'req_502') }, { status: 201, body: thing('post-502') }]);
+  t.deepEqual(await client.create({ params: { id: 'post-502' }, body: { name: 'n' } }), thing('post-502'), 'a 502 was not carried out: any request may go again');
 });
 
 test('retries stop at the limit: limit + 1 tries, then the typed error of the last answer', async (t) => {
@@ -278,4 +306,12 @@ test('typed errors from a real svc server', async (t) => {
   t.is(notFound.code, 'route_not_found');
   t.true(notFound.message.includes('/v1/no-such-route'));
   t.deepEqual((await svc.operator.models.list()).engines.map((engine) => engine.id).includes('builtin'), true);
+});
+
+test('the OpenAPI document says which statuses each operation may retry, from the same rule the transport follows', async (t) => {
+  const document = (await (await fetch(`${svc!.baseUrl}/openapi.json`)).json()) as { info: { description: string }; paths: Record<string, Record<string, Record<string, unknown>>> };
+  t.deepEqual(document.paths['/v1/jobs/{job_id}']!.get!['x-svc-retryable-statuses'], [408, 429, 502, 503, 504, 500], 'a GET may be repeated after a 500');
+  t.deepEqual(document.paths['/v1/jobs']!.post!['x-svc-retryable-statuses'], [408, 429, 502, 503, 504, 500], 'jobs.submit stores its first answer under the Idempotency-Key');
+  t.deepEqual(document.paths['/v1/rerank']!.post!['x-svc-retryable-statuses'], [408, 429, 502, 503, 504], 'a plain POST is not repeated after a 500');
+  t.regex(document.info.description, /A 500 says nothing about how far the request got/);
 });

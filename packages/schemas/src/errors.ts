@@ -118,7 +118,6 @@ export const errorCodes = {
   cors_origin_refused: 403,
   gateway_timeout: 504,
   // Catalog and verified downloads.
-  invalid_cursor: 400,
   invalid_path: 400,
   artifact_not_found: 404,
   file_not_found: 404,
@@ -218,6 +217,3 @@ export function statusForCode(code: string): number {
   const base = code.split(':', 1)[0] as ErrorCode;
   return errorCodes[base] ?? 500;
 }
-
-/** Status codes whose answers a client may retry (with `Retry-After` when given). */
-export const retryableStatuses = [408, 429, 500, 502, 503, 504] as const;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BayRunErrorEnvelope, ErrorBody, HTTPValidationError, JsonRpcError } from './errors.ts';
 import { bodyRulesDescription } from './body-rules.ts';
 import { walkContract, toOpenApiPath, type ContractTree, type ResponseSpec, type RouteDefinition } from './route.ts';
+import { retryableStatusesFor, retryRule } from './retry.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -163,13 +164,14 @@ export function buildOpenApiDocument(contract: ContractTree, options: OpenApiOpt
       'x-svc-surface': route.surface,
       'x-svc-auth': route.auth,
       ...(route.paging ? { 'x-svc-paging': route.paging } : {}),
+      'x-svc-retryable-statuses': retryableStatusesFor(route),
     };
     const path = toOpenApiPath(route.path);
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
   }
   return {
     openapi: '3.1.1',
-    info: { title: options.title ?? 'svc', version: options.version, ...(options.description ? { description: options.description } : {}) },
+    info: { title: options.title ?? 'svc', version: options.version, description: [options.description, retryRule].filter(Boolean).join('\n\n') },
     servers: [{ url: options.baseUrl, description: 'base surface' }],
     ...(options.discovery ? { 'x-svc-discovery': options.discovery } : {}),
     paths,

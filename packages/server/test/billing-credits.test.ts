@@ -174,8 +174,10 @@ test('usage export: keyset pages with balance headers, CSV with a header row, cu
   t.is((await csvAll.text()).trim().split('\r\n').length, 6, 'all=true streams past the first page');
   t.is((await get(`?cursor=${'a'.repeat(billingLimits.usageCursorMaxChars + 1)}`)).status, 422);
   const foreign = await get(`?cursor=${'a'.repeat(billingLimits.usageCursorMaxChars)}`);
-  t.is(foreign.status, 400);
-  t.is((await foreign.json()).code, 'invalid_cursor');
+  t.is(foreign.status, 422, 'a cursor this list did not give out is a bad parameter, as one over its cap is');
+  const refusal = await foreign.json();
+  t.is(refusal.code, 'validation_failed');
+  t.deepEqual(refusal.detail[0].loc, ['query', 'cursor']);
   t.is((await get('?limit=101')).status, 422);
   t.is((await get('?limit=0')).status, 422);
   t.is((await get('?limit=100')).status, 200);
@@ -217,11 +219,13 @@ test('1000 calls on 100 credits, 100 at a time: exactly 100 succeed and 100 rece
   }
 });
 
-test('a CSV export with a foreign cursor is a 400 and the server carries on', async (t) => {
+test('a CSV export with a foreign cursor is a 422 on query.cursor and the server carries on', async (t) => {
   const { token } = await customer(0);
   const response = await fetch(`${svc.baseUrl}/v1/billing/usage?format=csv&cursor=not-ours`, { headers: { authorization: `Bearer ${token}` } });
-  t.is(response.status, 400);
-  t.is((await response.json()).code, 'invalid_cursor');
+  t.is(response.status, 422);
+  const refusal = await response.json();
+  t.is(refusal.code, 'validation_failed');
+  t.deepEqual(refusal.detail[0].loc, ['query', 'cursor']);
   t.is((await fetch(`${svc.baseUrl}/healthz`)).status, 200);
 });
 

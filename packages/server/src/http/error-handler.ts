@@ -1,10 +1,8 @@
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
-import type { ErrorBody, JsonRpcError } from '@svc/schemas';
+import { retryableStatusesFor, type ErrorBody, type JsonRpcError } from '@svc/schemas';
 import { isServiceError } from '../service-error.ts';
 import type { RequestState } from './request-state.ts';
-
-const RETRYABLE_STATUSES = new Set([408, 429, 502, 503, 504]);
 
 /** The error body for anything thrown: a ServiceError speaks for itself, anything else is a 500. */
 export function errorBodyFor(error: unknown, requestId: string, log: Logger): ErrorBody & { status: number; headers: Record<string, string> } {
@@ -45,7 +43,7 @@ export function writeError(ctx: Context, state: RequestState, error: unknown): v
   let status = errorStatus;
   let answer: unknown = body;
   if (state.route?.errorEnvelope === 'jsonrpc') ({ status, body: answer } = jsonRpcErrorFor(body, errorStatus));
-  if (state.route?.errorEnvelope === 'bayrun' && body.retryable === undefined) body.retryable = RETRYABLE_STATUSES.has(status);
+  if (state.route?.errorEnvelope === 'bayrun' && body.retryable === undefined) body.retryable = retryableStatusesFor(state.route).includes(status);
   // OAuth clients parse `error` as the RFC code: give them one, the message as the description.
   if (state.route?.errorEnvelope === 'oauth' && status === 400) answer = { error: 'invalid_request', error_description: body.error, code: body.code, request_id: body.request_id };
   if (ctx.headerSent) {

@@ -1,9 +1,18 @@
 import { ServiceError } from '../service-error.ts';
 
-/** Opaque cursors are base64url JSON: callers hand back what `next_cursor` gave them, never build one. */
+/**
+ * The one cursor codec of the routes that page by an opaque cursor (developer keys and their
+ * receipts, catalog requests, credit usage). A cursor is base64url JSON: callers hand back what
+ * `next_cursor` gave them and never build one.
+ */
 export const encodeCursor = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-/** Decodes a cursor this server gave out; anything else is a 422 on `query.cursor`. */
+const refusal = 'not a cursor this endpoint gave out; start again without it';
+
+/**
+ * Decodes a cursor this server gave out. Anything else is the spec's answer to a bad parameter
+ * (422, HTTPValidationError on `query.cursor`), the same as a cursor over its length cap.
+ */
 export function decodeCursor<T>(cursor: string | undefined, check: (value: unknown) => value is T): T | undefined {
   if (cursor === undefined || cursor === '') return undefined;
   try {
@@ -12,7 +21,7 @@ export function decodeCursor<T>(cursor: string | undefined, check: (value: unkno
   } catch {
     // fall through to the refusal
   }
-  throw new ServiceError('validation_failed', 'Invalid request: query.cursor: not a cursor this endpoint gave out', { detail: [{ loc: ['query', 'cursor'], msg: 'not a cursor this endpoint gave out', type: 'value_error' }] });
+  throw new ServiceError('validation_failed', `Invalid request: query.cursor: ${refusal}`, { detail: [{ loc: ['query', 'cursor'], msg: refusal, type: 'value_error' }] });
 }
 
 /** A keyset position: the (created_at, id) of the last row of a page, newest first. */

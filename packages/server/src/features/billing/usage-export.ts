@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { CreditUsageReceipt, StripeCreditUsagePage } from '@svc/schemas';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import { ServiceError } from '../../service-error.ts';
+import { decodeCursor, encodeCursor } from '../../http/opaque-cursor.ts';
 
 interface ReceiptRow {
   seq: string;
@@ -27,18 +27,10 @@ const toReceipt = (row: ReceiptRow): CreditUsageReceipt => ({
   usage: row.usage,
 });
 
-/** Cursors are opaque: base64url of the last receipt's sequence number. */
-const encodeCursor = (seq: string) => Buffer.from(JSON.stringify({ s: seq })).toString('base64url');
-function decodeCursor(cursor: string | undefined): string | undefined {
-  if (cursor === undefined || cursor === '') return undefined;
-  try {
-    const seq = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { s?: unknown }).s;
-    if (typeof seq === 'string' && /^\d{1,19}$/.test(seq)) return seq;
-  } catch {
-    // Falls through to the refusal below.
-  }
-  throw new ServiceError('invalid_cursor', 'The cursor is not one this server issued; start again without it.');
-}
+/** A usage cursor holds the last receipt's sequence number (a bigint, as text). */
+const isSequenceCursor = (value: unknown): value is { s: string } =>
+  typeof value === 'object' && value !== null && typeof (value as { s?: unknown }).s === 'string' && /^\d{1,19}$/.test((value as { s: string }).s);
+const sequenceAfter = (cursor: string | undefined) => decodeCursor(cursor, isSequenceCursor)?.s;
 
 async function fetchRows(sequelize: Sequelize, principalId: string, before: string | undefined, limit: number): Promise<ReceiptRow[]> {
   return sequelize.query<ReceiptRow>(
@@ -51,10 +43,10 @@ async function fetchRows(sequelize: Sequelize, principalId: string, before: stri
 
 /** One page of receipts, newest first. */
 export async function usagePage(sequelize: Sequelize, principalId: string, query: { limit: number; cursor?: string }): Promise<StripeCreditUsagePage> {
-  const rows = await fetchRows(sequelize, principalId, decodeCursor(query.cursor), query.limit + 1);
+  const rows = await fetchRows(sequelize, principalId, sequenceAfter(query.cursor), query.limit + 1);
   const page = rows.slice(0, query.limit);
   const hasMore = rows.length > query.limit;
-  return { object: 'list', data: page.map(toReceipt), has_more: hasMore, next_cursor: hasMore ? encodeCursor(page.at(-1)!.seq) : null };
+  return { object: 'list', data: page.map(toReceipt), has_more: hasMore, next_cursor: hasMore ? encodeCursor({ s: page.at(-1)!.seq }) : null };
 }
 
 export const csvColumns = ['receipt_id', 'created_at', 'credits', 'operation', 'model', 'request_id', 'idempotency_key', 'prompt_tokens', 'completion_tokens', 'total_tokens'] as const;
@@ -110,7 +102,7 @@ export function usageCsv(sequelize: Sequelize, principalId: string, query: { lim
     }
     try {
       for (const receipt of page.data) if (!csv.write(csvRecord(receipt))) await new Promise((resolve) => csv.once('drain', resolve));
-      let cursor = page.next_cursor ? decodeCursor(page.next_cursor) : undefined;
+      let cursor = page.next_cursor ? sequenceAfter(page.next_cursor) : undefined;
       while (query.all && cursor !== undefined && !signal.aborted) {
         const rows = await fetchRows(sequelize, principalId, cursor, CSV_BATCH);
         for (const row of rows) if (!csv.write(csvRecord(toReceipt(row)))) await new Promise((resolve) => csv.once('drain', resolve));

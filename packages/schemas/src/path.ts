@@ -1,0 +1,37 @@
+import type { z } from 'zod';
+import type { RouteDefinition } from './route.ts';
+
+/**
+ * Fills `:name` and `*name` placeholders of a path template. Values are encoded; `*` values keep
+ * their slashes but every segment is encoded. A `.` or `..` segment is refused so a value can
+ * never climb out of the path the contract declares.
+ */
+export function fillPath(template: string, params: Record<string, unknown> | undefined): string {
+  return template.replace(/([:*])([A-Za-z0-9_]+)/g, (_match, kind: string, name: string) => {
+    const value = params?.[name];
+    if (value === undefined || value === null || value === '') throw new TypeError(`Missing path parameter "${name}" for ${template}`);
+    const segments = kind === '*' ? String(value).split('/') : [String(value)];
+    for (const segment of segments) {
+      if (segment === '.' || segment === '..') throw new TypeError(`Path parameter "${name}" may not contain "." or ".." segments`);
+    }
+    return segments.map(encodeURIComponent).join('/');
+  });
+}
+
+/** The params a route's path takes, typed from its params schema; none when it has no schema. */
+export type PathParams<R extends RouteDefinition> = R extends { params: infer S extends z.ZodType } ? [params: z.input<S>] : [];
+
+/**
+ * The path of one call of a route, from its contract entry: a server's `Location` header, a link
+ * in a document, the client's URL. Nobody writes `/v1/jobs/${id}` by hand, so a path changes in
+ * one place.
+ *
+ * @example
+ * ```ts
+ * pathFor(jobsContract.get, { job_id: row.id }); // '/v1/jobs/job_abc'
+ * pathFor(inferenceContract.rerank); // '/v1/rerank'
+ * ```
+ */
+export function pathFor<R extends RouteDefinition>(route: R, ...params: PathParams<R>): string {
+  return fillPath(route.path, (params as unknown[])[0] as Record<string, unknown> | undefined);
+}
