@@ -15,8 +15,11 @@ import type { FiledRequest, RequestStore } from '../requests/request-store.ts';
 import { checkFilePath } from './file-paths.ts';
 import { searchArtifacts } from './search.ts';
 
+/** `GET /api/artifacts/{id}/download-plan`, as documents write a route: from its contract entry. */
+const planRoute = `${catalogContract.downloadPlan.method} ${toOpenApiPath(catalogContract.downloadPlan.path)}`;
+
 export const DOWNLOAD_PROCEDURE = [
-  'GET /api/artifacts/{id}/download-plan: note each file\'s path, sha256 and sizeBytes.',
+  `${planRoute}: note each file's path, sha256 and sizeBytes.`,
   'GET the file\'s downloadUrl WITHOUT following redirects; anything but 302 is a failure.',
   'Require the X-Svc-Completion-Token header.',
   'Require the Location to be HTTPS on the object-storage host family (storage.googleapis.com or an explicitly allowed host), with no user:password and no #fragment.',

@@ -1,4 +1,4 @@
-import { jobsContract, type BatchJob } from '@svc/schemas';
+import { jobsContract, pathFor, type BatchJob } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { requestFingerprint } from '../../http/canonical-json.ts';
@@ -23,7 +23,7 @@ export function createJobsHandlers(deps: ServerDeps, onQueued: () => void) {
         { ttlSeconds: config.idempotencyTtlSeconds, lockSeconds: IDEMPOTENCY_LOCK_SECONDS },
         async (transaction) => {
           const row = await insertJob(sequelize, config, request.principal, body, transaction);
-          return { status: 202, body: toBatchJob(row), headers: { location: `/v1/jobs/${row.id}` } };
+          return { status: 202, body: toBatchJob(row), headers: { location: pathFor(jobsContract.get, { job_id: row.id }) } };
         },
       );
       if (answer.headers['idempotent-replayed'] === undefined) onQueued();
