@@ -27,7 +27,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let embedded: EmbeddedPostgres | undefined;
   let url = options.databaseUrl;
   if (!url) {
-    embedded = await (options.embedded ?? startEmbeddedDatabase(options.dataDir, options.log));
+    // Begun here (migrate, servers built in-process), a new database runs every migration.
+    embedded = await (options.embedded ?? startEmbeddedDatabase(options.dataDir, options.log, { migratedTemplate: false }));
     url = embedded.url;
   }
   const sequelize = new Sequelize(url, {

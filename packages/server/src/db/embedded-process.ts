@@ -7,16 +7,17 @@
  * it did when it lived in the server's process.
  *
  * With `prepare` as second argument it only makes the cluster of a new data directory (from the
- * template) and ends: unpacking 40 MB of files leaves about 25 MiB in the allocator of the
- * process that did it (measured: the database process of a fresh directory, 186 MiB against 167
- * when another process had unpacked), so a short-lived process does it.
+ * template; a third argument names the migrations' fingerprint, for the migrated one) and ends:
+ * unpacking 40 MB of files leaves about 25 MiB in the allocator of the process that did it
+ * (measured: the database process of a fresh directory, 186 MiB against 167 when another process
+ * had unpacked), so a short-lived process does it.
  */
 import { access, mkdir, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import type { PGlite } from '@electric-sql/pglite';
+import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { lockDataDirectory } from './data-dir-lock.ts';
-import { unpackTemplate } from './pglite-template.ts';
+import { migratedTemplateFile, templateFile, unpackTemplate } from './pglite-template.ts';
 
 export type EmbeddedMessage = { type: 'listening'; port: number } | { type: 'prepared' } | { type: 'failed'; message: string };
 
@@ -31,8 +32,12 @@ export type EmbeddedMessage = { type: 'listening'; port: number } | { type: 'pre
  */
 const memorySettings = ['-c', 'shared_buffers=16MB', '-c', 'maintenance_work_mem=16MB'];
 
-/** Makes sure `directory` holds a cluster, from the template when there is one (else PGlite's initdb will). */
-async function prepare(directory: string): Promise<void> {
+/**
+ * Makes sure `directory` holds a cluster, from a template when there is one (else PGlite's initdb
+ * will): the migrated template made for `migrationsFingerprint` when given and present, else the
+ * plain one.
+ */
+async function prepare(directory: string, migrationsFingerprint: string | undefined): Promise<void> {
   const initialised = await access(path.join(directory, 'PG_VERSION')).then(
     () => true,
     () => false,
@@ -41,12 +46,14 @@ async function prepare(directory: string): Promise<void> {
     // A new cluster starts from the install-time template when there is one (see
     // pglite-template.ts); an empty directory left by an earlier start makes way for it.
     await rmdir(directory).catch(() => {});
-    await unpackTemplate(directory);
+    await unpackTemplate(directory, migrationsFingerprint ? [migratedTemplateFile(migrationsFingerprint), templateFile] : [templateFile]);
   }
   await mkdir(directory, { recursive: true, mode: 0o700 });
 }
 
 async function open(directory: string): Promise<{ db: PGlite; server: PGLiteSocketServer; port: number }> {
+  // Imported here: the `prepare` step (a process of its own) needs neither.
+  const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-socket')]);
   const db = await PGlite.create({ dataDir: directory, startParams: [...PGlite.defaultStartParams, ...memorySettings] });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
   await server.start();
@@ -68,11 +75,11 @@ process.on('exit', () => release());
 // The server is gone without closing the database (killed): end as it did.
 process.on('disconnect', () => process.exit(1));
 
-async function main(dataDir: string, mode: string | undefined): Promise<void> {
+async function main(dataDir: string, mode: string | undefined, migrationsFingerprint: string | undefined): Promise<void> {
   const directory = path.join(dataDir, 'pgdata');
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   release = await lockDataDirectory(path.join(dataDir, 'pgdata.pid'));
-  await prepare(directory);
+  await prepare(directory, migrationsFingerprint);
   if (mode === 'prepare') {
     send({ type: 'prepared' }, () => process.exit(0));
     return;
@@ -94,4 +101,4 @@ async function main(dataDir: string, mode: string | undefined): Promise<void> {
   send({ type: 'listening', port });
 }
 
-main(process.argv[2]!, process.argv[3]).catch((error: unknown) => send({ type: 'failed', message: (error as Error).message }, () => process.exit(1)));
+main(process.argv[2]!, process.argv[3], process.argv[4]).catch((error: unknown) => send({ type: 'failed', message: (error as Error).message }, () => process.exit(1)));

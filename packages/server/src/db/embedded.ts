@@ -6,6 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EMBEDDED_MALLOC_ARENAS } from '../launch.ts';
 import type { EmbeddedMessage } from './embedded-process.ts';
+import { migrationsFingerprint } from './migrations/fingerprint.ts';
+import { migrations } from './migrations/index.ts';
 
 export interface EmbeddedPostgres {
   /** A postgres:// URL on a private loopback port, for `pg` and Sequelize. */
@@ -43,11 +45,11 @@ const hasCluster = (dataDir: string) =>
  * Starts embedded-process.ts in `mode` and waits for its first word: its port (`serve`), or
  * its end once the cluster is made (`prepare`).
  */
-async function startProcess(dataDir: string, mode: 'prepare' | 'serve'): Promise<{ child: ChildProcess; exited: Promise<string>; port: number }> {
+async function startProcess(dataDir: string, mode: 'prepare' | 'serve', migrationsFingerprint?: string): Promise<{ child: ChildProcess; exited: Promise<string>; port: number }> {
   // The server's compile cache, when it has one (bin.ts), spares this process Node's TypeScript
   // stripper too; two allocator arenas, as the server on the embedded database has (launch.ts).
   const compileCache = module.getCompileCacheDir?.();
-  const child = fork(PROCESS_FILE, [dataDir, mode], {
+  const child = fork(PROCESS_FILE, [dataDir, mode, ...(migrationsFingerprint ? [migrationsFingerprint] : [])], {
     execArgv: V8_FLAGS,
     env: { ...process.env, ...(compileCache && !process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: compileCache } : {}), MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? EMBEDDED_MALLOC_ARENAS },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -70,11 +72,13 @@ async function startProcess(dataDir: string, mode: 'prepare' | 'serve'): Promise
  * own (embedded-process.ts), exposed on a loopback port so the same `pg` driver, SQL and
  * migrations serve both embedded and real PostgreSQL. PGlite is one session, so the pool in
  * front of it must hold one connection. `onExit` hears of the process ending other than by
- * `close()` (a crash: the server has no database from then on).
+ * `close()` (a crash: the server has no database from then on). With `migratedTemplate`, a new
+ * data directory starts from the template made with these migrations applied, when there is one
+ * (pglite-template.ts).
  */
-export async function startEmbeddedPostgres(dataDir: string, onExit: (reason: string) => void = () => {}): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(dataDir: string, onExit: (reason: string) => void = () => {}, options: { migratedTemplate?: boolean } = {}): Promise<EmbeddedPostgres> {
   // A new data directory gets its cluster from a short-lived process first (see embedded-process.ts).
-  if (!(await hasCluster(dataDir))) await startProcess(dataDir, 'prepare');
+  if (!(await hasCluster(dataDir))) await startProcess(dataDir, 'prepare', options.migratedTemplate ? migrationsFingerprint(migrations) : undefined);
   const { child, exited, port } = await startProcess(dataDir, 'serve');
   let closing = false;
   void exited.then((reason) => closing || onExit(reason));
@@ -97,8 +101,10 @@ export async function startEmbeddedPostgres(dataDir: string, onExit: (reason: st
 
 /**
  * Starts the embedded database under `dataDir`, logging a crash of its process later. Light to
- * import (no driver, no ORM): `svc-server start` calls it before the server's modules load.
+ * import (no driver, no ORM): `svc-server start` calls it before the server's modules load, and a
+ * new data directory of its gets the migrated template (`migratedTemplate: false` for one whose
+ * migrations are to run, as `svc-server migrate` and servers built in-process do).
  */
-export function startEmbeddedDatabase(dataDir: string, log: Pick<Logger, 'error'>): Promise<EmbeddedPostgres> {
-  return startEmbeddedPostgres(dataDir, (reason) => log.error({ reason }, 'the embedded database process ended unexpectedly: no database until the server restarts'));
+export function startEmbeddedDatabase(dataDir: string, log: Pick<Logger, 'error'>, options: { migratedTemplate?: boolean } = { migratedTemplate: true }): Promise<EmbeddedPostgres> {
+  return startEmbeddedPostgres(dataDir, (reason) => log.error({ reason }, 'the embedded database process ended unexpectedly: no database until the server restarts'), options);
 }

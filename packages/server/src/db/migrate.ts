@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { UmzugStorage } from 'umzug';
+import { openDatabase } from './database.ts';
 import { migrations } from './migrations/index.ts';
 
 /** Any fixed number shared by every replica: the advisory lock that serialises migrations. */
@@ -51,4 +52,17 @@ export async function runMigrations(sequelize: Sequelize, log: Logger): Promise<
     for (const migration of applied) log.info({ migration: migration.name }, 'migration applied');
     return applied.map((migration) => migration.name);
   });
+}
+
+/**
+ * Runs every migration on a new embedded database under `dataDir` and closes it cleanly: how the
+ * migrated template is made (scripts/build-pglite-template.ts), from the plain one.
+ */
+export async function migrateNewEmbeddedDatabase(dataDir: string, log: Logger): Promise<void> {
+  const database = await openDatabase({ databaseUrl: undefined, dataDir, poolMax: 1, log });
+  try {
+    await runMigrations(database.sequelize, log);
+  } finally {
+    await database.close();
+  }
 }

@@ -11,6 +11,8 @@ export interface Migration {
   name: string;
   up(context: MigrationContext): Promise<void>;
   down(context: MigrationContext): Promise<void>;
+  /** The statements of a migration written as SQL: what the migrated template is checked against (migrated-template.ts). */
+  sql?: { up: readonly string[]; down: readonly string[] };
 }
 
 /** A migration written as SQL; statements run in order inside the run's transaction. */
@@ -18,5 +20,5 @@ export function sqlMigration(name: string, up: string[], down: string[]): Migrat
   const run = (statements: string[]) => async ({ sequelize, transaction }: MigrationContext) => {
     for (const statement of statements) await sequelize.query(statement, { transaction });
   };
-  return { name, up: run(up), down: run(down) };
+  return { name, up: run(up), down: run(down), sql: { up, down } };
 }
