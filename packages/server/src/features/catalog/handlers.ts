@@ -5,13 +5,13 @@ import { HASHED_EMBEDDING_MODEL } from '../../inference/hashed-embeddings.ts';
 import type { ObjectStore, ServingObjectStore } from '../../storage/object-store.ts';
 import { LOCAL_ACCESS_ID, type LocalObjectStore } from '../../storage/local-object-store.ts';
 import { verifyV4Url } from '../../storage/v4-signing.ts';
-import { callerKey } from '../identity/caller-key.ts';
+import { callerKey } from '../identity/index.ts';
 import type { CatalogService } from './catalog-service.ts';
 import { toArtifactFile } from './catalog-service.ts';
 import type { Downloads } from './downloads.ts';
 import { downloadCompletionRecord } from './download-receipts.ts';
-import type { Receipts } from '../receipts/receipts.ts';
-import type { FiledRequest, RequestStore } from '../requests/request-store.ts';
+import type { Receipts } from '../receipts/index.ts';
+import type { FiledRequest, RequestStore } from '../requests/index.ts';
 import { checkFilePath } from './file-paths.ts';
 import { searchArtifacts } from './search.ts';
 
