@@ -77,7 +77,8 @@ export default {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(node_modules|dist)/' },
+    // Built output (dist/, dist-start/) and hidden folders (caches, scratch) are not sources.
+    exclude: { path: '(^|/)(node_modules|dist[^/]*|\\.[^/]+)/' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'types', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
   },
 };
