@@ -21,6 +21,9 @@ export function fillPath(template: string, params: Record<string, unknown> | und
 /** The params a route's path takes, typed from its params schema; none when it has no schema. */
 export type PathParams<R extends RouteDefinition> = R extends { params: infer S extends z.ZodType } ? [params: z.input<S>] : [];
 
+/** A route without params has one path, its template itself, and keeps that literal type. */
+export type PathOf<R extends RouteDefinition> = R extends { params: z.ZodType } ? string : R['path'];
+
 /**
  * The path of one call of a route, from its contract entry: a server's `Location` header, a link
  * in a document, the client's URL. Nobody writes `/v1/jobs/${id}` by hand, so a path changes in
@@ -32,6 +35,6 @@ export type PathParams<R extends RouteDefinition> = R extends { params: infer S 
  * pathFor(inferenceContract.rerank); // '/v1/rerank'
  * ```
  */
-export function pathFor<R extends RouteDefinition>(route: R, ...params: PathParams<R>): string {
-  return fillPath(route.path, (params as unknown[])[0] as Record<string, unknown> | undefined);
+export function pathFor<R extends RouteDefinition>(route: R, ...params: PathParams<R>): PathOf<R> {
+  return fillPath(route.path, (params as unknown[])[0] as Record<string, unknown> | undefined) as PathOf<R>;
 }

@@ -1,4 +1,4 @@
-import type { Contract, OAuthClientRegistrationRequest, OAuthClientRegistrationResponse, OAuthTokenResponse } from '@svc/schemas';
+import { oauthContract, pathFor, type Contract, type OAuthClientRegistrationRequest, type OAuthClientRegistrationResponse, type OAuthTokenResponse } from '@svc/schemas';
 import type { ClientOf } from '../derive.ts';
 import { SvcError } from '../errors.ts';
 import { createPkcePair, pkceChallenge, type PkcePair } from './pkce.ts';
@@ -71,7 +71,7 @@ export function createOAuthHelpers(methods: ClientOf<Contract>['oauth'], baseUrl
     createPkce: createPkcePair,
     pkceChallenge,
     authorizeUrl({ clientId, redirectUri, codeChallenge, state, scope }) {
-      const url = new URL(`${baseUrl}/oauth/authorize`);
+      const url = new URL(`${baseUrl}${pathFor(oauthContract.authorize)}`);
       const params = { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: codeChallenge, code_challenge_method: 'S256', state, scope };
       for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
       return url.toString();

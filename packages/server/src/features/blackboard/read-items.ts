@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { blackboardLimits, normaliseTask, type BlackboardChannelsRequest, type BlackboardQueryRequest, type BlackboardReadPage, type BlackboardRecord, type PostingState } from '@svc/schemas';
+import { blackboardContract, blackboardLimits, normaliseTask, pathFor, type BlackboardChannelsRequest, type BlackboardQueryRequest, type BlackboardReadPage, type BlackboardRecord, type PostingState } from '@svc/schemas';
 import { ServiceError } from '../../service-error.ts';
 import { cursorCondition, pageCursors, readModeOf, type CursorInput } from './cursors.ts';
 import { prepared, queryPrepared } from '../../db/prepared.ts';
@@ -7,7 +7,7 @@ import { LIVE, LIVE_ITEM_COLUMNS, liveRecordOf, type LiveItemRow } from './item-
 import { normaliseRevision } from './normalise-put.ts';
 import { likePattern, selectRows, SqlParams } from './sql.ts';
 
-const PATHS = { get: '/api/v1/blackboard/get', query: '/api/v1/blackboard/query', channels: '/api/v1/blackboard/channels' } as const;
+const PATHS = { get: pathFor(blackboardContract.getPost), query: pathFor(blackboardContract.queryPost), channels: pathFor(blackboardContract.channelsPost) } as const;
 export type ReadOp = keyof typeof PATHS;
 
 /** A read's filters with cursors removed and values normalised, as `next_call` repeats them. */

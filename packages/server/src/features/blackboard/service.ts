@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import type { Database } from '../../db/database.ts';
 import { pruneWalFlushRows, WalFlusher } from '../../db/wal-flush.ts';
-import { BLACKBOARD_SCHEMA_ID, blackboardLimits, type BlackboardChannelsRequest, type BlackboardGetRequest, type BlackboardPutRequest, type BlackboardQueryRequest } from '@svc/schemas';
+import { BLACKBOARD_SCHEMA_ID, blackboardContract, blackboardLimits, pathFor, toOpenApiPath, type BlackboardChannelsRequest, type BlackboardGetRequest, type BlackboardPutRequest, type BlackboardQueryRequest } from '@svc/schemas';
 import { listChannels } from './channels.ts';
 import { PostingSwitch } from './posting-switch.ts';
 import { PutBatcher } from './put-batcher.ts';
@@ -53,7 +53,6 @@ export function createBlackboardService(database: Pick<Database, 'sequelize' | '
     tombstone: (id: string, editToken: string) => tombstoneItem(sequelize, id, editToken),
     show: (id: string) => showItem(sequelize, id),
     async describe(apiUrl: string) {
-      const prefix = '/api/v1/blackboard';
       return {
         schema: BLACKBOARD_SCHEMA_ID,
         description: 'A public shared memory for agents: browse channels, read a key, post under the same key. Every post is public; it proves nothing about quality, identity or authorization.',
@@ -82,14 +81,14 @@ export function createBlackboardService(database: Pick<Database, 'sequelize' | '
           channel_bytes_per_window: settings.channelBytes,
         },
         operations: [
-          { op: 'channels', method: 'GET', path: `${prefix}/channels` },
-          { op: 'query', method: 'GET', path: `${prefix}/query` },
-          { op: 'get', method: 'GET', path: `${prefix}/get` },
-          { op: 'put', method: 'POST', path: `${prefix}/put` },
-          { op: 'tombstone', method: 'POST', path: `${prefix}/tombstone` },
-          { op: 'show', method: 'GET', path: `${prefix}/{id}` },
+          { op: 'channels', method: 'GET', path: pathFor(blackboardContract.channels) },
+          { op: 'query', method: 'GET', path: pathFor(blackboardContract.query) },
+          { op: 'get', method: 'GET', path: pathFor(blackboardContract.get) },
+          { op: 'put', method: 'POST', path: pathFor(blackboardContract.put) },
+          { op: 'tombstone', method: 'POST', path: pathFor(blackboardContract.tombstone) },
+          { op: 'show', method: 'GET', path: toOpenApiPath(blackboardContract.show.path) },
         ],
-        mcp: `${apiUrl}/api/mcp`,
+        mcp: `${apiUrl}${pathFor(blackboardContract.mcp)}`,
         rules: [
           'Never post credentials, private prompts, customer data or secrets; a hashed channel key is not private.',
           'Arrive with query (recent posts) and channels (active keys), then get a key and put under the same key.',

@@ -1,13 +1,11 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { z } from 'zod';
-import type { Artifact, ArtifactFile, ArtifactSummary, DownloadPlan, RankingResponse, ReviewSummary, TrendingResponse, TrustBundlesResponse } from '@svc/schemas';
+import { catalogContract, pathFor, type Artifact, type ArtifactFile, type ArtifactSummary, type DownloadPlan, type RankingResponse, type ReviewSummary, type TrendingResponse, type TrustBundlesResponse } from '@svc/schemas';
 import { ServiceError } from '../../service-error.ts';
 import { ARTIFACT_COLUMNS, ARTIFACT_JOINS, iso, toArtifactSummary, type ArtifactRow, type FileRow } from './rows.ts';
 
 type ReviewSummaryBody = z.infer<typeof ReviewSummary>;
 type TrustBody = z.infer<typeof TrustBundlesResponse>;
-
-const encodePath = (path: string) => path.split('/').map(encodeURIComponent).join('/');
 
 export function toArtifactFile(row: FileRow): ArtifactFile {
   return {
@@ -43,18 +41,18 @@ export class CatalogService {
 
   async artifact(id: string, apiUrl: string): Promise<Artifact> {
     const found = await this.summary(id);
-    const base = `${apiUrl}/api/artifacts/${encodeURIComponent(id)}`;
+    const params = { id };
     return {
       ...found,
       links: {
-        self: base,
-        versions: `${base}/versions`,
-        files: `${base}/files`,
-        downloadPlan: `${base}/download-plan`,
-        trustBundles: `${apiUrl}/api/trust-bundles/${encodeURIComponent(id)}`,
-        reviews: `${base}/reviews`,
-        metadata: `${base}/metadata.json`,
-        agentBundle: `${base}/agent-bundle`,
+        self: `${apiUrl}${pathFor(catalogContract.artifact, params)}`,
+        versions: `${apiUrl}${pathFor(catalogContract.versions, params)}`,
+        files: `${apiUrl}${pathFor(catalogContract.files, params)}`,
+        downloadPlan: `${apiUrl}${pathFor(catalogContract.downloadPlan, params)}`,
+        trustBundles: `${apiUrl}${pathFor(catalogContract.trustBundles, params)}`,
+        reviews: `${apiUrl}${pathFor(catalogContract.reviews, params)}`,
+        metadata: `${apiUrl}${pathFor(catalogContract.metadata, params)}`,
+        agentBundle: `${apiUrl}${pathFor(catalogContract.agentBundle, params)}`,
       },
     };
   }
@@ -112,8 +110,8 @@ export class CatalogService {
       sha256: row.sha256,
       sizeBytes: Number(row.size_bytes),
       mediaType: row.media_type,
-      downloadUrl: `${apiUrl}/api/downloads/${encodeURIComponent(id)}/${encodePath(row.path)}`,
-      completionUrl: `${apiUrl}/api/download-completions/${encodeURIComponent(id)}/${encodePath(row.path)}`,
+      downloadUrl: `${apiUrl}${pathFor(catalogContract.download, { id, path: row.path })}`,
+      completionUrl: `${apiUrl}${pathFor(catalogContract.completeDownload, { id, path: row.path })}`,
     }));
     return { artifactId: id, revision, tool: (tool ?? null) as DownloadPlan['tool'], files, totalBytes: files.reduce((sum, file) => sum + file.sizeBytes, 0) };
   }

@@ -1,4 +1,4 @@
-import { SVC_VERSION, TRY_CALLS_PER_MINUTE, type TryResponse } from '@svc/schemas';
+import { inferenceContract, oauthContract, pathFor, SVC_VERSION, TRY_CALLS_PER_MINUTE, type TryResponse } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import type { RequestContext } from '../../http/request-context.ts';
@@ -31,12 +31,12 @@ export async function tryIt(deps: ServerDeps, request: RequestContext): Promise<
   return {
     service: 'svc',
     version: SVC_VERSION,
-    operation: { path: '/v1/rerank', description: 'The built-in BM25 model ranked four fixed documents against a fixed query: what POST /v1/rerank does with yours.', request: FIXED, response },
+    operation: { path: pathFor(inferenceContract.rerank), description: 'The built-in BM25 model ranked four fixed documents against a fixed query: what POST /v1/rerank does with yours.', request: FIXED, response },
     timings_ms: { engine: Math.round(engine * 1000) / 1000, total: Math.round((performance.now() - started) * 1000) / 1000 },
     credential: {
       how: 'Register an OAuth client, then ask the token endpoint for a bearer with grant_type=client_credentials (no browser, no human). `svc login` does both.',
-      register: `${urls.baseUrl}/oauth/register`,
-      token: `${urls.baseUrl}/oauth/token`,
+      register: `${urls.baseUrl}${pathFor(oauthContract.register)}`,
+      token: `${urls.baseUrl}${pathFor(oauthContract.token)}`,
       scopes: ['inference:invoke', 'models:read'],
     },
     next: nextCalls(urls),

@@ -1,5 +1,5 @@
 import type { OAuthAuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@svc/schemas';
-import { mcpEndpointUrl, oauthGrantTypes, oauthTokenEndpointAuthMethods, RECEIPT_JWKS_PATH } from '@svc/schemas';
+import { mcpEndpointUrl, oauthContract, oauthGrantTypes, pathFor, systemContract, oauthTokenEndpointAuthMethods, RECEIPT_JWKS_PATH } from '@svc/schemas';
 import { DEMO_TIER_SCOPES } from './oauth-service.ts';
 
 /**
@@ -9,10 +9,10 @@ import { DEMO_TIER_SCOPES } from './oauth-service.ts';
 export function authorizationServerMetadata(baseUrl: string): OAuthAuthorizationServerMetadata {
   return {
     issuer: baseUrl,
-    authorization_endpoint: `${baseUrl}/oauth/authorize`,
-    token_endpoint: `${baseUrl}/oauth/token`,
-    registration_endpoint: `${baseUrl}/oauth/register`,
-    revocation_endpoint: `${baseUrl}/oauth/revoke`,
+    authorization_endpoint: `${baseUrl}${pathFor(oauthContract.authorize)}`,
+    token_endpoint: `${baseUrl}${pathFor(oauthContract.token)}`,
+    registration_endpoint: `${baseUrl}${pathFor(oauthContract.register)}`,
+    revocation_endpoint: `${baseUrl}${pathFor(oauthContract.revoke)}`,
     revocation_endpoint_auth_methods_supported: [...oauthTokenEndpointAuthMethods],
     scopes_supported: [...DEMO_TIER_SCOPES],
     response_types_supported: ['code'],
@@ -21,7 +21,7 @@ export function authorizationServerMetadata(baseUrl: string): OAuthAuthorization
     token_endpoint_auth_methods_supported: [...oauthTokenEndpointAuthMethods],
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
-    service_documentation: `${baseUrl}/llms-full.txt`,
+    service_documentation: `${baseUrl}${pathFor(systemContract.llmsFullTxt)}`,
     jwks_uri: `${baseUrl}${RECEIPT_JWKS_PATH}`,
   };
 }
@@ -38,6 +38,6 @@ export function protectedResourceMetadata(urls: { baseUrl: string; apiUrl: strin
     scopes_supported: [...DEMO_TIER_SCOPES],
     bearer_methods_supported: ['header'],
     resource_name: resource === 'mcp' ? 'svc MCP' : 'svc',
-    resource_documentation: `${urls.baseUrl}/llms-full.txt`,
+    resource_documentation: `${urls.baseUrl}${pathFor(systemContract.llmsFullTxt)}`,
   };
 }

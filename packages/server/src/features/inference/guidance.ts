@@ -1,4 +1,4 @@
-import { catalogContract, type DiscoverResponse, type FindSpecialistResponse, type RouteResponse, type SpecialistMatch } from '@svc/schemas';
+import { catalogContract, pathFor, type DiscoverResponse, type FindSpecialistResponse, type RouteResponse, type SpecialistMatch } from '@svc/schemas';
 import type { Sequelize } from 'sequelize';
 import { cosine, embedText, tokenize } from '../../inference/hashed-embeddings.ts';
 import type { ModelRegistry } from '../models/index.ts';
@@ -78,7 +78,7 @@ export async function discover(models: ModelRegistry, sequelize: Sequelize, need
     title: row.name,
     score: round(row.score ?? 0),
     reason: `Catalog ${row.type}: ${row.summary}`,
-    path: `/api/artifacts/${encodeURIComponent(row.id)}`,
+    path: pathFor(catalogContract.artifact, { id: row.id }),
   }));
   const results = [...operations, ...served.filter((model) => model.score > 0), ...artifacts].sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, limit);
   return { results };

@@ -1,4 +1,4 @@
-import type { CatalogRequestChannel, CatalogRequestDetails, CatalogRequestHistoryEntry, CatalogRequestKind, CatalogRequestReceiptResponse, CatalogRequestStatus, CatalogRequestSummary } from '@svc/schemas';
+import { pathFor, requestsContract, type CatalogRequestChannel, type CatalogRequestDetails, type CatalogRequestHistoryEntry, type CatalogRequestKind, type CatalogRequestReceiptResponse, type CatalogRequestStatus, type CatalogRequestSummary } from '@svc/schemas';
 
 /** A row of `catalog_requests` as the queries select it. */
 export interface RequestRow {
@@ -48,7 +48,7 @@ export function toSummary(row: RequestRow, baseUrl: string): CatalogRequestSumma
     requester: row.requester,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
-    status_url: `${baseUrl}/v1/request-status/${row.id}`,
+    status_url: `${baseUrl}${pathFor(requestsContract.receipt, { request_id: row.id })}`,
   };
 }
 
