@@ -88,7 +88,9 @@ const OWNED_RESOURCES: Record<string, Maker> = {
   'responses.inputItems': makeStoredResponse,
 };
 /** Routes with path params whose resources are not owned by a principal (say why). */
-const NOT_OWNER_SCOPED: Record<string, string> = {};
+const NOT_OWNER_SCOPED: Record<string, string> = {
+  'models.get': 'a model is configuration every caller with models:read sees alike (GET /v1/models lists the same items); it belongs to no principal',
+};
 
 async function makeCredential(server: TestServer) {
   const { session } = await signInAgent(server);
