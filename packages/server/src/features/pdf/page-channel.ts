@@ -32,9 +32,11 @@ async function* pagesOf(messages: AsyncIterableIterator<[WorkerMessage]>, outcom
  * message is awaited for a while after the task's answer, never judged by one turn of the event
  * loop. Resolves with the summary; rejects with the worker's refusal (a ServiceError), a missing
  * last message (503 `pdf_worker_unavailable`), or the task's own error as Piscina gave it.
- * `started` is called when the worker begins the task, with its thread id.
+ * `started` is called when the worker's word that it began the task arrives, with its thread id
+ * and when it began (on this thread's `performance.now()` clock: a busy event loop reads the
+ * message late, and the parse's round trip counts from the worker's own stamp).
  */
-export function parseAnswer(task: Promise<unknown>, port: MessagePort, started: (threadId: number) => void): Promise<WorkerSummary> {
+export function parseAnswer(task: Promise<unknown>, port: MessagePort, started: (threadId: number, at: number) => void): Promise<WorkerSummary> {
   return new Promise<WorkerSummary>((resolve, reject) => {
     let summary: WorkerSummary | undefined;
     let refusal: ServiceError | undefined;
@@ -47,7 +49,7 @@ export function parseAnswer(task: Promise<unknown>, port: MessagePort, started: 
       else resolve(summary!);
     };
     port.on('message', (message: WorkerMessage) => {
-      if (message.type === 'started') started(message.thread_id);
+      if (message.type === 'started') started(message.thread_id, Math.min(performance.now(), message.at - performance.timeOrigin));
       if (message.type === 'done') summary = message.summary;
       if (message.type === 'failed') refusal = new ServiceError(message.code, message.message, { retryable: false });
       settle();

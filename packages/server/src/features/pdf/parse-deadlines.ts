@@ -73,10 +73,13 @@ export class ParseDeadlines {
     this.arm();
   }
 
-  /** A worker has begun the task: the wait ends and the parse deadline starts. */
-  began(): void {
+  /**
+   * A worker has begun the task (at `at`, on `performance.now()`'s clock, when its message was
+   * read late): the wait ends there, and the parse deadline starts now.
+   */
+  began(at = performance.now()): void {
     if (this.phase !== 'start' && this.phase !== 'queue') return;
-    this.closeWait();
+    this.closeWait(Math.max(this.phaseSince, at));
     this.unwatch();
     this.phase = 'parse';
     this.arm();
@@ -107,9 +110,8 @@ export class ParseDeadlines {
     this.arm();
   }
 
-  /** Books the time since the phase began to that phase's budget. */
-  private closeWait(): void {
-    const now = performance.now();
+  /** Books the time from the phase's start to `now` to that phase's budget. */
+  private closeWait(now = performance.now()): void {
     if (this.phase === 'start') this.startSpent += now - this.phaseSince;
     if (this.phase === 'queue') this.queueSpent += now - this.phaseSince;
     this.phaseSince = now;

@@ -300,10 +300,10 @@ export class ParserPool {
     this.waiting.add(giveUp);
     let startedAt: number | undefined;
     let watchdog: NodeJS.Timeout | undefined;
-    const answer = parseAnswer(running, port1, (threadId) => {
-      startedAt = performance.now();
+    const answer = parseAnswer(running, port1, (threadId, at) => {
+      startedAt = at;
       this.waiting.delete(giveUp);
-      deadlines.began();
+      deadlines.began(at);
       watchdog = watchWorkerMemory(() => pool.threads.find((thread) => thread.threadId === threadId), this.config.workerMemoryBytes, () => stop('memory'));
     });
 

@@ -59,7 +59,8 @@ export interface WorkerSummary {
 }
 
 export type WorkerMessage =
-  | { type: 'started'; thread_id: number }
+  /** `at`: when the task began, on the clock both threads share (`performance.timeOrigin + performance.now()`). */
+  | { type: 'started'; thread_id: number; at: number }
   | { type: 'page'; page: WorkerPage }
   | { type: 'done'; summary: WorkerSummary }
   | { type: 'failed'; code: PdfEngineErrorCode | 'document_invalid'; message: string };
@@ -88,7 +89,7 @@ function heapBytes(): number {
 export default async function parsePdf(task: ParseTask): Promise<boolean> {
   const { port } = task;
   const post = (message: WorkerMessage) => port.postMessage(message);
-  post({ type: 'started', thread_id: threadId });
+  post({ type: 'started', thread_id: threadId, at: performance.timeOrigin + performance.now() });
   let peak = heapBytes();
   const engineStarted = performance.now();
   if (task.format === 'docx') return convertDocx(task, post);
