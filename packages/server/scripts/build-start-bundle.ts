@@ -61,6 +61,12 @@ async function buildStartBundle(): Promise<StartBundleManifest> {
     sourcemap: true,
     dts: false,
     metafile: true,
+    // Entries above and the metafile's inputs below are relative to this package, wherever the
+    // build is run from (the root's postinstall runs it from the root; esbuild would otherwise
+    // keep the directory the process started in).
+    esbuildOptions(options) {
+      options.absWorkingDir = packageDirectory;
+    },
     noExternal: [bundled],
     external: keptExternal,
     // Bundled CommonJS calls `require` (Node's built-ins, the drivers above); an ES module has none.
@@ -92,6 +98,7 @@ async function pruneBuilds(keep: string[]): Promise<void> {
 }
 
 const started = performance.now();
+// tsup finds the entries from the working directory, esbuild from absWorkingDir (above).
 process.chdir(packageDirectory);
 await mkdir(directory, { recursive: true });
 const previous = await readFile(manifestFile, 'utf8').then(

@@ -54,10 +54,10 @@ test('a source edited since the build (time or size), removed, or a manifest mis
   t.is(freshStartBundle(garbled.directory), undefined, 'unreadable manifest');
 });
 
-/** Runs `command` to its end; answers its exit code and output. */
-function run(command: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number | null; output: string }> {
+/** Runs `command` to its end from the repository's root, as the root's postinstall does; answers its exit code and output. */
+function run(command: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, command, { cwd: packageDirectory, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, command, { cwd: path.join(packageDirectory, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -73,7 +73,7 @@ test('built, the bundle starts the server from its own files: /healthz, and the 
     rmSync(directory, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
   });
-  const built = await run(['scripts/build-start-bundle.ts', directory]);
+  const built = await run(['packages/server/scripts/build-start-bundle.ts', directory]);
   t.is(built.code, 0, built.output);
   t.regex(built.output, /start bundle written/, built.output);
   const manifest = JSON.parse(readFileSync(path.join(directory, START_BUNDLE_MANIFEST), 'utf8')) as StartBundleManifest;
