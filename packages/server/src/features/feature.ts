@@ -29,12 +29,15 @@ export interface AnyFeature {
   readonly handlers: Partial<ContractHandlers>;
   readonly resolvers?: readonly PrincipalResolver[];
   readonly close?: () => Promise<void>;
+  readonly [service: string]: unknown;
 }
 
 /** The contract keys some feature in the list owns. */
 type OwnedKeys<F> = F extends { readonly handlers: infer H } ? keyof H : never;
 /** Contract keys no feature owns: a route without a handler. */
 type Unowned<List extends readonly AnyFeature[]> = Exclude<keyof Contract, OwnedKeys<List[number]>>;
+/** Nothing when every key is owned; else a demand the list cannot meet, whose property names the key. */
+type EveryKeyOwned<List extends readonly AnyFeature[]> = [Unowned<List>] extends [never] ? unknown : { readonly [K in Unowned<List>]: `no feature in the list owns the contract key ${K}` };
 
 export interface Features {
   handlers: ContractHandlers;
@@ -48,7 +51,7 @@ export interface Features {
  * compile error naming the key (the list must then get the feature that owns it); a key two
  * features claim is an error at start.
  */
-export function combineFeatures<const List extends readonly AnyFeature[]>(features: List, ..._unowned: [Unowned<List>] extends [never] ? [] : [`no feature owns: ${Unowned<List> & string}`]): Features {
+export function combineFeatures<const List extends readonly AnyFeature[]>(features: List & EveryKeyOwned<List>): Features {
   const handlers: Record<string, unknown> = {};
   const resolvers: PrincipalResolver[] = [];
   const closers: Array<() => Promise<void>> = [];
