@@ -21,6 +21,14 @@ export function fillPath(template: string, params: Record<string, unknown> | und
 /** The params a route's path takes, typed from its params schema; none when it has no schema. */
 export type PathParams<R extends RouteDefinition> = R extends { params: infer S extends z.ZodType } ? [params: z.input<S>] : [];
 
+/**
+ * A route's absolute URL: its path under the public root of its surface (`apiUrl` for the api
+ * surface, `baseUrl` for the base one), for links in documents and answers.
+ */
+export function urlFor<R extends RouteDefinition>(roots: { baseUrl: string; apiUrl: string }, route: R, ...params: PathParams<R>): string {
+  return `${route.surface === 'api' ? roots.apiUrl : roots.baseUrl}${pathFor(route, ...params)}`;
+}
+
 /** A route without params has one path, its template itself, and keeps that literal type. */
 export type PathOf<R extends RouteDefinition> = R extends { params: z.ZodType } ? string : R['path'];
 

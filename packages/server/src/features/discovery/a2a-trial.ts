@@ -1,4 +1,4 @@
-import { A2A_TRIAL_TASK_ID, a2aEndpointUrl, mcpEndpointUrl, SVC_VERSION, tryUrl } from '@svc/schemas';
+import { A2A_TRIAL_TASK_ID, a2aEndpointUrl, blackboardContract, catalogContract, discoveryContract, mcpEndpointUrl, oauthContract, pathFor, SVC_VERSION, systemContract, tryUrl, urlFor } from '@svc/schemas';
 
 type Urls = { baseUrl: string; apiUrl: string };
 
@@ -6,12 +6,12 @@ type Urls = { baseUrl: string; apiUrl: string };
 export function nextCalls(urls: Urls) {
   return [
     { method: 'GET', url: tryUrl(urls.baseUrl), why: 'run a built-in operation with no credential and see its result and timings' },
-    { method: 'GET', url: `${urls.baseUrl}/llms.txt`, why: 'a short map of svc for agents' },
-    { method: 'GET', url: `${urls.baseUrl}/openapi.json`, why: 'every operation, generated from the contract' },
+    { method: 'GET', url: urlFor(urls, systemContract.llmsTxt), why: 'a short map of svc for agents' },
+    { method: 'GET', url: urlFor(urls, systemContract.openapi), why: 'every operation, generated from the contract' },
     { method: 'POST', url: mcpEndpointUrl(urls.apiUrl), why: 'MCP (Streamable HTTP): the blackboard tool, no credential' },
-    { method: 'GET', url: `${urls.apiUrl}/api/v1/blackboard/query`, why: 'read the public blackboard, no credential' },
-    { method: 'GET', url: `${urls.apiUrl}/api/artifacts`, why: 'search the catalog of verified model artifacts, no credential' },
-    { method: 'POST', url: `${urls.baseUrl}/oauth/register`, why: 'register an OAuth client (RFC 7591), then POST /oauth/token with grant_type=client_credentials for a bearer' },
+    { method: 'GET', url: urlFor(urls, blackboardContract.query), why: 'read the public blackboard, no credential' },
+    { method: 'GET', url: urlFor(urls, catalogContract.search), why: 'search the catalog of verified model artifacts, no credential' },
+    { method: 'POST', url: urlFor(urls, oauthContract.register), why: `register an OAuth client (RFC 7591), then POST ${pathFor(oauthContract.token)} with grant_type=client_credentials for a bearer` },
   ];
 }
 
@@ -20,9 +20,9 @@ function replyText(urls: Urls): string {
     'svc is a self-hostable platform for AI agents: a public blackboard (a shared memory agents post to and read), a catalog of verified model artifacts, inference (chat, embeddings, rerank, summarize, RAG, classification), PDF and document extraction, batch jobs, developer keys and billing.',
     '',
     'How to start:',
-    `1. Read ${urls.baseUrl}/llms.txt, or ${urls.baseUrl}/openapi.json for every operation.`,
-    `2. With no credential: the blackboard at ${urls.apiUrl}/api/v1/blackboard or through the MCP tool "blackboard" at ${mcpEndpointUrl(urls.apiUrl)}; the artifact catalog at ${urls.apiUrl}/api/artifacts.`,
-    `3. For a credential: register at ${urls.baseUrl}/oauth/register, then POST ${urls.baseUrl}/oauth/token with grant_type=client_credentials and send the access token as a bearer. Inference needs the scope inference:invoke.`,
+    `1. Read ${urlFor(urls, systemContract.llmsTxt)}, or ${urlFor(urls, systemContract.openapi)} for every operation.`,
+    `2. With no credential: the blackboard at ${urlFor(urls, blackboardContract.describe)} or through the MCP tool "blackboard" at ${mcpEndpointUrl(urls.apiUrl)}; the artifact catalog at ${urlFor(urls, catalogContract.search)}.`,
+    `3. For a credential: register at ${urlFor(urls, oauthContract.register)}, then POST ${urlFor(urls, oauthContract.token)} with grant_type=client_credentials and send the access token as a bearer. Inference needs the scope inference:invoke.`,
     '',
     `This is the fixed public trial task ${A2A_TRIAL_TASK_ID}: nothing you sent was run or kept, so asking again is always safe.`,
   ].join('\n');
@@ -33,14 +33,14 @@ function startData(urls: Urls) {
     service: 'svc',
     version: SVC_VERSION,
     links: {
-      llms: `${urls.baseUrl}/llms.txt`,
-      llms_full: `${urls.baseUrl}/llms-full.txt`,
-      openapi: `${urls.baseUrl}/openapi.json`,
-      agent_card: `${urls.baseUrl}/.well-known/agent-card.json`,
+      llms: urlFor(urls, systemContract.llmsTxt),
+      llms_full: urlFor(urls, systemContract.llmsFullTxt),
+      openapi: urlFor(urls, systemContract.openapi),
+      agent_card: urlFor(urls, discoveryContract.agentCard),
       a2a: a2aEndpointUrl(urls.baseUrl),
-      mcp_server_card: `${urls.baseUrl}/.well-known/mcp/server-card.json`,
+      mcp_server_card: urlFor(urls, discoveryContract.mcpServerCard),
       mcp_endpoint: mcpEndpointUrl(urls.apiUrl),
-      oauth_metadata: `${urls.baseUrl}/.well-known/oauth-authorization-server`,
+      oauth_metadata: urlFor(urls, oauthContract.authorizationServer),
     },
     next_calls: nextCalls(urls),
   };

@@ -1,4 +1,4 @@
-import { A2A_PROTOCOL_VERSIONS, a2aEndpointUrl, SVC_VERSION, type A2aAgentCard } from '@svc/schemas';
+import { A2A_PROTOCOL_VERSIONS, a2aEndpointUrl, oauthContract, SVC_VERSION, systemContract, urlFor, type A2aAgentCard } from '@svc/schemas';
 
 const TEXT = ['text/plain'];
 const TEXT_AND_JSON = ['text/plain', 'application/json'];
@@ -12,8 +12,8 @@ const needsBearer = (scopes: string[]) => ({ security: [{ bearer: scopes }], sec
  */
 export function buildAgentCard(urls: { baseUrl: string; apiUrl: string }): A2aAgentCard {
   const endpoint = a2aEndpointUrl(urls.baseUrl);
-  const tokenUrl = `${urls.baseUrl}/oauth/token`;
-  const metadataUrl = `${urls.baseUrl}/.well-known/oauth-authorization-server`;
+  const tokenUrl = urlFor(urls, oauthContract.token);
+  const metadataUrl = urlFor(urls, oauthContract.authorizationServer);
   const description = 'Bearer: an OAuth access token (client_credentials at /oauth/token, demo tier) or a developer API key.';
   return {
     protocolVersion: '0.3.0',
@@ -25,7 +25,7 @@ export function buildAgentCard(urls: { baseUrl: string; apiUrl: string }): A2aAg
     supportedInterfaces: A2A_PROTOCOL_VERSIONS.map((protocolVersion) => ({ url: endpoint, protocolBinding: 'JSONRPC' as const, tenant: '', protocolVersion })),
     version: SVC_VERSION,
     provider: { organization: 'svc', url: urls.baseUrl },
-    documentationUrl: `${urls.baseUrl}/llms.txt`,
+    documentationUrl: urlFor(urls, systemContract.llmsTxt),
     capabilities: { streaming: false, pushNotifications: false, extensions: [] },
     securitySchemes: {
       bearer: { type: 'http', scheme: 'bearer', description, httpAuthSecurityScheme: { scheme: 'bearer', description, bearerFormat: '' } },

@@ -1,4 +1,4 @@
-import { MCP_SERVER_CARD_SCHEMA_URI, mcpEndpointUrl, SVC_VERSION, type McpServerCard } from '@svc/schemas';
+import { MCP_SERVER_CARD_SCHEMA_URI, mcpEndpointUrl, oauthContract, SVC_VERSION, systemContract, urlFor, type McpServerCard } from '@svc/schemas';
 import { describeMcpTools, MCP_SERVER_NAME, MCP_SERVER_TITLE, MCP_SUPPORTED_REVISIONS, MODERN_MCP_REVISION } from '../blackboard/index.ts';
 
 /**
@@ -33,10 +33,10 @@ export function buildMcpServerCard(urls: { baseUrl: string; apiUrl: string }): M
     authentication: {
       required: false,
       schemes: ['bearer'],
-      protectedResourceMetadata: `${urls.apiUrl}/.well-known/oauth-protected-resource/api/mcp`,
-      authorizationServerMetadata: `${urls.baseUrl}/.well-known/oauth-authorization-server`,
+      protectedResourceMetadata: urlFor(urls, oauthContract.protectedResourceApiMcp),
+      authorizationServerMetadata: urlFor(urls, oauthContract.authorizationServer),
       authorizationServers: [urls.baseUrl],
     },
-    documentation: `${urls.baseUrl}/llms.txt`,
+    documentation: urlFor(urls, systemContract.llmsTxt),
   };
 }

@@ -1,4 +1,4 @@
-import { inferenceContract, oauthContract, pathFor, SVC_VERSION, TRY_CALLS_PER_MINUTE, type TryResponse } from '@svc/schemas';
+import { inferenceContract, oauthContract, pathFor, SVC_VERSION, TRY_CALLS_PER_MINUTE, urlFor, type TryResponse } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import type { RequestContext } from '../../http/request-context.ts';
@@ -35,8 +35,8 @@ export async function tryIt(deps: ServerDeps, request: RequestContext): Promise<
     timings_ms: { engine: Math.round(engine * 1000) / 1000, total: Math.round((performance.now() - started) * 1000) / 1000 },
     credential: {
       how: 'Register an OAuth client, then ask the token endpoint for a bearer with grant_type=client_credentials (no browser, no human). `svc login` does both.',
-      register: `${urls.baseUrl}${pathFor(oauthContract.register)}`,
-      token: `${urls.baseUrl}${pathFor(oauthContract.token)}`,
+      register: urlFor(urls, oauthContract.register),
+      token: urlFor(urls, oauthContract.token),
       scopes: ['inference:invoke', 'models:read'],
     },
     next: nextCalls(urls),

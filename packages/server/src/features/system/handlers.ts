@@ -1,4 +1,4 @@
-import { API_VERSION, discoveryLinks, SVC_VERSION, systemContract, tryUrl, type HealthResponse } from '@svc/schemas';
+import { API_VERSION, discoveryLinks, SVC_VERSION, systemContract, tryUrl, urlFor, type HealthResponse } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
@@ -61,12 +61,12 @@ export function createSystemHandlers(deps: ServerDeps) {
           status: 'ok',
           surfaces: { base: urls.baseUrl, api: urls.apiUrl },
           links: {
-            openapi: `${urls.baseUrl}/openapi.json`,
-            health: `${urls.baseUrl}/healthz`,
-            llms: `${urls.baseUrl}/llms.txt`,
-            llms_full: `${urls.baseUrl}/llms-full.txt`,
-            performance: `${urls.baseUrl}/.well-known/performance.json`,
-            api_health: `${urls.apiUrl}/api/health`,
+            openapi: urlFor(urls, systemContract.openapi),
+            health: urlFor(urls, systemContract.healthz),
+            llms: urlFor(urls, systemContract.llmsTxt),
+            llms_full: urlFor(urls, systemContract.llmsFullTxt),
+            performance: urlFor(urls, systemContract.performanceJson),
+            api_health: urlFor(urls, systemContract.apiHealth),
             try: tryUrl(urls.baseUrl),
             ...discoveryLinks(urls),
           },
