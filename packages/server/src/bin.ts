@@ -19,5 +19,6 @@ if (again && typeof process.execve === 'function' && process.platform !== 'win32
 module.enableCompileCache?.();
 // From the workspace (this file as TypeScript), the start bundle when it is up to date with the
 // sources (start-bundle.ts); a published package runs its own build, which this file is part of.
+// Two import() calls with their own argument each: a bundler follows only a literal one.
 const bundle = import.meta.url.endsWith('.ts') ? freshStartBundle() : undefined;
-await import(bundle ? bundle.href : './cli.ts');
+await (bundle ? import(bundle.href) : import('./cli.ts'));
