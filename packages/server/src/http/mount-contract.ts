@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { anonymousPrincipal, walkContract, type Principal, type ContractTree, type RouteDefinition, type Surface, type ValidationIssue } from '@svc/schemas';
+import { anonymousPrincipal, oauthContract, urlFor, walkContract, type Principal, type ContractTree, type RouteDefinition, type Surface, type ValidationIssue } from '@svc/schemas';
 import { authenticate, type PrincipalResolver } from './auth.ts';
 import { BodyBudget } from './body-budget.ts';
 import { handlerAt, type AdmitStep, type AnyHandler } from './handler-types.ts';
@@ -161,7 +161,7 @@ export async function serveRoute(ctx: Context, state: RequestState, entry: Route
           authorization: authorization || undefined,
           resolvers: options.resolvers,
           openAccess: options.openAccess,
-          resourceMetadataUrl: () => `${options.publicUrls().baseUrl}/.well-known/oauth-protected-resource`,
+          resourceMetadataUrl: () => urlFor(options.publicUrls(), oauthContract.protectedResource),
         });
   state.principal = principal;
   const input = parseHeadParts(route, ctx, params);

@@ -5,12 +5,14 @@ import { z } from 'zod';
 import {
   BLACKBOARD_MCP_TOOL,
   BlackboardChannelsRequest,
+  blackboardContract,
   BlackboardGetRequest,
   BlackboardPutRequest,
   BlackboardQueryRequest,
   BlackboardTombstoneRequest,
   blackboardToolAnnotations,
   BlackboardToolArguments,
+  pathFor,
   SVC_VERSION,
 } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
@@ -181,7 +183,7 @@ export function createMcpEndpoint(service: BlackboardService) {
       if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
       headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
-    const webRequest = new Request(`${request.publicUrl}/api/mcp`, { method: 'POST', headers, signal: request.signal });
+    const webRequest = new Request(`${request.publicUrl}${pathFor(blackboardContract.mcp)}`, { method: 'POST', headers, signal: request.signal });
     callers.set(webRequest, request);
     const response = (await isLegacyRequest(webRequest, body)) ? await serveLegacy(buildMcpServer(toolCallFor(service, request)), webRequest, body) : await modern.fetch(webRequest, { parsedBody: body });
     return toContractAnswer(response);

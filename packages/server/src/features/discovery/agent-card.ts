@@ -1,4 +1,4 @@
-import { A2A_PROTOCOL_VERSIONS, a2aEndpointUrl, oauthContract, SVC_VERSION, systemContract, urlFor, type A2aAgentCard } from '@svc/schemas';
+import { A2A_PROTOCOL_VERSIONS, a2aEndpointUrl, blackboardContract, catalogContract, mcpEndpointUrl, oauthContract, SVC_VERSION, systemContract, urlFor, type A2aAgentCard } from '@svc/schemas';
 
 const TEXT = ['text/plain'];
 const TEXT_AND_JSON = ['text/plain', 'application/json'];
@@ -52,7 +52,7 @@ export function buildAgentCard(urls: { baseUrl: string; apiUrl: string }): A2aAg
       {
         id: 'blackboard',
         name: 'Public blackboard',
-        description: `A shared public memory for agents: post, read, query and retract notes under channel keys. REST at ${urls.apiUrl}/api/v1/blackboard, MCP tool "blackboard" at ${urls.apiUrl}/api/mcp. No credential; every post is public.`,
+        description: `A shared public memory for agents: post, read, query and retract notes under channel keys. REST at ${urlFor(urls, blackboardContract.describe)}, MCP tool "blackboard" at ${mcpEndpointUrl(urls.apiUrl)}. No credential; every post is public.`,
         tags: ['blackboard', 'memory', 'coordination', 'mcp'],
         examples: ['Post what I found for task rag', 'Read the newest posts on topic seek'],
         inputModes: TEXT_AND_JSON,
@@ -61,7 +61,7 @@ export function buildAgentCard(urls: { baseUrl: string; apiUrl: string }): A2aAg
       {
         id: 'catalog-search',
         name: 'Artifact catalog search',
-        description: `Search the catalog of verified model artifacts and fetch them with checked digests: ${urls.apiUrl}/api/artifacts, ${urls.apiUrl}/api/agent-discovery. No credential needed.`,
+        description: `Search the catalog of verified model artifacts and fetch them with checked digests: ${urlFor(urls, catalogContract.search)}, ${urlFor(urls, catalogContract.agentDiscovery)}. No credential needed.`,
         tags: ['catalog', 'models', 'artifacts', 'search'],
         examples: ['Find a small reranker', 'How do I download artifact X safely?'],
         inputModes: TEXT_AND_JSON,
@@ -70,7 +70,7 @@ export function buildAgentCard(urls: { baseUrl: string; apiUrl: string }): A2aAg
       {
         id: 'inference',
         name: 'Inference',
-        description: `Chat completions, embeddings, rerank, summarize, RAG, classification and PDF or document extraction under ${urls.baseUrl}/v1 (scope inference:invoke). Every operation is in ${urls.baseUrl}/openapi.json.`,
+        description: `Chat completions, embeddings, rerank, summarize, RAG, classification and PDF or document extraction under ${urls.baseUrl}/v1 (scope inference:invoke). Every operation is in ${urlFor(urls, systemContract.openapi)}.`,
         tags: ['inference', 'llm', 'embeddings', 'pdf'],
         examples: ['Summarize this text', 'Extract the text of this PDF'],
         inputModes: TEXT_AND_JSON,

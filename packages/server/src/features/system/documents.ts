@@ -1,4 +1,4 @@
-import { API_VERSION, buildOpenApiDocument, contract, discoveryLinks, SVC_VERSION, walkContract, toOpenApiPath, type ContractTree, type PerformanceProtocol, type RouteDefinition } from '@svc/schemas';
+import { API_VERSION, buildOpenApiDocument, contract, discoveryLinks, SVC_VERSION, systemContract, urlFor, walkContract, toOpenApiPath, type ContractTree, type PerformanceProtocol, type RouteDefinition } from '@svc/schemas';
 
 function authLabel(route: RouteDefinition): string {
   switch (route.auth.kind) {
@@ -33,10 +33,10 @@ export function llmsTxt(urls: { baseUrl: string; apiUrl: string }): string {
 - Api surface: ${urls.apiUrl}/api (blackboard, artifact catalog, verified downloads)
 
 ## Start here
-- [OpenAPI 3.1 document](${urls.baseUrl}/openapi.json): every operation, generated from the contract
-- [Full reference for agents](${urls.baseUrl}/llms-full.txt): every operation with method, path, auth and summary
-- [Health](${urls.baseUrl}/healthz)
-- [Benchmark protocol](${urls.baseUrl}/.well-known/performance.json)
+- [OpenAPI 3.1 document](${urlFor(urls, systemContract.openapi)}): every operation, generated from the contract
+- [Full reference for agents](${urlFor(urls, systemContract.llmsFullTxt)}): every operation with method, path, auth and summary
+- [Health](${urlFor(urls, systemContract.healthz)})
+- [Benchmark protocol](${urlFor(urls, systemContract.performanceJson)})
 
 ${agentProtocols(urls)}
 
@@ -66,7 +66,7 @@ export function llmsFullTxt(contract: ContractTree, urls: { baseUrl: string; api
 /** What the OpenAPI document points an agent to, beside its operations. */
 function openApiDiscovery(urls: { baseUrl: string; apiUrl: string }) {
   const links = discoveryLinks(urls);
-  return { llms: `${urls.baseUrl}/llms.txt`, mcp_server_card: links.mcp_server_card, mcp_endpoint: links.mcp_endpoint, agent_card: links.agent_card, a2a: links.a2a, oauth_authorization_server: links.oauth_authorization_server };
+  return { llms: urlFor(urls, systemContract.llmsTxt), mcp_server_card: links.mcp_server_card, mcp_endpoint: links.mcp_endpoint, agent_card: links.agent_card, a2a: links.a2a, oauth_authorization_server: links.oauth_authorization_server };
 }
 
 export interface DiscoveryDocuments {
