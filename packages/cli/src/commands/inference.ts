@@ -72,7 +72,7 @@ export function registerInferenceCommands(program: Command): void {
     .argument('[texts...]', 'the texts')
     .option('--file <path>', "read texts from a file, one per line ('-' for stdin)")
     .option('--model <id>', 'an embeddings model')
-    .option('--dimensions <n>', 'fewer dimensions, where the model allows')
+    .option('--dimensions <n>', `fewer dimensions, where the model allows (${rangeText(inferenceContract.embeddings, 'body', 'dimensions')})`)
     .action(
       withContext(async (cli, words: string[], flags: { file?: string; model?: string; dimensions?: string }) => {
         const input = await linesFrom(words, flags.file, 'the texts');
@@ -95,7 +95,7 @@ export function registerInferenceCommands(program: Command): void {
     .requiredOption('--query <text>', 'the query')
     .argument('[documents...]', 'the documents (or one per line of --file/stdin)')
     .option('--file <path>', "read documents from a file, one per line ('-' for stdin)")
-    .option('--top-n <n>', 'how many results')
+    .option('--top-n <n>', `how many results, ${rangeText(inferenceContract.rerank, 'body', 'top_n')}`)
     .option('--model <id>', 'a rerank model')
     .action(
       withContext(async (cli, words: string[], flags: { query: string; file?: string; topN?: string; model?: string }) => {
@@ -131,7 +131,7 @@ export function registerInferenceCommands(program: Command): void {
     .alias('summarise')
     .description('Summarise a file or stdin; sentences print as they are chosen')
     .argument('[file]', "the text file ('-' or nothing for stdin)")
-    .option('--sentences <n>', 'sentences in the summary (default 3)')
+    .option('--sentences <n>', `sentences in the summary, ${rangeText(inferenceContract.summarize, 'body', 'max_sentences')}`)
     .option('--model <id>', 'a summarisation model')
     .action(
       withContext(async (cli, file: string | undefined, flags: { sentences?: string; model?: string }) => {
@@ -155,7 +155,7 @@ export function registerInferenceCommands(program: Command): void {
     .description('Answer a question from documents, citing the passages')
     .argument('<question...>', 'the question')
     .option('--doc <file>', 'a document file (repeat --doc for several)', (file: string, files: string[]) => [...files, file], [] as string[])
-    .option('--top-k <n>', 'passages to retrieve and cite (default 4)')
+    .option('--top-k <n>', `passages to retrieve and cite, ${rangeText(inferenceContract.rag, 'body', 'top_k')}`)
     .option('--model <id>', 'a RAG model')
     .action(
       withContext(async (cli, words: string[], flags: { doc: string[]; topK?: string; model?: string }) => {

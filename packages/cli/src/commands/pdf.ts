@@ -63,7 +63,7 @@ export function registerPdfCommands(program: Command): void {
     .command('extract')
     .description('Extract page-aligned text from a PDF file, printing pages as they arrive')
     .argument('<file>', 'the PDF file')
-    .option('--start-page <n>', 'first page, one-based (default 1)')
+    .option('--start-page <n>', `first page, one-based (${rangeText(pdfContract.extractUpload, 'query', 'start_page')})`)
     .option('--max-pages <n>', boundHelp('pages', 'max_pages'))
     .option('--max-chars <n>', boundHelp('characters', 'max_chars'))
     .option('--text', 'print page text, pages separated by form feeds (the default)')
