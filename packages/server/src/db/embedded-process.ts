@@ -10,9 +10,11 @@
  * template; a third argument names the migrations' fingerprint, for the migrated one) and ends:
  * unpacking 40 MB of files leaves about 25 MiB in the allocator of the process that did it
  * (measured: the database process of a fresh directory, 186 MiB against 167 when another process
- * had unpacked), so a short-lived process does it.
+ * had unpacked), so a short-lived process does it. The database process of a new directory is
+ * started beside it with `serve-after-prepare`: it loads PGlite meanwhile and opens the data when
+ * the server tells it (`prepared`).
  */
-import { access, mkdir, rmdir } from 'node:fs/promises';
+import { access, mkdir, readFile, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -51,10 +53,24 @@ async function prepare(directory: string, migrationsFingerprint: string | undefi
   await mkdir(directory, { recursive: true, mode: 0o700 });
 }
 
-async function open(directory: string): Promise<{ db: PGlite; server: PGLiteSocketServer; port: number }> {
-  // Imported here: the `prepare` step (a process of its own) needs neither.
+/**
+ * PGlite's modules and its WebAssembly compiled, begun before the data is ready: the `prepare`
+ * step needs neither, and a database process started beside it (a new data directory) does this
+ * while the template unpacks. PGlite compiles the WebAssembly itself when the file is not where
+ * its package keeps it.
+ */
+async function loadPGlite() {
   const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-socket')]);
-  const db = await PGlite.create({ dataDir: directory, startParams: [...PGlite.defaultStartParams, ...memorySettings] });
+  const wasmModule = await readFile(new URL('pglite.wasm', import.meta.resolve('@electric-sql/pglite'))).then(
+    (bytes) => WebAssembly.compile(bytes),
+    () => undefined,
+  );
+  return { PGlite, PGLiteSocketServer, wasmModule };
+}
+
+async function open(directory: string, loading: ReturnType<typeof loadPGlite>): Promise<{ db: PGlite; server: PGLiteSocketServer; port: number }> {
+  const { PGlite, PGLiteSocketServer, wasmModule } = await loading;
+  const db = await PGlite.create({ dataDir: directory, startParams: [...PGlite.defaultStartParams, ...memorySettings], ...(wasmModule ? { pgliteWasmModule: wasmModule } : {}) });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
   await server.start();
   const connection = server.getServerConn();
@@ -76,6 +92,11 @@ process.on('exit', () => release());
 process.on('disconnect', () => process.exit(1));
 
 async function main(dataDir: string, mode: string | undefined, migrationsFingerprint: string | undefined): Promise<void> {
+  const loading = mode === 'prepare' ? undefined : loadPGlite();
+  // Its failure is reported where it is awaited (open), as the start's failure.
+  loading?.catch(() => {});
+  // Until then the `prepare` process holds the data directory and is making the cluster.
+  if (mode === 'serve-after-prepare') await new Promise<void>((resolve) => process.on('message', (message) => message === 'prepared' && resolve()));
   const directory = path.join(dataDir, 'pgdata');
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   release = await lockDataDirectory(path.join(dataDir, 'pgdata.pid'));
@@ -84,7 +105,7 @@ async function main(dataDir: string, mode: string | undefined, migrationsFingerp
     send({ type: 'prepared' }, () => process.exit(0));
     return;
   }
-  const { db, server, port } = await open(directory);
+  const { db, server, port } = await open(directory, loading!);
   process.on('message', (message) => {
     if (message !== 'close') return;
     (async () => {

@@ -41,11 +41,13 @@ const hasCluster = (dataDir: string) =>
     () => false,
   );
 
+type ProcessMode = 'prepare' | 'serve' | 'serve-after-prepare';
+
 /**
- * Starts embedded-process.ts in `mode` and waits for its first word: its port (`serve`), or
- * its end once the cluster is made (`prepare`).
+ * Starts embedded-process.ts in `mode`. `ready` is its first word: its port (`serve`), or its
+ * end once the cluster is made (`prepare`, answering 0).
  */
-async function startProcess(dataDir: string, mode: 'prepare' | 'serve', migrationsFingerprint?: string): Promise<{ child: ChildProcess; exited: Promise<string>; port: number }> {
+function startProcess(dataDir: string, mode: ProcessMode, migrationsFingerprint?: string): { child: ChildProcess; exited: Promise<string>; ready: Promise<number> } {
   // The server's compile cache, when it has one (bin.ts), spares this process Node's TypeScript
   // stripper too; two allocator arenas, as the server on the embedded database has (launch.ts).
   const compileCache = module.getCompileCacheDir?.();
@@ -56,7 +58,7 @@ async function startProcess(dataDir: string, mode: 'prepare' | 'serve', migratio
     serialization: 'json',
   });
   const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? `exit code ${code}`)));
-  const port = await new Promise<number>((resolve, reject) => {
+  const ready = new Promise<number>((resolve, reject) => {
     child.once('message', (message: EmbeddedMessage) => {
       if (message.type === 'failed') reject(new Error(message.message));
       else if (message.type === 'listening') resolve(message.port);
@@ -64,7 +66,28 @@ async function startProcess(dataDir: string, mode: 'prepare' | 'serve', migratio
     child.once('error', reject);
     void exited.then((reason) => (mode === 'prepare' && reason === 'exit code 0' ? resolve(0) : reject(new Error(`The embedded database process ended (${reason}) before it ${mode === 'prepare' ? 'made the cluster' : 'listened'}`))));
   });
-  return { child, exited, port };
+  // Awaited by the caller, or not at all when the caller gave up on this process.
+  ready.catch(() => {});
+  return { child, exited, ready };
+}
+
+/**
+ * A new data directory: a short-lived process makes the cluster (see embedded-process.ts), and
+ * the database process starts beside it, loading PGlite and compiling its WebAssembly meanwhile;
+ * it opens the data once told the cluster is there.
+ */
+async function startOnNewDirectory(dataDir: string, migrationsFingerprint: string | undefined): Promise<ReturnType<typeof startProcess>> {
+  const serving = startProcess(dataDir, 'serve-after-prepare');
+  try {
+    await startProcess(dataDir, 'prepare', migrationsFingerprint).ready;
+  } catch (error) {
+    serving.child.kill('SIGKILL');
+    await serving.exited;
+    throw error;
+  }
+  // A process that ended meanwhile has `ready` rejected already.
+  serving.child.send('prepared', () => {});
+  return serving;
 }
 
 /**
@@ -77,9 +100,8 @@ async function startProcess(dataDir: string, mode: 'prepare' | 'serve', migratio
  * (pglite-template.ts).
  */
 export async function startEmbeddedPostgres(dataDir: string, onExit: (reason: string) => void = () => {}, options: { migratedTemplate?: boolean } = {}): Promise<EmbeddedPostgres> {
-  // A new data directory gets its cluster from a short-lived process first (see embedded-process.ts).
-  if (!(await hasCluster(dataDir))) await startProcess(dataDir, 'prepare', options.migratedTemplate ? migrationsFingerprint(migrations) : undefined);
-  const { child, exited, port } = await startProcess(dataDir, 'serve');
+  const { child, exited, ready } = (await hasCluster(dataDir)) ? startProcess(dataDir, 'serve') : await startOnNewDirectory(dataDir, options.migratedTemplate ? migrationsFingerprint(migrations) : undefined);
+  const port = await ready;
   let closing = false;
   void exited.then((reason) => closing || onExit(reason));
   return {
