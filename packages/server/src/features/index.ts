@@ -27,15 +27,14 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const requests = createRequestsFeature(deps);
   const catalog = await createCatalogFeature(deps, { receipts: receipts.receipts, requests: requests.store });
   const blackboard = createBlackboardFeature(deps, { receipts: receipts.receipts });
-  const identity = await createIdentityFeature(deps, { signingKeys, receipts: receipts.receipts });
   const pdf = createPdfFeature(deps);
   return combineFeatures([
     receipts,
     requests,
     catalog,
     blackboard,
-    identity,
     pdf,
+    await createIdentityFeature(deps, { signingKeys, receipts: receipts.receipts }),
     createInferenceFeature(deps, { blackboard: blackboard.service, catalog: catalog.catalog, requests: requests.store }),
     createBillingFeature(deps),
     createJobsFeature(deps, { pdf: pdf.service }),
