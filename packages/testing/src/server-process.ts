@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { TestDatabase } from './test-database.ts';
+import { waitUntil } from './wait-until.ts';
 
 /** The `svc-server` binary of the workspace's @svc/server, as `pnpm start` runs it (the TypeScript source). */
 export const SERVER_BIN = fileURLToPath(new URL('./bin.ts', import.meta.resolve('@svc/server')));
@@ -59,28 +59,33 @@ export async function startServerProcess(database: TestDatabase, env: Record<str
   );
   let done = false;
   void exited.then(() => (done = true));
-  const deadline = performance.now() + (options.timeoutMs ?? 60_000);
-  while (performance.now() < deadline) {
-    const line = output.split('\n').find((candidate) => candidate.includes('"msg":"svc listening"'));
-    if (line) {
-      return {
-        child,
-        baseUrl: String((JSON.parse(line) as { baseUrl: string }).baseUrl),
-        exited,
-        output: () => output,
-        async kill() {
-          child.kill('SIGKILL');
-          await exited;
-        },
-        async stop() {
-          child.kill('SIGTERM');
-          await exited;
-        },
-      };
-    }
-    if (done) throw new Error(`svc-server exited before listening:\n${output}`);
-    await sleep(25);
+  let line: string;
+  try {
+    line = await waitUntil(
+      () => `svc-server to listen:\n${output}`,
+      () => {
+        const listening = output.split('\n').find((candidate) => candidate.includes('"msg":"svc listening"'));
+        if (!listening && done) throw new Error(`svc-server exited before listening:\n${output}`);
+        return listening;
+      },
+      { timeoutMs: options.timeoutMs ?? 60_000, intervalMs: 25 },
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
   }
-  child.kill('SIGKILL');
-  throw new Error(`svc-server did not listen within ${options.timeoutMs ?? 60_000} ms:\n${output}`);
+  return {
+    child,
+    baseUrl: String((JSON.parse(line) as { baseUrl: string }).baseUrl),
+    exited,
+    output: () => output,
+    async kill() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
