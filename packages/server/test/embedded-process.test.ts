@@ -7,6 +7,7 @@ import test from 'ava';
 import { lockDataDirectory } from '../src/db/data-dir-lock.ts';
 import { createTestDatabase } from '@svc/testing/test-database';
 import { killAllServerProcesses, startServerProcess } from '@svc/testing/server-process';
+import { waitUntil } from '@svc/testing/wait-until';
 
 /**
  * The embedded database lives in a process of its own (db/embedded-process.ts). With
@@ -27,9 +28,7 @@ test('a killed server takes its database process with it, and the next server op
     t.truthy(databaseProcess, 'the server has a database process');
     t.regex(readFileSync(`/proc/${databaseProcess}/cmdline`, 'utf8'), /--liftoff-only/);
     await first.kill();
-    const deadline = performance.now() + 10_000;
-    while (alive(databaseProcess!) && performance.now() < deadline) await sleep(50);
-    t.false(alive(databaseProcess!), 'the database process ended with its server');
+    await waitUntil('the database process to end with its server', () => !alive(databaseProcess!), { timeoutMs: 10_000, intervalMs: 50 });
     const second = await startServerProcess(database);
     t.is((await fetch(`${second.baseUrl}/readyz`)).status, 200);
     await second.stop();

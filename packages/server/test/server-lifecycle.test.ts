@@ -12,6 +12,7 @@ import { openDatabase } from '../src/db/database.ts';
 import { runMigrations } from '../src/db/migrate.ts';
 import { migrations } from '../src/db/migrations/index.ts';
 import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
+import { waitUntil } from '@svc/testing/wait-until';
 
 /** `svc-server` as a user runs it: a process, configured by its environment, logging JSON lines. */
 const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
@@ -68,18 +69,18 @@ function runBin(args: string[], database?: TestDatabase, extra: Record<string, s
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-  const logLine = async (predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000) => {
-    const deadline = performance.now() + timeoutMs;
-    let done = false;
-    void exited.then(() => (done = true));
-    while (performance.now() < deadline) {
-      const found = logs().find(predicate);
-      if (found) return found;
-      if (done) throw new Error(`svc-server exited before logging the line; stdout:\n${stdout}\nstderr:\n${stderr}`);
-      await sleep(25);
-    }
-    throw new Error(`svc-server did not log the line in ${timeoutMs} ms; stdout:\n${stdout}`);
-  };
+  let done = false;
+  void exited.then(() => (done = true));
+  const logLine = (predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000) =>
+    waitUntil(
+      () => `svc-server to log the line; stdout:\n${stdout}`,
+      () => {
+        const found = logs().find(predicate);
+        if (!found && done) throw new Error(`svc-server exited before logging the line; stdout:\n${stdout}\nstderr:\n${stderr}`);
+        return found;
+      },
+      { timeoutMs, intervalMs: 25 },
+    );
   return { child, stdout: () => stdout, stderr: () => stderr, logs, exited, logLine };
 }
 
