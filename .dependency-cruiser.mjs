@@ -52,7 +52,7 @@ export default {
     },
     {
       name: 'server-imports-no-client-or-cli',
-      comment: "The server never calls its own client (its tests may, to test through it).",
+      comment: 'The server never calls its own client (its tests may, to test through it).',
       severity: 'error',
       from: { path: '^packages/server/src/' },
       to: { path: '^packages/(client|cli)/' },
@@ -79,6 +79,10 @@ export default {
     doNotFollow: { path: 'node_modules' },
     // Built output (dist/, dist-start/) and hidden folders (caches, scratch) are not sources.
     exclude: { path: '(^|/)(node_modules|dist[^/]*|\\.[^/]+)/' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'types', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'types', 'node', 'default'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
   },
 };

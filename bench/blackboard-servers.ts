@@ -45,7 +45,9 @@ async function startSvc(): Promise<{ url: string; close(): Promise<void> }> {
 /** The baseline: the same two operations with nothing but Koa, JSON and one SQL statement each. */
 async function startBaseline(): Promise<{ url: string; close(): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
-  await pool.query(`CREATE TABLE IF NOT EXISTS bench_items (id text PRIMARY KEY, key text NOT NULL, item jsonb NOT NULL, created_at timestamptz(3) NOT NULL DEFAULT clock_timestamp())`);
+  await pool.query(
+    `CREATE TABLE IF NOT EXISTS bench_items (id text PRIMARY KEY, key text NOT NULL, item jsonb NOT NULL, created_at timestamptz(3) NOT NULL DEFAULT clock_timestamp())`,
+  );
   await pool.query('CREATE INDEX IF NOT EXISTS bench_items_key ON bench_items (key, created_at DESC, id DESC)');
   const app = new Koa();
   app.use(async (ctx) => {
@@ -55,14 +57,21 @@ async function startBaseline(): Promise<{ url: string; close(): Promise<void> }>
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { key: string; value: { text: string } };
       if (typeof body.key !== 'string' || typeof body.value?.text !== 'string') ctx.throw(422);
       const id = `bb_${randomBytes(12).toString('hex')}`;
-      const { rows } = await pool.query('INSERT INTO bench_items (id, key, item) VALUES ($1, $2, $3) RETURNING id, key, created_at', [id, body.key, JSON.stringify(body.value)]);
+      const { rows } = await pool.query('INSERT INTO bench_items (id, key, item) VALUES ($1, $2, $3) RETURNING id, key, created_at', [
+        id,
+        body.key,
+        JSON.stringify(body.value),
+      ]);
       ctx.status = 201;
       ctx.type = 'application/json';
       ctx.body = JSON.stringify({ ...rows[0], edit_token: randomBytes(24).toString('base64url') });
       return;
     }
     if (ctx.method === 'GET' && ctx.path === '/get') {
-      const { rows } = await pool.query('SELECT id, key, item, created_at FROM bench_items WHERE key = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [ctx.query.key, Number(ctx.query.limit ?? 50) + 1]);
+      const { rows } = await pool.query('SELECT id, key, item, created_at FROM bench_items WHERE key = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [
+        ctx.query.key,
+        Number(ctx.query.limit ?? 50) + 1,
+      ]);
       ctx.type = 'application/json';
       ctx.body = JSON.stringify({ items: rows.slice(0, 50), has_more: rows.length > 50 });
       return;

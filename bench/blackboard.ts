@@ -42,7 +42,6 @@ const GET_ROWS_PER_CHANNEL = 60;
 const ONLY = process.env.BENCH_ONLY;
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
-
 interface Round {
   perSecond: number;
   cpuPerRequest: number;
@@ -61,7 +60,10 @@ async function measure(server: WorkerServer, operation: 'put' | 'get', connectio
           headers: { 'content-type': 'application/json' },
           setupRequest: (request) => {
             const index = counter++;
-            return { ...request, body: JSON.stringify({ key: `bench:${index % CHANNELS}`, value: { text: `bench post ${index}: a short result note`, kind: 'note' } }) };
+            return {
+              ...request,
+              body: JSON.stringify({ key: `bench:${index % CHANNELS}`, value: { text: `bench post ${index}: a short result note`, kind: 'note' } }),
+            };
           },
         }
       : { method: 'GET', setupRequest: (request) => ({ ...request, path: `${prefix}/get?key=bench:${counter++ % CHANNELS}&limit=50` }) };
@@ -69,7 +71,9 @@ async function measure(server: WorkerServer, operation: 'put' | 'get', connectio
   const result = await autocannon({ url: base.origin, connections, duration: ROUND_SECONDS, requests: [request] });
   const cpuAfter = await server.cpuMicros();
   if (result.non2xx > 0 || result.errors > 0) {
-    const statuses = Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => `${count} x ${status}`).join(', ');
+    const statuses = Object.entries(result.statusCodeStats ?? {})
+      .map(([status, { count }]) => `${count} x ${status}`)
+      .join(', ');
     throw new Error(`${server.url} ${operation}, ${connections} connection(s): ${result.non2xx} non-2xx answers (${statuses}), ${result.errors} errors`);
   }
   return { perSecond: result.requests.total / ROUND_SECONDS, cpuPerRequest: (cpuAfter - cpuBefore) / Math.max(1, result.requests.total) };
@@ -95,12 +99,16 @@ async function compare(svc: WorkerServer, baseline: WorkerServer, operation: 'pu
   }
   out(`${label}:`);
   pairs.forEach(({ ours, theirs }, index) =>
-    out(`    pair ${index + 1}: svc ${ours.perSecond.toFixed(0)} req/s (${ours.cpuPerRequest.toFixed(0)} µs server CPU/req), baseline ${theirs.perSecond.toFixed(0)} req/s (${theirs.cpuPerRequest.toFixed(0)} µs)`),
+    out(
+      `    pair ${index + 1}: svc ${ours.perSecond.toFixed(0)} req/s (${ours.cpuPerRequest.toFixed(0)} µs server CPU/req), baseline ${theirs.perSecond.toFixed(0)} req/s (${theirs.cpuPerRequest.toFixed(0)} µs)`,
+    ),
   );
   const ratio = median(ratios);
   const cpuRatio = median(cpuRatios);
   const cpu = (side: 'ours' | 'theirs') => median(pairs.map((pair) => pair[side].cpuPerRequest)).toFixed(0);
-  out(`  ratio svc/baseline (median of pairs): ${ratio.toFixed(2)} (target >= ${targetRatio}); server-thread CPU per request baseline/svc: ${cpuRatio.toFixed(2)}`);
+  out(
+    `  ratio svc/baseline (median of pairs): ${ratio.toFixed(2)} (target >= ${targetRatio}); server-thread CPU per request baseline/svc: ${cpuRatio.toFixed(2)}`,
+  );
   return {
     figure: label,
     svc: median(pairs.map((pair) => pair.ours.perSecond)),
@@ -140,7 +148,9 @@ async function seedChannels(pool: InstanceType<typeof pg.Pool>, perChannel: numb
 
 /** Fills the board to BOARD_ROWS in one statement, then times single gets, one at a time. */
 async function boardLatency(pool: InstanceType<typeof pg.Pool>, svc: WorkerServer): Promise<Figure> {
-  const { rows: [{ n: existing }] } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items');
+  const {
+    rows: [{ n: existing }],
+  } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items');
   const missing = Math.max(0, BOARD_ROWS - existing);
   await pool.query(
     `INSERT INTO blackboard_items (id, key, task, kind, topics, text, item, value_bytes, key_id, request_hash, edit_token_hash, created_at, expires_at)
@@ -161,8 +171,16 @@ async function boardLatency(pool: InstanceType<typeof pg.Pool>, svc: WorkerServe
   }
   const p50 = percentile(latencies, 50);
   const p99 = percentile(latencies, 99);
-  out(`get on a ${BOARD_ROWS}-row board (${samples} sequential requests, limit 50): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (target p99 < 20 ms on PostgreSQL)`);
-  return { figure: `get p99, ${BOARD_ROWS}-row board`, svc: p99, unit: 'ms', target: { on: 'svc', op: '<', value: 20 }, note: `p50 ${p50.toFixed(1)} ms; ${samples} sequential gets, limit 50` };
+  out(
+    `get on a ${BOARD_ROWS}-row board (${samples} sequential requests, limit 50): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (target p99 < 20 ms on PostgreSQL)`,
+  );
+  return {
+    figure: `get p99, ${BOARD_ROWS}-row board`,
+    svc: p99,
+    unit: 'ms',
+    target: { on: 'svc', op: '<', value: 20 },
+    note: `p50 ${p50.toFixed(1)} ms; ${samples} sequential gets, limit 50`,
+  };
 }
 
 async function main() {
@@ -196,7 +214,12 @@ async function main() {
       const profileDir = process.env.BENCH_PROFILE_DIR;
       if (profileDir) for (const server of [svc, baseline]) await server.ask('profile:start', 'profiling');
       figures.push(await compare(svc, baseline, 'get', CONCURRENCY, 0.6));
-      if (profileDir) for (const [name, server] of [['svc', svc], ['baseline', baseline]] as const) await server.ask(`profile:stop:${path.resolve(profileDir, `${name}-get.cpuprofile`)}`, 'profiled');
+      if (profileDir)
+        for (const [name, server] of [
+          ['svc', svc],
+          ['baseline', baseline],
+        ] as const)
+          await server.ask(`profile:stop:${path.resolve(profileDir, `${name}-get.cpuprofile`)}`, 'profiled');
       if (!process.env.BENCH_SKIP_P99) figures.push(await boardLatency(pool, svc));
     }
     reportFigures('blackboard', figures);

@@ -54,7 +54,9 @@ async function startUpstream(): Promise<{ url: string; close(): Promise<void> }>
       response.write(chunk({ content: `token${index} ` }, null));
     }
     response.write(chunk({}, 'stop'));
-    response.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: { prompt_tokens: 5, completion_tokens: chunks, total_tokens: 5 + chunks } })}\n\n`);
+    response.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: { prompt_tokens: 5, completion_tokens: chunks, total_tokens: 5 + chunks } })}\n\n`,
+    );
     response.end('data: [DONE]\n\n');
   });
   return listenOnLoopback(server);
@@ -101,12 +103,15 @@ async function startBareProxy(): Promise<{ url: string; close(): Promise<void> }
   const target = new URL(upstreamUrl);
   const agent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
   const server = createHttpServer((request, response) => {
-    const outgoing = httpRequest({ host: target.hostname, port: target.port, path: request.url, method: request.method, headers: request.headers, agent }, (answer) => {
-      // Before pipeline's own listener, so a piece is stamped before it is written on.
-      if (chunkArrived) answer.on('data', chunkArrived);
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      pipeline(answer, response, () => {});
-    });
+    const outgoing = httpRequest(
+      { host: target.hostname, port: target.port, path: request.url, method: request.method, headers: request.headers, agent },
+      (answer) => {
+        // Before pipeline's own listener, so a piece is stamped before it is written on.
+        if (chunkArrived) answer.on('data', chunkArrived);
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        pipeline(answer, response, () => {});
+      },
+    );
     pipeline(request, outgoing, () => {});
   });
   return listenOnLoopback(server, () => agent.destroy());
@@ -197,8 +202,13 @@ export interface PauseStats {
 /** The old generation's spaces: what a young collection promotes into. */
 const OLD_SPACES = new Set(['old_space', 'code_space', 'large_object_space']);
 
-type GcStatistic = { gcType: string; beforeGC: { heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }> }; afterGC: { heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }> } };
-const oldUsed = (spaces: Array<{ spaceName: string; spaceUsedSize: number }>) => spaces.reduce((sum, space) => sum + (OLD_SPACES.has(space.spaceName) ? space.spaceUsedSize : 0), 0);
+type GcStatistic = {
+  gcType: string;
+  beforeGC: { heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }> };
+  afterGC: { heapSpaceStatistics: Array<{ spaceName: string; spaceUsedSize: number }> };
+};
+const oldUsed = (spaces: Array<{ spaceName: string; spaceUsedSize: number }>) =>
+  spaces.reduce((sum, space) => sum + (OLD_SPACES.has(space.spaceName) ? space.spaceUsedSize : 0), 0);
 
 const noCollections = () => ({ minorGcs: 0, minorGcMaxMs: 0, majorGcs: 0, majorGcMaxMs: 0 });
 
@@ -226,7 +236,8 @@ function watchPauses(): () => PauseStats {
     profiler = new GCProfiler();
     profiler.start();
     let promotedBytes = 0;
-    for (const gc of report?.statistics ?? []) if (gc.gcType === 'Scavenge') promotedBytes += Math.max(0, oldUsed(gc.afterGC.heapSpaceStatistics) - oldUsed(gc.beforeGC.heapSpaceStatistics));
+    for (const gc of report?.statistics ?? [])
+      if (gc.gcType === 'Scavenge') promotedBytes += Math.max(0, oldUsed(gc.afterGC.heapSpaceStatistics) - oldUsed(gc.beforeGC.heapSpaceStatistics));
     const taken = { ...stats, loopDelayP99Ms: delay.percentile(99) / 1e6, loopDelayMaxMs: delay.max / 1e6, promotedBytes };
     stats = noCollections();
     delay.reset();
@@ -241,9 +252,10 @@ parentPort!.postMessage({ url: server.url });
 parentPort!.on('message', (message: string) => {
   if (message === 'cpu') parentPort!.postMessage({ cpu: process.threadCpuUsage() });
   if (message === 'pauses') parentPort!.postMessage({ pauses: { ...takePauses(), ...(chunkWatch ? { chunks: chunkWatch.take() } : {}) } });
-  if (message === 'close') void (async () => {
-    await stopProfile?.();
-    await server.close();
-    process.exit(0);
-  })();
+  if (message === 'close')
+    void (async () => {
+      await stopProfile?.();
+      await server.close();
+      process.exit(0);
+    })();
 });

@@ -81,7 +81,13 @@ const profileDir = values['cpu-prof-dir'];
 const traceChunks = values['in-thread'];
 const profileFile = (name: string) => (profileDir ? path.resolve(profileDir, `chat-proxy-${name}.cpuprofile`) : undefined);
 
-const bodyFor = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Say something, one token at a time.' }], stream: true, stream_options: { include_usage: true } });
+const bodyFor = (model: string) =>
+  JSON.stringify({
+    model,
+    messages: [{ role: 'user', content: 'Say something, one token at a time.' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
 
 /** Where a round's streams go on a server, and how the first token shows in its stream. */
 interface Route {
@@ -110,21 +116,25 @@ function streamOnce(url: URL, body: string, marker = chatRoute.marker): Promise<
     const started = performance.now();
     let firstTokenMs = -1;
     let text = '';
-    const outgoing = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-      if (response.statusCode !== 200) reject(new Error(`${url}: status ${response.statusCode}`));
-      response.setEncoding('utf8');
-      response.on('data', (piece: string) => {
-        if (firstTokenMs < 0) {
-          text += piece;
-          if (text.includes(marker)) firstTokenMs = performance.now() - started;
-        }
-      });
-      response.on('end', () => {
-        if (firstTokenMs < 0) reject(new Error(`${url}: no token in the stream`));
-        else resolve({ firstTokenMs, lastTokenMs: performance.now() - started });
-      });
-      response.on('error', reject);
-    });
+    const outgoing = request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (response) => {
+        if (response.statusCode !== 200) reject(new Error(`${url}: status ${response.statusCode}`));
+        response.setEncoding('utf8');
+        response.on('data', (piece: string) => {
+          if (firstTokenMs < 0) {
+            text += piece;
+            if (text.includes(marker)) firstTokenMs = performance.now() - started;
+          }
+        });
+        response.on('end', () => {
+          if (firstTokenMs < 0) reject(new Error(`${url}: no token in the stream`));
+          else resolve({ firstTokenMs, lastTokenMs: performance.now() - started });
+        });
+        response.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body);
   });
@@ -273,7 +283,12 @@ async function runResponsesPhase(phase: Phase, pairs: number) {
     { name: 'responses', route: responsesRoute(false) },
     { name: 'stored', route: responsesRoute(true) },
   ];
-  const result = { addedFirst: { responses: [] as number[], stored: [] as number[] }, cpuRatio: { responses: [] as number[], stored: [] as number[] }, cpu: { chat: [] as number[], responses: [] as number[], stored: [] as number[] }, rows: [] as string[] };
+  const result = {
+    addedFirst: { responses: [] as number[], stored: [] as number[] },
+    cpuRatio: { responses: [] as number[], stored: [] as number[] },
+    cpu: { chat: [] as number[], responses: [] as number[], stored: [] as number[] },
+    rows: [] as string[],
+  };
   for (let round = 0; round < pairs; round++) {
     const measured = new Map<string, Measured>();
     for (let turn = 0; turn < sides.length; turn++) {
@@ -288,7 +303,9 @@ async function runResponsesPhase(phase: Phase, pairs: number) {
       result.cpuRatio[name].push(side.cpu.svc / chat.cpu.svc);
       result.cpu[name].push(side.cpu.svc);
     }
-    result.rows.push(`  round ${round + 1}: chat ${format(chat)} (svc ${chat.cpu.svc.toFixed(0)} µs) | responses ${format(measured.get('responses')!)} (svc ${measured.get('responses')!.cpu.svc.toFixed(0)} µs) | store: true ${format(measured.get('stored')!)} (svc ${measured.get('stored')!.cpu.svc.toFixed(0)} µs)`);
+    result.rows.push(
+      `  round ${round + 1}: chat ${format(chat)} (svc ${chat.cpu.svc.toFixed(0)} µs) | responses ${format(measured.get('responses')!)} (svc ${measured.get('responses')!.cpu.svc.toFixed(0)} µs) | store: true ${format(measured.get('stored')!)} (svc ${measured.get('stored')!.cpu.svc.toFixed(0)} µs)`,
+    );
   }
   return result;
 }
@@ -304,7 +321,9 @@ function describeInThread(result: PhaseResult): string[] {
   const of = (rounds: PauseStats[], key: 'medianUs' | 'p99Us') => median(rounds.flatMap((round) => (round.chunks ? [round.chunks[key]] : []))).toFixed(0);
   if (!result.pauses.svc.some((round) => round.chunks)) return [];
   const hop = result.pauses.hop.length > 0 ? `; the bare proxy ${of(result.pauses.hop, 'medianUs')} / ${of(result.pauses.hop, 'p99Us')} µs` : '';
-  return [`  in-thread time per content chunk, piece handed over to write (median of rounds): svc ${of(result.pauses.svc, 'medianUs')} / ${of(result.pauses.svc, 'p99Us')} µs${hop}`];
+  return [
+    `  in-thread time per content chunk, piece handed over to write (median of rounds): svc ${of(result.pauses.svc, 'medianUs')} / ${of(result.pauses.svc, 'p99Us')} µs${hop}`,
+  ];
 }
 
 /** The lines a phase prints. */
@@ -327,7 +346,15 @@ if (profileDir) await mkdir(profileDir, { recursive: true });
 const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-chat-'));
 const serversModule = new URL('./chat-proxy-servers.ts', import.meta.url);
 const upstream: WorkerServer = await startWorkerServer(serversModule, { kind: 'upstream', chunks, gaps, profileFile: profileFile('upstream') });
-const svc: WorkerServer = await startWorkerServer(serversModule, { kind: 'svc', upstreamUrl: upstream.url, gaps, dataDir, databaseUrl: process.env.DATABASE_URL, profileFile: profileFile('svc'), traceChunks });
+const svc: WorkerServer = await startWorkerServer(serversModule, {
+  kind: 'svc',
+  upstreamUrl: upstream.url,
+  gaps,
+  dataDir,
+  databaseUrl: process.env.DATABASE_URL,
+  profileFile: profileFile('svc'),
+  traceChunks,
+});
 const bareProxy: WorkerServer = await startWorkerServer(serversModule, { kind: 'bare-proxy', upstreamUrl: upstream.url, traceChunks });
 
 const paced: Phase = { model: PACED, gapMs, spread: true };
@@ -364,7 +391,9 @@ process.stdout.write(
     ...responses.rows,
     `  added time to first token over chat (median of rounds): store false ${median(responses.addedFirst.responses).toFixed(2)} ms (target < 0.2 ms: ${asReported(responses.addedFirst.responses) < 0.2 ? 'met' : 'NOT met'}), store true ${median(responses.addedFirst.stored).toFixed(2)} ms`,
     `  svc CPU per stream (median of rounds): chat ${median(responses.cpu.chat).toFixed(0)} µs, responses ${median(responses.cpu.responses).toFixed(0)} µs (${median(responses.cpuRatio.responses).toFixed(2)}x; target <= 1.2x: ${median(responses.cpuRatio.responses) <= 1.2 ? 'met' : 'NOT met'}), store true ${median(responses.cpu.stored).toFixed(0)} µs (${median(responses.cpuRatio.stored).toFixed(2)}x)`,
-    `  load average at the end: ${loadavg().map((value) => value.toFixed(2)).join(', ')}`,
+    `  load average at the end: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(', ')}`,
     '',
   ].join('\n'),
 );

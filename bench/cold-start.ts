@@ -64,11 +64,25 @@ process.stdout.write(
     `cold-start: ${rounds} rounds, svc-server start -> first 200 on /healthz (embedded database)`,
     `  fresh data directory   : median ${seconds(median(fresh))} (${spread(fresh)}); target < 3 s: ${median(fresh) < 3000 ? 'met' : 'NOT met'}`,
     `  existing data directory: median ${seconds(median(existing))} (${spread(existing)}); target < 1.5 s: ${median(existing) < 1500 ? 'met' : 'NOT met'}`,
-    `  load average ${loadavg().map((value) => value.toFixed(2)).join(' ')} on ${cpus().length} cores`,
+    `  load average ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')} on ${cpus().length} cores`,
     '',
   ].join('\n'),
 );
 reportFigures('cold-start', [
-  { figure: 'start to first 200 on /healthz, fresh data directory', svc: Number((median(fresh) / 1000).toFixed(2)), unit: 's', target: { on: 'svc', op: '<', value: 3 }, note: spread(fresh) },
-  { figure: 'start to first 200 on /healthz, existing data directory', svc: Number((median(existing) / 1000).toFixed(2)), unit: 's', target: { on: 'svc', op: '<', value: 1.5 }, note: spread(existing) },
+  {
+    figure: 'start to first 200 on /healthz, fresh data directory',
+    svc: Number((median(fresh) / 1000).toFixed(2)),
+    unit: 's',
+    target: { on: 'svc', op: '<', value: 3 },
+    note: spread(fresh),
+  },
+  {
+    figure: 'start to first 200 on /healthz, existing data directory',
+    svc: Number((median(existing) / 1000).toFixed(2)),
+    unit: 's',
+    target: { on: 'svc', op: '<', value: 1.5 },
+    note: spread(existing),
+  },
 ]);

@@ -36,8 +36,10 @@ import { benchArguments } from './args.ts';
 
 type Sequelize = Awaited<ReturnType<typeof openDatabase>>['sequelize'];
 
-
-const { values } = parseArgs({ args: benchArguments(), options: { rounds: { type: 'string', default: '8' }, seconds: { type: 'string', default: '2' }, concurrency: { type: 'string', default: '16' } } });
+const { values } = parseArgs({
+  args: benchArguments(),
+  options: { rounds: { type: 'string', default: '8' }, seconds: { type: 'string', default: '2' }, concurrency: { type: 'string', default: '16' } },
+});
 const ROUNDS = Number(values.rounds);
 const DURATION_MS = Number(values.seconds) * 1000;
 const CONCURRENCY = Number(values.concurrency);
@@ -46,7 +48,10 @@ const SMALL_RECEIPTS = Math.max(1, Math.floor(RECEIPTS / 10));
 const GRANTED = 100_000_000; // never the limit: the bench measures the ledger's cost, not a refusal
 const ENV = { SVC_SIGNING_SECRET: `bench-credits-${randomBytes(16).toString('hex')}` };
 const out = (line: string) => process.stdout.write(`${line}\n`);
-const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 const log = createLogger('silent');
 
 async function withDatabase<T>(database: TestDatabase, work: (sequelize: Sequelize) => Promise<T>): Promise<T> {
@@ -94,7 +99,11 @@ async function measure(baseUrl: string, token: string, route: Route, ms: number)
         const call = callNumber++;
         const response = await fetch(url, {
           method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(route === 'credits' ? { 'idempotency-key': `bench-${call}` } : {}) },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            ...(route === 'credits' ? { 'idempotency-key': `bench-${call}` } : {}),
+          },
           body: JSON.stringify({ model: 'svc-extractive-chat', messages: [{ role: 'user', content: `What does svc do? (${call})` }] }),
         });
         const text = await response.text();
@@ -141,7 +150,9 @@ async function main(): Promise<void> {
   const database = await createTestDatabase({ adminUrl: process.env.BENCH_DATABASE_URL, prefix: 'svc_bench_credits' });
   let server: ServerProcess | undefined;
   try {
-    out(`credits bench (${database.kind}): ${ROUNDS} paired rounds x ${DURATION_MS / 1000} s, ${CONCURRENCY} callers; export of ${RECEIPTS} receipts; load ${load()}`);
+    out(
+      `credits bench (${database.kind}): ${ROUNDS} paired rounds x ${DURATION_MS / 1000} s, ${CONCURRENCY} callers; export of ${RECEIPTS} receipts; load ${load()}`,
+    );
     server = await startServerProcess(database, ENV, { deadlineMs: 3_600_000 });
     const small = await customer(server);
     const large = await customer(server);
@@ -169,7 +180,9 @@ async function main(): Promise<void> {
           `server RSS ${figures.baseline.toFixed(1)} MiB before, peak ${figures.peak.toFixed(1)} MiB, growth ${figures.growth.toFixed(1)} MiB`,
       );
     }
-    out(`  RSS growth ${RECEIPTS} vs ${SMALL_RECEIPTS} receipts: ${largeExport.growth.toFixed(1)} vs ${smallExport.growth.toFixed(1)} MiB for ${(largeExport.megabytes / smallExport.megabytes).toFixed(1)}x the bytes; load ${load()}`);
+    out(
+      `  RSS growth ${RECEIPTS} vs ${SMALL_RECEIPTS} receipts: ${largeExport.growth.toFixed(1)} vs ${smallExport.growth.toFixed(1)} MiB for ${(largeExport.megabytes / smallExport.megabytes).toFixed(1)}x the bytes; load ${load()}`,
+    );
 
     // Warm both routes (JIT, pool), then alternating pairs: noise hits both sides of a pair.
     for (let warm = 0; warm < 2; warm++) {
@@ -186,12 +199,24 @@ async function main(): Promise<void> {
       ratios.push(rates.credits! / rates.plain!);
       plainRates.push(rates.plain!);
       creditRates.push(rates.credits!);
-      out(`  round ${round + 1}: plain ${rates.plain!.toFixed(0)} calls/s | credits ${rates.credits!.toFixed(0)} calls/s | ratio ${(rates.credits! / rates.plain!).toFixed(3)}`);
+      out(
+        `  round ${round + 1}: plain ${rates.plain!.toFixed(0)} calls/s | credits ${rates.credits!.toFixed(0)} calls/s | ratio ${(rates.credits! / rates.plain!).toFixed(3)}`,
+      );
     }
     const ratio = median(ratios);
-    out(`credit-funded / plain chat calls/s (median of ${ROUNDS} pairs): ${ratio.toFixed(3)}x; target >= 0.5x ${ratio >= 0.5 ? 'met' : 'NOT met'}; load ${load()}`);
+    out(
+      `credit-funded / plain chat calls/s (median of ${ROUNDS} pairs): ${ratio.toFixed(3)}x; target >= 0.5x ${ratio >= 0.5 ? 'met' : 'NOT met'}; load ${load()}`,
+    );
     reportFigures('credits', [
-      { figure: 'credit-funded vs plain chat calls/s', svc: median(creditRates), baseline: median(plainRates), unit: 'calls/s', ratio, target: { on: 'ratio', op: '>=', value: 0.5 }, note: `${ROUNDS} alternating pairs of ${DURATION_MS / 1000} s, ${CONCURRENCY} connections, ${database.databaseUrl ? 'PostgreSQL' : 'embedded database'}` },
+      {
+        figure: 'credit-funded vs plain chat calls/s',
+        svc: median(creditRates),
+        baseline: median(plainRates),
+        unit: 'calls/s',
+        ratio,
+        target: { on: 'ratio', op: '>=', value: 0.5 },
+        note: `${ROUNDS} alternating pairs of ${DURATION_MS / 1000} s, ${CONCURRENCY} connections, ${database.databaseUrl ? 'PostgreSQL' : 'embedded database'}`,
+      },
       {
         figure: `usage export RSS growth, ${RECEIPTS} receipts`,
         svc: largeExport.growth,

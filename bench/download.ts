@@ -31,13 +31,23 @@ const MIB = 1024 * 1024;
 const sizeMiB = Number(process.env.BENCH_DOWNLOAD_MIB ?? 256);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
 const out = (line: string) => process.stdout.write(`${line}\n`);
-const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 
 /** CPU time (ms) of every live thread of a process, from Linux schedstat (ns); 0 where /proc is absent. */
 async function processCpuMs(pid: number): Promise<number> {
   try {
     const threads = await readdir(`/proc/${pid}/task`);
-    const times = await Promise.all(threads.map((thread) => readFile(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').then((line) => Number(line.split(' ')[0]), () => 0)));
+    const times = await Promise.all(
+      threads.map((thread) =>
+        readFile(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').then(
+          (line) => Number(line.split(' ')[0]),
+          () => 0,
+        ),
+      ),
+    );
     return times.reduce((sum, nanoseconds) => sum + nanoseconds, 0) / 1e6;
   } catch {
     return 0;
@@ -55,7 +65,8 @@ const work = await mkdtemp(path.join(tmpdir(), 'svc-bench-download-'));
 try {
   const source = path.join(work, 'weights.bin');
   const writer = createWriteStream(source);
-  for (let written = 0; written < sizeMiB; written++) if (!writer.write(randomBytes(MIB))) await new Promise<void>((resolve) => writer.once('drain', () => resolve()));
+  for (let written = 0; written < sizeMiB; written++)
+    if (!writer.write(randomBytes(MIB))) await new Promise<void>((resolve) => writer.once('drain', () => resolve()));
   await new Promise<void>((resolve, reject) => writer.end((error?: Error | null) => (error ? reject(error) : resolve())));
   const catalog = path.join(work, 'catalog.jsonl');
   await writeFile(
@@ -81,7 +92,13 @@ try {
   const apiUrl = `http://127.0.0.1:${port}`;
   const server: ChildProcess = spawn(process.execPath, [SERVER_BIN, 'start'], { env: { ...serverEnv, SVC_PORT: String(port) }, stdio: 'inherit' });
   for (let attempt = 0; ; attempt++) {
-    if (await fetch(`${apiUrl}/healthz`).then((response) => response.ok, () => false)) break;
+    if (
+      await fetch(`${apiUrl}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      break;
     if (attempt > 300) throw new Error('the server did not start');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -130,8 +147,12 @@ try {
     const rate = (runs: Run[]) => median(runs.map((run) => sizeMiB / run.seconds));
     const cpu = (runs: Run[], side: 'clientCpuPerMiB' | 'serverCpuPerMiB') => median(runs.map((run) => run[side]));
     const ratio = median(ratios);
-    out(`plain fetch-to-file:  ${rate(plain).toFixed(1)} MiB/s median; client ${cpu(plain, 'clientCpuPerMiB').toFixed(2)} ms CPU/MiB, server ${cpu(plain, 'serverCpuPerMiB').toFixed(2)} ms CPU/MiB`);
-    out(`verified download:    ${rate(checked).toFixed(1)} MiB/s median; client ${cpu(checked, 'clientCpuPerMiB').toFixed(2)} ms CPU/MiB, server ${cpu(checked, 'serverCpuPerMiB').toFixed(2)} ms CPU/MiB`);
+    out(
+      `plain fetch-to-file:  ${rate(plain).toFixed(1)} MiB/s median; client ${cpu(plain, 'clientCpuPerMiB').toFixed(2)} ms CPU/MiB, server ${cpu(plain, 'serverCpuPerMiB').toFixed(2)} ms CPU/MiB`,
+    );
+    out(
+      `verified download:    ${rate(checked).toFixed(1)} MiB/s median; client ${cpu(checked, 'clientCpuPerMiB').toFixed(2)} ms CPU/MiB, server ${cpu(checked, 'serverCpuPerMiB').toFixed(2)} ms CPU/MiB`,
+    );
     out(`ratio verified/plain: ${ratio.toFixed(2)}x (median of ${rounds} pairs; target >= 0.95x ${ratio >= 0.95 ? 'met' : 'NOT met'}); load ${load()}`);
     reportFigures('download', [
       {

@@ -18,7 +18,10 @@ import { median } from './stats.ts';
 import { reportFigures } from './report.ts';
 import { benchArguments } from './args.ts';
 
-const { values } = parseArgs({ args: benchArguments(), options: { texts: { type: 'string', default: '20000' }, batch: { type: 'string', default: '256' }, rounds: { type: 'string', default: '3' } } });
+const { values } = parseArgs({
+  args: benchArguments(),
+  options: { texts: { type: 'string', default: '20000' }, batch: { type: 'string', default: '256' }, rounds: { type: 'string', default: '3' } },
+});
 const textCount = Number(values.texts);
 const batchSize = Number(values.batch);
 const rounds = Number(values.rounds);
@@ -26,7 +29,10 @@ const OPERATOR_TOKEN = 'bench-embeddings-operator-token-0123456789';
 
 /** Review-like sentences of 10 to 40 words from a fixed vocabulary, the same every run. */
 function makeTexts(count: number): string[] {
-  const words = 'the model ranks passages by relevance and the index stores vectors for search queries over documents with embeddings of short reviews about products service delivery quality price support agents tools'.split(' ');
+  const words =
+    'the model ranks passages by relevance and the index stores vectors for search queries over documents with embeddings of short reviews about products service delivery quality price support agents tools'.split(
+      ' ',
+    );
   let seed = 7;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   return Array.from({ length: count }, () => Array.from({ length: 10 + Math.floor(next() * 30) }, () => words[Math.floor(next() * words.length)]).join(' '));

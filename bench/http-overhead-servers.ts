@@ -18,7 +18,15 @@ const work = (body: z.infer<typeof Body>) => ({ length: body.text.length, count:
 
 function contractApp(): Koa {
   const benchContract = defineContract({
-    echo: defineRoute({ method: 'POST', path: '/v1/echo', surface: 'base', auth: { kind: 'public' }, summary: 'bench', body: Body, responses: { 200: Answer } }),
+    echo: defineRoute({
+      method: 'POST',
+      path: '/v1/echo',
+      surface: 'base',
+      auth: { kind: 'public' },
+      summary: 'bench',
+      body: Body,
+      responses: { 200: Answer },
+    }),
   });
   return buildContractApp({
     contract: benchContract,

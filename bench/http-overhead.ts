@@ -21,7 +21,10 @@ import { median } from './stats.ts';
 import { startWorkerServer, type WorkerServer } from './worker-server.ts';
 import { benchArguments } from './args.ts';
 
-const { values } = parseArgs({ args: benchArguments(), options: { rounds: { type: 'string', default: '10' }, seconds: { type: 'string', default: '1' }, concurrency: { type: 'string', default: '16' } } });
+const { values } = parseArgs({
+  args: benchArguments(),
+  options: { rounds: { type: 'string', default: '10' }, seconds: { type: 'string', default: '1' }, concurrency: { type: 'string', default: '16' } },
+});
 const rounds = Number(values.rounds);
 const durationMs = Number(values.seconds) * 1000;
 const concurrency = Number(values.concurrency);
@@ -36,7 +39,14 @@ const payload = JSON.stringify({ text: 'the quick brown fox jumps over the lazy 
 /** One round against one server: requests/s and the server thread's CPU µs per request. */
 async function measure(server: WorkerServer, ms: number): Promise<{ perSecond: number; cpuPerRequest: number }> {
   const cpuBefore = await server.cpuMicros();
-  const result = await autocannon({ url: server.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: payload, connections: concurrency, duration: ms / 1000 });
+  const result = await autocannon({
+    url: server.url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: payload,
+    connections: concurrency,
+    duration: ms / 1000,
+  });
   const cpuAfter = await server.cpuMicros();
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return { perSecond: result.requests.total / (ms / 1000), cpuPerRequest: (cpuAfter - cpuBefore) / Math.max(1, result.requests.total) };
@@ -71,7 +81,9 @@ for (let round = 0; round < rounds; round++) {
   cpuRatios.push(p.cpuPerRequest / c.cpuPerRequest);
   const m = await measure(minimal, durationMs);
   minimalRatios.push(m.cpuPerRequest / c.cpuPerRequest);
-  rows.push(`  round ${round + 1}: plain ${p.perSecond.toFixed(0)} req/s ${p.cpuPerRequest.toFixed(0)} µs cpu/req | contract ${c.perSecond.toFixed(0)} req/s ${c.cpuPerRequest.toFixed(0)} µs cpu/req`);
+  rows.push(
+    `  round ${round + 1}: plain ${p.perSecond.toFixed(0)} req/s ${p.cpuPerRequest.toFixed(0)} µs cpu/req | contract ${c.perSecond.toFixed(0)} req/s ${c.cpuPerRequest.toFixed(0)} µs cpu/req`,
+  );
 }
 await contract.close();
 await plain.close();
@@ -104,7 +116,9 @@ reportFigures('http-overhead', [
 ]);
 process.stdout.write(
   [
-    `http-overhead: ${rounds} paired rounds x ${durationMs / 1000} s, ${concurrency} connections, load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}`,
+    `http-overhead: ${rounds} paired rounds x ${durationMs / 1000} s, ${concurrency} connections, load average ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
     ...rows,
     `  throughput ratio contract/plain (median of pairs): ${rateRatio.toFixed(3)}`,
     `  server CPU per request ratio plain/contract (median of pairs): ${cpuRatio.toFixed(3)}`,

@@ -27,7 +27,6 @@ import { startServerProcess, type ServerProcess } from '@svc/testing/server-proc
 import { reportFigures } from './report.ts';
 import { median, percentile } from './stats.ts';
 
-
 const JOBS = Number(process.env.BENCH_JOBS ?? 200);
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 4);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -35,7 +34,6 @@ const IDLE_JOBS = Number(process.env.BENCH_IDLE_JOBS ?? 40);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const TOKEN = `bench-operator-${randomBytes(12).toString('hex')}`;
 const out = (line: string) => process.stdout.write(`${line}\n`);
-
 
 const request = (index: number) => ({
   schema: 'svc.batch-job-request.v1' as const,
@@ -152,10 +150,19 @@ async function main(): Promise<void> {
     const costRatio = median(costRatios);
     const cores = cpus().length;
     const saturated = of(singles, 'coresBusy') >= 0.8 * cores;
-    out(`1 server : ${of(singles, 'jobsPerSecond').toFixed(1)} jobs/s (${(of(singles, 'jobsPerSecond') * ITEMS).toFixed(0)} items/s), ${of(singles, 'coresBusy').toFixed(2)} of ${cores} cores busy, ${of(singles, 'jobsPerCpuSecond').toFixed(1)} jobs per CPU-second; median of ${ROUNDS} rounds`);
-    out(`2 servers: ${of(doubles, 'jobsPerSecond').toFixed(1)} jobs/s, ${of(doubles, 'coresBusy').toFixed(2)} of ${cores} cores busy, ${of(doubles, 'jobsPerCpuSecond').toFixed(1)} jobs per CPU-second`);
-    out(`  jobs/s ratio ${ratio.toFixed(2)}x of 1 server; jobs per CPU-second ratio ${costRatio.toFixed(2)}x (target >= 0.9x: a second server on the queue wastes no work)`);
-    if (saturated) out(`  one server already keeps ${of(singles, 'coresBusy').toFixed(2)} of the machine's ${cores} cores busy, so a second on the same machine has little room to add jobs/s; run the servers on separate machines to see them add up`);
+    out(
+      `1 server : ${of(singles, 'jobsPerSecond').toFixed(1)} jobs/s (${(of(singles, 'jobsPerSecond') * ITEMS).toFixed(0)} items/s), ${of(singles, 'coresBusy').toFixed(2)} of ${cores} cores busy, ${of(singles, 'jobsPerCpuSecond').toFixed(1)} jobs per CPU-second; median of ${ROUNDS} rounds`,
+    );
+    out(
+      `2 servers: ${of(doubles, 'jobsPerSecond').toFixed(1)} jobs/s, ${of(doubles, 'coresBusy').toFixed(2)} of ${cores} cores busy, ${of(doubles, 'jobsPerCpuSecond').toFixed(1)} jobs per CPU-second`,
+    );
+    out(
+      `  jobs/s ratio ${ratio.toFixed(2)}x of 1 server; jobs per CPU-second ratio ${costRatio.toFixed(2)}x (target >= 0.9x: a second server on the queue wastes no work)`,
+    );
+    if (saturated)
+      out(
+        `  one server already keeps ${of(singles, 'coresBusy').toFixed(2)} of the machine's ${cores} cores busy, so a second on the same machine has little room to add jobs/s; run the servers on separate machines to see them add up`,
+      );
     reportFigures('jobs', [
       {
         figure: 'jobs/s, 2 servers vs 1 on one queue',
@@ -174,7 +181,13 @@ async function main(): Promise<void> {
         target: { on: 'ratio', op: '>=', value: 0.9 },
         note: 'CPU of the whole machine (servers, PostgreSQL, the submitting client) per job: two servers sharing the queue must not spend more on each job (no duplicate runs, no lock storms)',
       },
-      { figure: 'submit to running, idle queue (median)', svc: median(idle), unit: 'ms', target: { on: 'svc', op: '<', value: 50 }, note: `p90 ${percentile(idle, 90).toFixed(1)} ms over ${IDLE_JOBS} sequential jobs` },
+      {
+        figure: 'submit to running, idle queue (median)',
+        svc: median(idle),
+        unit: 'ms',
+        target: { on: 'svc', op: '<', value: 50 },
+        note: `p90 ${percentile(idle, 90).toFixed(1)} ms over ${IDLE_JOBS} sequential jobs`,
+      },
     ]);
   } finally {
     await Promise.all(servers.map((server) => server.stop()));

@@ -127,7 +127,9 @@ class Measured {
 
 async function start(database: TestDatabase): Promise<Measured> {
   const probeFile = path.join(database.dataDir, 'memory-probe.json');
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'DATABASE_URL' && name !== 'NODE_OPTIONS'));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'DATABASE_URL' && name !== 'NODE_OPTIONS'),
+  );
   const child = spawn(process.execPath, ['--import', PROBE, SERVER_BIN, 'start'], {
     env: {
       ...inherited,
@@ -166,7 +168,8 @@ async function call(url: string, init: RequestInit = {}): Promise<void> {
 }
 
 const pdf = numberedPdf(32, 20);
-const uploadPdf = (baseUrl: string) => call(`${baseUrl}/v1/pdf/extract/upload?max_pages=32`, { method: 'POST', headers: { 'content-type': 'application/pdf' }, body: new Uint8Array(pdf) });
+const uploadPdf = (baseUrl: string) =>
+  call(`${baseUrl}/v1/pdf/extract/upload?max_pages=32`, { method: 'POST', headers: { 'content-type': 'application/pdf' }, body: new Uint8Array(pdf) });
 const texts = Array.from({ length: 256 }, (_, index) => `review ${index}: the agent ranked passages by relevance and the index stored vectors for search`);
 
 /** The mixed load: `LOAD` blackboard puts and gets, searches, embeddings batches, PDFs, four callers at a time. */
@@ -175,15 +178,30 @@ async function mixedLoad(baseUrl: string): Promise<void> {
   const tasks: Array<() => Promise<void>> = [];
   for (let index = 0; index < LOAD; index++) {
     const key = `bench:${index % 16}`;
-    tasks.push(() => call(`${board}/put`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key, value: { text: `memory bench note ${index}`, kind: 'note' } }) }));
+    tasks.push(() =>
+      call(`${board}/put`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ key, value: { text: `memory bench note ${index}`, kind: 'note' } }),
+      }),
+    );
     tasks.push(() => call(`${board}/get?key=${key}&limit=50`));
     if (index % 4 === 0) tasks.push(() => call(`${baseUrl}/api/artifacts?q=${['agent', 'pdf', 'search', 'model'][index % 4]}&limit=20`));
-    if (index % 20 === 0) tasks.push(() => call(`${baseUrl}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: texts, encoding_format: 'base64' }) }));
+    if (index % 20 === 0)
+      tasks.push(() =>
+        call(`${baseUrl}/v1/embeddings`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ input: texts, encoding_format: 'base64' }),
+        }),
+      );
     if (index % 20 === 10) tasks.push(() => uploadPdf(baseUrl));
   }
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    for (let task = tasks.shift(); task; task = tasks.shift()) await task();
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let task = tasks.shift(); task; task = tasks.shift()) await task();
+    }),
+  );
 }
 
 interface Run {
@@ -236,7 +254,10 @@ try {
 }
 let postgres: Run | undefined;
 if (!values['no-postgres']) {
-  const database = await createTestDatabase({ adminUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', prefix: 'svc_bench_memory' });
+  const database = await createTestDatabase({
+    adminUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    prefix: 'svc_bench_memory',
+  });
   try {
     postgres = await measureRun(database, true);
   } finally {
@@ -244,7 +265,9 @@ if (!values['no-postgres']) {
   }
 }
 
-const load = loadavg().map((value) => value.toFixed(2)).join(' ');
+const load = loadavg()
+  .map((value) => value.toFixed(2))
+  .join(' ');
 const cell = (bytes: number) => String(mib(bytes)).padStart(5);
 const row = (label: string, run: Run) =>
   `  ${label.padEnd(22)} start peak ${cell(run.startPeak)}  idle ${cell(run.idleUnique)} (RSS sum ${cell(run.idle.rss)})` +
@@ -254,7 +277,9 @@ const database = (run: Run) => run.idle.rss - run.idle.server;
 const detail = (run: Run) =>
   `    at idle: server process ${mib(run.idle.server)} (main thread ${heap(run)})` +
   (database(run) > 0 ? `, database process ${mib(database(run))} (WASM memory ${mib(run.wasmResident)} resident)` : '');
-out(`memory: svc-server start, resident memory of its process tree in MiB: idle = physical pages resident, each once (RSS sum beside it counts the pages the two processes share twice); start peak = VmHWM summed; RSS sampled every ${SAMPLE_MS} ms; load ${LOAD} puts+gets, ${Math.ceil(LOAD / 4)} searches, ${Math.ceil(LOAD / 20)} embeddings batches of 256, ${Math.ceil(LOAD / 20)} PDFs of 32 pages`);
+out(
+  `memory: svc-server start, resident memory of its process tree in MiB: idle = physical pages resident, each once (RSS sum beside it counts the pages the two processes share twice); start peak = VmHWM summed; RSS sampled every ${SAMPLE_MS} ms; load ${LOAD} puts+gets, ${Math.ceil(LOAD / 4)} searches, ${Math.ceil(LOAD / 20)} embeddings batches of 256, ${Math.ceil(LOAD / 20)} PDFs of 32 pages`,
+);
 out(row('embedded, fresh dir', fresh));
 out(detail(fresh));
 out(row('embedded, existing dir', existing));
@@ -273,13 +298,33 @@ out('  what each part costs:');
 for (const part of parts) out(`    ${part}`);
 const worstPeak = Math.max(fresh.startPeak, existing.startPeak);
 const worstIdle = Math.max(fresh.idleUnique, existing.idleUnique);
-out(`  targets (embedded): idle < 300 MiB: ${mib(worstIdle) < 300 ? 'met' : 'NOT met'} (${mib(worstIdle)}); start peak < 500 MiB: ${mib(worstPeak) < 500 ? 'met' : 'NOT met'} (${mib(worstPeak)})`);
+out(
+  `  targets (embedded): idle < 300 MiB: ${mib(worstIdle) < 300 ? 'met' : 'NOT met'} (${mib(worstIdle)}); start peak < 500 MiB: ${mib(worstPeak) < 500 ? 'met' : 'NOT met'} (${mib(worstPeak)})`,
+);
 out(`  load average ${load} on ${cpus().length} cores`);
 
 const figures: Figure[] = [
-  { figure: 'idle resident, embedded, fresh dir', svc: mib(fresh.idleUnique), unit: 'MiB', target: { on: 'svc', op: '<', value: 300 }, note: `RSS summed over the processes ${mib(fresh.idle.rss)} MiB; ${parts.join('; ')}` },
-  { figure: 'idle resident, embedded, existing dir', svc: mib(existing.idleUnique), unit: 'MiB', target: { on: 'svc', op: '<', value: 300 }, note: `RSS summed over the processes ${mib(existing.idle.rss)} MiB; ${detail(existing).trim()}` },
-  { figure: 'peak RSS at start, embedded, fresh dir', svc: mib(fresh.startPeak), unit: 'MiB', target: { on: 'svc', op: '<', value: 500 }, note: 'VmHWM summed over the server and database processes' },
+  {
+    figure: 'idle resident, embedded, fresh dir',
+    svc: mib(fresh.idleUnique),
+    unit: 'MiB',
+    target: { on: 'svc', op: '<', value: 300 },
+    note: `RSS summed over the processes ${mib(fresh.idle.rss)} MiB; ${parts.join('; ')}`,
+  },
+  {
+    figure: 'idle resident, embedded, existing dir',
+    svc: mib(existing.idleUnique),
+    unit: 'MiB',
+    target: { on: 'svc', op: '<', value: 300 },
+    note: `RSS summed over the processes ${mib(existing.idle.rss)} MiB; ${detail(existing).trim()}`,
+  },
+  {
+    figure: 'peak RSS at start, embedded, fresh dir',
+    svc: mib(fresh.startPeak),
+    unit: 'MiB',
+    target: { on: 'svc', op: '<', value: 500 },
+    note: 'VmHWM summed over the server and database processes',
+  },
   { figure: 'peak RSS at start, embedded, existing dir', svc: mib(existing.startPeak), unit: 'MiB', target: { on: 'svc', op: '<', value: 500 } },
   {
     figure: 'RSS after mixed load, embedded',
@@ -290,8 +335,18 @@ const figures: Figure[] = [
 ];
 if (postgres) {
   figures.push(
-    { figure: 'idle resident, PostgreSQL (comparison)', svc: mib(postgres.idleUnique), unit: 'MiB', note: `peak at start ${mib(postgres.startPeak)} MiB; ${heap(postgres)}` },
-    { figure: 'RSS after mixed load, PostgreSQL (comparison)', svc: mib(postgres.afterLoad!.rss), unit: 'MiB', note: `peak during the load ${mib(postgres.loadPeak!)} MiB` },
+    {
+      figure: 'idle resident, PostgreSQL (comparison)',
+      svc: mib(postgres.idleUnique),
+      unit: 'MiB',
+      note: `peak at start ${mib(postgres.startPeak)} MiB; ${heap(postgres)}`,
+    },
+    {
+      figure: 'RSS after mixed load, PostgreSQL (comparison)',
+      svc: mib(postgres.afterLoad!.rss),
+      unit: 'MiB',
+      note: `peak during the load ${mib(postgres.loadPeak!)} MiB`,
+    },
   );
 }
 reportFigures('memory', figures);

@@ -26,7 +26,15 @@ import { benchArguments } from './args.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const { values } = parseArgs({ args: benchArguments(), options: { engine: { type: 'string', default: 'pdfium' }, rounds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '2' }, 'max-pages': { type: 'string', default: '32' } } });
+const { values } = parseArgs({
+  args: benchArguments(),
+  options: {
+    engine: { type: 'string', default: 'pdfium' },
+    rounds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '2' },
+    'max-pages': { type: 'string', default: '32' },
+  },
+});
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
 const maxPages = Number(values['max-pages']);
@@ -37,23 +45,31 @@ function ensurePdftotext(): void {
   } catch {
     process.stderr.write('pdftotext missing: installing poppler-utils with apt-get\n');
     const asRoot = process.getuid?.() === 0;
-    execFileSync(asRoot ? 'apt-get' : 'sudo', [...(asRoot ? [] : ['-n', 'apt-get']), 'install', '-y', '-qq', 'poppler-utils'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync(asRoot ? 'apt-get' : 'sudo', [...(asRoot ? [] : ['-n', 'apt-get']), 'install', '-y', '-qq', 'poppler-utils'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   }
 }
 
 function corpus(): string[] {
   execFileSync(path.join(ROOT, 'scripts/fetch-pdf-corpus.sh'), { stdio: ['ignore', 'ignore', 'inherit'] });
   const directory = path.join(ROOT, '.cache/pdf-corpus');
-  return readdirSync(directory).filter((name) => name.endsWith('.pdf')).sort().map((name) => path.join(directory, name));
+  return readdirSync(directory)
+    .filter((name) => name.endsWith('.pdf'))
+    .sort()
+    .map((name) => path.join(directory, name));
 }
 
 /** Runs `task` over `items` with `callers` in parallel; answers wall-clock seconds. */
 async function timed<T>(items: T[], task: (item: T) => Promise<void>, callers = concurrency): Promise<number> {
   const queue = [...items];
   const started = performance.now();
-  await Promise.all(Array.from({ length: callers }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
-  }));
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await task(item);
+    }),
+  );
   return (performance.now() - started) / 1000;
 }
 
@@ -74,7 +90,17 @@ const logSink = new Writable({
   },
 });
 const dataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-pdf-'));
-const server = await createServer(loadConfig({ SVC_PORT: '0', SVC_DATA_DIR: dataDir, SVC_PDF_ENGINE: values.engine, SVC_PDF_RATE_LIMIT: '0', SVC_PDF_MAX_PENDING: String(concurrency * 2), SVC_OPERATOR_TOKEN: 'bench-operator-token-0123456789' }), { logger: createLogger('debug', logSink) });
+const server = await createServer(
+  loadConfig({
+    SVC_PORT: '0',
+    SVC_DATA_DIR: dataDir,
+    SVC_PDF_ENGINE: values.engine,
+    SVC_PDF_RATE_LIMIT: '0',
+    SVC_PDF_MAX_PENDING: String(concurrency * 2),
+    SVC_OPERATOR_TOKEN: 'bench-operator-token-0123456789',
+  }),
+  { logger: createLogger('debug', logSink) },
+);
 const { baseUrl } = await server.listen();
 let peakRss = 0;
 const rssSampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);

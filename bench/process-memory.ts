@@ -45,7 +45,10 @@ export function uniqueResidentBytes(pids: number[]): number | undefined {
     try {
       for (const mapping of mappings) {
         if (Number(/\nRss:\s+(\d+)/.exec(mapping)?.[1] ?? 0) === 0) continue;
-        const [start, end] = mapping.split(' ')[0]!.split('-').map((hex) => parseInt(hex, 16));
+        const [start, end] = mapping
+          .split(' ')[0]!
+          .split('-')
+          .map((hex) => parseInt(hex, 16));
         const entries = Buffer.alloc(((end! - start!) / PAGE) * 8);
         readSync(pagemap, entries, 0, entries.length, (start! / PAGE) * 8);
         for (let offset = 0; offset < entries.length; offset += 8) {

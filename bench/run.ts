@@ -53,7 +53,11 @@ async function runBench(name: string, file: string, reportDir: string): Promise<
   const exitCode = await new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ? null : code)));
   const seconds = (performance.now() - started) / 1000;
   const figures = await readFile(reportFile, 'utf8').then(
-    (text) => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as ReportedFigure),
+    (text) =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as ReportedFigure),
     () => [] as ReportedFigure[],
   );
   return { name, exitCode, seconds, figures };
@@ -72,7 +76,8 @@ function table(runs: BenchRun[]): string {
   const header = ['bench', 'figure', 'svc', 'baseline', 'ratio', 'target', 'met', 'load (1 min)'];
   const rows: string[][] = [];
   for (const run of runs) {
-    if (run.exitCode !== 0 && run.figures.length === 0) rows.push([run.name, `did not run to the end (exit ${run.exitCode ?? 'signal'})`, '', '', '', '', 'no', '']);
+    if (run.exitCode !== 0 && run.figures.length === 0)
+      rows.push([run.name, `did not run to the end (exit ${run.exitCode ?? 'signal'})`, '', '', '', '', 'no', '']);
     for (const figure of run.figures) {
       rows.push([
         run.name,

@@ -80,7 +80,9 @@ async function residentMiB(): Promise<number> {
 const client = (token?: string) => createClient({ baseUrl: server.baseUrl, token, retry: 0, timeout: 30_000 });
 const session = await client().oauth.login({ clientName: 'soak' });
 const key = await client(session.accessToken).credentials.create({ body: { name: 'soak', scopes: ['models:read'] } });
-const hostileKey = await client(session.accessToken).credentials.create({ body: { name: 'soak hostile', scopes: ['inference:invoke', 'jobs:write', 'jobs:read'] } });
+const hostileKey = await client(session.accessToken).credentials.create({
+  body: { name: 'soak hostile', scopes: ['inference:invoke', 'jobs:write', 'jobs:read'] },
+});
 const plan = (await client().catalog.downloadPlan({ params: { id: 'prompt-injection-rules' } })).files.find((file) => file.path === 'rules.jsonl')!;
 
 let sequence = 0;
@@ -90,12 +92,19 @@ const operations: Array<[weight: number, name: string, run: () => Promise<unknow
   [15, 'catalog.search', () => client().catalog.search({ query: { q: sequence % 2 ? 'sentiment' : 'prompt injection' } })],
   [10, 'catalog.artifact', () => client().catalog.artifact({ params: { id: 'tiny-sentiment-lexicon' } })],
   [10, 'oauth.whoami (developer key)', () => client(key.secret).oauth.whoami()],
-  [10, 'download + completion', async () => {
-    const caller = client(`soak-caller-${sequence}`);
-    const started = await caller.withResponse.catalog.download({ params: { id: 'prompt-injection-rules', path: 'rules.jsonl' } });
-    const completionToken = started.data.headers.get('x-svc-completion-token')!;
-    return caller.catalog.completeDownload({ params: { id: 'prompt-injection-rules', path: 'rules.jsonl' }, body: { sha256: plan.sha256, sizeBytes: plan.sizeBytes, completionToken } });
-  }],
+  [
+    10,
+    'download + completion',
+    async () => {
+      const caller = client(`soak-caller-${sequence}`);
+      const started = await caller.withResponse.catalog.download({ params: { id: 'prompt-injection-rules', path: 'rules.jsonl' } });
+      const completionToken = started.data.headers.get('x-svc-completion-token')!;
+      return caller.catalog.completeDownload({
+        params: { id: 'prompt-injection-rules', path: 'rules.jsonl' },
+        body: { sha256: plan.sha256, sizeBytes: plan.sizeBytes, completionToken },
+      });
+    },
+  ],
   [5, 'system.healthz', () => client().system.healthz()],
 ];
 const totalWeight = operations.reduce((sum, [weight]) => sum + weight, 0);
@@ -113,7 +122,11 @@ async function sendHostile(turn: number): Promise<void> {
   try {
     const response = await fetch(`${server.baseUrl}${payload.path}`, {
       method: payload.method,
-      headers: { ...headers(), ...(payload.contentType ? { 'content-type': payload.contentType } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: {
+        ...headers(),
+        ...(payload.contentType ? { 'content-type': payload.contentType } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
       // The named payloads are JSON text; a byte body would be a Buffer's worth of the same.
       body: typeof payload.body === 'string' || payload.body === undefined ? payload.body : Buffer.from(payload.body),
       signal: AbortSignal.timeout(60_000),
@@ -121,13 +134,18 @@ async function sendHostile(turn: number): Promise<void> {
     await response.arrayBuffer();
     hostileAnswers.set(`${label}: ${response.status}`, (hostileAnswers.get(`${label}: ${response.status}`) ?? 0) + 1);
   } catch (error) {
-    hostileAnswers.set(`${label}: ${(error as Error).message.slice(0, 80)}`, (hostileAnswers.get(`${label}: ${(error as Error).message.slice(0, 80)}`) ?? 0) + 1);
+    hostileAnswers.set(
+      `${label}: ${(error as Error).message.slice(0, 80)}`,
+      (hostileAnswers.get(`${label}: ${(error as Error).message.slice(0, 80)}`) ?? 0) + 1,
+    );
   }
 }
 
 /** /healthz every 50 ms from its due time, on its own thread (see healthz-probe-thread.ts). */
 function probeHealthz(): Promise<number[]> {
-  const probe = new Worker(new URL('./healthz-probe-thread.ts', import.meta.url), { workerData: { url: `${server.baseUrl}/healthz`, durationMs: stopAt - performance.now() } });
+  const probe = new Worker(new URL('./healthz-probe-thread.ts', import.meta.url), {
+    workerData: { url: `${server.baseUrl}/healthz`, durationMs: stopAt - performance.now() },
+  });
   return new Promise((resolve, reject) => {
     probe.once('message', resolve);
     probe.once('error', reject);
@@ -166,12 +184,17 @@ const worker = async () => {
       current.latencies.push(performance.now() - begun);
     } catch (error) {
       current.errors++;
-      errorsByOperation.set(`${name}: ${(error as Error).message.slice(0, 120)}`, (errorsByOperation.get(`${name}: ${(error as Error).message.slice(0, 120)}`) ?? 0) + 1);
+      errorsByOperation.set(
+        `${name}: ${(error as Error).message.slice(0, 120)}`,
+        (errorsByOperation.get(`${name}: ${(error as Error).message.slice(0, 120)}`) ?? 0) + 1,
+      );
     }
   }
 };
 
-out(`soak: ${values.minutes} min, ${concurrency} concurrent, database ${database.kind}, server pid ${server.child.pid}, RSS at start ${(await residentMiB()).toFixed(1)} MiB`);
+out(
+  `soak: ${values.minutes} min, ${concurrency} concurrent, database ${database.kind}, server pid ${server.child.pid}, RSS at start ${(await residentMiB()).toFixed(1)} MiB`,
+);
 out('interval  requests  errors  p50 ms  p99 ms  RSS MiB: floor  peak  live heap MiB  database RSS MiB');
 /**
  * Memory is sampled every second. The server's heap is a sawtooth under this load (garbage builds
@@ -187,15 +210,28 @@ async function liveHeapMiB(): Promise<number> {
   return Number(/^svc_nodejs_heap_live_bytes (\d+)/m.exec(text)?.[1] ?? 0) / 1048576;
 }
 /** The embedded database's process (a child of the server); 0 on PostgreSQL. */
-const databaseRssMiB = () => processTree(server.child.pid!).slice(1).reduce((sum, pid) => sum + (status(pid)?.rss ?? 0), 0) / 1048576;
+const databaseRssMiB = () =>
+  processTree(server.child.pid!)
+    .slice(1)
+    .reduce((sum, pid) => sum + (status(pid)?.rss ?? 0), 0) / 1048576;
 const reporter = setInterval(async () => {
   const done = current;
   current = { latencies: [], errors: 0 };
   const samples = rssSamples.length > 0 ? rssSamples : [await residentMiB()];
   rssSamples = [];
-  const row = { requests: done.latencies.length, errors: done.errors, p99: percentile(done.latencies, 99), floor: Math.min(...samples), peak: Math.max(...samples), live: await liveHeapMiB(), databaseRss: databaseRssMiB() };
+  const row = {
+    requests: done.latencies.length,
+    errors: done.errors,
+    p99: percentile(done.latencies, 99),
+    floor: Math.min(...samples),
+    peak: Math.max(...samples),
+    live: await liveHeapMiB(),
+    databaseRss: databaseRssMiB(),
+  };
   rows.push(row);
-  out(`${String(Math.round((performance.now() - started) / 1000)).padStart(6)} s  ${String(row.requests).padStart(8)}  ${String(row.errors).padStart(6)}  ${percentile(done.latencies, 50).toFixed(1).padStart(6)}  ${row.p99.toFixed(1).padStart(6)}  ${row.floor.toFixed(1).padStart(12)}  ${row.peak.toFixed(1).padStart(5)}  ${row.live.toFixed(1).padStart(13)}  ${row.databaseRss.toFixed(1).padStart(16)}`);
+  out(
+    `${String(Math.round((performance.now() - started) / 1000)).padStart(6)} s  ${String(row.requests).padStart(8)}  ${String(row.errors).padStart(6)}  ${percentile(done.latencies, 50).toFixed(1).padStart(6)}  ${row.p99.toFixed(1).padStart(6)}  ${row.floor.toFixed(1).padStart(12)}  ${row.peak.toFixed(1).padStart(5)}  ${row.live.toFixed(1).padStart(13)}  ${row.databaseRss.toFixed(1).padStart(16)}`,
+  );
 }, intervalMs);
 
 const [healthzLatencies] = await Promise.all([probeHealthz(), ...Array.from({ length: concurrency }, worker)]);
@@ -225,15 +261,41 @@ out(`requests served ${requests} and ${hostileSent} hostile (${hostilePercent}%)
 for (const [what, count] of errorsByOperation) out(`  ${count} x ${what}`);
 for (const [what, count] of hostileAnswers) out(`  hostile: ${count} x ${what}`);
 const healthzP99 = percentile(healthzLatencies, 99);
-out(`/healthz p99 ${healthzP99.toFixed(1)} ms over ${healthzLatencies.length} probes, worst ${Math.max(0, ...healthzLatencies).toFixed(0)} ms (target < 50 ms)`);
+out(
+  `/healthz p99 ${healthzP99.toFixed(1)} ms over ${healthzLatencies.length} probes, worst ${Math.max(0, ...healthzLatencies).toFixed(0)} ms (target < 50 ms)`,
+);
 if (rows.length > 1) out(`p99 last interval / first: ${(rows.at(-1)!.p99 / Math.max(0.001, rows[0]!.p99)).toFixed(2)}`);
-out(`RSS floor after ${values.warmup} s of warm-up ${warm.toFixed(1)} MiB, in the last interval ${lastFloor.toFixed(1)} MiB: growth ${growth.toFixed(1)}% (target < 10%); peak ${peak.toFixed(1)} MiB, at end ${endRss.toFixed(1)} MiB`);
-out(`live heap after a full collection: ${liveAfterWarmUp.toFixed(1)} MiB after warm-up, ${liveAtEnd.toFixed(1)} MiB at the end (it moves with what is in flight when the collection runs; a leak makes it climb)`);
+out(
+  `RSS floor after ${values.warmup} s of warm-up ${warm.toFixed(1)} MiB, in the last interval ${lastFloor.toFixed(1)} MiB: growth ${growth.toFixed(1)}% (target < 10%); peak ${peak.toFixed(1)} MiB, at end ${endRss.toFixed(1)} MiB`,
+);
+out(
+  `live heap after a full collection: ${liveAfterWarmUp.toFixed(1)} MiB after warm-up, ${liveAtEnd.toFixed(1)} MiB at the end (it moves with what is in flight when the collection runs; a leak makes it climb)`,
+);
 const p99Drift = rows.length > 1 ? rows.at(-1)!.p99 / Math.max(0.001, rows[0]!.p99) : undefined;
 reportFigures('soak', [
-  { figure: `errors in ${values.minutes} min (${database.kind})`, svc: errors, unit: 'errors', target: { on: 'svc', op: '<', value: 1 }, note: `${requests} requests, ${concurrency} concurrent, and ${hostileSent} hostile ones not counted` },
-  { figure: `/healthz p99 with ${hostilePercent}% hostile (${database.kind})`, svc: healthzP99, unit: 'ms', target: { on: 'svc', op: '<', value: 50 }, note: `${healthzLatencies.length} probes, one due every 50 ms` },
-  { figure: `RSS growth after warm-up (${database.kind})`, svc: growth, unit: '%', target: { on: 'svc', op: '<', value: 10 }, note: `RSS floor ${warm.toFixed(1)} MiB after ${values.warmup} s of warm-up, ${lastFloor.toFixed(1)} MiB in the last interval (sampled every second); peak ${peak.toFixed(1)} MiB; live heap ${liveAfterWarmUp.toFixed(1)} -> ${liveAtEnd.toFixed(1)} MiB` },
-  ...(p99Drift === undefined ? [] : [{ figure: `p99, last interval vs first (${database.kind})`, svc: rows.at(-1)!.p99, baseline: rows[0]!.p99, unit: 'ms', ratio: 1 / p99Drift }]),
+  {
+    figure: `errors in ${values.minutes} min (${database.kind})`,
+    svc: errors,
+    unit: 'errors',
+    target: { on: 'svc', op: '<', value: 1 },
+    note: `${requests} requests, ${concurrency} concurrent, and ${hostileSent} hostile ones not counted`,
+  },
+  {
+    figure: `/healthz p99 with ${hostilePercent}% hostile (${database.kind})`,
+    svc: healthzP99,
+    unit: 'ms',
+    target: { on: 'svc', op: '<', value: 50 },
+    note: `${healthzLatencies.length} probes, one due every 50 ms`,
+  },
+  {
+    figure: `RSS growth after warm-up (${database.kind})`,
+    svc: growth,
+    unit: '%',
+    target: { on: 'svc', op: '<', value: 10 },
+    note: `RSS floor ${warm.toFixed(1)} MiB after ${values.warmup} s of warm-up, ${lastFloor.toFixed(1)} MiB in the last interval (sampled every second); peak ${peak.toFixed(1)} MiB; live heap ${liveAfterWarmUp.toFixed(1)} -> ${liveAtEnd.toFixed(1)} MiB`,
+  },
+  ...(p99Drift === undefined
+    ? []
+    : [{ figure: `p99, last interval vs first (${database.kind})`, svc: rows.at(-1)!.p99, baseline: rows[0]!.p99, unit: 'ms', ratio: 1 / p99Drift }]),
 ]);
 process.exit(errors > 0 || growth >= 10 || healthzP99 >= 50 ? 1 : 0);

@@ -25,7 +25,12 @@ async function benchScripts(): Promise<Map<string, string>> {
 
 test('every bench script is in the protocol, and every bench in the protocol has a script', async (t) => {
   const scripts = await benchScripts();
-  t.deepEqual(performanceProtocol().benches.map((bench) => bench.name).sort(), [...scripts.keys()].sort());
+  t.deepEqual(
+    performanceProtocol()
+      .benches.map((bench) => bench.name)
+      .sort(),
+    [...scripts.keys()].sort(),
+  );
 });
 
 test('every bench hands its figures to the runner', async (t) => {

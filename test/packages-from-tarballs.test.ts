@@ -142,7 +142,10 @@ svc.catalog.artifact.all;
   );
   await writeFile(
     path.join(project, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', noEmit: true, skipLibCheck: false, types: ['node'] }, files: ['consumer.ts'] }),
+    JSON.stringify({
+      compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2023', noEmit: true, skipLibCheck: false, types: ['node'] },
+      files: ['consumer.ts'],
+    }),
   );
   const typecheck = await run(path.join(project, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: project, timeoutMs: 180_000 });
   t.is(typecheck.code, 0, `${typecheck.stdout}\n${typecheck.stderr}`);
@@ -152,7 +155,11 @@ test.serial('the svc bin runs, and svc-server starts from its tarball and serves
   t.timeout(300_000);
   const project = path.join(work, 'consumer');
   // The bins as npm links them.
-  const version = await run(path.join(project, 'node_modules', '.bin', 'svc'), ['version', '--json'], { cwd: project, timeoutMs: 60_000, env: { SVC_BASE_URL: 'http://127.0.0.1:9' } });
+  const version = await run(path.join(project, 'node_modules', '.bin', 'svc'), ['version', '--json'], {
+    cwd: project,
+    timeoutMs: 60_000,
+    env: { SVC_BASE_URL: 'http://127.0.0.1:9' },
+  });
   t.regex(version.stdout, /"cli":\s*"\d+\.\d+\.\d+"/, version.stderr);
 
   const dataDir = path.join(work, 'server-data');
@@ -168,7 +175,11 @@ test.serial('the svc bin runs, and svc-server starts from its tarball and serves
     const called = await run(process.execPath, ['smoke.mjs', baseUrl], { cwd: project, timeoutMs: 60_000 });
     t.is(called.code, 0, called.stderr);
     t.deepEqual(JSON.parse(called.stdout.trim().split('\n')[1]!), { health: 'ok', searched: 5 });
-    const health = await run(path.join(project, 'node_modules', '.bin', 'svc'), ['health', '--json'], { cwd: project, timeoutMs: 60_000, env: { SVC_BASE_URL: baseUrl } });
+    const health = await run(path.join(project, 'node_modules', '.bin', 'svc'), ['health', '--json'], {
+      cwd: project,
+      timeoutMs: 60_000,
+      env: { SVC_BASE_URL: baseUrl },
+    });
     t.is(health.code, 0, health.stderr);
     t.like(JSON.parse(health.stdout), { status: 'ok', database: { kind: 'embedded' } });
   } finally {
@@ -179,14 +190,22 @@ test.serial('the svc bin runs, and svc-server starts from its tarball and serves
 // Worker threads load their modules by file name, which only the built layout can break: before
 // the workers were tsup entries, this server answered every PDF with 503 pdf_worker_unavailable
 // and died on its first validate_json item (ERR_MODULE_NOT_FOUND for a .ts file next to dist/).
-test.serial('svc-server from its tarball runs its worker threads: a PDF extracted, a DOCX converted, validate_json and calculate jobs answered, the OpenAPI and x402 documents built', async (t) => {
-  t.timeout(300_000);
-  const project = path.join(work, 'consumer');
-  await writeFile(path.join(project, 'small.pdf'), textPdf([['Extracted by the published build.'], ['Second page.']]));
-  await writeFile(path.join(project, 'small.docx'), docxFile([['Heading1', 'Published'], [null, 'Converted in a worker thread.']]));
-  await writeFile(
-    path.join(project, 'workers.mjs'),
-    `import { createClient } from '@svc/client';
+test.serial(
+  'svc-server from its tarball runs its worker threads: a PDF extracted, a DOCX converted, validate_json and calculate jobs answered, the OpenAPI and x402 documents built',
+  async (t) => {
+    t.timeout(300_000);
+    const project = path.join(work, 'consumer');
+    await writeFile(path.join(project, 'small.pdf'), textPdf([['Extracted by the published build.'], ['Second page.']]));
+    await writeFile(
+      path.join(project, 'small.docx'),
+      docxFile([
+        ['Heading1', 'Published'],
+        [null, 'Converted in a worker thread.'],
+      ]),
+    );
+    await writeFile(
+      path.join(project, 'workers.mjs'),
+      `import { createClient } from '@svc/client';
 const svc = createClient({ baseUrl: process.argv[2], token: process.env.SVC_TOKEN });
 const pdf = await svc.pdf.extractFile('small.pdf');
 const docx = await svc.documents.extractFile('small.docx');
@@ -206,56 +225,57 @@ const openapi = await (await fetch(new URL('/openapi.json', process.argv[2]))).j
 const x402 = await (await fetch(new URL('/.well-known/x402', process.argv[2]))).json();
 process.stdout.write(JSON.stringify({ pdf, docx, done, result, calculation: calculation.items, openapi: openapi.openapi, x402: x402.asset_name }) + '\\n');
 `,
-  );
-  const token = 'tarball-operator-token-0123456789';
-  const server = await startUntil(path.join(project, 'node_modules', '.bin', 'svc-server'), ['start'], {
-    cwd: project,
-    env: { SVC_PORT: '0', SVC_DATA_DIR: path.join(work, 'server-workers-data'), SVC_LOG_LEVEL: 'info', SVC_OPERATOR_TOKEN: token },
-    timeoutMs: 120_000,
-    match: (line) => line.includes('"svc listening"'),
-  });
-  try {
-    const { baseUrl } = JSON.parse(server.line) as { baseUrl: string };
-    const called = await run(process.execPath, ['workers.mjs', baseUrl], { cwd: project, timeoutMs: 120_000, env: { SVC_TOKEN: token } });
-    t.is(called.code, 0, `${called.stderr}\n${server.output()}`);
-    const { pdf, docx, done, result, calculation, openapi, x402 } = JSON.parse(called.stdout) as {
-      calculation: unknown;
-      openapi: string;
-      x402: string;
-      pdf: { engine: string; page_count: number; pages: Array<{ page_number: number; text: string }> };
-      docx: { format: string; sections: Array<{ heading: string | null; level: number; text: string }> };
-      done: { status: string; progress: { total: number; succeeded: number; failed: number } };
-      result: { items: Array<{ index: number; status: string; result: { valid: boolean; errors: Array<{ keyword: string; instance_path: string }> } }> };
-    };
-    t.is(pdf.engine, 'pdfium');
-    t.is(pdf.page_count, 2);
-    t.deepEqual(
-      pdf.pages.map((page) => [page.page_number, page.text]),
-      [
-        [1, 'Extracted by the published build.'],
-        [2, 'Second page.'],
-      ],
     );
-    t.is(docx.format, 'docx');
-    t.deepEqual(
-      docx.sections.map((section) => [section.heading, section.level, section.text]),
-      [['Published', 1, 'Converted in a worker thread.']],
-    );
-    t.like(done, { status: 'completed', progress: { total: 2, succeeded: 2, failed: 0 } });
-    t.deepEqual(
-      result.items.map((item) => [item.index, item.status, item.result.valid, item.result.errors.map((error) => error.keyword)]),
-      [
-        [0, 'succeeded', true, []],
-        [1, 'succeeded', false, ['minimum']],
-      ],
-    );
-    t.like(calculation, [{ index: 0, status: 'succeeded', result: { value: 42 } }]);
-    t.is(openapi, '3.1.1');
-    t.is(x402, 'USDC');
-  } finally {
-    t.is(await stop(server.child, 30_000), 0, server.output());
-  }
-});
+    const token = 'tarball-operator-token-0123456789';
+    const server = await startUntil(path.join(project, 'node_modules', '.bin', 'svc-server'), ['start'], {
+      cwd: project,
+      env: { SVC_PORT: '0', SVC_DATA_DIR: path.join(work, 'server-workers-data'), SVC_LOG_LEVEL: 'info', SVC_OPERATOR_TOKEN: token },
+      timeoutMs: 120_000,
+      match: (line) => line.includes('"svc listening"'),
+    });
+    try {
+      const { baseUrl } = JSON.parse(server.line) as { baseUrl: string };
+      const called = await run(process.execPath, ['workers.mjs', baseUrl], { cwd: project, timeoutMs: 120_000, env: { SVC_TOKEN: token } });
+      t.is(called.code, 0, `${called.stderr}\n${server.output()}`);
+      const { pdf, docx, done, result, calculation, openapi, x402 } = JSON.parse(called.stdout) as {
+        calculation: unknown;
+        openapi: string;
+        x402: string;
+        pdf: { engine: string; page_count: number; pages: Array<{ page_number: number; text: string }> };
+        docx: { format: string; sections: Array<{ heading: string | null; level: number; text: string }> };
+        done: { status: string; progress: { total: number; succeeded: number; failed: number } };
+        result: { items: Array<{ index: number; status: string; result: { valid: boolean; errors: Array<{ keyword: string; instance_path: string }> } }> };
+      };
+      t.is(pdf.engine, 'pdfium');
+      t.is(pdf.page_count, 2);
+      t.deepEqual(
+        pdf.pages.map((page) => [page.page_number, page.text]),
+        [
+          [1, 'Extracted by the published build.'],
+          [2, 'Second page.'],
+        ],
+      );
+      t.is(docx.format, 'docx');
+      t.deepEqual(
+        docx.sections.map((section) => [section.heading, section.level, section.text]),
+        [['Published', 1, 'Converted in a worker thread.']],
+      );
+      t.like(done, { status: 'completed', progress: { total: 2, succeeded: 2, failed: 0 } });
+      t.deepEqual(
+        result.items.map((item) => [item.index, item.status, item.result.valid, item.result.errors.map((error) => error.keyword)]),
+        [
+          [0, 'succeeded', true, []],
+          [1, 'succeeded', false, ['minimum']],
+        ],
+      );
+      t.like(calculation, [{ index: 0, status: 'succeeded', result: { value: 42 } }]);
+      t.is(openapi, '3.1.1');
+      t.is(x402, 'USDC');
+    } finally {
+      t.is(await stop(server.child, 30_000), 0, server.output());
+    }
+  },
+);
 
 test.serial('changeset version bumps the four packages together and a publish dry run packs them, on a copy', async (t) => {
   t.timeout(300_000);
@@ -278,20 +298,30 @@ test.serial('changeset version bumps the four packages together and a publish dr
 
   const version = await run(path.join(ROOT, 'node_modules', '.bin', 'changeset'), ['version'], { cwd: copy, timeoutMs: 120_000 });
   t.is(version.code, 0, `${version.stdout}\n${version.stderr}`);
-  const bumped = await Promise.all(PACKAGES.map(async (name) => JSON.parse(await readFile(path.join(copy, 'packages', name, 'package.json'), 'utf8')) as { version: string }));
+  const bumped = await Promise.all(
+    PACKAGES.map(async (name) => JSON.parse(await readFile(path.join(copy, 'packages', name, 'package.json'), 'utf8')) as { version: string }),
+  );
   const versions = new Set(bumped.map((manifest) => manifest.version));
   t.is(versions.size, 1, 'the four packages are one fixed group');
   const [next] = versions;
   t.not(next, before);
   t.regex(await readFile(path.join(copy, 'packages', 'client', 'CHANGELOG.md'), 'utf8'), new RegExp(`## ${next!.replace(/\./g, '\\.')}`));
-  t.deepEqual((await readdir(path.join(copy, '.changeset'))).filter((file) => file.endsWith('.md') && file !== 'README.md'), [], 'the changesets were consumed');
+  t.deepEqual(
+    (await readdir(path.join(copy, '.changeset'))).filter((file) => file.endsWith('.md') && file !== 'README.md'),
+    [],
+    'the changesets were consumed',
+  );
   const example = JSON.parse(await readFile(path.join(copy, 'examples', 'quickstart', 'package.json'), 'utf8')) as { version?: string };
   t.is(example.version, undefined, 'private examples are never versioned');
 
   // --ignore-scripts: the copy has no node_modules to build with; dist was built when the tarballs were packed.
-  const publish = await run('pnpm', ['publish', '-r', '--dry-run', '--no-git-checks', '--ignore-scripts', '--access', 'public'], { cwd: copy, timeoutMs: 180_000 });
+  const publish = await run('pnpm', ['publish', '-r', '--dry-run', '--no-git-checks', '--ignore-scripts', '--access', 'public'], {
+    cwd: copy,
+    timeoutMs: 180_000,
+  });
   t.is(publish.code, 0, `${publish.stdout}\n${publish.stderr}`);
-  for (const name of PACKAGES) t.regex(`${publish.stdout}\n${publish.stderr}`, new RegExp(`@svc/${name}@${next!.replace(/\./g, '\\.')}`), `${name} would be published`);
+  for (const name of PACKAGES)
+    t.regex(`${publish.stdout}\n${publish.stderr}`, new RegExp(`@svc/${name}@${next!.replace(/\./g, '\\.')}`), `${name} would be published`);
   t.notRegex(`${publish.stdout}\n${publish.stderr}`, /@example\//, 'examples are never published');
   t.notRegex(`${publish.stdout}\n${publish.stderr}`, /@svc\/testing/, 'the test kit is never published');
   t.is((await manifestOf('client')).version, before, 'this checkout keeps its version');

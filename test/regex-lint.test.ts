@@ -22,6 +22,11 @@ test('no regex in packages/*/src backtracks or moves super-linearly', async (t) 
 test('the lint config catches both shapes it is there for', async (t) => {
   const eslint = new ESLint({ cwd: root });
   const filePath = `${root}packages/server/src/regex-lint-probe.ts`;
-  const [result] = await eslint.lintText("export const a = (s: string) => /^(a+)+$/.test(s);\nexport const b = (s: string) => s.replace(/\\/+$/, '');\n", { filePath });
-  t.deepEqual(result!.messages.map((message) => `${message.line} ${message.ruleId}`), ['1 regexp/no-super-linear-backtracking', '2 regexp/no-super-linear-move']);
+  const [result] = await eslint.lintText("export const a = (s: string) => /^(a+)+$/.test(s);\nexport const b = (s: string) => s.replace(/\\/+$/, '');\n", {
+    filePath,
+  });
+  t.deepEqual(
+    result!.messages.map((message) => `${message.line} ${message.ruleId}`),
+    ['1 regexp/no-super-linear-backtracking', '2 regexp/no-super-linear-move'],
+  );
 });

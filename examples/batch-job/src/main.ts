@@ -29,7 +29,10 @@ try {
 
   // Waiting stops at the time limit; the job itself goes on and can be read later by its id.
   const signal = AbortSignal.timeout(Number(values['timeout-seconds']) * 1000);
-  const done = await svc.jobs.wait(job.job_id, { signal, onProgress: (current) => process.stderr.write(`${current.status} ${current.progress.succeeded + current.progress.failed}/${current.progress.total}\n`) });
+  const done = await svc.jobs.wait(job.job_id, {
+    signal,
+    onProgress: (current) => process.stderr.write(`${current.status} ${current.progress.succeeded + current.progress.failed}/${current.progress.total}\n`),
+  });
   process.stdout.write(`finished ${done.job_id}: ${done.status}, ${done.progress.succeeded} succeeded, ${done.progress.failed} failed\n`);
   if (done.status === 'cancelled') process.exit(1);
 

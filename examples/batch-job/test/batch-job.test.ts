@@ -19,7 +19,8 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-const runExample = (args: string[], token = key) => run(process.execPath, [MAIN, ...args], { env: runEnv({ SVC_BASE_URL: svc.baseUrl, SVC_API_URL: svc.apiUrl, SVC_TOKEN: token }), timeout: 60_000 });
+const runExample = (args: string[], token = key) =>
+  run(process.execPath, [MAIN, ...args], { env: runEnv({ SVC_BASE_URL: svc.baseUrl, SVC_API_URL: svc.apiUrl, SVC_TOKEN: token }), timeout: 60_000 });
 
 test('the batch job example submits, waits and prints one outcome per item, a failing item on its own', async (t) => {
   const { stdout } = await runExample(['2^10', 'sqrt(16) + 1', '1/0']);
@@ -27,7 +28,12 @@ test('the batch job example submits, waits and prints one outcome per item, a fa
   const submitted = /^submitted (job_\S+) \(queued, 3 items\)$/.exec(lines[0]!);
   t.truthy(submitted, stdout);
   const jobId = submitted![1]!;
-  t.deepEqual(lines.slice(1), [`finished ${jobId}: completed, 2 succeeded, 1 failed`, 'item 0: 2^10 = 1024', 'item 1: sqrt(16) + 1 = 5', 'item 2: 1/0 failed: calculate_not_finite']);
+  t.deepEqual(lines.slice(1), [
+    `finished ${jobId}: completed, 2 succeeded, 1 failed`,
+    'item 0: 2^10 = 1024',
+    'item 1: sqrt(16) + 1 = 5',
+    'item 2: 1/0 failed: calculate_not_finite',
+  ]);
   t.is((await svc.client({ token: key }).jobs.get({ params: { job_id: jobId } })).status, 'completed', 'the job the example printed is the one svc ran');
 });
 
@@ -49,7 +55,9 @@ test('8 items (the limit) run; 9 are refused: the example prints the stable code
   const eight = await runExample(Array.from({ length: 8 }, (_, index) => `${index}+1`));
   t.regex(eight.stdout, /: completed, 8 succeeded, 0 failed$/m);
   t.regex(eight.stdout, /^item 7: 7\+1 = 8$/m);
-  const error = await t.throwsAsync<Error & { code: number; stderr: string; stdout: string }>(runExample(Array.from({ length: 9 }, (_, index) => `${index}+1`)));
+  const error = await t.throwsAsync<Error & { code: number; stderr: string; stdout: string }>(
+    runExample(Array.from({ length: 9 }, (_, index) => `${index}+1`)),
+  );
   t.is(error!.code, 1);
   t.regex(error!.stderr, /^error: 422 validation_failed: /m);
   t.is(error!.stdout, '', 'nothing was submitted');

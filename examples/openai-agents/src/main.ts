@@ -17,7 +17,9 @@ const baseUrl = process.env.SVC_BASE_URL ?? 'http://127.0.0.1:8787';
 const apiKey = process.env.SVC_TOKEN;
 const model = process.env.SVC_AGENT_MODEL;
 if (!apiKey || !model) {
-  process.stderr.write('set SVC_TOKEN to a developer key with scope inference:invoke (or the operator token), and SVC_AGENT_MODEL to a chat model from `svc models`\n');
+  process.stderr.write(
+    'set SVC_TOKEN to a developer key with scope inference:invoke (or the operator token), and SVC_AGENT_MODEL to a chat model from `svc models`\n',
+  );
   process.exit(2);
 }
 
@@ -35,7 +37,10 @@ const getWeather = tool({
 
 const agent = new Agent({ name: 'Weather agent', instructions: 'Answer questions about the weather; use get_weather.', model, tools: [getWeather] });
 // The SDK's own OpenAI client, pointed at svc; tracing is off because it would export to OpenAI.
-const runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient: new OpenAI({ baseURL: `${baseUrl.replace(/\/$/, '')}/v1`, apiKey }), useResponses: true }), tracingDisabled: true });
+const runner = new Runner({
+  modelProvider: new OpenAIProvider({ openAIClient: new OpenAI({ baseURL: `${baseUrl.replace(/\/$/, '')}/v1`, apiKey }), useResponses: true }),
+  tracingDisabled: true,
+});
 const result = await runner.run(agent, 'What is the weather in Paris?');
 
 process.stdout.write(`tool calls: ${calls.join(', ') || 'none'}\n`);

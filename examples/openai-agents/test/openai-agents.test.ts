@@ -22,9 +22,13 @@ test.after.always(async () => {
   await fake?.close();
 });
 
-const runExample = (env: Record<string, string | undefined>) => run(process.execPath, [MAIN], { env: runEnv({ SVC_BASE_URL: svc.baseUrl, ...env }), timeout: 60_000 });
+const runExample = (env: Record<string, string | undefined>) =>
+  run(process.execPath, [MAIN], { env: runEnv({ SVC_BASE_URL: svc.baseUrl, ...env }), timeout: 60_000 });
 
-for (const [model, path] of [['tool-a', 'translated to Chat Completions'], ['resp-a', 'passed through to /v1/responses']] as const) {
+for (const [model, path] of [
+  ['tool-a', 'translated to Chat Completions'],
+  ['resp-a', 'passed through to /v1/responses'],
+] as const) {
   test.serial(`the agent runs its tool and reaches a final output (${path})`, async (t) => {
     const agent = await signInAgent(svc);
     const { secret } = await createKey(agent.client, ['inference:invoke'], 'agents example');

@@ -24,7 +24,12 @@ const answer = completion.choices[0]?.message.content ?? '';
 process.stdout.write(`chat (${completion.model}, ${completion.usage?.total_tokens ?? 0} tokens): ${answer.split('\n', 1)[0]}\n`);
 
 // 2. The same question streamed: the text arrives in chunks; include_usage adds a last usage chunk.
-const stream = await openai.chat.completions.create({ model: 'svc-extractive-chat', messages: [{ role: 'user', content: question }], stream: true, stream_options: { include_usage: true } });
+const stream = await openai.chat.completions.create({
+  model: 'svc-extractive-chat',
+  messages: [{ role: 'user', content: question }],
+  stream: true,
+  stream_options: { include_usage: true },
+});
 let streamed = '';
 let chunks = 0;
 let finish: string | null = null;
@@ -38,6 +43,10 @@ for await (const chunk of stream) {
 process.stdout.write(`stream: ${chunks} chunks, finish ${finish}, ${streamedTokens} tokens, same text as the plain answer: ${streamed === answer}\n`);
 
 // 3. Embeddings: one vector per input, in input order.
-const embeddings = await openai.embeddings.create({ model: 'svc-hashed-ngrams-512', input: ['verified downloads', 'the public blackboard'], encoding_format: 'float' });
+const embeddings = await openai.embeddings.create({
+  model: 'svc-hashed-ngrams-512',
+  input: ['verified downloads', 'the public blackboard'],
+  encoding_format: 'float',
+});
 const dimensions = embeddings.data.map((item) => item.embedding.length).join(', ');
 process.stdout.write(`embeddings: ${embeddings.data.length} vectors of ${dimensions} dimensions, ${embeddings.usage.prompt_tokens} prompt tokens\n`);

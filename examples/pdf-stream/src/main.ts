@@ -40,4 +40,8 @@ try {
   process.exit(1);
 }
 const summary = pages.summary;
-process.stdout.write(summary ? `done: ${summary.pages_returned} of ${summary.page_count} pages, ${summary.char_count} chars, engine ${summary.engine}${summary.truncated ? `, truncated (${summary.truncated_reason})` : ''}\n` : `stopped after ${printed} pages\n`);
+process.stdout.write(
+  summary
+    ? `done: ${summary.pages_returned} of ${summary.page_count} pages, ${summary.char_count} chars, engine ${summary.engine}${summary.truncated ? `, truncated (${summary.truncated_reason})` : ''}\n`
+    : `stopped after ${printed} pages\n`,
+);

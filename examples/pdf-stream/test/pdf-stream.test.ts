@@ -29,7 +29,10 @@ test('the pdf-stream example prints each page as it streams, then the summary', 
   const result = await run(process.execPath, [MAIN, pdfFile, '--max-pages', '5'], { cwd: HERE, env: env(), timeoutMs: 60_000 });
   t.is(result.code, 0, result.stderr);
   const lines = result.stdout.trim().split('\n');
-  t.deepEqual(lines.slice(0, 5).map((line) => /^page (\d+): \d+ chars {2}Page \1 line 1 of the numbered test document\.$/.exec(line)?.[1]), ['1', '2', '3', '4', '5']);
+  t.deepEqual(
+    lines.slice(0, 5).map((line) => /^page (\d+): \d+ chars {2}Page \1 line 1 of the numbered test document\.$/.exec(line)?.[1]),
+    ['1', '2', '3', '4', '5'],
+  );
   t.regex(lines[5]!, /^done: 5 of 6 pages, \d+ chars, engine \S+, truncated \(max_pages\)$/);
 });
 

@@ -23,7 +23,9 @@ const { values, positionals } = parseArgs({
 });
 const [artifactId = 'prompt-injection-rules', destination = `./${artifactId}`] = positionals;
 
-const svc = createClient({ storagePolicy: { hosts: values['storage-host'], allowHttpLoopback: values['allow-http-loopback'], trustLoopbackServerStore: !values['strict-storage'] } });
+const svc = createClient({
+  storagePolicy: { hosts: values['storage-host'], allowHttpLoopback: values['allow-http-loopback'], trustLoopbackServerStore: !values['strict-storage'] },
+});
 const result = await svc.catalog.downloadArtifact({
   artifactId,
   destination,
@@ -34,5 +36,7 @@ for (const failure of result.failures) {
   const check = failure.error instanceof VerifiedDownloadError ? ` [${failure.error.check}]` : '';
   process.stderr.write(`failed ${failure.path}${check}: ${failure.error.message}\n`);
 }
-process.stdout.write(`${result.ok ? 'ok' : 'incomplete'}: ${artifactId} revision ${result.revision}, ${result.files.length} verified, ${result.failures.length} failed\n`);
+process.stdout.write(
+  `${result.ok ? 'ok' : 'incomplete'}: ${artifactId} revision ${result.revision}, ${result.files.length} verified, ${result.failures.length} failed\n`,
+);
 process.exitCode = result.ok ? 0 : 1;

@@ -29,7 +29,11 @@ test('the verified-download example fetches every file of the demo artifact, eac
   const before = (await svc.client().catalog.artifact({ params: { id: artifactId } })).downloads;
   const out = path.join(await tempDir(t), 'rules');
   const storageHost = new URL(svc.apiUrl).host;
-  const result = await run(process.execPath, [MAIN, artifactId, out, '--storage-host', storageHost, '--allow-http-loopback'], { cwd: HERE, env: { SVC_BASE_URL: svc.baseUrl, SVC_API_URL: svc.apiUrl }, timeoutMs: 60_000 });
+  const result = await run(process.execPath, [MAIN, artifactId, out, '--storage-host', storageHost, '--allow-http-loopback'], {
+    cwd: HERE,
+    env: { SVC_BASE_URL: svc.baseUrl, SVC_API_URL: svc.apiUrl },
+    timeoutMs: 60_000,
+  });
   t.is(result.code, 0, result.stderr);
   for (const file of plan.files) {
     const bytes = await readFile(path.join(out, ...file.path.split('/')));
@@ -44,7 +48,11 @@ test('the verified-download example fetches every file of the demo artifact, eac
 
 test('with --strict-storage the local store is not trusted: the example refuses, names the check, exits 1 and writes nothing', async (t) => {
   const out = path.join(await tempDir(t), 'rules');
-  const result = await run(process.execPath, [MAIN, 'prompt-injection-rules', out, '--strict-storage'], { cwd: HERE, env: { SVC_BASE_URL: svc.baseUrl, SVC_API_URL: svc.apiUrl }, timeoutMs: 60_000 });
+  const result = await run(process.execPath, [MAIN, 'prompt-injection-rules', out, '--strict-storage'], {
+    cwd: HERE,
+    env: { SVC_BASE_URL: svc.baseUrl, SVC_API_URL: svc.apiUrl },
+    timeoutMs: 60_000,
+  });
   t.is(result.code, 1);
   t.regex(result.stderr, /^failed \S+ \[storage-host\]: /m);
   t.regex(result.stdout, /^incomplete: prompt-injection-rules revision \S+, 0 verified, \d+ failed$/m);
@@ -54,7 +62,11 @@ test('with --strict-storage the local store is not trusted: the example refuses,
 
 test('with no storage flags a server on this machine has its own store trusted by default', async (t) => {
   const out = path.join(await tempDir(t), 'rules-default');
-  const result = await run(process.execPath, [MAIN, 'prompt-injection-rules', out], { cwd: HERE, env: { SVC_BASE_URL: svc.baseUrl, SVC_API_URL: svc.apiUrl }, timeoutMs: 60_000 });
+  const result = await run(process.execPath, [MAIN, 'prompt-injection-rules', out], {
+    cwd: HERE,
+    env: { SVC_BASE_URL: svc.baseUrl, SVC_API_URL: svc.apiUrl },
+    timeoutMs: 60_000,
+  });
   t.is(result.code, 0, result.stderr);
   t.regex(result.stdout, /^ok: prompt-injection-rules revision \S+, \d+ verified, 0 failed$/m);
 });

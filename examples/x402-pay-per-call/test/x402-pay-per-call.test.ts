@@ -20,7 +20,10 @@ let unconfigured: TestServer;
 test.before(async () => {
   // No facilitator nor chain is reachable here: the fake one speaks the x402 facilitator wire format.
   facilitator = await startFakeFacilitator();
-  [svc, unconfigured] = await Promise.all([startTestServer({ env: { SVC_X402_PAY_TO: PAY_TO, SVC_X402_FACILITATOR_URL: facilitator.url } }), startTestServer()]);
+  [svc, unconfigured] = await Promise.all([
+    startTestServer({ env: { SVC_X402_PAY_TO: PAY_TO, SVC_X402_FACILITATOR_URL: facilitator.url } }),
+    startTestServer(),
+  ]);
 });
 test.after.always(async () => {
   await Promise.all([svc?.close(), unconfigured?.close()]);

@@ -58,7 +58,9 @@ export function withContext<A extends unknown[]>(action: (cli: CliContext, ...ar
     } catch (error) {
       // A stored session the server no longer accepts (even after a refresh): say how to get a new one.
       if (SvcError.isInstance(error) && error.status === 401 && !cli.options.token && loadSession(cli.baseUrl())) {
-        throw new CliFailure(`${error.message} (${error.code}): the stored session of ${cli.baseUrl()} is no longer valid; run \`svc logout\` and \`svc login\``);
+        throw new CliFailure(
+          `${error.message} (${error.code}): the stored session of ${cli.baseUrl()} is no longer valid; run \`svc logout\` and \`svc login\``,
+        );
       }
       throw error;
     }

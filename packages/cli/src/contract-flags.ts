@@ -21,7 +21,17 @@ export interface FieldRule {
 
 /** The zod 4 definition fields this module reads (zod's documented introspection surface, `schema._zod.def`). */
 interface Introspectable {
-  _zod: { def: { type: string; innerType?: Introspectable; in?: Introspectable; out?: Introspectable; options?: Introspectable[]; shape?: Record<string, Introspectable>; defaultValue?: unknown } };
+  _zod: {
+    def: {
+      type: string;
+      innerType?: Introspectable;
+      in?: Introspectable;
+      out?: Introspectable;
+      options?: Introspectable[];
+      shape?: Record<string, Introspectable>;
+      defaultValue?: unknown;
+    };
+  };
   minValue?: number | null;
   maxValue?: number | null;
   isInt?: boolean;
@@ -73,12 +83,17 @@ export function fieldRule(route: RouteDefinition, part: FlagPart, path: string):
 /** `1..100, default 20`: a flag's limits for its help text, read from the contract. */
 export function rangeText(route: RouteDefinition, part: FlagPart, path: string): string {
   const rule = fieldRule(route, part, path);
-  if (rule.kind === 'other' || (rule.min === undefined && rule.max === undefined)) throw new Error(`${path} of ${route.method} ${route.path} has no range to show`);
+  if (rule.kind === 'other' || (rule.min === undefined && rule.max === undefined))
+    throw new Error(`${path} of ${route.method} ${route.path} has no range to show`);
   const range = rule.max === undefined ? `${rule.min} or more` : `${rule.min ?? 0}..${rule.max}`;
   return rule.fallback === undefined ? range : `${range}, default ${String(rule.fallback)}`;
 }
 
-const kebab = (name: string) => name.replace(/_/g, '-').replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+const kebab = (name: string) =>
+  name
+    .replace(/_/g, '-')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .toLowerCase();
 
 /** What the user typed for `path`: an explicit name, or `--<last field in kebab-case>`. */
 export function flagName(path: string, names: FlagNames = {}): string {
@@ -128,8 +143,10 @@ function refusal(route: RouteDefinition, part: FlagPart, issue: Issue, names: Fl
     const numeric = rule.kind === 'integer' || rule.kind === 'number';
     if (issue.origin === 'number' && numeric) return `${flag} must be ${limitText(rule)}`;
     if (issue.origin === 'string' && rule.kind === 'text') return `${flag} takes ${limitText(rule)}`;
-    if (issue.origin === 'array' || issue.origin === 'set') return issue.code === 'too_small' ? `${flag}: give at least ${issue.minimum}` : `${flag}: at most ${issue.maximum} at once`;
-    if (issue.origin === 'string') return issue.code === 'too_small' ? `${flag} takes at least ${issue.minimum} characters` : `${flag} takes at most ${issue.maximum} characters`;
+    if (issue.origin === 'array' || issue.origin === 'set')
+      return issue.code === 'too_small' ? `${flag}: give at least ${issue.minimum}` : `${flag}: at most ${issue.maximum} at once`;
+    if (issue.origin === 'string')
+      return issue.code === 'too_small' ? `${flag} takes at least ${issue.minimum} characters` : `${flag} takes at most ${issue.maximum} characters`;
   }
   // An enum, or an enum beside the empty text a query may carry for "absent".
   const values = issue.values ?? issue.errors?.flat().find((inner) => inner.code === 'invalid_value' && (inner.values?.length ?? 0) > 1)?.values;
@@ -149,7 +166,12 @@ function refusal(route: RouteDefinition, part: FlagPart, issue: Issue, names: Fl
  * await cli.client().catalog.trending({ query });
  * ```
  */
-export function requestFrom<R extends RouteDefinition, P extends FlagPart>(route: R, part: P, values: Record<string, unknown>, names: FlagNames = {}): RequestPart<R, P> {
+export function requestFrom<R extends RouteDefinition, P extends FlagPart>(
+  route: R,
+  part: P,
+  values: Record<string, unknown>,
+  names: FlagNames = {},
+): RequestPart<R, P> {
   const schema = route[part];
   if (!schema) throw new Error(`${route.method} ${route.path} takes no ${part}`);
   const input: Record<string, unknown> = {};

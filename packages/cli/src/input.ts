@@ -25,6 +25,7 @@ export function integerFlag(name: string, value: string | undefined, bounds: { m
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value)) throw new UsageError(`${name} takes a whole number, not ${JSON.stringify(value)}`);
   const number = Number(value);
-  if ((bounds.min !== undefined && number < bounds.min) || (bounds.max !== undefined && number > bounds.max)) throw new UsageError(`${name} takes a number from ${bounds.min ?? 0} to ${bounds.max ?? 'any'}`);
+  if ((bounds.min !== undefined && number < bounds.min) || (bounds.max !== undefined && number > bounds.max))
+    throw new UsageError(`${name} takes a number from ${bounds.min ?? 0} to ${bounds.max ?? 'any'}`);
   return number;
 }

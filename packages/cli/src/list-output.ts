@@ -11,7 +11,8 @@ export interface ListFlags {
 }
 
 /** `--limit`'s help on a list command: the page bounds are the route's, read from the contract. */
-export const limitHelp = (route: RouteDefinition, part: FlagPart, items: string) => `${items} per page (${rangeText(route, part, 'limit')}); with --all, the most ${items} in total`;
+export const limitHelp = (route: RouteDefinition, part: FlagPart, items: string) =>
+  `${items} per page (${rangeText(route, part, 'limit')}); with --all, the most ${items} in total`;
 
 /**
  * `--limit` of a list command. Without `--all` it is the page size, within the route's bounds;
@@ -24,7 +25,8 @@ export function listLimit(route: RouteDefinition, part: FlagPart, flags: { all?:
   const min = rule.min ?? 1;
   const limit = Number(flags.limit);
   if (flags.all && limit < min) throw new UsageError(`--limit must be a whole number of ${min} or more`);
-  if (!flags.all && (limit < min || (rule.max !== undefined && limit > rule.max))) throw new UsageError(`--limit must be ${limitText(rule)} (with --all, any number of ${min} or more)`);
+  if (!flags.all && (limit < min || (rule.max !== undefined && limit > rule.max)))
+    throw new UsageError(`--limit must be ${limitText(rule)} (with --all, any number of ${min} or more)`);
   return limit;
 }
 

@@ -52,7 +52,9 @@ export async function main(argv: string[]): Promise<number> {
     if (SvcError.isInstance(error)) {
       // With --json the error is JSON too, so scripts can branch on its stable code.
       const asJson = argv.includes('--json');
-      process.stderr.write(asJson ? `${JSON.stringify({ error: error.message, code: error.code, status: error.status, request_id: error.requestId })}\n` : `${describe(error)}\n`);
+      process.stderr.write(
+        asJson ? `${JSON.stringify({ error: error.message, code: error.code, status: error.status, request_id: error.requestId })}\n` : `${describe(error)}\n`,
+      );
       return EXIT_FAILURE;
     }
     if (error instanceof TypeError) {

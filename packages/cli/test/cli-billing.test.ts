@@ -56,7 +56,10 @@ test('svc billing usage lists receipts; --csv prints CSV; --all --json prints JS
   t.is(lines[0], 'receipt_id,created_at,credits,operation,model,request_id,idempotency_key,prompt_tokens,completion_tokens,total_tokens');
   t.is(lines.length, 3);
   const all = await runCli(['--json', 'billing', 'usage', '--all', '--limit', '1'], { env });
-  const items = all.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const items = all.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   t.is(items.length, 1);
   t.is(items[0].operation, 'chat');
   t.is((await runCli(['billing', 'usage', '--limit', '101'], { env })).code, 2);

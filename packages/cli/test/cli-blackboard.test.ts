@@ -17,7 +17,10 @@ test.after.always(async () => {
 });
 
 test('put from an argument prints the id and the edit token once, and says where to keep it', async (t) => {
-  const run = await runCli(['blackboard', 'put', 'hello', 'from', 'the', 'cli', '--key', 'cli:one', '--topic', 'found', '--topic', 'result', '--kind', 'result'], { env });
+  const run = await runCli(
+    ['blackboard', 'put', 'hello', 'from', 'the', 'cli', '--key', 'cli:one', '--topic', 'found', '--topic', 'result', '--kind', 'result'],
+    { env },
+  );
   t.is(run.code, 0, run.stderr);
   t.regex(run.stdout, /^posted bb_[0-9a-f]{24} under cli:one\nedit token: bbt_\S+\n$/);
   t.regex(run.stderr, /shown only this once.*tombstone.*Keep it private/s);
@@ -31,7 +34,10 @@ test('put from an argument prints the id and the edit token once, and says where
 });
 
 test('put from stdin and from a file, with --key-from and --task; get KEY lists them', async (t) => {
-  const fromStdin = await runCli(['board', 'put', '--key-from', 'Sort these tickets', '--task', 'support', '--json'], { env, input: 'first line\nsecond line\n' });
+  const fromStdin = await runCli(['board', 'put', '--key-from', 'Sort these tickets', '--task', 'support', '--json'], {
+    env,
+    input: 'first line\nsecond line\n',
+  });
   t.is(fromStdin.code, 0, fromStdin.stderr);
   const created = JSON.parse(fromStdin.stdout);
   t.is(created.key, deriveChannelKey('sort these tickets', 'support'));
@@ -61,7 +67,10 @@ test('channels, query and tombstone; errors carry their code and exit 1; usage e
   t.is(channels.code, 0, channels.stderr);
   t.regex(channels.stdout, /^cli:tomb {2}1 posts {2}1 participants/);
   const query = JSON.parse((await runCli(['board', 'query', '--topic', 'hold', '--json'], { env })).stdout);
-  t.deepEqual(query.items.map((item: { id: string }) => item.id), [put.id]);
+  t.deepEqual(
+    query.items.map((item: { id: string }) => item.id),
+    [put.id],
+  );
   const wrong = await runCli(['board', 'tombstone', put.id, '--edit-token', 'bbt_nope'], { env });
   t.is(wrong.code, 1);
   t.regex(wrong.stderr, /blackboard_edit_token_invalid, HTTP 403, request req_/);
@@ -91,7 +100,13 @@ test('watch streams new posts as JSON lines', async (t) => {
   await svc.client().blackboard.put({ body: { key: 'cli:watch', value: { text: 'two' } } });
   const run = await watching;
   t.is(run.code, 0, run.stderr);
-  const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
-  t.deepEqual(lines.map((line) => line.item.text), ['one', 'two']);
+  const lines = run.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  t.deepEqual(
+    lines.map((line) => line.item.text),
+    ['one', 'two'],
+  );
   t.regex(run.stderr, /watching cli:watch/);
 });

@@ -28,7 +28,10 @@ test('svc search with filters, explain and --json', async (t) => {
   t.regex(run.stdout, /full-text rank/);
   const json = await runCli(['search', '--type', 'dataset', '--summary', '--json'], { env });
   const body = JSON.parse(json.stdout);
-  t.deepEqual(body.rows.map((row: any) => row.id), ['support-tickets-sample']);
+  t.deepEqual(
+    body.rows.map((row: any) => row.id),
+    ['support-tickets-sample'],
+  );
   t.is(body.summary.total, 1);
   const semantic = await runCli(['search', 'sentiment', 'lexicon', '--semantic', '--json'], { env });
   t.is(JSON.parse(semantic.stdout).rows[0].id, 'tiny-sentiment-lexicon');
@@ -45,7 +48,10 @@ test('svc artifact show, versions, files, plan', async (t) => {
   const versions = await runCli(['artifact', 'versions', 'tiny-sentiment-lexicon'], { env });
   t.regex(versions.stdout, /v2\s+yes\s+3/);
   const files = await runCli(['artifact', 'files', 'tiny-sentiment-lexicon', '--tool', 'onnxruntime', '--json'], { env });
-  t.deepEqual(JSON.parse(files.stdout).rows.map((row: any) => row.path), ['lexicon.tsv', 'model-card.json']);
+  t.deepEqual(
+    JSON.parse(files.stdout).rows.map((row: any) => row.path),
+    ['lexicon.tsv', 'model-card.json'],
+  );
   const plan = await runCli(['artifact', 'plan', 'prompt-injection-rules'], { env });
   t.regex(plan.stdout, /prompt-injection-rules revision 2026\.10: 2 files/);
   const missing = await runCli(['artifact', 'show', 'nope'], { env });
@@ -77,7 +83,10 @@ test('svc download that fails after creating its directory leaves no empty direc
   const broken = await startTestServer({ env: { SVC_CATALOG_DEMO: 'on', SVC_PUBLIC_API_URL: `http://${deadHost}` } });
   t.teardown(() => broken.close());
   const out = await mkdtemp(path.join(tmpdir(), 'svc-cli-dl-'));
-  const run = await runCli(['download', 'tiny-sentiment-lexicon', '--out', path.join(out, 'nested', 'data'), '--storage-host', deadHost, '--allow-http-loopback', '--json'], { env: { SVC_BASE_URL: broken.baseUrl } });
+  const run = await runCli(
+    ['download', 'tiny-sentiment-lexicon', '--out', path.join(out, 'nested', 'data'), '--storage-host', deadHost, '--allow-http-loopback', '--json'],
+    { env: { SVC_BASE_URL: broken.baseUrl } },
+  );
   t.is(run.code, 1);
   const summary = JSON.parse(run.stdout);
   t.deepEqual([...new Set(summary.failures.map((failure: any) => failure.check))], ['fetch-status']);
@@ -86,7 +95,9 @@ test('svc download that fails after creating its directory leaves no empty direc
 
 test('svc download: full verified flow against the built-in store, digests summarised, trending moves', async (t) => {
   const out = await mkdtemp(path.join(tmpdir(), 'svc-cli-dl-'));
-  const trendingBefore = JSON.parse((await runCli(['trending', '--window', '24h', '--json'], { env })).stdout).rows.find((row: any) => row.artifact.id === 'tiny-sentiment-lexicon')?.pulls ?? 0;
+  const trendingBefore =
+    JSON.parse((await runCli(['trending', '--window', '24h', '--json'], { env })).stdout).rows.find((row: any) => row.artifact.id === 'tiny-sentiment-lexicon')
+      ?.pulls ?? 0;
   const run = await runCli(['download', 'tiny-sentiment-lexicon', '--out', out, '--storage-host', storageHost, '--allow-http-loopback'], { env });
   t.is(run.code, 0, run.stderr);
   t.regex(run.stdout, /tiny-sentiment-lexicon revision v2: 3 verified, 0 failed/);
@@ -107,13 +118,21 @@ test('svc download: full verified flow against the built-in store, digests summa
 
 test('svc download: chosen paths, SVC_STORAGE_HOSTS, --json summary; an unknown path fails with exit 1', async (t) => {
   const out = await mkdtemp(path.join(tmpdir(), 'svc-cli-dl-'));
-  const run = await runCli(['download', 'prompt-injection-rules', 'rules.jsonl', '--out', out, '--allow-http-loopback', '--json'], { env: { ...env, SVC_STORAGE_HOSTS: `example.test,${storageHost}` } });
+  const run = await runCli(['download', 'prompt-injection-rules', 'rules.jsonl', '--out', out, '--allow-http-loopback', '--json'], {
+    env: { ...env, SVC_STORAGE_HOSTS: `example.test,${storageHost}` },
+  });
   t.is(run.code, 0, run.stderr);
   const summary = JSON.parse(run.stdout);
   t.true(summary.ok);
-  t.deepEqual(summary.files.map((file: any) => [file.path, file.status]), [['rules.jsonl', 'client-attested']]);
+  t.deepEqual(
+    summary.files.map((file: any) => [file.path, file.status]),
+    [['rules.jsonl', 'client-attested']],
+  );
   t.deepEqual(await readdir(out), ['rules.jsonl']);
-  const unknown = await runCli(['download', 'prompt-injection-rules', 'nope.txt', '--out', out, '--storage-host', storageHost, '--allow-http-loopback', '--json'], { env });
+  const unknown = await runCli(
+    ['download', 'prompt-injection-rules', 'nope.txt', '--out', out, '--storage-host', storageHost, '--allow-http-loopback', '--json'],
+    { env },
+  );
   t.is(unknown.code, 1);
   t.is(JSON.parse(unknown.stdout).failures[0].check, 'plan');
 });

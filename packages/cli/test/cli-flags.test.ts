@@ -35,7 +35,7 @@ const refusals: Array<[string[], RegExp]> = [
   [['summarize', '-', '--sentences', '51'], /--sentences must be an integer from 1 to 50/],
 ];
 
-test('a flag past the contract\'s bound is a usage error naming the flag and the limit, and nothing is sent', async (t) => {
+test("a flag past the contract's bound is a usage error naming the flag and the limit, and nothing is sent", async (t) => {
   for (const [args, message] of refusals) {
     const run = await runCli(args, { env, input: 'Some text to summarise. It has two sentences.' });
     t.is(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
@@ -44,7 +44,7 @@ test('a flag past the contract\'s bound is a usage error naming the flag and the
   t.is(requests, 0, 'every refusal came before a request');
 });
 
-test('help texts read their bounds and defaults from the contract (the spec\'s page sizes)', async (t) => {
+test("help texts read their bounds and defaults from the contract (the spec's page sizes)", async (t) => {
   const radar = await runCli(['radar', '--help'], { env });
   t.regex(radar.stdout, /1\.\.25, default 10/);
   const keys = await runCli(['keys', 'list', '--help'], { env });

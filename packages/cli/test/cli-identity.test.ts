@@ -86,7 +86,10 @@ test('an expired stored access token is refreshed once and written back', async 
   t.is((await runCli(['whoami'], { env })).code, 0, 'the saved tokens work on the next run');
 
   // Reusing the old refresh token revokes the family: the stored session dies, the CLI says what to do.
-  await svc.client().oauth.refresh({ refreshToken: stored.refreshToken }).catch(() => undefined);
+  await svc
+    .client()
+    .oauth.refresh({ refreshToken: stored.refreshToken })
+    .catch(() => undefined);
   const dead = await runCli(['whoami'], { env });
   t.is(dead.code, 1);
   t.regex(dead.stderr, /no longer valid; run `svc logout` and `svc login`/);

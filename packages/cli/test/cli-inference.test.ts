@@ -52,7 +52,7 @@ test('an unknown model exits 1 with the stable code; a bad flag exits 2', async 
   const file = path.join(directory, 'empty.txt');
   writeFileSync(file, '');
   const empty = await runCli(['embed', '--file', file], { env });
-  t.is(empty.code, 2, 'no text is refused by the route\'s own schema before anything is sent');
+  t.is(empty.code, 2, "no text is refused by the route's own schema before anything is sent");
   t.regex(empty.stderr, /the texts: give at least 1/);
   const hot = await runCli(['chat', 'hello', '--temperature', '3'], { env });
   t.is(hot.code, 2);
@@ -81,7 +81,10 @@ test('svc classify, summarize and rag print readable answers and --json', async 
   const labelled = await runCli(['--json', 'classify', '--task', 'other', '--labels', 'billing,weather', 'my invoice was charged twice'], { env });
   t.is(JSON.parse(labelled.stdout).results[0].label, 'billing');
   const textFile = path.join(directory, 'report.txt');
-  writeFileSync(textFile, 'Svc runs a public blackboard. Agents post results there. The catalog lists verified artifacts. Downloads are checked against their digests. The weather was pleasant.');
+  writeFileSync(
+    textFile,
+    'Svc runs a public blackboard. Agents post results there. The catalog lists verified artifacts. Downloads are checked against their digests. The weather was pleasant.',
+  );
   const summary = await runCli(['summarize', textFile, '--sentences', '2'], { env });
   t.is(summary.code, 0, summary.stderr);
   t.is(summary.stdout.trim().split('\n').length, 2);

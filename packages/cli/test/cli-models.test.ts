@@ -13,7 +13,7 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-test('svc models get <id> shows one model; --json prints the OpenAI Model object with svc\'s fields', async (t) => {
+test("svc models get <id> shows one model; --json prints the OpenAI Model object with svc's fields", async (t) => {
   const run = await runCli(['models', 'get', 'svc-extractive-chat'], { env });
   t.is(run.code, 0, run.stderr);
   t.regex(run.stdout, /^id\s+svc-extractive-chat$/m);

@@ -12,7 +12,12 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-const jsonLines = (text: string) => text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+const jsonLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 test('svc keys list --all walks past one page (more than 100 keys); --limit caps the total', async (t) => {
   const agent = await signInAgent(svc);
@@ -23,7 +28,11 @@ test('svc keys list --all walks past one page (more than 100 keys); --limit caps
 
   const all = await runCli(['keys', 'list', '--all', '--json'], { env });
   t.is(all.code, 0, all.stderr);
-  t.deepEqual(jsonLines(all.stdout).map((key) => key.credential_id), newestFirst, 'one JSON object per line, every key, newest first');
+  t.deepEqual(
+    jsonLines(all.stdout).map((key) => key.credential_id),
+    newestFirst,
+    'one JSON object per line, every key, newest first',
+  );
 
   const human = await runCli(['keys', 'list', '--all'], { env });
   t.is(human.code, 0, human.stderr);
@@ -33,7 +42,10 @@ test('svc keys list --all walks past one page (more than 100 keys); --limit caps
 
   const capped = await runCli(['keys', 'list', '--all', '--limit', '101', '--json'], { env });
   t.is(capped.code, 0, capped.stderr);
-  t.deepEqual(jsonLines(capped.stdout).map((key) => key.credential_id), newestFirst.slice(0, 101));
+  t.deepEqual(
+    jsonLines(capped.stdout).map((key) => key.credential_id),
+    newestFirst.slice(0, 101),
+  );
 
   const page = await runCli(['keys', 'list', '--limit', '100', '--json'], { env });
   t.is(page.code, 0, page.stderr);
@@ -50,7 +62,10 @@ test('svc keys list --all walks past one page (more than 100 keys); --limit caps
 
   const receipts = await runCli(['keys', 'receipts', created[0]!, '--all', '--json'], { env });
   t.is(receipts.code, 0, receipts.stderr);
-  t.deepEqual(jsonLines(receipts.stdout).map((receipt) => receipt.event), ['created']);
+  t.deepEqual(
+    jsonLines(receipts.stdout).map((receipt) => receipt.event),
+    ['created'],
+  );
 });
 
 test('svc board get|query|channels --all stream every item as lines or JSON lines; search and artifact files too', async (t) => {
@@ -62,7 +77,10 @@ test('svc board get|query|channels --all stream every item as lines or JSON line
 
   const got = await runCli(['board', 'get', key, '--all', '--json'], { env });
   t.is(got.code, 0, got.stderr);
-  t.deepEqual(jsonLines(got.stdout).map((item) => item.id), [...posted].reverse());
+  t.deepEqual(
+    jsonLines(got.stdout).map((item) => item.id),
+    [...posted].reverse(),
+  );
 
   const queried = await runCli(['board', 'query', '--key', key, '--all', '--limit', '3'], { env });
   t.is(queried.code, 0, queried.stderr);
@@ -72,12 +90,18 @@ test('svc board get|query|channels --all stream every item as lines or JSON line
 
   const channels = await runCli(['board', 'channels', '--q', 'walk', '--all', '--json'], { env });
   t.is(channels.code, 0, channels.stderr);
-  t.deepEqual(jsonLines(channels.stdout).map((channel) => channel.key), [key]);
+  t.deepEqual(
+    jsonLines(channels.stdout).map((channel) => channel.key),
+    [key],
+  );
 
   const whole = await client.catalog.search({ query: { limit: 100 } });
   const search = await runCli(['search', '--all', '--json'], { env });
   t.is(search.code, 0, search.stderr);
-  t.deepEqual(jsonLines(search.stdout).map((row) => row.id), whole.rows.map((row) => row.id));
+  t.deepEqual(
+    jsonLines(search.stdout).map((row) => row.id),
+    whole.rows.map((row) => row.id),
+  );
   const two = await runCli(['search', '--all', '--limit', '2'], { env });
   t.is(two.stdout.trim().split('\n').length, 2);
   t.true(two.stdout.startsWith(`${whole.rows[0]!.id}  `));
@@ -86,5 +110,8 @@ test('svc board get|query|channels --all stream every item as lines or JSON line
   const files = await client.catalog.files({ params: { id: artifactId }, query: { limit: 500 } });
   const walked = await runCli(['artifact', 'files', artifactId, '--all', '--json'], { env });
   t.is(walked.code, 0, walked.stderr);
-  t.deepEqual(jsonLines(walked.stdout).map((file) => file.path), files.rows.map((file) => file.path));
+  t.deepEqual(
+    jsonLines(walked.stdout).map((file) => file.path),
+    files.rows.map((file) => file.path),
+  );
 });

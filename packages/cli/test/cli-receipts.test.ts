@@ -20,7 +20,10 @@ test.after.always(async () => {
 /** `token` names the caller: the same caller's repeat pull within a day is the same record, so tests that compare records use their own. */
 async function download(extra: string[], token = env.SVC_TOKEN!) {
   const out = await mkdtemp(path.join(tmpdir(), 'svc-cli-receipts-'));
-  return runCli(['download', 'support-tickets-sample', 'tickets.csv', '--out', out, '--storage-host', storageHost, '--allow-http-loopback', '--json', ...extra], { env: { ...env, SVC_TOKEN: token } });
+  return runCli(
+    ['download', 'support-tickets-sample', 'tickets.csv', '--out', out, '--storage-host', storageHost, '--allow-http-loopback', '--json', ...extra],
+    { env: { ...env, SVC_TOKEN: token } },
+  );
 }
 
 test('svc download --post-receipt posts the completion receipt, verified, once per record', async (t) => {
@@ -44,7 +47,21 @@ test.serial('svc download --post-receipt while posting is paused: files verified
   await svc.operator.blackboard.setPosting({ body: { enabled: false, reason: 'maintenance' } });
   try {
     const out = await mkdtemp(path.join(tmpdir(), 'svc-cli-paused-'));
-    const run = await runCli(['download', 'support-tickets-sample', 'README.md', '--out', out, '--storage-host', storageHost, '--allow-http-loopback', '--post-receipt', 'receipts:paused'], { env });
+    const run = await runCli(
+      [
+        'download',
+        'support-tickets-sample',
+        'README.md',
+        '--out',
+        out,
+        '--storage-host',
+        storageHost,
+        '--allow-http-loopback',
+        '--post-receipt',
+        'receipts:paused',
+      ],
+      { env },
+    );
     t.is(run.code, 1);
     t.regex(run.stdout, /README\.md\s+[0-9a-f]{64}/);
     t.regex(run.stdout, /NOT POSTED the receipt of README\.md: .*paused/i);

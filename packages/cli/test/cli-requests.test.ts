@@ -30,7 +30,10 @@ test('file, replay, list and read requests; the operator moderates; --json every
   const mirror = await runCli(['request', 'mirror', '--artifact', 'all-minilm-l6-v2', '--use-case', 'offline', '--target-tool', 'onnxruntime'], { env });
   t.is(mirror.code, 0, mirror.stderr);
   t.regex(mirror.stdout, /^Filed brr_\S+ \(mirror, submitted\)/);
-  const source = await runCli(['request', 'source', '--repo', 'BAAI/bge-m3', '--source', 'huggingface', '--use-case', 'hybrid search', '--target-tool', 'vllm', '--json'], { env });
+  const source = await runCli(
+    ['request', 'source', '--repo', 'BAAI/bge-m3', '--source', 'huggingface', '--use-case', 'hybrid search', '--target-tool', 'vllm', '--json'],
+    { env },
+  );
   t.is(source.code, 0, source.stderr);
   const sourceId = (JSON.parse(source.stdout) as { request_id: string }).request_id;
 
@@ -40,9 +43,14 @@ test('file, replay, list and read requests; the operator moderates; --json every
   t.regex(list.stdout, /huggingface:BAAI\/bge-m3/);
   t.regex(list.stdout, /all-minilm-l6-v2/);
   const listJson = JSON.parse((await runCli(['request', 'status', '--kind', 'feature', '--json'], { env })).stdout) as { data: Array<{ request_id: string }> };
-  t.deepEqual(listJson.data.map((entry) => entry.request_id), [receipt.request_id]);
+  t.deepEqual(
+    listJson.data.map((entry) => entry.request_id),
+    [receipt.request_id],
+  );
 
-  const moderated = await runCli(['request', 'moderate', sourceId, '--status', 'accepted', '--note', 'will add it', '--json'], { env: envFor(svc.operatorToken) });
+  const moderated = await runCli(['request', 'moderate', sourceId, '--status', 'accepted', '--note', 'will add it', '--json'], {
+    env: envFor(svc.operatorToken),
+  });
   t.is(moderated.code, 0, moderated.stderr);
   t.is((JSON.parse(moderated.stdout) as { status: string }).status, 'accepted');
   const shown = await runCli(['request', 'status', sourceId], { env });
@@ -65,7 +73,9 @@ test('refusals: exit 1 with the stable code (JSON on stderr with --json); usage 
   const allDenied = await runCli(['request', 'status', '--all'], { env });
   t.is(allDenied.code, 1);
   t.regex(allDenied.stderr, /all_requests_operator_only/);
-  const filed = JSON.parse((await runCli(['request', 'feature', '--capability', 'c', '--task', 't', '--use-case', 'u', '--json'], { env })).stdout) as { request_id: string };
+  const filed = JSON.parse((await runCli(['request', 'feature', '--capability', 'c', '--task', 't', '--use-case', 'u', '--json'], { env })).stdout) as {
+    request_id: string;
+  };
   const notOperator = await runCli(['request', 'moderate', filed.request_id, '--status', 'rejected'], { env });
   t.is(notOperator.code, 1);
   t.regex(notOperator.stderr, /principal_not_allowed/);
@@ -74,7 +84,9 @@ test('refusals: exit 1 with the stable code (JSON on stderr with --json); usage 
   const final = await runCli(['request', 'moderate', filed.request_id, '--status', 'under_review', '--json'], { env: operator });
   t.is(final.code, 1);
   t.like(JSON.parse(final.stderr), { code: 'request_transition_refused', status: 409 });
-  const secret = await runCli(['request', 'feature', '--capability', 'c', '--task', 't', '--use-case', 'token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB'], { env });
+  const secret = await runCli(['request', 'feature', '--capability', 'c', '--task', 't', '--use-case', 'token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB'], {
+    env,
+  });
   t.is(secret.code, 1);
   t.regex(secret.stderr, /request_credential_refused/);
   t.is((await runCli(['request', 'moderate', filed.request_id, '--status', 'submitted'], { env: operator })).code, 2);
@@ -86,14 +98,23 @@ test('svc radar: most requested first, by distinct requesters', async (t) => {
   const agents = await Promise.all(Array.from({ length: 3 }, () => signInAgent(svc)));
   await Promise.all(
     agents.map(({ session }, index) =>
-      runCli(['request', 'source', '--repo', 'org/radar-top', '--source', 'github', '--use-case', `reason ${index}`, '--target-tool', 'vllm'], { env: envFor(session.accessToken) }),
+      runCli(['request', 'source', '--repo', 'org/radar-top', '--source', 'github', '--use-case', `reason ${index}`, '--target-tool', 'vllm'], {
+        env: envFor(session.accessToken),
+      }),
     ),
   );
-  await runCli(['request', 'source', '--repo', 'org/radar-second', '--source', 'github', '--use-case', 'u', '--target-tool', 'vllm'], { env: envFor(agents[0]!.session.accessToken) });
+  await runCli(['request', 'source', '--repo', 'org/radar-second', '--source', 'github', '--use-case', 'u', '--target-tool', 'vllm'], {
+    env: envFor(agents[0]!.session.accessToken),
+  });
   const radar = await runCli(['radar'], { env: envFor(agents[1]!.session.accessToken) });
   t.is(radar.code, 0, radar.stderr);
   t.regex(radar.stdout, /^RANK\s+REQUESTERS\s+KIND\s+WHAT\s+STATUS\s+IN CATALOG/);
   t.regex(radar.stdout, /\n1\s+3\s+source\s+github:org\/radar-top\s+submitted\s+no/);
-  const json = JSON.parse((await runCli(['radar', '--limit', '1', '--json'], { env: envFor(agents[1]!.session.accessToken) })).stdout) as { data: Array<{ repo: string; requesters: number }> };
-  t.deepEqual(json.data.map((entry) => [entry.repo, entry.requesters]), [['org/radar-top', 3]]);
+  const json = JSON.parse((await runCli(['radar', '--limit', '1', '--json'], { env: envFor(agents[1]!.session.accessToken) })).stdout) as {
+    data: Array<{ repo: string; requesters: number }>;
+  };
+  t.deepEqual(
+    json.data.map((entry) => [entry.repo, entry.requesters]),
+    [['org/radar-top', 3]],
+  );
 });

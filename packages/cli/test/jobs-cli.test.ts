@@ -22,7 +22,7 @@ test.after.always(async () => {
   await Promise.all([svc?.close(), idle?.close()]);
 });
 
-test('svc jobs submit --wait prints each item\'s result, with a progress line on stderr', async (t) => {
+test("svc jobs submit --wait prints each item's result, with a progress line on stderr", async (t) => {
   const run = await runCli(['jobs', 'submit', '--op', 'calculate', '--item', '{"expression":"2^10"}', '--file', itemsFile, '--wait'], { env });
   t.is(run.code, 0, run.stderr);
   const [first, second, third] = run.stdout.trim().split('\n');
@@ -33,17 +33,23 @@ test('svc jobs submit --wait prints each item\'s result, with a progress line on
 });
 
 test('svc jobs submit --json, then status, wait and result --json; the same key submits nothing new', async (t) => {
-  const submit = await runCli(['jobs', 'submit', '--op', 'validate_json', '--item', '{"schema":{"type":"integer"},"document":"x"}', '--idempotency-key', 'cli-key-1', '--json'], { env });
+  const submit = await runCli(
+    ['jobs', 'submit', '--op', 'validate_json', '--item', '{"schema":{"type":"integer"},"document":"x"}', '--idempotency-key', 'cli-key-1', '--json'],
+    { env },
+  );
   t.is(submit.code, 0, submit.stderr);
   const job = JSON.parse(submit.stdout) as { job_id: string; status: string };
   t.is(job.status, 'queued');
-  const again = await runCli(['jobs', 'submit', '--op', 'validate_json', '--item', '{"schema":{"type":"integer"},"document":"x"}', '--idempotency-key', 'cli-key-1', '--json'], { env });
+  const again = await runCli(
+    ['jobs', 'submit', '--op', 'validate_json', '--item', '{"schema":{"type":"integer"},"document":"x"}', '--idempotency-key', 'cli-key-1', '--json'],
+    { env },
+  );
   t.is(JSON.parse(again.stdout).job_id, job.job_id);
   const waited = await runCli(['jobs', 'wait', job.job_id, '--json'], { env });
   t.is(waited.code, 0, waited.stderr);
   t.is(JSON.parse(waited.stdout).status, 'completed');
   const status = await runCli(['jobs', 'status', job.job_id], { env });
-  t.regex(status.stdout, /completed validate_json items 1\/1 attempts 1\/3\n  item 0 succeeded/);
+  t.regex(status.stdout, /completed validate_json items 1\/1 attempts 1\/3\n {2}item 0 succeeded/);
   const result = await runCli(['jobs', 'result', job.job_id, '--json'], { env });
   t.like(JSON.parse(result.stdout), { status: 'completed', items: [{ index: 0, status: 'succeeded', result: { valid: false } }] });
 });

@@ -36,8 +36,18 @@ test('svc pdf extract prints page text separated by form feeds, and a summary on
 test('svc pdf extract --jsonl prints one object per page as it arrives, then the summary', async (t) => {
   const run = await runCli(['pdf', 'extract', pdfFile, '--jsonl', '--start-page', '2'], { env });
   t.is(run.code, 0, run.stderr);
-  const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
-  t.deepEqual(lines.map((line) => [line.type, line.page_number ?? line.page_count]), [['page', 2], ['page', 3], ['summary', 3]]);
+  const lines = run.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  t.deepEqual(
+    lines.map((line) => [line.type, line.page_number ?? line.page_count]),
+    [
+      ['page', 2],
+      ['page', 3],
+      ['summary', 3],
+    ],
+  );
 });
 
 test('svc pdf extract --json prints the whole extraction', async (t) => {
@@ -48,12 +58,12 @@ test('svc pdf extract --json prints the whole extraction', async (t) => {
   t.is(body.truncated_reason, 'max_chars');
 });
 
-test('svc pdf extract: a bad flag, or one past the contract\'s bound, is a usage error (2); a refused file fails with its code (1)', async (t) => {
+test("svc pdf extract: a bad flag, or one past the contract's bound, is a usage error (2); a refused file fails with its code (1)", async (t) => {
   const usage = await runCli(['pdf', 'extract', pdfFile, '--max-pages', 'many'], { env });
   t.is(usage.code, 2);
   t.regex(usage.stderr, /--max-pages takes a whole number/);
   const bounds = await runCli(['pdf', 'extract', pdfFile, '--max-pages', '101'], { env });
-  t.is(bounds.code, 2, 'the route\'s own query schema refuses it before the file is sent');
+  t.is(bounds.code, 2, "the route's own query schema refuses it before the file is sent");
   t.regex(bounds.stderr, /--max-pages must be an integer from 1 to 100/);
   const refused = await runCli(['pdf', 'extract', markdownFile], { env });
   t.is(refused.code, 1);
@@ -66,5 +76,8 @@ test('svc doc extract prints sections with their headings', async (t) => {
   t.is(run.stdout, '# Notes\n\nFirst.\n\n## More\n\nSecond.\n');
   const json = await runCli(['doc', 'extract', pdfFile, '--json'], { env });
   t.is(json.code, 0, json.stderr);
-  t.deepEqual(JSON.parse(json.stdout).sections.map((section: { page_number: number }) => section.page_number), [1, 2, 3]);
+  t.deepEqual(
+    JSON.parse(json.stdout).sections.map((section: { page_number: number }) => section.page_number),
+    [1, 2, 3],
+  );
 });

@@ -85,5 +85,11 @@ export function createClient(options: SvcClientOptions = {}): SvcClient {
   const transport = new Transport(transportOptions);
   const { methods, raw } = createContractClient(contract, transport);
   attachFeatureHelpers({ methods, transport });
-  return Object.assign(methods as unknown as SvcClient, { chat: createChatHelpers(methods.inference), withResponse: raw, transport, baseUrl: transport.options.baseUrl, apiUrl: transport.options.apiUrl });
+  return Object.assign(methods as unknown as SvcClient, {
+    chat: createChatHelpers(methods.inference),
+    withResponse: raw,
+    transport,
+    baseUrl: transport.options.baseUrl,
+    apiUrl: transport.options.apiUrl,
+  });
 }

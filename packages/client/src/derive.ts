@@ -55,7 +55,9 @@ function methodFor(route: RouteDefinition, call: Call, withPaging: boolean) {
 }
 
 function buildTree(tree: ContractTree, call: Call, withPaging: boolean): unknown {
-  return Object.fromEntries(Object.entries(tree).map(([key, node]) => [key, isRoute(node) ? methodFor(node, call, withPaging) : buildTree(node, call, withPaging)]));
+  return Object.fromEntries(
+    Object.entries(tree).map(([key, node]) => [key, isRoute(node) ? methodFor(node, call, withPaging) : buildTree(node, call, withPaging)]),
+  );
 }
 
 /** Derives a client for any contract tree (the full svc contract by default). */

@@ -81,7 +81,10 @@ export function errorFromResponse(status: number, headers: Headers, body: unknow
   const parsed = typeof body === 'object' && body !== null ? (body as Partial<ErrorBody> & { error_description?: string }) : undefined;
   const ErrorClass = byStatus[status] ?? (status >= 500 ? ServerError : status >= 400 ? ClientError : SvcError);
   // OAuth endpoints answer RFC 6749 bodies: `error` is the code, `error_description` the message.
-  const message = parsed?.error_description !== undefined ? `${parsed.error}: ${parsed.error_description}` : (parsed?.error ?? (typeof body === 'string' && body ? body.slice(0, 300) : `HTTP ${status}`));
+  const message =
+    parsed?.error_description !== undefined
+      ? `${parsed.error}: ${parsed.error_description}`
+      : (parsed?.error ?? (typeof body === 'string' && body ? body.slice(0, 300) : `HTTP ${status}`));
   return new ErrorClass(message, {
     status,
     code: parsed?.code ?? `http_${status}`,

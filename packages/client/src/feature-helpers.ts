@@ -44,7 +44,8 @@ export const featureHelpers = {
 export type FeatureHelpers = { [Feature in keyof typeof featureHelpers]: ReturnType<(typeof featureHelpers)[Feature]> };
 
 /** A feature's derived methods and its registered helpers, as one object. */
-export type FeatureClient<Feature extends keyof Contract> = ClientOf<Contract>[Feature] & (Feature extends keyof FeatureHelpers ? FeatureHelpers[Feature] : unknown);
+export type FeatureClient<Feature extends keyof Contract> = ClientOf<Contract>[Feature] &
+  (Feature extends keyof FeatureHelpers ? FeatureHelpers[Feature] : unknown);
 
 /** Attaches every registered feature's helpers to its branch of the derived methods. */
 export function attachFeatureHelpers(context: HelperContext): void {

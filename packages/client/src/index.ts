@@ -1,5 +1,17 @@
 export { watchBlackboard, DEFAULT_WATCH_BACKOFF_MS, MIN_WATCH_DELAY_MS, type WatchOptions, type WatchFilters } from './blackboard/watch.ts';
-export { createClient, createContractClient, type SvcClient, type SvcClientOptions, type ClientOf, type ClientMethod, type RawClientOf, type RawClientMethod, type ItemOf, type PagingMethods, type BlackboardHelpers } from './client.ts';
+export {
+  createClient,
+  createContractClient,
+  type SvcClient,
+  type SvcClientOptions,
+  type ClientOf,
+  type ClientMethod,
+  type RawClientOf,
+  type RawClientMethod,
+  type ItemOf,
+  type PagingMethods,
+  type BlackboardHelpers,
+} from './client.ts';
 export { featureHelpers, type FeatureHelpers, type FeatureClient, type HelperContext } from './feature-helpers.ts';
 export { walkItems, walkPages, nextCursorOf, requestAfter, type ItemWalkOptions, type PageWalkOptions } from './paging.ts';
 export { createPkcePair, pkceChallenge, type PkcePair } from './oauth/pkce.ts';

@@ -23,7 +23,8 @@ function field(page: unknown, name: string): unknown {
 }
 
 function checkCount(name: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isInteger(value) && value >= 0)) throw new SvcError(`${name} must be a whole number of 0 or more, not ${String(value)}`, { code: 'invalid_paging_option' });
+  if (value !== undefined && !(Number.isInteger(value) && value >= 0))
+    throw new SvcError(`${name} must be a whole number of 0 or more, not ${String(value)}`, { code: 'invalid_paging_option' });
 }
 
 /** The next page's cursor, or undefined when the page says it is the last. */
@@ -57,7 +58,12 @@ export function requestAfter(spec: PagingSpec, request: RequestInput, cursor: un
  * answers a cursor it already gave would loop for ever, so that ends the walk with `paging_stalled`
  * (cursors are short, so remembering each one costs little even over many pages).
  */
-export async function* walkPages(spec: PagingSpec, fetchPage: FetchPage, request: RequestInput = {}, options: PageWalkOptions = {}): AsyncGenerator<unknown, void, undefined> {
+export async function* walkPages(
+  spec: PagingSpec,
+  fetchPage: FetchPage,
+  request: RequestInput = {},
+  options: PageWalkOptions = {},
+): AsyncGenerator<unknown, void, undefined> {
   checkCount('maxPages', options.maxPages);
   const call = callOptionsOf(options);
   let next = request;
@@ -69,14 +75,20 @@ export async function* walkPages(spec: PagingSpec, fetchPage: FetchPage, request
     const cursor = nextCursorOf(spec, page);
     if (cursor === undefined) return;
     const cursorText = JSON.stringify(cursor);
-    if (seenCursors.has(cursorText)) throw new SvcError(`The server answered the cursor ${cursorText} twice; stopping rather than reading the same pages again`, { code: 'paging_stalled' });
+    if (seenCursors.has(cursorText))
+      throw new SvcError(`The server answered the cursor ${cursorText} twice; stopping rather than reading the same pages again`, { code: 'paging_stalled' });
     seenCursors.add(cursorText);
     next = requestAfter(spec, next, cursor);
   }
 }
 
 /** Items of every page in order, up to `limit` in total. */
-export async function* walkItems(spec: PagingSpec, fetchPage: FetchPage, request: RequestInput = {}, options: ItemWalkOptions = {}): AsyncGenerator<unknown, void, undefined> {
+export async function* walkItems(
+  spec: PagingSpec,
+  fetchPage: FetchPage,
+  request: RequestInput = {},
+  options: ItemWalkOptions = {},
+): AsyncGenerator<unknown, void, undefined> {
   checkCount('limit', options.limit);
   if (options.limit === 0) return;
   let yielded = 0;

@@ -85,7 +85,14 @@ function encodeBody(route: RouteDefinition, body: unknown): { body?: BodyInit; c
       return { body: body as BodyInit, contentType, replayable: !(body instanceof ReadableStream) };
     }
     case 'form':
-      return { body: new URLSearchParams(Object.entries(body as Record<string, unknown>).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])), replayable: true };
+      return {
+        body: new URLSearchParams(
+          Object.entries(body as Record<string, unknown>)
+            .filter(([, v]) => v !== undefined)
+            .map(([k, v]) => [k, String(v)]),
+        ),
+        replayable: true,
+      };
     default:
       return { body: JSON.stringify(body), contentType: 'application/json', replayable: true };
   }
@@ -137,7 +144,8 @@ export class Transport {
     const token = await this.token();
     if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
     // One key per logical request, reused by every retry: a route that honours it answers a retried POST with the first answer.
-    const idempotencyKey = call.idempotencyKey ?? headers.get('idempotency-key') ?? (route.method !== 'GET' && retry.limit > 0 ? crypto.randomUUID() : undefined);
+    const idempotencyKey =
+      call.idempotencyKey ?? headers.get('idempotency-key') ?? (route.method !== 'GET' && retry.limit > 0 ? crypto.randomUUID() : undefined);
     if (idempotencyKey) headers.set('idempotency-key', idempotencyKey);
     const retryStatuses = retryableStatusesFor(route);
     const isRedirect = Object.values(route.responses).some((spec) => !(spec instanceof z.ZodType) && spec.kind === 'redirect');
@@ -185,8 +193,13 @@ export class Transport {
         throw errorFromResponse(error.response.status, error.response.headers, error.data);
       }
       if (isTimeoutError(error)) throw new TimeoutError(`No answer from ${url} within the timeout`, { code: 'timeout', cause: error });
-      if (isNetworkError(error)) throw new ConnectionError(`Cannot reach ${url}: ${(error.cause as Error | undefined)?.message ?? error.message}`, { code: 'connection_error', cause: error });
-      if (error instanceof TypeError && !(error instanceof SvcError)) throw new ConnectionError(`Cannot reach ${url}: ${error.message}`, { code: 'connection_error', cause: error });
+      if (isNetworkError(error))
+        throw new ConnectionError(`Cannot reach ${url}: ${(error.cause as Error | undefined)?.message ?? error.message}`, {
+          code: 'connection_error',
+          cause: error,
+        });
+      if (error instanceof TypeError && !(error instanceof SvcError))
+        throw new ConnectionError(`Cannot reach ${url}: ${error.message}`, { code: 'connection_error', cause: error });
       throw error;
     }
     return { data: (await this.decode(route, response, () => streamAbort.abort())) as T, response };

@@ -49,7 +49,8 @@ test.after.always(() => {
   fake?.close();
 });
 
-const client = () => createContractClient(fakeContract, new Transport(resolveOptions({ baseUrl: `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, retry: 0 }))).methods;
+const client = () =>
+  createContractClient(fakeContract, new Transport(resolveOptions({ baseUrl: `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, retry: 0 }))).methods;
 
 test.serial('a server that answers the same cursor twice ends the walk with paging_stalled, after the items it did send', async (t) => {
   requests = [];

@@ -43,7 +43,10 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 /** The JSON object a route answers; a route that may also answer CSV or an event stream pages over its JSON. */
 const shapeOf = (schema: unknown): Record<string, z.ZodType> | undefined => {
-  const json = schema && typeof schema === 'object' && 'kind' in schema && (schema.kind === 'json-or-bytes' || schema.kind === 'json-or-sse') ? (schema as unknown as { json: unknown }).json : schema;
+  const json =
+    schema && typeof schema === 'object' && 'kind' in schema && (schema.kind === 'json-or-bytes' || schema.kind === 'json-or-sse')
+      ? (schema as unknown as { json: unknown }).json
+      : schema;
   return json instanceof z.ZodObject ? (json.shape as Record<string, z.ZodType>) : undefined;
 };
 
@@ -54,7 +57,10 @@ test('every paging declaration names fields its route really has, and every curs
     const success = shapeOf(route.responses[200]);
     const spec: PagingSpec | undefined = route.paging;
     if (!spec) {
-      t.false(cursorFields.some((name) => success?.[name] !== undefined), `${id} answers a cursor but declares no paging`);
+      t.false(
+        cursorFields.some((name) => success?.[name] !== undefined),
+        `${id} answers a cursor but declares no paging`,
+      );
       continue;
     }
     declared += 1;
@@ -88,8 +94,14 @@ test('credentials.list.all walks every page lazily, newest first, matching the p
 
   const pages = [];
   for await (const page of client.credentials.list.pages({ query: { limit: 2 } })) pages.push(page);
-  t.deepEqual(pages.map((page) => page.data.length), [2, 2, 1]);
-  t.deepEqual(pages.flatMap((page) => page.data.map((key) => key.credential_id)), ids);
+  t.deepEqual(
+    pages.map((page) => page.data.length),
+    [2, 2, 1],
+  );
+  t.deepEqual(
+    pages.flatMap((page) => page.data.map((key) => key.credential_id)),
+    ids,
+  );
   t.is(pages.at(-1)!.next_cursor, null);
 
   const two = [];
@@ -110,7 +122,10 @@ test('nothing is fetched until the loop asks; break stops fetching; limit caps t
 
   requests.length = 0;
   const three = await collect(client.credentials.list.all({ query: { limit: 2 } }, { limit: 3 }));
-  t.deepEqual(three.map((key) => key.credential_id), [...created].reverse().slice(0, 3));
+  t.deepEqual(
+    three.map((key) => key.credential_id),
+    [...created].reverse().slice(0, 3),
+  );
   t.is(requests.length, 2, 'the third item is on the second page; no third page is asked for');
 
   requests.length = 0;
@@ -147,16 +162,20 @@ test('an aborted signal stops the walk between pages with its reason', async (t)
   t.is(requests.length, 1, 'an aborted signal sends nothing');
 });
 
-test('credentials.receipts.all walks a key\'s receipts oldest first', async (t) => {
+test("credentials.receipts.all walks a key's receipts oldest first", async (t) => {
   const { client: agent } = await signInAgent(svc);
   const key = await createKey(agent, ['models:read']);
   const rotated = await agent.credentials.rotate({ params: { credential_id: key.credential.credential_id } });
   await agent.credentials.revoke({ params: { credential_id: rotated.credential.credential_id } });
   const events = [];
-  for await (const receipt of agent.credentials.receipts.all({ params: { credential_id: rotated.credential.credential_id }, query: { limit: 1 } })) events.push(receipt.event);
+  for await (const receipt of agent.credentials.receipts.all({ params: { credential_id: rotated.credential.credential_id }, query: { limit: 1 } }))
+    events.push(receipt.event);
   const onePage = await agent.credentials.receipts({ params: { credential_id: rotated.credential.credential_id }, query: { limit: 100 } });
   t.true(events.length >= 2);
-  t.deepEqual(events, onePage.data.map((receipt) => receipt.event));
+  t.deepEqual(
+    events,
+    onePage.data.map((receipt) => receipt.event),
+  );
 });
 
 test('blackboard reads walk history back and polls forward; GET and POST forms page alike', async (t) => {
@@ -166,17 +185,31 @@ test('blackboard reads walk history back and polls forward; GET and POST forms p
   for (let index = 0; index < 7; index++) posted.push((await client.blackboard.put({ body: { key, value: { text: `post ${index}` } } })).id);
 
   const back = await collect(client.blackboard.get.all({ query: { key, limit: 3 } }));
-  t.deepEqual(back.map((item) => item.id), [...posted].reverse(), 'newest first over three pages');
+  t.deepEqual(
+    back.map((item) => item.id),
+    [...posted].reverse(),
+    'newest first over three pages',
+  );
   const backByPost = await collect(client.blackboard.getPost.all({ body: { key, limit: 2 } }));
-  t.deepEqual(backByPost.map((item) => item.id), [...posted].reverse());
+  t.deepEqual(
+    backByPost.map((item) => item.id),
+    [...posted].reverse(),
+  );
 
   const first = await client.blackboard.get({ query: { key, limit: 7 } });
   const oldest = first.items.at(-1)!;
   const forward = await collect(client.blackboard.get.all({ query: { key, limit: 2, since: oldest.created_at, since_id: oldest.id } }));
-  t.deepEqual(forward.map((item) => item.id), posted.slice(1), 'oldest first after the cursor, ending when nothing more is there');
+  t.deepEqual(
+    forward.map((item) => item.id),
+    posted.slice(1),
+    'oldest first after the cursor, ending when nothing more is there',
+  );
 
   const queried = await collect(client.blackboard.queryPost.all({ body: { key, limit: 4 } }, { limit: 5 }));
-  t.deepEqual(queried.map((item) => item.id), [...posted].reverse().slice(0, 5));
+  t.deepEqual(
+    queried.map((item) => item.id),
+    [...posted].reverse().slice(0, 5),
+  );
 
   for (let index = 0; index < 3; index++) await client.blackboard.put({ body: { key: `paging:channel-${index}`, value: { text: 'hello' } } });
   const channels = await collect(client.blackboard.channels.all({ query: { q: 'hello', limit: 1 } }));
@@ -188,14 +221,20 @@ test('catalog.search.all and catalog.files.all page by offset cursor to the same
   const whole = await client.catalog.search({ query: { limit: 100 } });
   t.true(whole.rows.length > 2);
   const walked = await collect(client.catalog.search.all({ query: { limit: 2 } }));
-  t.deepEqual(walked.map((row) => row.id), whole.rows.map((row) => row.id));
+  t.deepEqual(
+    walked.map((row) => row.id),
+    whole.rows.map((row) => row.id),
+  );
 
-  let files;
+  let files: Awaited<ReturnType<typeof client.catalog.files>> | undefined;
   for (const row of whole.rows) {
     files = await client.catalog.files({ params: { id: row.id }, query: { limit: 500 } });
     if (files.rows.length > 1) break;
   }
   t.true(files!.rows.length > 1, 'the demo catalog has an artifact of several files');
   const filesWalked = await collect(client.catalog.files.all({ params: { id: files!.artifactId }, query: { limit: 1 } }));
-  t.deepEqual(filesWalked.map((file) => file.path), files!.rows.map((file) => file.path));
+  t.deepEqual(
+    filesWalked.map((file) => file.path),
+    files!.rows.map((file) => file.path),
+  );
 });

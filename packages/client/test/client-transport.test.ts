@@ -34,8 +34,25 @@ import { startTestServer, type TestServer } from '@svc/testing/test-server';
  */
 const Thing = z.object({ id: z.string(), name: z.string() });
 const fakeContract = defineContract({
-  get: defineRoute({ method: 'GET', path: '/v1/things/:id', surface: 'base', auth: { kind: 'public' }, summary: 'Read', params: z.object({ id: z.string() }), responses: { 200: Thing } }),
-  create: defineRoute({ method: 'POST', path: '/v1/things/:id', surface: 'base', auth: { kind: 'public' }, summary: 'Create', params: z.object({ id: z.string() }), body: z.object({ name: z.string() }), responses: { 201: Thing } }),
+  get: defineRoute({
+    method: 'GET',
+    path: '/v1/things/:id',
+    surface: 'base',
+    auth: { kind: 'public' },
+    summary: 'Read',
+    params: z.object({ id: z.string() }),
+    responses: { 200: Thing },
+  }),
+  create: defineRoute({
+    method: 'POST',
+    path: '/v1/things/:id',
+    surface: 'base',
+    auth: { kind: 'public' },
+    summary: 'Create',
+    params: z.object({ id: z.string() }),
+    body: z.object({ name: z.string() }),
+    responses: { 201: Thing },
+  }),
   /** A route that stores its first answer under the Idempotency-Key (its headers declare one). */
   createOnce: defineRoute({
     method: 'POST',
@@ -80,7 +97,11 @@ test.before(async () => {
     const send = () => {
       if (response.destroyed) return;
       const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body ?? {});
-      response.writeHead(answer.status, { 'content-type': typeof answer.body === 'string' ? 'text/html' : 'application/json', 'x-request-id': `req_${path.split('/').pop()}_${log.length}`, ...answer.headers });
+      response.writeHead(answer.status, {
+        'content-type': typeof answer.body === 'string' ? 'text/html' : 'application/json',
+        'x-request-id': `req_${path.split('/').pop()}_${log.length}`,
+        ...answer.headers,
+      });
       response.end(text);
     };
     if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
@@ -99,7 +120,8 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-const clientFor = (options: ClientOptions = {}) => createContractClient(fakeContract, new Transport(resolveOptions({ baseUrl: fakeUrl, token: undefined, ...options }))).methods;
+const clientFor = (options: ClientOptions = {}) =>
+  createContractClient(fakeContract, new Transport(resolveOptions({ baseUrl: fakeUrl, token: undefined, ...options }))).methods;
 const errorBody = (code: string, id: string): ErrorBody => ({ error: `message for ${code}`, code, request_id: id });
 const thing = (id: string) => ({ id, name: 'widget' });
 
@@ -122,7 +144,10 @@ test('on a GET, 408, 429 and every 5xx are retried, then the answer is returned'
   await Promise.all(
     statuses.map(async (status) => {
       const id = `retry-${status}`;
-      script(id, [{ status, body: errorBody('whatever', 'x') }, { status: 200, body: thing(id) }]);
+      script(id, [
+        { status, body: errorBody('whatever', 'x') },
+        { status: 200, body: thing(id) },
+      ]);
       t.deepEqual(await client.get({ params: { id } }), thing(id));
       t.is(attempts(id).length, 2, String(status));
     }),
@@ -131,18 +156,31 @@ test('on a GET, 408, 429 and every 5xx are retried, then the answer is returned'
 
 test('a 500 is retried only where a repeat cannot count twice: not on a plain POST, but on a route that honours its Idempotency-Key', async (t) => {
   const client = clientFor({ retry: 2 });
-  script('post-500', [{ status: 500, body: errorBody('internal_error', 'req_500') }, { status: 201, body: thing('post-500') }]);
+  script('post-500', [
+    { status: 500, body: errorBody('internal_error', 'req_500') },
+    { status: 201, body: thing('post-500') },
+  ]);
   const error = await rejection<ServerError>(t, client.create({ params: { id: 'post-500' }, body: { name: 'n' } }));
   t.true(error instanceof ServerError);
   t.is(error.status, 500);
   t.is(attempts('post-500').length, 1, 'the first POST may have been carried out: no second one');
-  script('once-500', [{ status: 500, body: errorBody('internal_error', 'req_500') }, { status: 201, body: thing('once-500') }]);
+  script('once-500', [
+    { status: 500, body: errorBody('internal_error', 'req_500') },
+    { status: 201, body: thing('once-500') },
+  ]);
   t.deepEqual(await client.createOnce({ params: { id: 'once-500' }, body: { name: 'n' } }), thing('once-500'));
   const [first, second] = attempts('once-500');
   t.truthy(second, 'retried');
   t.is(second!.headers['idempotency-key'], first!.headers['idempotency-key'], 'with the same key, so the server answers the first result');
-  script('post-502', [{ status: 502, body: errorBody('upstream_error', 'req_502') }, { status: 201, body: thing('post-502') }]);
-  t.deepEqual(await client.create({ params: { id: 'post-502' }, body: { name: 'n' } }), thing('post-502'), 'a 502 was not carried out: any request may go again');
+  script('post-502', [
+    { status: 502, body: errorBody('upstream_error', 'req_502') },
+    { status: 201, body: thing('post-502') },
+  ]);
+  t.deepEqual(
+    await client.create({ params: { id: 'post-502' }, body: { name: 'n' } }),
+    thing('post-502'),
+    'a 502 was not carried out: any request may go again',
+  );
 });
 
 test('retries stop at the limit: limit + 1 tries, then the typed error of the last answer', async (t) => {
@@ -161,7 +199,10 @@ test('Retry-After in seconds is honoured on 429, 503 and the other retryable sta
   await Promise.all(
     [429, 503, 408].map(async (status) => {
       const id = `after-${status}`;
-      script(id, [{ status, headers: { 'retry-after': '1' }, body: errorBody('busy', 'x') }, { status: 200, body: thing(id) }]);
+      script(id, [
+        { status, headers: { 'retry-after': '1' }, body: errorBody('busy', 'x') },
+        { status: 200, body: thing(id) },
+      ]);
       await client.get({ params: { id } });
       const [first, second] = attempts(id);
       const waited = second!.at - first!.at;
@@ -171,7 +212,10 @@ test('Retry-After in seconds is honoured on 429, 503 and the other retryable sta
 });
 
 test('a Retry-After longer than maxRetryAfterMs fails at once instead of waiting', async (t) => {
-  script('after-long', [{ status: 429, headers: { 'retry-after': '120' }, body: errorBody('rate_limited', 'req_long') }, { status: 200, body: thing('after-long') }]);
+  script('after-long', [
+    { status: 429, headers: { 'retry-after': '120' }, body: errorBody('rate_limited', 'req_long') },
+    { status: 200, body: thing('after-long') },
+  ]);
   const started = performance.now();
   const error = await rejection<RateLimitError>(t, clientFor({ retry: { limit: 2, maxRetryAfterMs: 1000 } }).get({ params: { id: 'after-long' } }));
   t.true(error instanceof RateLimitError);
@@ -199,7 +243,10 @@ test('4xx other than 408 and 429 are not retried', async (t) => {
   const client = clientFor({ retry: 3 });
   for (const status of [400, 401, 403, 404, 409, 413, 422]) {
     const id = `no-retry-${status}`;
-    script(id, [{ status, body: errorBody('some_code', 'x') }, { status: 200, body: thing(id) }]);
+    script(id, [
+      { status, body: errorBody('some_code', 'x') },
+      { status: 200, body: thing(id) },
+    ]);
     await t.throwsAsync(client.create({ params: { id }, body: { name: 'n' } }));
     t.is(attempts(id).length, 1, String(status));
   }
@@ -224,7 +271,10 @@ test('answers map to typed errors carrying status, code, message and request id'
   const client = clientFor({ retry: 0 });
   for (const [status, ErrorClass, code] of cases) {
     const id = `typed-${status}`;
-    const body = { ...errorBody(code, `req_body_${status}`), ...(status === 422 ? { detail: [{ loc: ['body', 'name'], msg: 'Required', type: 'invalid_type' }] } : {}) };
+    const body = {
+      ...errorBody(code, `req_body_${status}`),
+      ...(status === 422 ? { detail: [{ loc: ['body', 'name'], msg: 'Required', type: 'invalid_type' }] } : {}),
+    };
     script(id, [{ status, body }]);
     const error = await rejection<SvcError>(t, client.get({ params: { id } }));
     t.true(error instanceof ErrorClass, `${status} is ${ErrorClass.name}, got ${error.constructor.name}`);
@@ -261,7 +311,10 @@ test('an AbortSignal rejects promptly, in flight and while waiting to retry', as
   t.is(aborted.name, 'AbortError');
   t.true(performance.now() - (await inFlightAbortedAt) < 2000);
 
-  script('waiting', [{ status: 429, headers: { 'retry-after': '20' } }, { status: 200, body: thing('waiting') }]);
+  script('waiting', [
+    { status: 429, headers: { 'retry-after': '20' } },
+    { status: 200, body: thing('waiting') },
+  ]);
   const waiting = new AbortController();
   const waitingAbortedAt = abortOnceSeen('waiting', waiting);
   await t.throwsAsync(clientFor({ retry: 2 }).get({ params: { id: 'waiting' } }, { signal: waiting.signal }));
@@ -300,7 +353,14 @@ test('typed errors from a real svc server', async (t) => {
   t.is(anonymous.headers?.get('x-request-id'), anonymous.requestId);
   const wrong = await rejection<AuthenticationError>(t, svc.client({ token: 'not-the-operator-token' }).models.list());
   t.is(wrong.code, 'invalid_token');
-  const missing = defineRoute({ method: 'GET', path: '/v1/no-such-route', surface: 'base', auth: { kind: 'public' }, summary: 'absent', responses: { 200: z.object({}) } });
+  const missing = defineRoute({
+    method: 'GET',
+    path: '/v1/no-such-route',
+    surface: 'base',
+    auth: { kind: 'public' },
+    summary: 'absent',
+    responses: { 200: z.object({}) },
+  });
   const notFound = await rejection<NotFoundError>(t, svc.client().transport.request(missing));
   t.true(notFound instanceof NotFoundError);
   t.is(notFound.code, 'route_not_found');
@@ -309,9 +369,16 @@ test('typed errors from a real svc server', async (t) => {
 });
 
 test('the OpenAPI document says which statuses each operation may retry, from the same rule the transport follows', async (t) => {
-  const document = (await (await fetch(`${svc!.baseUrl}/openapi.json`)).json()) as { info: { description: string }; paths: Record<string, Record<string, Record<string, unknown>>> };
+  const document = (await (await fetch(`${svc!.baseUrl}/openapi.json`)).json()) as {
+    info: { description: string };
+    paths: Record<string, Record<string, Record<string, unknown>>>;
+  };
   t.deepEqual(document.paths['/v1/jobs/{job_id}']!.get!['x-svc-retryable-statuses'], [408, 429, 502, 503, 504, 500], 'a GET may be repeated after a 500');
-  t.deepEqual(document.paths['/v1/jobs']!.post!['x-svc-retryable-statuses'], [408, 429, 502, 503, 504, 500], 'jobs.submit stores its first answer under the Idempotency-Key');
+  t.deepEqual(
+    document.paths['/v1/jobs']!.post!['x-svc-retryable-statuses'],
+    [408, 429, 502, 503, 504, 500],
+    'jobs.submit stores its first answer under the Idempotency-Key',
+  );
   t.deepEqual(document.paths['/v1/rerank']!.post!['x-svc-retryable-statuses'], [408, 429, 502, 503, 504], 'a plain POST is not repeated after a 500');
   t.regex(document.info.description, /A 500 says nothing about how far the request got/);
 });

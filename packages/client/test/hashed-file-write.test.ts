@@ -21,7 +21,10 @@ const bodyOf = (chunks: Uint8Array[]) =>
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const temporaryFile = async (name: string) => path.join(await mkdtemp(path.join(tmpdir(), 'svc-hashed-write-')), name);
 
-for (const [mode, inline] of [['hashing thread', false], ['inline', true]] as const) {
+for (const [mode, inline] of [
+  ['hashing thread', false],
+  ['inline', true],
+] as const) {
   test(`${mode}: a body of many chunks, beyond the write-ahead bound, lands whole with its digest`, async (t) => {
     // 12 MiB in 64 KiB chunks: reading outruns the disk at times, so writes are batched and waited on.
     const bytes = randomBytes(12 * 1024 * 1024);
@@ -66,7 +69,12 @@ for (const [mode, inline] of [['hashing thread', false], ['inline', true]] as co
     });
     const abort = new AbortController();
     const file = await temporaryFile('stalled.bin');
-    const writing = writeHashedBody(stalled, file, { inline, maxBytes: 100, signal: abort.signal, onBytes: () => setTimeout(() => abort.abort(new Error('stop')), 10) });
+    const writing = writeHashedBody(stalled, file, {
+      inline,
+      maxBytes: 100,
+      signal: abort.signal,
+      onBytes: () => setTimeout(() => abort.abort(new Error('stop')), 10),
+    });
     await t.throwsAsync(writing);
     t.true(abort.signal.aborted);
 
@@ -80,8 +88,11 @@ for (const [mode, inline] of [['hashing thread', false], ['inline', true]] as co
 test('downloads at once share the hashing thread without mixing their bytes', async (t) => {
   const bodies = [randomBytes(3 * 1024 * 1024 + 17), randomBytes(1024 * 1024), randomBytes(5)];
   const files = await Promise.all(bodies.map((_, index) => temporaryFile(`concurrent-${index}.bin`)));
-  const chunked = (bytes: Buffer) => Array.from({ length: Math.ceil(bytes.length / 50_000) }, (_, index) => Uint8Array.from(bytes.subarray(index * 50_000, (index + 1) * 50_000)));
-  const results = await Promise.all(bodies.map((bytes, index) => writeHashedBody(bodyOf(chunked(bytes)), files[index]!, { inline: false, maxBytes: bytes.length })));
+  const chunked = (bytes: Buffer) =>
+    Array.from({ length: Math.ceil(bytes.length / 50_000) }, (_, index) => Uint8Array.from(bytes.subarray(index * 50_000, (index + 1) * 50_000)));
+  const results = await Promise.all(
+    bodies.map((bytes, index) => writeHashedBody(bodyOf(chunked(bytes)), files[index]!, { inline: false, maxBytes: bytes.length })),
+  );
   for (const [index, bytes] of bodies.entries()) {
     t.deepEqual(results[index], { sha256: sha256(bytes), sizeBytes: bytes.length });
     t.true((await readFile(files[index]!)).equals(bytes));

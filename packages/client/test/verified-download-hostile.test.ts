@@ -32,7 +32,8 @@ let scenario: Scenario = {};
 let completionsPosted = 0;
 
 const listen = (server: http.Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
-const close = (server: http.Server | undefined) => new Promise<void>((resolve) => (server ? (server.closeAllConnections(), server.close(() => resolve())) : resolve()));
+const close = (server: http.Server | undefined) =>
+  new Promise<void>((resolve) => (server ? (server.closeAllConnections(), server.close(() => resolve())) : resolve()));
 
 test.before(async () => {
   svc = await startTestServer({ env: { SVC_CATALOG_DEMO: 'on' } });
@@ -68,10 +69,12 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-const redirectTo = (location: (real: { location: URL; token: string; fake: URL }) => string, options: { token?: boolean } = {}) => (real: { location: URL; token: string; fake: URL }) => ({
-  status: 302,
-  headers: { location: location(real), ...(options.token === false ? {} : { 'x-svc-completion-token': real.token }) },
-});
+const redirectTo =
+  (location: (real: { location: URL; token: string; fake: URL }) => string, options: { token?: boolean } = {}) =>
+  (real: { location: URL; token: string; fake: URL }) => ({
+    status: 302,
+    headers: { location: location(real), ...(options.token === false ? {} : { 'x-svc-completion-token': real.token }) },
+  });
 const withField = (url: URL, name: string, value: string | undefined) => {
   const copy = new URL(url);
   if (value === undefined) copy.searchParams.delete(name);
@@ -83,27 +86,59 @@ const onGoogle = (url: URL, prefix = 'https://storage.googleapis.com') => `${pre
 const hostile: Array<[string, Scenario, DownloadCheck]> = [
   ['http scheme', { redirect: redirectTo(({ fake }) => onGoogle(fake, 'http://storage.googleapis.com')) }, 'storage-scheme'],
   ['other host', { redirect: redirectTo(({ fake }) => onGoogle(fake, 'https://evil.test')) }, 'storage-host'],
-  ['look-alike storage.googleapis.com.evil.test', { redirect: redirectTo(({ fake }) => onGoogle(fake, 'https://storage.googleapis.com.evil.test')) }, 'storage-host'],
+  [
+    'look-alike storage.googleapis.com.evil.test',
+    { redirect: redirectTo(({ fake }) => onGoogle(fake, 'https://storage.googleapis.com.evil.test')) },
+    'storage-host',
+  ],
   ['look-alike evilstorage.googleapis.com', { redirect: redirectTo(({ fake }) => onGoogle(fake, 'https://evilstorage.googleapis.com')) }, 'storage-host'],
   ['allowed host on another port', { redirect: redirectTo(({ fake }) => fake.toString().replace(storageHost, '127.0.0.1:9')) }, 'storage-host'],
   ['userinfo in the URL', { redirect: redirectTo(({ fake }) => onGoogle(fake, 'https://user:secret@storage.googleapis.com')) }, 'storage-userinfo'],
   ['a fragment', { redirect: redirectTo(({ fake }) => `${fake}#part`) }, 'storage-fragment'],
   ...(['x-goog-algorithm', 'x-goog-credential', 'x-goog-date', 'x-goog-expires', 'x-goog-signedheaders', 'x-goog-signature', 'generation'] as const).map(
-    (field) => [`${field} missing`, { redirect: redirectTo(({ fake }) => withField(fake, field, undefined)) }, 'signed-url-field'] as [string, Scenario, DownloadCheck],
+    (field) =>
+      [`${field} missing`, { redirect: redirectTo(({ fake }) => withField(fake, field, undefined)) }, 'signed-url-field'] as [string, Scenario, DownloadCheck],
   ),
   ['x-goog-expires 0', { redirect: redirectTo(({ fake }) => withField(fake, 'x-goog-expires', '0')) }, 'signed-url-expires'],
   ['x-goog-expires 301', { redirect: redirectTo(({ fake }) => withField(fake, 'x-goog-expires', '301')) }, 'signed-url-expires'],
   ['missing completion token', { redirect: redirectTo(({ fake }) => fake.toString(), { token: false }) }, 'completion-token'],
   ['200 instead of 302', { redirect: () => ({ status: 200, headers: { 'content-type': 'text/csv' }, body: 'id,category,text\n' }) }, 'redirect-status'],
-  ['storage answers 403', { redirect: redirectTo(({ fake }) => fake.toString()), storage: (response) => (response.writeHead(403), response.end('denied')) }, 'fetch-status'],
-  ['storage redirects elsewhere', { redirect: redirectTo(({ fake }) => fake.toString()), storage: (response) => (response.writeHead(302, { location: 'https://evil.test/x' }), response.end()) }, 'fetch-status'],
+  [
+    'storage answers 403',
+    { redirect: redirectTo(({ fake }) => fake.toString()), storage: (response) => (response.writeHead(403), response.end('denied')) },
+    'fetch-status',
+  ],
+  [
+    'storage redirects elsewhere',
+    {
+      redirect: redirectTo(({ fake }) => fake.toString()),
+      storage: (response) => (response.writeHead(302, { location: 'https://evil.test/x' }), response.end()),
+    },
+    'fetch-status',
+  ],
   [
     'content length differing from the plan',
-    { redirect: redirectTo(({ fake }) => fake.toString()), storage: (response, bytes) => (response.writeHead(200, { 'content-length': String(bytes.length - 10) }), response.end(bytes.subarray(0, bytes.length - 10))) },
+    {
+      redirect: redirectTo(({ fake }) => fake.toString()),
+      storage: (response, bytes) => (
+        response.writeHead(200, { 'content-length': String(bytes.length - 10) }), response.end(bytes.subarray(0, bytes.length - 10))
+      ),
+    },
     'content-length',
   ],
-  ['a body one byte longer', { redirect: redirectTo(({ fake }) => fake.toString()), storage: (response, bytes) => (response.writeHead(200), response.write(bytes), response.end('x')) }, 'size'],
-  ['a body one byte shorter', { redirect: redirectTo(({ fake }) => fake.toString()), storage: (response, bytes) => (response.writeHead(200), response.end(bytes.subarray(0, bytes.length - 1))) }, 'size'],
+  [
+    'a body one byte longer',
+    { redirect: redirectTo(({ fake }) => fake.toString()), storage: (response, bytes) => (response.writeHead(200), response.write(bytes), response.end('x')) },
+    'size',
+  ],
+  [
+    'a body one byte shorter',
+    {
+      redirect: redirectTo(({ fake }) => fake.toString()),
+      storage: (response, bytes) => (response.writeHead(200), response.end(bytes.subarray(0, bytes.length - 1))),
+    },
+    'size',
+  ],
   [
     'a wrong digest (same length)',
     {
@@ -149,7 +184,9 @@ test.serial('a plain-HTTP loopback store is refused unless allowHttpLoopback is 
   const error = await t.throwsAsync(strict.catalog.verifiedDownload({ artifactId: ARTIFACT, path: FILE, destination: path.join(directory, FILE) }));
   t.is((error as VerifiedDownloadError).check, 'storage-scheme');
   const byDefault = createClient({ apiUrl: proxyUrl, retry: 0 });
-  const refused = await t.throwsAsync(byDefault.catalog.verifiedDownload({ artifactId: ARTIFACT, path: FILE, destination: path.join(directory, FILE), policy: { allowHttpLoopback: true } }));
+  const refused = await t.throwsAsync(
+    byDefault.catalog.verifiedDownload({ artifactId: ARTIFACT, path: FILE, destination: path.join(directory, FILE), policy: { allowHttpLoopback: true } }),
+  );
   t.is((refused as VerifiedDownloadError).check, 'storage-host', 'loopback needs the host listed too');
   t.deepEqual(await readdir(directory), []);
 });
@@ -161,7 +198,13 @@ test.serial('the same proxy and fake store serving honest bytes: verified, attes
   const postedBefore = completionsPosted;
   const progress: number[] = [];
   const client = createClient({ apiUrl: proxyUrl, retry: 0 });
-  const file = await client.catalog.verifiedDownload({ artifactId: ARTIFACT, path: FILE, destination, policy: { hosts: [storageHost], allowHttpLoopback: true }, onProgress: (event) => progress.push(event.receivedBytes) });
+  const file = await client.catalog.verifiedDownload({
+    artifactId: ARTIFACT,
+    path: FILE,
+    destination,
+    policy: { hosts: [storageHost], allowHttpLoopback: true },
+    onProgress: (event) => progress.push(event.receivedBytes),
+  });
   t.is(file.completion.status, 'client-attested');
   t.true(file.completion.localHashAttested);
   t.deepEqual(await readFile(destination), good);

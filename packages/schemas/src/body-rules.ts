@@ -18,8 +18,8 @@ export function bodyRulesDescription(route: RouteDefinition): string {
   const limit = route.bodyLimitBytes ?? bodyRules.defaultLimitBytes;
   const lines = [
     `At most ${limit} bytes (413 \`payload_too_large\`, refused from Content-Length before a byte is read).`,
-    'The whole body must arrive within the route\'s deadline (408 `request_timeout`).',
-    'Refused before reading when the server\'s budget of bodies in flight is full (503 `body_budget_full`, with Retry-After).',
+    "The whole body must arrive within the route's deadline (408 `request_timeout`).",
+    "Refused before reading when the server's budget of bodies in flight is full (503 `body_budget_full`, with Retry-After).",
   ];
   if ((route.bodyEncoding ?? 'json') === 'json') {
     lines.push(

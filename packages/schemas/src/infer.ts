@@ -22,36 +22,36 @@ type SuccessStatus = 200 | 201 | 202 | 203 | 204 | 206 | 300 | 301 | 302 | 303 |
 type ClientBodyOf<S> = S extends { kind: 'json-or-sse'; json: infer J extends z.ZodType; event: infer E extends z.ZodType }
   ? z.output<J> | AsyncIterable<SseMessage<z.output<E>>>
   : S extends { kind: 'json-or-bytes'; json: infer J extends z.ZodType }
-  ? z.output<J> | Response
-  : S extends { kind: 'text' }
-  ? string
-  : S extends { kind: 'bytes' }
-    ? Response
-    : S extends { kind: 'sse'; event: infer E extends z.ZodType }
-      ? AsyncIterable<SseMessage<z.output<E>>>
-      : S extends { kind: 'redirect' }
-        ? { location: string; headers: Headers }
-        : S extends { kind: 'empty' }
-          ? undefined
-          : S extends z.ZodType
-            ? z.output<S>
-            : never;
+    ? z.output<J> | Response
+    : S extends { kind: 'text' }
+      ? string
+      : S extends { kind: 'bytes' }
+        ? Response
+        : S extends { kind: 'sse'; event: infer E extends z.ZodType }
+          ? AsyncIterable<SseMessage<z.output<E>>>
+          : S extends { kind: 'redirect' }
+            ? { location: string; headers: Headers }
+            : S extends { kind: 'empty' }
+              ? undefined
+              : S extends z.ZodType
+                ? z.output<S>
+                : never;
 
 type ServerBodyOf<S> = S extends { kind: 'json-or-sse'; json: infer J extends z.ZodType; event: infer E extends z.ZodType }
   ? z.input<J> | AsyncIterable<SseMessage<z.input<E>>>
   : S extends { kind: 'json-or-bytes'; json: infer J extends z.ZodType }
-  ? z.input<J> | Uint8Array | AsyncIterable<Uint8Array>
-  : S extends { kind: 'text' }
-  ? string
-  : S extends { kind: 'bytes' }
-    ? Uint8Array | AsyncIterable<Uint8Array> | NodeJS.ReadableStream
-    : S extends { kind: 'sse'; event: infer E extends z.ZodType }
-      ? AsyncIterable<SseMessage<z.input<E>>>
-      : S extends { kind: 'redirect' } | { kind: 'empty' }
-        ? undefined
-        : S extends z.ZodType
-          ? z.input<S>
-          : never;
+    ? z.input<J> | Uint8Array | AsyncIterable<Uint8Array>
+    : S extends { kind: 'text' }
+      ? string
+      : S extends { kind: 'bytes' }
+        ? Uint8Array | AsyncIterable<Uint8Array> | NodeJS.ReadableStream
+        : S extends { kind: 'sse'; event: infer E extends z.ZodType }
+          ? AsyncIterable<SseMessage<z.input<E>>>
+          : S extends { kind: 'redirect' } | { kind: 'empty' }
+            ? undefined
+            : S extends z.ZodType
+              ? z.input<S>
+              : never;
 
 type Responses<R> = R extends { responses: infer M } ? M : never;
 

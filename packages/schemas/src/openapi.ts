@@ -42,7 +42,9 @@ class ComponentStore {
     }
     const relinked = JSON.stringify(json).replace(/"#\/\$defs\/([^"]+)"/g, (_m, id: string) => `"#/components/schemas/${renames.get(id) ?? id}"`);
     for (const [id, def] of Object.entries(this.schemas)) {
-      this.schemas[id] = JSON.parse(JSON.stringify(def).replace(/"#\/\$defs\/([^"]+)"/g, (_m, ref: string) => `"#/components/schemas/${renames.get(ref) ?? ref}"`));
+      this.schemas[id] = JSON.parse(
+        JSON.stringify(def).replace(/"#\/\$defs\/([^"]+)"/g, (_m, ref: string) => `"#/components/schemas/${renames.get(ref) ?? ref}"`),
+      );
     }
     return JSON.parse(relinked) as JsonSchema;
   }
@@ -69,7 +71,13 @@ function responseContent(store: ComponentStore, spec: ResponseSpec): Record<stri
     case 'json-or-sse':
       return {
         'application/json': { schema: store.render(spec.json, 'output') },
-        'text/event-stream': { schema: { type: 'string', description: 'Server-sent events (when the request sets `stream: true`)', 'x-svc-event': store.render(spec.event, 'output') } },
+        'text/event-stream': {
+          schema: {
+            type: 'string',
+            description: 'Server-sent events (when the request sets `stream: true`)',
+            'x-svc-event': store.render(spec.event, 'output'),
+          },
+        },
       };
     case 'json-or-bytes':
       return {

@@ -42,7 +42,11 @@ const inNodeModules = (file: string) => file.split(/[\\/]/).includes('node_modul
 /** Packages the workspace's code imports lazily that the bundle nevertheless carries (see keptExternal). */
 function lazilyBundledPackages(metafile: Metafile): string[] {
   const imports = Object.entries(metafile.inputs).flatMap(([file, input]) => (inNodeModules(file) ? [] : input.imports));
-  return [...new Set(imports.filter((entry) => entry.kind === 'dynamic-import' && !entry.external && inNodeModules(entry.path)).map((entry) => entry.original ?? entry.path))];
+  return [
+    ...new Set(
+      imports.filter((entry) => entry.kind === 'dynamic-import' && !entry.external && inNodeModules(entry.path)).map((entry) => entry.original ?? entry.path),
+    ),
+  ];
 }
 
 /** Builds into a new directory and answers its manifest (not yet written). */
@@ -94,7 +98,11 @@ async function buildStartBundle(): Promise<StartBundleManifest> {
 /** Removes every build but `keep` (the builds a running server may still load parts from). */
 async function pruneBuilds(keep: string[]): Promise<void> {
   const entries = await readdir(directory).catch(() => []);
-  await Promise.all(entries.filter((entry) => entry.startsWith('build-') && !keep.includes(entry)).map((entry) => rm(path.join(directory, entry), { recursive: true, force: true })));
+  await Promise.all(
+    entries
+      .filter((entry) => entry.startsWith('build-') && !keep.includes(entry))
+      .map((entry) => rm(path.join(directory, entry), { recursive: true, force: true })),
+  );
 }
 
 const started = performance.now();
@@ -111,7 +119,9 @@ try {
   await writeFile(partial, JSON.stringify(manifest));
   await rename(partial, manifestFile);
   await pruneBuilds([manifest.build, ...(previous ? [previous] : [])]);
-  process.stdout.write(`svc: start bundle written to ${path.join(directory, manifest.build)} (${Object.keys(manifest.inputs).length - 1} sources, ${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
+  process.stdout.write(
+    `svc: start bundle written to ${path.join(directory, manifest.build)} (${Object.keys(manifest.inputs).length - 1} sources, ${((performance.now() - started) / 1000).toFixed(1)} s)\n`,
+  );
 } catch (error) {
   await rm(manifestFile, { force: true });
   await pruneBuilds(previous ? [previous] : []);

@@ -62,8 +62,10 @@ async function start(): Promise<void> {
   if (stopping) return void shutDown(server);
   const urls = await server.listen();
   log.info({ baseUrl: urls.baseUrl, apiUrl: urls.apiUrl, database: server.database.kind, dataDir: config.dataDir }, 'svc listening');
-  if (server.operatorTokenFile) log.info({ operatorTokenFile: server.operatorTokenFile }, 'operator token kept in this file (mode 0600), generated on first start; read it from there');
-  if (server.database.kind === 'embedded') log.info('embedded database (PGlite) in use: fine for trying and small single-node use; set DATABASE_URL for production');
+  if (server.operatorTokenFile)
+    log.info({ operatorTokenFile: server.operatorTokenFile }, 'operator token kept in this file (mode 0600), generated on first start; read it from there');
+  if (server.database.kind === 'embedded')
+    log.info('embedded database (PGlite) in use: fine for trying and small single-node use; set DATABASE_URL for production');
   if (stopping) void shutDown(server);
 }
 
@@ -74,7 +76,11 @@ async function migrate(): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 1, log });
   try {
     const applied = await runMigrations(database.sequelize, log);
-    process.stdout.write(applied.length ? `Applied ${applied.length} migration(s):\n${applied.map((name) => `  ${name}`).join('\n')}\n` : 'Nothing to migrate: the database is up to date.\n');
+    process.stdout.write(
+      applied.length
+        ? `Applied ${applied.length} migration(s):\n${applied.map((name) => `  ${name}`).join('\n')}\n`
+        : 'Nothing to migrate: the database is up to date.\n',
+    );
   } finally {
     await database.close();
   }
@@ -91,10 +97,15 @@ export function buildProgram(): Command {
   const catalog = program.command('catalog').description('Catalog administration');
   catalog
     .command('import <file>')
-    .description('Upsert artifacts, versions, files, trust bundles and reviews from a JSONL file (idempotent; errors name the line; nothing is imported when any line is bad)')
+    .description(
+      'Upsert artifacts, versions, files, trust bundles and reviews from a JSONL file (idempotent; errors name the line; nothing is imported when any line is bad)',
+    )
     .action(async (file: string) => {
       const config = configOrExit();
-      const [{ CatalogImportError }, { describeImport, runCatalogImport }] = await Promise.all([import('./features/catalog/import-catalog.ts'), import('./features/catalog/import-command.ts')]);
+      const [{ CatalogImportError }, { describeImport, runCatalogImport }] = await Promise.all([
+        import('./features/catalog/import-catalog.ts'),
+        import('./features/catalog/import-command.ts'),
+      ]);
       try {
         const result = await runCatalogImport(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel), file);
         process.stdout.write(`${describeImport(result)}\n`);

@@ -41,8 +41,17 @@ export const serverConfigFrom = z
     SVC_CORS_ORIGINS: z
       .string()
       .default('')
-      .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
-      .pipe(z.array(z.union([z.literal('*'), z.string().regex(/^https?:\/\/[^/?#\s]+$/, 'an origin is scheme://host[:port], with no path')]), { error: 'expected * or comma-separated origins such as https://app.example' })),
+      .transform((value) =>
+        value
+          .split(',')
+          .map((origin) => origin.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(z.union([z.literal('*'), z.string().regex(/^https?:\/\/[^/?#\s]+$/, 'an origin is scheme://host[:port], with no path')]), {
+          error: 'expected * or comma-separated origins such as https://app.example',
+        }),
+      ),
     SVC_OPEN_ACCESS: flag.default(false),
     SVC_TRUST_PROXY: flag.default(false),
     SVC_VALIDATE_RESPONSES: flag.default(false),

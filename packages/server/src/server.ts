@@ -55,7 +55,13 @@ export interface CreateServerOptions {
 export async function createServer(config: Config, options: CreateServerOptions = {}): Promise<SvcServer> {
   const log = options.logger ?? createLogger(config.logLevel);
   const { token: operatorToken, file: operatorTokenFile } = await ensureOperatorToken(config.operatorToken, config.dataDir);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: config.databasePoolMax, log, ...(options.embeddedDatabase ? { embedded: options.embeddedDatabase } : {}) });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolMax: config.databasePoolMax,
+    log,
+    ...(options.embeddedDatabase ? { embedded: options.embeddedDatabase } : {}),
+  });
   try {
     await runMigrations(database.sequelize, log);
   } catch (error) {
@@ -69,7 +75,20 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const usage = new UsageHook((error) => log.error({ err: error }, 'a usage listener failed'));
   const lifecycle = new ServerLifecycle();
   const scheduler = new Scheduler(log);
-  const deps: ServerDeps = { config, database, log, metrics: createHttpMetrics(), models, usage, caches: new CacheRegistry(), lifecycle, scheduler, startedAt: Date.now(), publicUrls: urls, testSeams: options.testSeams };
+  const deps: ServerDeps = {
+    config,
+    database,
+    log,
+    metrics: createHttpMetrics(),
+    models,
+    usage,
+    caches: new CacheRegistry(),
+    lifecycle,
+    scheduler,
+    startedAt: Date.now(),
+    publicUrls: urls,
+    testSeams: options.testSeams,
+  };
   // Counters of long-past windows are dead weight; any replica may prune them.
   scheduler.every('rate-counters.prune', 10 * 60_000, () => pruneWindows(database.sequelize, new Date(Date.now() - 2 * 86_400_000)));
   const features = await createFeatures(deps);

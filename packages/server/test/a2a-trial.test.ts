@@ -26,7 +26,8 @@ function recordingFetch() {
   return { sent, fetchImpl };
 }
 
-const question = () => SendMessageRequest.fromJSON({ message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'What is svc and how do I start?' }] } });
+const question = () =>
+  SendMessageRequest.fromJSON({ message: { messageId: `m-${Math.random()}`, role: 'ROLE_USER', parts: [{ text: 'What is svc and how do I start?' }] } });
 
 function checkTrialTask(t: import('ava').ExecutionContext, task: Task) {
   t.is(task.id, TRIAL_ID);
@@ -42,7 +43,10 @@ function checkTrialTask(t: import('ava').ExecutionContext, task: Task) {
 test('@a2a-js/sdk 1.x (default, A2A 1.0) reads the card, sends a message and gets the trial task back', async (t) => {
   const { sent, fetchImpl } = recordingFetch();
   const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { cardResolver: new DefaultAgentCardResolver({ fetchImpl }), transports: [new JsonRpcTransportFactory({ fetchImpl })] }),
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    }),
   );
   const client = await factory.createFromUrl(svc.baseUrl);
   t.is(client.protocolVersion, '1.0');
@@ -62,7 +66,10 @@ test('@a2a-js/sdk 1.x in legacy mode (A2A 0.3) reads the card, sends message/sen
   const { sent, fetchImpl } = recordingFetch();
   const legacyCompat = { enabled: true };
   const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat }), transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat })] }),
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat }),
+      transports: [new JsonRpcTransportFactory({ fetchImpl, legacyCompat })],
+    }),
   );
   // A client for a peer that speaks only 0.3 keeps the card's 0.3 interface (the card lists both).
   const card = await new DefaultAgentCardResolver({ fetchImpl, legacyCompat }).resolve(svc.baseUrl);
@@ -93,10 +100,19 @@ test('@a2a-js/sdk 0.3.14 itself (a peer still on 0.3) reads the same card and ge
 });
 
 async function rpc(body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${svc.baseUrl}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const response = await fetch(`${svc.baseUrl}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
-const v03Send = (message: Record<string, unknown>) => ({ jsonrpc: '2.0', id: 'r-1', method: 'message/send', params: { message: { messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'hi' }], ...message } } });
+const v03Send = (message: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 'r-1',
+  method: 'message/send',
+  params: { message: { messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'hi' }], ...message } },
+});
 
 test('message/send (0.3 wire, spec 4.9): 200 with the completed trial task; the caller text changes nothing', async (t) => {
   const first = await rpc(v03Send({}));
@@ -118,7 +134,10 @@ test('message/send (0.3 wire, spec 4.9): 200 with the completed trial task; the 
 });
 
 test('SendMessage (1.0 wire): { task } without kind, proto enums', async (t) => {
-  const answer = await rpc({ jsonrpc: '2.0', id: 'r-2', method: 'SendMessage', params: { message: { messageId: 'm-2', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }, { 'a2a-version': '1.0' });
+  const answer = await rpc(
+    { jsonrpc: '2.0', id: 'r-2', method: 'SendMessage', params: { message: { messageId: 'm-2', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } },
+    { 'a2a-version': '1.0' },
+  );
   t.is(answer.status, 200);
   t.is(answer.body.result.task.id, TRIAL_ID);
   t.is(answer.body.result.task.status.state, 'TASK_STATE_COMPLETED');

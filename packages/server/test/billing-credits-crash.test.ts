@@ -54,10 +54,15 @@ async function withDatabase<T>(work: (sequelize: Sequelize) => Promise<T>): Prom
 async function accountState(sequelize: Sequelize, principalId: string) {
   const one = async <T extends object>(sql: string) => (await sequelize.query<T>(sql, { replacements: { id: principalId }, type: QueryTypes.SELECT }))[0]!;
   const account = await one<{ spendable: string; reserved: string }>('SELECT spendable, reserved FROM billing_accounts WHERE principal_id = :id');
-  const ledger = await one<{ spendable: string; reserved: string }>('SELECT sum(spendable_delta) AS spendable, sum(reserved_delta) AS reserved FROM billing_ledger WHERE principal_id = :id');
+  const ledger = await one<{ spendable: string; reserved: string }>(
+    'SELECT sum(spendable_delta) AS spendable, sum(reserved_delta) AS reserved FROM billing_ledger WHERE principal_id = :id',
+  );
   const receipts = await one<{ count: number }>('SELECT count(*)::int AS count FROM billing_receipts WHERE principal_id = :id');
   const held = await one<{ count: number }>("SELECT count(*)::int AS count FROM billing_holds WHERE principal_id = :id AND status = 'held'");
-  const keys = await sequelize.query<{ idempotency_key: string }>('SELECT idempotency_key FROM billing_receipts WHERE principal_id = :id', { replacements: { id: principalId }, type: QueryTypes.SELECT });
+  const keys = await sequelize.query<{ idempotency_key: string }>('SELECT idempotency_key FROM billing_receipts WHERE principal_id = :id', {
+    replacements: { id: principalId },
+    type: QueryTypes.SELECT,
+  });
   return {
     account: { spendable: Number(account.spendable), reserved: Number(account.reserved) },
     ledger: { spendable: Number(ledger.spendable), reserved: Number(ledger.reserved) },

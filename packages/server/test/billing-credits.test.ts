@@ -35,18 +35,31 @@ const chatBody = (question = 'What is svc?') => ({ messages: [{ role: 'user', co
 const creditChat = (base: string, token: string, body: unknown, idempotencyKey?: string) =>
   fetch(`${base}/v1/credits/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      ...(idempotencyKey !== undefined ? { 'idempotency-key': idempotencyKey } : {}),
+    },
     body: JSON.stringify(body),
   });
 
 /** The ledger explains every balance: its deltas add up to the account's two numbers. */
 async function ledgerAgrees(principalId: string) {
-  const [sums] = await sequelize().query<{ spendable: string | null; reserved: string | null }>('SELECT sum(spendable_delta) AS spendable, sum(reserved_delta) AS reserved FROM billing_ledger WHERE principal_id = :id', {
-    replacements: { id: principalId },
-    type: QueryTypes.SELECT,
-  });
-  const [account] = await sequelize().query<{ spendable: string; reserved: string }>('SELECT spendable, reserved FROM billing_accounts WHERE principal_id = :id', { replacements: { id: principalId }, type: QueryTypes.SELECT });
-  return { ledger: { spendable: Number(sums?.spendable ?? 0), reserved: Number(sums?.reserved ?? 0) }, account: { spendable: Number(account?.spendable ?? 0), reserved: Number(account?.reserved ?? 0) } };
+  const [sums] = await sequelize().query<{ spendable: string | null; reserved: string | null }>(
+    'SELECT sum(spendable_delta) AS spendable, sum(reserved_delta) AS reserved FROM billing_ledger WHERE principal_id = :id',
+    {
+      replacements: { id: principalId },
+      type: QueryTypes.SELECT,
+    },
+  );
+  const [account] = await sequelize().query<{ spendable: string; reserved: string }>(
+    'SELECT spendable, reserved FROM billing_accounts WHERE principal_id = :id',
+    { replacements: { id: principalId }, type: QueryTypes.SELECT },
+  );
+  return {
+    ledger: { spendable: Number(sums?.spendable ?? 0), reserved: Number(sums?.reserved ?? 0) },
+    account: { spendable: Number(account?.spendable ?? 0), reserved: Number(account?.reserved ?? 0) },
+  };
 }
 
 test('no credit: 402 with a payment challenge and a Link to the checkout route; nothing is held', async (t) => {
@@ -56,7 +69,10 @@ test('no credit: 402 with a payment challenge and a Link to the checkout route; 
   const body = await response.json();
   t.is(body.code, 'credits_exhausted');
   t.like(body.payment, { scheme: 'svc-credits', credits_required: 1, spendable: 0, checkout: `${svc.baseUrl}/v1/billing/processor/checkout-session` });
-  t.deepEqual(body.payment.packs.map((pack: { pack_code: string }) => pack.pack_code), ['starter_1000', 'builder_5000']);
+  t.deepEqual(
+    body.payment.packs.map((pack: { pack_code: string }) => pack.pack_code),
+    ['starter_1000', 'builder_5000'],
+  );
   t.is(response.headers.get('link'), `<${svc.baseUrl}/v1/billing/processor/checkout-session>; rel="payment"`);
   t.like(await client.billing.balance(), { spendable: 0, reserved: 0 });
 });
@@ -184,7 +200,7 @@ test('usage export: keyset pages with balance headers, CSV with a header row, cu
   const other = await customer(0);
   const theirs = await other.client.billing.usage();
   if (theirs instanceof Response) return t.fail('expected JSON');
-  t.deepEqual(theirs.data, [], "another principal sees none of these receipts");
+  t.deepEqual(theirs.data, [], 'another principal sees none of these receipts');
   t.truthy(client);
 });
 
@@ -209,7 +225,10 @@ test('1000 calls on 100 credits, 100 at a time: exactly 100 succeed and 100 rece
     );
     t.is(statuses.filter((status) => status === 200).length, 100);
     t.is(statuses.filter((status) => status === 402).length, CALLS - 100);
-    const [receipts] = await sequelize().query<{ count: number }>('SELECT count(*)::int AS count FROM billing_receipts WHERE principal_id = :id', { replacements: { id }, type: QueryTypes.SELECT });
+    const [receipts] = await sequelize().query<{ count: number }>('SELECT count(*)::int AS count FROM billing_receipts WHERE principal_id = :id', {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    });
     t.is(receipts?.count, 100);
     const check = await ledgerAgrees(id);
     t.deepEqual(check.account, { spendable: 0, reserved: 0 });

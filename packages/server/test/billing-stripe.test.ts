@@ -12,7 +12,13 @@ let svc: TestServer;
 test.before(async () => {
   stripe = await startFakeStripe();
   svc = await startTestServer({
-    env: { STRIPE_SECRET_KEY: 'sk_test_fake_for_svc', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, SVC_STRIPE_API_BASE: stripe.url, SVC_DEMO_TOKEN: 'demo-token-for-billing', SVC_DEMO_SCOPES: 'billing:read billing:write inference:invoke' },
+    env: {
+      STRIPE_SECRET_KEY: 'sk_test_fake_for_svc',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      SVC_STRIPE_API_BASE: stripe.url,
+      SVC_DEMO_TOKEN: 'demo-token-for-billing',
+      SVC_DEMO_SCOPES: 'billing:read billing:write inference:invoke',
+    },
   });
 });
 test.after.always(async () => {
@@ -37,8 +43,16 @@ const checkout = (token: string, body: unknown, idempotencyKey?: string) =>
 /** Delivers an event as Stripe does: JSON body, `Stripe-Signature` made by the real stripe package. */
 function deliver(event: Record<string, unknown>, options: { secret?: string; timestamp?: number } = {}) {
   const payload = JSON.stringify(event);
-  const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? WEBHOOK_SECRET, ...(options.timestamp !== undefined ? { timestamp: options.timestamp } : {}) });
-  return fetch(`${svc.baseUrl}/webhooks/processor`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': signature }, body: payload });
+  const signature = Stripe.webhooks.generateTestHeaderString({
+    payload,
+    secret: options.secret ?? WEBHOOK_SECRET,
+    ...(options.timestamp !== undefined ? { timestamp: options.timestamp } : {}),
+  });
+  return fetch(`${svc.baseUrl}/webhooks/processor`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+    body: payload,
+  });
 }
 
 const eventId = () => `evt_${randomBytes(10).toString('hex')}`;
@@ -49,7 +63,17 @@ const sessionEvent = (type: string, session: { id: string; metadata?: Record<str
   api_version: '2026-01-01',
   created: Math.floor(Date.now() / 1000),
   livemode: false,
-  data: { object: { id: session.id, object: 'checkout.session', payment_status: paymentStatus, status: 'complete', metadata: session.metadata ?? {}, payment_intent: intent, mode: 'payment' } },
+  data: {
+    object: {
+      id: session.id,
+      object: 'checkout.session',
+      payment_status: paymentStatus,
+      status: 'complete',
+      metadata: session.metadata ?? {},
+      payment_intent: intent,
+      mode: 'payment',
+    },
+  },
 });
 
 test('checkout creates a one-time session bound to the principal and pack; the same key answers it again', async (t) => {
@@ -100,13 +124,19 @@ test('a paid checkout grants once, whatever the number and order of deliveries',
   const succeeded = sessionEvent('checkout.session.async_payment_succeeded', { id: session.session_id }, 'paid', intent);
   const paid = sessionEvent('checkout.session.completed', { id: session.session_id }, 'paid', intent);
   const answers = await Promise.all([deliver(succeeded), deliver(paid), deliver(succeeded), deliver(paid)]);
-  t.deepEqual(answers.map((answer) => answer.status), [200, 200, 200, 200]);
+  t.deepEqual(
+    answers.map((answer) => answer.status),
+    [200, 200, 200, 200],
+  );
   const bodies = await Promise.all(answers.map((answer) => answer.json()));
   t.is(bodies.filter((body) => body.duplicate).length, 2, 'each event id is processed once');
   const balance = await client.billing.balance();
   t.is(balance.spendable, 1000);
   t.is(balance.reserved, 0);
-  t.deepEqual(balance.packs.map((pack) => pack.pack_code), ['starter_1000', 'builder_5000']);
+  t.deepEqual(
+    balance.packs.map((pack) => pack.pack_code),
+    ['starter_1000', 'builder_5000'],
+  );
 });
 
 test('bad, foreign and stale signatures are refused with 400 and record nothing', async (t) => {
@@ -119,7 +149,11 @@ test('bad, foreign and stale signatures are refused with 400 and record nothing'
   const stale = await deliver(event, { timestamp: Math.floor(Date.now() / 1000) - 3600 });
   t.is(stale.status, 400);
   t.regex((await stale.json()).error, /tolerance|timestamp/i);
-  const unsigned = await fetch(`${svc.baseUrl}/webhooks/processor`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) });
+  const unsigned = await fetch(`${svc.baseUrl}/webhooks/processor`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(event),
+  });
   t.is(unsigned.status, 400);
   t.is((await client.billing.balance()).spendable, 0);
   // The same event, properly signed, still counts: nothing was recorded by the refusals.
@@ -138,7 +172,9 @@ test('charge.refunded takes back the refunded share of the grant, never more tha
     type: 'charge.refunded',
     created: Math.floor(Date.now() / 1000),
     livemode: false,
-    data: { object: { id: `ch_${intent}`, object: 'charge', amount: 500, amount_refunded: amountRefunded, refunded: amountRefunded === 500, payment_intent: intent } },
+    data: {
+      object: { id: `ch_${intent}`, object: 'charge', amount: 500, amount_refunded: amountRefunded, refunded: amountRefunded === 500, payment_intent: intent },
+    },
   });
   const partial = await deliver(refund(100));
   t.is(partial.status, 200, await partial.clone().text());
@@ -154,7 +190,11 @@ test('unknown event types answer 200 and change nothing; billing is 503 without 
   t.is(answer.status, 200);
   const bare = await startTestServer();
   try {
-    const response = await fetch(`${bare.baseUrl}/v1/billing/processor/checkout-session`, { method: 'POST', headers: { authorization: `Bearer ${bare.operatorToken}`, 'content-type': 'application/json' }, body: '{"pack_code":"starter_1000"}' });
+    const response = await fetch(`${bare.baseUrl}/v1/billing/processor/checkout-session`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bare.operatorToken}`, 'content-type': 'application/json' },
+      body: '{"pack_code":"starter_1000"}',
+    });
     t.is(response.status, 503);
     t.is((await response.json()).code, 'billing_not_configured');
     const hook = await fetch(`${bare.baseUrl}/webhooks/processor`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });

@@ -28,14 +28,20 @@ async function customer(credits: number) {
 async function creditChat(token: string, idempotencyKey: string, requestId?: string) {
   const response = await fetch(`${svc.baseUrl}/v1/credits/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': idempotencyKey, ...(requestId ? { 'x-request-id': requestId } : {}) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'idempotency-key': idempotencyKey,
+      ...(requestId ? { 'x-request-id': requestId } : {}),
+    },
     body: JSON.stringify({ messages: [{ role: 'user', content: 'What is svc?' }] }),
   });
   await response.arrayBuffer();
   return response.status;
 }
 
-const csvOf = async (token: string) => (await fetch(`${svc.baseUrl}/v1/billing/usage?format=csv&limit=100`, { headers: { authorization: `Bearer ${token}` } })).text();
+const csvOf = async (token: string) =>
+  (await fetch(`${svc.baseUrl}/v1/billing/usage?format=csv&limit=100`, { headers: { authorization: `Bearer ${token}` } })).text();
 
 /** The record whose cells hold `needle`, with its numeric tail (credits first, then the three token counts). */
 function recordHolding(csv: string, needle: string): string {
@@ -69,7 +75,15 @@ test('a stored key starting with a tab or a carriage return is neutralised too',
   for (const key of ['\tx', '\rx']) {
     const hold = await holdCredits(sequelize(), { principalId: id, idempotencyKey: key, fingerprint: 'f', credits: 1, ttlSeconds: 60 });
     if (hold.kind !== 'held') throw new Error(`no hold: ${hold.kind}`);
-    t.is(await commitHold(sequelize(), hold.holdId, {}, { operation: 'chat.completions', model: 'm', requestId: 'r', usage: { prompt_tokens: 1, total_tokens: 1 } }), 'committed');
+    t.is(
+      await commitHold(
+        sequelize(),
+        hold.holdId,
+        {},
+        { operation: 'chat.completions', model: 'm', requestId: 'r', usage: { prompt_tokens: 1, total_tokens: 1 } },
+      ),
+      'committed',
+    );
   }
   const csv = await csvOf(token);
   t.true(csv.includes(`,"'\tx",`));

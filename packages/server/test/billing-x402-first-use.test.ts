@@ -18,7 +18,14 @@ test.serial('unconfigured: the discovery document names the default network and 
   try {
     const response = await fetch(`${svc.baseUrl}/.well-known/x402`);
     t.is(response.status, 200);
-    t.like(await response.json(), { enabled: false, network: 'eip155:84532', network_v1: 'base-sepolia', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', asset_name: 'USDC', asset_version: '2' });
+    t.like(await response.json(), {
+      enabled: false,
+      network: 'eip155:84532',
+      network_v1: 'base-sepolia',
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      asset_name: 'USDC',
+      asset_version: '2',
+    });
     t.false(loaded('@x402/evm'));
     t.false(loaded('viem'));
   } finally {

@@ -27,14 +27,18 @@ let unconfigured: TestServer;
 
 test.before(async () => {
   facilitator = await startFakeFacilitator();
-  [svc, unconfigured] = await Promise.all([startTestServer({ env: { SVC_X402_PAY_TO: PAY_TO, SVC_X402_FACILITATOR_URL: facilitator.url } }), startTestServer()]);
+  [svc, unconfigured] = await Promise.all([
+    startTestServer({ env: { SVC_X402_PAY_TO: PAY_TO, SVC_X402_FACILITATOR_URL: facilitator.url } }),
+    startTestServer(),
+  ]);
 });
 test.after.always(async () => {
   await Promise.all([svc?.close(), unconfigured?.close()]);
   await facilitator?.close();
 });
 
-const chatBody = (content = 'How do I pay per call?', extra: Record<string, unknown> = {}) => JSON.stringify({ model: 'svc-extractive-chat', messages: [{ role: 'user', content }], ...extra });
+const chatBody = (content = 'How do I pay per call?', extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ model: 'svc-extractive-chat', messages: [{ role: 'user', content }], ...extra });
 const post = (server: TestServer, body: string, headers: Record<string, string> = {}) =>
   fetch(`${server.baseUrl}/x402/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 
@@ -54,7 +58,8 @@ function v2Payer() {
 
 const nonceOf = (header: string): string => JSON.parse(Buffer.from(header, 'base64').toString('utf8')).payload.authorization.nonce;
 const callsWith = (nonce: string) => facilitator.calls.filter((call) => call.body.paymentPayload.payload?.authorization?.nonce === nonce);
-const settlesOf = (nonce: string) => facilitator.calls.filter((call) => call.path === '/settle' && call.body.paymentPayload.payload.authorization.nonce === nonce);
+const settlesOf = (nonce: string) =>
+  facilitator.calls.filter((call) => call.path === '/settle' && call.body.paymentPayload.payload.authorization.nonce === nonce);
 
 /** An EIP-3009 authorization signed by the payer, with any field changed: what a careless or hostile client might send. */
 async function signedPayment(challenge: PaymentRequired, change: { to?: string; value?: string; validBefore?: number; validAfter?: number } = {}) {
@@ -72,7 +77,12 @@ async function signedPayment(challenge: PaymentRequired, change: { to?: string; 
     domain: { name: String(accepted.extra.name), version: String(accepted.extra.version), chainId: 84532, verifyingContract: accepted.asset as `0x${string}` },
     types: authorizationTypes,
     primaryType: 'TransferWithAuthorization',
-    message: { ...authorization, value: BigInt(authorization.value), validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore) },
+    message: {
+      ...authorization,
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+    },
   });
   return encodePaymentSignatureHeader({ x402Version: 2, resource: challenge.resource, accepted, payload: { signature, authorization } });
 }
@@ -88,12 +98,30 @@ test('unpaid: 402 with the v2 challenge in PAYMENT-REQUIRED, the v1 challenge as
   const v2 = decodePaymentRequiredHeader(response.headers.get('payment-required')!);
   t.is(v2.x402Version, 2);
   t.is(v2.resource.url, `${svc.baseUrl}/x402/chat/completions`);
-  t.deepEqual(v2.accepts, [{ scheme: 'exact', network: 'eip155:84532', amount: '5000', asset: BASE_SEPOLIA_USDC, payTo: PAY_TO, maxTimeoutSeconds: 300, extra: { name: 'USDC', version: '2' } }]);
+  t.deepEqual(v2.accepts, [
+    {
+      scheme: 'exact',
+      network: 'eip155:84532',
+      amount: '5000',
+      asset: BASE_SEPOLIA_USDC,
+      payTo: PAY_TO,
+      maxTimeoutSeconds: 300,
+      extra: { name: 'USDC', version: '2' },
+    },
+  ]);
   t.is(response.headers.get('link'), `<${svc.baseUrl}/.well-known/x402>; rel="payment"`);
   t.is(response.headers.get('cache-control'), 'no-store');
   const body = await response.json();
   t.like(body, { x402Version: 1, code: 'x402_payment_required', reason: 'payment_required' });
-  t.like(body.accepts[0], { scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '5000', asset: BASE_SEPOLIA_USDC, payTo: PAY_TO, resource: `${svc.baseUrl}/x402/chat/completions`, extra: { name: 'USDC', version: '2' } });
+  t.like(body.accepts[0], {
+    scheme: 'exact',
+    network: 'base-sepolia',
+    maxAmountRequired: '5000',
+    asset: BASE_SEPOLIA_USDC,
+    payTo: PAY_TO,
+    resource: `${svc.baseUrl}/x402/chat/completions`,
+    extra: { name: 'USDC', version: '2' },
+  });
   t.regex(body.error, /5000 base units/);
   const invalid = await post(svc, JSON.stringify({ messages: [] }));
   t.is(invalid.status, 422, 'a bad body is refused before any payment is asked for');
@@ -121,13 +149,22 @@ test('the real @x402/fetch client (v2) pays a call end to end; the answer carrie
 
 test('the legacy x402-fetch client (v1) pays with X-PAYMENT and gets X-PAYMENT-RESPONSE', async (t) => {
   const paying = wrapFetchWithPaymentV1(fetch, payer);
-  const response = await paying(`${svc.baseUrl}/x402/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chatBody('What is svc?') });
+  const response = await paying(`${svc.baseUrl}/x402/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: chatBody('What is svc?'),
+  });
   t.is(response.status, 200);
   t.is((await response.json()).object, 'chat.completion');
   t.is(response.headers.get('payment-response'), null);
   const receipt = decodeXPaymentResponse(response.headers.get('x-payment-response')!);
   t.like(receipt, { success: true, network: 'base-sepolia', payer: payer.address });
-  const settle = facilitator.calls.find((call) => call.path === '/settle' && call.body.x402Version === 1 && facilitator.transfers.some((entry) => entry.nonce === call.body.paymentPayload.payload.authorization.nonce));
+  const settle = facilitator.calls.find(
+    (call) =>
+      call.path === '/settle' &&
+      call.body.x402Version === 1 &&
+      facilitator.transfers.some((entry) => entry.nonce === call.body.paymentPayload.payload.authorization.nonce),
+  );
   t.like(settle?.body.paymentRequirements, { network: 'base-sepolia', maxAmountRequired: '5000', payTo: PAY_TO });
 });
 
@@ -146,7 +183,10 @@ test('a replayed payment is refused with 402, a fresh challenge and the reason; 
 
 test('one payment raced through two replicas on one database is served once', async (t) => {
   // The embedded database cannot be shared between servers: there the peer is the same server.
-  const peer = svc.database.kind === 'postgres' ? await startTestServer({ database: svc.database, env: { SVC_X402_PAY_TO: PAY_TO, SVC_X402_FACILITATOR_URL: facilitator.url } }) : svc;
+  const peer =
+    svc.database.kind === 'postgres'
+      ? await startTestServer({ database: svc.database, env: { SVC_X402_PAY_TO: PAY_TO, SVC_X402_FACILITATOR_URL: facilitator.url } })
+      : svc;
   if (peer !== svc) t.teardown(() => peer.close());
   const header = await signedPayment(await freshChallenge());
   const racing = await Promise.all([svc, peer, svc, peer, svc, peer].map((replica) => post(replica, chatBody(), { 'payment-signature': header })));
@@ -202,11 +242,22 @@ test('a claim left by a server that died mid-call is released after its stale ag
   const header = await signedPayment(await freshChallenge());
   const authorization = JSON.parse(Buffer.from(header, 'base64').toString('utf8')).payload.authorization;
   // What a server killed between claiming and settling leaves behind.
-  const claim = { network: 'eip155:84532', asset: BASE_SEPOLIA_USDC, payer: authorization.from, nonce: authorization.nonce, x402Version: 2, amount: '5000', payTo: PAY_TO, requestId: 'req-of-a-dead-server' };
+  const claim = {
+    network: 'eip155:84532',
+    asset: BASE_SEPOLIA_USDC,
+    payer: authorization.from,
+    nonce: authorization.nonce,
+    x402Version: 2,
+    amount: '5000',
+    payTo: PAY_TO,
+    requestId: 'req-of-a-dead-server',
+  };
   t.truthy(await claimAuthorization(svc.server.database.sequelize, claim));
   const blocked = await post(svc, chatBody(), { 'payment-signature': header });
   t.like(await blocked.json(), { reason: 'payment_replayed' });
-  await svc.server.database.sequelize.query(`UPDATE x402_payments SET updated_at = now() - make_interval(secs => :age) WHERE nonce = :nonce`, { replacements: { age: STALE_CLAIM_SECONDS + 1, nonce: authorization.nonce.toLowerCase() } });
+  await svc.server.database.sequelize.query(`UPDATE x402_payments SET updated_at = now() - make_interval(secs => :age) WHERE nonce = :nonce`, {
+    replacements: { age: STALE_CLAIM_SECONDS + 1, nonce: authorization.nonce.toLowerCase() },
+  });
   const served = await post(svc, chatBody(), { 'payment-signature': header });
   t.is(served.status, 200);
   t.is(settlesOf(authorization.nonce).length, 1);
@@ -226,7 +277,11 @@ test('a payment that fails to settle withholds the answer: 402 settlement_failed
 
 test('stream: true is paid before the first event, and the stream carries PAYMENT-RESPONSE', async (t) => {
   const { fetch: paying } = v2Payer();
-  const response = await paying(`${svc.baseUrl}/x402/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chatBody('How do I stream chat completions?', { stream: true }) });
+  const response = await paying(`${svc.baseUrl}/x402/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: chatBody('How do I stream chat completions?', { stream: true }),
+  });
   t.is(response.status, 200);
   t.regex(response.headers.get('content-type') ?? '', /text\/event-stream/);
   t.true(decodePaymentResponseHeader(response.headers.get('payment-response')!).success);
@@ -290,9 +345,18 @@ test('configuration: a bad pay-to address, an unknown network or an unknown toke
   t.regex(fails({ SVC_X402_PAY_TO: '0x123' })!.message, /SVC_X402_PAY_TO=.*EVM address/);
   t.regex(fails({ SVC_X402_NETWORK: 'eip155:999999' })!.message, /SVC_X402_NETWORK/);
   t.regex(fails({ SVC_X402_ASSET: '0x4444444444444444444444444444444444444444' })!.message, /SVC_X402_ASSET_NAME and SVC_X402_ASSET_VERSION/);
-  const custom = loadConfig({ SVC_X402_NETWORK: 'eip155:8453', SVC_X402_ASSET: '0x4444444444444444444444444444444444444444', SVC_X402_ASSET_NAME: 'Test Dollar', SVC_X402_ASSET_VERSION: '1' }).x402;
+  const custom = loadConfig({
+    SVC_X402_NETWORK: 'eip155:8453',
+    SVC_X402_ASSET: '0x4444444444444444444444444444444444444444',
+    SVC_X402_ASSET_NAME: 'Test Dollar',
+    SVC_X402_ASSET_VERSION: '1',
+  }).x402;
   t.like(custom, { network: 'eip155:8453', networkV1: 'base', chainId: 8453, assetName: 'Test Dollar', assetVersion: '1', payTo: undefined });
-  t.like(loadConfig({ SVC_X402_NETWORK: 'eip155:8453' }).x402, { asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', assetName: 'USD Coin', assetVersion: '2' });
+  t.like(loadConfig({ SVC_X402_NETWORK: 'eip155:8453' }).x402, {
+    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    assetName: 'USD Coin',
+    assetVersion: '2',
+  });
 });
 
 test('configuration: with nothing set, pay-per-call is off and the defaults read as x402 resolves them when configured', (t) => {
@@ -301,26 +365,75 @@ test('configuration: with nothing set, pay-per-call is off and the defaults read
   const configured = loadConfig({ SVC_X402_PAY_TO: PAY_TO }).x402;
   t.is(unset.payTo, undefined);
   t.deepEqual(
-    { network: unset.network, networkV1: unset.networkV1, chainId: unset.chainId, asset: unset.asset, assetName: unset.assetName, assetVersion: unset.assetVersion, facilitatorUrl: unset.facilitatorUrl, facilitatorTimeoutMs: unset.facilitatorTimeoutMs },
-    { network: 'eip155:84532', networkV1: 'base-sepolia', chainId: 84532, asset: BASE_SEPOLIA_USDC, assetName: 'USDC', assetVersion: '2', facilitatorUrl: 'https://x402.org/facilitator', facilitatorTimeoutMs: 15_000 },
+    {
+      network: unset.network,
+      networkV1: unset.networkV1,
+      chainId: unset.chainId,
+      asset: unset.asset,
+      assetName: unset.assetName,
+      assetVersion: unset.assetVersion,
+      facilitatorUrl: unset.facilitatorUrl,
+      facilitatorTimeoutMs: unset.facilitatorTimeoutMs,
+    },
+    {
+      network: 'eip155:84532',
+      networkV1: 'base-sepolia',
+      chainId: 84532,
+      asset: BASE_SEPOLIA_USDC,
+      assetName: 'USDC',
+      assetVersion: '2',
+      facilitatorUrl: 'https://x402.org/facilitator',
+      facilitatorTimeoutMs: 15_000,
+    },
   );
-  t.like(configured, { network: unset.network, networkV1: unset.networkV1, chainId: unset.chainId, asset: unset.asset, assetName: unset.assetName, assetVersion: unset.assetVersion, payTo: PAY_TO });
+  t.like(configured, {
+    network: unset.network,
+    networkV1: unset.networkV1,
+    chainId: unset.chainId,
+    asset: unset.asset,
+    assetName: unset.assetName,
+    assetVersion: unset.assetVersion,
+    payTo: PAY_TO,
+  });
 });
 
 test('a stream that fails part-way is never settled, nothing of it is charged, and the payment can be sent again', async (t) => {
   // The built-in engine does not fail mid-stream, so the x402 step (real database, real
   // facilitator client against the fake) wraps a chat handler whose stream breaks after a chunk.
   const config = { ...svc.server.config.x402, payTo: PAY_TO, facilitatorUrl: facilitator.url };
-  const step = x402Funding({ sequelize: svc.server.database.sequelize, config, resourceUrl: () => `${svc.baseUrl}/x402/chat/completions`, discoveryUrl: () => `${svc.baseUrl}/.well-known/x402`, log: svc.server.log });
+  const step = x402Funding({
+    sequelize: svc.server.database.sequelize,
+    config,
+    resourceUrl: () => `${svc.baseUrl}/x402/chat/completions`,
+    discoveryUrl: () => `${svc.baseUrl}/.well-known/x402`,
+    log: svc.server.log,
+  });
   const header = await signedPayment(await freshChallenge());
-  const request = { requestId: 'req-stream-failure', ip: '127.0.0.1', principal: anonymousPrincipal, bearer: undefined, signal: new AbortController().signal, log: svc.server.log, publicUrl: svc.baseUrl, headers: { 'payment-signature': header } } as unknown as RequestContext;
-  const chunk: ChatCompletionChunk = { id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 0, model: 'svc-extractive-chat', choices: [{ index: 0, delta: { content: 'half an ans' }, finish_reason: null }] };
+  const request = {
+    requestId: 'req-stream-failure',
+    ip: '127.0.0.1',
+    principal: anonymousPrincipal,
+    bearer: undefined,
+    signal: new AbortController().signal,
+    log: svc.server.log,
+    publicUrl: svc.baseUrl,
+    headers: { 'payment-signature': header },
+  } as unknown as RequestContext;
+  const chunk: ChatCompletionChunk = {
+    id: 'chatcmpl-x',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'svc-extractive-chat',
+    choices: [{ index: 0, delta: { content: 'half an ans' }, finish_reason: null }],
+  };
   const breaking = async () =>
     (async function* () {
       yield { event: 'message', data: chunk };
       throw Object.assign(new Error('the engine went away'), { code: 'upstream_error' });
     })();
-  await t.throwsAsync(runFunded(step, breaking, { messages: [{ role: 'user', content: 'hi' }], stream: true } as never, request), { message: 'the engine went away' });
+  await t.throwsAsync(runFunded(step, breaking, { messages: [{ role: 'user', content: 'hi' }], stream: true } as never, request), {
+    message: 'the engine went away',
+  });
   t.is(settlesOf(nonceOf(header)).length, 0);
   const retried = await post(svc, chatBody(), { 'payment-signature': header });
   t.is(retried.status, 200, 'the claim was released');

@@ -79,7 +79,10 @@ test.serial('a poller across replicas sees every post exactly once while puts ra
     const writers = Promise.all(
       servers.flatMap((server, serverIndex) =>
         Array.from({ length: 3 }, async (_, writer) => {
-          for (let index = 0; index < 15; index++) posted.push((await server.client({ token: `writer-${serverIndex}-${writer}` }).blackboard.put({ body: { key, value: { text: `w${writer} #${index}` } } })).id);
+          for (let index = 0; index < 15; index++)
+            posted.push(
+              (await server.client({ token: `writer-${serverIndex}-${writer}` }).blackboard.put({ body: { key, value: { text: `w${writer} #${index}` } } })).id,
+            );
         }),
       ),
     ).finally(() => (writing = false));

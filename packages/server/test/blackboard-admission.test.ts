@@ -31,10 +31,15 @@ let counter = 0;
 /** A put from its own address and bearer unless told otherwise, so only the window under test fills. */
 async function put(options: { key?: string; bytes?: number; ip?: string; bearer?: string; value?: Record<string, unknown>; idempotency_key?: string }) {
   counter += 1;
-  const value = options.value ?? (options.bytes !== undefined ? { text: 't'.repeat(options.bytes - JSON.stringify({ text: '' }).length) } : { text: `post ${counter}` });
+  const value =
+    options.value ?? (options.bytes !== undefined ? { text: 't'.repeat(options.bytes - JSON.stringify({ text: '' }).length) } : { text: `post ${counter}` });
   const response = await fetch(`${svc.apiUrl}/api/v1/blackboard/put`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': options.ip ?? `10.1.${Math.floor(counter / 250)}.${counter % 250}`, authorization: `Bearer ${options.bearer ?? `bearer-${counter}`}` },
+    headers: {
+      'content-type': 'application/json',
+      'x-forwarded-for': options.ip ?? `10.1.${Math.floor(counter / 250)}.${counter % 250}`,
+      authorization: `Bearer ${options.bearer ?? `bearer-${counter}`}`,
+    },
     body: JSON.stringify({ key: options.key ?? `adm:${counter}`, value, ...(options.idempotency_key ? { idempotency_key: options.idempotency_key } : {}) }),
   });
   return { status: response.status, body: await response.json(), retryAfter: response.headers.get('retry-after') };
@@ -83,17 +88,28 @@ test.serial('a replay consumes no admission but still meets the per-address limi
   t.is((await put({ bearer: 'replayer', key: 'adm:replay' })).status, 201);
   t.is((await put({ bearer: 'replayer', key: 'adm:replay' })).status, 201);
   for (let index = 0; index < 5; index++) await put({ ip: '10.8.8.8' });
-  assertRefused(t, await put({ ip: '10.8.8.8', bearer: 'replayer', key: 'adm:replay', idempotency_key: 'r1', value: { text: 'same' } }), 'blackboard_admission:ip_puts');
+  assertRefused(
+    t,
+    await put({ ip: '10.8.8.8', bearer: 'replayer', key: 'adm:replay', idempotency_key: 'r1', value: { text: 'same' } }),
+    'blackboard_admission:ip_puts',
+  );
 });
 
 test.serial('retention: beyond the row cap the oldest rows expire first', async (t) => {
   const ids: string[] = [];
   for (let index = 0; index < 6; index++) ids.push((await put({ value: { text: `keep ${index}`, topics: ['retention'] } })).body.id);
   const full = await svc.client().blackboard.query({ query: { topic: 'retention' } });
-  t.deepEqual(full.items.map((item) => item.id), [...ids].reverse(), 'at the cap, every row is kept');
+  t.deepEqual(
+    full.items.map((item) => item.id),
+    [...ids].reverse(),
+    'at the cap, every row is kept',
+  );
   ids.push((await put({ value: { text: 'one more', topics: ['retention'] } })).body.id);
   const capped = await svc.client().blackboard.query({ query: { topic: 'retention' } });
-  t.deepEqual(capped.items.map((item) => item.id), ids.slice(1).reverse());
+  t.deepEqual(
+    capped.items.map((item) => item.id),
+    ids.slice(1).reverse(),
+  );
   t.is((await fetch(`${svc.apiUrl}/api/v1/blackboard/${ids[0]}`)).status, 404);
 });
 
@@ -128,6 +144,9 @@ test.serial('the channel window is the newest stored rows', async (t) => {
   for (let index = 0; index < 4; index++) await put({ key: `win:new${index % 2}`, value: { text: 'new' } });
   const page = await svc.client().blackboard.channels();
   t.deepEqual(page.channels.map((channel) => channel.key).sort(), ['win:new0', 'win:new1']);
-  t.deepEqual(page.channels.map((channel) => channel.posts), [2, 2]);
+  t.deepEqual(
+    page.channels.map((channel) => channel.posts),
+    [2, 2],
+  );
   t.is(page.window_rows, 4);
 });

@@ -17,7 +17,10 @@ test('deriveChannelKey from @svc/client is the key the server derives', async (t
   const created = await client.blackboard.put({ body: { key_from: { input: 'Rank  these\tpassages', task: 'rag' }, value: { text: 'ranking' } } });
   t.is(created.key, deriveChannelKey('rank these passages', 'rag'));
   const page = await client.blackboard.get({ query: { key: deriveChannelKey('RANK these passages ', 'rag') } });
-  t.deepEqual(page.items.map((item) => item.id), [created.id]);
+  t.deepEqual(
+    page.items.map((item) => item.id),
+    [created.id],
+  );
 });
 
 test('watch yields new posts in order, drains backlogs, and stops on abort', async (t) => {
@@ -70,7 +73,13 @@ test('watch waits 5, 10, 20, then 30 s with upward jitter, resets on activity, n
   // Even a schedule shorter than the floor never polls sooner than 5 s.
   const floored: number[] = [];
   const floorStop = new AbortController();
-  for await (const _ of client.blackboard.watch({ key: 'watch:floor', signal: floorStop.signal, backoffMs: [1, 2], sleep: async (ms) => void (floored.push(ms) === 3 && floorStop.abort()) })) t.fail();
+  for await (const _ of client.blackboard.watch({
+    key: 'watch:floor',
+    signal: floorStop.signal,
+    backoffMs: [1, 2],
+    sleep: async (ms) => void (floored.push(ms) === 3 && floorStop.abort()),
+  }))
+    t.fail();
   t.deepEqual(floored, [5_000, 5_000, 5_000]);
 });
 
@@ -84,16 +93,54 @@ test('MCP: one tool named blackboard with the spec schema and annotations', asyn
   const client = await mcpClient();
   try {
     const { tools } = await client.listTools();
-    t.deepEqual(tools.map((tool) => tool.name), ['blackboard']);
+    t.deepEqual(
+      tools.map((tool) => tool.name),
+      ['blackboard'],
+    );
     const tool = tools[0]!;
-    t.deepEqual(tool.annotations && { ...tool.annotations, title: undefined }, { title: undefined, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
-    const schema = tool.inputSchema as unknown as { properties: Record<string, { enum?: string[]; maxLength?: number; minLength?: number }>; required: string[]; additionalProperties: boolean };
+    t.deepEqual(tool.annotations && { ...tool.annotations, title: undefined }, {
+      title: undefined,
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
+    const schema = tool.inputSchema as unknown as {
+      properties: Record<string, { enum?: string[]; maxLength?: number; minLength?: number }>;
+      required: string[];
+      additionalProperties: boolean;
+    };
     t.deepEqual(schema.required, ['op']);
     t.false(schema.additionalProperties);
     t.deepEqual(schema.properties.op!.enum, ['put', 'get', 'query', 'channels', 'tombstone']);
     t.deepEqual(
       Object.keys(schema.properties).sort(),
-      ['op', 'key', 'key_from', 'value', 'id', 'edit_token', 'idempotency_key', 'input', 'task', 'kind', 'topics', 'topic', 'q', 'artifact_id', 'revision', 'solution_scope', 'parent_id', 'thread_id', 'limit', 'expires_in', 'since', 'since_id', 'before', 'before_id'].sort(),
+      [
+        'op',
+        'key',
+        'key_from',
+        'value',
+        'id',
+        'edit_token',
+        'idempotency_key',
+        'input',
+        'task',
+        'kind',
+        'topics',
+        'topic',
+        'q',
+        'artifact_id',
+        'revision',
+        'solution_scope',
+        'parent_id',
+        'thread_id',
+        'limit',
+        'expires_in',
+        'since',
+        'since_id',
+        'before',
+        'before_id',
+      ].sort(),
     );
     t.is(schema.properties.edit_token!.minLength, 1);
     t.is(schema.properties.edit_token!.maxLength, 200);
@@ -109,13 +156,23 @@ test('MCP: put, get, query, channels and tombstone through the SDK client', asyn
       const result = await client.callTool({ name: 'blackboard', arguments: args });
       return { isError: Boolean(result.isError), data: result.structuredContent as Record<string, any> };
     };
-    const put = await call({ op: 'put', input: 'Classify  this ticket', task: 'support', value: { text: 'seeking a ticket router' }, kind: 'ask', topics: ['seek'] });
+    const put = await call({
+      op: 'put',
+      input: 'Classify  this ticket',
+      task: 'support',
+      value: { text: 'seeking a ticket router' },
+      kind: 'ask',
+      topics: ['seek'],
+    });
     t.false(put.isError, JSON.stringify(put.data));
     t.is(put.data.key, deriveChannelKey('classify this ticket', 'support'));
     t.is(put.data.item.task, 'tickets');
     t.is(put.data.item.kind, 'ask');
     const got = await call({ op: 'get', key: put.data.key });
-    t.deepEqual(got.data.items.map((item: { id: string }) => item.id), [put.data.id]);
+    t.deepEqual(
+      got.data.items.map((item: { id: string }) => item.id),
+      [put.data.id],
+    );
     const queried = await call({ op: 'query', topic: 'seek', limit: 5 });
     t.true(queried.data.items.some((item: { id: string }) => item.id === put.data.id));
     const channels = await call({ op: 'channels', key: put.data.key });

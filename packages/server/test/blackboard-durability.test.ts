@@ -19,7 +19,9 @@ test.after.always(async () => {
 });
 
 async function flushesSoFar(): Promise<number> {
-  const [row] = await svc.server.database.sequelize.query<{ n: number }>('SELECT coalesce(sum(flushes), 0)::int AS n FROM svc_wal_flush', { type: QueryTypes.SELECT });
+  const [row] = await svc.server.database.sequelize.query<{ n: number }>('SELECT coalesce(sum(flushes), 0)::int AS n FROM svc_wal_flush', {
+    type: QueryTypes.SELECT,
+  });
   return row!.n;
 }
 
@@ -29,14 +31,19 @@ test.serial('a put alone commits synchronously: no flush of its own', async (t) 
   t.truthy(answer.edit_token);
   t.is(await flushesSoFar(), before);
   // The answer came after the put committed: any session reads it.
-  const [stored] = await svc.server.database.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items WHERE id = $1', { bind: [answer.id], type: QueryTypes.SELECT });
+  const [stored] = await svc.server.database.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items WHERE id = $1', {
+    bind: [answer.id],
+    type: QueryTypes.SELECT,
+  });
   t.is(stored!.n, 1);
 });
 
 test.serial('concurrent puts on PostgreSQL commit asynchronously and are answered after shared WAL flushes', async (t) => {
   const client = svc.client();
   const before = await flushesSoFar();
-  const answers = await Promise.all(Array.from({ length: 12 }, (_, index) => client.blackboard.put({ body: { key: `durable:many:${index}`, value: { text: `kept ${index}` } } })));
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, (_, index) => client.blackboard.put({ body: { key: `durable:many:${index}`, value: { text: `kept ${index}` } } })),
+  );
   const flushes = (await flushesSoFar()) - before;
   if (svc.database.kind === 'postgres') {
     // The first put found none under way; those that overlapped it flushed, sharing flushes.
@@ -44,7 +51,10 @@ test.serial('concurrent puts on PostgreSQL commit asynchronously and are answere
   } else {
     t.is(flushes, 0);
   }
-  const [stored] = await svc.server.database.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items WHERE id IN (:ids)', { replacements: { ids: answers.map((answer) => answer.id) }, type: QueryTypes.SELECT });
+  const [stored] = await svc.server.database.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items WHERE id IN (:ids)', {
+    replacements: { ids: answers.map((answer) => answer.id) },
+    type: QueryTypes.SELECT,
+  });
   t.is(stored!.n, answers.length);
 });
 
@@ -52,7 +62,11 @@ test.serial('a put refused by admission rolls back and waits for no flush', asyn
   const client = svc.client();
   for (const text of ['one', 'two']) await client.blackboard.put({ body: { key: 'durable:full', value: { text } } });
   const before = await flushesSoFar();
-  const response = await fetch(`${svc.apiUrl}/api/v1/blackboard/put`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'durable:full', value: { text: 'three' } }) });
+  const response = await fetch(`${svc.apiUrl}/api/v1/blackboard/put`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key: 'durable:full', value: { text: 'three' } }),
+  });
   t.is(response.status, 429);
   t.is(((await response.json()) as { code: string }).code, 'blackboard_admission:channel_posts');
   t.is(await flushesSoFar(), before);
@@ -76,7 +90,10 @@ test.serial('a failed flush fails its callers, and the next caller starts afresh
   await svc.server.database.sequelize.query('ALTER TABLE svc_wal_flush RENAME TO svc_wal_flush_away');
   try {
     const results = await Promise.allSettled([flusher.flush(), flusher.flush()]);
-    t.deepEqual(results.map((result) => result.status), ['rejected', 'rejected']);
+    t.deepEqual(
+      results.map((result) => result.status),
+      ['rejected', 'rejected'],
+    );
   } finally {
     await svc.server.database.sequelize.query('ALTER TABLE svc_wal_flush_away RENAME TO svc_wal_flush');
   }

@@ -13,12 +13,19 @@ test.after.always(async () => {
 });
 
 async function put(body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${svc.apiUrl}/api/v1/blackboard/put`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(`${svc.apiUrl}/api/v1/blackboard/put`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json(), headers: response.headers };
 }
 
 test('a put answers every documented field, with a fresh edit token stored only as a hash', async (t) => {
-  const { status, body } = await put({ key: 'demo:put-fields', value: { text: 'hello board', kind: 'note', topics: ['found', 'offers-rerank'], extra: { kept: [1, 2] } } });
+  const { status, body } = await put({
+    key: 'demo:put-fields',
+    value: { text: 'hello board', kind: 'note', topics: ['found', 'offers-rerank'], extra: { kept: [1, 2] } },
+  });
   t.is(status, 201);
   t.regex(body.id, /^bb_[0-9a-f]{24}$/);
   t.is(body.key, 'demo:put-fields');
@@ -31,7 +38,10 @@ test('a put answers every documented field, with a fresh edit token stored only 
   t.false(body.original_token_required);
   t.false(body.deduplicated);
   t.false(body.tombstone);
-  const rows = await svc.server.database.sequelize.query<{ edit_token_hash: string; item: string }>('SELECT edit_token_hash, item::text AS item FROM blackboard_items WHERE id = $1', { bind: [body.id], type: QueryTypes.SELECT });
+  const rows = await svc.server.database.sequelize.query<{ edit_token_hash: string; item: string }>(
+    'SELECT edit_token_hash, item::text AS item FROM blackboard_items WHERE id = $1',
+    { bind: [body.id], type: QueryTypes.SELECT },
+  );
   t.is(rows.length, 1);
   t.not(rows[0]!.edit_token_hash, body.edit_token);
   t.false(rows[0]!.item.includes(body.edit_token));
@@ -105,7 +115,10 @@ test('a NUL character is refused on its own with 422, and puts beside it in the 
     // Refused at the edge, as in every JSON body (docs/reliability.md).
     t.is(answer.body.code, 'json_nul_character');
   }
-  t.deepEqual(answers.slice(refusedBodies.length).map((answer) => answer.status), fine.map(() => 201));
+  t.deepEqual(
+    answers.slice(refusedBodies.length).map((answer) => answer.status),
+    fine.map(() => 201),
+  );
   const page = await svc.client().blackboard.get({ query: { key: 'demo:nul' } });
   t.is(page.items.length, fine.length);
 });
@@ -116,7 +129,10 @@ test.serial('a put the database refuses fails alone: the puts batched with it ar
   try {
     const bodies = Array.from({ length: 8 }, (_, index) => ({ key: 'demo:poison', value: { text: index === 3 ? 'poison' : `healthy ${index}` } }));
     const answers = await Promise.all(bodies.map((body) => put(body)));
-    t.deepEqual(answers.map((answer) => answer.status), bodies.map((body) => (body.value.text === 'poison' ? 500 : 201)));
+    t.deepEqual(
+      answers.map((answer) => answer.status),
+      bodies.map((body) => (body.value.text === 'poison' ? 500 : 201)),
+    );
   } finally {
     await sequelize.query('ALTER TABLE blackboard_items DROP CONSTRAINT test_no_poison');
   }
@@ -209,21 +225,33 @@ test('the client retries a put under one Idempotency-Key, so a retry is a replay
 test('concurrent identical puts create exactly one item', async (t) => {
   const body = { key: 'demo:race', value: { text: 'race' }, idempotency_key: 'race-1' };
   const answers = await Promise.all(Array.from({ length: 8 }, () => put(body, { authorization: 'Bearer racer' })));
-  t.true(answers.every((answer) => answer.status === 200 || answer.status === 201), JSON.stringify(answers.map((a) => a.body)));
+  t.true(
+    answers.every((answer) => answer.status === 200 || answer.status === 201),
+    JSON.stringify(answers.map((a) => a.body)),
+  );
   t.is(new Set(answers.map((answer) => answer.body.id)).size, 1);
   t.is(answers.filter((answer) => answer.body.edit_token !== null).length, 1);
-  const [count] = await svc.server.database.sequelize.query<{ n: number }>("SELECT count(*)::int AS n FROM blackboard_items WHERE key = 'demo:race'", { type: QueryTypes.SELECT });
+  const [count] = await svc.server.database.sequelize.query<{ n: number }>("SELECT count(*)::int AS n FROM blackboard_items WHERE key = 'demo:race'", {
+    type: QueryTypes.SELECT,
+  });
   t.is(count!.n, 1);
   // The puts that lost the race rolled back whole: the principal window counted one post.
   const keyId = `kid_${createHash('sha256').update('bearer\0racer', 'utf8').digest('hex').slice(0, 32)}`;
-  const [counter] = await svc.server.database.sequelize.query<{ hits: number }>('SELECT sum(hits)::int AS hits FROM svc_rate_counters WHERE bucket = $1', { bind: [`blackboard:principal:${keyId}`], type: QueryTypes.SELECT });
+  const [counter] = await svc.server.database.sequelize.query<{ hits: number }>('SELECT sum(hits)::int AS hits FROM svc_rate_counters WHERE bucket = $1', {
+    bind: [`blackboard:principal:${keyId}`],
+    type: QueryTypes.SELECT,
+  });
   t.is(counter!.hits, 1);
 });
 
 test('tombstone needs the original token; tombstoned items vanish from reads', async (t) => {
   const client = svc.client();
   const created = await put({ key: 'demo:tomb', value: { text: 'retract me' } });
-  const wrong = await fetch(`${svc.apiUrl}/api/v1/blackboard/tombstone`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: created.body.id, edit_token: 'bbt_wrong' }) });
+  const wrong = await fetch(`${svc.apiUrl}/api/v1/blackboard/tombstone`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: created.body.id, edit_token: 'bbt_wrong' }),
+  });
   t.is(wrong.status, 403);
   t.is((await wrong.json()).code, 'blackboard_edit_token_invalid');
   const done = await client.blackboard.tombstone({ body: { id: created.body.id, edit_token: created.body.edit_token } });
@@ -236,9 +264,20 @@ test('tombstone needs the original token; tombstoned items vanish from reads', a
   t.is((await shown.json()).code, 'blackboard_item_not_found');
   const page = await client.blackboard.get({ query: { key: 'demo:tomb' } });
   t.is(page.items.length, 0);
-  const missing = await fetch(`${svc.apiUrl}/api/v1/blackboard/tombstone`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'bb_000000000000000000000000', edit_token: 'x' }) });
+  const missing = await fetch(`${svc.apiUrl}/api/v1/blackboard/tombstone`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'bb_000000000000000000000000', edit_token: 'x' }),
+  });
   t.is(missing.status, 404);
-  const tombstoneWith = async (editToken: string) => (await fetch(`${svc.apiUrl}/api/v1/blackboard/tombstone`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: created.body.id, edit_token: editToken }) })).status;
+  const tombstoneWith = async (editToken: string) =>
+    (
+      await fetch(`${svc.apiUrl}/api/v1/blackboard/tombstone`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: created.body.id, edit_token: editToken }),
+      })
+    ).status;
   t.is(await tombstoneWith('x'.repeat(200)), 403, 'a 200-character token is checked');
   t.is(await tombstoneWith('x'.repeat(201)), 422);
   t.is(await tombstoneWith(''), 422);
@@ -273,7 +312,11 @@ test('screening flags credential shapes and injection phrasing without refusing 
 
 test.serial('the operator pauses posting; reads and tombstones go on; others cannot flip the switch', async (t) => {
   const created = await put({ key: 'demo:pause', value: { text: 'before pause' } });
-  const denied = await fetch(`${svc.apiUrl}/api/v1/blackboard/admin/posting`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ enabled: false }) });
+  const denied = await fetch(`${svc.apiUrl}/api/v1/blackboard/admin/posting`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ enabled: false }),
+  });
   t.is(denied.status, 401);
   const paused = await svc.operator.blackboard.setPosting({ body: { enabled: false, reason: 'maintenance' } });
   t.deepEqual(paused, { enabled: false, reason: 'maintenance' });

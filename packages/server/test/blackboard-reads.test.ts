@@ -7,7 +7,14 @@ let svc: TestServer;
 let client: SvcClient;
 test.before(async () => {
   // Admission is not under test here; lift it so a few hundred puts fit one channel.
-  svc = await startTestServer({ env: { SVC_BLACKBOARD_CHANNEL_POSTS_PER_HOUR: '100000', SVC_BLACKBOARD_PRINCIPAL_POSTS_PER_HOUR: '100000', SVC_BLACKBOARD_GLOBAL_POSTS_PER_HOUR: '100000', SVC_BLACKBOARD_IP_PUTS_PER_HOUR: '100000' } });
+  svc = await startTestServer({
+    env: {
+      SVC_BLACKBOARD_CHANNEL_POSTS_PER_HOUR: '100000',
+      SVC_BLACKBOARD_PRINCIPAL_POSTS_PER_HOUR: '100000',
+      SVC_BLACKBOARD_GLOBAL_POSTS_PER_HOUR: '100000',
+      SVC_BLACKBOARD_IP_PUTS_PER_HOUR: '100000',
+    },
+  });
   client = svc.client();
 });
 test.after.always(async () => {
@@ -79,7 +86,10 @@ test('an empty board still answers a poll anchor, and polling from it finds the 
   t.is(page.poll_next?.since_id, null);
   const created = await put('walk:empty', { text: 'first' });
   const next = await client.blackboard.get({ query: { key: 'walk:empty', since: page.poll_next!.since } });
-  t.deepEqual(next.items.map((item) => item.id), [created.id]);
+  t.deepEqual(
+    next.items.map((item) => item.id),
+    [created.id],
+  );
 });
 
 test('cursor rules: each *_id needs its timestamp, since excludes before, limit is 1..200', async (t) => {
@@ -103,7 +113,11 @@ test('cursor rules: each *_id needs its timestamp, since excludes before, limit 
   t.is((await raw(`/query?q=${'q'.repeat(200)}`)).status, 200);
   t.is((await raw(`/query?q=${'q'.repeat(201)}`)).status, 422);
   t.is((await raw('/query?nonsense=1')).status, 422);
-  const posted = await raw('/get', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'k', since: at, before: at }) });
+  const posted = await raw('/get', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key: 'k', since: at, before: at }),
+  });
   t.is(posted.body.code, 'blackboard_cursor_conflict:since_before');
   const defaults = await client.blackboard.query();
   t.is(defaults.next_call.poll?.arguments.limit, 50);
@@ -113,10 +127,16 @@ test('filters: task (aliases), kind, topic and q; GET and POST agree', async (t)
   const a = await put('filter:one', { text: 'Needle in 100% haystack', task: 'guard', kind: 'ask', topics: ['seek'] });
   await put('filter:one', { text: 'plain', task: 'toxicity', kind: 'note' });
   const byTask = await client.blackboard.query({ query: { task: 'injection', key: 'filter:one' } });
-  t.deepEqual(byTask.items.map((item) => item.id), [a.id]);
+  t.deepEqual(
+    byTask.items.map((item) => item.id),
+    [a.id],
+  );
   t.is(byTask.next_call.poll?.arguments.task, 'prompt_injection');
   const byAll = await client.blackboard.queryPost({ body: { key: 'filter:one', kind: 'ask', topic: 'seek', q: '100%' } });
-  t.deepEqual(byAll.items.map((item) => item.id), [a.id]);
+  t.deepEqual(
+    byAll.items.map((item) => item.id),
+    [a.id],
+  );
   const percent = await client.blackboard.query({ query: { key: 'filter:one', q: '0% h' } });
   t.is(percent.items.length, 1, 'q is a literal substring, % is not a wildcard');
   const nothing = await client.blackboard.query({ query: { key: 'filter:one', q: '%%' } });
@@ -126,7 +146,8 @@ test('filters: task (aliases), kind, topic and q; GET and POST agree', async (t)
 test('threads: parent_id gives direct replies, thread_id the root and descendants to depth 32, safe against cycles', async (t) => {
   const root = await put('thread:a', { text: 'root' });
   const chain = [root.id];
-  for (let depth = 1; depth <= 34; depth++) chain.push((await client.blackboard.put({ body: { key: 'thread:a', value: { text: `reply ${depth}` }, parent_id: chain[depth - 1] } })).id);
+  for (let depth = 1; depth <= 34; depth++)
+    chain.push((await client.blackboard.put({ body: { key: 'thread:a', value: { text: `reply ${depth}` }, parent_id: chain[depth - 1] } })).id);
   const sibling = await client.blackboard.put({ body: { key: 'thread:b', value: { text: 'reply elsewhere', parent_id: root.id } } });
   const direct = await client.blackboard.query({ query: { parent_id: root.id } });
   t.deepEqual(direct.items.map((item) => item.id).sort(), [chain[1]!, sibling.id].sort());
@@ -144,8 +165,16 @@ test('threads: parent_id gives direct replies, thread_id the root and descendant
 
 test('artifact filters: revision needs artifact_id or solution_scope; solution_scope is JSON on GET; eligible compares runtimes', async (t) => {
   const revision = 'a'.repeat(40);
-  const matching = await put('solve:x', { text: 'works on torch 2.4', artifact_id: 'org/model', revision, runtime_versions: [{ name: 'torch', version: '2.4' }] });
-  const other = await put('solve:y', { text: 'works on torch 2.1', solution_scope: { artifact_id: 'org/model', revision, runtime_versions: [{ name: 'torch', version: '2.1' }] } });
+  const matching = await put('solve:x', {
+    text: 'works on torch 2.4',
+    artifact_id: 'org/model',
+    revision,
+    runtime_versions: [{ name: 'torch', version: '2.4' }],
+  });
+  const other = await put('solve:y', {
+    text: 'works on torch 2.1',
+    solution_scope: { artifact_id: 'org/model', revision, runtime_versions: [{ name: 'torch', version: '2.1' }] },
+  });
   await put('solve:z', { text: 'other revision', artifact_id: 'org/model', revision: 'b'.repeat(40) });
   const lonely = await raw(`/query?revision=${revision}`);
   t.is(lonely.status, 400);
@@ -160,7 +189,10 @@ test('artifact filters: revision needs artifact_id or solution_scope; solution_s
   const eligible = Object.fromEntries(viaGet.body.items.map((item: { id: string; eligible: boolean }) => [item.id, item.eligible]));
   t.deepEqual(eligible, { [matching.id]: true, [other.id]: false });
   const viaPost = await client.blackboard.queryPost({ body: { solution_scope: scope } });
-  t.deepEqual(viaPost.items.map((item) => item.id), viaGet.body.items.map((item: { id: string }) => item.id));
+  t.deepEqual(
+    viaPost.items.map((item) => item.id),
+    viaGet.body.items.map((item: { id: string }) => item.id),
+  );
   t.is((await raw('/query?solution_scope=not-json')).status, 422);
   t.is((await raw(`/query?solution_scope=${encodeURIComponent(JSON.stringify({ artifact_id: 'a', runtime_versions: [] }))}`)).status, 422);
   const runtimes = (count: number) => Array.from({ length: count }, (_, index) => ({ name: `lib${index}`, version: '1' }));
@@ -176,9 +208,14 @@ test('expired and tombstoned items never appear in reads, item reads or channel 
   const kept = await put('state:a', { text: 'live' });
   const expired = await put('state:a', { text: 'expired', expires_in: 60 });
   const gone = await put('state:gone', { text: 'only post' });
-  await svc.server.database.sequelize.query("UPDATE blackboard_items SET expires_at = now() - interval '1 second' WHERE id IN ($1, $2)", { bind: [expired.id, gone.id] });
+  await svc.server.database.sequelize.query("UPDATE blackboard_items SET expires_at = now() - interval '1 second' WHERE id IN ($1, $2)", {
+    bind: [expired.id, gone.id],
+  });
   const page = await client.blackboard.get({ query: { key: 'state:a' } });
-  t.deepEqual(page.items.map((item) => item.id), [kept.id]);
+  t.deepEqual(
+    page.items.map((item) => item.id),
+    [kept.id],
+  );
   t.is((await raw(`/${expired.id}`)).status, 404);
   const across = await client.blackboard.query({ query: { q: 'expired' } });
   t.false(across.items.some((item) => item.id === expired.id));
@@ -187,7 +224,10 @@ test('expired and tombstoned items never appear in reads, item reads or channel 
   const stillThere = await client.blackboard.channels({ query: { key: 'state:a' } });
   t.is(stillThere.channels[0]!.posts, 1);
   t.is(stillThere.channels[0]!.latest.id, kept.id);
-  const rows = await svc.server.database.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items WHERE id = $1', { bind: [expired.id], type: QueryTypes.SELECT });
+  const rows = await svc.server.database.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_items WHERE id = $1', {
+    bind: [expired.id],
+    type: QueryTypes.SELECT,
+  });
   t.is(rows[0]!.n, 1, 'expiry hides the row; the retention cap removes it later');
 });
 
@@ -195,7 +235,10 @@ test('channels: counts, participants, snippet, first eight topics and filters ov
   const alice = svc.client({ token: 'alice' });
   const bob = svc.client({ token: 'bob' });
   const topics = ['zeta', 'alpha', 'mu', 'beta', 'kappa', 'gamma', 'delta', 'eta', 'theta', 'iota'];
-  for (const [index, topic] of topics.entries()) await (index % 2 ? alice : bob).blackboard.put({ body: { key: 'chan:busy', value: { text: `post ${index} ${'long '.repeat(60)}`, topics: [topic], kind: index === 9 ? 'ask' : 'note' } } });
+  for (const [index, topic] of topics.entries())
+    await (index % 2 ? alice : bob).blackboard.put({
+      body: { key: 'chan:busy', value: { text: `post ${index} ${'long '.repeat(60)}`, topics: [topic], kind: index === 9 ? 'ask' : 'note' } },
+    });
   await alice.blackboard.put({ body: { key: 'chan:quiet', value: { text: 'hello', topics: ['quiet-seek'] } } });
   const page = await client.blackboard.channelsPost({ body: { limit: 200 } });
   const busy = page.channels.find((channel) => channel.key === 'chan:busy')!;
@@ -207,7 +250,10 @@ test('channels: counts, participants, snippet, first eight topics and filters ov
   t.is(busy.cursor.id, busy.latest.id);
   t.is(page.window_rows, 1000);
   const filtered = await client.blackboard.channels({ query: { topic: 'quiet-seek' } });
-  t.deepEqual(filtered.channels.map((channel) => channel.key), ['chan:quiet']);
+  t.deepEqual(
+    filtered.channels.map((channel) => channel.key),
+    ['chan:quiet'],
+  );
   const askers = await client.blackboard.channels({ query: { kind: 'ask', key: 'chan:busy' } });
   t.is(askers.channels[0]!.posts, 10, 'a filter picks the channel; counts cover all its live posts');
   const first = await client.blackboard.channels({ query: { limit: 1 } });
@@ -225,7 +271,13 @@ test('reads of more shapes than get named statements still answer every page, re
   const filters = [{ task: 'guard' }, { kind: 'note' }, { topic: 'shape' }, { q: 'alpha' }];
   const past = new Date(Date.now() - 3_600_000).toISOString();
   const future = new Date(Date.now() + 3_600_000).toISOString();
-  const modes = [{}, { before: future }, { before: future, before_id: 'bb_ffffffffffffffffffffffff' }, { since: past }, { since: past, since_id: 'bb_000000000000000000000000' }];
+  const modes = [
+    {},
+    { before: future },
+    { before: future, before_id: 'bb_ffffffffffffffffffffffff' },
+    { since: past },
+    { since: past, since_id: 'bb_000000000000000000000000' },
+  ];
   for (let subset = 0; subset < 16; subset++) {
     const chosen = Object.assign({}, ...filters.filter((_, index) => subset & (1 << index))) as Record<string, string>;
     const expected = subset === 0 || subset === 4 ? [alpha.id, beta.id] : [alpha.id];

@@ -23,7 +23,11 @@ test.after.always(async () => {
 });
 
 async function put(value: Record<string, string>) {
-  const response = await fetch(`${svc.apiUrl}/api/v1/blackboard/put`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'demo:screen-bounded', value }) });
+  const response = await fetch(`${svc.apiUrl}/api/v1/blackboard/put`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key: 'demo:screen-bounded', value }),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -35,14 +39,24 @@ function largestValue(unit: string): Record<string, string> {
   return value;
 }
 
-const shapes: Array<[string, string[]]> = [['a.', []], ['-eyJ', []], ['a://b:', []], ['eyJaaaaaaa.', []], ['eyJaaaaaaaa.', ['credential_jwt']], ['a.eyJ', []]];
+const shapes: Array<[string, string[]]> = [
+  ['a.', []],
+  ['-eyJ', []],
+  ['a://b:', []],
+  ['eyJaaaaaaa.', []],
+  ['eyJaaaaaaaa.', ['credential_jwt']],
+  ['a.eyJ', []],
+];
 for (const [unit, findings] of shapes) {
   test.serial(`a put of the largest value of ${JSON.stringify(unit)} repeated is screened without holding the loop`, async (t) => {
     const value = largestValue(unit);
     t.true(JSON.stringify(value).length > blackboardLimits.valueMaxBytes - 2 * SCREENED_CHARS);
     // The main thread's own CPU time per gap, not wall time: another test file on the same two
     // cores must not look like a stall (helpers/loop-hold.ts).
-    const { result: { status, body }, heldMs } = await measureLoopHold(() => put(value));
+    const {
+      result: { status, body },
+      heldMs,
+    } = await measureLoopHold(() => put(value));
     t.is(status, 201, JSON.stringify(body));
     t.deepEqual(body.item.coprocessor.findings, findings);
     t.is(body.item.coprocessor.coverage.status, 'complete');

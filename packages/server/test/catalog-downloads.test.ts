@@ -24,7 +24,11 @@ async function startDownload(artifactId: string, path: string, headers: Record<s
 }
 
 function complete(artifactId: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${svc.apiUrl}/api/download-completions/${artifactId}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
+  return fetch(`${svc.apiUrl}/api/download-completions/${artifactId}/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  }).then(async (response) => ({ status: response.status, body: (await response.json()) as any }));
 }
 
 /** Raw GET that keeps the path exactly as written (fetch would normalise dot segments). */
@@ -46,7 +50,8 @@ test('the download path answers 302 with a V4-style signed Location and a comple
   t.is(response.status, 302);
   t.regex(token, /^sct_[A-Za-z0-9_-]{43}$/);
   const url = new URL(location);
-  for (const field of ['x-goog-algorithm', 'x-goog-credential', 'x-goog-date', 'x-goog-expires', 'x-goog-signedheaders', 'x-goog-signature', 'generation']) t.truthy(url.searchParams.get(field), field);
+  for (const field of ['x-goog-algorithm', 'x-goog-credential', 'x-goog-date', 'x-goog-expires', 'x-goog-signedheaders', 'x-goog-signature', 'generation'])
+    t.truthy(url.searchParams.get(field), field);
   t.is(url.searchParams.get('x-goog-expires'), '300');
   t.is(response.headers.get('cache-control'), 'no-store');
   const object = await fetch(location);
@@ -59,7 +64,16 @@ test('the download path answers 302 with a V4-style signed Location and a comple
 });
 
 test('traversal is refused: "..", absolute, encoded and double-encoded', async (t) => {
-  for (const path of ['../tickets.csv', 'a/%2e%2e/tickets.csv', '%2e%2e%2ftickets.csv', '%252e%252e/tickets.csv', '/etc/passwd', '%2fetc%2fpasswd', 'a%5c..%5cb', './tickets.csv']) {
+  for (const path of [
+    '../tickets.csv',
+    'a/%2e%2e/tickets.csv',
+    '%2e%2e%2ftickets.csv',
+    '%252e%252e/tickets.csv',
+    '/etc/passwd',
+    '%2fetc%2fpasswd',
+    'a%5c..%5cb',
+    './tickets.csv',
+  ]) {
     const download = await rawGet(`/api/downloads/support-tickets-sample/${path}`);
     t.is(download.status, 400, path);
     t.is(download.body.code, 'invalid_path', path);
@@ -120,18 +134,30 @@ test('completion: first client-attested, a repeat by the same caller already-rec
   const before = await pulls('prompt-injection-rules');
   const caller = { authorization: 'Bearer caller-one' };
   const first = await startDownload('prompt-injection-rules', 'rules.jsonl', caller);
-  const attested = await complete('prompt-injection-rules', 'rules.jsonl', { sha256: planned.sha256, sizeBytes: planned.sizeBytes, completionToken: first.token });
+  const attested = await complete('prompt-injection-rules', 'rules.jsonl', {
+    sha256: planned.sha256,
+    sizeBytes: planned.sizeBytes,
+    completionToken: first.token,
+  });
   t.is(attested.status, 200);
   t.is(attested.body.status, 'client-attested');
   t.true(attested.body.localHashAttested);
   t.is(await pulls('prompt-injection-rules'), before + 1);
   const second = await startDownload('prompt-injection-rules', 'rules.jsonl', caller);
-  const repeat = await complete('prompt-injection-rules', 'rules.jsonl', { sha256: `sha256:${planned.sha256.toUpperCase()}`, sizeBytes: planned.sizeBytes, completionToken: second.token });
+  const repeat = await complete('prompt-injection-rules', 'rules.jsonl', {
+    sha256: `sha256:${planned.sha256.toUpperCase()}`,
+    sizeBytes: planned.sizeBytes,
+    completionToken: second.token,
+  });
   t.is(repeat.body.status, 'already-recorded');
   t.true(repeat.body.localHashAttested);
   t.is(await pulls('prompt-injection-rules'), before + 1, 'a repeat is not counted again');
   const otherCaller = await startDownload('prompt-injection-rules', 'rules.jsonl', { authorization: 'Bearer caller-two' });
-  t.is((await complete('prompt-injection-rules', 'rules.jsonl', { sha256: planned.sha256, sizeBytes: planned.sizeBytes, completionToken: otherCaller.token })).body.status, 'client-attested');
+  t.is(
+    (await complete('prompt-injection-rules', 'rules.jsonl', { sha256: planned.sha256, sizeBytes: planned.sizeBytes, completionToken: otherCaller.token })).body
+      .status,
+    'client-attested',
+  );
   t.is(await pulls('prompt-injection-rules'), before + 2);
 });
 
@@ -176,7 +202,10 @@ test('a completion retried with the same token and digest answers the first reco
   t.is(first.status, 200);
   t.is(first.body.status, 'client-attested');
   // The answer was lost on the way: the client posts the same thing again, twice, one of them prefixed.
-  const retried = await Promise.all([complete('support-tickets-sample', 'tickets.csv', attestation), complete('support-tickets-sample', 'tickets.csv', { ...attestation, sha256: `sha256:${tickets.sha256.toUpperCase()}` })]);
+  const retried = await Promise.all([
+    complete('support-tickets-sample', 'tickets.csv', attestation),
+    complete('support-tickets-sample', 'tickets.csv', { ...attestation, sha256: `sha256:${tickets.sha256.toUpperCase()}` }),
+  ]);
   for (const retry of retried) {
     t.is(retry.status, 200);
     t.is(retry.body.status, 'already-recorded');
@@ -192,9 +221,14 @@ test('a completion retried with the same token and digest answers the first reco
 
 // Serial: it counts every stored token, so no other test may start a download meanwhile.
 test.serial('a HEAD on a download path answers the redirect but issues no completion token', async (t) => {
-  const countTokens = async () => Number(((await svc.server.database.sequelize.query('SELECT count(*) AS n FROM catalog_completion_tokens', { plain: true })) as { n: string }).n);
+  const countTokens = async () =>
+    Number(((await svc.server.database.sequelize.query('SELECT count(*) AS n FROM catalog_completion_tokens', { plain: true })) as { n: string }).n);
   const before = await countTokens();
-  const head = await fetch(`${svc.apiUrl}/api/downloads/tiny-sentiment-lexicon/lexicon.tsv`, { method: 'HEAD', redirect: 'manual', headers: { authorization: 'Bearer head-probe' } });
+  const head = await fetch(`${svc.apiUrl}/api/downloads/tiny-sentiment-lexicon/lexicon.tsv`, {
+    method: 'HEAD',
+    redirect: 'manual',
+    headers: { authorization: 'Bearer head-probe' },
+  });
   t.is(head.status, 302);
   t.is(head.headers.get('x-svc-completion-token'), null);
   t.truthy(head.headers.get('location'));
@@ -206,7 +240,8 @@ test.serial('a HEAD on a download path answers the redirect but issues no comple
 });
 
 test('trending moves only on attested pulls: redirects, object fetches and HEAD probes count for nothing', async (t) => {
-  const trendingPulls = async () => (await svc.client().catalog.trending({ query: { window: '24h' } })).rows.find((row) => row.artifact.id === 'tiny-sentiment-lexicon')?.pulls ?? 0;
+  const trendingPulls = async () =>
+    (await svc.client().catalog.trending({ query: { window: '24h' } })).rows.find((row) => row.artifact.id === 'tiny-sentiment-lexicon')?.pulls ?? 0;
   const before = await trendingPulls();
   for (let index = 0; index < 3; index++) {
     const { location } = await startDownload('tiny-sentiment-lexicon', 'lexicon.tsv', { authorization: `Bearer probe-${index}` });

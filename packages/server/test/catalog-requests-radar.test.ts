@@ -40,7 +40,9 @@ test.serial('concurrent filing by many requesters, some twice and some replaying
     ...Array.from({ length: 8 }, (_, index) => apiSourceRequest(`anonymous-${index}`, 'org/popular-model', 'please')),
     ...Array.from({ length: 8 }, (_, index) => apiSourceRequest(`anonymous-${index}`, 'ORG/popular-model', 'please')),
     // A smaller crowd on another repository.
-    ...agents.slice(0, 3).map(({ client }) => client.requests.source({ body: { repo: 'org/niche', source: 'github', use_case: 'niche', target_tool: 'vllm' } })),
+    ...agents
+      .slice(0, 3)
+      .map(({ client }) => client.requests.source({ body: { repo: 'org/niche', source: 'github', use_case: 'niche', target_tool: 'vllm' } })),
   ]);
   t.is(filings.length, 8 * 3 + 16 + 3);
   const radar = await svc.client({ token: agents[0]!.session.accessToken }).requests.radar();
@@ -60,7 +62,9 @@ test.serial('concurrent filing by many requesters, some twice and some replaying
 test.serial('a mirror of a listed artifact (by id or by its repository) is one subject; catalog holdings are shown', async (t) => {
   const [a, b] = await Promise.all([signInAgent(svc), signInAgent(svc)]);
   await a.client.requests.mirror({ body: { artifact_id: 'all-minilm-l6-v2', use_case: 'offline', target_tool: 'onnxruntime' } });
-  const byRepo = await b.client.requests.mirror({ body: { repo: 'sentence-transformers/all-MiniLM-L6-v2', source: 'huggingface', use_case: 'offline', target_tool: 'onnxruntime' } });
+  const byRepo = await b.client.requests.mirror({
+    body: { repo: 'sentence-transformers/all-MiniLM-L6-v2', source: 'huggingface', use_case: 'offline', target_tool: 'onnxruntime' },
+  });
   t.is(byRepo.artifact_id, 'all-minilm-l6-v2', 'the repository resolves to the listed artifact');
   await a.client.requests.source({ body: { repo: 'svc-demo/tiny-sentiment-lexicon', source: 'github', use_case: 'already there?', target_tool: 'svc' } });
   const radar = await a.client.requests.radar({ query: { limit: 25 } });
@@ -75,7 +79,8 @@ test.serial('a mirror of a listed artifact (by id or by its repository) is one s
 
 test.serial('rejected and fulfilled requests leave the radar; a duplicate counts under its original and leaves with it', async (t) => {
   const agents = await Promise.all(Array.from({ length: 3 }, () => signInAgent(svc)));
-  const file = (index: number, repo: string) => agents[index]!.client.requests.source({ body: { repo, source: 'github', use_case: 'want', target_tool: 'vllm' } });
+  const file = (index: number, repo: string) =>
+    agents[index]!.client.requests.source({ body: { repo, source: 'github', use_case: 'want', target_tool: 'vllm' } });
   const original = await file(0, 'org/settle-me');
   const second = await file(1, 'org/settle-me');
   const elsewhere = await file(2, 'org/same-thing-other-name');
@@ -84,7 +89,7 @@ test.serial('rejected and fulfilled requests leave the radar; a duplicate counts
 
   await svc.operator.requests.moderate({ params: { request_id: elsewhere.request_id }, body: { status: 'duplicate', duplicate_of: original.request_id } });
   let data = (await radar()).data;
-  t.is(entryFor(data, 'org/settle-me')!.requesters, 3, 'the duplicate\'s requester counts under the original');
+  t.is(entryFor(data, 'org/settle-me')!.requesters, 3, "the duplicate's requester counts under the original");
   t.falsy(entryFor(data, 'org/same-thing-other-name'));
 
   await svc.operator.requests.moderate({ params: { request_id: second.request_id }, body: { status: 'rejected' } });
@@ -101,7 +106,8 @@ test.serial('rejected and fulfilled requests leave the radar; a duplicate counts
 
 test.serial('limit is 1..25, default 10; ties go to the most recently requested', async (t) => {
   const { client } = await signInAgent(svc);
-  for (let index = 0; index < 12; index++) await client.requests.source({ body: { repo: `org/filler-${index}`, source: 'github', use_case: 'fill', target_tool: 'vllm' } });
+  for (let index = 0; index < 12; index++)
+    await client.requests.source({ body: { repo: `org/filler-${index}`, source: 'github', use_case: 'fill', target_tool: 'vllm' } });
   const all = await client.requests.radar({ query: { limit: 25 } });
   t.true(all.data.length > 12);
   t.is((await client.requests.radar()).data.length, 10);

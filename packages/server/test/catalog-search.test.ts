@@ -24,7 +24,13 @@ test('the demo catalog is loaded: search without q lists every artifact, ordered
   const { status, body } = await api('/api/artifacts');
   t.is(status, 200);
   t.true(Array.isArray(body.rows));
-  t.deepEqual(body.rows.map((row: any) => row.id).sort(), ['all-minilm-l6-v2', 'prompt-injection-rules', 'support-tickets-sample', 'svc-hashed-ngrams-512', 'tiny-sentiment-lexicon']);
+  t.deepEqual(body.rows.map((row: any) => row.id).sort(), [
+    'all-minilm-l6-v2',
+    'prompt-injection-rules',
+    'support-tickets-sample',
+    'svc-hashed-ngrams-512',
+    'tiny-sentiment-lexicon',
+  ]);
   t.is(body.sort, 'best');
   t.is(body.nextCursor, null);
 });
@@ -40,7 +46,10 @@ test('q ranks by PostgreSQL full text, and explain=1 says why', async (t) => {
   t.deepEqual(none.body.rows, []);
   // websearch syntax: a quoted phrase and exclusion
   const phrase = await api(`/api/artifacts?q=${encodeURIComponent('"prompt injection" -sentiment')}`);
-  t.deepEqual(phrase.body.rows.map((row: any) => row.id), ['prompt-injection-rules']);
+  t.deepEqual(
+    phrase.body.rows.map((row: any) => row.id),
+    ['prompt-injection-rules'],
+  );
 });
 
 test('semantic=1 ranks by stored hashed embeddings; word pieces match (retrieve ~ retrieval)', async (t) => {
@@ -49,7 +58,10 @@ test('semantic=1 ranks by stored hashed embeddings; word pieces match (retrieve 
   t.is(body.embeddingModel, 'svc-hashed-ngrams-512');
   t.is(body.rows[0].id, 'svc-hashed-ngrams-512');
   const scores = body.rows.map((row: any) => row.score);
-  t.deepEqual(scores, [...scores].sort((a: number, b: number) => b - a));
+  t.deepEqual(
+    scores,
+    [...scores].sort((a: number, b: number) => b - a),
+  );
   t.is(body.rows[0].explain.method, 'semantic');
   t.regex(body.rows[0].explain.reason, /cosine similarity/);
   const bad = await api('/api/artifacts?semantic=1');
@@ -59,11 +71,20 @@ test('semantic=1 ranks by stored hashed embeddings; word pieces match (retrieve 
 
 test('filters narrow the rows; empty values are omitted; unknown values are 422', async (t) => {
   const datasets = await api('/api/artifacts?type=dataset');
-  t.deepEqual(datasets.body.rows.map((row: any) => row.id), ['support-tickets-sample']);
+  t.deepEqual(
+    datasets.body.rows.map((row: any) => row.id),
+    ['support-tickets-sample'],
+  );
   const external = await api('/api/artifacts?hosting=external&source=huggingface&worksWith=onnxruntime');
-  t.deepEqual(external.body.rows.map((row: any) => row.id), ['all-minilm-l6-v2']);
+  t.deepEqual(
+    external.body.rows.map((row: any) => row.id),
+    ['all-minilm-l6-v2'],
+  );
   const verified = await api('/api/artifacts?reviewStatus=verified&license=cc-by-4.0');
-  t.deepEqual(verified.body.rows.map((row: any) => row.id), ['prompt-injection-rules']);
+  t.deepEqual(
+    verified.body.rows.map((row: any) => row.id),
+    ['prompt-injection-rules'],
+  );
   const empty = await api('/api/artifacts?type=&license=&q=&sort=');
   t.is(empty.status, 200);
   t.is(empty.body.rows.length, 5);
@@ -116,12 +137,22 @@ test('artifact, metadata.json, agent-bundle, versions, files and plan', async (t
   t.is(missing.body.code, 'artifact_not_found');
   t.is(typeof missing.body.error, 'string');
   const versions = await api('/api/artifacts/tiny-sentiment-lexicon/versions');
-  t.deepEqual(versions.body.rows.map((row: any) => [row.revision, row.isLatest]), [['v2', true], ['v1', false]]);
+  t.deepEqual(
+    versions.body.rows.map((row: any) => [row.revision, row.isLatest]),
+    [
+      ['v2', true],
+      ['v1', false],
+    ],
+  );
   const files = await api('/api/artifacts/tiny-sentiment-lexicon/files?limit=2');
   t.is(files.body.rows.length, 2);
   t.is(files.body.nextCursor, '2');
   const onnx = await api('/api/artifacts/tiny-sentiment-lexicon/files?tool=onnxruntime');
-  t.deepEqual(onnx.body.rows.map((row: any) => row.path), ['lexicon.tsv', 'model-card.json'], 'files tied to another tool are left out');
+  t.deepEqual(
+    onnx.body.rows.map((row: any) => row.path),
+    ['lexicon.tsv', 'model-card.json'],
+    'files tied to another tool are left out',
+  );
   const plan = await api('/api/artifacts/tiny-sentiment-lexicon/download-plan');
   t.is(plan.body.artifactId, 'tiny-sentiment-lexicon');
   t.is(plan.body.revision, 'v2');
@@ -129,7 +160,10 @@ test('artifact, metadata.json, agent-bundle, versions, files and plan', async (t
     t.regex(file.sha256, /^[0-9a-f]{64}$/);
     t.true(Number.isInteger(file.sizeBytes));
   }
-  t.is(plan.body.totalBytes, plan.body.files.reduce((sum: number, file: any) => sum + file.sizeBytes, 0));
+  t.is(
+    plan.body.totalBytes,
+    plan.body.files.reduce((sum: number, file: any) => sum + file.sizeBytes, 0),
+  );
   const external = await api('/api/artifacts/all-minilm-l6-v2/download-plan');
   t.is(external.status, 409);
   t.is(external.body.code, 'no_hosted_files');
@@ -150,7 +184,13 @@ test('trust bundles are checked against the files; reviews and their summary', a
   const reviews = await api('/api/artifacts/tiny-sentiment-lexicon/reviews?limit=1');
   t.is(reviews.body.rows.length, 1);
   const summary = await api('/api/artifacts/tiny-sentiment-lexicon/review-summary');
-  t.deepEqual(summary.body, { artifactId: 'tiny-sentiment-lexicon', count: 2, averageRating: 4, distribution: { 1: 0, 2: 0, 3: 1, 4: 0, 5: 1 }, reviewStatus: 'community-reviewed' });
+  t.deepEqual(summary.body, {
+    artifactId: 'tiny-sentiment-lexicon',
+    count: 2,
+    averageRating: 4,
+    distribution: { 1: 0, 2: 0, 3: 1, 4: 0, 5: 1 },
+    reviewStatus: 'community-reviewed',
+  });
 });
 
 test('downloadable-files lists hosted files of latest revisions, by artifact, tool and pack', async (t) => {
@@ -159,7 +199,10 @@ test('downloadable-files lists hosted files of latest revisions, by artifact, to
   t.false(all.body.rows.some((row: any) => row.artifactId === 'all-minilm-l6-v2'));
   t.false(all.body.rows.some((row: any) => row.artifactId === 'tiny-sentiment-lexicon' && row.revision === 'v1'));
   const docs = await api('/api/downloadable-files?artifactId=tiny-sentiment-lexicon&pack=docs');
-  t.deepEqual(docs.body.rows.map((row: any) => row.path), ['docs/README.md']);
+  t.deepEqual(
+    docs.body.rows.map((row: any) => row.path),
+    ['docs/README.md'],
+  );
   t.is((await api('/api/downloadable-files?artifactId=&limit=1')).body.rows.length, 1);
 });
 
@@ -192,9 +235,15 @@ test('mirror and source requests are filed once per caller, in the catalog reque
   const again = await api('/api/artifacts/all-minilm-l6-v2/mirror-request', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
   t.is(again.body.id, first.body.id);
   t.true(again.body.duplicate);
-  const unknownField = await api('/api/artifacts/all-minilm-l6-v2/mirror-request', { method: 'POST', body: JSON.stringify({ useCase: 'x', targetTool: 'y', extra: 1 }), headers: { 'content-type': 'application/json' } });
+  const unknownField = await api('/api/artifacts/all-minilm-l6-v2/mirror-request', {
+    method: 'POST',
+    body: JSON.stringify({ useCase: 'x', targetTool: 'y', extra: 1 }),
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(unknownField.status, 422);
-  const source = await svc.client().catalog.sourceRequest({ body: { repo: 'BAAI/bge-small-en-v1.5', source: 'huggingface', useCase: 'retrieval', targetTool: 'sentence-transformers' } });
+  const source = await svc
+    .client()
+    .catalog.sourceRequest({ body: { repo: 'BAAI/bge-small-en-v1.5', source: 'huggingface', useCase: 'retrieval', targetTool: 'sentence-transformers' } });
   t.is(source.kind, 'source');
 });
 
@@ -229,7 +278,12 @@ test('limits at their edges: the limit passes, one past fails', async (t) => {
   }
   t.is((await api(`/api/artifacts?q=${'a'.repeat(500)}`)).status, 200);
   t.is((await api(`/api/artifacts?q=${'a'.repeat(501)}`)).status, 422);
-  const mirror = (useCase: string) => api('/api/artifacts/all-minilm-l6-v2/mirror-request', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer limits' }, body: JSON.stringify({ useCase, targetTool: 'onnxruntime' }) });
+  const mirror = (useCase: string) =>
+    api('/api/artifacts/all-minilm-l6-v2/mirror-request', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer limits' },
+      body: JSON.stringify({ useCase, targetTool: 'onnxruntime' }),
+    });
   t.is((await mirror('u'.repeat(2000))).status, 202);
   t.is((await mirror('u'.repeat(2001))).status, 422);
   t.is((await mirror('')).status, 422);
@@ -237,7 +291,8 @@ test('limits at their edges: the limit passes, one past fails', async (t) => {
 
 test('configuration: signed URL lifetime 1..300 and completion token lifetime 60..86400', (t) => {
   for (const ttl of ['1', '300']) t.is(loadConfig({ SVC_STORAGE_URL_TTL_SECONDS: ttl }).storage.urlTtlSeconds, Number(ttl));
-  for (const ttl of ['0', '301']) t.throws(() => loadConfig({ SVC_STORAGE_URL_TTL_SECONDS: ttl }), { instanceOf: ConfigError, message: /SVC_STORAGE_URL_TTL_SECONDS/ });
+  for (const ttl of ['0', '301'])
+    t.throws(() => loadConfig({ SVC_STORAGE_URL_TTL_SECONDS: ttl }), { instanceOf: ConfigError, message: /SVC_STORAGE_URL_TTL_SECONDS/ });
   for (const ttl of ['60', '86400']) t.is(loadConfig({ SVC_COMPLETION_TOKEN_TTL_SECONDS: ttl }).catalog.completionTokenTtlSeconds, Number(ttl));
   for (const ttl of ['59', '86401']) t.throws(() => loadConfig({ SVC_COMPLETION_TOKEN_TTL_SECONDS: ttl }), { instanceOf: ConfigError });
   t.throws(() => loadConfig({ SVC_STORAGE_SIGNING_KEY: 'short' }), { message: /SVC_STORAGE_SIGNING_KEY/ });
@@ -266,13 +321,27 @@ test('svc-server catalog import: idempotent upsert, hosted content, errors name 
     const file = path.join(database.dataDir, 'catalog.jsonl');
     await writeFile(path.join(database.dataDir, 'weights.bin'), Buffer.alloc(4096, 7));
     const lines = [
-      { kind: 'artifact', id: 'imported-model', name: 'Imported model', type: 'model', license: 'mit', hosting: 'hosted', source: 'upload', summary: 'Imported from JSONL', tags: ['import'] },
+      {
+        kind: 'artifact',
+        id: 'imported-model',
+        name: 'Imported model',
+        type: 'model',
+        license: 'mit',
+        hosting: 'hosted',
+        source: 'upload',
+        summary: 'Imported from JSONL',
+        tags: ['import'],
+      },
       { kind: 'version', artifactId: 'imported-model', revision: 'r1' },
       { kind: 'file', artifactId: 'imported-model', revision: 'r1', path: 'weights.bin', contentFile: 'weights.bin', packs: ['default', 'weights'] },
       { kind: 'review', id: 'imp-1', artifactId: 'imported-model', author: 'tester', rating: 5 },
     ];
     await writeFile(file, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
-    const env: Record<string, string> = { SVC_DATA_DIR: database.dataDir, SVC_CATALOG_DEMO: 'off', ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}) };
+    const env: Record<string, string> = {
+      SVC_DATA_DIR: database.dataDir,
+      SVC_CATALOG_DEMO: 'off',
+      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+    };
     const first = await runServerBin(['catalog', 'import', file], env);
     t.is(first.code, 0, first.stderr);
     t.regex(first.stdout, /artifacts\s+1 created, 0 updated, 0 unchanged/);
@@ -281,7 +350,13 @@ test('svc-server catalog import: idempotent upsert, hosted content, errors name 
     t.is(second.code, 0, second.stderr);
     t.regex(second.stdout, /artifacts\s+0 created, 0 updated, 1 unchanged/);
     t.regex(second.stdout, /files\s+0 created, 0 updated, 1 unchanged/);
-    const badText = [JSON.stringify(lines[0]), '{"kind":"version","artifactId":"imported-model"}', 'not json', JSON.stringify({ ...lines[2], revision: 'r9' }), JSON.stringify({ ...lines[3], rating: 6 })].join('\n');
+    const badText = [
+      JSON.stringify(lines[0]),
+      '{"kind":"version","artifactId":"imported-model"}',
+      'not json',
+      JSON.stringify({ ...lines[2], revision: 'r9' }),
+      JSON.stringify({ ...lines[3], rating: 6 }),
+    ].join('\n');
     await writeFile(file, `${badText}\n`);
     const bad2 = await runServerBin(['catalog', 'import', file], env);
     t.is(bad2.code, 1);

@@ -50,7 +50,11 @@ test('a whole-part check (the upstream needs its base URL) says which variables 
 test('svc-server start with a wrong value for every feature exits 1 and names each on stderr', async (t) => {
   const env = Object.fromEntries(Object.values(wrongValueOf).map(({ variable, value }) => [variable, value]));
   const bin = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
-  const started = await run(process.execPath, [bin, 'start'], { cwd: process.cwd(), env: { ...env, SVC_DATA_DIR: '/nonexistent/never-created' }, timeoutMs: 60_000 });
+  const started = await run(process.execPath, [bin, 'start'], {
+    cwd: process.cwd(),
+    env: { ...env, SVC_DATA_DIR: '/nonexistent/never-created' },
+    timeoutMs: 60_000,
+  });
   t.is(started.code, 1, started.stderr);
   t.is(started.stdout, '', 'nothing started');
   for (const row of Object.values(wrongValueOf)) t.true(started.stderr.includes(`  - ${issueOf(row)}\n`), `${row.variable} in:\n${started.stderr}`);

@@ -12,7 +12,14 @@ import { buildContractApp, createHttpMetrics, createLogger, defineHandlers, type
  * encoding, every response kind and every auth rule, with handlers that only echo.
  */
 const UPLOAD_LIMIT = 64;
-const Echo = z.object({ id: z.string(), count: z.number().optional(), verbose: z.boolean().optional(), tenant: z.string().optional(), text: z.string(), aborted: z.boolean() });
+const Echo = z.object({
+  id: z.string(),
+  count: z.number().optional(),
+  verbose: z.boolean().optional(),
+  tenant: z.string().optional(),
+  text: z.string(),
+  aborted: z.boolean(),
+});
 const Who = z.object({ kind: z.string(), id: z.string(), credential: z.string() });
 const publicBase = { surface: 'base', auth: { kind: 'public' } } as const;
 
@@ -28,7 +35,15 @@ const testContract = defineContract({
     body: z.object({ text: z.string().max(10) }),
     responses: { 200: Echo },
   }),
-  form: defineRoute({ ...publicBase, method: 'POST', path: '/v1/form', summary: 'Form body', bodyEncoding: 'form', body: z.object({ name: z.string().min(1) }), responses: { 200: z.object({ name: z.string() }) } }),
+  form: defineRoute({
+    ...publicBase,
+    method: 'POST',
+    path: '/v1/form',
+    summary: 'Form body',
+    bodyEncoding: 'form',
+    body: z.object({ name: z.string().min(1) }),
+    responses: { 200: z.object({ name: z.string() }) },
+  }),
   upload: defineRoute({
     ...publicBase,
     method: 'POST',
@@ -42,16 +57,76 @@ const testContract = defineContract({
     responses: { 200: z.object({ bytes: z.number() }) },
   }),
   fail: defineRoute({ ...publicBase, method: 'GET', path: '/v1/fail', summary: 'Throws a plain Error', responses: { 200: z.object({}) } }),
-  undeclared: defineRoute({ ...publicBase, method: 'GET', path: '/v1/undeclared', summary: 'Answers a status it does not declare', responses: { 200: z.object({}) } }),
-  badShape: defineRoute({ ...publicBase, method: 'GET', path: '/v1/bad-shape', summary: 'Answers a body breaking its schema', responses: { 200: z.object({ count: z.number() }) } }),
-  events: defineRoute({ ...publicBase, method: 'GET', path: '/v1/events', summary: 'Endless event stream', responses: { 200: sse(z.object({ n: z.number() })) } }),
-  hold: defineRoute({ ...publicBase, method: 'GET', path: '/v1/hold', summary: 'Waits for the client or a short while', query: z.object({ ms: queryInt(0, 5000) }), responses: { 200: z.object({ aborted: z.boolean() }) } }),
-  late: defineRoute({ ...publicBase, method: 'GET', path: '/v1/late', summary: 'Works a while, then looks at its signal', responses: { 200: z.object({ aborted: z.boolean() }) } }),
+  undeclared: defineRoute({
+    ...publicBase,
+    method: 'GET',
+    path: '/v1/undeclared',
+    summary: 'Answers a status it does not declare',
+    responses: { 200: z.object({}) },
+  }),
+  badShape: defineRoute({
+    ...publicBase,
+    method: 'GET',
+    path: '/v1/bad-shape',
+    summary: 'Answers a body breaking its schema',
+    responses: { 200: z.object({ count: z.number() }) },
+  }),
+  events: defineRoute({
+    ...publicBase,
+    method: 'GET',
+    path: '/v1/events',
+    summary: 'Endless event stream',
+    responses: { 200: sse(z.object({ n: z.number() })) },
+  }),
+  hold: defineRoute({
+    ...publicBase,
+    method: 'GET',
+    path: '/v1/hold',
+    summary: 'Waits for the client or a short while',
+    query: z.object({ ms: queryInt(0, 5000) }),
+    responses: { 200: z.object({ aborted: z.boolean() }) },
+  }),
+  late: defineRoute({
+    ...publicBase,
+    method: 'GET',
+    path: '/v1/late',
+    summary: 'Works a while, then looks at its signal',
+    responses: { 200: z.object({ aborted: z.boolean() }) },
+  }),
   go: defineRoute({ ...publicBase, method: 'GET', path: '/v1/go', summary: 'Redirect', responses: { 302: redirect() } }),
-  scoped: defineRoute({ surface: 'base', method: 'GET', path: '/v1/scoped', summary: 'Scope models:read', auth: { kind: 'scoped', scopes: ['models:read'] }, responses: { 200: Who } }),
-  agentOnly: defineRoute({ surface: 'base', method: 'GET', path: '/v1/agent-only', summary: 'Agents only', auth: { kind: 'scoped', scopes: ['models:read'], principals: ['agent'] }, responses: { 200: Who } }),
-  bearer: defineRoute({ surface: 'base', method: 'GET', path: '/v1/bearer', summary: 'Bearer tokens only', auth: { kind: 'bearer', principals: ['agent'] }, responses: { 200: Who } }),
-  apiEcho: defineRoute({ surface: 'api', auth: { kind: 'scoped', scopes: ['requests:read'] }, method: 'POST', path: '/api/echo', summary: 'Api surface echo', body: z.object({ text: z.string() }), responses: { 200: z.object({ text: z.string() }) } }),
+  scoped: defineRoute({
+    surface: 'base',
+    method: 'GET',
+    path: '/v1/scoped',
+    summary: 'Scope models:read',
+    auth: { kind: 'scoped', scopes: ['models:read'] },
+    responses: { 200: Who },
+  }),
+  agentOnly: defineRoute({
+    surface: 'base',
+    method: 'GET',
+    path: '/v1/agent-only',
+    summary: 'Agents only',
+    auth: { kind: 'scoped', scopes: ['models:read'], principals: ['agent'] },
+    responses: { 200: Who },
+  }),
+  bearer: defineRoute({
+    surface: 'base',
+    method: 'GET',
+    path: '/v1/bearer',
+    summary: 'Bearer tokens only',
+    auth: { kind: 'bearer', principals: ['agent'] },
+    responses: { 200: Who },
+  }),
+  apiEcho: defineRoute({
+    surface: 'api',
+    auth: { kind: 'scoped', scopes: ['requests:read'] },
+    method: 'POST',
+    path: '/api/echo',
+    summary: 'Api surface echo',
+    body: z.object({ text: z.string() }),
+    responses: { 200: z.object({ text: z.string() }) },
+  }),
 });
 
 let handlerSawAbort: () => void = () => {};
@@ -68,7 +143,10 @@ const handlers = defineHandlers(testContract, {
   async echo({ params, query, headers, body }, request) {
     // A tick later the request signal must still be quiet: reading the body is not a disconnect.
     await sleep(20);
-    return { status: 200, body: { id: params.id, count: query.count, verbose: query.verbose, tenant: headers['x-tenant'], text: body.text, aborted: request.signal.aborted } };
+    return {
+      status: 200,
+      body: { id: params.id, count: query.count, verbose: query.verbose, tenant: headers['x-tenant'], text: body.text, aborted: request.signal.aborted },
+    };
   },
   async form({ body }) {
     return { status: 200, body: { name: body.name } };
@@ -166,7 +244,8 @@ test.after.always(() => {
   for (const { server } of [closed, open]) server?.close();
 });
 
-const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) => fetch(`${closed.url}${path}`, { method: 'POST', headers, body });
+const post = (path: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+  fetch(`${closed.url}${path}`, { method: 'POST', headers, body });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 interface RawAnswer {
@@ -185,12 +264,16 @@ function rawUpload(options: { headers?: Record<string, string>; chunks: Buffer[]
   const started = performance.now();
   return new Promise((resolve, reject) => {
     let answered = false;
-    const request = httpRequest(`${closed.url}/v1/upload`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...options.headers } }, (response) => {
-      answered = true;
-      let body = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body, elapsedMs: performance.now() - started }));
-    });
+    const request = httpRequest(
+      `${closed.url}/v1/upload`,
+      { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...options.headers } },
+      (response) => {
+        answered = true;
+        let body = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body, elapsedMs: performance.now() - started }));
+      },
+    );
     request.on('error', (error) => {
       if (!answered) reject(error);
     });
@@ -206,7 +289,12 @@ function rawUpload(options: { headers?: Record<string, string>; chunks: Buffer[]
   });
 }
 
-function assertErrorBody(t: import('ava').ExecutionContext, response: { headers: { get(name: string): string | null } }, body: Record<string, unknown>, code: string): void {
+function assertErrorBody(
+  t: import('ava').ExecutionContext,
+  response: { headers: { get(name: string): string | null } },
+  body: Record<string, unknown>,
+  code: string,
+): void {
   t.is(body.code, code);
   t.is(typeof body.error, 'string');
   t.is(body.request_id, response.headers.get('x-request-id'));
@@ -378,7 +466,10 @@ test('scoped and bearer rules with a custom principal resolver', async (t) => {
 
   const anonymous = await get('/v1/scoped');
   t.is(anonymous.response.status, 401);
-  t.regex(anonymous.response.headers.get('www-authenticate') ?? '', /^Bearer realm="svc", resource_metadata="http:\/\/svc\.test\/\.well-known\/oauth-protected-resource"$/);
+  t.regex(
+    anonymous.response.headers.get('www-authenticate') ?? '',
+    /^Bearer realm="svc", resource_metadata="http:\/\/svc\.test\/\.well-known\/oauth-protected-resource"$/,
+  );
   t.is((await get('/v1/scoped', bearer('nobody'))).body.code, 'invalid_token');
 
   // Open access: no credential acts as the open principal on scoped routes, never on bearer ones.

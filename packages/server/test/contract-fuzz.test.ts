@@ -2,7 +2,16 @@ import http from 'node:http';
 import test from 'ava';
 import fc from 'fast-check';
 import { contract, walkContract } from '@svc/schemas';
-import { checkAnswer, fixedRequests, fuzzTarget, requestArbitrary, type Credentials, type FuzzAnswer, type FuzzRequest, type FuzzTarget } from '@svc/testing/contract-fuzz';
+import {
+  checkAnswer,
+  fixedRequests,
+  fuzzTarget,
+  requestArbitrary,
+  type Credentials,
+  type FuzzAnswer,
+  type FuzzRequest,
+  type FuzzTarget,
+} from '@svc/testing/contract-fuzz';
 import { createKey, signInAgent } from '@svc/testing/identity';
 import { LoopDelay, STALL_BUDGET_MS } from './helpers/stall-meter.ts';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
@@ -38,7 +47,16 @@ let worstLoop = { ms: 0, label: '' };
 test.before(async () => {
   svc = await startTestServer({ env: { SVC_CATALOG_DEMO: 'on', SVC_DEMO_TOKEN: 'fuzz-demo-token' } });
   const { client, session } = await signInAgent(svc);
-  const key = await createKey(client, ['inference:invoke', 'requests:read', 'requests:write', 'jobs:read', 'jobs:write', 'models:read', 'billing:read', 'billing:write']);
+  const key = await createKey(client, [
+    'inference:invoke',
+    'requests:read',
+    'requests:write',
+    'jobs:read',
+    'jobs:write',
+    'models:read',
+    'billing:read',
+    'billing:write',
+  ]);
   credentials = {
     none: undefined,
     operator: `Bearer ${svc.operatorToken}`,
@@ -66,19 +84,23 @@ function send(request: FuzzRequest, deadlineMs: number): Promise<FuzzAnswer> {
     if (request.body !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
     // A request that declares more body than it sends must not leave its socket to the next one.
     const honest = request.body === undefined || Number(headers['content-length']) === Buffer.byteLength(request.body);
-    const outgoing = http.request({ agent: honest ? agent : false, host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: request.method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        clearTimeout(timer);
-        const answerHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-        resolve({ status: response.statusCode ?? 0, headers: answerHeaders, text: Buffer.concat(chunks).toString('utf8') });
-        // A request whose declared body was not all sent leaves its socket unusable.
-        if (!outgoing.writableFinished) outgoing.destroy();
-      });
-      response.on('error', reject);
-    });
+    const outgoing = http.request(
+      { agent: honest ? agent : false, host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: request.method, headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          clearTimeout(timer);
+          const answerHeaders = new Headers();
+          for (const [name, value] of Object.entries(response.headers))
+            if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+          resolve({ status: response.statusCode ?? 0, headers: answerHeaders, text: Buffer.concat(chunks).toString('utf8') });
+          // A request whose declared body was not all sent leaves its socket unusable.
+          if (!outgoing.writableFinished) outgoing.destroy();
+        });
+        response.on('error', reject);
+      },
+    );
     const timer = setTimeout(() => outgoing.destroy(new Error(`no answer within ${deadlineMs} ms (a hang)`)), deadlineMs);
     // The server may answer and close before the whole body is written (413): not a failure,
     // as long as the answer arrives; a connection closed with no answer at all is one.
@@ -123,7 +145,8 @@ async function check(target: FuzzTarget, request: FuzzRequest): Promise<void> {
     loopMs = Math.min(loopMs, loop.take());
   }
   if (loopMs > worstLoop.ms) worstLoop = { ms: loopMs, label: `${target.id}: ${request.label.slice(0, 200)}` };
-  if (tookMs > deadlineMs) throw new Error(`${target.id}: answered in ${tookMs.toFixed(0)} ms, past the route's ${deadlineMs} ms deadline\n  request: ${request.label}`);
+  if (tookMs > deadlineMs)
+    throw new Error(`${target.id}: answered in ${tookMs.toFixed(0)} ms, past the route's ${deadlineMs} ms deadline\n  request: ${request.label}`);
   const problem = checkAnswer(target, request, answer);
   if (problem) throw new Error(`${target.id}: ${problem}\n  request: ${request.label}`);
 }
@@ -135,8 +158,17 @@ test.serial('every route of the contract is fuzzed from its own schemas', async 
   const runsPerRoute = Math.max(10, Math.ceil(TOTAL_RUNS / targets.length));
   t.log(`seed ${SEED} (SVC_FUZZ_SEED replays it), ${targets.length} routes, ${runsPerRoute} generated requests each`);
   for (const target of targets) {
-    const served = new Set(targets.filter((other) => other.route.path === target.route.path).flatMap((other) => (other.route.method === 'GET' ? ['GET', 'HEAD'] : [other.route.method])));
-    for (const request of fixedRequests(target, METHODS.filter((method) => !served.has(method)), svc.server.config.http.maxHeaderBytes)) await check(target, request);
+    const served = new Set(
+      targets
+        .filter((other) => other.route.path === target.route.path)
+        .flatMap((other) => (other.route.method === 'GET' ? ['GET', 'HEAD'] : [other.route.method])),
+    );
+    for (const request of fixedRequests(
+      target,
+      METHODS.filter((method) => !served.has(method)),
+      svc.server.config.http.maxHeaderBytes,
+    ))
+      await check(target, request);
     await fc.assert(
       fc.asyncProperty(requestArbitrary(target, credentials), (request) => check(target, request)),
       { numRuns: runsPerRoute, seed: SEED, endOnFailure: true, includeErrorInReport: true },

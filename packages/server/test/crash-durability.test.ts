@@ -132,7 +132,10 @@ async function load(
           const started = await client(caller).withResponse.catalog.download({ params: { id: ARTIFACT, path: FILE } });
           const token = started.data.headers.get('x-svc-completion-token')!;
           ledger.completionsAttempted++;
-          await client(caller).catalog.completeDownload({ params: { id: ARTIFACT, path: FILE }, body: { sha256: plan.sha256, sizeBytes: plan.sizeBytes, completionToken: token } });
+          await client(caller).catalog.completeDownload({
+            params: { id: ARTIFACT, path: FILE },
+            body: { sha256: plan.sha256, sizeBytes: plan.sizeBytes, completionToken: token },
+          });
           ledger.completions.push({ token, caller });
         }
       } catch {
@@ -145,13 +148,26 @@ async function load(
 }
 
 test.serial(`kill -9 under a mixed write load, ${ROUNDS} rounds: every acknowledged write survives, consistent`, async (t) => {
-  const ledger: Ledger = { puts: [], keys: new Map(), rotationsAttempted: new Set(), completions: [], completionsAttempted: 0, jobs: [], chats: [], chatsAttempted: 0 };
+  const ledger: Ledger = {
+    puts: [],
+    keys: new Map(),
+    rotationsAttempted: new Set(),
+    completions: [],
+    completionsAttempted: 0,
+    jobs: [],
+    chats: [],
+    chatsAttempted: 0,
+  };
   server = await startServerProcess(database, ENV);
   const clientFor = (base: string) => (token?: string) => createClient({ baseUrl: base, apiUrl: base, token, retry: 0, timeout: 10_000 });
   const first = clientFor(server.baseUrl);
   const session = await first().oauth.login({ clientName: 'crash test' });
   // One developer key for jobs and paid calls (not in the ledger's keys: the load never rotates it).
-  const workKey = (await first(session.accessToken).credentials.create({ body: { name: 'crash work', scopes: ['jobs:read', 'jobs:write', 'billing:read', 'billing:write', 'inference:invoke'] } })).secret;
+  const workKey = (
+    await first(session.accessToken).credentials.create({
+      body: { name: 'crash work', scopes: ['jobs:read', 'jobs:write', 'billing:read', 'billing:write', 'inference:invoke'] },
+    })
+  ).secret;
   const agentId = (await first(session.accessToken).oauth.whoami()).id;
   const plan = (await first().catalog.downloadPlan({ params: { id: ARTIFACT } })).files.find((file) => file.path === FILE)!;
   const downloadsAtStart = (await first().catalog.artifact({ params: { id: ARTIFACT } })).downloads;
@@ -219,7 +235,10 @@ test.serial(`kill -9 under a mixed write load, ${ROUNDS} rounds: every acknowled
   t.true(downloads >= ledger.completions.length, `pulls ${downloads} >= acknowledged ${ledger.completions.length}`);
   t.true(downloads <= ledger.completionsAttempted, `pulls ${downloads} <= attempted ${ledger.completionsAttempted}`);
   for (const completion of ledger.completions) {
-    const again = await client(completion.caller).catalog.completeDownload({ params: { id: ARTIFACT, path: FILE }, body: { sha256: plan.sha256, sizeBytes: plan.sizeBytes, completionToken: completion.token } });
+    const again = await client(completion.caller).catalog.completeDownload({
+      params: { id: ARTIFACT, path: FILE },
+      body: { sha256: plan.sha256, sizeBytes: plan.sizeBytes, completionToken: completion.token },
+    });
     t.is(again.status, 'already-recorded');
   }
 

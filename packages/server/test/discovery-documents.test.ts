@@ -94,7 +94,10 @@ test('A2A agent card: every alias serves the same bytes; the card is valid for 1
       [`${svc.baseUrl}/a2a`, 'JSONRPC', '0.3'],
     ],
   );
-  t.deepEqual(card.skills.map((skill) => skill.id), ['public-trial', 'blackboard', 'catalog-search', 'inference']);
+  t.deepEqual(
+    card.skills.map((skill) => skill.id),
+    ['public-trial', 'blackboard', 'catalog-search', 'inference'],
+  );
   t.deepEqual(Object.keys(card.securitySchemes), ['bearer', 'oauth2']);
   t.false('security' in card, 'the trial needs no credential: no card-level requirement');
 });
@@ -132,21 +135,39 @@ test('/, /llms.txt, /llms-full.txt and the OpenAPI document link every discovery
     t.true(llmsFull.includes(url), `llms-full.txt links ${url}`);
   }
   const openapi = await (await fetch(`${svc.baseUrl}/openapi.json`)).json();
-  for (const path of [...MCP_SERVER_CARD_PATHS, ...A2A_AGENT_CARD_PATHS, '/a2a', '/api/mcp', '/api/mcp/server-card']) t.truthy(openapi.paths[path], `OpenAPI has ${path}`);
-  t.deepEqual(
-    openapi['x-svc-discovery'],
-    { llms: `${svc.baseUrl}/llms.txt`, mcp_server_card: expected.mcp_server_card, mcp_endpoint: expected.mcp_endpoint, agent_card: expected.agent_card, a2a: expected.a2a, oauth_authorization_server: expected.oauth_authorization_server },
-  );
+  for (const path of [...MCP_SERVER_CARD_PATHS, ...A2A_AGENT_CARD_PATHS, '/a2a', '/api/mcp', '/api/mcp/server-card'])
+    t.truthy(openapi.paths[path], `OpenAPI has ${path}`);
+  t.deepEqual(openapi['x-svc-discovery'], {
+    llms: `${svc.baseUrl}/llms.txt`,
+    mcp_server_card: expected.mcp_server_card,
+    mcp_endpoint: expected.mcp_endpoint,
+    agent_card: expected.agent_card,
+    a2a: expected.a2a,
+    oauth_authorization_server: expected.oauth_authorization_server,
+  });
 });
 
 test('@svc/client: client.discovery.* reads every document, each alias equal to the first', async (t) => {
   const client = svc.client();
   const mcp = await client.discovery.mcpServerCard();
-  for (const alias of [client.discovery.mcpJson, client.discovery.mcpWellKnown, client.discovery.mcpRootJson, client.discovery.mcpPrefixedJson, client.discovery.mcpPrefixed, client.discovery.mcpEndpointServerCard]) {
+  for (const alias of [
+    client.discovery.mcpJson,
+    client.discovery.mcpWellKnown,
+    client.discovery.mcpRootJson,
+    client.discovery.mcpPrefixedJson,
+    client.discovery.mcpPrefixed,
+    client.discovery.mcpEndpointServerCard,
+  ]) {
     t.deepEqual(await alias(), mcp);
   }
   const agent = await client.discovery.agentCard();
-  for (const alias of [client.discovery.agentJson, client.discovery.agentDirectoryWellKnown, client.discovery.agentDirectory, client.discovery.agentsWellKnown, client.discovery.agents]) {
+  for (const alias of [
+    client.discovery.agentJson,
+    client.discovery.agentDirectoryWellKnown,
+    client.discovery.agentDirectory,
+    client.discovery.agentsWellKnown,
+    client.discovery.agents,
+  ]) {
     t.deepEqual(await alias(), agent);
   }
   t.is((await client.discovery.a2aInfo()).agentCard, `${svc.baseUrl}/.well-known/agent-card.json`);

@@ -27,14 +27,20 @@ test.serial('the largest text the contract admits is 16 MiB', (t) => {
 test.serial('an ATX heading with a 16 MiB space run before a last word is one heading, cut to its first characters', async (t) => {
   const doc = await extract(`# a${' '.repeat(maxText - 9)}x\nbody`);
   // The cut falls inside the space run, which a heading does not end with.
-  t.deepEqual(doc.sections.map((section) => [section.heading, section.level, section.text]), [['a', 1, 'body']]);
+  t.deepEqual(
+    doc.sections.map((section) => [section.heading, section.level, section.text]),
+    [['a', 1, 'body']],
+  );
   t.is(doc.metadata.title, 'a');
 });
 
 test.serial('a 16 MiB heading comes back as its first pdfLimits.maxHeadingChars characters, in the sections and the title', async (t) => {
   const word = fill('Zq9', '\nbody').slice(0, -'\nbody'.length);
   const doc = await extract(`# ${word}\nbody`);
-  t.deepEqual(doc.sections.map((section) => [section.heading, section.text]), [[word.slice(0, pdfLimits.maxHeadingChars), 'body']]);
+  t.deepEqual(
+    doc.sections.map((section) => [section.heading, section.text]),
+    [[word.slice(0, pdfLimits.maxHeadingChars), 'body']],
+  );
   t.is(doc.metadata.title, word.slice(0, pdfLimits.maxHeadingChars));
   // A cut between the halves of a surrogate pair would answer a lone surrogate: the pair goes whole.
   const emoji = await extract(`# ${'x'.repeat(pdfLimits.maxHeadingChars - 1)}\u{1F600}tail`);

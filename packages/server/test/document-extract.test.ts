@@ -9,7 +9,16 @@ const RATE_LIMIT = 8;
 test.before(async () => {
   // Open access lets the rate-limit test act as its own principal (`open`), apart from the operator.
   // A small worker memory cap (128 MiB) keeps the DOCX bomb below cheap to build.
-  svc = await startTestServer({ env: { SVC_OPEN_ACCESS: 'true', SVC_PDF_RATE_LIMIT: String(RATE_LIMIT), SVC_PDF_RATE_WINDOW_SECONDS: '86400', SVC_PDF_WORKER_MEMORY_BYTES: String(128 * 1024 * 1024), SVC_PDF_MAX_PENDING: '16', SVC_PDF_QUEUE_TIMEOUT_MS: '30000' } });
+  svc = await startTestServer({
+    env: {
+      SVC_OPEN_ACCESS: 'true',
+      SVC_PDF_RATE_LIMIT: String(RATE_LIMIT),
+      SVC_PDF_RATE_WINDOW_SECONDS: '86400',
+      SVC_PDF_WORKER_MEMORY_BYTES: String(128 * 1024 * 1024),
+      SVC_PDF_MAX_PENDING: '16',
+      SVC_PDF_QUEUE_TIMEOUT_MS: '30000',
+    },
+  });
 });
 test.after.always(async () => {
   await svc?.close();
@@ -34,27 +43,44 @@ test('HTML: headings become sections; scripts and styles are dropped; title and 
   t.is(doc.sections[1]!.text, 'Run the installer.\n\none\n\ntwo');
   t.is(doc.sections[2]!.text, 'Use --fast.\n\na b\nc');
   t.false(JSON.stringify(doc).includes('alert'));
-  t.is(doc.char_count, doc.sections.reduce((sum, section) => sum + section.char_count, 0));
+  t.is(
+    doc.char_count,
+    doc.sections.reduce((sum, section) => sum + section.char_count, 0),
+  );
 });
 
 test('Markdown: ATX and setext headings, code fences kept whole, links keep their text', async (t) => {
-  const markdown = '# Title\n\nSome [linked](https://example.org) text with a \uFB01ne ligature.\n\nSetext\n------\n\n```\n# not a heading\n```\n\n### Deep\nend';
+  const markdown =
+    '# Title\n\nSome [linked](https://example.org) text with a \uFB01ne ligature.\n\nSetext\n------\n\n```\n# not a heading\n```\n\n### Deep\nend';
   const doc = await svc.operator.documents.extract({ body: { text: markdown, filename: 'notes.md' } });
   t.is(doc.format, 'markdown');
   t.is(doc.metadata.title, 'Title');
-  t.deepEqual(doc.sections.map((section) => [section.heading, section.level]), [['Title', 1], ['Setext', 2], ['Deep', 3]]);
+  t.deepEqual(
+    doc.sections.map((section) => [section.heading, section.level]),
+    [
+      ['Title', 1],
+      ['Setext', 2],
+      ['Deep', 3],
+    ],
+  );
   t.is(doc.sections[0]!.text, 'Some linked text with a fine ligature.');
   t.true(doc.sections[1]!.text.includes('# not a heading'));
 });
 
 test('plain text is one section, normalised; max_chars cuts at the limit', async (t) => {
   const doc = await svc.operator.documents.extract({ body: { text: 'line one  \n\n\n\nline   two', format: 'text' } });
-  t.deepEqual(doc.sections.map((section) => section.text), ['line one\n\nline two']);
+  t.deepEqual(
+    doc.sections.map((section) => section.text),
+    ['line one\n\nline two'],
+  );
   const cut = await svc.operator.documents.extract({ body: { text: '# A\n\n0123456789\n\n# B\n\nabcdef', max_chars: 12 } });
   t.is(cut.char_count, 12);
   t.true(cut.truncated);
   t.is(cut.truncated_reason, 'max_chars');
-  t.deepEqual(cut.sections.map((section) => section.text), ['0123456789', 'ab']);
+  t.deepEqual(
+    cut.sections.map((section) => section.text),
+    ['0123456789', 'ab'],
+  );
   t.is(cut.section_count, 2);
 });
 
@@ -103,7 +129,10 @@ test('PDF by delegation: one section per page, from the PDF workers', async (t) 
   const doc = await svc.operator.documents.extractFile(new Uint8Array(numberedPdf(3)), { maxPages: 2 });
   t.is(doc.format, 'pdf');
   t.is(doc.section_count, 3);
-  t.deepEqual(doc.sections.map((section) => section.page_number), [1, 2]);
+  t.deepEqual(
+    doc.sections.map((section) => section.page_number),
+    [1, 2],
+  );
   t.true(doc.truncated);
   t.is(doc.truncated_reason, 'max_pages');
 });

@@ -28,7 +28,8 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-const fill = (head: string, unit: string, tail: string, size = MAX_TEXT) => head + unit.repeat(Math.floor((size - head.length - tail.length) / unit.length)) + tail;
+const fill = (head: string, unit: string, tail: string, size = MAX_TEXT) =>
+  head + unit.repeat(Math.floor((size - head.length - tail.length) / unit.length)) + tail;
 
 /** The request's answer and the longest the server's event loop (this process) was held meanwhile. */
 async function extractWatchingLoop(text: string, format: 'html' | 'text' = 'html') {

@@ -24,7 +24,9 @@ test('the features are joined: handlers under their keys, resolvers and closers 
 });
 
 test('a contract key two features claim stops the start, naming the key', (t) => {
-  t.throws(() => combinePartial([{ handlers: { system: systemHandlers } }, { handlers: { system: systemHandlers } }]), { message: 'two features own the contract key "system"' });
+  t.throws(() => combinePartial([{ handlers: { system: systemHandlers } }, { handlers: { system: systemHandlers } }]), {
+    message: 'two features own the contract key "system"',
+  });
 });
 
 test('a list that leaves a contract key unowned does not typecheck', (t) => {

@@ -48,7 +48,10 @@ test('unknown routes answer a JSON 404 and wrong methods a JSON 405 with Allow',
 test('a scoped route without credentials is 401 with a resource-metadata challenge', async (t) => {
   const response = await fetch(`${svc.baseUrl}/v1/models`);
   t.is(response.status, 401);
-  t.regex(response.headers.get('www-authenticate') ?? '', /^Bearer realm="svc", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource"$/);
+  t.regex(
+    response.headers.get('www-authenticate') ?? '',
+    /^Bearer realm="svc", resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource"$/,
+  );
   t.is((await response.json()).code, 'unauthorized');
   const wrongToken = await fetch(`${svc.baseUrl}/v1/models`, { headers: { authorization: 'Bearer not-the-token' } });
   t.is(wrongToken.status, 401);
@@ -82,8 +85,15 @@ test('openapi.json is a valid OpenAPI 3.1 document naming every contract operati
   const result = await validator.validate(document);
   t.true(result.valid, JSON.stringify(result.errors, null, 2));
   t.is(validator.version, '3.1');
-  const operationIds = Object.values(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap((operations) => Object.values(operations).map((operation) => operation.operationId));
-  t.deepEqual(operationIds.sort(), walkContract(contract).map(({ id }) => id).sort());
+  const operationIds = Object.values(document.paths as Record<string, Record<string, { operationId: string }>>).flatMap((operations) =>
+    Object.values(operations).map((operation) => operation.operationId),
+  );
+  t.deepEqual(
+    operationIds.sort(),
+    walkContract(contract)
+      .map(({ id }) => id)
+      .sort(),
+  );
 });
 
 test('discovery documents: llms.txt and agents.txt are identical, llms-full lists every operation', async (t) => {

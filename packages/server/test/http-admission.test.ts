@@ -54,69 +54,95 @@ function announceAndStall(server: TestServer, head: string, declared: number, se
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-test.serial('30 PDF uploads announcing 16 MiB and stopping one byte short: the queue admits 2, refuses the rest before reading, and memory stays bounded', async (t) => {
-  const size = 16 * MiB;
-  // One buffer for every socket: the client side copies nothing, so what grows is the server.
-  const almost = Buffer.alloc(size - 1, 0x25);
-  const head = `POST /v1/pdf/extract/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pdfToken}\r\nContent-Type: application/pdf\r\n`;
-  globalThis.gc?.();
-  const rssBefore = process.memoryUsage().rss;
-  const stalled = await Promise.all(Array.from({ length: 30 }, () => announceAndStall(pdfServer, head, size, almost)));
-  t.teardown(() => stalled.forEach(({ socket }) => socket.destroy()));
-  await Promise.all(stalled.map(({ written }) => written));
-  await settle(200);
-  const refused = stalled.filter(({ answer }) => answer()?.startsWith('HTTP/1.1 503'));
-  t.is(refused.length, 28, stalled.map(({ answer }) => answer() ?? 'reading').join(', '));
-  for (const { received } of refused) t.is(JSON.parse(received().split('\r\n\r\n')[1]!).code, 'pdf_queue_full');
-  const growthMiB = (process.memoryUsage().rss - rssBefore) / MiB;
-  // Unbounded, 30 bodies of 16 MiB took ~480 MiB; two admitted hold ~32 MiB (twice that while copied).
-  t.true(growthMiB < 200, `rss grew ${Math.round(growthMiB)} MiB`);
-  // Others are served meanwhile.
-  t.is((await fetch(`${pdfServer.baseUrl}/healthz`)).status, 200);
-});
+test.serial(
+  '30 PDF uploads announcing 16 MiB and stopping one byte short: the queue admits 2, refuses the rest before reading, and memory stays bounded',
+  async (t) => {
+    const size = 16 * MiB;
+    // One buffer for every socket: the client side copies nothing, so what grows is the server.
+    const almost = Buffer.alloc(size - 1, 0x25);
+    const head = `POST /v1/pdf/extract/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pdfToken}\r\nContent-Type: application/pdf\r\n`;
+    globalThis.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    const stalled = await Promise.all(Array.from({ length: 30 }, () => announceAndStall(pdfServer, head, size, almost)));
+    t.teardown(() => stalled.forEach(({ socket }) => socket.destroy()));
+    await Promise.all(stalled.map(({ written }) => written));
+    await settle(200);
+    const refused = stalled.filter(({ answer }) => answer()?.startsWith('HTTP/1.1 503'));
+    t.is(refused.length, 28, stalled.map(({ answer }) => answer() ?? 'reading').join(', '));
+    for (const { received } of refused) t.is(JSON.parse(received().split('\r\n\r\n')[1]!).code, 'pdf_queue_full');
+    const growthMiB = (process.memoryUsage().rss - rssBefore) / MiB;
+    // Unbounded, 30 bodies of 16 MiB took ~480 MiB; two admitted hold ~32 MiB (twice that while copied).
+    t.true(growthMiB < 200, `rss grew ${Math.round(growthMiB)} MiB`);
+    // Others are served meanwhile.
+    t.is((await fetch(`${pdfServer.baseUrl}/healthz`)).status, 200);
+  },
+);
 
-test.serial('the document route takes its parser queue place before its body: with the queue full it is refused at once, and served once places are free', async (t) => {
-  // The pool here holds 2 (1 worker, 1 waiting): two stalled PDF uploads hold both places.
-  const pdfHead = `POST /v1/pdf/extract/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pdfToken}\r\nContent-Type: application/pdf\r\n`;
-  const holders = await Promise.all([1, 2].map(() => announceAndStall(pdfServer, pdfHead, MiB, Buffer.from('%PDF-1.7\n'))));
-  t.teardown(() => holders.forEach(({ socket }) => socket.destroy()));
-  await settle(300);
-  t.deepEqual(holders.map(({ answer }) => answer()), [undefined, undefined], 'both uploads are admitted and still being read');
-  const documentHead = `POST /v1/document/extract HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pdfToken}\r\nContent-Type: application/json\r\n`;
-  const document = await announceAndStall(pdfServer, documentHead, MiB, Buffer.from('{"data_base64":"'));
-  t.teardown(() => document.socket.destroy());
-  await settle(300);
-  t.is(document.answer(), 'HTTP/1.1 503 Service Unavailable', 'refused from its head, not after its body');
-  t.is(JSON.parse(document.received().split('\r\n\r\n')[1]!).code, 'pdf_queue_full');
+test.serial(
+  'the document route takes its parser queue place before its body: with the queue full it is refused at once, and served once places are free',
+  async (t) => {
+    // The pool here holds 2 (1 worker, 1 waiting): two stalled PDF uploads hold both places.
+    const pdfHead = `POST /v1/pdf/extract/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pdfToken}\r\nContent-Type: application/pdf\r\n`;
+    const holders = await Promise.all([1, 2].map(() => announceAndStall(pdfServer, pdfHead, MiB, Buffer.from('%PDF-1.7\n'))));
+    t.teardown(() => holders.forEach(({ socket }) => socket.destroy()));
+    await settle(300);
+    t.deepEqual(
+      holders.map(({ answer }) => answer()),
+      [undefined, undefined],
+      'both uploads are admitted and still being read',
+    );
+    const documentHead = `POST /v1/document/extract HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${pdfToken}\r\nContent-Type: application/json\r\n`;
+    const document = await announceAndStall(pdfServer, documentHead, MiB, Buffer.from('{"data_base64":"'));
+    t.teardown(() => document.socket.destroy());
+    await settle(300);
+    t.is(document.answer(), 'HTTP/1.1 503 Service Unavailable', 'refused from its head, not after its body');
+    t.is(JSON.parse(document.received().split('\r\n\r\n')[1]!).code, 'pdf_queue_full');
 
-  // The places come back when the uploads go, and each document gives its own back.
-  holders.forEach(({ socket }) => socket.destroy());
-  await settle(300);
-  for (const attempt of [1, 2, 3]) {
-    const response = await fetch(`${pdfServer.baseUrl}/v1/document/extract`, { method: 'POST', headers: { authorization: `Bearer ${pdfToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ text: '<h1>Title</h1><p>body</p>', format: 'html' }) });
-    t.is(response.status, 200, `attempt ${attempt}: ${await response.text()}`);
-  }
-});
+    // The places come back when the uploads go, and each document gives its own back.
+    holders.forEach(({ socket }) => socket.destroy());
+    await settle(300);
+    for (const attempt of [1, 2, 3]) {
+      const response = await fetch(`${pdfServer.baseUrl}/v1/document/extract`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${pdfToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: '<h1>Title</h1><p>body</p>', format: 'html' }),
+      });
+      t.is(response.status, 200, `attempt ${attempt}: ${await response.text()}`);
+    }
+  },
+);
 
-test.serial('the server-wide body budget: bodies past it are refused at once with 503 body_budget_full and Retry-After; a small request still gets through', async (t) => {
-  const size = 4 * MiB;
-  const almost = Buffer.alloc(size - 1, 0x20);
-  const head = `POST /v1/embeddings HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${budgetToken}\r\nContent-Type: application/json\r\n`;
-  const stalled = await Promise.all(Array.from({ length: 12 }, () => announceAndStall(budgetServer, head, size, almost)));
-  t.teardown(() => stalled.forEach(({ socket }) => socket.destroy()));
-  await settle(300);
-  const refused = stalled.filter(({ answer }) => answer()?.startsWith('HTTP/1.1 503'));
-  // 16 MiB of budget less its small-body reserve (2 MiB) holds three bodies of 4 MiB.
-  t.is(refused.length, 9, stalled.map(({ answer }) => answer() ?? 'reading').join(', '));
-  const [headers, body] = refused[0]!.received().split('\r\n\r\n');
-  t.regex(headers!, /retry-after: 1/i);
-  t.is(JSON.parse(body!).code, 'body_budget_full');
-  const small = await fetch(`${budgetServer.apiUrl}/api/v1/blackboard/put`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'edge:budget', value: { text: 'through' } }) });
-  t.is(small.status, 201, await small.text());
-});
+test.serial(
+  'the server-wide body budget: bodies past it are refused at once with 503 body_budget_full and Retry-After; a small request still gets through',
+  async (t) => {
+    const size = 4 * MiB;
+    const almost = Buffer.alloc(size - 1, 0x20);
+    const head = `POST /v1/embeddings HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${budgetToken}\r\nContent-Type: application/json\r\n`;
+    const stalled = await Promise.all(Array.from({ length: 12 }, () => announceAndStall(budgetServer, head, size, almost)));
+    t.teardown(() => stalled.forEach(({ socket }) => socket.destroy()));
+    await settle(300);
+    const refused = stalled.filter(({ answer }) => answer()?.startsWith('HTTP/1.1 503'));
+    // 16 MiB of budget less its small-body reserve (2 MiB) holds three bodies of 4 MiB.
+    t.is(refused.length, 9, stalled.map(({ answer }) => answer() ?? 'reading').join(', '));
+    const [headers, body] = refused[0]!.received().split('\r\n\r\n');
+    t.regex(headers!, /retry-after: 1/i);
+    t.is(JSON.parse(body!).code, 'body_budget_full');
+    const small = await fetch(`${budgetServer.apiUrl}/api/v1/blackboard/put`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'edge:budget', value: { text: 'through' } }),
+    });
+    t.is(small.status, 201, await small.text());
+  },
+);
 
 test.serial('every route has a body deadline: a body trickled to a route with none of its own is cut off with 408', async (t) => {
-  const stalled = await announceAndStall(budgetServer, 'POST /api/v1/blackboard/put HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n', 100, Buffer.from('{"key":'));
+  const stalled = await announceAndStall(
+    budgetServer,
+    'POST /api/v1/blackboard/put HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n',
+    100,
+    Buffer.from('{"key":'),
+  );
   const closed = new Promise<void>((resolve) => stalled.socket.once('close', () => resolve()));
   await closed;
   t.is(stalled.answer(), 'HTTP/1.1 408 Request Timeout');

@@ -27,7 +27,11 @@ interface Answer {
 }
 
 async function post(url: string, text: string, headers: Record<string, string> = {}): Promise<Answer> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}`, ...headers }, body: text });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}`, ...headers },
+    body: text,
+  });
   return { status: response.status, body: (await response.json()) as Answer['body'] };
 }
 
@@ -50,19 +54,30 @@ test('3,000 nested arrays in a blackboard value are a 422 json_too_deep; the cap
   // The body object and the value object are two levels: the arrays take the rest of the cap.
   const atCap = await post(`${svc.apiUrl}/api/v1/blackboard/put`, `{"key":"edge:at-cap","value":{"text":"deep","n":${nested(bodyRules.maxJsonDepth - 2)}}}`);
   t.is(atCap.status, 201, JSON.stringify(atCap.body));
-  const overCap = await post(`${svc.apiUrl}/api/v1/blackboard/put`, `{"key":"edge:over-cap","value":{"text":"deep","n":${nested(bodyRules.maxJsonDepth - 1)}}}`);
+  const overCap = await post(
+    `${svc.apiUrl}/api/v1/blackboard/put`,
+    `{"key":"edge:over-cap","value":{"text":"deep","n":${nested(bodyRules.maxJsonDepth - 1)}}}`,
+  );
   t.is(overCap.body.code, 'json_too_deep');
   // Brackets inside strings are text, not nesting.
   t.is((await post(`${svc.apiUrl}/api/v1/blackboard/put`, JSON.stringify({ key: 'edge:brackets', value: { text: `[{"\\${'['.repeat(200)}` } }))).status, 201);
 });
 
 test('a job item holding NUL, or nested 3,000 deep, is a 422 naming the item, not a 500', async (t) => {
-  const withNul = await post(`${svc.baseUrl}/v1/jobs`, JSON.stringify({ schema: 'svc.batch-job-request.v1', operation: 'calculate', items: [{ expression: '1+1' }, { expression: '2\u0000' }] }), { 'idempotency-key': 'edge-nul' });
+  const withNul = await post(
+    `${svc.baseUrl}/v1/jobs`,
+    JSON.stringify({ schema: 'svc.batch-job-request.v1', operation: 'calculate', items: [{ expression: '1+1' }, { expression: '2\u0000' }] }),
+    { 'idempotency-key': 'edge-nul' },
+  );
   t.is(withNul.status, 422, JSON.stringify(withNul.body));
   t.is(withNul.body.code, 'json_nul_character', JSON.stringify(withNul.body));
   // The base surface answers an HTTPValidationError: `detail` names the string.
   t.deepEqual(withNul.body.detail?.[0]?.loc, ['body', 'items', 1, 'expression']);
-  const deep = await post(`${svc.baseUrl}/v1/jobs`, `{"schema":"svc.batch-job-request.v1","operation":"validate_json","items":[{"schema":{},"document":${nested(3000)}}]}`, { 'idempotency-key': 'edge-deep' });
+  const deep = await post(
+    `${svc.baseUrl}/v1/jobs`,
+    `{"schema":"svc.batch-job-request.v1","operation":"validate_json","items":[{"schema":{},"document":${nested(3000)}}]}`,
+    { 'idempotency-key': 'edge-deep' },
+  );
   t.is(deep.status, 422, JSON.stringify(deep.body));
   t.is(deep.body.code, 'json_too_deep');
   t.deepEqual(deep.body.detail?.[0]?.loc, ['body']);
@@ -73,7 +88,10 @@ test('NUL in /api/source-requests and /api/artifacts/{id}/mirror-request fields 
   t.is(source.status, 422, JSON.stringify(source.body));
   t.is(source.body.code, 'json_nul_character');
   t.deepEqual(source.body.detail?.[0]?.loc, ['body', 'useCase']);
-  const mirror = await post(`${svc.apiUrl}/api/artifacts/all-minilm-l6-v2/mirror-request`, JSON.stringify({ useCase: 'edge', targetTool: 'onnx\u0000runtime' }));
+  const mirror = await post(
+    `${svc.apiUrl}/api/artifacts/all-minilm-l6-v2/mirror-request`,
+    JSON.stringify({ useCase: 'edge', targetTool: 'onnx\u0000runtime' }),
+  );
   t.is(mirror.status, 422, JSON.stringify(mirror.body));
   t.is(mirror.body.code, 'json_nul_character');
 });
@@ -107,7 +125,9 @@ async function postInPieces(url: string, pieces: string[]): Promise<Answer> {
   const socket = net.connect({ host: target.hostname, port: Number(target.port), noDelay: true });
   await new Promise((resolve) => socket.once('connect', resolve));
   const length = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
-  socket.write(`POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\nauthorization: Bearer ${bearer}\r\ncontent-length: ${length}\r\nconnection: close\r\n\r\n`);
+  socket.write(
+    `POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\nauthorization: Bearer ${bearer}\r\ncontent-length: ${length}\r\nconnection: close\r\n\r\n`,
+  );
   for (const piece of pieces) {
     // Apart in time, so the pieces arrive as separate chunks.
     await sleep(20);

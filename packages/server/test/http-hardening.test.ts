@@ -116,7 +116,13 @@ test('keep-alive: a connection serves its request limit, the last answer says co
 });
 
 test('every answer carries nosniff and no X-Powered-By; errors and discovery documents too', async (t) => {
-  for (const [path, status] of [['/healthz', 200], ['/openapi.json', 200], ['/no-such-route', 404], ['/v1/whoami', 401], ['/api/artifacts', 200]] as const) {
+  for (const [path, status] of [
+    ['/healthz', 200],
+    ['/openapi.json', 200],
+    ['/no-such-route', 404],
+    ['/v1/whoami', 401],
+    ['/api/artifacts', 200],
+  ] as const) {
     const response = await fetch(`${svc.baseUrl}${path}`);
     t.is(response.status, status, path);
     t.is(response.headers.get('x-content-type-options'), 'nosniff', path);
@@ -128,11 +134,22 @@ test('answers that carry a secret or answer a credential are Cache-Control: no-s
   const { client, session } = await signInAgent(svc);
   const key = await client.credentials.create({ body: { name: 'cache test', scopes: ['models:read'] } }, {});
   t.truthy(key.secret);
-  const created = await fetch(`${svc.baseUrl}/v1/developer/credentials`, { method: 'POST', headers: { authorization: `Bearer ${session.accessToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'raw', scopes: ['models:read'] }) });
+  const created = await fetch(`${svc.baseUrl}/v1/developer/credentials`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'raw', scopes: ['models:read'] }),
+  });
   t.is(created.headers.get('cache-control'), 'no-store');
-  const rotated = await fetch(`${svc.baseUrl}/v1/developer/credentials/${key.credential.credential_id}/rotate`, { method: 'POST', headers: { authorization: `Bearer ${session.accessToken}` } });
+  const rotated = await fetch(`${svc.baseUrl}/v1/developer/credentials/${key.credential.credential_id}/rotate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session.accessToken}` },
+  });
   t.is(rotated.headers.get('cache-control'), 'no-store');
-  const register = await fetch(`${svc.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'] }) });
+  const register = await fetch(`${svc.baseUrl}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'] }),
+  });
   t.is(register.headers.get('cache-control'), 'no-store', 'a client secret');
   const download = await fetch(`${svc.apiUrl}/api/downloads/support-tickets-sample/tickets.csv`, { redirect: 'manual' });
   t.is(download.headers.get('cache-control'), 'no-store', 'a completion token');
@@ -145,7 +162,14 @@ test('answers that carry a secret or answer a credential are Cache-Control: no-s
 
 test('CORS: discovery documents are readable from any origin; other routes only from SVC_CORS_ORIGINS', async (t) => {
   const stranger = 'https://stranger.example';
-  for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-protected-resource', '/openapi.json', '/llms.txt', '/api/agent-discovery', '/.well-known/performance.json']) {
+  for (const path of [
+    '/.well-known/oauth-authorization-server',
+    '/.well-known/oauth-protected-resource',
+    '/openapi.json',
+    '/llms.txt',
+    '/api/agent-discovery',
+    '/.well-known/performance.json',
+  ]) {
     const response = await fetch(`${svc.baseUrl}${path}`, { headers: { origin: stranger } });
     t.is(response.status, 200, path);
     t.is(response.headers.get('access-control-allow-origin'), '*', path);
@@ -159,7 +183,10 @@ test('CORS: discovery documents are readable from any origin; other routes only 
   t.regex(allowed.headers.get('access-control-expose-headers') ?? '', /x-request-id/);
   t.is(allowed.headers.get('access-control-allow-credentials'), null, 'credentials travel in a header, never cookies');
   const preflight = (origin: string, method: string, path = '/v1/developer/credentials') =>
-    fetch(`${svc.baseUrl}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type' } });
+    fetch(`${svc.baseUrl}${path}`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type' },
+    });
   const good = await preflight(APP_ORIGIN, 'POST');
   t.is(good.status, 204);
   t.is(good.headers.get('access-control-allow-origin'), APP_ORIGIN);

@@ -58,7 +58,10 @@ test('a body over the cap sent whole gets its 413 every time, not a reset', asyn
     const { received, error } = await sendWhole(head, body);
     outcomes.push(error ?? received.split('\r\n', 1)[0] ?? '');
   }
-  t.deepEqual(outcomes, outcomes.map(() => 'HTTP/1.1 413 Payload Too Large'));
+  t.deepEqual(
+    outcomes,
+    outcomes.map(() => 'HTTP/1.1 413 Payload Too Large'),
+  );
 });
 
 test('a refusal before reading (401 on a scoped route) reaches a client still sending its body', async (t) => {
@@ -69,7 +72,10 @@ test('a refusal before reading (401 on a scoped route) reaches a client still se
     const { received, error } = await sendWhole(head, body);
     outcomes.push(error ?? received.split('\r\n', 1)[0] ?? '');
   }
-  t.deepEqual(outcomes, outcomes.map(() => 'HTTP/1.1 401 Unauthorized'));
+  t.deepEqual(
+    outcomes,
+    outcomes.map(() => 'HTTP/1.1 401 Unauthorized'),
+  );
 });
 
 test('lingering is bounded: a client that never stops sending is cut off', async (t) => {

@@ -24,7 +24,9 @@ function trickledRegistration(baseUrl: string) {
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
   const started = (async () => {
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(`POST /oauth/register HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
+    socket.write(
+      `POST /oauth/register HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
   })();
   return {
     started,
@@ -40,7 +42,9 @@ function trickledRegistration(baseUrl: string) {
 }
 
 test('drain: readyz 503 at once, SSE ends with a final event, in-flight finishes, then new connections are refused', async (t) => {
-  const svc = await startTestServer({ env: { SVC_SHUTDOWN_GRACE_MS: String(GRACE_MS), SVC_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS), SVC_PDF_WORKERS: '1' } });
+  const svc = await startTestServer({
+    env: { SVC_SHUTDOWN_GRACE_MS: String(GRACE_MS), SVC_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS), SVC_PDF_WORKERS: '1' },
+  });
   let closed = false;
   t.teardown(async () => {
     if (!closed) await svc.close();

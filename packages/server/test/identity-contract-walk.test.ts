@@ -26,13 +26,24 @@ function call(route: RouteDefinition, bearer: string, params: Record<string, str
   return fetch(`${root}${fillPath(route.path, filled)}`, { method: route.method, headers: { authorization: `Bearer ${bearer}` }, redirect: 'manual' });
 }
 
-const servesAgents = (route: RouteDefinition) => route.auth.kind !== 'public' && (!('principals' in route.auth) || !route.auth.principals || route.auth.principals.includes('agent'));
+const servesAgents = (route: RouteDefinition) =>
+  route.auth.kind !== 'public' && (!('principals' in route.auth) || !route.auth.principals || route.auth.principals.includes('agent'));
 
 test('every scoped route answers 403 to a developer key lacking one of its scopes, naming it', async (t) => {
   const { client: agent } = await signInAgent(svc);
   // One key per scope it lacks, all else held: the adapter must refuse on exactly that scope.
   const lacking = new Map<Scope, string>();
-  for (const scope of allScopes) lacking.set(scope, (await createKey(agent, allScopes.filter((other) => other !== scope), `lacks ${scope}`)).secret);
+  for (const scope of allScopes)
+    lacking.set(
+      scope,
+      (
+        await createKey(
+          agent,
+          allScopes.filter((other) => other !== scope),
+          `lacks ${scope}`,
+        )
+      ).secret,
+    );
   const scoped = routes.filter(({ route }) => route.auth.kind === 'scoped' && route.auth.scopes.length > 0);
   t.true(scoped.length > 0);
   for (const { id, route } of scoped) {
@@ -100,7 +111,9 @@ async function makeCredential(server: TestServer) {
 
 async function makeCatalogRequest(server: TestServer) {
   const { session } = await signInAgent(server);
-  const filed = await server.client({ token: session.accessToken }).requests.feature({ body: { capability: 'owner walk', task: 'other', use_case: 'owner-scoped probe' } });
+  const filed = await server
+    .client({ token: session.accessToken })
+    .requests.feature({ body: { capability: 'owner walk', task: 'other', use_case: 'owner-scoped probe' } });
   return { owner: session.accessToken, params: { request_id: filed.request_id } };
 }
 
@@ -170,7 +183,9 @@ test('every route that is not public answers 401 with no credential and with an 
 
 test('every route served only to some principal kinds refuses the others: an agent never reaches an operator route', async (t) => {
   const { session } = await signInAgent(svc);
-  const narrowed = routes.filter(({ route }) => route.auth.kind !== 'public' && 'principals' in route.auth && route.auth.principals && !route.auth.principals.includes('agent'));
+  const narrowed = routes.filter(
+    ({ route }) => route.auth.kind !== 'public' && 'principals' in route.auth && route.auth.principals && !route.auth.principals.includes('agent'),
+  );
   t.true(narrowed.some(({ id }) => id === 'system.metrics'));
   for (const { id, route } of narrowed) {
     const response = await call(route, session.accessToken);

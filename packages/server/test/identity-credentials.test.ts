@@ -80,10 +80,16 @@ test('list pages by cursor newest first; limit bounds 1..100, default 50', async
     await agent.credentials.revoke({ params: { credential_id: key.credential.credential_id } });
   }
   const first = await agent.credentials.list({ query: { limit: 2 } });
-  t.deepEqual(first.data.map((key) => key.credential_id), [made[2], made[1]]);
+  t.deepEqual(
+    first.data.map((key) => key.credential_id),
+    [made[2], made[1]],
+  );
   t.true(first.has_more);
   const second = await agent.credentials.list({ query: { limit: 2, cursor: first.next_cursor! } });
-  t.deepEqual(second.data.map((key) => key.credential_id), [made[0]]);
+  t.deepEqual(
+    second.data.map((key) => key.credential_id),
+    [made[0]],
+  );
   t.false(second.has_more);
   t.is(second.next_cursor, null);
   t.is((await agent.credentials.list()).data.length, 3);
@@ -108,7 +114,10 @@ test('rotate: the old key is dead at once, the new one works, receipts link both
   t.is((old as { code?: string }).code, 'invalid_token');
   t.truthy(await svc.client({ token: rotated.secret }).models.list());
   const oldReceipts = await agent.credentials.receipts({ params: { credential_id: original.credential.credential_id } });
-  t.deepEqual(oldReceipts.data.map((receipt) => receipt.event), ['created', 'rotated']);
+  t.deepEqual(
+    oldReceipts.data.map((receipt) => receipt.event),
+    ['created', 'rotated'],
+  );
   t.is(oldReceipts.data[1]!.related_credential_id, rotated.credential.credential_id);
   const again = await t.throwsAsync(agent.credentials.rotate({ params: { credential_id: original.credential.credential_id } }));
   t.is((again as { code?: string }).code, 'credential_revoked');
@@ -130,7 +139,10 @@ test('revoke is immediate and idempotent: a repeated revoke returns the same rec
   const second = await agent.credentials.revoke({ params: { credential_id: key.credential.credential_id } });
   t.deepEqual(second, first);
   const receipts = await agent.credentials.receipts({ params: { credential_id: key.credential.credential_id } });
-  t.deepEqual(receipts.data.map((receipt) => receipt.event), ['created', 'revoked']);
+  t.deepEqual(
+    receipts.data.map((receipt) => receipt.event),
+    ['created', 'revoked'],
+  );
 });
 
 test('receipts page by cursor, oldest first, and are append-only in the database', async (t) => {
@@ -143,7 +155,9 @@ test('receipts page by cursor, oldest first, and are append-only in the database
   const second = await agent.credentials.receipts({ params: { credential_id: key.credential.credential_id }, query: { limit: 1, cursor: first.next_cursor! } });
   t.is(second.data[0]!.event, 'revoked');
   t.false(second.has_more);
-  await t.throwsAsync(svc.server.database.sequelize.query('UPDATE svc_developer_key_receipts SET name = :name', { replacements: { name: 'changed' } }), { message: /append-only/ });
+  await t.throwsAsync(svc.server.database.sequelize.query('UPDATE svc_developer_key_receipts SET name = :name', { replacements: { name: 'changed' } }), {
+    message: /append-only/,
+  });
   await t.throwsAsync(svc.server.database.sequelize.query('DELETE FROM svc_developer_key_receipts'), { message: /append-only/ });
 });
 
@@ -180,7 +194,9 @@ test('the publishable demo credential is the shared demo principal: demo scopes 
   t.throws(() => loadConfig({ SVC_DEMO_SCOPES: 'models:read root' }), { message: /SVC_DEMO_SCOPES/ });
   const short = 'short-signing-secret-31-chars!!';
   t.is(short.length, 31);
-  const configError = t.throws(() => loadConfig({ SVC_SIGNING_SECRET: short }), { message: /SVC_SIGNING_SECRET=\(31 characters, not shown\): must be at least 32 characters/ });
+  const configError = t.throws(() => loadConfig({ SVC_SIGNING_SECRET: short }), {
+    message: /SVC_SIGNING_SECRET=\(31 characters, not shown\): must be at least 32 characters/,
+  });
   t.false(configError!.message.includes(short), 'a bad secret is never echoed');
   t.notThrows(() => loadConfig({ SVC_SIGNING_SECRET: `${short}!` }), '32 characters pass');
 });

@@ -23,9 +23,24 @@ async function discover(): Promise<oauth.AuthorizationServer> {
 }
 
 /** Follows the auto-approving authorization endpoint without a browser. */
-async function authorize(as: oauth.AuthorizationServer, client: oauth.Client, challenge: string, state: string, extra: Record<string, string> = {}): Promise<URL> {
+async function authorize(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  challenge: string,
+  state: string,
+  extra: Record<string, string> = {},
+): Promise<URL> {
   const url = new URL(as.authorization_endpoint!);
-  for (const [name, value] of Object.entries({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state, ...extra })) url.searchParams.set(name, value);
+  for (const [name, value] of Object.entries({
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state,
+    ...extra,
+  }))
+    url.searchParams.set(name, value);
   const response = await fetch(url, { redirect: 'manual' });
   if (response.status !== 302) throw new Error(`authorize answered ${response.status}: ${await response.text()}`);
   return new URL(response.headers.get('location')!);
@@ -71,7 +86,11 @@ test('public client: register, authorization code + PKCE, token, call, refresh w
   t.is(`${callback.origin}${callback.pathname}`, REDIRECT);
   t.is(callback.searchParams.get('iss'), svc.baseUrl);
   const params = oauth.validateAuthResponse(as, client, callback, state);
-  const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure));
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure),
+  );
   t.is(tokens.token_type, 'bearer');
   t.true(typeof tokens.refresh_token === 'string');
   t.true(tokens.expires_in! > 0);
@@ -83,7 +102,11 @@ test('public client: register, authorization code + PKCE, token, call, refresh w
   t.regex(me.id, /^agt_/);
   t.truthy(await agent.models.list(), 'an OAuth agent holds models:read');
 
-  const renewed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
+  const renewed = await oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+  );
   t.not(renewed.refresh_token, tokens.refresh_token, 'a public client gets a new refresh token each time');
   const again = await svc.client({ token: renewed.access_token }).oauth.whoami();
   t.is(again.id, me.id, 'refresh renews the same agent identity');
@@ -91,7 +114,9 @@ test('public client: register, authorization code + PKCE, token, call, refresh w
 
 test('a public client need not send client_id at the token endpoint', async (t) => {
   const as = await discover();
-  const client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, insecure));
+  const client = await oauth.processDynamicClientRegistrationResponse(
+    await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, insecure),
+  );
   const verifier = oauth.generateRandomCodeVerifier();
   const callback = await authorize(as, client, await oauth.calculatePKCECodeChallenge(verifier), 's1');
   const response = await fetch(as.token_endpoint!, {
@@ -109,13 +134,25 @@ test('a public client need not send client_id at the token endpoint', async (t) 
 test('machine client: registered with a secret, client_credentials with Basic and with post, no refresh token, durable identity', async (t) => {
   const as = await discover();
   const client = await oauth.processDynamicClientRegistrationResponse(
-    await oauth.dynamicClientRegistrationRequest(as, { token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], client_name: 'batch worker' }, insecure),
+    await oauth.dynamicClientRegistrationRequest(
+      as,
+      { token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], client_name: 'batch worker' },
+      insecure,
+    ),
   );
   t.true(typeof client.client_secret === 'string');
   t.deepEqual(client.grant_types, ['client_credentials']);
-  const basic = await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic(client.client_secret as string), {}, insecure));
+  const basic = await oauth.processClientCredentialsResponse(
+    as,
+    client,
+    await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic(client.client_secret as string), {}, insecure),
+  );
   t.is(basic.refresh_token, undefined);
-  const post = await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(client.client_secret as string), { scope: 'models:read' }, insecure));
+  const post = await oauth.processClientCredentialsResponse(
+    as,
+    client,
+    await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(client.client_secret as string), { scope: 'models:read' }, insecure),
+  );
   t.is(post.scope, 'models:read');
   const first = await svc.client({ token: basic.access_token }).oauth.whoami();
   const second = await svc.client({ token: post.access_token }).oauth.whoami();
@@ -124,7 +161,11 @@ test('machine client: registered with a secret, client_credentials with Basic an
   t.deepEqual(second.scopes, ['models:read']);
   // A narrowed token cannot reach a route needing another scope.
   t.truthy(await svc.client({ token: post.access_token }).models.list());
-  const jobsOnly = await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(client.client_secret as string), { scope: 'jobs:read' }, insecure));
+  const jobsOnly = await oauth.processClientCredentialsResponse(
+    as,
+    client,
+    await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretPost(client.client_secret as string), { scope: 'jobs:read' }, insecure),
+  );
   const error = await t.throwsAsync(svc.client({ token: jobsOnly.access_token }).models.list());
   t.is((error as { status?: number }).status, 403);
   t.is((error as { code?: string }).code, 'insufficient_scope:models:read');
@@ -136,13 +177,23 @@ test('machine client: registered with a secret, client_credentials with Basic an
 
 test('the operator token is never issued and client_credentials is refused to public clients', async (t) => {
   const as = await discover();
-  const client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT] }, insecure));
-  const refused = await fetch(as.token_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id }) });
+  const client = await oauth.processDynamicClientRegistrationResponse(
+    await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT] }, insecure),
+  );
+  const refused = await fetch(as.token_endpoint!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id }),
+  });
   t.is(refused.status, 401);
   t.is(((await refused.json()) as { error: string }).error, 'invalid_client');
   const verifier = oauth.generateRandomCodeVerifier();
   const callback = await authorize(as, client, await oauth.calculatePKCECodeChallenge(verifier), 's2');
-  const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), oauth.validateAuthResponse(as, client, callback, 's2'), REDIRECT, verifier, insecure));
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), oauth.validateAuthResponse(as, client, callback, 's2'), REDIRECT, verifier, insecure),
+  );
   t.not(tokens.access_token, svc.operatorToken);
   const me = await svc.client({ token: tokens.access_token }).oauth.whoami();
   t.not(me.kind, 'operator');

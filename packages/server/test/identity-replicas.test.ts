@@ -17,7 +17,6 @@ let database: TestDatabase;
 let a: TestServer;
 let b: TestServer;
 
-
 /** Replicas behind one load balancer share the public URL (the issuer); tests reach each directly. */
 let urlA = '';
 let urlB = '';
@@ -26,9 +25,18 @@ test.before(async () => {
   const [portA, portB] = [await freePort(), await freePort()];
   urlA = `http://127.0.0.1:${portA}`;
   urlB = `http://127.0.0.1:${portB}`;
-  const env = { SVC_SIGNING_SECRET: SECRET, SVC_PUBLIC_URL: urlA, SVC_TRUST_PROXY: 'true', SVC_OAUTH_TOKEN_RATE_PER_MINUTE: String(LIMIT), SVC_OAUTH_REGISTER_RATE_PER_MINUTE: String(LIMIT) };
+  const env = {
+    SVC_SIGNING_SECRET: SECRET,
+    SVC_PUBLIC_URL: urlA,
+    SVC_TRUST_PROXY: 'true',
+    SVC_OAUTH_TOKEN_RATE_PER_MINUTE: String(LIMIT),
+    SVC_OAUTH_REGISTER_RATE_PER_MINUTE: String(LIMIT),
+  };
   a = await startTestServer({ database, env: { ...env, SVC_PORT: String(portA) } });
-  b = await startTestServer({ database: database.kind === 'postgres' ? database : undefined, env: { ...env, SVC_PORT: String(portB), SVC_OAUTH_CODE_TTL_SECONDS: '3' } });
+  b = await startTestServer({
+    database: database.kind === 'postgres' ? database : undefined,
+    env: { ...env, SVC_PORT: String(portB), SVC_OAUTH_CODE_TTL_SECONDS: '3' },
+  });
   peer = database.kind === 'postgres' ? urlB : urlA;
 });
 /** The replica that shares A's database. */
@@ -43,7 +51,14 @@ const REDIRECT = 'http://127.0.0.1:53682/callback';
 
 async function code(server: string, clientId: string, challenge: string): Promise<string> {
   const url = new URL(`${server}/oauth/authorize`);
-  for (const [name, value] of Object.entries({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' })) url.searchParams.set(name, value);
+  for (const [name, value] of Object.entries({
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  }))
+    url.searchParams.set(name, value);
   const response = await fetch(url, { redirect: 'manual' });
   return new URL(response.headers.get('location')!).searchParams.get('code')!;
 }
@@ -58,9 +73,20 @@ async function token(server: string, ip: string, fields: Record<string, string>)
 }
 
 test.serial('a code from replica B is redeemed at A; a replay at a peer fails; an expired code fails', async (t) => {
-  const registration = (await (await fetch(`${urlB}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) })).json()) as { client_id: string };
+  const registration = (await (
+    await fetch(`${urlB}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    })
+  ).json()) as { client_id: string };
   const pkce = await createPkcePair();
-  const fields = { grant_type: 'authorization_code', code: await code(urlB, registration.client_id, pkce.challenge), code_verifier: pkce.verifier, redirect_uri: REDIRECT };
+  const fields = {
+    grant_type: 'authorization_code',
+    code: await code(urlB, registration.client_id, pkce.challenge),
+    code_verifier: pkce.verifier,
+    redirect_uri: REDIRECT,
+  };
   const redeemed = await token(urlA, '198.51.100.1', fields);
   t.is(redeemed.status, 200, JSON.stringify(redeemed.body));
   const me = await fetch(`${urlB}/v1/whoami`, { headers: { authorization: `Bearer ${redeemed.body.access_token}` } });
@@ -99,7 +125,12 @@ test.serial('the per-IP token limit is counted in the database: the limit passes
 test.serial('the per-IP registration limit is shared by the replicas: the limit passes, one past it is 429 at either', async (t) => {
   const intoWindow = Date.now() % 60_000;
   if (intoWindow > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoWindow + 100));
-  const register = (server: string, ip: string) => fetch(`${server}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+  const register = (server: string, ip: string) =>
+    fetch(`${server}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    });
   const ip = '203.0.113.90';
   for (let hit = 1; hit <= LIMIT; hit++) t.is((await register(hit % 2 ? urlA : peer, ip)).status, 201, `registration ${hit}`);
   const refused = await register(peer, ip);

@@ -26,13 +26,27 @@ async function discover(): Promise<oauth.AuthorizationServer> {
 }
 
 async function publicSession(as: oauth.AuthorizationServer, ip: string) {
-  const client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, from(ip)));
+  const client = await oauth.processDynamicClientRegistrationResponse(
+    await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, from(ip)),
+  );
   const verifier = oauth.generateRandomCodeVerifier();
   const url = new URL(as.authorization_endpoint!);
-  for (const [name, value] of Object.entries({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state: 'st' })) url.searchParams.set(name, value);
+  for (const [name, value] of Object.entries({
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state: 'st',
+  }))
+    url.searchParams.set(name, value);
   const callback = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location')!);
   const params = oauth.validateAuthResponse(as, client, callback, 'st');
-  const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure));
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    client,
+    await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure),
+  );
   return { client, tokens };
 }
 
@@ -48,7 +62,9 @@ test('revoking a refresh token kills its whole family: the access token and the 
   const as = await discover();
   const { client, tokens } = await publicSession(as, '192.0.2.10');
   t.is(await whoamiStatus(tokens.access_token), 200);
-  await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, { ...insecure, additionalParameters: { token_type_hint: 'refresh_token' } }));
+  await oauth.processRevocationResponse(
+    await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, { ...insecure, additionalParameters: { token_type_hint: 'refresh_token' } }),
+  );
   t.is(await whoamiStatus(tokens.access_token), 401, 'the access token of the family is refused');
   const refresh = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure);
   t.is(refresh.status, 400);
@@ -62,20 +78,38 @@ test('revoking an access token kills only that token; the refresh token still re
   const as = await discover();
   const { client, tokens } = await publicSession(as, '192.0.2.11');
   // No hint, and a wrong hint: the server finds the kind itself.
-  await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, oauth.None(), tokens.access_token, { ...insecure, additionalParameters: { token_type_hint: 'refresh_token' } }));
+  await oauth.processRevocationResponse(
+    await oauth.revocationRequest(as, client, oauth.None(), tokens.access_token, { ...insecure, additionalParameters: { token_type_hint: 'refresh_token' } }),
+  );
   t.is(await whoamiStatus(tokens.access_token), 401);
-  const renewed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
+  const renewed = await oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+  );
   t.is(await whoamiStatus(renewed.access_token), 200);
 });
 
 test('a confidential client must authenticate to revoke; with its secret it can; an unknown token answers 200', async (t) => {
   const as = await discover();
   const client = await oauth.processDynamicClientRegistrationResponse(
-    await oauth.dynamicClientRegistrationRequest(as, { token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'] }, from('192.0.2.12')),
+    await oauth.dynamicClientRegistrationRequest(
+      as,
+      { token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'] },
+      from('192.0.2.12'),
+    ),
   );
   const secret = client.client_secret as string;
-  const { access_token } = await oauth.processClientCredentialsResponse(as, client, await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic(secret), {}, insecure));
-  const anonymous = await fetch(as.revocation_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: access_token }) });
+  const { access_token } = await oauth.processClientCredentialsResponse(
+    as,
+    client,
+    await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic(secret), {}, insecure),
+  );
+  const anonymous = await fetch(as.revocation_endpoint!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: access_token }),
+  });
   t.is(anonymous.status, 401);
   t.is(((await anonymous.json()) as { error: string }).error, 'invalid_client');
   const wrongSecret = await oauth.revocationRequest(as, client, oauth.ClientSecretBasic('svc_cs_wrong'), access_token, insecure);
@@ -99,7 +133,11 @@ test('a token of another client is refused with invalid_grant; a missing token i
   t.is(foreign.status, 400);
   t.is(((await foreign.json()) as { error: string }).error, 'invalid_grant');
   t.is(await whoamiStatus(mine.tokens.access_token), 200);
-  const missing = await fetch(as.revocation_endpoint!, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: other.client.client_id }) });
+  const missing = await fetch(as.revocation_endpoint!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: other.client.client_id }),
+  });
   t.is(missing.status, 400);
   const body = (await missing.json()) as { error: string; request_id: string };
   t.is(body.error, 'invalid_request');
@@ -118,7 +156,12 @@ test('client registration is limited per address: the limit passes, one past it 
   // Start well inside a minute window so the count is not split across two windows.
   const intoWindow = Date.now() % 60_000;
   if (intoWindow > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoWindow + 100));
-  const register = (ip: string) => fetch(`${svc.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+  const register = (ip: string) =>
+    fetch(`${svc.baseUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': ip },
+      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    });
   for (let hit = 1; hit <= REGISTER_LIMIT; hit++) t.is((await register('198.51.100.200')).status, 201, `registration ${hit}`);
   const refused = await register('198.51.100.200');
   t.is(refused.status, 429);

@@ -24,10 +24,18 @@ test.after.always(async () => {
 });
 
 const REDIRECT = 'http://127.0.0.1:53682/callback';
-const form = (fields: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+const form = (fields: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields),
+});
 
 async function registerPublic(redirectUris = [REDIRECT]): Promise<string> {
-  const response = await fetch(`${svc.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: redirectUris }) });
+  const response = await fetch(`${svc.baseUrl}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: redirectUris }),
+  });
   return ((await response.json()) as { client_id: string }).client_id;
 }
 
@@ -38,7 +46,13 @@ async function authorizeRaw(params: Record<string, string>): Promise<Response> {
 }
 
 async function codeFor(clientId: string, challenge: string, redirectUri = REDIRECT): Promise<string> {
-  const response = await authorizeRaw({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' });
+  const response = await authorizeRaw({
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
   return new URL(response.headers.get('location')!).searchParams.get('code')!;
 }
 
@@ -122,7 +136,13 @@ test('a tampered or foreign signed client id is refused everywhere', async (t) =
   claims.r = ['https://evil.example/cb'];
   const tampered = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
   const pkce = await createPkcePair();
-  const authorize = await authorizeRaw({ client_id: tampered, redirect_uri: 'https://evil.example/cb', response_type: 'code', code_challenge: pkce.challenge, code_challenge_method: 'S256' });
+  const authorize = await authorizeRaw({
+    client_id: tampered,
+    redirect_uri: 'https://evil.example/cb',
+    response_type: 'code',
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+  });
   t.is(authorize.status, 400);
   t.is(authorize.headers.get('location'), null);
   t.is(((await authorize.json()) as { error: string }).error, 'invalid_client');
@@ -158,19 +178,30 @@ test('token endpoint input errors follow RFC 6749', async (t) => {
   t.is((await token({ grant_type: 'authorization_code', code: 'x' })).body.error, 'invalid_request');
   t.is((await token({ grant_type: 'authorization_code', code: 'not-a-code', code_verifier: 'a'.repeat(43) })).body.error, 'invalid_grant');
   t.is((await token({ grant_type: 'refresh_token', refresh_token: 'forged' })).body.error, 'invalid_grant');
-  const json = await fetch(`${svc.baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"client_credentials"}' });
+  const json = await fetch(`${svc.baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"grant_type":"client_credentials"}',
+  });
   t.is(json.status, 415);
 });
 
 test('registration refuses bad metadata with RFC 7591 errors', async (t) => {
   const register = async (body: unknown) => {
-    const response = await fetch(`${svc.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${svc.baseUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, body: (await response.json()) as { error: string } };
   };
   t.is((await register({ redirect_uris: ['http://app.example/cb'] })).body.error, 'invalid_redirect_uri');
   t.is((await register({ redirect_uris: ['https://app.example/cb#frag'] })).body.error, 'invalid_redirect_uri');
   t.is((await register({ grant_types: ['authorization_code'] })).body.error, 'invalid_redirect_uri');
-  t.is((await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['client_credentials'] })).body.error, 'invalid_client_metadata');
+  t.is(
+    (await register({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['client_credentials'] })).body.error,
+    'invalid_client_metadata',
+  );
   t.is((await register({ redirect_uris: [REDIRECT], scope: 'root' })).body.error, 'invalid_client_metadata');
   const ok = await register({ redirect_uris: ['com.example.app:/callback', 'https://app.example/cb'], unknown_field: 'ignored' });
   t.is(ok.status, 201);

@@ -17,8 +17,19 @@ test.before(async () => {
   svc = await startTestServer();
   // The first call of each route compiles its code; the budget is about the caller's input, not that.
   const text = 'Refunds take five days. Shipping is free.';
-  for (const [path, body] of Object.entries({ '/v1/chat/completions': { model: 'svc-extractive-chat', messages: [{ role: 'user', content: 'refunds?' }] }, '/v1/rag': { question: 'refunds?', documents: [text] }, '/v1/summarize': { text }, '/v1/rerank': { query: 'refunds', documents: [text] }, '/v1/embeddings': { model: 'svc-hashed-ngrams-512', input: text }, '/v1/classify': { task: 'sentiment', inputs: [text] } })) {
-    await fetch(`${svc.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.operatorToken}` }, body: JSON.stringify(body) });
+  for (const [path, body] of Object.entries({
+    '/v1/chat/completions': { model: 'svc-extractive-chat', messages: [{ role: 'user', content: 'refunds?' }] },
+    '/v1/rag': { question: 'refunds?', documents: [text] },
+    '/v1/summarize': { text },
+    '/v1/rerank': { query: 'refunds', documents: [text] },
+    '/v1/embeddings': { model: 'svc-hashed-ngrams-512', input: text },
+    '/v1/classify': { task: 'sentiment', inputs: [text] },
+  })) {
+    await fetch(`${svc.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.operatorToken}` },
+      body: JSON.stringify(body),
+    });
   }
 });
 test.after.always(async () => {
@@ -27,12 +38,17 @@ test.after.always(async () => {
 
 const fill = (unit: string, length: number) => unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
 /** Distinct words, about six characters each. */
-const distinctWords = (length: number, seed: number) => fill(Array.from({ length: Math.ceil(length / 6) }, (_, index) => `w${(index * 7919 + seed).toString(36)}`).join(' '), length);
+const distinctWords = (length: number, seed: number) =>
+  fill(Array.from({ length: Math.ceil(length / 6) }, (_, index) => `w${(index * 7919 + seed).toString(36)}`).join(' '), length);
 
 /** The route's answer and the longest this process's event loop (server and client) was held meanwhile. */
 async function postWatchingLoop(path: string, body: unknown) {
   const { result, heldMs } = await measureLoopHold(async () => {
-    const response = await fetch(`${svc.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.operatorToken}` }, body: JSON.stringify(body) });
+    const response = await fetch(`${svc.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.operatorToken}` },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, answer: await response.json() };
   });
   return { ...result, worstDelayMs: heldMs };
@@ -43,7 +59,11 @@ test.serial('rag: 1,000,000 characters of one-word paragraphs against a 4,000-ch
   const answerDocument = 'Refunds take five days.';
   const paragraphs = Array.from({ length: 4 }, () => fill('x\n\n', limits.ragMaxDocumentChars));
   const last = fill('x\n\n', limits.ragMaxTotalChars - 4 * limits.ragMaxDocumentChars - answerDocument.length - 2);
-  const { status, answer, worstDelayMs } = await postWatchingLoop('/v1/rag', { question, documents: [...paragraphs, `${last}\n\n${answerDocument}`], top_k: limits.ragMaxTopK });
+  const { status, answer, worstDelayMs } = await postWatchingLoop('/v1/rag', {
+    question,
+    documents: [...paragraphs, `${last}\n\n${answerDocument}`],
+    top_k: limits.ragMaxTopK,
+  });
   t.is(status, 200);
   // Hundreds of question words the documents lack keep it below answerable; the passage that holds the rest comes first.
   t.is(answer.passages[0].text, answerDocument);
@@ -51,7 +71,10 @@ test.serial('rag: 1,000,000 characters of one-word paragraphs against a 4,000-ch
 });
 
 test.serial('summarize: 400,000 characters, TextRank over its first 600 sentences', async (t) => {
-  const { status, answer, worstDelayMs } = await postWatchingLoop('/v1/summarize', { text: fill('Refunds take five days. Shipping is free. ', limits.summarizeMaxChars), max_sentences: limits.summarizeMaxSentences });
+  const { status, answer, worstDelayMs } = await postWatchingLoop('/v1/summarize', {
+    text: fill('Refunds take five days. Shipping is free. ', limits.summarizeMaxChars),
+    max_sentences: limits.summarizeMaxSentences,
+  });
   t.is(status, 200);
   t.is(answer.sentences.length, limits.summarizeMaxSentences);
   t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
@@ -70,7 +93,11 @@ test.serial('summarize: 400,000 characters of `<a` and of accented words count t
   const text = fill('<a', limits.summarizeMaxChars / 2) + fill('cafe\u0301 \uFB01ne 42x <b>Zq9</b> ', limits.summarizeMaxChars / 2);
   const { status, answer, worstDelayMs } = await postWatchingLoop('/v1/summarize', { text, max_sentences: 3 });
   t.is(status, 200);
-  const words = (one: string) => one.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
+  const words = (one: string) =>
+    one
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu)?.length ?? 0;
   t.is(answer.usage.prompt_tokens, words(text));
   t.is(answer.usage.completion_tokens, words(answer.summary));
   t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);
@@ -82,7 +109,11 @@ test.serial('rerank: a 4 MiB body of 32,768-character documents ranks the one th
   const count = fullBody(limits.rerankBodyBytes, limits.rerankMaxDocumentChars, limits.rerankMaxDocuments);
   const documents = Array.from({ length: count }, (_, index) => distinctWords(limits.rerankMaxDocumentChars, index + 10));
   documents[count - 3] = `refund policy ${documents[count - 3]!}`.slice(0, limits.rerankMaxDocumentChars);
-  const { status, answer, worstDelayMs } = await postWatchingLoop('/v1/rerank', { query: `refund policy ${distinctWords(limits.rerankMaxDocumentChars - 20, 99999)}`.slice(0, limits.rerankMaxDocumentChars), documents, top_n: 1 });
+  const { status, answer, worstDelayMs } = await postWatchingLoop('/v1/rerank', {
+    query: `refund policy ${distinctWords(limits.rerankMaxDocumentChars - 20, 99999)}`.slice(0, limits.rerankMaxDocumentChars),
+    documents,
+    top_n: 1,
+  });
   t.is(status, 200);
   t.is(answer.results[0].index, count - 3);
   t.true(worstDelayMs < LOOP_BUDGET_MS, `the event loop was held ${worstDelayMs.toFixed(0)} ms`);

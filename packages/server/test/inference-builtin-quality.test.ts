@@ -68,7 +68,12 @@ test('rerank (svc-bm25): nDCG@10 on the svc-docs set beats a random order', asyn
   for (const { query, relevant } of set.queries) {
     const { status, body } = await server.post('/v1/rerank', { query, documents: set.documents.map((document) => document.text) });
     t.is(status, 200);
-    scores.push(ndcgAt10(body.results.map((result: any) => set.documents[result.index]!.id), relevant));
+    scores.push(
+      ndcgAt10(
+        body.results.map((result: any) => set.documents[result.index]!.id),
+        relevant,
+      ),
+    );
   }
   const bm25 = mean(scores);
   const baseline = randomBaseline(set);
@@ -99,7 +104,11 @@ test('sentiment (svc-lexical-classifier): accuracy on the UCI labelled sentences
     for (let start = 0; start < sentences.length; start += inferenceLimits.classifyMaxTexts) {
       const batch = sentences.slice(start, start + inferenceLimits.classifyMaxTexts);
       // The set is binary: ask for the task's own two polar labels (the lexicon's method, neutral left out).
-      const { status, body } = await server.post('/v1/classify', { task: 'sentiment', inputs: batch.map((sentence) => sentence.text), labels: ['positive', 'negative'] });
+      const { status, body } = await server.post('/v1/classify', {
+        task: 'sentiment',
+        inputs: batch.map((sentence) => sentence.text),
+        labels: ['positive', 'negative'],
+      });
       t.is(status, 200);
       body.results.forEach((result: any, index: number) => (correct += Number((result.label === 'positive' ? 1 : 0) === batch[index]!.class)));
     }

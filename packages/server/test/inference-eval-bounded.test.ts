@@ -18,7 +18,9 @@ let svc: TestServer;
 test.before(async () => {
   svc = await startTestServer();
   // The first call compiles the route's code; the budget is about the caller's input, not that.
-  await svc.operator.inference.eval({ body: { predictions: ['warm up'], references: ['warm up'], metrics: ['exact_match', 'token_f1', 'rouge_l', 'bleu', 'accuracy'] } });
+  await svc.operator.inference.eval({
+    body: { predictions: ['warm up'], references: ['warm up'], metrics: ['exact_match', 'token_f1', 'rouge_l', 'bleu', 'accuracy'] },
+  });
 });
 test.after.always(async () => {
   await svc?.close();
@@ -44,7 +46,11 @@ function referenceRougeL(prediction: string, reference: string): number {
 
 async function evalWatchingLoop(body: Parameters<TestServer['operator']['inference']['eval']>[0]['body']) {
   const { result, heldMs } = await measureLoopHold(async () => {
-    const response = await fetch(`${svc.baseUrl}/v1/eval`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.operatorToken}` }, body: JSON.stringify(body) });
+    const response = await fetch(`${svc.baseUrl}/v1/eval`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.operatorToken}` },
+      body: JSON.stringify(body),
+    });
     return { status: response.status, answer: await response.json() };
   });
   return { ...result, worstDelayMs: heldMs };
@@ -58,14 +64,20 @@ test.serial('rouge_l equals the O(n*m) reference on many small random pairs', as
   const predictions = Array.from({ length: 200 }, text);
   const references = Array.from({ length: 200 }, text);
   const answer = await svc.operator.inference.eval({ body: { predictions, references, metrics: ['rouge_l'] } });
-  answer.items.forEach((item, index) => t.true(Math.abs(item.scores.rouge_l! - referenceRougeL(predictions[index]!, references[index]!)) < 1e-12, `item ${index}`));
+  answer.items.forEach((item, index) =>
+    t.true(Math.abs(item.scores.rouge_l! - referenceRougeL(predictions[index]!, references[index]!)) < 1e-12, `item ${index}`),
+  );
 });
 
 test.serial('rouge_l on the longest items (16,384 tokens each) is exact, up to the budget, without holding the loop', async (t) => {
   // "a b a b ..." against "b a b a ...": the LCS drops one token; rising against falling distinct tokens share one.
   const rising = Array.from({ length: ITEM / 4 }, (_, index) => index.toString(36).padStart(3, '0')).join(' ');
   const falling = rising.split(' ').reverse().join(' ');
-  const { status, answer, worstDelayMs } = await evalWatchingLoop({ predictions: [longest('a b '), rising, longest('a '), longest('b ')], references: [longest('b a '), falling, longest('a '), longest('a ')], metrics: ['rouge_l'] });
+  const { status, answer, worstDelayMs } = await evalWatchingLoop({
+    predictions: [longest('a b '), rising, longest('a '), longest('b ')],
+    references: [longest('b a '), falling, longest('a '), longest('a ')],
+    metrics: ['rouge_l'],
+  });
   t.is(status, 200);
   const scores = answer.items.map((item: { scores: { rouge_l: number } }) => item.scores.rouge_l);
   t.true(Math.abs(scores[0] - 16_383 / 16_384) < 1e-12);
@@ -75,7 +87,11 @@ test.serial('rouge_l on the longest items (16,384 tokens each) is exact, up to t
 });
 
 test.serial('rouge_l over a full 4 MiB body of the longest items is refused before it runs: 422 eval_work_too_large', async (t) => {
-  const { status, answer, worstDelayMs } = await evalWatchingLoop({ predictions: new Array(FULL_BODY_PAIRS).fill(longest('a b ')), references: new Array(FULL_BODY_PAIRS).fill(longest('b a ')), metrics: ['exact_match', 'rouge_l'] });
+  const { status, answer, worstDelayMs } = await evalWatchingLoop({
+    predictions: new Array(FULL_BODY_PAIRS).fill(longest('a b ')),
+    references: new Array(FULL_BODY_PAIRS).fill(longest('b a ')),
+    metrics: ['exact_match', 'rouge_l'],
+  });
   t.is(status, 422);
   t.is(answer.code, 'eval_work_too_large');
   t.regex(answer.error, new RegExp(`may take ${inferenceLimits.evalMaxRougeLWordSteps}\\b`));
@@ -84,7 +100,11 @@ test.serial('rouge_l over a full 4 MiB body of the longest items is refused befo
 
 test.serial('the linear metrics over a full 4 MiB body answer without holding the loop', async (t) => {
   const predictions = new Array(FULL_BODY_PAIRS).fill(longest('a b '));
-  const { status, answer, worstDelayMs } = await evalWatchingLoop({ predictions, references: predictions, metrics: ['bleu', 'exact_match', 'token_f1', 'accuracy'] });
+  const { status, answer, worstDelayMs } = await evalWatchingLoop({
+    predictions,
+    references: predictions,
+    metrics: ['bleu', 'exact_match', 'token_f1', 'accuracy'],
+  });
   t.is(status, 200);
   t.deepEqual(answer.metrics, { bleu: 1, exact_match: 1, token_f1: 1, accuracy: 1 });
   t.is(answer.items.length, FULL_BODY_PAIRS);

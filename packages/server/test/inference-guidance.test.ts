@@ -12,7 +12,11 @@ test.after.always(async () => {
 });
 
 const post = (path: string, body: unknown, token = svc.operatorToken) =>
-  fetch(`${svc.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${svc.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 test('route: a request body names its operation by its fields; a description by its words', async (t) => {
   const byBody = await svc.operator.inference.route({ body: { request: { messages: [{ role: 'user', content: 'hi' }] } } });
@@ -96,13 +100,19 @@ test('eval: exact match, token F1, ROUGE-L, BLEU and accuracy against hand-compu
       metrics: ['exact_match', 'token_f1', 'rouge_l', 'bleu', 'accuracy'],
     },
   });
-  t.deepEqual(answer.items.map((item) => item.scores.exact_match), [1, 0, 1]);
+  t.deepEqual(
+    answer.items.map((item) => item.scores.exact_match),
+    [1, 0, 1],
+  );
   // "dog" against "black dog barked": precision 1, recall 1/3, F1 0.5 (articles dropped).
   t.is(answer.items[1]!.scores.token_f1, 0.5);
   // ROUGE-L keeps articles: "a dog" vs "the black dog barked": LCS 1, P 1/2, R 1/4, F 1/3.
   t.true(Math.abs(answer.items[1]!.scores.rouge_l! - 1 / 3) < 1e-9);
   t.is(answer.items[0]!.scores.bleu, 1);
-  t.deepEqual(answer.items.map((item) => item.scores.accuracy), [0, 0, 1]);
+  t.deepEqual(
+    answer.items.map((item) => item.scores.accuracy),
+    [0, 0, 1],
+  );
   t.true(Math.abs(answer.metrics.exact_match! - 2 / 3) < 1e-9);
   t.true(answer.metrics.bleu! > 0 && answer.metrics.bleu! < 1);
   t.is(answer.model, null);
@@ -117,7 +127,13 @@ test('eval: predictions and references must be as many; exactly one of predictio
 });
 
 test('eval can run a classifier first; a run that cannot classify its inputs is a 422, never a 500', async (t) => {
-  const run = await svc.operator.inference.eval({ body: { references: ['positive', 'negative'], run: { operation: 'classify', task: 'sentiment', inputs: ['I love it, works great', 'awful and broken'] }, metrics: ['accuracy'] } });
+  const run = await svc.operator.inference.eval({
+    body: {
+      references: ['positive', 'negative'],
+      run: { operation: 'classify', task: 'sentiment', inputs: ['I love it, works great', 'awful and broken'] },
+      metrics: ['accuracy'],
+    },
+  });
   t.is(run.metrics.accuracy, 1);
   t.is(run.model, 'svc-lexical-classifier');
   const nli = await post('/v1/eval', { references: ['a'], run: { operation: 'classify', task: 'nli', inputs: ['x'] } });
@@ -226,8 +242,14 @@ test('request_specialist answers the matches, and files a feature request (once)
   t.is(status.request_id, filed.filed!.request.request_id);
   const stranger = await signInAgent(svc);
   const strangerKey = await createKey(stranger.client, ['requests:read']);
-  const response = await fetch(`${svc.baseUrl}/v1/request-status/${filed.filed!.request.request_id}`, { headers: { authorization: `Bearer ${strangerKey.secret}` } });
+  const response = await fetch(`${svc.baseUrl}/v1/request-status/${filed.filed!.request.request_id}`, {
+    headers: { authorization: `Bearer ${strangerKey.secret}` },
+  });
   t.is(response.status, 404);
-  const secretShaped = await post('/v1/request_specialist', { ...need, use_case: 'my key is sk-live-0123456789abcdefghijklmnopqrstuv', min_score: 1 }, key.secret);
+  const secretShaped = await post(
+    '/v1/request_specialist',
+    { ...need, use_case: 'my key is sk-live-0123456789abcdefghijklmnopqrstuv', min_score: 1 },
+    key.secret,
+  );
   t.is(secretShaped.status, 422, 'a credential-shaped text is refused by the request screening, never stored');
 });

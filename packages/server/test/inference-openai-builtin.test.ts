@@ -14,7 +14,10 @@ test.after.always(async () => {
 });
 
 test('chat.completions.create answers from the built-in extractive model, which says what it is', async (t) => {
-  const completion = await openai.chat.completions.create({ model: 'svc-extractive-chat', messages: [{ role: 'user', content: 'How do I download a verified artifact?' }] });
+  const completion = await openai.chat.completions.create({
+    model: 'svc-extractive-chat',
+    messages: [{ role: 'user', content: 'How do I download a verified artifact?' }],
+  });
   t.is(completion.object, 'chat.completion');
   t.is(completion.model, 'svc-extractive-chat');
   t.truthy(completion.choices[0]?.message.content);
@@ -23,7 +26,12 @@ test('chat.completions.create answers from the built-in extractive model, which 
 });
 
 test('a streamed completion is for-await-able; include_usage ends with the usage chunk', async (t) => {
-  const stream = await openai.chat.completions.create({ model: 'svc-extractive-chat', messages: [{ role: 'user', content: 'What is the blackboard?' }], stream: true, stream_options: { include_usage: true } });
+  const stream = await openai.chat.completions.create({
+    model: 'svc-extractive-chat',
+    messages: [{ role: 'user', content: 'What is the blackboard?' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   let text = '';
   let usage: OpenAI.CompletionUsage | undefined | null;
   let finish: string | null | undefined;
@@ -45,7 +53,7 @@ test('embeddings: the client default (base64) and float decode to the same vecto
   t.true(base64.usage.prompt_tokens > 0);
 });
 
-test('an unknown model is an openai APIError with status 422 and svc\'s code', async (t) => {
+test("an unknown model is an openai APIError with status 422 and svc's code", async (t) => {
   const error = await t.throwsAsync(openai.chat.completions.create({ model: 'gpt-nothing', messages: [{ role: 'user', content: 'hi' }] }));
   t.true(error instanceof OpenAI.APIError);
   t.is((error as InstanceType<typeof OpenAI.APIError>).status, 422);

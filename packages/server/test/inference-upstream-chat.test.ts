@@ -37,14 +37,14 @@ test.after.always(async () => {
   await harness?.close();
 });
 
-test('the openai client gets a chat.completion passed through, named by svc\'s model id, with usage', async (t) => {
+test("the openai client gets a chat.completion passed through, named by svc's model id, with usage", async (t) => {
   const completion = await openai.chat.completions.create({ model: 'answer-a', messages: [{ role: 'user', content: 'Say hello please' }], temperature: 0.2 });
   t.is(completion.object, 'chat.completion');
   t.is(completion.model, 'answer-a');
   t.is(completion.choices[0]!.message.content, FAKE_ANSWER);
   t.deepEqual(completion.usage, { prompt_tokens: 3, completion_tokens: FAKE_ANSWER.split(' ').length, total_tokens: 3 + FAKE_ANSWER.split(' ').length });
   const sent = harness.fake.requests.find((request) => request.body.model === 'answer-a' && request.body.temperature === 0.2 && request.body.stream === false);
-  t.truthy(sent, 'the caller\'s fields reach the upstream');
+  t.truthy(sent, "the caller's fields reach the upstream");
   t.is(sent!.authorization, `Bearer ${UPSTREAM_SECRET}`, 'svc sends the configured key upstream');
 });
 
@@ -54,7 +54,12 @@ test('a request with no model uses the configured default', async (t) => {
 });
 
 test('the openai client streams chunks with for await; include_usage gives a last chunk with empty choices and the usage', async (t) => {
-  const stream = await openai.chat.completions.create({ model: 'answer-usage', messages: [{ role: 'user', content: 'one two' }], stream: true, stream_options: { include_usage: true } });
+  const stream = await openai.chat.completions.create({
+    model: 'answer-usage',
+    messages: [{ role: 'user', content: 'one two' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   let text = '';
   const chunks = [];
   for await (const chunk of stream) {
@@ -82,22 +87,34 @@ test('on the wire: data-only chunks ending data: [DONE], no usage chunk unless a
   t.is(data.at(-1), '[DONE]');
   const chunks = data.slice(0, -1) as Array<{ choices: unknown[]; usage?: unknown }>;
   t.true(chunks.every((chunk) => chunk.choices.length > 0 && chunk.usage === undefined));
-  await waitUntil('the usage of the answer-a stream (4 prompt tokens)', () => harness.usage.some((event) => event.model === 'answer-a' && event.operation === 'chat' && event.usage.prompt_tokens === 4));
+  await waitUntil('the usage of the answer-a stream (4 prompt tokens)', () =>
+    harness.usage.some((event) => event.model === 'answer-a' && event.operation === 'chat' && event.usage.prompt_tokens === 4),
+  );
   const asked = harness.fake.requests.filter((request) => request.body.model === 'answer-a' && request.body.stream === true).at(-1)!;
   t.deepEqual(asked.body.stream_options, { include_usage: true }, 'svc always asks the upstream for usage, to count it');
 });
 
 test('chunks pass through with every field the upstream sent; pretty-printed events go out one line each', async (t) => {
-  const plain = sseData(await (await postJson(harness.svc, '/v1/chat/completions', { model: 'answer-a', messages: [{ role: 'user', content: 'hi' }], stream: true })).text());
+  const plain = sseData(
+    await (await postJson(harness.svc, '/v1/chat/completions', { model: 'answer-a', messages: [{ role: 'user', content: 'hi' }], stream: true })).text(),
+  );
   const chunks = plain.slice(0, -1) as Array<{ model: string; system_fingerprint?: string; choices: Array<{ logprobs?: unknown }> }>;
-  t.true(chunks.every((chunk) => chunk.model === 'answer-a' && chunk.system_fingerprint === 'fp_fake' && chunk.choices[0]!.logprobs === null), 'fields svc does not read are kept');
+  t.true(
+    chunks.every((chunk) => chunk.model === 'answer-a' && chunk.system_fingerprint === 'fp_fake' && chunk.choices[0]!.logprobs === null),
+    'fields svc does not read are kept',
+  );
 
-  const response = await postJson(harness.svc, '/v1/chat/completions', { model: 'pretty-a', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+  const response = await postJson(harness.svc, '/v1/chat/completions', {
+    model: 'pretty-a',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   const text = await response.text();
   const events = text.split('\n\n').filter(Boolean);
   t.true(
     events.every((event) => /^data: [^\n]+$/.test(event)),
-    'one data line per event, whatever the upstream\'s line breaks',
+    "one data line per event, whatever the upstream's line breaks",
   );
   const data = sseData(text) as Array<{ model: string; choices: Array<{ delta: { content?: string } }>; usage?: { completion_tokens?: number } } | string>;
   t.is(data.at(-1), '[DONE]');
@@ -114,7 +131,11 @@ test('a burst of 300 chunks in one go (more than svc queues before pausing the u
 });
 
 test('an upstream error mid-stream ends the stream with an error chunk and [DONE]; the openai client throws it', async (t) => {
-  const response = await postJson(harness.svc, '/v1/chat/completions', { model: 'midstream-error-a', messages: [{ role: 'user', content: 'hi' }], stream: true });
+  const response = await postJson(harness.svc, '/v1/chat/completions', {
+    model: 'midstream-error-a',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+  });
   t.is(response.status, 200);
   const data = sseData(await response.text());
   t.is(data.at(-1), '[DONE]');
@@ -130,14 +151,27 @@ test('an upstream error mid-stream ends the stream with an error chunk and [DONE
   });
   t.regex(error!.message, /crashed/);
   t.is((error as { code?: string }).code, 'upstream_error');
-  await waitUntil('a failed usage event with upstream_error', () => harness.usage.some((event) => event.model === 'midstream-error-a' && !event.ok && event.errorCode === 'upstream_error'));
+  await waitUntil('a failed usage event with upstream_error', () =>
+    harness.usage.some((event) => event.model === 'midstream-error-a' && !event.ok && event.errorCode === 'upstream_error'),
+  );
 });
 
 test('an upstream whose body ends without [DONE] ends the stream with an upstream_error chunk after the chunks it sent', async (t) => {
-  const data = sseData(await (await postJson(harness.svc, '/v1/chat/completions', { model: 'truncated-a', messages: [{ role: 'user', content: 'hi' }], stream: true })).text());
+  const data = sseData(
+    await (await postJson(harness.svc, '/v1/chat/completions', { model: 'truncated-a', messages: [{ role: 'user', content: 'hi' }], stream: true })).text(),
+  );
   t.is(data.at(-1), '[DONE]');
-  const chunks = data.slice(0, -1) as Array<{ choices: Array<{ delta: { content?: string }; finish_reason: string | null }>; error?: { code: string; message: string } }>;
-  t.is(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join(''), FAKE_ANSWER.split(/(?<= )/).slice(0, 2).join(''), 'the chunks before the end arrive');
+  const chunks = data.slice(0, -1) as Array<{
+    choices: Array<{ delta: { content?: string }; finish_reason: string | null }>;
+    error?: { code: string; message: string };
+  }>;
+  t.is(
+    chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join(''),
+    FAKE_ANSWER.split(/(?<= )/)
+      .slice(0, 2)
+      .join(''),
+    'the chunks before the end arrive',
+  );
   t.is(chunks.at(-1)!.error?.code, 'upstream_error');
   t.regex(chunks.at(-1)!.error!.message, /without \[DONE\]/);
   t.is(chunks.at(-1)!.choices[0]!.finish_reason, 'error');
@@ -158,7 +192,12 @@ test('an upstream that never answers is a 504 upstream_timeout after its deadlin
 });
 
 test('an upstream silent mid-stream past its idle deadline ends the stream with an upstream_timeout error chunk', async (t) => {
-  const response = await postJson(harness.svc, '/v1/chat/completions', { model: 'impatient-chat', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } });
+  const response = await postJson(harness.svc, '/v1/chat/completions', {
+    model: 'impatient-chat',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   t.is(response.status, 200);
   const data = sseData(await response.text());
   t.is(data.at(-1), '[DONE]');
@@ -188,7 +227,12 @@ test('a model whose upstream fails before the first byte falls back to the next 
 async function disconnectMidStream(t: ExecutionContext): Promise<number> {
   const controller = new AbortController();
   const seen = harness.fake.nextRequest('slow-a');
-  const response = await postJson(harness.svc, '/v1/chat/completions', { model: 'slow-a', messages: [{ role: 'user', content: 'hi' }], stream: true }, { signal: controller.signal });
+  const response = await postJson(
+    harness.svc,
+    '/v1/chat/completions',
+    { model: 'slow-a', messages: [{ role: 'user', content: 'hi' }], stream: true },
+    { signal: controller.signal },
+  );
   const reader = response.body!.getReader();
   let received = '';
   while (!received.includes('w3 ')) received += new TextDecoder().decode((await reader.read()).value);
@@ -210,7 +254,9 @@ test('a client that disconnects mid-stream aborts the upstream request within 10
   t.log(`upstream closed ${delays.map((delay) => delay.toFixed(1)).join(', ')} ms after the client left`);
   t.true(Math.min(...delays) < 100);
   t.true(delays.every((delay) => delay < 1000));
-  await waitUntil('the partial usage of the disconnected stream', () => harness.usage.some((event) => event.model === 'slow-a' && event.errorCode === 'client_disconnected' && (event.usage.completion_tokens ?? 0) > 0));
+  await waitUntil('the partial usage of the disconnected stream', () =>
+    harness.usage.some((event) => event.model === 'slow-a' && event.errorCode === 'client_disconnected' && (event.usage.completion_tokens ?? 0) > 0),
+  );
 });
 
 test('silences carry SSE keep-alive comments', async (t) => {
@@ -218,7 +264,11 @@ test('silences carry SSE keep-alive comments', async (t) => {
   const text = await response.text();
   t.true(text.includes('\n\n: keep-alive\n\n'), 'a keep-alive comment during the 600 ms pause (keep-alive 40 ms)');
   const data = sseData(text) as Array<{ choices?: Array<{ delta: { content?: string } }> } | string>;
-  t.is(data.map((chunk) => (typeof chunk === 'string' ? '' : (chunk.choices?.[0]?.delta.content ?? ''))).join(''), FAKE_ANSWER, 'the comments do not disturb the chunks');
+  t.is(
+    data.map((chunk) => (typeof chunk === 'string' ? '' : (chunk.choices?.[0]?.delta.content ?? ''))).join(''),
+    FAKE_ANSWER,
+    'the comments do not disturb the chunks',
+  );
 });
 
 test('an unknown model is a 422 listing the known chat models', async (t) => {
@@ -239,14 +289,18 @@ test('a request the upstream refuses (400) is a 422 upstream_rejected_request wi
   t.regex(body.error, /too hot/);
 });
 
-test('an upstream that refuses svc\'s key, or cannot be reached, is a 502 upstream_error naming it by id only', async (t) => {
+test("an upstream that refuses svc's key, or cannot be reached, is a 502 upstream_error naming it by id only", async (t) => {
   const locked = await postJson(harness.svc, '/v1/chat/completions', { model: 'locked-chat', messages: [{ role: 'user', content: 'hi' }] });
   t.is(locked.status, 502);
   const body = (await locked.json()) as { code: string; error: string; retryable?: boolean };
   t.is(body.code, 'upstream_error');
   t.is(body.error, 'Upstream "upstream" answered 401 (check its API key).');
   t.true(body.retryable);
-  const unreachable = await postJson(harness.svc, '/v1/chat/completions', { model: 'unreachable-chat', messages: [{ role: 'user', content: 'hi' }], stream: true });
+  const unreachable = await postJson(harness.svc, '/v1/chat/completions', {
+    model: 'unreachable-chat',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+  });
   t.is(unreachable.status, 502);
   t.regex(((await unreachable.json()) as { error: string }).error, /^Upstream "nowhere" could not be reached/);
 });
@@ -264,7 +318,7 @@ test('an error answer whose body never ends is read up to 64 KiB, then closed: a
   await waitUntil('svc to close the upstream request', () => record.abortedAt !== undefined);
 });
 
-test('the upstream\'s key appears in no answer and no log line', async (t) => {
+test("the upstream's key appears in no answer and no log line", async (t) => {
   await postJson(harness.svc, '/v1/chat/completions', { model: 'locked-chat', messages: [{ role: 'user', content: 'hi' }] });
   await openai.chat.completions.create({ model: 'answer-a', messages: [{ role: 'user', content: 'hi' }] });
   await postJson(harness.svc, '/v1/chat/completions', { model: 'flaky-chat', messages: [{ role: 'user', content: 'hi' }] });
@@ -274,6 +328,6 @@ test('the upstream\'s key appears in no answer and no log line', async (t) => {
     t.false(models.includes(secret));
     t.false(harness.logs().includes(secret));
   }
-  t.false(models.includes(harness.fake.origin), 'nor the upstream\'s address');
+  t.false(models.includes(harness.fake.origin), "nor the upstream's address");
   t.true(harness.logs().includes('trying the next fallback'), 'the log is there to be read');
 });

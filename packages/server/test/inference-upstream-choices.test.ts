@@ -23,7 +23,11 @@ test.after.always(async () => {
 
 const words = (text: string) => text.split(' ').length;
 /** What the fake reports for a prompt of `promptWords` words answered with `n` choices. */
-const usageFor = (promptWords: number, n: number) => fakeUsageWithDetails(promptWords, Array.from({ length: n }, (_, index) => words(fakeAnswer(index))).reduce((sum, count) => sum + count, 0));
+const usageFor = (promptWords: number, n: number) =>
+  fakeUsageWithDetails(
+    promptWords,
+    Array.from({ length: n }, (_, index) => words(fakeAnswer(index))).reduce((sum, count) => sum + count, 0),
+  );
 
 test('n: 2 passes to the upstream; the answer has both choices by index and the usage with its details', async (t) => {
   const completion = await openai.chat.completions.create({ model: 'details-n', messages: [{ role: 'user', content: 'two answers please' }], n: 2 });
@@ -40,8 +44,14 @@ test('n: 2 passes to the upstream; the answer has both choices by index and the 
   t.is(harness.fake.requests.find((request) => request.body.model === 'details-n')?.body.n, 2);
 });
 
-test('n: 2 streamed: every chunk\'s choice keeps its index, both answers arrive whole, the usage chunk carries the details once', async (t) => {
-  const stream = await openai.chat.completions.create({ model: 'details-n-stream', messages: [{ role: 'user', content: 'two streamed answers' }], n: 2, stream: true, stream_options: { include_usage: true } });
+test("n: 2 streamed: every chunk's choice keeps its index, both answers arrive whole, the usage chunk carries the details once", async (t) => {
+  const stream = await openai.chat.completions.create({
+    model: 'details-n-stream',
+    messages: [{ role: 'user', content: 'two streamed answers' }],
+    n: 2,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   const texts = new Map<number, string>();
   const finishes = new Map<number, string | null>();
   const usages = [];
@@ -65,25 +75,39 @@ test('n: 2 streamed: every chunk\'s choice keeps its index, both answers arrive 
 
 test('an n: 2 call is counted once, by the usage the upstream reported for both choices: one usage event, and /v1/metrics adds its total', async (t) => {
   const before = harness.usage.length;
-  const stream = await openai.chat.completions.create({ model: 'details-n-metrics', messages: [{ role: 'user', content: 'count me once' }], n: 2, stream: true });
+  const stream = await openai.chat.completions.create({
+    model: 'details-n-metrics',
+    messages: [{ role: 'user', content: 'count me once' }],
+    n: 2,
+    stream: true,
+  });
   for await (const _chunk of stream);
   await waitUntil('the usage event of the n: 2 call', () => harness.usage.slice(before).some((event) => event.model === 'details-n-metrics'));
   const events = harness.usage.slice(before).filter((event) => event.model === 'details-n-metrics');
   t.is(events.length, 1);
   t.true(events[0]!.ok);
-  t.deepEqual(events[0]!.usage, usageFor(3, 2), 'the upstream\'s figure, not a count of the words svc relayed');
+  t.deepEqual(events[0]!.usage, usageFor(3, 2), "the upstream's figure, not a count of the words svc relayed");
   const metrics = await (await fetch(`${harness.svc.baseUrl}/v1/metrics`, { headers: { authorization: `Bearer ${harness.svc.operatorToken}` } })).text();
   const tokens = metrics.match(/^svc_inference_tokens_total\{operation="chat",model="details-n-metrics",engine="upstream"\} (\d+)$/m);
   t.is(Number(tokens?.[1]), usageFor(3, 2).total_tokens);
 });
 
-test('paid with credits, a streamed n: 2 call costs one credit, its receipt holds the upstream\'s usage, and its replay answers both choices', async (t) => {
+test("paid with credits, a streamed n: 2 call costs one credit, its receipt holds the upstream's usage, and its replay answers both choices", async (t) => {
   const agent = await signInAgent(harness.svc);
   const key = await createKey(agent.client, ['billing:read', 'billing:write', 'inference:invoke']);
   const sequelize = harness.svc.server.database.sequelize;
   await sequelize.transaction((transaction) => grantCredits(sequelize, transaction, agent.id, 2, `test-grant-${agent.id}`));
-  const body = { model: 'details-n-credits', messages: [{ role: 'user', content: 'paid answers' }], n: 2, stream: true, stream_options: { include_usage: true } };
-  const call = () => postJson(harness.svc, '/v1/credits/chat/completions', body, { headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json', 'idempotency-key': 'choices-1' } });
+  const body = {
+    model: 'details-n-credits',
+    messages: [{ role: 'user', content: 'paid answers' }],
+    n: 2,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  const call = () =>
+    postJson(harness.svc, '/v1/credits/chat/completions', body, {
+      headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json', 'idempotency-key': 'choices-1' },
+    });
   const streamed = await call();
   t.is(streamed.status, 200);
   await streamed.text();
@@ -107,24 +131,40 @@ test('paid with credits, a streamed n: 2 call costs one credit, its receipt hold
 });
 
 test('a failure mid-stream with n: 2 ends each unfinished choice with finish_reason "error", then [DONE]', async (t) => {
-  const response = await postJson(harness.svc, '/v1/chat/completions', { model: 'midstream-error-n', messages: [{ role: 'user', content: 'break' }], n: 2, stream: true });
+  const response = await postJson(harness.svc, '/v1/chat/completions', {
+    model: 'midstream-error-n',
+    messages: [{ role: 'user', content: 'break' }],
+    n: 2,
+    stream: true,
+  });
   const data = sseData(await response.text());
   t.is(data.at(-1), '[DONE]');
   const last = data.at(-2) as { error: { code: string }; choices: Array<{ index: number; finish_reason: string }> };
   t.is(last.error.code, 'upstream_error');
-  t.deepEqual(last.choices.map((choice) => [choice.index, choice.finish_reason]), [
-    [0, 'error'],
-    [1, 'error'],
-  ]);
+  t.deepEqual(
+    last.choices.map((choice) => [choice.index, choice.finish_reason]),
+    [
+      [0, 'error'],
+      [1, 'error'],
+    ],
+  );
 });
 
 test('the built-in engine answers one choice: n: 2 is a 400 chat_choices_unsupported naming n, JSON and streamed, before any stream starts', async (t) => {
   for (const stream of [false, true]) {
-    const error = await t.throwsAsync(openai.chat.completions.create({ model: 'svc-extractive-chat', messages: [{ role: 'user', content: 'What is svc?' }], n: 2, stream }), { instanceOf: OpenAI.BadRequestError });
+    const error = await t.throwsAsync(
+      openai.chat.completions.create({ model: 'svc-extractive-chat', messages: [{ role: 'user', content: 'What is svc?' }], n: 2, stream }),
+      { instanceOf: OpenAI.BadRequestError },
+    );
     t.is(error.status, 400);
     t.regex(error.message, /answers one choice: n must be 1/);
   }
-  const raw = await postJson(harness.svc, '/v1/chat/completions', { model: 'svc-extractive-chat', messages: [{ role: 'user', content: 'What is svc?' }], n: 2, stream: true });
+  const raw = await postJson(harness.svc, '/v1/chat/completions', {
+    model: 'svc-extractive-chat',
+    messages: [{ role: 'user', content: 'What is svc?' }],
+    n: 2,
+    stream: true,
+  });
   t.is(raw.status, 400);
   t.like(await raw.json(), { code: 'chat_choices_unsupported', detail: [{ loc: ['body', 'n'] }] });
   const one = await openai.chat.completions.create({ model: 'svc-extractive-chat', messages: [{ role: 'user', content: 'What is svc?' }], n: 1 });

@@ -27,7 +27,7 @@ test.after.always(async () => {
 
 const texts = ['the first text', 'a second, longer text to embed'];
 
-test('the openai client embeds through the upstream, base64 (its default) and float, with the upstream\'s numbers', async (t) => {
+test("the openai client embeds through the upstream, base64 (its default) and float, with the upstream's numbers", async (t) => {
   const base64 = await openai.embeddings.create({ model: 'team-embed', input: texts });
   const float = await openai.embeddings.create({ model: 'team-embed', input: texts, encoding_format: 'float' });
   for (const answer of [base64, float]) {
@@ -37,8 +37,13 @@ test('the openai client embeds through the upstream, base64 (its default) and fl
     t.is(answer.usage.prompt_tokens, 9);
   }
   const sent = harness.fake.requests.filter((request) => request.body.model === 'embed-x');
-  t.true(sent.every((request) => request.body.encoding_format === 'float'), 'svc asks the upstream for floats and encodes itself');
-  const raw = (await (await postJson(harness.svc, '/v1/embeddings', { model: 'team-embed', input: 'x', encoding_format: 'base64' })).json()) as { data: Array<{ embedding: string }> };
+  t.true(
+    sent.every((request) => request.body.encoding_format === 'float'),
+    'svc asks the upstream for floats and encodes itself',
+  );
+  const raw = (await (await postJson(harness.svc, '/v1/embeddings', { model: 'team-embed', input: 'x', encoding_format: 'base64' })).json()) as {
+    data: Array<{ embedding: string }>;
+  };
   t.is(typeof raw.data[0]!.embedding, 'string');
   t.is(Buffer.from(raw.data[0]!.embedding, 'base64').byteLength, 16, 'four little-endian float32');
 });
@@ -57,7 +62,7 @@ test('the openai client embeds with the built-in engine, base64 and float, when 
   t.is(short.data[0]!.embedding.length, 64);
 });
 
-test('dimensions pass to the upstream within the model\'s size; past it, a 422', async (t) => {
+test("dimensions pass to the upstream within the model's size; past it, a 422", async (t) => {
   await openai.embeddings.create({ model: 'team-embed', input: 'x', dimensions: 4 });
   t.true(harness.fake.requests.some((request) => request.body.model === 'embed-x' && request.body.dimensions === 4));
   const response = await postJson(harness.svc, '/v1/embeddings', { model: 'team-embed', input: 'x', dimensions: 5 });
@@ -71,26 +76,52 @@ test('an upstream chat model asked for embeddings: a 422 that says how to declar
   t.is(body.code, 'model_operation_unsupported');
   t.true(body.error.startsWith('Model "answer-a" cannot serve embeddings. Models for embeddings: '), body.error);
   t.true(body.error.includes('team-embed'), 'lists the models that do');
-  t.true(body.error.includes('declare it: "answer-a=chat+embeddings" in SVC_UPSTREAM_MODELS, or "capabilities": ["chat","embeddings"] on its entry in the models file (SVC_MODELS_FILE).'), body.error);
+  t.true(
+    body.error.includes(
+      'declare it: "answer-a=chat+embeddings" in SVC_UPSTREAM_MODELS, or "capabilities": ["chat","embeddings"] on its entry in the models file (SVC_MODELS_FILE).',
+    ),
+    body.error,
+  );
 });
 
 test('rerank through a Cohere-shaped upstream: best first, top_n, documents returned by svc', async (t) => {
-  const response = await postJson(harness.svc, '/v1/rerank', { model: 'team-rerank', query: 'red apple', documents: ['a blue car', 'red apple pie', { text: 'an apple' }], top_n: 2, return_documents: true });
+  const response = await postJson(harness.svc, '/v1/rerank', {
+    model: 'team-rerank',
+    query: 'red apple',
+    documents: ['a blue car', 'red apple pie', { text: 'an apple' }],
+    top_n: 2,
+    return_documents: true,
+  });
   t.is(response.status, 200);
-  const body = (await response.json()) as { results: Array<{ index: number; relevance_score: number; document?: { text: string } }>; model: string; usage: { units?: number } };
+  const body = (await response.json()) as {
+    results: Array<{ index: number; relevance_score: number; document?: { text: string } }>;
+    model: string;
+    usage: { units?: number };
+  };
   t.is(body.model, 'team-rerank');
-  t.deepEqual(body.results.map((result) => result.index), [1, 2]);
+  t.deepEqual(
+    body.results.map((result) => result.index),
+    [1, 2],
+  );
   t.is(body.results[0]!.document?.text, 'red apple pie');
   t.is(body.usage.units, 3);
   const sent = harness.fake.requests.find((request) => request.path === '/v1/rerank')!;
   t.deepEqual(sent.body, { model: 'rerank-x', query: 'red apple', documents: ['a blue car', 'red apple pie', 'an apple'], top_n: 2, return_documents: false });
 });
 
-test('rerank through TEI\'s native /rerank: { query, texts } in, [{ index, score }] adapted', async (t) => {
-  const response = await postJson(harness.svc, '/v1/rerank', { model: 'tei-rerank', query: 'red apple', documents: ['a blue car', 'red apple pie', 'an apple'], top_n: 2 });
+test("rerank through TEI's native /rerank: { query, texts } in, [{ index, score }] adapted", async (t) => {
+  const response = await postJson(harness.svc, '/v1/rerank', {
+    model: 'tei-rerank',
+    query: 'red apple',
+    documents: ['a blue car', 'red apple pie', 'an apple'],
+    top_n: 2,
+  });
   t.is(response.status, 200);
   const body = (await response.json()) as { results: Array<{ index: number; relevance_score: number; document?: unknown }> };
-  t.deepEqual(body.results.map((result) => result.index), [1, 2]);
+  t.deepEqual(
+    body.results.map((result) => result.index),
+    [1, 2],
+  );
   t.true(body.results[0]!.relevance_score >= body.results[1]!.relevance_score);
   t.is(body.results[0]!.document, undefined);
   const sent = harness.fake.requests.find((request) => request.path === '/rerank')!;
@@ -107,12 +138,19 @@ function bodyOfBytes(bytes: number, make: (padding: number) => unknown): string 
 }
 
 function postRaw(route: string, body: string): Promise<Response> {
-  return fetch(`${harness.svc.baseUrl}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${harness.svc.operatorToken}` }, body });
+  return fetch(`${harness.svc.baseUrl}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${harness.svc.operatorToken}` },
+    body,
+  });
 }
 
 /** Six messages share the padding, each within its character limit. */
 const chatOfBytes = (bytes: number) =>
-  bodyOfBytes(bytes, (padding) => ({ model: 'answer-a', messages: Array.from({ length: 6 }, (_, index) => ({ role: 'user', content: 'x'.repeat(Math.floor(padding / 6) + (index < padding % 6 ? 1 : 0)) })) }));
+  bodyOfBytes(bytes, (padding) => ({
+    model: 'answer-a',
+    messages: Array.from({ length: 6 }, (_, index) => ({ role: 'user', content: 'x'.repeat(Math.floor(padding / 6) + (index < padding % 6 ? 1 : 0)) })),
+  }));
 
 test('chat body limits at their edges: bytes, messages, characters a message', async (t) => {
   t.is((await postRaw('/v1/chat/completions', chatOfBytes(limits.chatBodyBytes))).status, 200, 'a body of exactly the limit passes');
@@ -136,7 +174,10 @@ test('chat body limits at their edges: bytes, messages, characters a message', a
 /** As many inputs as needed, each within its character limit, share the padding. */
 const embeddingsOfBytes = (bytes: number) => {
   const count = Math.ceil(bytes / limits.embeddingsMaxInputChars) + 1;
-  return bodyOfBytes(bytes, (padding) => ({ model: 'team-embed', input: Array.from({ length: count }, (_, index) => 'z'.repeat(Math.floor(padding / count) + (index < padding % count ? 1 : 0))) }));
+  return bodyOfBytes(bytes, (padding) => ({
+    model: 'team-embed',
+    input: Array.from({ length: count }, (_, index) => 'z'.repeat(Math.floor(padding / count) + (index < padding % count ? 1 : 0))),
+  }));
 };
 
 test('embeddings body limits at their edges: bytes, inputs, characters an input', async (t) => {

@@ -29,7 +29,7 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-test('the configuration defaults are the spec\'s limits', (t) => {
+test("the configuration defaults are the spec's limits", (t) => {
   const { jobs } = loadConfig({});
   t.like(jobs, {
     maxResultBytes: 8_388_608,
@@ -95,7 +95,12 @@ test.serial('Idempotency-Key: the same body replays the first answer, another bo
   const job = (await first.json()) as { job_id: string; status: string };
   t.is(job.status, 'queued');
   // The same request again, keys of its objects in another order: the stored answer, nothing queued.
-  const again = await postJob(svc.baseUrl, token, JSON.stringify({ items: [{ expression: '6 * 7' }], operation: 'calculate', schema: 'svc.batch-job-request.v1' }), { 'idempotency-key': key });
+  const again = await postJob(
+    svc.baseUrl,
+    token,
+    JSON.stringify({ items: [{ expression: '6 * 7' }], operation: 'calculate', schema: 'svc.batch-job-request.v1' }),
+    { 'idempotency-key': key },
+  );
   t.is(again.status, 202);
   t.is(again.headers.get('idempotent-replayed'), 'true');
   t.is(again.headers.get('location'), `/v1/jobs/${job.job_id}`);
@@ -132,7 +137,7 @@ test.serial('a refused submission stores nothing: the same key succeeds once the
   for (const job of [...held.slice(1), accepted]) await client.jobs.cancel({ params: { job_id: job.job_id } });
 });
 
-test.serial('items: 8 pass, 9 are a 422; each item is checked with its operation\'s schema', async (t) => {
+test.serial("items: 8 pass, 9 are a 422; each item is checked with its operation's schema", async (t) => {
   const agent = await signInAgent(svc);
   const client = svc.client({ token: agent.session.accessToken });
   const eight = await client.jobs.submit(calculateJob(8));
@@ -142,12 +147,21 @@ test.serial('items: 8 pass, 9 are a 422; each item is checked with its operation
   t.is(nine.status, 422);
   const none = await postJob(svc.baseUrl, agent.session.accessToken, JSON.stringify(calculateJob(0)), { 'idempotency-key': crypto.randomUUID() });
   t.is(none.status, 422);
-  const badItem = await postJob(svc.baseUrl, agent.session.accessToken, JSON.stringify({ schema: 'svc.batch-job-request.v1', operation: 'embeddings', items: [{ input: 'fine' }, { input: 42 }] }), { 'idempotency-key': crypto.randomUUID() });
+  const badItem = await postJob(
+    svc.baseUrl,
+    agent.session.accessToken,
+    JSON.stringify({ schema: 'svc.batch-job-request.v1', operation: 'embeddings', items: [{ input: 'fine' }, { input: 42 }] }),
+    { 'idempotency-key': crypto.randomUUID() },
+  );
   t.is(badItem.status, 422);
   t.deepEqual(((await badItem.json()) as { detail: Array<{ loc: unknown[] }> }).detail[0]!.loc.slice(0, 4), ['body', 'items', 1, 'input']);
-  const chat = await postJob(svc.baseUrl, agent.session.accessToken, JSON.stringify({ schema: 'svc.batch-job-request.v1', operation: 'chat', items: [{}] }), { 'idempotency-key': crypto.randomUUID() });
+  const chat = await postJob(svc.baseUrl, agent.session.accessToken, JSON.stringify({ schema: 'svc.batch-job-request.v1', operation: 'chat', items: [{}] }), {
+    'idempotency-key': crypto.randomUUID(),
+  });
   t.is(chat.status, 422, 'chat, the paid operation, is not a job operation');
-  const wrongSchema = await postJob(svc.baseUrl, agent.session.accessToken, JSON.stringify({ ...calculateJob(1), schema: 'svc.batch-job-request.v2' }), { 'idempotency-key': crypto.randomUUID() });
+  const wrongSchema = await postJob(svc.baseUrl, agent.session.accessToken, JSON.stringify({ ...calculateJob(1), schema: 'svc.batch-job-request.v2' }), {
+    'idempotency-key': crypto.randomUUID(),
+  });
   t.is(wrongSchema.status, 422);
 });
 
@@ -189,12 +203,16 @@ test.serial('cancel: a queued job is cancelled at once and for good; the result 
   t.like(result, { status: 409, code: 'job_cancelled' });
 });
 
-test.serial('another principal\'s job is a 404; the shared demo principal is refused with 403', async (t) => {
+test.serial("another principal's job is a 404; the shared demo principal is refused with 403", async (t) => {
   const owner = await signInAgent(svc);
   const stranger = await signInAgent(svc);
   const job = await svc.client({ token: owner.session.accessToken }).jobs.submit(calculateJob(1));
   const strangerClient = svc.client({ token: stranger.session.accessToken });
-  for (const call of [() => strangerClient.jobs.get({ params: { job_id: job.job_id } }), () => strangerClient.jobs.cancel({ params: { job_id: job.job_id } }), () => strangerClient.jobs.result({ params: { job_id: job.job_id } })]) {
+  for (const call of [
+    () => strangerClient.jobs.get({ params: { job_id: job.job_id } }),
+    () => strangerClient.jobs.cancel({ params: { job_id: job.job_id } }),
+    () => strangerClient.jobs.result({ params: { job_id: job.job_id } }),
+  ]) {
     t.like(await call().catch((error: unknown) => error), { status: 404, code: 'job_not_found' });
   }
   await svc.client({ token: owner.session.accessToken }).jobs.cancel({ params: { job_id: job.job_id } });

@@ -22,7 +22,11 @@ test.after.always(async () => {
 test('a calculate item past its deadline fails with calculate_too_costly; the item beside it is answered', async (t) => {
   const { client } = await signInAgent(svc);
   const started = performance.now();
-  const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'calculate', items: [{ expression: HOLD_EXPRESSION }, { expression: '6 * 7' }] });
+  const submitted = await client.jobs.submit({
+    schema: 'svc.batch-job-request.v1',
+    operation: 'calculate',
+    items: [{ expression: HOLD_EXPRESSION }, { expression: '6 * 7' }],
+  });
   const job = await client.jobs.wait(submitted.job_id, { intervalMs: 100, maxIntervalMs: 500 });
   const elapsed = performance.now() - started;
   const result: BatchJobResult = await client.jobs.result({ params: { job_id: job.job_id } });

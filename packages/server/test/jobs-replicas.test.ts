@@ -43,7 +43,14 @@ async function pollUntil(client: SvcClient, jobId: string, done: (job: BatchJob)
 test.serial('a server killed with SIGKILL mid-job: after the lease the job is finished elsewhere, attempts counted, finished items kept', async (t) => {
   const database = await createTestDatabase();
   databases.push(database);
-  const env = { SVC_OPERATOR_TOKEN: OPERATOR_TOKEN, SVC_JOBS_LEASE_SECONDS: '2', SVC_JOBS_POLL_INTERVAL_MS: '100', SVC_PDF_RATE_LIMIT: '0', SVC_PDF_MAX_PENDING: '8', SVC_PDF_QUEUE_TIMEOUT_MS: '60000' };
+  const env = {
+    SVC_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    SVC_JOBS_LEASE_SECONDS: '2',
+    SVC_JOBS_POLL_INTERVAL_MS: '100',
+    SVC_PDF_RATE_LIMIT: '0',
+    SVC_PDF_MAX_PENDING: '8',
+    SVC_PDF_QUEUE_TIMEOUT_MS: '60000',
+  };
   // On PostgreSQL the second replica runs from the start but polls slowly: the first server (woken
   // by the submission itself) claims the job, and the second takes it over only after the kill.
   const second = onPostgres ? await startServerProcess(database, { ...env, SVC_JOBS_POLL_INTERVAL_MS: '3000' }) : undefined;
@@ -52,27 +59,46 @@ test.serial('a server killed with SIGKILL mid-job: after the lease the job is fi
   const item = { data_base64: slowPdf(100, 7_000, { shortText: true }).toString('base64'), max_pages: 100 };
   const client = operator(first.baseUrl);
   const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [item, item, item] });
-  const midway = await pollUntil(client, submitted.job_id, (job) => job.status !== 'queued' && (job.progress.succeeded >= 1 || job.status !== 'running'), 60_000);
+  const midway = await pollUntil(
+    client,
+    submitted.job_id,
+    (job) => job.status !== 'queued' && (job.progress.succeeded >= 1 || job.status !== 'running'),
+    60_000,
+  );
   t.like(midway, { status: 'running', attempts: 1 }, `the job is still running when the server dies: ${JSON.stringify(midway)}`);
   await first.kill();
   const survivor = second ?? (await startServerProcess(database, env));
   const finished = await pollUntil(operator(survivor.baseUrl), submitted.job_id, (job) => ['completed', 'failed', 'cancelled'].includes(job.status), 90_000);
   t.like(finished, { status: 'completed', attempts: 2, progress: { total: 3, succeeded: 3, failed: 0 } });
   const result = await operator(survivor.baseUrl).jobs.result({ params: { job_id: submitted.job_id } });
-  t.deepEqual(result.items.map((outcome) => outcome.index), [0, 1, 2]);
+  t.deepEqual(
+    result.items.map((outcome) => outcome.index),
+    [0, 1, 2],
+  );
   await survivor.stop();
 });
 
 test.serial('a job whose runner dies on its last attempt fails with job_attempts_exhausted, keeping the items that finished', async (t) => {
   const database = await createTestDatabase();
   databases.push(database);
-  const env = { SVC_OPERATOR_TOKEN: OPERATOR_TOKEN, SVC_JOBS_LEASE_SECONDS: '2', SVC_JOBS_POLL_INTERVAL_MS: '100', SVC_JOBS_MAX_ATTEMPTS: '1', SVC_PDF_RATE_LIMIT: '0' };
+  const env = {
+    SVC_OPERATOR_TOKEN: OPERATOR_TOKEN,
+    SVC_JOBS_LEASE_SECONDS: '2',
+    SVC_JOBS_POLL_INTERVAL_MS: '100',
+    SVC_JOBS_MAX_ATTEMPTS: '1',
+    SVC_PDF_RATE_LIMIT: '0',
+  };
   const second = onPostgres ? await startServerProcess(database, { ...env, SVC_JOBS_POLL_INTERVAL_MS: '3000' }) : undefined;
   const first = await startServerProcess(database, env);
   const item = { data_base64: slowPdf(100, 7_000, { shortText: true }).toString('base64'), max_pages: 100 };
   const client = operator(first.baseUrl);
   const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [item, item, item] });
-  const midway = await pollUntil(client, submitted.job_id, (job) => job.status !== 'queued' && (job.progress.succeeded >= 1 || job.status !== 'running'), 60_000);
+  const midway = await pollUntil(
+    client,
+    submitted.job_id,
+    (job) => job.status !== 'queued' && (job.progress.succeeded >= 1 || job.status !== 'running'),
+    60_000,
+  );
   t.like(midway, { status: 'running', attempts: 1, max_attempts: 1 });
   await first.kill();
   const survivor = second ?? (await startServerProcess(database, env));
@@ -149,10 +175,19 @@ if (onPostgres) {
     await sampler.end();
     t.is(new Set(ids).size, 200);
     t.is(rows.length, 200);
-    t.true(rows.every((row) => row.status === 'completed' && row.attempts === 1 && row.outcomes === row.item_count), 'every job ran once, every item once');
+    t.true(
+      rows.every((row) => row.status === 'completed' && row.attempts === 1 && row.outcomes === row.item_count),
+      'every job ran once, every item once',
+    );
     t.true(samples.length > 10);
-    t.true(samples.every((sample) => sample.active <= caps.globalJobs && sample.items <= caps.globalItems), `active caps held (max ${Math.max(...samples.map((sample) => sample.active))} jobs)`);
-    t.true(samples.every((sample) => sample.running <= 6), 'never more running than 2 replicas x 3 workers');
+    t.true(
+      samples.every((sample) => sample.active <= caps.globalJobs && sample.items <= caps.globalItems),
+      `active caps held (max ${Math.max(...samples.map((sample) => sample.active))} jobs)`,
+    );
+    t.true(
+      samples.every((sample) => sample.running <= 6),
+      'never more running than 2 replicas x 3 workers',
+    );
     await Promise.all([one.stop(), two.stop()]);
   });
 }

@@ -19,7 +19,8 @@ const lookup = async (hostname: string) => {
   if (hostname !== 'links.test') throw new Error(`ENOTFOUND ${hostname}`);
   return [{ address: '127.0.0.1', family: 4 }];
 };
-const html = (body: string) => (_request: unknown, response: import('node:http').ServerResponse) => response.writeHead(200, { 'content-type': 'text/html' }).end(body);
+const html = (body: string) => (_request: unknown, response: import('node:http').ServerResponse) =>
+  response.writeHead(200, { 'content-type': 'text/html' }).end(body);
 const pad = (head: string, unit: string, tail: string) => head + unit.repeat(Math.floor((HEAD_BYTES - head.length - tail.length) / unit.length)) + tail;
 
 let source: HttpsSource;
@@ -47,7 +48,11 @@ function titles(result: BatchJobResult): unknown[] {
 test('resolve_link: titles of 256 KiB pages of unclosed, stray and nested tags, without holding the event loop', async (t) => {
   const { client } = await signInAgent(svc);
   const { result: job, heldMs } = await measureLoopHold(async () => {
-    const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'resolve_link', items: [{ url: `${links}/deep` }, { url: `${links}/mismatched` }, { url: `${links}/no-title` }] });
+    const submitted = await client.jobs.submit({
+      schema: 'svc.batch-job-request.v1',
+      operation: 'resolve_link',
+      items: [{ url: `${links}/deep` }, { url: `${links}/mismatched` }, { url: `${links}/no-title` }],
+    });
     return client.jobs.wait(submitted.job_id, { intervalMs: 20, maxIntervalMs: 200 });
   });
   const result = await client.jobs.result({ params: { job_id: job.job_id } });

@@ -27,7 +27,10 @@ let links = '';
 
 test.before(async () => {
   source = await startHttpsSource(certificate, {
-    '/page': (_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><head><title> Hello &amp; welcome </title></head><body>hi</body></html>'),
+    '/page': (_request, response) =>
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end('<!doctype html><html><head><title> Hello &amp; welcome </title></head><body>hi</body></html>'),
     '/moved': (_request, response) => response.writeHead(301, { location: '/hop' }).end(),
     '/hop': (_request, response) => response.writeHead(302, { location: '/page' }).end(),
     '/data.json': (_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
@@ -37,7 +40,13 @@ test.before(async () => {
   links = `https://links.test:${source.port}`;
   [svc, shortLived, smallStore] = await Promise.all([
     startTestServer({
-      env: { SVC_JOBS_MAX_RETAINED_PER_PRINCIPAL: '3', SVC_JOBS_MAX_RESULT_BYTES: '20000', SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL: '32', SVC_JOBS_MAX_ACTIVE_ITEMS_PER_PRINCIPAL: '256', SVC_PDF_RATE_LIMIT: '0' },
+      env: {
+        SVC_JOBS_MAX_RETAINED_PER_PRINCIPAL: '3',
+        SVC_JOBS_MAX_RESULT_BYTES: '20000',
+        SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL: '32',
+        SVC_JOBS_MAX_ACTIVE_ITEMS_PER_PRINCIPAL: '256',
+        SVC_PDF_RATE_LIMIT: '0',
+      },
       testSeams: { pdfSourceFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } },
     }),
     startTestServer({ env: { SVC_JOBS_RESULT_TTL_SECONDS: '1', SVC_OPEN_ACCESS: 'true' } }),
@@ -66,11 +75,23 @@ test('calculate: each item its value, a bad expression fails alone with its code
   const { job, result } = await runToResult(client, {
     schema: 'svc.batch-job-request.v1',
     operation: 'calculate',
-    items: [{ expression: '2^10 + sqrt(16) * (3 - 1)' }, { expression: 'max(1, 7, 3) / 2' }, { expression: 'sqrt(-1)' }, { expression: 'constructor' }, { expression: 'import("fs")' }, { expression: '1/0' }, { expression: '5!' }, { expression: 'round(pi, 3)' }],
+    items: [
+      { expression: '2^10 + sqrt(16) * (3 - 1)' },
+      { expression: 'max(1, 7, 3) / 2' },
+      { expression: 'sqrt(-1)' },
+      { expression: 'constructor' },
+      { expression: 'import("fs")' },
+      { expression: '1/0' },
+      { expression: '5!' },
+      { expression: 'round(pi, 3)' },
+    ],
   });
   t.like(job, { status: 'completed', attempts: 1, progress: { total: 8, succeeded: 3, failed: 5 }, error: null });
   t.truthy(job.started_at && job.finished_at && job.expires_at);
-  t.deepEqual(job.items.map((item) => item.status), ['succeeded', 'succeeded', 'failed', 'failed', 'failed', 'failed', 'failed', 'succeeded']);
+  t.deepEqual(
+    job.items.map((item) => item.status),
+    ['succeeded', 'succeeded', 'failed', 'failed', 'failed', 'failed', 'failed', 'succeeded'],
+  );
   t.is(job.items[3]!.error_code, 'calculate_invalid');
   t.deepEqual(outcomes(result), [
     { expression: '2^10 + sqrt(16) * (3 - 1)', value: 1032 },
@@ -87,7 +108,12 @@ test('calculate: each item its value, a bad expression fails alone with its code
 
 test('validate_json: valid, invalid with every violation, and a schema that does not compile', async (t) => {
   const client = await agentClient();
-  const schema = { type: 'object', required: ['name'], properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } }, additionalProperties: false };
+  const schema = {
+    type: 'object',
+    required: ['name'],
+    properties: { name: { type: 'string' }, email: { type: 'string', format: 'email' } },
+    additionalProperties: false,
+  };
   const { result } = await runToResult(client, {
     schema: 'svc.batch-job-request.v1',
     operation: 'validate_json',
@@ -99,7 +125,13 @@ test('validate_json: valid, invalid with every violation, and a schema that does
       { schema: { $ref: 'https://example.org/remote.json' }, document: 1 },
     ],
   });
-  const [valid, invalid, broken, draft7, remote] = outcomes(result) as [unknown, { valid: boolean; errors: Array<{ keyword: string; instance_path: string }> }, string, { valid: boolean; errors: Array<{ instance_path: string }> }, string];
+  const [valid, invalid, broken, draft7, remote] = outcomes(result) as [
+    unknown,
+    { valid: boolean; errors: Array<{ keyword: string; instance_path: string }> },
+    string,
+    { valid: boolean; errors: Array<{ instance_path: string }> },
+    string,
+  ];
   t.deepEqual(valid, { valid: true, errors: [] });
   t.false(invalid.valid);
   t.deepEqual(invalid.errors.map((error) => error.keyword).sort(), ['additionalProperties', 'format', 'required']);
@@ -114,7 +146,14 @@ test('resolve_link: redirects, final status and type, the title of HTML; private
   const { result } = await runToResult(client, {
     schema: 'svc.batch-job-request.v1',
     operation: 'resolve_link',
-    items: [{ url: `${links}/moved` }, { url: `${links}/data.json` }, { url: `${links}/gone` }, { url: 'https://private.test/x' }, { url: `${links}/to-private` }, { url: 'https://127.0.0.2/x' }],
+    items: [
+      { url: `${links}/moved` },
+      { url: `${links}/data.json` },
+      { url: `${links}/gone` },
+      { url: 'https://private.test/x' },
+      { url: `${links}/to-private` },
+      { url: 'https://127.0.0.2/x' },
+    ],
   });
   const [moved, json, gone, ...refused] = outcomes(result);
   t.deepEqual(moved, {
@@ -137,17 +176,28 @@ test('embeddings and pdf_extract run on the inference engine and the PDF workers
   const client = await agentClient();
   const embeddingCalls = async () => {
     const text = await (await fetch(`${svc.baseUrl}/v1/metrics`, { headers: { authorization: `Bearer ${svc.operatorToken}` } })).text();
-    return [...text.matchAll(/^svc_inference_calls_total\{operation="embeddings",[^}]*outcome="ok"\} (\d+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    return [...text.matchAll(/^svc_inference_calls_total\{operation="embeddings",[^}]*outcome="ok"\} (\d+)$/gm)].reduce(
+      (sum, match) => sum + Number(match[1]),
+      0,
+    );
   };
   const before = await embeddingCalls();
-  const embedded = await runToResult(client, { schema: 'svc.batch-job-request.v1', operation: 'embeddings', items: [{ input: 'batch jobs' }, { input: ['one', 'two'], dimensions: 8 }, { input: 'x', model: 'no-such-model' }] });
+  const embedded = await runToResult(client, {
+    schema: 'svc.batch-job-request.v1',
+    operation: 'embeddings',
+    items: [{ input: 'batch jobs' }, { input: ['one', 'two'], dimensions: 8 }, { input: 'x', model: 'no-such-model' }],
+  });
   const [first, second, unknown] = outcomes(embedded.result) as [{ data: Array<{ embedding: number[] }> }, { data: Array<{ embedding: number[] }> }, string];
   t.is(first.data.length, 1);
   t.is(second.data.length, 2);
   t.is(second.data[0]!.embedding.length, 8);
   t.is(unknown, 'model_not_found');
   t.is(await embeddingCalls(), before + 2, 'each item reports its usage through the same hook as the HTTP route');
-  const pdf = await runToResult(client, { schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [{ data_base64: numberedPdf(2).toString('base64') }, { data_base64: Buffer.from('not a pdf').toString('base64') }] });
+  const pdf = await runToResult(client, {
+    schema: 'svc.batch-job-request.v1',
+    operation: 'pdf_extract',
+    items: [{ data_base64: numberedPdf(2).toString('base64') }, { data_base64: Buffer.from('not a pdf').toString('base64') }],
+  });
   const [pages, notPdf] = outcomes(pdf.result) as [{ page_count: number; pages: Array<{ text: string }> }, string];
   t.is(pages.page_count, 2);
   t.regex(pages.pages[1]!.text, /^Page 2 line 1/);
@@ -156,13 +206,28 @@ test('embeddings and pdf_extract run on the inference engine and the PDF workers
 
 test('rerank, classify and summarize run on the built-in engine, one result per item', async (t) => {
   const client = await agentClient();
-  const reranked = await runToResult(client, { schema: 'svc.batch-job-request.v1', operation: 'rerank', items: [{ query: 'verified downloads', documents: ['the weather today', 'downloads are verified by digest'] }] });
+  const reranked = await runToResult(client, {
+    schema: 'svc.batch-job-request.v1',
+    operation: 'rerank',
+    items: [{ query: 'verified downloads', documents: ['the weather today', 'downloads are verified by digest'] }],
+  });
   const [ranking] = outcomes(reranked.result) as unknown as [{ results: Array<{ index: number; relevance_score: number }> }];
   t.is(ranking.results[0]!.index, 1);
-  const classified = await runToResult(client, { schema: 'svc.batch-job-request.v1', operation: 'classify', items: [{ task: 'sentiment', inputs: ['I love it, works great', 'awful and broken'] }] });
+  const classified = await runToResult(client, {
+    schema: 'svc.batch-job-request.v1',
+    operation: 'classify',
+    items: [{ task: 'sentiment', inputs: ['I love it, works great', 'awful and broken'] }],
+  });
   const [labels] = outcomes(classified.result) as unknown as [{ results: Array<{ label: string }> }];
-  t.deepEqual(labels.results.map((result) => result.label), ['positive', 'negative']);
-  const summarized = await runToResult(client, { schema: 'svc.batch-job-request.v1', operation: 'summarize', items: [{ text: 'Jobs run in the background. Each item has its own result. The weather was fine.', max_sentences: 1 }] });
+  t.deepEqual(
+    labels.results.map((result) => result.label),
+    ['positive', 'negative'],
+  );
+  const summarized = await runToResult(client, {
+    schema: 'svc.batch-job-request.v1',
+    operation: 'summarize',
+    items: [{ text: 'Jobs run in the background. Each item has its own result. The weather was fine.', max_sentences: 1 }],
+  });
   const [summary] = outcomes(summarized.result) as unknown as [{ summary: string; extractive: boolean }];
   t.true(summary.extractive);
   t.true(summary.summary.length > 0);
@@ -174,7 +239,10 @@ test('results past max_result_bytes fail the job with job_result_too_large, keep
   const { job, result } = await runToResult(client, {
     schema: 'svc.batch-job-request.v1',
     operation: 'validate_json',
-    items: [{ schema: { type: 'integer' }, document: 1 }, { schema: { type: 'array', items: { type: 'string' } }, document: many }],
+    items: [
+      { schema: { type: 'integer' }, document: 1 },
+      { schema: { type: 'array', items: { type: 'string' } }, document: many },
+    ],
   });
   t.like(job, { status: 'failed', error: { code: 'job_result_too_large' }, progress: { succeeded: 1 } });
   t.is(result.items.length, 1);
@@ -235,7 +303,14 @@ test('cancel racing the claim: each job is either cancelled and never started, o
   const client = await agentClient();
   for (let round = 0; round < 4; round += 1) {
     const jobs = await Promise.all(Array.from({ length: 3 }, () => client.jobs.submit(calculateJob(1))));
-    const cancels = await Promise.all(jobs.map((job) => client.jobs.cancel({ params: { job_id: job.job_id } }).then((answer) => answer.status, (error: { code: string }) => error.code)));
+    const cancels = await Promise.all(
+      jobs.map((job) =>
+        client.jobs.cancel({ params: { job_id: job.job_id } }).then(
+          (answer) => answer.status,
+          (error: { code: string }) => error.code,
+        ),
+      ),
+    );
     const finals = await Promise.all(jobs.map((job) => client.jobs.wait(job.job_id, { intervalMs: 20 })));
     finals.forEach((final, index) => {
       if (cancels[index] === 'cancelled') t.like(final, { status: 'cancelled', attempts: 0, started_at: null, progress: { succeeded: 0 } });

@@ -98,7 +98,8 @@ test.serial('exponential and quadratic schemas stop at the deadline with json_va
 test.serial('a schema at the size cap compiles in the worker', async (t) => {
   const properties: Record<string, unknown> = {};
   const schema = { type: 'object', required: ['p0'], properties };
-  for (let index = 0; JSON.stringify(schema).length < jobLimits.validateJsonSchemaMaxChars - 80; index += 1) properties[`p${index}`] = { type: 'string', pattern: `^v${index}$`, format: 'email' };
+  for (let index = 0; JSON.stringify(schema).length < jobLimits.validateJsonSchemaMaxChars - 80; index += 1)
+    properties[`p${index}`] = { type: 'string', pattern: `^v${index}$`, format: 'email' };
   t.true(JSON.stringify(schema).length <= jobLimits.validateJsonSchemaMaxChars);
   const { outcomes, heldMs } = await validate([{ schema, document: { p0: 'v0', p1: 'v2' } }]);
   t.like(outcomes[0], { valid: false, errors: [{ keyword: 'format', instance_path: '/p0' }] });
@@ -114,7 +115,10 @@ test.serial('formats: the fast set still checks, and a long string is not a url'
     { schema: { type: 'string', format: 'url' }, document: `http://${':'.repeat(100_000)}` },
     { schema: { type: 'string', format: 'date-time' }, document: '2026-11-26T20:30:00Z' },
   ]);
-  t.deepEqual(outcomes.map((outcome) => (outcome as Validation).valid), [true, false, true, false, true]);
+  t.deepEqual(
+    outcomes.map((outcome) => (outcome as Validation).valid),
+    [true, false, true, false, true],
+  );
 });
 
 test.serial('schemas and documents past the caps are refused at submission, naming the item', async (t) => {
@@ -126,10 +130,12 @@ test.serial('schemas and documents past the caps are refused at submission, nami
     [{ schema: true, document: 'x'.repeat(jobLimits.validateJsonDocumentMaxChars) }, /at most 262144 characters/],
   ];
   for (const [item, message] of cases) {
-    const error = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'validate_json', items: [{ schema: true, document: 1 }, item] }).then(
-      () => undefined,
-      (failure: { status: number; code: string; message: string }) => failure,
-    );
+    const error = await client.jobs
+      .submit({ schema: 'svc.batch-job-request.v1', operation: 'validate_json', items: [{ schema: true, document: 1 }, item] })
+      .then(
+        () => undefined,
+        (failure: { status: number; code: string; message: string }) => failure,
+      );
     t.like(error, { status: 422, code: 'validation_failed' });
     t.regex(error!.message, message);
     t.regex(error!.message, /items\.1/);

@@ -21,7 +21,11 @@ test.after.always(async () => {
 test('a validate_json thread that cannot load fails its item and the server stays up', async (t) => {
   const { client } = await signInAgent(svc);
   for (const attempt of [1, 2]) {
-    const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'validate_json', items: [{ schema: { type: 'integer' }, document: attempt }] });
+    const submitted = await client.jobs.submit({
+      schema: 'svc.batch-job-request.v1',
+      operation: 'validate_json',
+      items: [{ schema: { type: 'integer' }, document: attempt }],
+    });
     const job = await client.jobs.wait(submitted.job_id, { intervalMs: 20, maxIntervalMs: 200 });
     const result: BatchJobResult = await client.jobs.result({ params: { job_id: job.job_id } });
     t.like(result.items[0], { status: 'failed', error: { code: 'internal_error' } }, `attempt ${attempt}`);

@@ -44,12 +44,19 @@ interface ToolClient {
 async function exerciseTool(t: import('ava').ExecutionContext, client: ToolClient, label: string) {
   try {
     const { tools } = await client.listTools();
-    t.deepEqual(tools.map((tool) => tool.name), ['blackboard'], label);
+    t.deepEqual(
+      tools.map((tool) => tool.name),
+      ['blackboard'],
+      label,
+    );
     const key = `mcp-revisions:${label}`;
     const put = await client.callTool({ name: 'blackboard', arguments: { op: 'put', key, value: { text: `hello from ${label}` } } });
     t.falsy(put.isError, `${label}: ${JSON.stringify(put.structuredContent)}`);
     const got = await client.callTool({ name: 'blackboard', arguments: { op: 'get', key } });
-    t.deepEqual((got.structuredContent as { items: Array<{ item: { text: string } }> }).items.map((item) => item.item.text), [`hello from ${label}`]);
+    t.deepEqual(
+      (got.structuredContent as { items: Array<{ item: { text: string } }> }).items.map((item) => item.item.text),
+      [`hello from ${label}`],
+    );
   } finally {
     await client.close();
   }
@@ -78,7 +85,11 @@ test('the v2 client pinned to 2026-07-28 lists and calls the tool', async (t) =>
 });
 
 const META_KEYS = { version: 'io.modelcontextprotocol/protocolVersion', serverInfo: 'io.modelcontextprotocol/serverInfo' };
-const modernMeta = { [META_KEYS.version]: '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
+const modernMeta = {
+  [META_KEYS.version]: '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+};
 
 /** One raw POST, for the wire details an SDK client hides. */
 async function post(body: unknown, headers: Record<string, string> = {}) {
@@ -109,7 +120,10 @@ test('2026-07-28: server/discover and tools/list carry ttlMs, cacheScope and ser
   t.is(listed.json!.result.cacheScope, 'public');
   t.is(listed.json!.result._meta[META_KEYS.serverInfo].name, 'svc-blackboard');
 
-  const called = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { _meta: modernMeta, name: 'blackboard', arguments: { op: 'channels', limit: 1 } } }, modern('tools/call', { 'mcp-name': 'blackboard' }));
+  const called = await post(
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { _meta: modernMeta, name: 'blackboard', arguments: { op: 'channels', limit: 1 } } },
+    modern('tools/call', { 'mcp-name': 'blackboard' }),
+  );
   t.is(called.status, 200, called.text);
   t.false(Boolean(called.json!.result.isError), called.text);
   t.true(Array.isArray(called.json!.result.structuredContent.channels));
@@ -118,7 +132,13 @@ test('2026-07-28: server/discover and tools/list carry ttlMs, cacheScope and ser
 test('an unknown revision is 400 -32022 listing every served revision, in the header or the _meta claim', async (t) => {
   for (const [label, answer] of [
     ['header', await post({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '1999-01-01' })],
-    ['claim', await post({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: { ...modernMeta, [META_KEYS.version]: '2099-01-01' } } }, modern('tools/list', { 'mcp-protocol-version': '2099-01-01' }))],
+    [
+      'claim',
+      await post(
+        { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: { ...modernMeta, [META_KEYS.version]: '2099-01-01' } } },
+        modern('tools/list', { 'mcp-protocol-version': '2099-01-01' }),
+      ),
+    ],
   ] as const) {
     t.is(answer.status, 400, label);
     t.is(answer.json!.error.code, -32022, label);
@@ -131,7 +151,10 @@ test('2026-07-28 header checks: a missing Mcp-Method or an Mcp-Name that differs
   const missing = await post({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: { _meta: modernMeta } }, { 'mcp-protocol-version': '2026-07-28' });
   t.is(missing.status, 400);
   t.is(missing.json!.error.code, -32020);
-  const mismatch = await post({ jsonrpc: '2.0', id: 6, method: 'tools/call', params: { _meta: modernMeta, name: 'blackboard', arguments: { op: 'channels' } } }, modern('tools/call', { 'mcp-name': 'other' }));
+  const mismatch = await post(
+    { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { _meta: modernMeta, name: 'blackboard', arguments: { op: 'channels' } } },
+    modern('tools/call', { 'mcp-name': 'other' }),
+  );
   t.is(mismatch.status, 400);
   t.is(mismatch.json!.error.code, -32020);
 });
@@ -146,7 +169,12 @@ test('an unimplemented method is 404 -32601 at 2026-07-28 and in-band -32601 at 
 });
 
 test('2025-11-25: initialize answers JSON without listChanged; notifications/initialized is 202 with no body; GET is 405', async (t) => {
-  const initialized = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  const initialized = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
   t.is(initialized.status, 200);
   t.regex(initialized.headers.get('content-type') ?? '', /^application\/json/);
   t.is(initialized.json!.result.protocolVersion, '2025-11-25');
@@ -155,26 +183,45 @@ test('2025-11-25: initialize answers JSON without listChanged; notifications/ini
   const notified = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-protocol-version': '2025-11-25' });
   t.is(notified.status, 202);
   t.is(notified.text, '');
-  const modernNotification = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: modernMeta, requestId: 1 } }, modern('notifications/cancelled'));
+  const modernNotification = await post(
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: modernMeta, requestId: 1 } },
+    modern('notifications/cancelled'),
+  );
   t.is(modernNotification.status, 202);
   t.is((await fetch(`${svc.apiUrl}/api/mcp`)).status, 405);
 });
 
 test('string arguments are -32602 with a readable message at both revisions; bad arguments are a tool error', async (t) => {
   for (const [label, answer] of [
-    ['2025-11-25', await post({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'blackboard', arguments: '{"op":"get"}' } }, { 'mcp-protocol-version': '2025-11-25' })],
-    ['2026-07-28', await post({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { _meta: modernMeta, name: 'blackboard', arguments: '{"op":"get"}' } }, modern('tools/call', { 'mcp-name': 'blackboard' }))],
+    [
+      '2025-11-25',
+      await post(
+        { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'blackboard', arguments: '{"op":"get"}' } },
+        { 'mcp-protocol-version': '2025-11-25' },
+      ),
+    ],
+    [
+      '2026-07-28',
+      await post(
+        { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { _meta: modernMeta, name: 'blackboard', arguments: '{"op":"get"}' } },
+        modern('tools/call', { 'mcp-name': 'blackboard' }),
+      ),
+    ],
   ] as const) {
     t.is(answer.json!.error.code, -32602, label);
     t.is(answer.json!.error.message, "Invalid params: tools/call arguments must be a JSON object of the tool's arguments, got a string.", label);
   }
-  const wrongOp = await post({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'blackboard', arguments: { op: 'zzz' } } }, { 'mcp-protocol-version': '2025-11-25' });
+  const wrongOp = await post(
+    { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'blackboard', arguments: { op: 'zzz' } } },
+    { 'mcp-protocol-version': '2025-11-25' },
+  );
   t.true(wrongOp.json!.result.isError);
   t.regex(wrongOp.json!.result.content[0].text, /op/);
 });
 
 test('a body that is not JSON is 400 -32700 and one that is not JSON-RPC is 400 -32600, as JSON-RPC errors', async (t) => {
-  const send = (body: string) => fetch(`${svc.apiUrl}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+  const send = (body: string) =>
+    fetch(`${svc.apiUrl}/api/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
   const notJson = await send('{"jsonrpc": "2.0", "id": 1, ');
   t.is(notJson.status, 400);
   const parseError = await notJson.json();

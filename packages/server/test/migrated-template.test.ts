@@ -36,9 +36,13 @@ async function schemaOf(url: string) {
   try {
     const select = (sql: string) => sequelize.query(sql, { type: QueryTypes.SELECT });
     return {
-      columns: await select(`SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, column_name`),
+      columns: await select(
+        `SELECT table_name, column_name, data_type, is_nullable, column_default FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, column_name`,
+      ),
       indexes: await select(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' ORDER BY tablename, indexname`),
-      constraints: await select(`SELECT conrelid::regclass::text AS relation, conname, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY 1, 2`),
+      constraints: await select(
+        `SELECT conrelid::regclass::text AS relation, conname, pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE connamespace = 'public'::regnamespace ORDER BY 1, 2`,
+      ),
       functions: await select(`SELECT proname, pg_get_functiondef(oid) AS definition FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY 1`),
       migrations: (await select('SELECT name FROM svc_migrations ORDER BY name')).map((row) => (row as { name: string }).name),
     };
@@ -66,7 +70,10 @@ test('a new database from the migrated template is the one the migrations make, 
     await reopened.close();
 
     const [expected, actual] = [await schemaOf(migrated.url), await schemaOf(fromTemplate.url)];
-    t.deepEqual(actual.migrations, migrations.map((migration) => migration.name));
+    t.deepEqual(
+      actual.migrations,
+      migrations.map((migration) => migration.name),
+    );
     t.true(expected.columns.length > 50, `${expected.columns.length} columns`);
     t.deepEqual(actual, expected);
   } finally {

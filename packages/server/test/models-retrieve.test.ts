@@ -22,7 +22,7 @@ test.after.always(async () => {
 
 const get = (route: string) => fetch(`${harness.svc.baseUrl}${route}`, { headers: { authorization: `Bearer ${harness.svc.operatorToken}` } });
 
-test('models.retrieve answers a built-in model as an OpenAI Model, with svc\'s own fields beside it', async (t) => {
+test("models.retrieve answers a built-in model as an OpenAI Model, with svc's own fields beside it", async (t) => {
   const model = await openai.models.retrieve('svc-extractive-chat');
   t.like(model, { id: 'svc-extractive-chat', object: 'model', created: BUILTIN_MODELS_CREATED, owned_by: 'svc' });
   const own = model as unknown as { engine: string; method: string; tasks: string[] };
@@ -59,7 +59,7 @@ test('the list is { object: "list", data } and every item is the object models.r
   for (const model of listed) t.deepEqual(await openai.models.retrieve(model.id), model);
   const body = (await (await get('/v1/models')).json()) as { object: string; engines: unknown[] };
   t.is(body.object, 'list');
-  t.true(body.engines.length >= 2, 'svc\'s engines stay beside the OpenAI list');
+  t.true(body.engines.length >= 2, "svc's engines stay beside the OpenAI list");
 });
 
 test('reading a model takes models:read like the list: no credential is a 401', async (t) => {

@@ -9,7 +9,15 @@ const key = Buffer.from('k'.repeat(32));
 const base = { key, accessId: 'svc-local', baseUrl: 'http://127.0.0.1:8787/api/storage', bucket: 'svc-catalog', objectKey: 'a/b c.txt', generation: '42' };
 const verifyUrl = (url: string, now?: Date) => {
   const parsed = new URL(url);
-  return verifyV4Url({ key, accessId: 'svc-local', bucket: 'svc-catalog', objectKey: 'a/b c.txt', host: parsed.host, query: Object.fromEntries(parsed.searchParams), now });
+  return verifyV4Url({
+    key,
+    accessId: 'svc-local',
+    bucket: 'svc-catalog',
+    objectKey: 'a/b c.txt',
+    host: parsed.host,
+    query: Object.fromEntries(parsed.searchParams),
+    now,
+  });
 };
 
 test('built-in signer: expires 1 and 300 sign and verify; 0 and 301 are refused', (t) => {
@@ -28,7 +36,10 @@ test('built-in signer: a URL is good until its expiry and refused one second aft
 test('built-in signer: another key, object or host breaks the signature', (t) => {
   const url = new URL(signV4Url({ ...base, expiresInSeconds: 60 }));
   const query = Object.fromEntries(url.searchParams);
-  t.is(verifyV4Url({ key: Buffer.from('x'.repeat(32)), accessId: 'svc-local', bucket: 'svc-catalog', objectKey: 'a/b c.txt', host: url.host, query })?.code, 'signed_url_invalid');
+  t.is(
+    verifyV4Url({ key: Buffer.from('x'.repeat(32)), accessId: 'svc-local', bucket: 'svc-catalog', objectKey: 'a/b c.txt', host: url.host, query })?.code,
+    'signed_url_invalid',
+  );
   t.is(verifyV4Url({ key, accessId: 'svc-local', bucket: 'svc-catalog', objectKey: 'a/b d.txt', host: url.host, query })?.code, 'signed_url_invalid');
   t.is(verifyV4Url({ key, accessId: 'svc-local', bucket: 'svc-catalog', objectKey: 'a/b c.txt', host: 'evil.test', query })?.code, 'signed_url_invalid');
 });
@@ -41,7 +52,13 @@ test('built-in signer: another key, object or host breaks the signature', (t) =>
 test('GCS store: V4 signed read URL pinned to a generation, verifiable with the service account key', async (t) => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const email = 'svc-test@svc-project.iam.gserviceaccount.com';
-  const store = new GcsObjectStore({ bucket: 'svc-test-bucket', storageOptions: { projectId: 'svc-project', credentials: { client_email: email, private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string } } });
+  const store = new GcsObjectStore({
+    bucket: 'svc-test-bucket',
+    storageOptions: {
+      projectId: 'svc-project',
+      credentials: { client_email: email, private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string },
+    },
+  });
   const signed = new URL(await store.signedReadUrl('models/x/v1/weights file.bin', { generation: '1700000000000000', expiresInSeconds: 300 }));
   t.is(signed.protocol, 'https:');
   t.is(signed.host, 'storage.googleapis.com');
@@ -61,7 +78,10 @@ test('GCS store: V4 signed read URL pinned to a generation, verifiable with the 
   const canonicalRequest = ['GET', signed.pathname, canonicalQuery, 'host:storage.googleapis.com', '', 'host', 'UNSIGNED-PAYLOAD'].join('\n');
   const scope = query.get('X-Goog-Credential')!.split('/').slice(1).join('/');
   const stringToSign = ['GOOG4-RSA-SHA256', query.get('X-Goog-Date'), scope, createHash('sha256').update(canonicalRequest).digest('hex')].join('\n');
-  t.true(verify('RSA-SHA256', Buffer.from(stringToSign), publicKey, Buffer.from(query.get('X-Goog-Signature')!, 'hex')), 'signature verifies with the public key');
+  t.true(
+    verify('RSA-SHA256', Buffer.from(stringToSign), publicKey, Buffer.from(query.get('X-Goog-Signature')!, 'hex')),
+    'signature verifies with the public key',
+  );
 
   // The client's strict default policy accepts a real GCS URL (X-Goog-* fields are case-insensitive).
   t.is(checkStorageUrl(signed.toString(), resolveStoragePolicy(undefined, {})), null);

@@ -26,7 +26,8 @@ const deadlines = {
 test('each deadline takes 1 to 600000 ms; 0, 600001 and non-integers stop the server naming the variable', (t) => {
   for (const [variable, field] of Object.entries(deadlines)) {
     for (const ms of ['1', '600000']) t.is(loadConfig({ [variable]: ms }).pdf[field], Number(ms), `${variable}=${ms}`);
-    for (const ms of ['0', '600001', '1.5', 'soon']) t.throws(() => loadConfig({ [variable]: ms }), { instanceOf: ConfigError, message: new RegExp(variable) }, `${variable}=${ms}`);
+    for (const ms of ['0', '600001', '1.5', 'soon'])
+      t.throws(() => loadConfig({ [variable]: ms }), { instanceOf: ConfigError, message: new RegExp(variable) }, `${variable}=${ms}`);
   }
 });
 

@@ -21,7 +21,14 @@ test.serial('lines end in \\n, a paragraph gap is \\n\\n, and a hyphenated line 
 });
 
 test.serial('page size is the unrotated page with its rotation; the catalogue language and the PDF version are read', async (t) => {
-  const rotated = assemblePdf(['<< /Type /Catalog /Pages 2 0 R /Lang (de-CH) >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 500] /Rotate 90 >>'], { version: '1.4' });
+  const rotated = assemblePdf(
+    [
+      '<< /Type /Catalog /Pages 2 0 R /Lang (de-CH) >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 500] /Rotate 90 >>',
+    ],
+    { version: '1.4' },
+  );
   const document = await open(rotated);
   t.like(await document.page(1), { text: '', width: 300, height: 500, rotation: 90 });
   t.deepEqual(await document.metadata(), { pdf_version: '1.4', language: 'de-CH' });

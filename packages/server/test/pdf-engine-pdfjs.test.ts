@@ -33,5 +33,8 @@ test('pdfjs answers the two malformed files where it differs from PDFium as docs
   // A fuzzed page tree: pdf.js counts one page it cannot read, PDFium refuses the file.
   const fuzzed = await svc.operator.pdf.extractFile(file('poppler-742-0-fuzzed.pdf'));
   t.is(fuzzed.pages_returned, 1);
-  t.deepEqual(fuzzed.warnings.map((warning) => warning.code), ['page_failed']);
+  t.deepEqual(
+    fuzzed.warnings.map((warning) => warning.code),
+    ['page_failed'],
+  );
 });

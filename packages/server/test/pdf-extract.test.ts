@@ -15,7 +15,11 @@ test.after.always(async () => {
 });
 
 const upload = (body: BodyInit, query = '', headers: Record<string, string> = {}) =>
-  fetch(`${svc.baseUrl}/v1/pdf/extract/upload${query}`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf', ...headers }, body });
+  fetch(`${svc.baseUrl}/v1/pdf/extract/upload${query}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf', ...headers },
+    body,
+  });
 const bytes = (buffer: Buffer) => new Uint8Array(buffer);
 
 test('an upload answers page-aligned, normalised text with metadata, layout and the nine Server-Timing phases', async (t) => {
@@ -26,13 +30,19 @@ test('an upload answers page-aligned, normalised text with metadata, layout and 
   t.is(body.engine, 'pdfium');
   t.is(body.page_count, 3);
   t.is(body.pages_returned, 3);
-  t.deepEqual(body.pages.map((page: { page_number: number }) => page.page_number), [1, 2, 3]);
+  t.deepEqual(
+    body.pages.map((page: { page_number: number }) => page.page_number),
+    [1, 2, 3],
+  );
   t.is(body.pages[0].text, 'The first line of a retrieval test, with spaces.');
   t.is(body.pages[0].char_count, body.pages[0].text.length);
   t.is(body.pages[1].text, '', 'an empty page keeps its place');
   t.is(body.pages[2].text, 'Third page.');
   t.deepEqual(body.pages[0].layout, { width: 612, height: 792, rotation: 0, line_count: 1 });
-  t.is(body.char_count, body.pages.reduce((sum: number, page: { char_count: number }) => sum + page.char_count, 0));
+  t.is(
+    body.char_count,
+    body.pages.reduce((sum: number, page: { char_count: number }) => sum + page.char_count, 0),
+  );
   t.false(body.truncated);
   t.is(body.truncated_reason, null);
   t.like(body.metadata, { title: 'Fixture title', author: 'Fixture author', producer: 'svc test fixtures', creation_date: '2024-01-31T12:00:00.000Z' });
@@ -49,7 +59,10 @@ test('the typed client uploads a path, bytes or a stream', async (t) => {
   t.true(fromBytes.truncated);
   t.is(fromBytes.truncated_reason, 'max_pages');
   const fromStream = await svc.operator.pdf.extractFile(new Blob([bytes(pdf)]).stream(), { startPage: 3 });
-  t.deepEqual(fromStream.pages.map((page) => page.page_number), [3]);
+  t.deepEqual(
+    fromStream.pages.map((page) => page.page_number),
+    [3],
+  );
   t.regex(fromStream.pages[0]!.text, /^Page 3 line 1/);
 });
 
@@ -115,7 +128,12 @@ test('the byte cap holds for a chunked body without Content-Length: exactly 1677
         controller.close();
       },
     });
-    return fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' }, body: stream, duplex: 'half' } as RequestInit);
+    return fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
   };
   t.is((await chunked(bytes(pdfOfSize(pdfLimits.maxFileBytes)))).status, 200);
   const over = await chunked(bytes(pdfOfSize(pdfLimits.maxFileBytes + 1)));
@@ -128,7 +146,11 @@ test('media types: application/pdf and application/octet-stream pass, multipart 
   t.is((await upload(pdf, '', { 'content-type': 'application/octet-stream' })).status, 200);
   const form = new FormData();
   form.set('file', new Blob([pdf], { type: 'application/pdf' }), 'a.pdf');
-  const multipart = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}` }, body: form });
+  const multipart = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}` },
+    body: form,
+  });
   t.is(multipart.status, 415);
   const body = await multipart.json();
   t.is(body.code, 'unsupported_media_type');
@@ -136,7 +158,11 @@ test('media types: application/pdf and application/octet-stream pass, multipart 
 });
 
 test('without credentials: 401 before the body is read', async (t) => {
-  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, { method: 'POST', headers: { 'content-type': 'application/pdf' }, body: bytes(numberedPdf(1)) });
+  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/pdf' },
+    body: bytes(numberedPdf(1)),
+  });
   t.is(response.status, 401);
   const body = await response.json();
   t.is(body.code, 'unauthorized');
@@ -166,7 +192,12 @@ test('the JSON route takes base64 and answers the same contract', async (t) => {
 });
 
 test('the byte cap on the JSON route: base64 of exactly 16777216 bytes is extracted, of one more is 413', async (t) => {
-  const post = (pdf: Buffer) => fetch(`${svc.baseUrl}/v1/pdf/extract`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ data_base64: pdf.toString('base64') }) });
+  const post = (pdf: Buffer) =>
+    fetch(`${svc.baseUrl}/v1/pdf/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ data_base64: pdf.toString('base64') }),
+    });
   const atCap = await post(pdfOfSize(pdfLimits.maxFileBytes));
   t.is(atCap.status, 200);
   t.is((await atCap.json()).page_count, 1);
@@ -178,7 +209,12 @@ test('the byte cap on the JSON route: base64 of exactly 16777216 bytes is extrac
 });
 
 test('the JSON route needs exactly one source and a base64 that decodes', async (t) => {
-  const post = (json: unknown) => fetch(`${svc.baseUrl}/v1/pdf/extract`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+  const post = (json: unknown) =>
+    fetch(`${svc.baseUrl}/v1/pdf/extract`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify(json),
+    });
   t.is((await post({})).status, 422);
   t.is((await post({ data_base64: 'AAAA', url: 'https://example.org/a.pdf' })).status, 422);
   t.is((await post({ data_base64: 'not base64!' })).status, 422);
@@ -186,7 +222,15 @@ test('the JSON route needs exactly one source and a base64 that decodes', async 
 });
 
 test('URLs that resolve to private, loopback or link-local addresses are refused before any connection', async (t) => {
-  for (const url of ['https://127.0.0.1/a.pdf', 'https://localhost/a.pdf', 'https://169.254.169.254/latest/meta-data', 'https://10.1.2.3/a.pdf', 'https://[::1]/a.pdf', 'https://[::ffff:127.0.0.1]/a.pdf', 'https://192.168.0.1/a.pdf']) {
+  for (const url of [
+    'https://127.0.0.1/a.pdf',
+    'https://localhost/a.pdf',
+    'https://169.254.169.254/latest/meta-data',
+    'https://10.1.2.3/a.pdf',
+    'https://[::1]/a.pdf',
+    'https://[::ffff:127.0.0.1]/a.pdf',
+    'https://192.168.0.1/a.pdf',
+  ]) {
     const error = await t.throwsAsync(svc.operator.pdf.extract({ body: { url } }));
     t.is((error as { code?: string }).code, 'source_url_refused', url);
     t.is((error as { status?: number }).status, 422, url);
@@ -231,14 +275,23 @@ function trickle(body: Buffer, pauseMs: number | undefined): Promise<{ status: n
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const url = new URL(`${svc.baseUrl}/v1/pdf/extract/upload`);
-    const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf', 'content-length': String(body.length) } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => {
-        resolve({ status: response.statusCode ?? 0, code: (JSON.parse(text) as { code?: string }).code, ms: performance.now() - started });
-        request.destroy();
-      });
-    });
+    const request = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf', 'content-length': String(body.length) },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => {
+          resolve({ status: response.statusCode ?? 0, code: (JSON.parse(text) as { code?: string }).code, ms: performance.now() - started });
+          request.destroy();
+        });
+      },
+    );
     request.on('error', (error) => (performance.now() - started > 9000 ? undefined : reject(error)));
     request.write(body.subarray(0, 100));
     if (pauseMs !== undefined) setTimeout(() => request.end(body.subarray(100)), pauseMs);

@@ -42,9 +42,18 @@ interface Answer {
 
 async function upload(pdf: Buffer, query = '?max_pages=100&max_chars=400000'): Promise<Answer> {
   const started = performance.now();
-  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload${query}`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' }, body: new Uint8Array(pdf) });
+  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload${query}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' },
+    body: new Uint8Array(pdf),
+  });
   const body = (await response.json()) as { code?: string };
-  const timing = Object.fromEntries((response.headers.get('server-timing') ?? '').split(', ').filter(Boolean).map((entry) => [entry.split(';')[0]!, Number(entry.split('dur=')[1])]));
+  const timing = Object.fromEntries(
+    (response.headers.get('server-timing') ?? '')
+      .split(', ')
+      .filter(Boolean)
+      .map((entry) => [entry.split(';')[0]!, Number(entry.split('dur=')[1])]),
+  );
   return { status: response.status, code: body.code, ms: performance.now() - started, timing, retryAfter: response.headers.get('retry-after') };
 }
 
@@ -72,7 +81,10 @@ test.serial('two parses admitted, the third queued then given a worker, the four
   t.true(d.ms >= QUEUE_MS && d.ms < QUEUE_MS + 1500, `fourth refused after ${Math.round(d.ms)} ms`);
   // The terminated workers were replaced.
   const next = await Promise.all([upload(numberedPdf(2)), upload(numberedPdf(2))]);
-  t.deepEqual(next.map((answer) => answer.status), [200, 200]);
+  t.deepEqual(
+    next.map((answer) => answer.status),
+    [200, 200],
+  );
 });
 
 test.serial('with both workers busy and two waiting, the next request is refused at once; the server keeps answering', async (t) => {

@@ -62,14 +62,19 @@ let source: HttpsSource;
 let svc: TestServer;
 
 test.before(async () => {
-  source = await startHttpsSource(certificate, { '/doc.pdf': (_request, response) => response.writeHead(200, { 'content-length': String(small.length) }).end(small) });
+  source = await startHttpsSource(certificate, {
+    '/doc.pdf': (_request, response) => response.writeHead(200, { 'content-length': String(small.length) }).end(small),
+  });
   const lookup = async (hostname: string) => {
     if (hostname === 'pdf.test') return [{ address: '127.0.0.1', family: 4 }];
     const answers = refusedAnswers[hostname];
     if (!answers) throw new Error(`ENOTFOUND ${hostname}`);
     return answers.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   };
-  svc = await startTestServer({ env: { SVC_PDF_RATE_LIMIT: '0', SVC_PDF_MAX_PENDING: '64' }, testSeams: { pdfSourceFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } } });
+  svc = await startTestServer({
+    env: { SVC_PDF_RATE_LIMIT: '0', SVC_PDF_MAX_PENDING: '64' },
+    testSeams: { pdfSourceFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } },
+  });
 });
 test.after.always(async () => {
   await svc?.close();
@@ -77,7 +82,11 @@ test.after.always(async () => {
 });
 
 async function extractUrl(url: string) {
-  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url }),
+  });
   return { status: response.status, body: (await response.json()) as { code?: string; error?: string; page_count?: number } };
 }
 

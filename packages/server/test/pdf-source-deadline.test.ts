@@ -25,7 +25,10 @@ test.before(async () => {
       const query = new URL(request.url!, 'https://x').searchParams;
       const left = Number(query.get('left'));
       hopsSeen[query.get('chain')!]!.push(left);
-      const timer = setTimeout(() => response.writeHead(302, { location: left === 0 ? '/doc.pdf' : `/hop?chain=${query.get('chain')}&left=${left - 1}` }).end(), HOP_MS);
+      const timer = setTimeout(
+        () => response.writeHead(302, { location: left === 0 ? '/doc.pdf' : `/hop?chain=${query.get('chain')}&left=${left - 1}` }).end(),
+        HOP_MS,
+      );
       response.on('close', () => clearTimeout(timer));
     },
     '/fast': (request, response) => {
@@ -46,15 +49,25 @@ test.after.always(async () => {
 });
 
 async function extractUrl(url: string) {
-  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url }),
+  });
   return { status: response.status, body: (await response.json()) as { code?: string; error?: string } };
 }
 
 test('slow redirect hops share one deadline: the download stops in the second hop, whatever the chain length', async (t) => {
   // Three redirects is the most followed: each hop alone is within the deadline, the chain is not.
   // Five is past that limit: without one deadline it would end at the limit, four slow hops later.
-  const [three, five] = await Promise.all([extractUrl(`https://pdf.test:${source.port}/hop?chain=a&left=2`), extractUrl(`https://pdf.test:${source.port}/hop?chain=b&left=4`)]);
-  for (const [answer, chain] of [[three, 'a'], [five, 'b']] as const) {
+  const [three, five] = await Promise.all([
+    extractUrl(`https://pdf.test:${source.port}/hop?chain=a&left=2`),
+    extractUrl(`https://pdf.test:${source.port}/hop?chain=b&left=4`),
+  ]);
+  for (const [answer, chain] of [
+    [three, 'a'],
+    [five, 'b'],
+  ] as const) {
     t.is(answer.status, 422, JSON.stringify(answer.body));
     t.is(answer.body.code, 'source_fetch_failed');
     t.is(answer.body.error, `The URL could not be fetched (no answer within ${FETCH_MS / 1000} s).`);

@@ -96,8 +96,18 @@ test.after.always(async () => {
 
 async function extractUrl(url: string, extra: Record<string, unknown> = {}) {
   const started = performance.now();
-  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ url, ...extra }) });
-  const body = (await response.json()) as { code?: string; error?: string; page_count?: number; pages_returned?: number; pages?: Array<{ page_number: number; text: string }> };
+  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, ...extra }),
+  });
+  const body = (await response.json()) as {
+    code?: string;
+    error?: string;
+    page_count?: number;
+    pages_returned?: number;
+    pages?: Array<{ page_number: number; text: string }>;
+  };
   return { status: response.status, body, ms: performance.now() - started, timing: response.headers.get('server-timing') ?? '' };
 }
 
@@ -105,7 +115,10 @@ test('a successful fetch answers the pages, and the download is timed as source_
   const answer = await extractUrl(`${base}/doc.pdf`, { max_pages: 2 });
   t.is(answer.status, 200, JSON.stringify(answer.body));
   t.is(answer.body.page_count, 3);
-  t.deepEqual(answer.body.pages!.map((page) => page.page_number), [1, 2]);
+  t.deepEqual(
+    answer.body.pages!.map((page) => page.page_number),
+    [1, 2],
+  );
   t.regex(answer.body.pages![1]!.text, /^Page 2 line 1/);
   t.regex(answer.timing, /source_ms;dur=\d/);
 });
@@ -113,7 +126,8 @@ test('a successful fetch answers the pages, and the download is timed as source_
 test('the typed client streams the pages of a fetched document', async (t) => {
   const stream = await svc.operator.pdf.extract({ body: { url: `${base}/doc.pdf`, stream: true } });
   const pages: number[] = [];
-  for await (const message of stream as AsyncIterable<{ event: string; data: { page_number?: number } }>) if (message.event === 'page-extracted') pages.push(message.data.page_number!);
+  for await (const message of stream as AsyncIterable<{ event: string; data: { page_number?: number } }>)
+    if (message.event === 'page-extracted') pages.push(message.data.page_number!);
   t.deepEqual(pages, [1, 2, 3]);
 });
 
@@ -139,8 +153,14 @@ test('the byte cap while streaming, without Content-Length: exactly 16777216 byt
 });
 
 test.serial('the fetch deadline: a source that takes half of it is read; one that stalls or trickles is refused at the deadline', async (t) => {
-  const [inTime, stalled, trickle] = await Promise.all([extractUrl(`${base}/slow-in-time.pdf`), extractUrl(`${base}/stalled.pdf`), extractUrl(`${base}/trickle.pdf`)]);
-  t.log(`in time ${Math.round(inTime.ms)} ms (${/source_ms;dur=([\d.]+)/.exec(inTime.timing)?.[1]} ms fetching), stalled ${Math.round(stalled.ms)} ms, trickle ${Math.round(trickle.ms)} ms`);
+  const [inTime, stalled, trickle] = await Promise.all([
+    extractUrl(`${base}/slow-in-time.pdf`),
+    extractUrl(`${base}/stalled.pdf`),
+    extractUrl(`${base}/trickle.pdf`),
+  ]);
+  t.log(
+    `in time ${Math.round(inTime.ms)} ms (${/source_ms;dur=([\d.]+)/.exec(inTime.timing)?.[1]} ms fetching), stalled ${Math.round(stalled.ms)} ms, trickle ${Math.round(trickle.ms)} ms`,
+  );
   t.is(inTime.status, 200, JSON.stringify(inTime.body));
   for (const answer of [stalled, trickle]) {
     t.is(answer.status, 422);
@@ -168,7 +188,12 @@ test('the connection goes to the address that was checked: a second DNS answer i
 
 test('redirects are checked again: to a private name, a private address or plain http they are refused; to a public https host followed', async (t) => {
   const redirect = (to: string) => extractUrl(`${base}/redirect?to=${encodeURIComponent(to)}`);
-  for (const to of [`https://ten.test:${source.port}/doc.pdf`, `https://10.0.0.7:${source.port}/doc.pdf`, `https://[::1]:${source.port}/doc.pdf`, `http://pdf.test:${source.port}/doc.pdf`]) {
+  for (const to of [
+    `https://ten.test:${source.port}/doc.pdf`,
+    `https://10.0.0.7:${source.port}/doc.pdf`,
+    `https://[::1]:${source.port}/doc.pdf`,
+    `http://pdf.test:${source.port}/doc.pdf`,
+  ]) {
     const answer = await redirect(to);
     t.is(answer.status, 422, to);
     t.is(answer.body.code, 'source_url_refused', to);

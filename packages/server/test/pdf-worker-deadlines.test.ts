@@ -76,9 +76,18 @@ interface Answer {
 
 async function upload(pdf: Buffer): Promise<Answer> {
   const started = performance.now();
-  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' }, body: new Uint8Array(pdf) });
+  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' },
+    body: new Uint8Array(pdf),
+  });
   const body = (await response.json()) as { code?: string };
-  const timing = Object.fromEntries((response.headers.get('server-timing') ?? '').split(', ').filter(Boolean).map((entry) => [entry.split(';')[0]!, Number(entry.split('dur=')[1])]));
+  const timing = Object.fromEntries(
+    (response.headers.get('server-timing') ?? '')
+      .split(', ')
+      .filter(Boolean)
+      .map((entry) => [entry.split(';')[0]!, Number(entry.split('dur=')[1])]),
+  );
   return { status: response.status, code: body.code, ms: performance.now() - started, retryAfter: response.headers.get('retry-after'), timing };
 }
 
@@ -105,52 +114,65 @@ test.serial('a worker that starts slowly but within the deadline serves the requ
   t.is((await upload(numberedPdf(1))).status, 200);
 });
 
-test.serial('a worker that does not start within the deadline is terminated; the waiting request gets 503 pdf_worker_unavailable; the pool recovers', async (t) => {
-  setDelays([NEVER_MS, NEVER_MS]); // this replacement and the next one hang; the third starts at once
-  const killed = await replaceWorker();
-  const waiting = await upload(numberedPdf(1));
-  t.log(`answered after ${Math.round(waiting.ms)} ms: ${waiting.status} ${waiting.code}`);
-  t.is(waiting.status, 503);
-  t.is(waiting.code, 'pdf_worker_unavailable');
-  t.is(waiting.retryAfter, '5');
-  t.true(waiting.ms >= START_MS && waiting.ms < START_MS + 1500, `503 after ${Math.round(waiting.ms)} ms`);
+test.serial(
+  'a worker that does not start within the deadline is terminated; the waiting request gets 503 pdf_worker_unavailable; the pool recovers',
+  async (t) => {
+    setDelays([NEVER_MS, NEVER_MS]); // this replacement and the next one hang; the third starts at once
+    const killed = await replaceWorker();
+    const waiting = await upload(numberedPdf(1));
+    t.log(`answered after ${Math.round(waiting.ms)} ms: ${waiting.status} ${waiting.code}`);
+    t.is(waiting.status, 503);
+    t.is(waiting.code, 'pdf_worker_unavailable');
+    t.is(waiting.retryAfter, '5');
+    t.true(waiting.ms >= START_MS && waiting.ms < START_MS + 1500, `503 after ${Math.round(waiting.ms)} ms`);
 
-  await waitUntil(() => `both hanging threads to be terminated (so far: ${JSON.stringify(terminations)})`, () => terminations.length >= 2, { timeoutMs: 2 * START_MS + 3000 });
-  t.is(terminations.length, 2, JSON.stringify(terminations));
-  const [first, second] = terminations.map((entry) => entry.at);
-  t.log(`terminated ${Math.round(first! - killed)} ms after the replacement began, then ${Math.round(second! - first!)} ms later`);
-  // `killed` is when the client read the 504; the replacement's deadline began a moment before, as the worker was removed.
-  t.true(first! - killed >= START_MS - 100 && first! - killed < START_MS + 1500, 'the first hanging thread ended at the deadline');
-  t.true(second! - first! >= START_MS - 100 && second! - first! < START_MS + 1500, 'its replacement, hanging too, ended at the deadline');
-  t.regex(terminations[0]!.msg, /did not start within its deadline; terminated/);
+    await waitUntil(
+      () => `both hanging threads to be terminated (so far: ${JSON.stringify(terminations)})`,
+      () => terminations.length >= 2,
+      { timeoutMs: 2 * START_MS + 3000 },
+    );
+    t.is(terminations.length, 2, JSON.stringify(terminations));
+    const [first, second] = terminations.map((entry) => entry.at);
+    t.log(`terminated ${Math.round(first! - killed)} ms after the replacement began, then ${Math.round(second! - first!)} ms later`);
+    // `killed` is when the client read the 504; the replacement's deadline began a moment before, as the worker was removed.
+    t.true(first! - killed >= START_MS - 100 && first! - killed < START_MS + 1500, 'the first hanging thread ended at the deadline');
+    t.true(second! - first! >= START_MS - 100 && second! - first! < START_MS + 1500, 'its replacement, hanging too, ended at the deadline');
+    t.regex(terminations[0]!.msg, /did not start within its deadline; terminated/);
 
-  // The third thread starts at once: served, long before the hanging ones would have woken.
-  const recovered = await upload(numberedPdf(2));
-  t.is(recovered.status, 200, JSON.stringify(recovered));
-  t.true(recovered.ms < START_MS, `served ${Math.round(recovered.ms)} ms after`);
-  t.is(terminations.length, 2, 'the healthy worker is left alone');
-});
+    // The third thread starts at once: served, long before the hanging ones would have woken.
+    const recovered = await upload(numberedPdf(2));
+    t.is(recovered.status, 200, JSON.stringify(recovered));
+    t.true(recovered.ms < START_MS, `served ${Math.round(recovered.ms)} ms after`);
+    t.is(terminations.length, 2, 'the healthy worker is left alone');
+  },
+);
 
-test.serial('a first worker that does not start is terminated at the deadline; the request waiting for it gets 503 pdf_worker_unavailable; its replacement serves', async (t) => {
-  await svc.close();
-  terminations.length = 0;
-  setDelays([NEVER_MS]);
-  const created = performance.now();
-  svc = await startServer(); // the pool is built in here, after the database is ready
-  const listening = performance.now();
-  const waiting = await upload(numberedPdf(1));
-  t.log(`answered after ${Math.round(waiting.ms)} ms: ${waiting.status} ${waiting.code}`);
-  t.is(waiting.status, 503);
-  t.is(waiting.code, 'pdf_worker_unavailable');
-  t.is(waiting.retryAfter, '5');
-  t.true(waiting.ms >= START_MS && waiting.ms < START_MS + 1500, 'it waited the start deadline, not the queue wait');
-  t.is(terminations.length, 1);
-  const terminated = terminations[0]!.at;
-  t.true(terminated - created >= START_MS && terminated - listening < START_MS + 1500, `terminated ${Math.round(terminated - created)} ms after createServer began, ${Math.round(terminated - listening)} ms after it listened`);
-  const recovered = await upload(numberedPdf(2));
-  t.is(recovered.status, 200, JSON.stringify(recovered));
-  t.is(terminations.length, 1);
-});
+test.serial(
+  'a first worker that does not start is terminated at the deadline; the request waiting for it gets 503 pdf_worker_unavailable; its replacement serves',
+  async (t) => {
+    await svc.close();
+    terminations.length = 0;
+    setDelays([NEVER_MS]);
+    const created = performance.now();
+    svc = await startServer(); // the pool is built in here, after the database is ready
+    const listening = performance.now();
+    const waiting = await upload(numberedPdf(1));
+    t.log(`answered after ${Math.round(waiting.ms)} ms: ${waiting.status} ${waiting.code}`);
+    t.is(waiting.status, 503);
+    t.is(waiting.code, 'pdf_worker_unavailable');
+    t.is(waiting.retryAfter, '5');
+    t.true(waiting.ms >= START_MS && waiting.ms < START_MS + 1500, 'it waited the start deadline, not the queue wait');
+    t.is(terminations.length, 1);
+    const terminated = terminations[0]!.at;
+    t.true(
+      terminated - created >= START_MS && terminated - listening < START_MS + 1500,
+      `terminated ${Math.round(terminated - created)} ms after createServer began, ${Math.round(terminated - listening)} ms after it listened`,
+    );
+    const recovered = await upload(numberedPdf(2));
+    t.is(recovered.status, 200, JSON.stringify(recovered));
+    t.is(terminations.length, 1);
+  },
+);
 
 test.serial('a warm-up (engine load) that outlasts the deadline is aborted and its worker terminated; the pool recovers', async (t) => {
   setDelays([], [NEVER_MS]);
@@ -159,7 +181,11 @@ test.serial('a warm-up (engine load) that outlasts the deadline is aborted and i
   const waiting = await upload(numberedPdf(1));
   t.is(waiting.status, 503);
   t.is(waiting.code, 'pdf_worker_unavailable');
-  await waitUntil(() => `the thread whose warm-up hangs to be terminated (so far: ${JSON.stringify(terminations)})`, () => terminations.length >= 1, { timeoutMs: START_MS + 3000 });
+  await waitUntil(
+    () => `the thread whose warm-up hangs to be terminated (so far: ${JSON.stringify(terminations)})`,
+    () => terminations.length >= 1,
+    { timeoutMs: START_MS + 3000 },
+  );
   t.is(terminations.length, 1, JSON.stringify(terminations));
   t.regex(terminations[0]!.msg, /did not load its engine within the start deadline; terminated/);
   const after = terminations[0]!.at - killed;

@@ -26,7 +26,13 @@ test.before(async () => {
   writeFileSync(control, JSON.stringify({ start: [], warmup: [WARM_MS], parse: [PARSE_MS, PARSE_MS] }));
   process.env.SVC_TEST_PDF_WORKER_DELAYS = control;
   svc = await startTestServer({
-    env: { SVC_PDF_WORKERS: '1', SVC_PDF_MAX_PENDING: '2', SVC_PDF_QUEUE_TIMEOUT_MS: String(QUEUE_MS), SVC_PDF_WORKER_START_TIMEOUT_MS: '30000', SVC_PDF_RATE_LIMIT: '0' },
+    env: {
+      SVC_PDF_WORKERS: '1',
+      SVC_PDF_MAX_PENDING: '2',
+      SVC_PDF_QUEUE_TIMEOUT_MS: String(QUEUE_MS),
+      SVC_PDF_WORKER_START_TIMEOUT_MS: '30000',
+      SVC_PDF_RATE_LIMIT: '0',
+    },
     testSeams: { pdfWorkerModule: new URL('./helpers/slow-pdf-worker.ts', import.meta.url) },
   });
 });
@@ -36,18 +42,31 @@ test.after.always(async () => {
 });
 
 async function upload(): Promise<{ status: number; code?: string; timing: Record<string, number> }> {
-  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' }, body: new Uint8Array(numberedPdf(1)) });
+  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' },
+    body: new Uint8Array(numberedPdf(1)),
+  });
   const body = (await response.json()) as { code?: string };
-  const timing = Object.fromEntries((response.headers.get('server-timing') ?? '').split(', ').filter(Boolean).map((entry) => [entry.split(';')[0]!, Number(entry.split('dur=')[1])]));
+  const timing = Object.fromEntries(
+    (response.headers.get('server-timing') ?? '')
+      .split(', ')
+      .filter(Boolean)
+      .map((entry) => [entry.split(';')[0]!, Number(entry.split('dur=')[1])]),
+  );
   return { status: response.status, code: body.code, timing };
 }
 
 test('requests that arrive as the workers start wait for the start under its deadline, and only the wait for a busy worker under the queue deadline', async (t) => {
   const answers = await Promise.all([upload(), upload()]);
-  for (const answer of answers) t.log(`${answer.status} ${answer.code ?? ''} worker_start_ms ${answer.timing.worker_start_ms}, worker_queue_ms ${answer.timing.worker_queue_ms}`);
+  for (const answer of answers)
+    t.log(`${answer.status} ${answer.code ?? ''} worker_start_ms ${answer.timing.worker_start_ms}, worker_queue_ms ${answer.timing.worker_queue_ms}`);
   for (const answer of answers) t.is(answer.status, 200, JSON.stringify(answer));
   const [first, second] = answers.sort((a, b) => a.timing.worker_queue_ms! - b.timing.worker_queue_ms!);
   for (const answer of [first!, second!]) t.true(answer.timing.worker_start_ms! >= WARM_MS, `the warm-up is worker_start_ms: ${JSON.stringify(answer.timing)}`);
   t.true(first!.timing.worker_queue_ms! < WARM_MS, `the first served waited for no busy worker: ${JSON.stringify(first!.timing)}`);
-  t.true(second!.timing.worker_queue_ms! >= PARSE_MS - 50, `the second waited for the first's parse, timed as worker_queue_ms: ${JSON.stringify(second!.timing)}`);
+  t.true(
+    second!.timing.worker_queue_ms! >= PARSE_MS - 50,
+    `the second waited for the first's parse, timed as worker_queue_ms: ${JSON.stringify(second!.timing)}`,
+  );
 });

@@ -50,45 +50,52 @@ test.after.always(async () => {
 
 async function upload(): Promise<{ status: number; code?: string; ms: number; retryAfter: number }> {
   const started = performance.now();
-  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' }, body: new Uint8Array(numberedPdf(1)) });
+  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' },
+    body: new Uint8Array(numberedPdf(1)),
+  });
   const body = (await response.json()) as { code?: string };
   return { status: response.status, code: body.code, ms: performance.now() - started, retryAfter: Number(response.headers.get('retry-after')) };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-test.serial('a worker module that cannot load: 503 pdf_worker_unavailable at once, no thread during the back-off, and the pool starts again after it', async (t) => {
-  const first = await upload();
-  t.log(`first: ${first.status} ${first.code} after ${Math.round(first.ms)} ms, Retry-After ${first.retryAfter}`);
-  t.like(first, { status: 503, code: 'pdf_worker_unavailable' });
-  t.true(first.ms < START_MS / 3, `answered after ${Math.round(first.ms)} ms, not at the start deadline`);
-  t.true(first.retryAfter >= 1 && first.retryAfter <= 30, `Retry-After ${first.retryAfter}`);
-  t.is(loadFailures, 1, 'both threads failed, the pool stopped once');
+test.serial(
+  'a worker module that cannot load: 503 pdf_worker_unavailable at once, no thread during the back-off, and the pool starts again after it',
+  async (t) => {
+    const first = await upload();
+    t.log(`first: ${first.status} ${first.code} after ${Math.round(first.ms)} ms, Retry-After ${first.retryAfter}`);
+    t.like(first, { status: 503, code: 'pdf_worker_unavailable' });
+    t.true(first.ms < START_MS / 3, `answered after ${Math.round(first.ms)} ms, not at the start deadline`);
+    t.true(first.retryAfter >= 1 && first.retryAfter <= 30, `Retry-After ${first.retryAfter}`);
+    t.is(loadFailures, 1, 'both threads failed, the pool stopped once');
 
-  // After each back-off a request starts the pool again, which fails the same way; the back-off
-  // doubles (the third is 2 to 4 s).
-  let last = first;
-  for (const failures of [2, 3]) {
-    await sleep(last.retryAfter * 1000 + 100);
-    last = await upload();
-    t.like(last, { status: 503, code: 'pdf_worker_unavailable' });
-    t.is(loadFailures, failures, 'the pool was started again after the back-off');
-  }
-  t.true(last.retryAfter >= 2, `the third back-off is at least 2 s: Retry-After ${last.retryAfter}`);
+    // After each back-off a request starts the pool again, which fails the same way; the back-off
+    // doubles (the third is 2 to 4 s).
+    let last = first;
+    for (const failures of [2, 3]) {
+      await sleep(last.retryAfter * 1000 + 100);
+      last = await upload();
+      t.like(last, { status: 503, code: 'pdf_worker_unavailable' });
+      t.is(loadFailures, failures, 'the pool was started again after the back-off');
+    }
+    t.true(last.retryAfter >= 2, `the third back-off is at least 2 s: Retry-After ${last.retryAfter}`);
 
-  // A request inside the back-off is refused without starting a thread.
-  const threadsBefore = threadsCreated;
-  const refused = await upload();
-  t.log(`inside the back-off: ${refused.status} ${refused.code} after ${Math.round(refused.ms)} ms, Retry-After ${refused.retryAfter}`);
-  t.like(refused, { status: 503, code: 'pdf_worker_unavailable' });
-  t.true(refused.retryAfter >= 1, `Retry-After ${refused.retryAfter}`);
-  t.is(threadsCreated, threadsBefore, 'no thread was started during the back-off');
-  t.is(loadFailures, 3);
+    // A request inside the back-off is refused without starting a thread.
+    const threadsBefore = threadsCreated;
+    const refused = await upload();
+    t.log(`inside the back-off: ${refused.status} ${refused.code} after ${Math.round(refused.ms)} ms, Retry-After ${refused.retryAfter}`);
+    t.like(refused, { status: 503, code: 'pdf_worker_unavailable' });
+    t.true(refused.retryAfter >= 1, `Retry-After ${refused.retryAfter}`);
+    t.is(threadsCreated, threadsBefore, 'no thread was started during the back-off');
+    t.is(loadFailures, 3);
 
-  // The module loads again (the file is back): the first request after the back-off is served.
-  writeFileSync(control, 'ok');
-  await sleep(refused.retryAfter * 1000 + 100);
-  const served = await upload();
-  t.is(served.status, 200, JSON.stringify(served));
-  t.is(loadFailures, 3);
-});
+    // The module loads again (the file is back): the first request after the back-off is served.
+    writeFileSync(control, 'ok');
+    await sleep(refused.retryAfter * 1000 + 100);
+    const served = await upload();
+    t.is(served.status, 200, JSON.stringify(served));
+    t.is(loadFailures, 3);
+  },
+);

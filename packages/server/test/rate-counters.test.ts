@@ -41,7 +41,10 @@ test('an amount cap admits up to its limit and refuses one unit past it', async 
   const refused = await consumeWindow(database.sequelize, { ...limit, amount: 1 }, { now });
   t.false(refused.allowed);
   t.is(refused.exhausted, 'amount');
-  t.false((await consumeWindow(database.sequelize, { bucket: 'test:bytes-one', windowSeconds: 60, maxHits: 5, maxAmount: 10, amount: 11 }, { now })).allowed, 'a single call over the cap');
+  t.false(
+    (await consumeWindow(database.sequelize, { bucket: 'test:bytes-one', windowSeconds: 60, maxHits: 5, maxAmount: 10, amount: 11 }, { now })).allowed,
+    'a single call over the cap',
+  );
 });
 
 test('concurrent hits never pass the cap', async (t) => {
@@ -55,6 +58,10 @@ test('pruning drops ended windows and keeps standing counters at the epoch', asy
   await consumeWindow(database.sequelize, { bucket: 'prune:recent', windowSeconds: 3600, maxHits: 5 }, { now });
   await database.sequelize.query("INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES ('prune:standing', 'epoch', 1, 0)");
   await pruneWindows(database.sequelize, new Date('2026-11-20T00:00:00Z'));
-  const buckets = (await database.sequelize.query<{ bucket: string }>("SELECT bucket FROM svc_rate_counters WHERE bucket LIKE 'prune:%'", { type: QueryTypes.SELECT })).map((row) => row.bucket).sort();
+  const buckets = (
+    await database.sequelize.query<{ bucket: string }>("SELECT bucket FROM svc_rate_counters WHERE bucket LIKE 'prune:%'", { type: QueryTypes.SELECT })
+  )
+    .map((row) => row.bucket)
+    .sort();
   t.deepEqual(buckets, ['prune:recent', 'prune:standing']);
 });

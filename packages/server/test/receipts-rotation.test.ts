@@ -19,7 +19,11 @@ async function freePort(): Promise<number> {
 async function completionReceipt(svc: TestServer): Promise<{ receipt: string; recordId: string }> {
   const client = svc.client({ token: 'rotation-bearer', storagePolicy: { hosts: [new URL(svc.apiUrl).host], allowHttpLoopback: true } });
   const directory = await mkdtemp(path.join(tmpdir(), 'svc-rotation-'));
-  const file = await client.catalog.verifiedDownload({ artifactId: 'support-tickets-sample', path: 'README.md', destination: path.join(directory, 'README.md') });
+  const file = await client.catalog.verifiedDownload({
+    artifactId: 'support-tickets-sample',
+    path: 'README.md',
+    destination: path.join(directory, 'README.md'),
+  });
   return file.completion;
 }
 
@@ -29,7 +33,8 @@ test('rotating the key (a new generation, then a new secret) keeps every earlier
   const database = await createTestDatabase();
   const port = String(await freePort());
   const secret = 'rotation-test-secret-0123456789abcdef';
-  const start = (env: Record<string, string>) => startTestServer({ database, env: { SVC_PORT: port, SVC_CATALOG_DEMO: 'on', SVC_SIGNING_SECRET: secret, ...env } });
+  const start = (env: Record<string, string>) =>
+    startTestServer({ database, env: { SVC_PORT: port, SVC_CATALOG_DEMO: 'on', SVC_SIGNING_SECRET: secret, ...env } });
   try {
     const first = await start({});
     const old = await completionReceipt(first);
@@ -40,7 +45,10 @@ test('rotating the key (a new generation, then a new secret) keeps every earlier
     const afterRotation = await second.client().receipts.jwks();
     t.is(afterRotation.keys.length, 2);
     t.not(afterRotation.keys[0]!.kid, kidOf(old.receipt), 'the new key comes first');
-    t.true(afterRotation.keys.some((key) => key.kid === kidOf(old.receipt)), 'the old key stays published');
+    t.true(
+      afterRotation.keys.some((key) => key.kid === kidOf(old.receipt)),
+      'the old key stays published',
+    );
     // The same record, signed again now: same claims, the new key.
     const resigned = await completionReceipt(second);
     t.is(resigned.recordId, old.recordId);
@@ -66,7 +74,7 @@ test('rotating the key (a new generation, then a new secret) keeps every earlier
   }
 });
 
-test('replicas sharing SVC_SIGNING_SECRET and SVC_PUBLIC_URL sign with one key and verify each other\'s receipts', async (t) => {
+test("replicas sharing SVC_SIGNING_SECRET and SVC_PUBLIC_URL sign with one key and verify each other's receipts", async (t) => {
   const database = await createTestDatabase();
   const [portA, portB] = [await freePort(), await freePort()];
   // Behind a load balancer both answer to one public URL; here that is replica A's address.

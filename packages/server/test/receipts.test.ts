@@ -64,7 +64,14 @@ test('a real download completion carries a receipt any JOSE library verifies wit
   t.is(protectedHeader.alg, 'EdDSA');
   t.is(protectedHeader.kid, jwks.keys[0]!.kid);
   t.like(payload, { kind: 'download-completion', record_id: recordId });
-  t.deepEqual(payload.facts, { artifact_id: 'support-tickets-sample', revision: file.revision, path: 'tickets.csv', sha256, size_bytes: sizeBytes, recorded_at: file.completion.recordedAt });
+  t.deepEqual(payload.facts, {
+    artifact_id: 'support-tickets-sample',
+    revision: file.revision,
+    path: 'tickets.csv',
+    sha256,
+    size_bytes: sizeBytes,
+    recorded_at: file.completion.recordedAt,
+  });
   t.is(payload.iat, Math.floor(Date.parse(file.completion.recordedAt) / 1000));
 });
 
@@ -122,7 +129,10 @@ test('tampered, foreign-key and client-asserted receipts read back without the f
 
 test('a receipt of a record that no longer exists reads back without the field, though its signature still verifies offline', async (t) => {
   // A caller of its own: another caller's pull of these bytes is another record, left alone.
-  const { completion } = await downloadReceipt('tickets.csv', svc.client({ token: 'forgetful-bearer', storagePolicy: { hosts: [new URL(svc.apiUrl).host], allowHttpLoopback: true } }));
+  const { completion } = await downloadReceipt(
+    'tickets.csv',
+    svc.client({ token: 'forgetful-bearer', storagePolicy: { hosts: [new URL(svc.apiUrl).host], allowHttpLoopback: true } }),
+  );
   // Records are never deleted through the API; an operator removing the row is what "gone" means.
   await svc.server.database.sequelize.query('DELETE FROM catalog_pulls WHERE id = :id', { replacements: { id: completion.recordId } });
   for (const record of await postAndReadBack('receipts:gone', { receipt: { jws: completion.receipt } })) t.false('receipt_verified' in record);
@@ -154,11 +164,16 @@ test('developer-key lifecycle receipts are signed, stable on repeat, and verify 
   t.like(put!.receipt_verification, { kind: 'developer-key-event', record_id: revoked.receipt.receipt_id });
 });
 
-test('the verification is the server\'s own row, gone with its item', async (t) => {
+test("the verification is the server's own row, gone with its item", async (t) => {
   const { completion } = await downloadReceipt();
   const [put] = await postAndReadBack('receipts:row', { receipt: { jws: completion.receipt } });
   const count = async () =>
-    (await svc.server.database.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_receipt_verifications WHERE item_id = :id', { replacements: { id: put!.id }, type: QueryTypes.SELECT }))[0]!.n;
+    (
+      await svc.server.database.sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM blackboard_receipt_verifications WHERE item_id = :id', {
+        replacements: { id: put!.id },
+        type: QueryTypes.SELECT,
+      })
+    )[0]!.n;
   t.is(await count(), 1);
   await svc.server.database.sequelize.query('DELETE FROM blackboard_items WHERE id = :id', { replacements: { id: put!.id } });
   t.is(await count(), 0);
@@ -169,7 +184,8 @@ test('the MCP tool (official SDK client) puts and reads receipt_verified like RE
   const client = new Client({ name: 'svc-receipts-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${svc.apiUrl}/api/mcp`)));
   try {
-    const call = async (args: Record<string, unknown>) => (await client.callTool({ name: 'blackboard', arguments: args })).structuredContent as Record<string, any>;
+    const call = async (args: Record<string, unknown>) =>
+      (await client.callTool({ name: 'blackboard', arguments: args })).structuredContent as Record<string, any>;
     const verified = await call({ op: 'put', key: 'receipts:mcp', value: { text: 'via MCP', receipt: { jws: completion.receipt } } });
     t.true(verified.receipt_verified);
     const asserted = await call({ op: 'put', key: 'receipts:mcp', value: { text: 'trust me', receipt_verified: true } });

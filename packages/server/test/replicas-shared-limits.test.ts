@@ -15,9 +15,8 @@ const LIMIT = 5;
 const CHANNEL_POSTS = 3;
 const REDIRECT = 'http://127.0.0.1:53682/callback';
 let database: TestDatabase;
-let replicas: ServerProcess[] = [];
+const replicas: ServerProcess[] = [];
 let urls: [string, string] = ['', ''];
-
 
 test.before(async () => {
   database = await createTestDatabase();
@@ -48,12 +47,17 @@ async function inOneMinuteWindow(): Promise<void> {
   if (into > 50_000) await sleep(60_000 - into + 100);
 }
 
-const both = <T>(count: number, call: (url: string, index: number) => Promise<T>) => Promise.all(Array.from({ length: count }, (_, index) => call(urls[index % 2]!, index)));
+const both = <T>(count: number, call: (url: string, index: number) => Promise<T>) =>
+  Promise.all(Array.from({ length: count }, (_, index) => call(urls[index % 2]!, index)));
 
 test.serial('the per-IP token limit is exact across replicas under a concurrent burst', async (t) => {
   await inOneMinuteWindow();
   const statuses = await both(LIMIT * 3, (url) =>
-    fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.150' }, body: 'grant_type=client_credentials' }).then((response) => response.status),
+    fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.150' },
+      body: 'grant_type=client_credentials',
+    }).then((response) => response.status),
   );
   t.is(statuses.filter((status) => status !== 429).length, LIMIT, statuses.join(' '));
 });
@@ -61,26 +65,53 @@ test.serial('the per-IP token limit is exact across replicas under a concurrent 
 test.serial('the per-IP registration limit is exact across replicas under a concurrent burst', async (t) => {
   await inOneMinuteWindow();
   const statuses = await both(LIMIT * 3, (url) =>
-    fetch(`${url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.151' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) }).then((response) => response.status),
+    fetch(`${url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '203.0.113.151' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    }).then((response) => response.status),
   );
   t.is(statuses.filter((status) => status === 201).length, LIMIT, statuses.join(' '));
   t.is(statuses.filter((status) => status === 429).length, LIMIT * 2);
 });
 
 test.serial('an authorization code is redeemed once, whichever replicas race for it', async (t) => {
-  const registration = (await (await fetch(`${urls[1]}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) })).json()) as { client_id: string };
+  const registration = (await (
+    await fetch(`${urls[1]}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    })
+  ).json()) as { client_id: string };
   const pkce = await createPkcePair();
   const authorize = new URL(`${urls[0]}/oauth/authorize`);
-  for (const [name, value] of Object.entries({ client_id: registration.client_id, redirect_uri: REDIRECT, response_type: 'code', code_challenge: pkce.challenge, code_challenge_method: 'S256' })) authorize.searchParams.set(name, value);
+  for (const [name, value] of Object.entries({
+    client_id: registration.client_id,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+  }))
+    authorize.searchParams.set(name, value);
   const code = new URL((await fetch(authorize, { redirect: 'manual' })).headers.get('location')!).searchParams.get('code')!;
   const form = new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: pkce.verifier, redirect_uri: REDIRECT });
-  const statuses = await both(8, (url, index) => fetch(`${url}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `198.51.100.${index + 10}` }, body: form }).then((response) => response.status));
+  const statuses = await both(8, (url, index) =>
+    fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `198.51.100.${index + 10}` },
+      body: form,
+    }).then((response) => response.status),
+  );
   t.is(statuses.filter((status) => status === 200).length, 1, statuses.join(' '));
 });
 
 test.serial('blackboard admission: a channel cap is exact across replicas under a concurrent burst', async (t) => {
   const statuses = await both(CHANNEL_POSTS * 4, (url, index) =>
-    fetch(`${url}/api/v1/blackboard/put`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'replicas:race', value: { text: `post ${index}` } }) }).then((response) => response.status),
+    fetch(`${url}/api/v1/blackboard/put`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: 'replicas:race', value: { text: `post ${index}` } }),
+    }).then((response) => response.status),
   );
   t.is(statuses.filter((status) => status < 300).length, CHANNEL_POSTS, statuses.join(' '));
   t.true(statuses.every((status) => status < 300 || status === 429));
@@ -88,14 +119,23 @@ test.serial('blackboard admission: a channel cap is exact across replicas under 
 
 test.serial('a download completion counts once when its retries race across replicas', async (t) => {
   const artifact = 'support-tickets-sample';
-  const plan = (await (await fetch(`${urls[0]}/api/artifacts/${artifact}/download-plan`)).json()) as { files: Array<{ path: string; sha256: string; sizeBytes: number }> };
+  const plan = (await (await fetch(`${urls[0]}/api/artifacts/${artifact}/download-plan`)).json()) as {
+    files: Array<{ path: string; sha256: string; sizeBytes: number }>;
+  };
   const file = plan.files.find((entry) => entry.path === 'tickets.csv')!;
   const downloads = async () => ((await (await fetch(`${urls[1]}/api/artifacts/${artifact}`)).json()) as { downloads: number }).downloads;
   const before = await downloads();
-  const start = await fetch(`${urls[0]}/api/downloads/${artifact}/tickets.csv`, { redirect: 'manual', headers: { authorization: 'Bearer replica-race-caller' } });
+  const start = await fetch(`${urls[0]}/api/downloads/${artifact}/tickets.csv`, {
+    redirect: 'manual',
+    headers: { authorization: 'Bearer replica-race-caller' },
+  });
   const token = start.headers.get('x-svc-completion-token')!;
   const answers = await both(8, (url) =>
-    fetch(`${url}/api/download-completions/${artifact}/tickets.csv`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sha256: file.sha256, sizeBytes: file.sizeBytes, completionToken: token }) }).then(async (response) => ({
+    fetch(`${url}/api/download-completions/${artifact}/tickets.csv`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ sha256: file.sha256, sizeBytes: file.sizeBytes, completionToken: token }),
+    }).then(async (response) => ({
       status: response.status,
       body: (await response.json()) as { status: string; recordedAt: string },
     })),

@@ -8,7 +8,13 @@ import { waitUntil } from '@svc/testing/wait-until';
 let harness: UpstreamHarness;
 let openai: OpenAI;
 
-const weatherTool = { type: 'function' as const, name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }, strict: true };
+const weatherTool = {
+  type: 'function' as const,
+  name: 'get_weather',
+  description: 'The weather in a city',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  strict: true,
+};
 
 test.before(async () => {
   harness = await startUpstreamHarness({ modelList: 'answer-a,tool-a,midstream-error-a,slow-a,openai-resp=chat+responses,truncated-resp=chat+responses' });
@@ -29,7 +35,10 @@ test.serial('responses.create over an upstream chat model: translated to chat an
   t.true(response.usage!.input_tokens > 0);
   t.is(response.usage!.total_tokens, response.usage!.input_tokens + response.usage!.output_tokens);
   const sent = harness.fake.requests.filter((request) => request.path === '/v1/chat/completions').at(-1)!;
-  t.deepEqual(sent.body.messages, [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello.' }]);
+  t.deepEqual(sent.body.messages, [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Say hello.' },
+  ]);
   t.is(sent.authorization, `Bearer ${UPSTREAM_SECRET}`);
   t.like(harness.usage.at(-1), { operation: 'responses', model: 'answer-a', ok: true });
 });
@@ -41,11 +50,14 @@ test.serial('responses.create over the built-in engine answers through the same 
   t.like((response as unknown as { svc: unknown }).svc, { engine: 'builtin', model: 'svc-extractive-chat', method: 'classical' });
 });
 
-test.serial('a streamed response arrives as OpenAI\'s event sequence, numbered, ending response.completed', async (t) => {
+test.serial("a streamed response arrives as OpenAI's event sequence, numbered, ending response.completed", async (t) => {
   const stream = await openai.responses.create({ model: 'answer-a', input: 'Say hello.', stream: true });
   const events = [];
   for await (const event of stream) events.push(event);
-  t.deepEqual(events.map((event) => event.sequence_number), events.map((_, index) => index));
+  t.deepEqual(
+    events.map((event) => event.sequence_number),
+    events.map((_, index) => index),
+  );
   const types = events.map((event) => event.type);
   t.deepEqual(types.slice(0, 4), ['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added']);
   t.deepEqual(types.slice(-4), ['response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed']);
@@ -65,21 +77,39 @@ test.serial('a function tool round trip: the call, then function_call_output thr
   if (call?.type !== 'function_call') return t.fail('no function call');
   t.is(call.name, 'get_weather');
   t.is(call.arguments, FAKE_TOOL_ARGUMENTS);
-  const second = await openai.responses.create({ model: 'tool-a', previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' }], tools: [weatherTool] });
+  const second = await openai.responses.create({
+    model: 'tool-a',
+    previous_response_id: first.id,
+    input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' }],
+    tools: [weatherTool],
+  });
   t.is(second.output_text, toolAnswer('{"temp":21}'));
   t.is(second.previous_response_id, first.id);
   const sent = harness.fake.requests.filter((request) => request.path === '/v1/chat/completions').at(-1)!;
   t.deepEqual(sent.body.messages, [
     { role: 'user', content: 'Weather in Paris?' },
-    { role: 'assistant', content: null, tool_calls: [{ id: call.call_id, type: 'function', function: { name: 'get_weather', arguments: FAKE_TOOL_ARGUMENTS } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: call.call_id, type: 'function', function: { name: 'get_weather', arguments: FAKE_TOOL_ARGUMENTS } }],
+    },
     { role: 'tool', tool_call_id: call.call_id, content: '{"temp":21}' },
   ]);
   // Streamed: the call's arguments arrive as deltas and whole in the done event.
   const stream = await openai.responses.create({ model: 'tool-a', input: 'Weather in Paris?', tools: [weatherTool], stream: true });
   const events = [];
   for await (const event of stream) events.push(event);
-  t.is(events.filter((event) => event.type === 'response.function_call_arguments.delta').map((event) => (event.type === 'response.function_call_arguments.delta' ? event.delta : '')).join(''), FAKE_TOOL_ARGUMENTS);
-  t.like(events.find((event) => event.type === 'response.function_call_arguments.done'), { arguments: FAKE_TOOL_ARGUMENTS });
+  t.is(
+    events
+      .filter((event) => event.type === 'response.function_call_arguments.delta')
+      .map((event) => (event.type === 'response.function_call_arguments.delta' ? event.delta : ''))
+      .join(''),
+    FAKE_TOOL_ARGUMENTS,
+  );
+  t.like(
+    events.find((event) => event.type === 'response.function_call_arguments.done'),
+    { arguments: FAKE_TOOL_ARGUMENTS },
+  );
 });
 
 test.serial('retrieve, inputItems.list (paged both ways) and delete; then 404', async (t) => {
@@ -91,14 +121,21 @@ test.serial('retrieve, inputItems.list (paged both ways) and delete; then 404', 
   t.deepEqual(retrieved.metadata, { ticket: 'T-1' });
   const newestFirst = [];
   for await (const item of openai.responses.inputItems.list(created.id, { limit: 2 })) newestFirst.push(item);
-  t.deepEqual(newestFirst.map((item) => (item.type === 'message' && item.content[0]?.type === 'input_text' ? item.content[0].text : '')), ['message 4', 'message 3', 'message 2', 'message 1', 'message 0']);
+  t.deepEqual(
+    newestFirst.map((item) => (item.type === 'message' && item.content[0]?.type === 'input_text' ? item.content[0].text : '')),
+    ['message 4', 'message 3', 'message 2', 'message 1', 'message 0'],
+  );
   const oldestFirst = await openai.responses.inputItems.list(created.id, { order: 'asc', limit: 3 });
   t.is(oldestFirst.data.length, 3);
   t.true(oldestFirst.has_more);
   // svc's own client walks the same pages from the contract's paging declaration.
   const walked = [];
-  for await (const item of harness.svc.operator.responses.inputItems.all({ params: { response_id: created.id }, query: { order: 'asc', limit: 2 } })) walked.push(item.id);
-  t.deepEqual(walked, [...newestFirst].reverse().map((item) => item.id));
+  for await (const item of harness.svc.operator.responses.inputItems.all({ params: { response_id: created.id }, query: { order: 'asc', limit: 2 } }))
+    walked.push(item.id);
+  t.deepEqual(
+    walked,
+    [...newestFirst].reverse().map((item) => item.id),
+  );
   await openai.responses.delete(created.id);
   const gone = await t.throwsAsync(openai.responses.retrieve(created.id));
   t.is((gone as InstanceType<typeof OpenAI.APIError>).status, 404);
@@ -115,7 +152,9 @@ test.serial('a stored response belongs to its principal: another one gets 404 fo
   await t.throwsAsync(theirs.responses.inputItems.list(created.id), { instanceOf: OpenAI.NotFoundError });
   await t.throwsAsync(theirs.responses.delete(created.id), { instanceOf: OpenAI.NotFoundError });
   await t.throwsAsync(theirs.responses.create({ model: 'answer-a', input: 'go on', previous_response_id: created.id }), { instanceOf: OpenAI.NotFoundError });
-  await t.throwsAsync(openai.responses.create({ model: 'answer-a', input: 'go on', previous_response_id: 'resp_unknown' }), { instanceOf: OpenAI.NotFoundError });
+  await t.throwsAsync(openai.responses.create({ model: 'answer-a', input: 'go on', previous_response_id: 'resp_unknown' }), {
+    instanceOf: OpenAI.NotFoundError,
+  });
   t.is((await openai.responses.retrieve(created.id)).id, created.id);
 });
 
@@ -123,14 +162,18 @@ test.serial('store: false keeps nothing', async (t) => {
   const response = await openai.responses.create({ model: 'answer-a', input: 'forget me', store: false });
   t.false((response as unknown as { store: boolean }).store);
   await t.throwsAsync(openai.responses.retrieve(response.id), { instanceOf: OpenAI.NotFoundError });
-  const row = (await harness.svc.server.deps.database.sequelize.query('SELECT count(*)::int AS n FROM responses WHERE id = :id', { replacements: { id: response.id }, plain: true })) as { n: number } | null;
+  const row = (await harness.svc.server.deps.database.sequelize.query('SELECT count(*)::int AS n FROM responses WHERE id = :id', {
+    replacements: { id: response.id },
+    plain: true,
+  })) as { n: number } | null;
   t.is(row?.n, 0);
 });
 
 test.serial('retention: kept until 30 days after creation, gone at 30 days', async (t) => {
   const response = await openai.responses.create({ model: 'answer-a', input: 'keep me' });
   const sequelize = harness.svc.server.deps.database.sequelize;
-  const age = (interval: string) => sequelize.query(`UPDATE responses SET created_at = clock_timestamp() - interval '${interval}' WHERE id = :id`, { replacements: { id: response.id } });
+  const age = (interval: string) =>
+    sequelize.query(`UPDATE responses SET created_at = clock_timestamp() - interval '${interval}' WHERE id = :id`, { replacements: { id: response.id } });
   await age('30 days');
   await t.throwsAsync(openai.responses.retrieve(response.id), { instanceOf: OpenAI.NotFoundError });
   await age('30 days - 5 seconds');
@@ -144,7 +187,10 @@ test.serial('a stored conversation past 8 MiB is refused by name before it is re
   const response = await openai.responses.create({ model: 'answer-a', input: 'start' });
   const sequelize = harness.svc.server.deps.database.sequelize;
   // 9 items of 1 MiB: what a long chain of large requests would have stored.
-  await sequelize.query("UPDATE responses SET context = (SELECT jsonb_agg(jsonb_build_object('id', 'msg_' || n, 'type', 'message', 'role', 'user', 'content', repeat('x', 1048576))) FROM generate_series(1, 9) AS n) WHERE id = :id", { replacements: { id: response.id } });
+  await sequelize.query(
+    "UPDATE responses SET context = (SELECT jsonb_agg(jsonb_build_object('id', 'msg_' || n, 'type', 'message', 'role', 'user', 'content', repeat('x', 1048576))) FROM generate_series(1, 9) AS n) WHERE id = :id",
+    { replacements: { id: response.id } },
+  );
   const answer = await postJson(harness.svc, '/v1/responses', { model: 'answer-a', input: 'go on', previous_response_id: response.id });
   t.is(answer.status, 400);
   const error = (await answer.json()) as { code: string; error: string };
@@ -156,7 +202,11 @@ test.serial('what svc cannot serve is a 400 naming the field, with a stable code
   const cases: Array<[Record<string, unknown>, string, string]> = [
     [{ model: 'answer-a', input: 'hi', tools: [{ type: 'web_search_preview' }] }, 'responses_tool_unsupported', 'tools[0].type'],
     [{ model: 'answer-a', input: 'hi', background: true }, 'responses_parameter_unsupported', 'background'],
-    [{ model: 'svc-extractive-chat', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }] }] }, 'responses_input_unsupported', 'input[0].content[0].type'],
+    [
+      { model: 'svc-extractive-chat', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }] }] },
+      'responses_input_unsupported',
+      'input[0].content[0].type',
+    ],
     [{ model: 'openai-resp', input: 'hi', background: true }, 'responses_parameter_unsupported', 'background'],
   ];
   for (const [body, code, field] of cases) {
@@ -176,7 +226,10 @@ test.serial('an upstream failure after the stream started ends it with response.
   t.is(last.type, 'response.failed');
   t.is(last.response!.status, 'failed');
   t.is(last.response!.error.code, 'upstream_error');
-  t.deepEqual(events.map((event) => event.sequence_number), events.map((_, index) => index));
+  t.deepEqual(
+    events.map((event) => event.sequence_number),
+    events.map((_, index) => index),
+  );
   t.like(harness.usage.at(-1), { operation: 'responses', ok: false, errorCode: 'upstream_error' });
 });
 
@@ -194,7 +247,9 @@ test.serial('a client that leaves a translated stream aborts the upstream at onc
   await waitUntil('the upstream to see its request closed', () => upstream.abortedAt !== undefined, { timeoutMs: 1500 });
   t.true(upstream.abortedAt! - leftAt < 1000);
   t.is(upstream.finishedAt, undefined);
-  await waitUntil('a responses usage event with client_disconnected', () => harness.usage.some((event) => event.operation === 'responses' && event.model === 'slow-a' && event.errorCode === 'client_disconnected'));
+  await waitUntil('a responses usage event with client_disconnected', () =>
+    harness.usage.some((event) => event.operation === 'responses' && event.model === 'slow-a' && event.errorCode === 'client_disconnected'),
+  );
 });
 
 test.serial('a model declared with the capability responses gets the request passed through, svc keeping the conversation', async (t) => {
@@ -206,29 +261,56 @@ test.serial('a model declared with the capability responses gets the request pas
   t.is(sent.body.model, 'openai-resp');
   t.is(sent.body.store, false);
   t.is(sent.authorization, `Bearer ${UPSTREAM_SECRET}`);
-  t.like(harness.usage.at(-1), { operation: 'responses', model: 'openai-resp', ok: true, usage: { prompt_tokens: 25, completion_tokens: 12, total_tokens: 37 } });
+  t.like(harness.usage.at(-1), {
+    operation: 'responses',
+    model: 'openai-resp',
+    ok: true,
+    usage: { prompt_tokens: 25, completion_tokens: 12, total_tokens: 37 },
+  });
   // Streamed, continuing the first: the stored conversation is sent as input, without previous_response_id.
-  const stream = await openai.responses.create({ model: 'openai-resp', input: [{ role: 'user', content: 'And again?' }], previous_response_id: first.id, tools: [weatherTool], stream: true });
+  const stream = await openai.responses.create({
+    model: 'openai-resp',
+    input: [{ role: 'user', content: 'And again?' }],
+    previous_response_id: first.id,
+    tools: [weatherTool],
+    stream: true,
+  });
   const events = [];
   for await (const event of stream) events.push(event);
   const continued = harness.fake.requests.filter((request) => request.path === '/v1/responses').at(-1)!;
   t.false('previous_response_id' in continued.body);
-  t.deepEqual((continued.body.input as Array<{ type: string; role?: string }>).map((item) => `${item.type}:${item.role ?? ''}`), ['message:user', 'message:assistant', 'message:user']);
+  t.deepEqual(
+    (continued.body.input as Array<{ type: string; role?: string }>).map((item) => `${item.type}:${item.role ?? ''}`),
+    ['message:user', 'message:assistant', 'message:user'],
+  );
   const completed = events.at(-1)!;
   if (completed.type !== 'response.completed') return t.fail(completed.type);
   t.is(completed.response.model, 'openai-resp');
   t.is(completed.response.previous_response_id, first.id);
   t.like(completed.response.output[0], { type: 'function_call', name: 'get_weather' });
-  t.deepEqual(events.map((event) => event.sequence_number), events.map((_, index) => index));
+  t.deepEqual(
+    events.map((event) => event.sequence_number),
+    events.map((_, index) => index),
+  );
   t.is((await openai.responses.retrieve(completed.response.id)).id, completed.response.id);
 });
 
 test.serial('a passed-through stream that breaks off ends with response.failed, numbered after the last event, and is counted as failed', async (t) => {
   const answer = await postJson(harness.svc, '/v1/responses', { model: 'truncated-resp', input: 'hi', stream: true });
   t.is(answer.status, 200);
-  const events = sseData(await answer.text()) as Array<{ type: string; sequence_number: number; response?: { id: string; model: string; status: string; error: { code: string } } }>;
-  t.deepEqual(events.map((event) => event.type), ['response.created', 'response.in_progress', 'response.failed']);
-  t.deepEqual(events.map((event) => event.sequence_number), [0, 1, 2]);
+  const events = sseData(await answer.text()) as Array<{
+    type: string;
+    sequence_number: number;
+    response?: { id: string; model: string; status: string; error: { code: string } };
+  }>;
+  t.deepEqual(
+    events.map((event) => event.type),
+    ['response.created', 'response.in_progress', 'response.failed'],
+  );
+  t.deepEqual(
+    events.map((event) => event.sequence_number),
+    [0, 1, 2],
+  );
   const failed = events.at(-1)!.response!;
   t.like(failed, { status: 'failed', model: 'truncated-resp', error: { code: 'upstream_error' } });
   t.regex(failed.id, /^resp_[0-9a-f]{48}$/);

@@ -43,12 +43,20 @@ test('a conversation started on one process continues on another through previou
   const shared = database.kind === 'postgres';
   if (!shared) await a.stop();
   const b = await start();
-  const second = await clientOf(b).responses.create({ model: 'tool-a', previous_response_id: first.id, input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny' }], tools: [tool] });
+  const second = await clientOf(b).responses.create({
+    model: 'tool-a',
+    previous_response_id: first.id,
+    input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny' }],
+    tools: [tool],
+  });
   t.is(second.output_text, toolAnswer('sunny'));
   t.is(second.previous_response_id, first.id);
   // The history reached the upstream whole: the user's question, the call, its output.
   const sent = fake.requests.filter((request) => request.path === '/v1/chat/completions').at(-1)!;
-  t.deepEqual((sent.body.messages as Array<{ role: string }>).map((message) => message.role), ['user', 'assistant', 'tool']);
+  t.deepEqual(
+    (sent.body.messages as Array<{ role: string }>).map((message) => message.role),
+    ['user', 'assistant', 'tool'],
+  );
   // Each stored response is readable from the other process (on PostgreSQL, both are up).
   const reader = shared ? clientOf(a) : clientOf(b);
   t.is((await reader.responses.retrieve(second.id)).output_text, toolAnswer('sunny'));

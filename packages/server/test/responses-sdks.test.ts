@@ -34,10 +34,18 @@ const aiSdkWeather = () =>
 
 test.serial('@ai-sdk/openai: openai(id) (the Responses API) runs generateText with a tool to the final answer', async (t) => {
   const provider = aiSdkProvider();
-  const result = await generateText({ model: provider('tool-a'), prompt: 'Weather in Paris?', tools: { get_weather: aiSdkWeather() }, stopWhen: stepCountIs(3) });
+  const result = await generateText({
+    model: provider('tool-a'),
+    prompt: 'Weather in Paris?',
+    tools: { get_weather: aiSdkWeather() },
+    stopWhen: stepCountIs(3),
+  });
   t.is(result.text, toolAnswer(weatherJson));
   t.is(result.steps.length, 2);
-  t.deepEqual(result.steps[0]!.toolCalls.map((call) => [call.toolName, call.input]), [['get_weather', JSON.parse(FAKE_TOOL_ARGUMENTS)]]);
+  t.deepEqual(
+    result.steps[0]!.toolCalls.map((call) => [call.toolName, call.input]),
+    [['get_weather', JSON.parse(FAKE_TOOL_ARGUMENTS)]],
+  );
   t.true(harness.fake.requests.some((request) => request.path === '/v1/chat/completions' && request.body.model === 'tool-a'));
 });
 
@@ -53,7 +61,12 @@ test.serial('@ai-sdk/openai: streamText with a tool streams the final answer', a
 async function runAgent(model: string) {
   const client = new OpenAI({ baseURL: `${harness.svc.baseUrl}/v1`, apiKey: harness.svc.operatorToken, maxRetries: 0 });
   const runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient: client, useResponses: true }), tracingDisabled: true });
-  const getWeather = agentTool({ name: 'get_weather', description: 'The weather in a city', parameters: z.object({ city: z.string() }), execute: async ({ city }) => (city === 'Paris' ? weatherJson : 'unknown city') });
+  const getWeather = agentTool({
+    name: 'get_weather',
+    description: 'The weather in a city',
+    parameters: z.object({ city: z.string() }),
+    execute: async ({ city }) => (city === 'Paris' ? weatherJson : 'unknown city'),
+  });
   const agent = new Agent({ name: 'Weather agent', instructions: 'Answer with the weather.', model, tools: [getWeather] });
   return runner.run(agent, 'Weather in Paris?');
 }

@@ -12,7 +12,8 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-const create = (body: Record<string, unknown>) => svc.operator.responses.create({ body: { model: 'svc-extractive-chat', input: 'What is svc?', ...body } }) as Promise<{ id: string; store: boolean }>;
+const create = (body: Record<string, unknown>) =>
+  svc.operator.responses.create({ body: { model: 'svc-extractive-chat', input: 'What is svc?', ...body } }) as Promise<{ id: string; store: boolean }>;
 const retrieve = (id: string) => svc.operator.responses.retrieve({ params: { response_id: id } });
 
 test('with SVC_RESPONSES_STORE_DEFAULT=false a response is kept only when the request says store: true', async (t) => {
@@ -26,7 +27,10 @@ test('with SVC_RESPONSES_STORE_DEFAULT=false a response is kept only when the re
 
 test('SVC_RESPONSES_RETENTION_DAYS=1: kept a second short of a day, gone at a day', async (t) => {
   const { id } = await create({ store: true });
-  const age = (interval: string) => svc.server.deps.database.sequelize.query(`UPDATE responses SET created_at = clock_timestamp() - interval '${interval}' WHERE id = :id`, { replacements: { id } });
+  const age = (interval: string) =>
+    svc.server.deps.database.sequelize.query(`UPDATE responses SET created_at = clock_timestamp() - interval '${interval}' WHERE id = :id`, {
+      replacements: { id },
+    });
   await age('1 day - 1 second');
   t.is((await retrieve(id)).id, id);
   await age('1 day');
@@ -35,6 +39,12 @@ test('SVC_RESPONSES_RETENTION_DAYS=1: kept a second short of a day, gone at a da
 
 test('a bad setting stops start-up naming the variable', (t) => {
   const error = t.throws(() => loadConfig({ SVC_RESPONSES_RETENTION_DAYS: '0', SVC_RESPONSES_STORE_DEFAULT: 'sometimes' }), { instanceOf: ConfigError });
-  t.true(error!.issues.some((issue) => issue.startsWith('SVC_RESPONSES_RETENTION_DAYS="0": expected days from 1 to 3650')), error!.message);
-  t.true(error!.issues.some((issue) => issue.startsWith('SVC_RESPONSES_STORE_DEFAULT="sometimes"')), error!.message);
+  t.true(
+    error!.issues.some((issue) => issue.startsWith('SVC_RESPONSES_RETENTION_DAYS="0": expected days from 1 to 3650')),
+    error!.message,
+  );
+  t.true(
+    error!.issues.some((issue) => issue.startsWith('SVC_RESPONSES_STORE_DEFAULT="sometimes"')),
+    error!.message,
+  );
 });

@@ -99,6 +99,9 @@ test('its timers do not keep a process alive', async (t) => {
   // A process whose only work is a scheduled task exits on its own.
   const moduleUrl = new URL('../src/scheduler.ts', import.meta.url).href;
   const program = `import { Scheduler } from ${JSON.stringify(moduleUrl)}; import pino from 'pino'; new Scheduler(pino({ level: 'silent' })).every('idle', 20, async () => {}); console.log('scheduled');`;
-  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', program], { cwd: new URL('..', import.meta.url), timeout: 20_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', program], {
+    cwd: new URL('..', import.meta.url),
+    timeout: 20_000,
+  });
   t.is(stdout.trim(), 'scheduled');
 });

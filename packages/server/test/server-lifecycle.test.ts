@@ -169,7 +169,10 @@ test.serial('migrate alone, then two starts on the same data: token file 0600, d
   // The rows `migrate` wrote are read back by the next process: it applies nothing.
   const first = runBin(['start'], database, env);
   const baseUrl = await listening(first);
-  t.deepEqual(first.logs().filter((line) => line.msg === 'migration applied'), []);
+  t.deepEqual(
+    first.logs().filter((line) => line.msg === 'migration applied'),
+    [],
+  );
   t.is((await first.logLine((line) => line.operatorTokenFile !== undefined)).operatorTokenFile, tokenFile);
   t.is((await stat(tokenFile)).mode & 0o777, 0o600);
   const token = (await readFile(tokenFile, 'utf8')).trim();
@@ -191,7 +194,10 @@ test.serial('migrate alone, then two starts on the same data: token file 0600, d
 
   const second = runBin(['start'], database, env);
   const secondUrl = await listening(second);
-  t.deepEqual(second.logs().filter((line) => line.msg === 'migration applied'), []);
+  t.deepEqual(
+    second.logs().filter((line) => line.msg === 'migration applied'),
+    [],
+  );
   t.is((await second.logLine((line) => line.operatorTokenFile !== undefined)).operatorTokenFile, tokenFile);
   t.is((await readFile(tokenFile, 'utf8')).trim(), token);
   t.is((await fetch(`${secondUrl}/v1/metrics`, { headers: { authorization: `Bearer ${token}` } })).status, 200, 'the same operator token');
@@ -212,7 +218,10 @@ test.serial('a SIGTERM during start-up stops cleanly: exit 0, never listening', 
   const { code } = await server.exited;
   t.is(code, 0, server.stderr());
   const messages = server.logs().map((line) => String(line.msg));
-  t.true(messages.some((message) => message.startsWith('signal during start-up')), messages.join('\n'));
+  t.true(
+    messages.some((message) => message.startsWith('signal during start-up')),
+    messages.join('\n'),
+  );
   t.true(messages.includes('stopped cleanly'));
   t.false(messages.includes('svc listening'));
   // The data it started on is whole: a normal start afterwards serves.
@@ -233,7 +242,10 @@ test.serial('runMigrations started twice at once applies each migration exactly 
   try {
     const results = await Promise.all([runMigrations(first.sequelize, log), runMigrations(second.sequelize, log), runMigrations(second.sequelize, log)]);
     t.deepEqual(results.flat().sort(), [...migrationNames].sort(), 'every migration applied by exactly one run');
-    const rows = await first.sequelize.query<{ name: string; count: string }>('SELECT name, count(*) AS count FROM svc_migrations GROUP BY name ORDER BY name', { type: QueryTypes.SELECT });
+    const rows = await first.sequelize.query<{ name: string; count: string }>(
+      'SELECT name, count(*) AS count FROM svc_migrations GROUP BY name ORDER BY name',
+      { type: QueryTypes.SELECT },
+    );
     t.deepEqual(
       rows.map((row) => [row.name, Number(row.count)]),
       migrationNames.map((name) => [name, 1]),

@@ -66,7 +66,16 @@ test.before(async () => {
     },
   });
   const { client, session } = await signInAgent(svc);
-  const key = await createKey(client, ['inference:invoke', 'requests:read', 'requests:write', 'jobs:read', 'jobs:write', 'models:read', 'billing:read', 'billing:write']);
+  const key = await createKey(client, [
+    'inference:invoke',
+    'requests:read',
+    'requests:write',
+    'jobs:read',
+    'jobs:write',
+    'models:read',
+    'billing:read',
+    'billing:write',
+  ]);
   credentials = { none: undefined, operator: `Bearer ${svc.operatorToken}`, agent: `Bearer ${session.accessToken}`, developerKey: `Bearer ${key.secret}` };
   loop = new LoopDelay();
   probe = new HealthzProbe(`${svc.baseUrl}/healthz`);
@@ -86,17 +95,21 @@ function send(url: string, payload: StallPayload, deadlineMs = ANSWER_DEADLINE_M
     if (token) headers.authorization = token;
     if (payload.contentType) headers['content-type'] = payload.contentType;
     if (payload.body !== undefined) headers['content-length'] = String(Buffer.byteLength(payload.body));
-    const outgoing = http.request({ agent, host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: payload.method, headers }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        clearTimeout(timer);
-        const answerHeaders = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-        resolve({ status: response.statusCode ?? 0, headers: answerHeaders, text: Buffer.concat(chunks).toString('utf8') });
-      });
-      response.on('error', reject);
-    });
+    const outgoing = http.request(
+      { agent, host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: payload.method, headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          clearTimeout(timer);
+          const answerHeaders = new Headers();
+          for (const [name, value] of Object.entries(response.headers))
+            if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+          resolve({ status: response.statusCode ?? 0, headers: answerHeaders, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        response.on('error', reject);
+      },
+    );
     const timer = setTimeout(() => outgoing.destroy(new Error(`no answer within ${deadlineMs} ms`)), deadlineMs);
     let answered = false;
     outgoing.on('response', () => (answered = true));
@@ -125,7 +138,10 @@ async function waitForJob(answer: FuzzAnswer, credential: CredentialKind): Promi
   throw new Error(`the job ${jobId} did not finish within ${JOB_DEADLINE_MS} ms`);
 }
 
-async function measure(target: FuzzTarget, payload: StallPayload): Promise<{ loopMs: number; healthzMs: number; status?: number; refusal?: string; problem?: string }> {
+async function measure(
+  target: FuzzTarget,
+  payload: StallPayload,
+): Promise<{ loopMs: number; healthzMs: number; status?: number; refusal?: string; problem?: string }> {
   const url = `${target.root}${payload.path}`;
   // Building the payload is the suite's own work: the window opens after it, once a late probe
   // and the histogram's late timer (both already due) have run.
@@ -150,7 +166,17 @@ async function measure(target: FuzzTarget, payload: StallPayload): Promise<{ loo
 
 for (const { id, route } of routes) {
   test.serial(`stall: ${id}`, async (t) => {
-    const row: Row = { id, payloads: 0, worstLoop: { ms: 0, kind: '' }, worstHealthz: { ms: 0, kind: '' }, problems: [], skipped: 0, retried: [], statuses: new Map(), refusals: new Map() };
+    const row: Row = {
+      id,
+      payloads: 0,
+      worstLoop: { ms: 0, kind: '' },
+      worstHealthz: { ms: 0, kind: '' },
+      problems: [],
+      skipped: 0,
+      retried: [],
+      statuses: new Map(),
+      refusals: new Map(),
+    };
     rows.push(row);
     const target = fuzzTarget(id, route, route.surface === 'api' ? svc.apiUrl : svc.baseUrl);
     let stalled = false;
@@ -180,11 +206,19 @@ for (const { id, route } of routes) {
         stalled = overBudget(loopMs / 10, healthzMs / 10);
       }
     }
-    t.log(`${row.payloads} payloads${row.skipped ? ` (${row.skipped} skipped after a stall)` : ''}; worst loop delay ${row.worstLoop.ms.toFixed(0)} ms (${row.worstLoop.kind}), worst /healthz ${row.worstHealthz.ms.toFixed(0)} ms (${row.worstHealthz.kind})`);
+    t.log(
+      `${row.payloads} payloads${row.skipped ? ` (${row.skipped} skipped after a stall)` : ''}; worst loop delay ${row.worstLoop.ms.toFixed(0)} ms (${row.worstLoop.kind}), worst /healthz ${row.worstHealthz.ms.toFixed(0)} ms (${row.worstHealthz.kind})`,
+    );
     if (row.retried.length) t.log(`measured again: ${row.retried.join('; ')}`);
     for (const [status, refusal] of row.refusals) t.log(`first ${status}: ${refusal}`);
-    t.true(row.worstLoop.ms <= STALL_BUDGET_MS, `${id}: event loop held ${row.worstLoop.ms.toFixed(0)} ms by ${row.worstLoop.kind} (budget ${STALL_BUDGET_MS} ms)`);
-    t.true(row.worstHealthz.ms <= STALL_BUDGET_MS, `${id}: /healthz took ${row.worstHealthz.ms.toFixed(0)} ms during ${row.worstHealthz.kind} (budget ${STALL_BUDGET_MS} ms)`);
+    t.true(
+      row.worstLoop.ms <= STALL_BUDGET_MS,
+      `${id}: event loop held ${row.worstLoop.ms.toFixed(0)} ms by ${row.worstLoop.kind} (budget ${STALL_BUDGET_MS} ms)`,
+    );
+    t.true(
+      row.worstHealthz.ms <= STALL_BUDGET_MS,
+      `${id}: /healthz took ${row.worstHealthz.ms.toFixed(0)} ms during ${row.worstHealthz.kind} (budget ${STALL_BUDGET_MS} ms)`,
+    );
     t.deepEqual(row.problems, [], `${id}: answers breaking the contract`);
   });
 }
@@ -194,9 +228,16 @@ test.serial('stall suite: the worst loop delay of every route is within the budg
   const pad = (text: string, width: number) => text.slice(0, width).padEnd(width);
   t.log(`${pad('route', 34)} ${pad('worst payload (loop)', 44)} ${'loop ms'.padStart(8)} ${'healthz ms'.padStart(10)}  answers`);
   for (const row of rows) {
-    const answers = [...row.statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status || 'none'}x${count}`).join(' ');
-    const notes = [row.problems.length ? `${row.problems.length} breaking the contract` : '', row.skipped ? `${row.skipped} skipped after a stall` : ''].filter(Boolean).join(', ');
-    t.log(`${pad(row.id, 34)} ${pad(row.worstLoop.kind || '-', 44)} ${row.worstLoop.ms.toFixed(0).padStart(8)} ${row.worstHealthz.ms.toFixed(0).padStart(10)}  ${answers}${notes ? ` (${notes})` : ''}`);
+    const answers = [...row.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status || 'none'}x${count}`)
+      .join(' ');
+    const notes = [row.problems.length ? `${row.problems.length} breaking the contract` : '', row.skipped ? `${row.skipped} skipped after a stall` : '']
+      .filter(Boolean)
+      .join(', ');
+    t.log(
+      `${pad(row.id, 34)} ${pad(row.worstLoop.kind || '-', 44)} ${row.worstLoop.ms.toFixed(0).padStart(8)} ${row.worstHealthz.ms.toFixed(0).padStart(10)}  ${answers}${notes ? ` (${notes})` : ''}`,
+    );
   }
   const worst = rows.reduce((most, row) => (row.worstLoop.ms > most.worstLoop.ms ? row : most));
   const worstHealthz = rows.reduce((most, row) => (row.worstHealthz.ms > most.worstHealthz.ms ? row : most));

@@ -19,7 +19,10 @@ function fakeBundle(): { directory: string; sources: string[] } {
   mkdirSync(path.join(directory, 'build-a'), { recursive: true });
   const sources = ['one.ts', 'two.ts'].map((name) => path.join(root, name));
   for (const source of sources) writeFileSync(source, `export const name = '${source}';\n`);
-  const manifest: StartBundleManifest = { build: 'build-a', inputs: Object.fromEntries(sources.map((source) => [path.relative(directory, source), fileStamp(source)!])) };
+  const manifest: StartBundleManifest = {
+    build: 'build-a',
+    inputs: Object.fromEntries(sources.map((source) => [path.relative(directory, source), fileStamp(source)!])),
+  };
   writeFileSync(path.join(directory, START_BUNDLE_MANIFEST), JSON.stringify(manifest));
   return { directory, sources };
 }

@@ -13,7 +13,11 @@ test.after.always(async () => {
 const getJson = async (url: string) => {
   const started = performance.now();
   const response = await fetch(url);
-  return { status: response.status, body: (await response.json()) as { status: string; database: { status: string; age_ms: number } }, ms: performance.now() - started };
+  return {
+    status: response.status,
+    body: (await response.json()) as { status: string; database: { status: string; age_ms: number } },
+    ms: performance.now() - started,
+  };
 };
 
 test('/healthz answers from the latest database check while the database is busy; /readyz waits for a check of its own', async (t) => {

@@ -29,7 +29,8 @@ export interface FuzzTarget {
 /** Credentials a request may carry; the suite fills in real ones. */
 export type Credentials = Record<string, string | undefined>;
 
-const toSchema = (schema: z.ZodType | undefined): JsonSchema | undefined => (schema ? (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema) : undefined);
+const toSchema = (schema: z.ZodType | undefined): JsonSchema | undefined =>
+  schema ? (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema) : undefined;
 
 /** Any JSON-RPC 2.0 error answer. */
 const JsonRpcEnvelope = z.object({
@@ -77,17 +78,30 @@ function queryString(query: Record<string, unknown>, duplicate: boolean): string
 }
 
 /** Strings every text member may be given: empty, huge, NUL, a lone surrogate, right-to-left marks. */
-const hostileStrings = fc.constantFrom('', 'x'.repeat(70_000), 'nul\u0000inside', 'lone \ud800 surrogate', '\u202e\u0000\uffff', '../../etc/passwd', '%00%2e%2e', '{"$gt":""}');
+const hostileStrings = fc.constantFrom(
+  '',
+  'x'.repeat(70_000),
+  'nul\u0000inside',
+  'lone \ud800 surrogate',
+  '\u202e\u0000\uffff',
+  '../../etc/passwd',
+  '%00%2e%2e',
+  '{"$gt":""}',
+);
 
 export function encodeBody(route: RouteDefinition, value: unknown): { body: string | Uint8Array; contentType: string } {
   switch (route.bodyEncoding ?? 'json') {
     case 'form': {
       const form = new URLSearchParams();
-      if (value && typeof value === 'object' && !Array.isArray(value)) for (const [name, member] of Object.entries(value)) if (member !== undefined) form.append(name, asText(member));
+      if (value && typeof value === 'object' && !Array.isArray(value))
+        for (const [name, member] of Object.entries(value)) if (member !== undefined) form.append(name, asText(member));
       return { body: form.toString(), contentType: 'application/x-www-form-urlencoded' };
     }
     case 'bytes':
-      return { body: value instanceof Uint8Array ? value : new TextEncoder().encode(asText(value)), contentType: route.bodyMediaTypes?.[0] ?? 'application/octet-stream' };
+      return {
+        body: value instanceof Uint8Array ? value : new TextEncoder().encode(asText(value)),
+        contentType: route.bodyMediaTypes?.[0] ?? 'application/octet-stream',
+      };
     default:
       return { body: JSON.stringify(value), contentType: 'application/json' };
   }
@@ -118,7 +132,9 @@ export function requestArbitrary(target: FuzzTarget, credentials: Credentials): 
       let rawBody: string | undefined;
       const choose = <T>(list: T[]): T | undefined => (list.length ? list[pick % list.length] : undefined);
       if (mutation === 'params' && schemas.params) {
-        const variant = choose(invalidVariants(schemas.params, schemas.params, paramValues).filter((one) => one.value && typeof one.value === 'object' && !Array.isArray(one.value)));
+        const variant = choose(
+          invalidVariants(schemas.params, schemas.params, paramValues).filter((one) => one.value && typeof one.value === 'object' && !Array.isArray(one.value)),
+        );
         if (variant) [paramValues, invalid] = [variant.value as Record<string, unknown>, `path: ${variant.why}`];
       } else if (mutation === 'query' && schemas.query) {
         const variant = choose(invalidQueryVariants(schemas.query, schemas.query, queryValues));
@@ -130,10 +146,12 @@ export function requestArbitrary(target: FuzzTarget, credentials: Credentials): 
         if (variant) [bodyValueOut, invalid] = [variant.value, `body: ${variant.why}`];
       } else if (mutation === 'hostile-string') {
         // Every text member the request has gets the same hostile string; validity is unknown.
-        const replace = (values: Record<string, unknown>) => Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === 'string' ? hostile : value]));
+        const replace = (values: Record<string, unknown>) =>
+          Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === 'string' ? hostile : value]));
         paramValues = replace(paramValues);
         queryValues = replace(queryValues);
-        if (bodyValueOut && typeof bodyValueOut === 'object' && !(bodyValueOut instanceof Uint8Array) && !Array.isArray(bodyValueOut)) bodyValueOut = replace(bodyValueOut as Record<string, unknown>);
+        if (bodyValueOut && typeof bodyValueOut === 'object' && !(bodyValueOut instanceof Uint8Array) && !Array.isArray(bodyValueOut))
+          bodyValueOut = replace(bodyValueOut as Record<string, unknown>);
       } else if (mutation === 'content-type' && route.body) {
         contentTypeOverride = choose([null, 'text/plain', 'multipart/form-data; boundary=x', 'application/xml']);
         invalid = `Content-Type ${contentTypeOverride ?? '(none)'}`;
@@ -157,7 +175,14 @@ export function requestArbitrary(target: FuzzTarget, credentials: Credentials): 
       }
       if (invalid === 'Content-Type (none)' && !sentBody) invalid = undefined;
       const shown = typeof sentBody === 'string' ? sentBody.slice(0, 300) : sentBody ? `<${sentBody.length} bytes>` : '';
-      return { method: route.method, url, headers, body: sentBody, invalid, label: `${route.method} ${url.slice(0, 300)} [${credential}, ${mutation}] ${shown}` };
+      return {
+        method: route.method,
+        url,
+        headers,
+        body: sentBody,
+        invalid,
+        label: `${route.method} ${url.slice(0, 300)} [${credential}, ${mutation}] ${shown}`,
+      };
     });
 }
 
@@ -165,10 +190,22 @@ export function requestArbitrary(target: FuzzTarget, credentials: Credentials): 
 export function fixedRequests(target: FuzzTarget, otherMethods: string[], maxHeaderBytes: number): FuzzRequest[] {
   const { route } = target;
   const url = `${target.root}${fillPath(route.path, {})}`;
-  const requests: FuzzRequest[] = otherMethods.map((method) => ({ method, url, headers: {}, body: method === 'GET' || method === 'HEAD' ? undefined : '{}', invalid: `method ${method}`, label: `${method} ${url}` }));
+  const requests: FuzzRequest[] = otherMethods.map((method) => ({
+    method,
+    url,
+    headers: {},
+    body: method === 'GET' || method === 'HEAD' ? undefined : '{}',
+    invalid: `method ${method}`,
+    label: `${method} ${url}`,
+  }));
   if (route.body) {
     const limit = route.bodyLimitBytes ?? 1_048_576;
-    const contentType = route.bodyEncoding === 'bytes' ? (route.bodyMediaTypes?.[0] ?? 'application/octet-stream') : route.bodyEncoding === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
+    const contentType =
+      route.bodyEncoding === 'bytes'
+        ? (route.bodyMediaTypes?.[0] ?? 'application/octet-stream')
+        : route.bodyEncoding === 'form'
+          ? 'application/x-www-form-urlencoded'
+          : 'application/json';
     // Past a few MiB only the declared length is sent in full: the cap is decided from it first.
     const whole = limit + 1 <= 4 * 1_048_576;
     const oversized = new Uint8Array(whole ? limit + 1 : 1024).fill(0x20);
@@ -183,7 +220,13 @@ export function fixedRequests(target: FuzzTarget, otherMethods: string[], maxHea
   }
   // Just past the cap and with no body: the server reads all of it before refusing, so the
   // refusal is not lost to a reset of unread bytes.
-  requests.push({ method: route.method, url, headers: { 'x-fuzz-filler': 'h'.repeat(maxHeaderBytes + 64) }, invalid: 'headers over the cap', label: `${route.method} ${url} <headers over the ${maxHeaderBytes}-byte cap>` });
+  requests.push({
+    method: route.method,
+    url,
+    headers: { 'x-fuzz-filler': 'h'.repeat(maxHeaderBytes + 64) },
+    invalid: 'headers over the cap',
+    label: `${route.method} ${url} <headers over the ${maxHeaderBytes}-byte cap>`,
+  });
   return requests;
 }
 
@@ -194,7 +237,11 @@ export interface FuzzAnswer {
 }
 
 /** 503 answers that are a documented state of the service, not a defect (posting paused, a full PDF queue). */
-const DESIGNED_UNAVAILABLE = new Set(Object.entries(errorCodes).filter(([code, status]) => status === 503 && code !== 'service_unavailable').map(([code]) => code));
+const DESIGNED_UNAVAILABLE = new Set(
+  Object.entries(errorCodes)
+    .filter(([code, status]) => status === 503 && code !== 'service_unavailable')
+    .map(([code]) => code),
+);
 
 /** Every check of one answer; the problem found, or undefined when it passes. */
 export function checkAnswer(target: FuzzTarget, request: FuzzRequest, answer: FuzzAnswer): string | undefined {
@@ -211,7 +258,8 @@ export function checkAnswer(target: FuzzTarget, request: FuzzRequest, answer: Fu
     }
   }
   const code = (json as { code?: unknown } | undefined)?.code;
-  if (answer.status >= 500 && !(answer.status === 503 && typeof code === 'string' && DESIGNED_UNAVAILABLE.has(code.split(':')[0]!))) return `a ${answer.status}: ${answer.text.slice(0, 300)}`;
+  if (answer.status >= 500 && !(answer.status === 503 && typeof code === 'string' && DESIGNED_UNAVAILABLE.has(code.split(':')[0]!)))
+    return `a ${answer.status}: ${answer.text.slice(0, 300)}`;
   if (request.invalid && answer.status < 300) return `a ${answer.status} to an invalid request (${request.invalid})`;
   const spec = route.responses[answer.status];
   if (answer.status >= 400) {
@@ -235,7 +283,14 @@ export function checkAnswer(target: FuzzTarget, request: FuzzRequest, answer: Fu
       if (data.request_id !== requestId) return `request_id ${String(data.request_id)} differs from x-request-id ${requestId}`;
       return undefined;
     }
-    const schema = routeSpec instanceof z.ZodType ? routeSpec : reachedRoute && route.errorEnvelope === 'bayrun' ? BayRunErrorEnvelope : answer.status === 422 && route.surface === 'base' ? HTTPValidationError : ErrorBody;
+    const schema =
+      routeSpec instanceof z.ZodType
+        ? routeSpec
+        : reachedRoute && route.errorEnvelope === 'bayrun'
+          ? BayRunErrorEnvelope
+          : answer.status === 422 && route.surface === 'base'
+            ? HTTPValidationError
+            : ErrorBody;
     if (routeSpec && !(routeSpec instanceof z.ZodType)) return undefined;
     const checked = schema.safeParse(json);
     if (!checked.success) return `an error body breaking its schema: ${z.prettifyError(checked.error)} in ${answer.text.slice(0, 300)}`;
@@ -247,7 +302,12 @@ export function checkAnswer(target: FuzzTarget, request: FuzzRequest, answer: Fu
   if (!spec) return `status ${answer.status}, which the contract does not declare`;
   if (request.method === 'HEAD') return undefined;
   const jsonSpec =
-    spec instanceof z.ZodType ? spec : (spec.kind === 'json-or-sse' && !contentType.startsWith('text/event-stream')) || (spec.kind === 'json-or-bytes' && contentType.startsWith('application/json')) ? spec.json : undefined;
+    spec instanceof z.ZodType
+      ? spec
+      : (spec.kind === 'json-or-sse' && !contentType.startsWith('text/event-stream')) ||
+          (spec.kind === 'json-or-bytes' && contentType.startsWith('application/json'))
+        ? spec.json
+        : undefined;
   if (jsonSpec) {
     const checked = jsonSpec.safeParse(json);
     if (!checked.success) return `a ${answer.status} body breaking the contract: ${z.prettifyError(checked.error)}`;

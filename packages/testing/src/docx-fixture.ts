@@ -49,9 +49,14 @@ const escapeXml = (text: string) => text.replace(/[<>&]/g, (c) => ({ '<': '&lt;'
 /** A DOCX whose paragraphs are `[style, text]`; style `Heading1`..`Heading6` or null for body text. */
 export function docxFile(paragraphs: Array<[string | null, string]>, options: { padBytes?: number } = {}): Buffer {
   const body = paragraphs
-    .map(([style, text]) => `<w:p>${style ? `<w:pPr><w:pStyle w:val="${style}"/></w:pPr>` : ''}<w:r><w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r></w:p>`)
+    .map(
+      ([style, text]) =>
+        `<w:p>${style ? `<w:pPr><w:pStyle w:val="${style}"/></w:pPr>` : ''}<w:r><w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r></w:p>`,
+    )
     .join('');
-  const styles = [1, 2, 3, 4, 5, 6].map((level) => `<w:style w:type="paragraph" w:styleId="Heading${level}"><w:name w:val="heading ${level}"/></w:style>`).join('');
+  const styles = [1, 2, 3, 4, 5, 6]
+    .map((level) => `<w:style w:type="paragraph" w:styleId="Heading${level}"><w:name w:val="heading ${level}"/></w:style>`)
+    .join('');
   return zipStored([
     {
       name: '[Content_Types].xml',
@@ -61,13 +66,22 @@ export function docxFile(paragraphs: Array<[string | null, string]>, options: { 
     },
     {
       name: '_rels/.rels',
-      data: Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>'),
+      data: Buffer.from(
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
+      ),
     },
     {
       name: 'word/_rels/document.xml.rels',
-      data: Buffer.from('<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>'),
+      data: Buffer.from(
+        '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>',
+      ),
     },
-    { name: 'word/styles.xml', data: Buffer.from(`<?xml version="1.0" encoding="UTF-8"?><w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">${styles}</w:styles>`) },
+    {
+      name: 'word/styles.xml',
+      data: Buffer.from(
+        `<?xml version="1.0" encoding="UTF-8"?><w:styles xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">${styles}</w:styles>`,
+      ),
+    },
     {
       name: 'word/document.xml',
       // `padBytes` of spaces inside the body make a DOCX bomb: a few hundred KiB that inflate to that many bytes.

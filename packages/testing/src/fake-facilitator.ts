@@ -37,8 +37,22 @@ interface Authorization {
 }
 interface FacilitatorRequest {
   x402Version: number;
-  paymentPayload: { x402Version: number; scheme?: string; network?: string; accepted?: { scheme: string; network: string }; payload: { signature: Hex; authorization: Authorization } };
-  paymentRequirements: { scheme: string; network: string; amount?: string; maxAmountRequired?: string; asset: Hex; payTo: string; extra?: { name?: string; version?: string } };
+  paymentPayload: {
+    x402Version: number;
+    scheme?: string;
+    network?: string;
+    accepted?: { scheme: string; network: string };
+    payload: { signature: Hex; authorization: Authorization };
+  };
+  paymentRequirements: {
+    scheme: string;
+    network: string;
+    amount?: string;
+    maxAmountRequired?: string;
+    asset: Hex;
+    payTo: string;
+    extra?: { name?: string; version?: string };
+  };
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {
@@ -78,17 +92,25 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
       domain: { name, version, chainId, verifyingContract: paymentRequirements.asset },
       types: authorizationTypes,
       primaryType: 'TransferWithAuthorization',
-      message: { ...authorization, value: BigInt(authorization.value), validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore) },
+      message: {
+        ...authorization,
+        value: BigInt(authorization.value),
+        validAfter: BigInt(authorization.validAfter),
+        validBefore: BigInt(authorization.validBefore),
+      },
       signature: paymentPayload.payload.signature,
     }).catch(() => false);
     if (!signed) return { isValid: false, invalidReason: 'invalid_exact_evm_payload_signature', payer };
-    if (authorization.to.toLowerCase() !== paymentRequirements.payTo.toLowerCase()) return { isValid: false, invalidReason: 'invalid_exact_evm_payload_recipient_mismatch', payer };
+    if (authorization.to.toLowerCase() !== paymentRequirements.payTo.toLowerCase())
+      return { isValid: false, invalidReason: 'invalid_exact_evm_payload_recipient_mismatch', payer };
     const now = Math.floor(Date.now() / 1000);
-    if (BigInt(authorization.validBefore) < BigInt(now + 6)) return { isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_valid_before', payer };
+    if (BigInt(authorization.validBefore) < BigInt(now + 6))
+      return { isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_valid_before', payer };
     if (BigInt(authorization.validAfter) > BigInt(now)) return { isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_valid_after', payer };
     const required = paymentRequirements.amount ?? paymentRequirements.maxAmountRequired ?? '';
     if (BigInt(authorization.value) !== BigInt(required)) return { isValid: false, invalidReason: 'invalid_exact_evm_payload_authorization_value', payer };
-    if (usedNonces.has(`${authorization.from.toLowerCase()}:${authorization.nonce.toLowerCase()}`)) return { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used', payer };
+    if (usedNonces.has(`${authorization.from.toLowerCase()}:${authorization.nonce.toLowerCase()}`))
+      return { isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used', payer };
     const balance = STARTING_BALANCE - (spent.get(authorization.from.toLowerCase()) ?? 0n);
     if (balance < BigInt(authorization.value)) return { isValid: false, invalidReason: 'insufficient_funds', payer };
     return { isValid: true, payer };
@@ -116,7 +138,14 @@ export async function startFakeFacilitator(): Promise<FakeFacilitator> {
       response.end(JSON.stringify(body));
     };
     if (request.method === 'GET' && request.url === '/supported') {
-      return send(200, { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }, { x402Version: 1, scheme: 'exact', network: 'base-sepolia' }], extensions: [], signers: {} });
+      return send(200, {
+        kinds: [
+          { x402Version: 2, scheme: 'exact', network: 'eip155:84532' },
+          { x402Version: 1, scheme: 'exact', network: 'base-sepolia' },
+        ],
+        extensions: [],
+        signers: {},
+      });
     }
     if (request.method !== 'POST' || (request.url !== '/verify' && request.url !== '/settle')) return send(404, { error: 'not found' });
     let body: FacilitatorRequest;

@@ -85,7 +85,10 @@ function openAiError(response: ServerResponse, status: number, message: string, 
 /** Word tokens of the prompt, the fake's stand-in for a tokenizer. */
 function promptTokens(messages: unknown): number {
   if (!Array.isArray(messages)) return 0;
-  return messages.reduce((sum: number, message: { content?: unknown }) => sum + (typeof message.content === 'string' ? message.content.split(/\s+/).filter(Boolean).length : 0), 0);
+  return messages.reduce(
+    (sum: number, message: { content?: unknown }) => sum + (typeof message.content === 'string' ? message.content.split(/\s+/).filter(Boolean).length : 0),
+    0,
+  );
 }
 
 /** A deterministic vector for a text, so a test can check the numbers passed through. */
@@ -116,18 +119,43 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
     const words = answers[0]!;
     const prompt = promptTokens(body.messages);
     const completion = answers.reduce((sum, answer) => sum + answer.length, 0);
-    const usage = model.startsWith('details-') ? fakeUsageWithDetails(prompt, completion) : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+    const usage = model.startsWith('details-')
+      ? fakeUsageWithDetails(prompt, completion)
+      : { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
     if (!body.stream) {
       response.writeHead(200, { 'content-type': 'application/json' });
-      const choices = answers.map((answer, index) => ({ index, message: { role: 'assistant', content: answer.join(''), refusal: null }, logprobs: null, finish_reason: 'stop' }));
+      const choices = answers.map((answer, index) => ({
+        index,
+        message: { role: 'assistant', content: answer.join(''), refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      }));
       response.end(JSON.stringify({ id, object: 'chat.completion', created, model, system_fingerprint: 'fp_fake', choices, usage }));
       return;
     }
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const send = (data: unknown) =>
-      response.write(model.startsWith('pretty-') ? `${JSON.stringify(data, null, 2).split('\n').map((line) => `data: ${line}`).join('\n')}\n\n` : `data: ${JSON.stringify(data)}\n\n`);
-    const chunk = (delta: Record<string, unknown>, finish: string | null, choice = 0) => ({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [{ index: choice, delta, logprobs: null, finish_reason: finish }] });
-    const pieces = model.startsWith('slow-') ? Array.from({ length: 500 }, (_, index) => `w${index} `) : model.startsWith('burst-') ? Array.from({ length: 300 }, (_, index) => `w${index} `) : words;
+      response.write(
+        model.startsWith('pretty-')
+          ? `${JSON.stringify(data, null, 2)
+              .split('\n')
+              .map((line) => `data: ${line}`)
+              .join('\n')}\n\n`
+          : `data: ${JSON.stringify(data)}\n\n`,
+      );
+    const chunk = (delta: Record<string, unknown>, finish: string | null, choice = 0) => ({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      system_fingerprint: 'fp_fake',
+      choices: [{ index: choice, delta, logprobs: null, finish_reason: finish }],
+    });
+    const pieces = model.startsWith('slow-')
+      ? Array.from({ length: 500 }, (_, index) => `w${index} `)
+      : model.startsWith('burst-')
+        ? Array.from({ length: 300 }, (_, index) => `w${index} `)
+        : words;
     for (const choice of answers.keys()) send(chunk({ role: 'assistant', content: '' }, null, choice));
     for (const [index, piece] of pieces.entries()) {
       if (closed()) return;
@@ -146,9 +174,11 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
       if (delay > 0) await sleep(delay);
       send(chunk({ content: piece }, null));
       // The other choices' words at the same step, interleaved as OpenAI streams them.
-      for (let choice = 1; choice < answers.length; choice++) if (answers[choice]![index] !== undefined) send(chunk({ content: answers[choice]![index] }, null, choice));
+      for (let choice = 1; choice < answers.length; choice++)
+        if (answers[choice]![index] !== undefined) send(chunk({ content: answers[choice]![index] }, null, choice));
     }
-    for (let choice = 1; choice < answers.length; choice++) for (const piece of answers[choice]!.slice(pieces.length)) send(chunk({ content: piece }, null, choice));
+    for (let choice = 1; choice < answers.length; choice++)
+      for (const piece of answers[choice]!.slice(pieces.length)) send(chunk({ content: piece }, null, choice));
     for (const choice of answers.keys()) send(chunk({}, 'stop', choice));
     const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
     if (streamOptions?.include_usage) send({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage });
@@ -180,12 +210,25 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
       waiter.resolve(record);
     }
     if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
-      openAiError(response, 401, `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}. You can find your API key at https://platform.openai.com/account/api-keys.`, 'invalid_request_error', 'invalid_api_key');
+      openAiError(
+        response,
+        401,
+        `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+        'invalid_request_error',
+        'invalid_api_key',
+      );
       return;
     }
     if (model.startsWith('broken-')) return openAiError(response, 500, 'The server had an error while processing your request.', 'server_error', null);
     // OpenAI echoes the refused key in its message: svc must not pass it on.
-    if (model.startsWith('unauthorized-')) return openAiError(response, 401, `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}.`, 'invalid_request_error', 'invalid_api_key');
+    if (model.startsWith('unauthorized-'))
+      return openAiError(
+        response,
+        401,
+        `Incorrect API key provided: ${String(request.headers.authorization).slice(7)}.`,
+        'invalid_request_error',
+        'invalid_api_key',
+      );
     if (model.startsWith('refuse-')) return openAiError(response, 400, "Invalid value for 'temperature': too hot.", 'invalid_request_error', 'invalid_value');
     if (model.startsWith('endless-error-')) {
       response.writeHead(503, { 'content-type': 'text/html' });
@@ -207,7 +250,14 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
       const inputs = typeof input === 'string' ? [input] : (input as string[]);
       const tokens = inputs.reduce((sum, text) => sum + text.split(/\s+/).filter(Boolean).length, 0);
       response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ object: 'list', data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: fakeVector(text) })), model, usage: { prompt_tokens: tokens, total_tokens: tokens } }));
+      response.end(
+        JSON.stringify({
+          object: 'list',
+          data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: fakeVector(text) })),
+          model,
+          usage: { prompt_tokens: tokens, total_tokens: tokens },
+        }),
+      );
       return;
     }
     const query = String(record.body.query ?? '');

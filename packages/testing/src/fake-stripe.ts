@@ -32,7 +32,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       response.writeHead(status, { 'content-type': 'application/json', 'request-id': `req_${randomBytes(6).toString('hex')}` });
       response.end(JSON.stringify(body));
     };
-    if (request.method !== 'POST' || request.url !== '/v1/checkout/sessions') return send(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${request.method}: ${request.url}).` } });
+    if (request.method !== 'POST' || request.url !== '/v1/checkout/sessions')
+      return send(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${request.method}: ${request.url}).` } });
     const form = await readForm(request);
     const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
     requests.push({ form, idempotencyKey, authorization: request.headers.authorization });
@@ -42,13 +43,18 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (--failure.left === 0) failures.delete(suffix);
       return send(failure.status, { error: { type: 'api_error', message: 'Simulated failure of the fake Stripe.' } });
     }
-    if (!form.mode || !form.success_url) return send(400, { error: { type: 'invalid_request_error', message: 'Missing required param: mode.', param: 'mode' } });
+    if (!form.mode || !form.success_url)
+      return send(400, { error: { type: 'invalid_request_error', message: 'Missing required param: mode.', param: 'mode' } });
     if (idempotencyKey && byKey.has(idempotencyKey)) {
       response.writeHead(200, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
       return response.end(byKey.get(idempotencyKey));
     }
     const id = `cs_test_${randomBytes(12).toString('hex')}`;
-    const metadata = Object.fromEntries(Object.entries(form).filter(([key]) => key.startsWith('metadata[')).map(([key, value]) => [key.slice(9, -1), value]));
+    const metadata = Object.fromEntries(
+      Object.entries(form)
+        .filter(([key]) => key.startsWith('metadata['))
+        .map(([key, value]) => [key.slice(9, -1), value]),
+    );
     const session = {
       id,
       object: 'checkout.session',

@@ -16,12 +16,23 @@ export function assemblePdf(objects: PdfObject[], options: { rootId?: number; tr
   const offsets: number[] = [];
   objects.forEach((body, index) => {
     offsets.push(length);
-    const chunk = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`), typeof body === 'string' ? Buffer.from(body, 'latin1') : body, Buffer.from('\nendobj\n')]);
+    const chunk = Buffer.concat([
+      Buffer.from(`${index + 1} 0 obj\n`),
+      typeof body === 'string' ? Buffer.from(body, 'latin1') : body,
+      Buffer.from('\nendobj\n'),
+    ]);
     chunks.push(chunk);
     length += chunk.length;
   });
-  const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`)].join('');
-  chunks.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root ${options.rootId ?? 1} 0 R ${options.trailerExtra ?? ''}>>\nstartxref\n${length}\n%%EOF\n`, 'latin1'));
+  const xref = [`xref\n0 ${objects.length + 1}\n`, '0000000000 65535 f \n', ...offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`)].join(
+    '',
+  );
+  chunks.push(
+    Buffer.from(
+      `${xref}trailer\n<< /Size ${objects.length + 1} /Root ${options.rootId ?? 1} 0 R ${options.trailerExtra ?? ''}>>\nstartxref\n${length}\n%%EOF\n`,
+      'latin1',
+    ),
+  );
   return Buffer.concat(chunks);
 }
 
@@ -41,7 +52,9 @@ export function textPdf(pages: string[][], info: { title?: string; author?: stri
   objects.push('<< /Type /Catalog /Pages 2 0 R >>');
   objects.push(`<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages.length} >>`);
   objects.push('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>');
-  objects.push(`<< ${info.title ? `/Title (${escapePdfString(info.title)}) ` : ''}${info.author ? `/Author (${escapePdfString(info.author)}) ` : ''}/Producer (svc test fixtures) /CreationDate (D:20240131120000Z) >>`);
+  objects.push(
+    `<< ${info.title ? `/Title (${escapePdfString(info.title)}) ` : ''}${info.author ? `/Author (${escapePdfString(info.author)}) ` : ''}/Producer (svc test fixtures) /CreationDate (D:20240131120000Z) >>`,
+  );
   pages.forEach((lines, index) => {
     objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${pageIds[index]! + 1} 0 R >>`);
     const ops = lines.map((line, lineIndex) => `BT /F1 12 Tf 72 ${720 - lineIndex * 16} Td (${escapePdfString(line)}) Tj ET`).join('\n');
@@ -52,20 +65,28 @@ export function textPdf(pages: string[][], info: { title?: string; author?: stri
 
 /** `count` pages, each with one line naming it. */
 export function numberedPdf(count: number, linesPerPage = 1): Buffer {
-  return textPdf(Array.from({ length: count }, (_, page) => Array.from({ length: linesPerPage }, (_, line) => `Page ${page + 1} line ${line + 1} of the numbered test document.`)));
+  return textPdf(
+    Array.from({ length: count }, (_, page) =>
+      Array.from({ length: linesPerPage }, (_, line) => `Page ${page + 1} line ${line + 1} of the numbered test document.`),
+    ),
+  );
 }
 
 /** A page whose content stream is `operations` text-show operators: slow to extract on purpose. */
 export function slowPdf(pages: number, operationsPerPage: number, options: { shortText?: boolean } = {}): Buffer {
   // One-character strings cost the engine about the same work but add few characters, so a
   // long document of them is not cut short by max_chars.
-  const line = Array.from({ length: operationsPerPage }, (_, index) => `BT /F1 6 Tf ${(index * 7) % 540 + 36} ${(index * 13) % 720 + 36} Td (${options.shortText ? 'w' : `w${index % 1000}`}) Tj ET`).join('\n');
+  const line = Array.from(
+    { length: operationsPerPage },
+    (_, index) => `BT /F1 6 Tf ${((index * 7) % 540) + 36} ${((index * 13) % 720) + 36} Td (${options.shortText ? 'w' : `w${index % 1000}`}) Tj ET`,
+  ).join('\n');
   const objects: PdfObject[] = ['<< /Type /Catalog /Pages 2 0 R >>'];
   const pageIds = Array.from({ length: pages }, (_, index) => 4 + index);
   objects.push(`<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages} >>`);
   objects.push('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
   const contentId = 4 + pages;
-  for (let index = 0; index < pages; index += 1) objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${contentId} 0 R >>`);
+  for (let index = 0; index < pages; index += 1)
+    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${contentId} 0 R >>`);
   objects.push(stream(line, true));
   return assemblePdf(objects);
 }
@@ -102,12 +123,20 @@ export function decompressionBombPdf(inflatedBytes = 128 * 1024 * 1024): Buffer 
 /** A page dictionary nested `depth` arrays deep in its resources. */
 export function deeplyNestedPdf(depth = 100_000): Buffer {
   const nested = `${'['.repeat(depth)}${']'.repeat(depth)}`;
-  return assemblePdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Deep ${nested} >>`]);
+  return assemblePdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Deep ${nested} >>`,
+  ]);
 }
 
 /** A page tree whose Kids point back at its own ancestors. */
 export function referenceCyclePdf(): Buffer {
-  return assemblePdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 2 >>', '<< /Type /Pages /Parent 2 0 R /Kids [2 0 R 3 0 R] /Count 2 >>']);
+  return assemblePdf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 2 >>',
+    '<< /Type /Pages /Parent 2 0 R /Kids [2 0 R 3 0 R] /Count 2 >>',
+  ]);
 }
 
 /** A page tree that claims `count` pages through one shared kid (a huge declared count). */
@@ -127,7 +156,12 @@ export function encryptedPdf(): Buffer {
   const o = '<' + 'a'.repeat(64) + '>';
   const u = '<' + 'b'.repeat(64) + '>';
   return assemblePdf(
-    ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>', `<< /Filter /Standard /V 1 /R 2 /O ${o} /U ${u} /P -44 >>`],
+    [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+      `<< /Filter /Standard /V 1 /R 2 /O ${o} /U ${u} /P -44 >>`,
+    ],
     { trailerExtra: '/Encrypt 4 0 R /ID [<0123456789abcdef0123456789abcdef> <0123456789abcdef0123456789abcdef>]' },
   );
 }
@@ -163,7 +197,8 @@ export function endlessPdf(pages = 100, operationsPerPage = 4_000_000): Buffer {
   const pageIds = Array.from({ length: pages }, (_, index) => 4 + index);
   objects.push(`<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages} >>`);
   objects.push('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
-  for (let index = 0; index < pages; index += 1) objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${4 + pages} 0 R >>`);
+  for (let index = 0; index < pages; index += 1)
+    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${4 + pages} 0 R >>`);
   objects.push(stream(content, true));
   return assemblePdf(objects);
 }

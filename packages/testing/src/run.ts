@@ -13,22 +13,37 @@ export interface RunResult {
  * asserts on the code and shows stderr. Node 24 (this process's) comes first on PATH, so
  * `#!/usr/bin/env node` bins and pnpm scripts run on the pinned runtime.
  */
-export function run(command: string, args: string[], options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs: number }): Promise<RunResult> {
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env?: Record<string, string | undefined>; timeoutMs: number },
+): Promise<RunResult> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: options.cwd, env: runEnv(options.env), timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      resolve({ code, stdout, stderr: error && code === null ? `${stderr}\n${error.message}` : stderr });
-    });
+    execFile(
+      command,
+      args,
+      { cwd: options.cwd, env: runEnv(options.env), timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024, killSignal: 'SIGKILL' },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr: error && code === null ? `${stderr}\n${error.message}` : stderr });
+      },
+    );
   });
 }
 
 export function runEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && !name.startsWith('npm_') && name !== 'TEST_DATABASE_URL'));
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && !name.startsWith('npm_') && name !== 'TEST_DATABASE_URL'),
+  );
   return { ...inherited, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`, ...extra };
 }
 
 /** Starts a long-running program and resolves with the first stdout line that `match` accepts. */
-export function startUntil(command: string, args: string[], options: { cwd: string; env: Record<string, string>; timeoutMs: number; match: (line: string) => boolean }): Promise<{ child: ChildProcess; line: string; output: () => string }> {
+export function startUntil(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; timeoutMs: number; match: (line: string) => boolean },
+): Promise<{ child: ChildProcess; line: string; output: () => string }> {
   const child = spawn(command, args, { cwd: options.cwd, env: runEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

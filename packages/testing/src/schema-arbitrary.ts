@@ -83,7 +83,9 @@ function numberArbitrary(schema: JsonSchema, integer: boolean): fc.Arbitrary<num
   const min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + (integer ? 1 : 1e-6) : -1000);
   const max = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - (integer ? 1 : 1e-6) : Math.max(min + 1000, 1000));
   const boundaries = fc.constantFrom(min, max);
-  const inside = integer ? fc.integer({ min: Math.ceil(min), max: Math.floor(Math.min(max, Number.MAX_SAFE_INTEGER)) }) : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+  const inside = integer
+    ? fc.integer({ min: Math.ceil(min), max: Math.floor(Math.min(max, Number.MAX_SAFE_INTEGER)) })
+    : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
   return fc.oneof(inside, boundaries);
 }
 
@@ -150,7 +152,8 @@ function wrongTypeFor(schema: JsonSchema): unknown {
 function outOfBounds(schema: JsonSchema): Array<{ why: string; value: unknown }> {
   const out: Array<{ why: string; value: unknown }> = [];
   if (schema.type === 'string' && !schema.enum) {
-    if (schema.maxLength !== undefined && schema.maxLength < 200_000) out.push({ why: `longer than maxLength ${schema.maxLength}`, value: 'x'.repeat(schema.maxLength + 1) });
+    if (schema.maxLength !== undefined && schema.maxLength < 200_000)
+      out.push({ why: `longer than maxLength ${schema.maxLength}`, value: 'x'.repeat(schema.maxLength + 1) });
     if ((schema.minLength ?? 0) > 0) out.push({ why: 'empty under minLength', value: '' });
   }
   if (schema.type === 'integer' || schema.type === 'number') {
@@ -195,7 +198,11 @@ const NOT_VALID = 'zz-not-valid';
  * Query strings carry text only: a member is certainly invalid as text when it must be a number,
  * one of an enum, match a pattern or fit a length.
  */
-export function invalidQueryVariants(schema: JsonSchema | boolean | undefined, root: JsonSchema, valid: Record<string, unknown>): Array<{ why: string; value: Record<string, unknown> }> {
+export function invalidQueryVariants(
+  schema: JsonSchema | boolean | undefined,
+  root: JsonSchema,
+  valid: Record<string, unknown>,
+): Array<{ why: string; value: Record<string, unknown> }> {
   const resolved = resolve(schema, root);
   const variants: Array<{ why: string; value: Record<string, unknown> }> = [];
   for (const [name, member] of Object.entries(resolved.properties ?? {})) {
@@ -209,8 +216,11 @@ export function invalidQueryVariants(schema: JsonSchema | boolean | undefined, r
       return option.pattern !== undefined && !new RegExp(option.pattern).test(NOT_VALID);
     });
     if (refusesWord && options.length > 0) variants.push({ why: `${name} not readable as its type`, value: { ...valid, [name]: NOT_VALID } });
-    const maxLength = options.every((option) => option.type === 'string' && option.maxLength !== undefined) ? Math.max(...options.map((option) => option.maxLength!)) : undefined;
-    if (maxLength !== undefined && maxLength < 10_000) variants.push({ why: `${name} longer than ${maxLength}`, value: { ...valid, [name]: 'x'.repeat(maxLength + 1) } });
+    const maxLength = options.every((option) => option.type === 'string' && option.maxLength !== undefined)
+      ? Math.max(...options.map((option) => option.maxLength!))
+      : undefined;
+    if (maxLength !== undefined && maxLength < 10_000)
+      variants.push({ why: `${name} longer than ${maxLength}`, value: { ...valid, [name]: 'x'.repeat(maxLength + 1) } });
   }
   return variants;
 }

@@ -36,7 +36,15 @@ export interface ServerProcessOptions {
 export async function startServerProcess(database: TestDatabase, env: Record<string, string> = {}, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'DATABASE_URL'));
   const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
-    env: { ...inherited, SVC_HOST: '127.0.0.1', SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}), ...env },
+    env: {
+      ...inherited,
+      SVC_HOST: '127.0.0.1',
+      SVC_PORT: '0',
+      SVC_LOG_LEVEL: 'info',
+      SVC_DATA_DIR: database.dataDir,
+      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+      ...env,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   alive.add(child);

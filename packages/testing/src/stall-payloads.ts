@@ -73,14 +73,16 @@ interface Build {
   anys: AnySlot[];
 }
 
-const isFreeText = (schema: JsonSchema): boolean => schema.type === 'string' && schema.enum === undefined && schema.const === undefined && schema.pattern === undefined && schema.format === undefined;
+const isFreeText = (schema: JsonSchema): boolean =>
+  schema.type === 'string' && schema.enum === undefined && schema.const === undefined && schema.pattern === undefined && schema.format === undefined;
 
 /**
  * Short optional members are often names a refinement checks (a task, a label): filled, they get
  * the payload refused before the handler. Most payloads leave them out; short shapes fill them too.
  */
 const LONG_TEXT = 1024;
-const isLongText = (schema: JsonSchema, everyMember: boolean) => isFreeText(schema) && (everyMember || (schema.maxLength ?? Number.POSITIVE_INFINITY) >= LONG_TEXT);
+const isLongText = (schema: JsonSchema, everyMember: boolean) =>
+  isFreeText(schema) && (everyMember || (schema.maxLength ?? Number.POSITIVE_INFINITY) >= LONG_TEXT);
 
 /** Holds long free text (a text member, a list of them, a union with one): such optional members are filled too. */
 function holdsText(schema: JsonSchema, root: JsonSchema, everyMember: boolean, depth = 0): boolean {
@@ -110,7 +112,9 @@ function skeleton(schema: JsonSchema | boolean | undefined, build: Build, depth:
   if (depth > 12) return null;
   if (resolved.const !== undefined) return resolved.const;
   if (resolved.enum) return resolved.enum[build.pick % resolved.enum.length];
-  const alternatives = (resolved.anyOf ?? resolved.oneOf)?.filter((option) => resolve(option, build.root).type !== 'null' && !reachesNetwork(resolve(option, build.root)));
+  const alternatives = (resolved.anyOf ?? resolved.oneOf)?.filter(
+    (option) => resolve(option, build.root).type !== 'null' && !reachesNetwork(resolve(option, build.root)),
+  );
   if (alternatives?.length) return skeleton(alternatives[build.pick % alternatives.length], build, depth);
   if (resolved.allOf?.length) return skeleton(resolved.allOf[0], build, depth);
   const type = Array.isArray(resolved.type) ? resolved.type.find((one) => one !== 'null') : (resolved.type ?? (resolved.properties ? 'object' : undefined));
@@ -141,7 +145,8 @@ function skeleton(schema: JsonSchema | boolean | undefined, build: Build, depth:
         if (required.has(name) || holdsText(member, build.root, build.everyMember)) out[name] = skeleton(member, build, depth + 1);
       }
       // An open object (a free-form value, a record) gets one member of the suite's own.
-      if (resolved.additionalProperties === undefined ? !resolved.properties : resolved.additionalProperties !== false) out.stall_extra = slotForAny(build, depth + 1);
+      if (resolved.additionalProperties === undefined ? !resolved.properties : resolved.additionalProperties !== false)
+        out.stall_extra = slotForAny(build, depth + 1);
       return out;
     }
     default:
@@ -212,7 +217,8 @@ function fillWithShape(target: Part, shape: StallShape, budgetBytes: number, siz
 function queryOf(values: unknown): string {
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries((values ?? {}) as Record<string, unknown>)) {
-    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined && one !== null) search.append(name, typeof one === 'object' ? JSON.stringify(one) : String(one));
+    for (const one of Array.isArray(value) ? value : [value])
+      if (one !== undefined && one !== null) search.append(name, typeof one === 'object' ? JSON.stringify(one) : String(one));
   }
   const text = search.toString();
   return text ? `?${text}` : '';
@@ -265,8 +271,18 @@ export function* generatedPayloads(target: FuzzTarget, round = 0): Generator<Sta
       const bodyPart = route.body && encoding !== 'bytes' ? part(schemas.body, pick, wide, everyMember) : undefined;
       const slots = [params, query, bodyPart].reduce((sum, one) => sum + (one ? one.texts.length + one.anys.length : 0), 0);
       // The every-member variant only when it adds members the other left out.
-      if (everyMember && slots === [part(schemas.params, pick, wide), part(schemas.query, pick, wide), bodyPart && part(schemas.body, pick, wide)].reduce((sum, one) => sum + (one ? one.texts.length + one.anys.length : 0), 0)) continue;
-      const paramValues = params ? fillWithShape(params, shape, PATH_PARAM_BYTES, (value) => fillPath(route.path, value as Record<string, unknown>).length, urlEncode) : {};
+      if (
+        everyMember &&
+        slots ===
+          [part(schemas.params, pick, wide), part(schemas.query, pick, wide), bodyPart && part(schemas.body, pick, wide)].reduce(
+            (sum, one) => sum + (one ? one.texts.length + one.anys.length : 0),
+            0,
+          )
+      )
+        continue;
+      const paramValues = params
+        ? fillWithShape(params, shape, PATH_PARAM_BYTES, (value) => fillPath(route.path, value as Record<string, unknown>).length, urlEncode)
+        : {};
       const queryValues = query ? fillWithShape(query, shape, QUERY_BYTES, (value) => queryOf(value).length, urlEncode) : {};
       const path = `${fillPath(route.path, paramValues as Record<string, unknown>)}${queryOf(queryValues)}`;
       let body: string | Uint8Array | undefined;
@@ -276,7 +292,10 @@ export function* generatedPayloads(target: FuzzTarget, round = 0): Generator<Sta
         contentType = route.bodyMediaTypes?.[0] ?? 'application/octet-stream';
       } else if (bodyPart) {
         const size = (value: unknown) => Buffer.byteLength(encodeBody(route, withHandlerMembers(target.id, value)).body);
-        ({ body, contentType } = encodeBody(route, withHandlerMembers(target.id, fillWithShape(bodyPart, shape, limit - BODY_SLACK_BYTES, size, encoding === 'form' ? urlEncode : jsonEncode))));
+        ({ body, contentType } = encodeBody(
+          route,
+          withHandlerMembers(target.id, fillWithShape(bodyPart, shape, limit - BODY_SLACK_BYTES, size, encoding === 'form' ? urlEncode : jsonEncode)),
+        ));
       }
       if (slots === 0 && body === undefined) continue;
       sent++;
@@ -284,13 +303,23 @@ export function* generatedPayloads(target: FuzzTarget, round = 0): Generator<Sta
     }
   }
   if (route.body && encoding === 'json') {
-    for (const [kind, over] of [['deep JSON under the cap', -1], ['deep JSON over the cap', 1]] as const) {
+    for (const [kind, over] of [
+      ['deep JSON under the cap', -1],
+      ['deep JSON over the cap', 1],
+    ] as const) {
       const bodyPart = part(schemas.body, round, true)!;
       const value = bodyPart.anys.length
         ? materialize(bodyPart.value, { text: () => 'x', any: (slot, first) => (first ? deepArray(Math.max(1, JSON_DEPTH_CAP - slot.depth + over)) : null) })
         : deepArray(JSON_DEPTH_CAP + over);
       sent++;
-      yield { kind, method: route.method, path: fillPath(route.path, {}), body: JSON.stringify(withHandlerMembers(target.id, value)), contentType: 'application/json', credential };
+      yield {
+        kind,
+        method: route.method,
+        path: fillPath(route.path, {}),
+        body: JSON.stringify(withHandlerMembers(target.id, value)),
+        contentType: 'application/json',
+        credential,
+      };
     }
   }
   // A route with nothing a caller controls is still sent once, so every route is measured.
@@ -316,8 +345,22 @@ const words = (word: string, chars: number) => `${word} `.repeat(Math.ceil(chars
  */
 const NAMED_PAYLOADS: Record<string, () => StallPayload[]> = {
   'jobs.submit': () => [
-    { kind: 'validate_json ^(a+)+$ on 26 a then !', method: 'POST', path: '/v1/jobs', body: validateJson(`${'a'.repeat(26)}!`, 1), contentType: 'application/json', credential: 'operator' },
-    { kind: 'validate_json ^(a+)+$ on 4096 a then !, 8 items', method: 'POST', path: '/v1/jobs', body: validateJson(`${'a'.repeat(4096)}!`, 8), contentType: 'application/json', credential: 'operator' },
+    {
+      kind: 'validate_json ^(a+)+$ on 26 a then !',
+      method: 'POST',
+      path: '/v1/jobs',
+      body: validateJson(`${'a'.repeat(26)}!`, 1),
+      contentType: 'application/json',
+      credential: 'operator',
+    },
+    {
+      kind: 'validate_json ^(a+)+$ on 4096 a then !, 8 items',
+      method: 'POST',
+      path: '/v1/jobs',
+      body: validateJson(`${'a'.repeat(4096)}!`, 8),
+      contentType: 'application/json',
+      credential: 'operator',
+    },
   ],
   'documents.extract': () => [
     documentExtract('markdown # a + 1500 spaces', `# a${' '.repeat(1500)}x`, 'markdown'),
@@ -330,18 +373,33 @@ const NAMED_PAYLOADS: Record<string, () => StallPayload[]> = {
     { kind: 'rouge_l on a 4 MiB body', method: 'POST', path: '/v1/eval', body: evalPairs(60), contentType: 'application/json', credential: 'developerKey' },
   ],
   'blackboard.put': () => [
-    { kind: 'value of a. x 65 KB, no credential', method: 'POST', path: '/api/v1/blackboard/put', body: json({ key: 'stall:suite', value: { text: 'stall', note: 'a.'.repeat(32_500) } }), contentType: 'application/json', credential: 'none' },
+    {
+      kind: 'value of a. x 65 KB, no credential',
+      method: 'POST',
+      path: '/api/v1/blackboard/put',
+      body: json({ key: 'stall:suite', value: { text: 'stall', note: 'a.'.repeat(32_500) } }),
+      contentType: 'application/json',
+      credential: 'none',
+    },
   ],
 };
 
 export const namedPayloads = (routeId: string): StallPayload[] => NAMED_PAYLOADS[routeId]?.() ?? [];
 
 function evalPairs(pairs: number): string {
-  return json({ references: Array.from({ length: pairs }, () => words('ref', 32_768)), predictions: Array.from({ length: pairs }, () => words('pred', 32_768)), metrics: ['rouge_l'] });
+  return json({
+    references: Array.from({ length: pairs }, () => words('ref', 32_768)),
+    predictions: Array.from({ length: pairs }, () => words('pred', 32_768)),
+    metrics: ['rouge_l'],
+  });
 }
 
 function validateJson(document: string, items: number): string {
-  return json({ schema: 'svc.batch-job-request.v1', operation: 'validate_json', items: Array.from({ length: items }, () => ({ schema: { type: 'string', pattern: '^(a+)+$' }, document })) });
+  return json({
+    schema: 'svc.batch-job-request.v1',
+    operation: 'validate_json',
+    items: Array.from({ length: items }, () => ({ schema: { type: 'string', pattern: '^(a+)+$' }, document })),
+  });
 }
 
 /** The headers a route requires, each free one unique per request (an Idempotency-Key). */
@@ -374,6 +432,11 @@ export function worstPayloads(): Array<{ routeId: string; surface: RouteDefiniti
   const routes = new Map(walkContract(contract).map(({ id, route }) => [id, route]));
   return Object.keys(NAMED_PAYLOADS).flatMap((routeId) => {
     const route = routes.get(routeId)!;
-    return namedPayloads(routeId).map((payload) => ({ routeId, surface: route.surface, payload, headers: () => ({ ...requiredHeaders(route), ...payload.headers }) }));
+    return namedPayloads(routeId).map((payload) => ({
+      routeId,
+      surface: route.surface,
+      payload,
+      headers: () => ({ ...requiredHeaders(route), ...payload.headers }),
+    }));
   });
 }

@@ -19,7 +19,11 @@ export interface WaitOptions {
  *   return current.status === 'succeeded' && current;
  * }, { timeoutMs: 30_000, intervalMs: 50 });
  */
-export async function waitUntil<T>(what: string | (() => string), condition: () => T | Promise<T>, options: WaitOptions = {}): Promise<Exclude<T, false | 0 | '' | null | undefined>> {
+export async function waitUntil<T>(
+  what: string | (() => string),
+  condition: () => T | Promise<T>,
+  options: WaitOptions = {},
+): Promise<Exclude<T, false | 0 | '' | null | undefined>> {
   const timeoutMs = options.timeoutMs ?? 5_000;
   const deadline = performance.now() + timeoutMs;
   for (;;) {

@@ -5,7 +5,14 @@ import { fieldRule, requestFrom } from '../contract-flags.ts';
 import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
 import { table } from '../output.ts';
 
-const receiptRow = (receipt: CreditUsageReceipt) => [receipt.created_at, receipt.receipt_id, String(receipt.credits), receipt.model, String(receipt.usage.total_tokens), receipt.idempotency_key];
+const receiptRow = (receipt: CreditUsageReceipt) => [
+  receipt.created_at,
+  receipt.receipt_id,
+  String(receipt.credits),
+  receipt.model,
+  String(receipt.usage.total_tokens),
+  receipt.idempotency_key,
+];
 
 export function registerBillingCommands(program: Command): void {
   const billing = program.command('billing').description('Prepaid credits: balance, buying a pack, usage receipts');
@@ -17,7 +24,15 @@ export function registerBillingCommands(program: Command): void {
       withContext(async (cli) => {
         const balance = await cli.client().billing.balance();
         cli.output.result(balance, (data) =>
-          [`spendable ${data.spendable}`, `reserved  ${data.reserved}`, '', table([['PACK', 'CREDITS', 'PRICE'], ...data.packs.map((pack) => [pack.pack_code, String(pack.credits), `${(pack.amount / 100).toFixed(2)} ${pack.currency.toUpperCase()}`])])].join('\n'),
+          [
+            `spendable ${data.spendable}`,
+            `reserved  ${data.reserved}`,
+            '',
+            table([
+              ['PACK', 'CREDITS', 'PRICE'],
+              ...data.packs.map((pack) => [pack.pack_code, String(pack.credits), `${(pack.amount / 100).toFixed(2)} ${pack.currency.toUpperCase()}`]),
+            ]),
+          ].join('\n'),
         );
       }),
     );
@@ -53,14 +68,23 @@ export function registerBillingCommands(program: Command): void {
         await client.billing.exportUsageCsv(cli.output.stdout, { all: Boolean(flags.all), limit: pageSize, ...(flags.cursor ? { cursor: flags.cursor } : {}) });
         return;
       }
-      await printList(cli, { all: flags.all, limit }, {
-        page: async (pageSize) => (await client.billing.usage({ query: query(pageSize) })) as StripeCreditUsagePage,
-        all: (total) => client.billing.usage.all({ query: query(undefined) }, { limit: total }) as AsyncIterable<CreditUsageReceipt>,
-        renderPage: (page) => (page.data.length ? table([['CREATED', 'RECEIPT', 'CREDITS', 'MODEL', 'TOKENS', 'IDEMPOTENCY KEY'], ...page.data.map(receiptRow)]) + (page.next_cursor ? `\n(more: --cursor ${page.next_cursor})` : '') : '(no receipts)'),
-        renderItem: (receipt) => receiptRow(receipt).join('  '),
-      });
+      await printList(
+        cli,
+        { all: flags.all, limit },
+        {
+          page: async (pageSize) => (await client.billing.usage({ query: query(pageSize) })) as StripeCreditUsagePage,
+          all: (total) => client.billing.usage.all({ query: query(undefined) }, { limit: total }) as AsyncIterable<CreditUsageReceipt>,
+          renderPage: (page) =>
+            page.data.length
+              ? table([['CREATED', 'RECEIPT', 'CREDITS', 'MODEL', 'TOKENS', 'IDEMPOTENCY KEY'], ...page.data.map(receiptRow)]) +
+                (page.next_cursor ? `\n(more: --cursor ${page.next_cursor})` : '')
+              : '(no receipts)',
+          renderItem: (receipt) => receiptRow(receipt).join('  '),
+        },
+      );
     }),
   );
 }
 
-const data = (session: { pack_code: string; credits: number; replayed: boolean }) => `${session.replayed ? 'existing checkout' : 'checkout'} for ${session.pack_code} (${session.credits} credits)`;
+const data = (session: { pack_code: string; credits: number; replayed: boolean }) =>
+  `${session.replayed ? 'existing checkout' : 'checkout'} for ${session.pack_code} (${session.credits} credits)`;

@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { blackboardContract } from '@svc/schemas';
 import type { BlackboardRecord, ChannelSummary, SvcClient } from '@svc/client';
 import { withContext, type CliContext } from '../context.ts';
@@ -114,7 +114,14 @@ interface PutFlags {
 }
 
 /** Put fields the CLI takes under another name than `--<field>`. */
-const putFlagNames = { 'value.text': 'the post text', 'value.parent_id': '--reply-to', 'value.topics': '--topic', 'key_from.input': '--key-from', 'key_from.task': '--task', 'value.receipt': '--receipt' } as const;
+const putFlagNames = {
+  'value.text': 'the post text',
+  'value.parent_id': '--reply-to',
+  'value.topics': '--topic',
+  'key_from.input': '--key-from',
+  'key_from.task': '--task',
+  'value.receipt': '--receipt',
+} as const;
 
 const postText = (words: string[], flags: PutFlags) => textFrom(words, flags.file);
 
@@ -150,7 +157,11 @@ async function watch(cli: CliContext, client: SvcClient, key: string | undefined
   let count = 0;
   cli.output.notice(`watching ${key ?? (Object.keys(filters).length ? JSON.stringify(filters) : 'the whole board')} (Ctrl-C to stop)`);
   try {
-    const iterator = client.blackboard.watch({ ...(key !== undefined ? { key } : { filters }), signal: stop.signal, ...(since !== undefined ? { since: { since, since_id: sinceId } } : {}) });
+    const iterator = client.blackboard.watch({
+      ...(key !== undefined ? { key } : { filters }),
+      signal: stop.signal,
+      ...(since !== undefined ? { since: { since, since_id: sinceId } } : {}),
+    });
     for await (const item of iterator) {
       cli.output.line(item, itemLine);
       count += 1;
@@ -172,12 +183,16 @@ export function registerBlackboardCommands(program: Command): void {
     withContext(async (cli, flags: ReadFlags & { all?: boolean }) => {
       const blackboard = cli.client().blackboard;
       const route = blackboardContract.channelsPost;
-      await printList(cli, { all: flags.all, limit: listLimit(route, 'body', flags) }, {
-        page: (pageSize) => blackboard.channelsPost({ body: pageRequest(route, flags, pageSize) }),
-        all: (total) => blackboard.channelsPost.all({ body: pageRequest(route, flags, undefined) }, { limit: total }),
-        renderPage: (data) => (data.channels.length === 0 ? '(no active channels)' : data.channels.map(channelLine).join('\n')),
-        renderItem: channelLine,
-      });
+      await printList(
+        cli,
+        { all: flags.all, limit: listLimit(route, 'body', flags) },
+        {
+          page: (pageSize) => blackboard.channelsPost({ body: pageRequest(route, flags, pageSize) }),
+          all: (total) => blackboard.channelsPost.all({ body: pageRequest(route, flags, undefined) }, { limit: total }),
+          renderPage: (data) => (data.channels.length === 0 ? '(no active channels)' : data.channels.map(channelLine).join('\n')),
+          renderItem: channelLine,
+        },
+      );
     }),
   );
 
@@ -185,12 +200,16 @@ export function registerBlackboardCommands(program: Command): void {
     withContext(async (cli, key: string, flags: ReadFlags & { all?: boolean }) => {
       const blackboard = cli.client().blackboard;
       const route = blackboardContract.getPost;
-      await printList(cli, { all: flags.all, limit: listLimit(route, 'body', flags) }, {
-        page: (pageSize) => blackboard.getPost({ body: pageRequest(route, { ...flags, key }, pageSize) }),
-        all: (total) => blackboard.getPost.all({ body: pageRequest(route, { ...flags, key }, undefined) }, { limit: total }),
-        renderPage: pageText,
-        renderItem: itemLine,
-      });
+      await printList(
+        cli,
+        { all: flags.all, limit: listLimit(route, 'body', flags) },
+        {
+          page: (pageSize) => blackboard.getPost({ body: pageRequest(route, { ...flags, key }, pageSize) }),
+          all: (total) => blackboard.getPost.all({ body: pageRequest(route, { ...flags, key }, undefined) }, { limit: total }),
+          renderPage: pageText,
+          renderItem: itemLine,
+        },
+      );
     }),
   );
 
@@ -204,12 +223,16 @@ export function registerBlackboardCommands(program: Command): void {
       withContext(async (cli, flags: ReadFlags & { all?: boolean }) => {
         const blackboard = cli.client().blackboard;
         const route = blackboardContract.queryPost;
-        await printList(cli, { all: flags.all, limit: listLimit(route, 'body', flags) }, {
-          page: (pageSize) => blackboard.queryPost({ body: pageRequest(route, flags, pageSize) }),
-          all: (total) => blackboard.queryPost.all({ body: pageRequest(route, flags, undefined) }, { limit: total }),
-          renderPage: pageText,
-          renderItem: itemLine,
-        });
+        await printList(
+          cli,
+          { all: flags.all, limit: listLimit(route, 'body', flags) },
+          {
+            page: (pageSize) => blackboard.queryPost({ body: pageRequest(route, flags, pageSize) }),
+            all: (total) => blackboard.queryPost.all({ body: pageRequest(route, flags, undefined) }, { limit: total }),
+            renderPage: pageText,
+            renderItem: itemLine,
+          },
+        );
       }),
     );
 
@@ -242,8 +265,14 @@ export function registerBlackboardCommands(program: Command): void {
             'The edit token is shown only this once and is the only way to tombstone this post. Keep it private (a password manager, or an environment variable such as SVC_BLACKBOARD_EDIT_TOKEN); never post it.',
           );
         }
-        if (receipt !== undefined) cli.output.notice(created.receipt_verified ? `receipt verified: ${created.receipt_verification!.kind} ${created.receipt_verification!.record_id}` : 'note: the receipt did not verify here (altered, another issuer\'s, or its record is gone); it is stored as sent, without receipt_verified.');
-        if (created.item.coprocessor.action !== 'allow') cli.output.notice(`note: screening flagged this post (${created.item.coprocessor.findings.join(', ')}); everything on the board is public.`);
+        if (receipt !== undefined)
+          cli.output.notice(
+            created.receipt_verified
+              ? `receipt verified: ${created.receipt_verification!.kind} ${created.receipt_verification!.record_id}`
+              : "note: the receipt did not verify here (altered, another issuer's, or its record is gone); it is stored as sent, without receipt_verified.",
+          );
+        if (created.item.coprocessor.action !== 'allow')
+          cli.output.notice(`note: screening flagged this post (${created.item.coprocessor.findings.join(', ')}); everything on the board is public.`);
       }),
     );
 

@@ -48,7 +48,12 @@ export function registerDiscoverCommands(program: Command): void {
     .action(
       withContext(async (cli, words: string[]) => {
         const answer = await cli.client().discovery.a2a({
-          body: { jsonrpc: '2.0', id: 'svc-cli', method: 'message/send', params: { message: { kind: 'message', messageId: `svc-cli-${Date.now()}`, role: 'user', parts: [{ kind: 'text', text: words.join(' ') }] } } },
+          body: {
+            jsonrpc: '2.0',
+            id: 'svc-cli',
+            method: 'message/send',
+            params: { message: { kind: 'message', messageId: `svc-cli-${Date.now()}`, role: 'user', parts: [{ kind: 'text', text: words.join(' ') }] } },
+          },
         });
         const task = answer.result as { id: string; status: { state: string; message: { parts: Array<{ text?: string }> } } };
         cli.output.result(task, (trial) => `${trial.id} (${trial.status.state})\n\n${trial.status.message.parts.map((part) => part.text ?? '').join('\n')}`);

@@ -30,21 +30,23 @@ async function postReceipts(client: SvcClient, key: string, result: DownloadArti
   const posts: PostedReceipt[] = [];
   for (const file of result.files) {
     // A refused post (posting paused, a full window) is reported beside the verified files, which stay in place.
-    const post = await client.blackboard.put({
-      body: {
-        key,
-        idempotency_key: `download-completion:${file.completion.recordId}`,
-        value: {
-          text: `Downloaded and verified ${result.artifactId} ${file.path} (revision ${result.revision}): sha256 ${file.sha256}, ${file.sizeBytes} bytes.`,
-          kind: 'result',
-          artifact_id: result.artifactId,
-          receipt: { jws: file.completion.receipt },
+    const post = await client.blackboard
+      .put({
+        body: {
+          key,
+          idempotency_key: `download-completion:${file.completion.recordId}`,
+          value: {
+            text: `Downloaded and verified ${result.artifactId} ${file.path} (revision ${result.revision}): sha256 ${file.sha256}, ${file.sizeBytes} bytes.`,
+            kind: 'result',
+            artifact_id: result.artifactId,
+            receipt: { jws: file.completion.receipt },
+          },
         },
-      },
-    }).then(
-      (answer) => ({ post: answer, error: null }),
-      (error: unknown) => ({ post: null, error: error instanceof Error ? error.message : String(error) }),
-    );
+      })
+      .then(
+        (answer) => ({ post: answer, error: null }),
+        (error: unknown) => ({ post: null, error: error instanceof Error ? error.message : String(error) }),
+      );
     posts.push({ path: file.path, ...post });
   }
   return posts;
@@ -69,13 +71,22 @@ export function registerDownloadCommands(program: Command): void {
     .option('--allow-http-loopback', 'accept plain HTTP from an allowed store on a loopback address (self-hosted svc)')
     .option('--strict-storage', "do not trust a loopback server's own built-in store by default; only storage.googleapis.com and --storage-host")
     .option('--concurrency <n>', 'files at once (1..16, default 4)')
-    .option('--post-receipt <key>', 'post each verified file\'s completion receipt to this blackboard channel (public!), so readers see receipt_verified')
+    .option('--post-receipt <key>', "post each verified file's completion receipt to this blackboard channel (public!), so readers see receipt_verified")
     .action(
       withContext(async (cli, artifactId: string, paths: string[], flags: DownloadFlags) => {
         const destination = flags.out ?? artifactId;
         const interactive = cli.output.interactive && !cli.output.json;
         const bars = interactive
-          ? new MultiBar({ stream: cli.output.stderr as NodeJS.WriteStream, format: ' {bar} {percentage}% | {file} | {value}/{total} B | {rate} | ETA {eta_formatted}', hideCursor: true, clearOnComplete: false, stopOnComplete: false }, Presets.shades_classic)
+          ? new MultiBar(
+              {
+                stream: cli.output.stderr as NodeJS.WriteStream,
+                format: ' {bar} {percentage}% | {file} | {value}/{total} B | {rate} | ETA {eta_formatted}',
+                hideCursor: true,
+                clearOnComplete: false,
+                stopOnComplete: false,
+              },
+              Presets.shades_classic,
+            )
           : undefined;
         const perFile = new Map<string, { bar?: SingleBar; started: number }>();
         const client = cli.client();
@@ -83,29 +94,32 @@ export function registerDownloadCommands(program: Command): void {
         // default, and said so, so nobody wonders why plain HTTP was accepted.
         const ownStore = flags.strictStorage ? undefined : loopbackServerStore(client.apiUrl);
         if (ownStore && !cli.output.json) cli.output.notice(`trusting the loopback server's own store ${ownStore} (--strict-storage to refuse it)`);
-        const result = await client.catalog.downloadArtifact({
-          artifactId,
-          destination,
-          paths: paths.length ? paths : undefined,
-          // The plan route's own query schema checks the runtime the plan is narrowed to.
-          tool: requestFrom(catalogContract.downloadPlan, 'query', { tool: flags.tool }).tool || null,
-          concurrency: integerFlag('--concurrency', flags.concurrency, { min: 1, max: 16 }),
-          policy: { hosts: flags.storageHost, allowHttpLoopback: Boolean(flags.allowHttpLoopback), trustLoopbackServerStore: !flags.strictStorage },
-          onFileStart(file) {
-            const bar = bars?.create(file.sizeBytes, 0, { file: file.path, rate: '-' });
-            perFile.set(file.path, { bar, started: performance.now() });
-            if (!bars && !cli.output.json) cli.output.notice(`downloading ${file.path} (${file.sizeBytes} bytes)`);
-          },
-          onProgress(progress) {
-            const state = perFile.get(progress.path);
-            if (!state?.bar) return;
-            const seconds = (performance.now() - state.started) / 1000;
-            state.bar.update(progress.receivedBytes, { rate: seconds > 0 ? `${bytes(progress.receivedBytes / seconds)}/s` : '-' });
-          },
-          onFileDone({ path, file, error }) {
-            if (!bars && !cli.output.json) cli.output.notice(file ? `verified ${path} sha256:${file.sha256} (${file.completion.status})` : `FAILED ${path}: ${error!.message}`);
-          },
-        }).finally(() => bars?.stop());
+        const result = await client.catalog
+          .downloadArtifact({
+            artifactId,
+            destination,
+            paths: paths.length ? paths : undefined,
+            // The plan route's own query schema checks the runtime the plan is narrowed to.
+            tool: requestFrom(catalogContract.downloadPlan, 'query', { tool: flags.tool }).tool || null,
+            concurrency: integerFlag('--concurrency', flags.concurrency, { min: 1, max: 16 }),
+            policy: { hosts: flags.storageHost, allowHttpLoopback: Boolean(flags.allowHttpLoopback), trustLoopbackServerStore: !flags.strictStorage },
+            onFileStart(file) {
+              const bar = bars?.create(file.sizeBytes, 0, { file: file.path, rate: '-' });
+              perFile.set(file.path, { bar, started: performance.now() });
+              if (!bars && !cli.output.json) cli.output.notice(`downloading ${file.path} (${file.sizeBytes} bytes)`);
+            },
+            onProgress(progress) {
+              const state = perFile.get(progress.path);
+              if (!state?.bar) return;
+              const seconds = (performance.now() - state.started) / 1000;
+              state.bar.update(progress.receivedBytes, { rate: seconds > 0 ? `${bytes(progress.receivedBytes / seconds)}/s` : '-' });
+            },
+            onFileDone({ path, file, error }) {
+              if (!bars && !cli.output.json)
+                cli.output.notice(file ? `verified ${path} sha256:${file.sha256} (${file.completion.status})` : `FAILED ${path}: ${error!.message}`);
+            },
+          })
+          .finally(() => bars?.stop());
         const posts = flags.postReceipt !== undefined ? await postReceipts(cli.client(), flags.postReceipt, result) : [];
         const summary = {
           artifactId: result.artifactId,
@@ -119,7 +133,9 @@ export function registerDownloadCommands(program: Command): void {
             status: file.completion.status,
             recordId: file.completion.recordId,
             receipt: file.completion.receipt,
-            ...(posts.length ? { post: posts.find((post) => post.path === file.path)?.post ?? null, postError: posts.find((post) => post.path === file.path)?.error ?? null } : {}),
+            ...(posts.length
+              ? { post: posts.find((post) => post.path === file.path)?.post ?? null, postError: posts.find((post) => post.path === file.path)?.error ?? null }
+              : {}),
           })),
           failures: result.failures.map((failure) => ({
             path: failure.path,
@@ -130,8 +146,14 @@ export function registerDownloadCommands(program: Command): void {
         cli.output.result(summary, (s) =>
           [
             `${s.artifactId} revision ${s.revision}: ${s.files.length} verified, ${s.failures.length} failed`,
-            s.files.length ? table([['VERIFIED', 'SHA256', 'BYTES', 'PULL'], ...s.files.map((file) => [file.path, file.sha256, String(file.sizeBytes), file.status])]) : '',
-            ...posts.map(({ path, post, error }) => (post ? `posted the receipt of ${path} as ${post.id} under ${post.key}${post.receipt_verified ? ' (receipt verified)' : ''}` : `NOT POSTED the receipt of ${path}: ${error}`)),
+            s.files.length
+              ? table([['VERIFIED', 'SHA256', 'BYTES', 'PULL'], ...s.files.map((file) => [file.path, file.sha256, String(file.sizeBytes), file.status])])
+              : '',
+            ...posts.map(({ path, post, error }) =>
+              post
+                ? `posted the receipt of ${path} as ${post.id} under ${post.key}${post.receipt_verified ? ' (receipt verified)' : ''}`
+                : `NOT POSTED the receipt of ${path}: ${error}`,
+            ),
             ...s.failures.map((failure) => `FAILED ${failure.path} [${failure.check}]: ${failure.message}`),
           ]
             .filter(Boolean)

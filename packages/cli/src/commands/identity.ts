@@ -17,15 +17,18 @@ export function registerIdentityCommands(program: Command): void {
         const baseUrl = cli.baseUrl();
         const existing = loadSession(baseUrl);
         if (existing && !flags.force) {
-          throw new CliFailure(`already signed in to ${baseUrl} as ${existing.subject}; run \`svc logout\` first, or \`svc login --force\` (a new login is a new agent: the keys of ${existing.subject} stay with it)`);
+          throw new CliFailure(
+            `already signed in to ${baseUrl} as ${existing.subject}; run \`svc logout\` first, or \`svc login --force\` (a new login is a new agent: the keys of ${existing.subject} stay with it)`,
+          );
         }
         // The authorization endpoint approves at once, so the CLI reads the redirect itself:
         // no browser and no listener on the loopback redirect URI are needed.
         const session = await cli.client().oauth.login({ clientName: 'svc CLI', redirectUri: DEFAULT_LOOPBACK_REDIRECT, scope: flags.scope });
         const me = await createClient({ baseUrl, token: session.accessToken }).oauth.whoami();
         saveSession(baseUrl, { ...session, subject: me.id });
-        cli.output.result({ server: baseUrl, agent: me.id, scopes: me.scopes, expires_at: new Date(session.expiresAt!).toISOString(), stored_in: sessionFile() }, (data) =>
-          `Signed in to ${data.server} as ${data.agent}\nscopes: ${data.scopes.join(' ')}\ntokens stored in ${data.stored_in} (mode 0600)`,
+        cli.output.result(
+          { server: baseUrl, agent: me.id, scopes: me.scopes, expires_at: new Date(session.expiresAt!).toISOString(), stored_in: sessionFile() },
+          (data) => `Signed in to ${data.server} as ${data.agent}\nscopes: ${data.scopes.join(' ')}\ntokens stored in ${data.stored_in} (mode 0600)`,
         );
       }),
     );
@@ -42,12 +45,16 @@ export function registerIdentityCommands(program: Command): void {
           try {
             await createClient({ baseUrl }).oauth.logout(session);
           } catch (error) {
-            throw new CliFailure(`could not revoke the session on ${baseUrl}: ${(error as Error).message}; the stored tokens are kept (run \`svc logout --local\` to forget them anyway)`);
+            throw new CliFailure(
+              `could not revoke the session on ${baseUrl}: ${(error as Error).message}; the stored tokens are kept (run \`svc logout --local\` to forget them anyway)`,
+            );
           }
         }
         const removed = removeSession(baseUrl);
         cli.output.result({ server: baseUrl, signed_out: removed, revoked: removed && !flags.local }, (data) =>
-          data.signed_out ? `Signed out of ${data.server}${data.revoked ? ' (tokens revoked on the server)' : ' (tokens forgotten here, not revoked)'}` : `Not signed in to ${data.server}`,
+          data.signed_out
+            ? `Signed out of ${data.server}${data.revoked ? ' (tokens revoked on the server)' : ' (tokens forgotten here, not revoked)'}`
+            : `Not signed in to ${data.server}`,
         );
       }),
     );
@@ -59,7 +66,11 @@ export function registerIdentityCommands(program: Command): void {
       withContext(async (cli) => {
         const me = await cli.client().oauth.whoami();
         cli.output.result(me, (data) =>
-          [`${data.kind} ${data.id}`, `credential: ${data.credential}${data.credential_id ? ` ${data.credential_id}` : ''}`, `scopes: ${data.scopes.join(' ') || '(none)'}`].join('\n'),
+          [
+            `${data.kind} ${data.id}`,
+            `credential: ${data.credential}${data.credential_id ? ` ${data.credential_id}` : ''}`,
+            `scopes: ${data.scopes.join(' ') || '(none)'}`,
+          ].join('\n'),
         );
       }),
     );

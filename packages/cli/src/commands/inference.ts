@@ -26,7 +26,12 @@ async function chat(cli: CliContext, words: string[], flags: ChatFlags): Promise
   const request = requestFrom(
     inferenceContract.chat,
     'body',
-    { messages: [...(flags.system ? [{ role: 'system' as const, content: flags.system }] : []), { role: 'user', content: question }], model: flags.model || undefined, max_tokens: flags.maxTokens, temperature: flags.temperature },
+    {
+      messages: [...(flags.system ? [{ role: 'system' as const, content: flags.system }] : []), { role: 'user', content: question }],
+      model: flags.model || undefined,
+      max_tokens: flags.maxTokens,
+      temperature: flags.temperature,
+    },
     { 'messages.0.content': flags.system ? '--system' : 'the question', 'messages.1.content': 'the question' },
   );
   const client = cli.client();
@@ -58,7 +63,7 @@ export function registerInferenceCommands(program: Command): void {
     .command('chat')
     .description('Ask a chat model; the answer streams as it is written')
     .argument('[question...]', 'the question (or use --file, or stdin)')
-    .option('--model <id>', 'a chat model from `svc models` (default: the server\'s default)')
+    .option('--model <id>', "a chat model from `svc models` (default: the server's default)")
     .option('--system <text>', 'a system message')
     .option('--file <path>', "read the question from a file ('-' for stdin)")
     .option('--max-tokens <n>', `most tokens in the answer, ${rangeText(inferenceContract.chat, 'body', 'max_tokens')}`)
@@ -82,7 +87,10 @@ export function registerInferenceCommands(program: Command): void {
           embeddings.data
             .map((item) => {
               const vector = item.embedding as number[];
-              return `${item.index}\t${vector.length} dims\t[${vector.slice(0, 4).map((value) => value.toFixed(4)).join(', ')}, ...]\t${input[item.index]!.slice(0, 60)}`;
+              return `${item.index}\t${vector.length} dims\t[${vector
+                .slice(0, 4)
+                .map((value) => value.toFixed(4))
+                .join(', ')}, ...]\t${input[item.index]!.slice(0, 60)}`;
             })
             .join('\n'),
         );
@@ -100,9 +108,16 @@ export function registerInferenceCommands(program: Command): void {
     .action(
       withContext(async (cli, words: string[], flags: { query: string; file?: string; topN?: string; model?: string }) => {
         const documents = await linesFrom(words, flags.file, 'the documents');
-        const body = requestFrom(inferenceContract.rerank, 'body', { query: flags.query, documents, top_n: flags.topN, return_documents: true, model: flags.model }, { documents: 'the documents' });
+        const body = requestFrom(
+          inferenceContract.rerank,
+          'body',
+          { query: flags.query, documents, top_n: flags.topN, return_documents: true, model: flags.model },
+          { documents: 'the documents' },
+        );
         const answer = await cli.client().inference.rerank({ body });
-        cli.output.result(answer, (ranked) => table(ranked.results.map((result) => [result.relevance_score.toFixed(4), `#${result.index}`, (result.document?.text ?? '').slice(0, 80)])));
+        cli.output.result(answer, (ranked) =>
+          table(ranked.results.map((result) => [result.relevance_score.toFixed(4), `#${result.index}`, (result.document?.text ?? '').slice(0, 80)])),
+        );
       }),
     );
 
@@ -118,8 +133,13 @@ export function registerInferenceCommands(program: Command): void {
     .action(
       withContext(async (cli, words: string[], flags: { task: 'sentiment'; labels?: string; file?: string; multiLabel?: boolean; model?: string }) => {
         const inputs = await linesFrom(words, flags.file, 'the texts');
-        const labels = flags.labels?.split(',').map((label) => label.trim()).filter(Boolean);
-        const answer = await cli.client().inference.classify({ body: { task: flags.task, inputs, labels, multi_label: Boolean(flags.multiLabel), model: flags.model } });
+        const labels = flags.labels
+          ?.split(',')
+          .map((label) => label.trim())
+          .filter(Boolean);
+        const answer = await cli
+          .client()
+          .inference.classify({ body: { task: flags.task, inputs, labels, multi_label: Boolean(flags.multiLabel), model: flags.model } });
         cli.output.result(answer, (classified) =>
           table(classified.results.map((result) => [result.label, result.score.toFixed(3), result.confidence, inputs[result.index]!.slice(0, 70)])),
         );
@@ -136,7 +156,12 @@ export function registerInferenceCommands(program: Command): void {
     .action(
       withContext(async (cli, file: string | undefined, flags: { sentences?: string; model?: string }) => {
         const text = await textFrom([], file ?? '-', 'the text');
-        const body = requestFrom(inferenceContract.summarize, 'body', { text, max_sentences: flags.sentences, model: flags.model }, { text: 'the text', max_sentences: '--sentences' });
+        const body = requestFrom(
+          inferenceContract.summarize,
+          'body',
+          { text, max_sentences: flags.sentences, model: flags.model },
+          { text: 'the text', max_sentences: '--sentences' },
+        );
         const client = cli.client();
         if (cli.output.json) {
           cli.output.result(await client.inference.summarize({ body: { ...body, stream: false } }), () => '');
@@ -161,11 +186,19 @@ export function registerInferenceCommands(program: Command): void {
       withContext(async (cli, words: string[], flags: { doc: string[]; topK?: string; model?: string }) => {
         if (flags.doc.length === 0) throw new UsageError('give at least one --doc FILE to answer from');
         const documents = await Promise.all(flags.doc.map(async (file) => ({ id: file, text: await readFile(file, 'utf8') })));
-        const body = requestFrom(inferenceContract.rag, 'body', { question: words.join(' '), documents, top_k: flags.topK, model: flags.model, stream: false }, { question: 'the question', documents: '--doc' });
+        const body = requestFrom(
+          inferenceContract.rag,
+          'body',
+          { question: words.join(' '), documents, top_k: flags.topK, model: flags.model, stream: false },
+          { question: 'the question', documents: '--doc' },
+        );
         const answer = await cli.client().inference.rag({ body });
         cli.output.result(answer, (rag) => {
           if (!('citations' in rag)) return '';
-          const sources = rag.citations.map((citation: RagPassage & { marker: number }) => `[${citation.marker}] ${citation.document_id ?? `document ${citation.document_index}`} @${citation.start}-${citation.end}`);
+          const sources = rag.citations.map(
+            (citation: RagPassage & { marker: number }) =>
+              `[${citation.marker}] ${citation.document_id ?? `document ${citation.document_index}`} @${citation.start}-${citation.end}`,
+          );
           return [rag.answer, ...(sources.length ? ['', ...sources] : [])].join('\n');
         });
       }),

@@ -16,9 +16,12 @@ function parseItem(text: string, where: string): unknown {
 async function readItems(values: string[], file: string | undefined): Promise<unknown[]> {
   const items = values.map((value, index) => parseItem(value, `--item ${index + 1}`));
   if (file !== undefined) {
-    const text = file === '-' ? await readStdin() : await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      throw new UsageError(`cannot read ${file}: ${error.code ?? error.message}`);
-    });
+    const text =
+      file === '-'
+        ? await readStdin()
+        : await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+            throw new UsageError(`cannot read ${file}: ${error.code ?? error.message}`);
+          });
     text.split('\n').forEach((line, index) => {
       if (line.trim()) items.push(parseItem(line, `${file} line ${index + 1}`));
     });
@@ -41,7 +44,9 @@ const summary = (job: BatchJob) =>
   (job.error ? ` error ${job.error.code}: ${job.error.message}` : '');
 
 function renderResult(result: BatchJobResult): string {
-  const lines = result.items.map((item) => (item.status === 'succeeded' ? `${item.index} ok ${JSON.stringify(item.result)}` : `${item.index} failed ${item.error.code}: ${item.error.message}`));
+  const lines = result.items.map((item) =>
+    item.status === 'succeeded' ? `${item.index} ok ${JSON.stringify(item.result)}` : `${item.index} failed ${item.error.code}: ${item.error.message}`,
+  );
   if (result.error) lines.push(`job failed ${result.error.code}: ${result.error.message}`);
   return lines.join('\n');
 }
@@ -88,8 +93,13 @@ export function registerJobsCommands(program: Command): void {
     .option('--wait', 'wait for the job to end and print its result')
     .action(
       withContext(async (cli, flags: { op: string; item: string[]; file?: string; idempotencyKey?: string; wait?: boolean }) => {
-        if (!(jobOperations as readonly string[]).includes(flags.op)) throw new UsageError(`unknown operation ${flags.op}; operations: ${jobOperations.join(', ')}`);
-        const request = { schema: batchJobRequestSchemaId, operation: flags.op as JobOperation, items: await readItems(flags.item, flags.file) } as BatchJobRequest;
+        if (!(jobOperations as readonly string[]).includes(flags.op))
+          throw new UsageError(`unknown operation ${flags.op}; operations: ${jobOperations.join(', ')}`);
+        const request = {
+          schema: batchJobRequestSchemaId,
+          operation: flags.op as JobOperation,
+          items: await readItems(flags.item, flags.file),
+        } as BatchJobRequest;
         const idempotencyKey = flags.idempotencyKey ?? crypto.randomUUID();
         const job = await cli.client().jobs.submit(request, { idempotencyKey });
         if (!flags.wait) {

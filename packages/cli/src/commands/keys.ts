@@ -1,5 +1,12 @@
 import type { Command } from 'commander';
-import { credentialsContract, scopes as allScopes, type DeveloperCredential, type DeveloperCredentialReceipt, type DeveloperCredentialSecretResponse, type Scope } from '@svc/schemas';
+import {
+  credentialsContract,
+  scopes as allScopes,
+  type DeveloperCredential,
+  type DeveloperCredentialReceipt,
+  type DeveloperCredentialSecretResponse,
+  type Scope,
+} from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
 import { requestFrom } from '../contract-flags.ts';
@@ -16,7 +23,10 @@ function parseScopes(values: string[]): Scope[] {
 
 /** The secret goes to stdout exactly once; the reminder to stderr so a pipe gets only data. */
 function printSecret(cli: CliContext, data: DeveloperCredentialSecretResponse, verb: string): void {
-  cli.output.result(data, (result) => `${verb} ${result.credential.credential_id} "${result.credential.name}" scopes ${result.credential.scopes.join(' ')}\n${result.secret}`);
+  cli.output.result(
+    data,
+    (result) => `${verb} ${result.credential.credential_id} "${result.credential.name}" scopes ${result.credential.scopes.join(' ')}\n${result.secret}`,
+  );
   cli.output.notice('This secret is shown once and cannot be read again: store it now.');
 }
 
@@ -49,16 +59,20 @@ export function registerKeysCommands(program: Command): void {
       const credentials = cli.client().credentials;
       const limit = listLimit(credentialsContract.list, 'query', flags);
       const query = (pageSize: number | undefined) => requestFrom(credentialsContract.list, 'query', { limit: pageSize, cursor: flags.cursor });
-      await printList(cli, { all: flags.all, limit }, {
-        page: (pageSize) => credentials.list({ query: query(pageSize) }),
-        all: (total) => credentials.list.all({ query: query(undefined) }, { limit: total }),
-        renderPage: (data) => {
-          if (data.data.length === 0) return 'No developer keys.';
-          const lines = table([['ID', 'STATUS', 'NAME', 'SCOPES', 'CREATED'], ...data.data.map(row)]);
-          return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
+      await printList(
+        cli,
+        { all: flags.all, limit },
+        {
+          page: (pageSize) => credentials.list({ query: query(pageSize) }),
+          all: (total) => credentials.list.all({ query: query(undefined) }, { limit: total }),
+          renderPage: (data) => {
+            if (data.data.length === 0) return 'No developer keys.';
+            const lines = table([['ID', 'STATUS', 'NAME', 'SCOPES', 'CREATED'], ...data.data.map(row)]);
+            return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
+          },
+          renderItem: (key) => row(key).join('  '),
         },
-        renderItem: (key) => row(key).join('  '),
-      });
+      );
     }),
   );
 
@@ -96,15 +110,19 @@ export function registerKeysCommands(program: Command): void {
       const params = { credential_id: credentialId };
       const limit = listLimit(credentialsContract.receipts, 'query', flags);
       const query = (pageSize: number | undefined) => requestFrom(credentialsContract.receipts, 'query', { limit: pageSize, cursor: flags.cursor });
-      await printList(cli, { all: flags.all, limit }, {
-        page: (pageSize) => credentials.receipts({ params, query: query(pageSize) }),
-        all: (total) => credentials.receipts.all({ params, query: query(undefined) }, { limit: total }),
-        renderPage: (data) => {
-          const lines = table([['RECEIPT', 'EVENT', 'AT', 'RELATED'], ...data.data.map(receiptRow)]);
-          return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
+      await printList(
+        cli,
+        { all: flags.all, limit },
+        {
+          page: (pageSize) => credentials.receipts({ params, query: query(pageSize) }),
+          all: (total) => credentials.receipts.all({ params, query: query(undefined) }, { limit: total }),
+          renderPage: (data) => {
+            const lines = table([['RECEIPT', 'EVENT', 'AT', 'RELATED'], ...data.data.map(receiptRow)]);
+            return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
+          },
+          renderItem: (receipt) => receiptRow(receipt).join('  '),
         },
-        renderItem: (receipt) => receiptRow(receipt).join('  '),
-      });
+      );
     }),
   );
 }

@@ -22,7 +22,8 @@ function boundsOf(flags: PdfExtractFlags) {
 }
 
 /** `most pages, 1..100 (default 32)`: the bound's help, from the contract. */
-const boundHelp = (what: string, field: 'max_pages' | 'max_chars') => `most ${what}, ${rangeText(pdfContract.extractUpload, 'query', field).replace(', default ', ' (default ')})`;
+const boundHelp = (what: string, field: 'max_pages' | 'max_chars') =>
+  `most ${what}, ${rangeText(pdfContract.extractUpload, 'query', field).replace(', default ', ' (default ')})`;
 
 /**
  * `--text` (the default) prints each page's text as it arrives, pages separated by a form feed
@@ -86,12 +87,18 @@ export function registerPdfCommands(program: Command): void {
         cli.output.result(extraction, (document) =>
           document.sections
             .map((section) => {
-              const heading = section.heading !== null ? `${'#'.repeat(Math.max(1, section.level))} ${section.heading}\n\n` : section.page_number !== null ? `[page ${section.page_number}]\n\n` : '';
+              const heading =
+                section.heading !== null
+                  ? `${'#'.repeat(Math.max(1, section.level))} ${section.heading}\n\n`
+                  : section.page_number !== null
+                    ? `[page ${section.page_number}]\n\n`
+                    : '';
               return `${heading}${section.text}`;
             })
             .join('\n\n'),
         );
-        if (!cli.output.json && extraction.truncated) cli.output.notice(`truncated by ${extraction.truncated_reason}: ${extraction.sections_returned} of ${extraction.section_count} sections`);
+        if (!cli.output.json && extraction.truncated)
+          cli.output.notice(`truncated by ${extraction.truncated_reason}: ${extraction.sections_returned} of ${extraction.section_count} sections`);
       }),
     );
 }

@@ -57,13 +57,27 @@ export function registerReceiptCommands(program: Command): void {
         const issuer = flags.issuer ?? cli.baseUrl();
         try {
           const { claims, keyId } = await verifyReceipt(receipt, { keys, issuer });
-          const result = { valid: true, kind: claims.kind, record_id: claims.record_id, issuer: claims.iss, issued_at: new Date(claims.iat * 1000).toISOString(), key_id: keyId, facts: claims.facts };
+          const result = {
+            valid: true,
+            kind: claims.kind,
+            record_id: claims.record_id,
+            issuer: claims.iss,
+            issued_at: new Date(claims.iat * 1000).toISOString(),
+            key_id: keyId,
+            facts: claims.facts,
+          };
           cli.output.result(result, (data) =>
-            [`valid: ${data.kind} ${data.record_id}, issued by ${data.issuer} at ${data.issued_at} (key ${data.key_id})`, ...Object.entries(data.facts).map(([name, value]) => `  ${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)].join('\n'),
+            [
+              `valid: ${data.kind} ${data.record_id}, issued by ${data.issuer} at ${data.issued_at} (key ${data.key_id})`,
+              ...Object.entries(data.facts).map(([name, value]) => `  ${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`),
+            ].join('\n'),
           );
         } catch (error) {
           if (!ReceiptVerificationError.isInstance(error)) throw error;
-          cli.output.result({ valid: false, check: error.check, code: error.code, message: error.message }, (data) => `NOT VALID [${data.check}]: ${data.message}`);
+          cli.output.result(
+            { valid: false, check: error.check, code: error.code, message: error.message },
+            (data) => `NOT VALID [${data.check}]: ${data.message}`,
+          );
           throw new CliFailure(error.message, { silent: true });
         }
       }),

@@ -17,7 +17,9 @@ import { table } from '../output.ts';
 
 /** The one line that says what a request asks for. */
 const whatOf = (request: Pick<CatalogRequestSummary, 'kind' | 'details'>) =>
-  request.kind === 'feature' ? `${request.details.capability} (${request.details.task})` : request.details.artifact_id ?? `${request.details.source}:${request.details.repo}`;
+  request.kind === 'feature'
+    ? `${request.details.capability} (${request.details.task})`
+    : (request.details.artifact_id ?? `${request.details.source}:${request.details.repo}`);
 
 function printFiled(cli: CliContext, filed: CatalogRequestSubmissionResponse): void {
   cli.output.result(filed, (data) =>
@@ -39,7 +41,10 @@ function renderReceipt(receipt: CatalogRequestReceiptResponse): string {
     receipt.fulfilled_by ? `  fulfilled by: ${receipt.fulfilled_by}` : '',
     `  filed ${receipt.created_at} via ${receipt.submitted_via}`,
     'history:',
-    ...receipt.history.map((entry) => `  ${entry.at}  ${entry.previous_status ? `${entry.previous_status} -> ` : ''}${entry.status}  by ${entry.actor}${entry.note ? `: ${entry.note}` : ''}`),
+    ...receipt.history.map(
+      (entry) =>
+        `  ${entry.at}  ${entry.previous_status ? `${entry.previous_status} -> ` : ''}${entry.status}  by ${entry.actor}${entry.note ? `: ${entry.note}` : ''}`,
+    ),
   ];
   return lines.filter(Boolean).join('\n');
 }
@@ -78,7 +83,12 @@ export function registerRequestCommands(program: Command): void {
     .option('--target-tool <tool>', 'the runtime you would run it on')
     .action(
       withContext(async (cli, flags: { capability: string; task: string; useCase: string; targetTool?: string }) => {
-        printFiled(cli, await cli.client().requests.feature({ body: { capability: flags.capability, task: flags.task, use_case: flags.useCase, target_tool: flags.targetTool } }));
+        printFiled(
+          cli,
+          await cli
+            .client()
+            .requests.feature({ body: { capability: flags.capability, task: flags.task, use_case: flags.useCase, target_tool: flags.targetTool } }),
+        );
       }),
     );
 
@@ -92,7 +102,12 @@ export function registerRequestCommands(program: Command): void {
     .requiredOption('--target-tool <tool>', 'the runtime you would run it on')
     .action(
       withContext(async (cli, flags: TargetFlags & { artifact?: string; repo?: string; source?: (typeof sources)[number] }) => {
-        printFiled(cli, await cli.client().requests.mirror({ body: { artifact_id: flags.artifact, repo: flags.repo, source: flags.source, use_case: flags.useCase, target_tool: flags.targetTool } }));
+        printFiled(
+          cli,
+          await cli.client().requests.mirror({
+            body: { artifact_id: flags.artifact, repo: flags.repo, source: flags.source, use_case: flags.useCase, target_tool: flags.targetTool },
+          }),
+        );
       }),
     );
 
@@ -105,7 +120,10 @@ export function registerRequestCommands(program: Command): void {
     .requiredOption('--target-tool <tool>', 'the runtime you would run it on')
     .action(
       withContext(async (cli, flags: TargetFlags & { repo: string; source: (typeof sources)[number] }) => {
-        printFiled(cli, await cli.client().requests.source({ body: { repo: flags.repo, source: flags.source, use_case: flags.useCase, target_tool: flags.targetTool } }));
+        printFiled(
+          cli,
+          await cli.client().requests.source({ body: { repo: flags.repo, source: flags.source, use_case: flags.useCase, target_tool: flags.targetTool } }),
+        );
       }),
     );
 
@@ -113,40 +131,65 @@ export function registerRequestCommands(program: Command): void {
     .command('status')
     .description('Your requests, newest first; or one request with its history')
     .argument('[request_id]', 'show this request')
-    .option('--all', 'every principal\'s requests (operator only)')
+    .option('--all', "every principal's requests (operator only)")
     .addOption(new Option('--kind <kind>', 'only this kind').choices(catalogRequestKinds))
     .addOption(new Option('--status <status>', 'only this status').choices(catalogRequestStatuses))
     .option('--limit <n>', `page size, ${rangeText(requestsContract.status, 'query', 'limit')}`)
     .option('--cursor <cursor>', 'continue from a previous page')
     .action(
-      withContext(async (cli, requestId: string | undefined, flags: { all?: boolean; kind?: CatalogRequestKind; status?: CatalogRequestStatus; limit?: string; cursor?: string }) => {
-        if (requestId !== undefined) {
-          cli.output.result(await cli.client().requests.receipt({ params: { request_id: requestId } }), renderReceipt);
-          return;
-        }
-        const query = requestFrom(requestsContract.status, 'query', { all_requests: flags.all, kind: flags.kind, status: flags.status, limit: flags.limit, cursor: flags.cursor }, { all_requests: '--all' });
-        const page = await cli.client().requests.status({ query });
-        cli.output.result(page, (data) => {
-          if (data.data.length === 0) return 'No catalog requests.';
-          const rows = table([['ID', 'KIND', 'STATUS', 'CREATED', 'WHAT'], ...data.data.map((entry) => [entry.request_id, entry.kind, entry.status, entry.created_at, whatOf(entry)])]);
-          return data.next_cursor ? `${rows}\nmore: --cursor ${data.next_cursor}` : rows;
-        });
-      }),
+      withContext(
+        async (
+          cli,
+          requestId: string | undefined,
+          flags: { all?: boolean; kind?: CatalogRequestKind; status?: CatalogRequestStatus; limit?: string; cursor?: string },
+        ) => {
+          if (requestId !== undefined) {
+            cli.output.result(await cli.client().requests.receipt({ params: { request_id: requestId } }), renderReceipt);
+            return;
+          }
+          const query = requestFrom(
+            requestsContract.status,
+            'query',
+            { all_requests: flags.all, kind: flags.kind, status: flags.status, limit: flags.limit, cursor: flags.cursor },
+            { all_requests: '--all' },
+          );
+          const page = await cli.client().requests.status({ query });
+          cli.output.result(page, (data) => {
+            if (data.data.length === 0) return 'No catalog requests.';
+            const rows = table([
+              ['ID', 'KIND', 'STATUS', 'CREATED', 'WHAT'],
+              ...data.data.map((entry) => [entry.request_id, entry.kind, entry.status, entry.created_at, whatOf(entry)]),
+            ]);
+            return data.next_cursor ? `${rows}\nmore: --cursor ${data.next_cursor}` : rows;
+          });
+        },
+      ),
     );
 
   request
     .command('moderate')
-    .description('Set a request\'s status and a note (operator token only)')
+    .description("Set a request's status and a note (operator token only)")
     .argument('<request_id>')
-    .addOption(new Option('--status <status>', 'the new status').choices(catalogRequestStatuses.filter((status) => status !== 'submitted')).makeOptionMandatory())
+    .addOption(
+      new Option('--status <status>', 'the new status').choices(catalogRequestStatuses.filter((status) => status !== 'submitted')).makeOptionMandatory(),
+    )
     .option('--note <text>', 'why, for the requester')
     .option('--duplicate-of <request_id>', 'with --status duplicate: the request that carries this ask on')
     .option('--fulfilled-by <artifact_id>', 'with --status fulfilled: the catalog artifact that answers it')
     .action(
-      withContext(async (cli, requestId: string, flags: { status: Exclude<CatalogRequestStatus, 'submitted'>; note?: string; duplicateOf?: string; fulfilledBy?: string }) => {
-        const receipt = await cli.client().requests.moderate({ params: { request_id: requestId }, body: { status: flags.status, note: flags.note, duplicate_of: flags.duplicateOf, fulfilled_by: flags.fulfilledBy } });
-        cli.output.result(receipt, renderReceipt);
-      }),
+      withContext(
+        async (
+          cli,
+          requestId: string,
+          flags: { status: Exclude<CatalogRequestStatus, 'submitted'>; note?: string; duplicateOf?: string; fulfilledBy?: string },
+        ) => {
+          const receipt = await cli.client().requests.moderate({
+            params: { request_id: requestId },
+            body: { status: flags.status, note: flags.note, duplicate_of: flags.duplicateOf, fulfilled_by: flags.fulfilledBy },
+          });
+          cli.output.result(receipt, renderReceipt);
+        },
+      ),
     );
 
   program

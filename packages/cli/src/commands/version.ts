@@ -16,7 +16,9 @@ export function registerVersionCommands(program: Command): void {
           server = { error: (error as Error).message };
         }
         cli.output.result({ cli: SVC_VERSION, server }, (data) =>
-          'error' in data.server ? `svc CLI ${data.cli}\nserver: unreachable (${data.server.error})` : `svc CLI ${data.cli}\nserver ${data.server.version} (interface ${data.server.api_version}) at ${data.server.url}`,
+          'error' in data.server
+            ? `svc CLI ${data.cli}\nserver: unreachable (${data.server.error})`
+            : `svc CLI ${data.cli}\nserver ${data.server.version} (interface ${data.server.api_version}) at ${data.server.url}`,
         );
       }),
     );

@@ -13,7 +13,10 @@ export interface CliRun {
  * Runs the real `svc` CLI as a child process with a clean environment (no SVC_* from the
  * caller), optional stdin, and a time limit.
  */
-export function runCli(args: string[], options: { env?: Record<string, string>; input?: string | Buffer; timeoutMs?: number; cwd?: string } = {}): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string | Buffer; timeoutMs?: number; cwd?: string } = {},
+): Promise<CliRun> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...env, ...options.env }, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -34,7 +34,10 @@ export interface BillingHelpers {
    * await svc.billing.exportUsageCsv(createWriteStream('usage.csv'));
    * ```
    */
-  exportUsageCsv(destination: NodeJS.WritableStream | WritableStream<Uint8Array>, options?: { all?: boolean; cursor?: string; limit?: number } & CallOptions): Promise<void>;
+  exportUsageCsv(
+    destination: NodeJS.WritableStream | WritableStream<Uint8Array>,
+    options?: { all?: boolean; cursor?: string; limit?: number } & CallOptions,
+  ): Promise<void>;
 }
 
 export function createCreditsHelpers(methods: ClientOf<Contract>): { chat: ClientOf<Contract>['credits']['chat'] & { completions: CreditChatHelpers } } {

@@ -24,7 +24,9 @@ export function createBlackboardHelpers(blackboard: ClientOf<Contract>['blackboa
     watch: (options) =>
       watchBlackboard(
         (arguments_, callOptions) =>
-          options.key !== undefined ? blackboard.getPost({ body: arguments_ as never }, callOptions) : blackboard.queryPost({ body: arguments_ as never }, callOptions),
+          options.key !== undefined
+            ? blackboard.getPost({ body: arguments_ as never }, callOptions)
+            : blackboard.queryPost({ body: arguments_ as never }, callOptions),
         options,
       ),
   };

@@ -43,7 +43,13 @@ export interface DownloadArtifactResult {
  * ```
  */
 export async function downloadArtifact(transport: Transport, options: DownloadArtifactOptions): Promise<DownloadArtifactResult> {
-  const plan = (await transport.request<DownloadPlan>(catalogContract.downloadPlan, { params: { id: options.artifactId }, query: { tool: options.tool ?? undefined } }, { signal: options.signal })).data;
+  const plan = (
+    await transport.request<DownloadPlan>(
+      catalogContract.downloadPlan,
+      { params: { id: options.artifactId }, query: { tool: options.tool ?? undefined } },
+      { signal: options.signal },
+    )
+  ).data;
   const wanted = options.paths?.length ? options.paths : plan.files.map((file) => file.path);
   const failures: DownloadArtifactResult['failures'] = [];
   const files: VerifiedFile[] = [];
@@ -56,10 +62,35 @@ export async function downloadArtifact(transport: Transport, options: DownloadAr
       const filePath = next;
       const entry = plan.files.find((file) => file.path === filePath);
       try {
-        if (!entry) throw new VerifiedDownloadError({ check: 'plan', message: 'the file is not in the download plan', artifactId: options.artifactId, path: filePath, expected: plan.files.map((file) => file.path).join(', '), actual: filePath });
-        if (!isSafeRelativePath(filePath)) throw new VerifiedDownloadError({ check: 'path', message: 'the plan path would leave the destination directory', artifactId: options.artifactId, path: filePath, expected: 'a relative path', actual: filePath });
+        if (!entry)
+          throw new VerifiedDownloadError({
+            check: 'plan',
+            message: 'the file is not in the download plan',
+            artifactId: options.artifactId,
+            path: filePath,
+            expected: plan.files.map((file) => file.path).join(', '),
+            actual: filePath,
+          });
+        if (!isSafeRelativePath(filePath))
+          throw new VerifiedDownloadError({
+            check: 'path',
+            message: 'the plan path would leave the destination directory',
+            artifactId: options.artifactId,
+            path: filePath,
+            expected: 'a relative path',
+            actual: filePath,
+          });
         options.onFileStart?.(entry);
-        const file = await verifiedDownload(transport, { artifactId: options.artifactId, path: filePath, destination: path.join(options.destination, ...filePath.split('/')), plan, signal: options.signal, policy: options.policy, onProgress: options.onProgress, createdDirectories });
+        const file = await verifiedDownload(transport, {
+          artifactId: options.artifactId,
+          path: filePath,
+          destination: path.join(options.destination, ...filePath.split('/')),
+          plan,
+          signal: options.signal,
+          policy: options.policy,
+          onProgress: options.onProgress,
+          createdDirectories,
+        });
         files.push(file);
         options.onFileDone?.({ path: filePath, file });
       } catch (error) {

@@ -32,13 +32,26 @@ export class VerifiedDownloadError extends SvcError {
   readonly artifactId: string;
   readonly path: string;
 
-  constructor(init: { check: DownloadCheck; message: string; artifactId: string; path: string; expected?: string; actual?: string; cause?: unknown; status?: number; requestId?: string }) {
-    super(`${init.artifactId}/${init.path}: ${init.check} check failed: ${init.message}${init.expected !== undefined ? ` (expected ${init.expected}${init.actual !== undefined ? `, got ${init.actual}` : ''})` : ''}. Nothing was published and no completion was posted.`, {
-      code: `download_${init.check.replace(/-/g, '_')}`,
-      cause: init.cause,
-      status: init.status,
-      requestId: init.requestId,
-    });
+  constructor(init: {
+    check: DownloadCheck;
+    message: string;
+    artifactId: string;
+    path: string;
+    expected?: string;
+    actual?: string;
+    cause?: unknown;
+    status?: number;
+    requestId?: string;
+  }) {
+    super(
+      `${init.artifactId}/${init.path}: ${init.check} check failed: ${init.message}${init.expected !== undefined ? ` (expected ${init.expected}${init.actual !== undefined ? `, got ${init.actual}` : ''})` : ''}. Nothing was published and no completion was posted.`,
+      {
+        code: `download_${init.check.replace(/-/g, '_')}`,
+        cause: init.cause,
+        status: init.status,
+        requestId: init.requestId,
+      },
+    );
     this.check = init.check;
     this.expected = init.expected;
     this.actual = init.actual;

@@ -3,7 +3,14 @@ import { downloadArtifact, type DownloadArtifactOptions, type DownloadArtifactRe
 import { verifiedDownload, type VerifiedDownloadOptions, type VerifiedFile } from './verified-download.ts';
 
 export { VerifiedDownloadError, type DownloadCheck } from './download-error.ts';
-export { checkStorageUrl, resolveStoragePolicy, loopbackServerStore, DEFAULT_STORAGE_HOST, type StoragePolicy, type ResolvedStoragePolicy } from './storage-policy.ts';
+export {
+  checkStorageUrl,
+  resolveStoragePolicy,
+  loopbackServerStore,
+  DEFAULT_STORAGE_HOST,
+  type StoragePolicy,
+  type ResolvedStoragePolicy,
+} from './storage-policy.ts';
 export type { VerifiedDownloadOptions, VerifiedFile, DownloadProgress } from './verified-download.ts';
 export type { DownloadArtifactOptions, DownloadArtifactResult } from './download-artifact.ts';
 

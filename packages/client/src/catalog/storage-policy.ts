@@ -29,13 +29,25 @@ export const SERVER_STORE_PATH = '/api/storage/';
 export const DEFAULT_STORAGE_HOST = 'storage.googleapis.com';
 export const MAX_SIGNED_URL_EXPIRES_SECONDS = 300;
 /** Query fields a V4 signed URL must carry (compared case-insensitively: GCS writes `X-Goog-*`). */
-export const REQUIRED_SIGNED_FIELDS = ['x-goog-algorithm', 'x-goog-credential', 'x-goog-date', 'x-goog-expires', 'x-goog-signedheaders', 'x-goog-signature', 'generation'] as const;
+export const REQUIRED_SIGNED_FIELDS = [
+  'x-goog-algorithm',
+  'x-goog-credential',
+  'x-goog-date',
+  'x-goog-expires',
+  'x-goog-signedheaders',
+  'x-goog-signature',
+  'generation',
+] as const;
 
 /**
  * Hosts from `SVC_STORAGE_HOSTS` (comma-separated) added to the policy's own; with a loopback
  * `apiUrl`, that origin's built-in store is trusted unless `trustLoopbackServerStore` is false.
  */
-export function resolveStoragePolicy(policy: StoragePolicy | undefined, env: Record<string, string | undefined> = typeof process !== 'undefined' ? process.env : {}, apiUrl?: string): ResolvedStoragePolicy {
+export function resolveStoragePolicy(
+  policy: StoragePolicy | undefined,
+  env: Record<string, string | undefined> = typeof process !== 'undefined' ? process.env : {},
+  apiUrl?: string,
+): ResolvedStoragePolicy {
   const fromEnv = (env.SVC_STORAGE_HOSTS ?? '')
     .split(',')
     .map((host) => host.trim())
@@ -64,7 +76,12 @@ export function isLoopback(hostname: string): boolean {
   return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
 
-export type PolicyProblem = { check: 'location' | 'storage-scheme' | 'storage-host' | 'storage-userinfo' | 'storage-fragment' | 'signed-url-field' | 'signed-url-expires'; message: string; expected: string; actual: string };
+export type PolicyProblem = {
+  check: 'location' | 'storage-scheme' | 'storage-host' | 'storage-userinfo' | 'storage-fragment' | 'signed-url-field' | 'signed-url-expires';
+  message: string;
+  expected: string;
+  actual: string;
+};
 
 const defaultPort = (protocol: string) => (protocol === 'https:' ? '443' : protocol === 'http:' ? '80' : '');
 
@@ -91,19 +108,39 @@ export function checkStorageUrl(location: string, policy: ResolvedStoragePolicy)
   try {
     url = new URL(location);
   } catch {
-    return { check: 'location', message: 'the Location header is not an absolute URL', expected: 'an absolute https URL', actual: JSON.stringify(location.slice(0, 200)) };
+    return {
+      check: 'location',
+      message: 'the Location header is not an absolute URL',
+      expected: 'an absolute https URL',
+      actual: JSON.stringify(location.slice(0, 200)),
+    };
   }
-  if (url.username || url.password) return { check: 'storage-userinfo', message: 'the signed URL carries credentials', expected: 'no user:password in the URL', actual: `${url.username}${url.password ? ':***' : ''}@` };
+  if (url.username || url.password)
+    return {
+      check: 'storage-userinfo',
+      message: 'the signed URL carries credentials',
+      expected: 'no user:password in the URL',
+      actual: `${url.username}${url.password ? ':***' : ''}@`,
+    };
   if (location.includes('#')) return { check: 'storage-fragment', message: 'the signed URL has a fragment', expected: 'no #fragment', actual: url.hash || '#' };
   // The loopback server's own store: same origin as the API, its storage path, and nothing else.
   const ownStore = policy.serverStore !== undefined && `${url.origin}${url.pathname}`.startsWith(policy.serverStore);
-  if (!ownStore && !hostAllowed(url, policy)) return { check: 'storage-host', message: `host ${url.host} is not an allowed object-storage host (add it with storagePolicy.hosts, --storage-host or SVC_STORAGE_HOSTS if you trust it)`, expected: allowedText, actual: url.host };
+  if (!ownStore && !hostAllowed(url, policy))
+    return {
+      check: 'storage-host',
+      message: `host ${url.host} is not an allowed object-storage host (add it with storagePolicy.hosts, --storage-host or SVC_STORAGE_HOSTS if you trust it)`,
+      expected: allowedText,
+      actual: url.host,
+    };
   if (url.protocol !== 'https:' && !ownStore) {
     const loopbackHttp = url.protocol === 'http:' && policy.allowHttpLoopback && isLoopback(url.hostname);
     if (!loopbackHttp) {
       return {
         check: 'storage-scheme',
-        message: url.protocol === 'http:' && isLoopback(url.hostname) ? 'plain HTTP to a loopback store needs allowHttpLoopback (--allow-http-loopback)' : 'the signed URL is not HTTPS',
+        message:
+          url.protocol === 'http:' && isLoopback(url.hostname)
+            ? 'plain HTTP to a loopback store needs allowHttpLoopback (--allow-http-loopback)'
+            : 'the signed URL is not HTTPS',
         expected: 'https:',
         actual: url.protocol,
       };
@@ -112,10 +149,21 @@ export function checkStorageUrl(location: string, policy: ResolvedStoragePolicy)
   const query = new Map<string, string>();
   for (const [name, value] of url.searchParams) query.set(name.toLowerCase(), value);
   const missing = REQUIRED_SIGNED_FIELDS.filter((name) => !query.get(name));
-  if (missing.length) return { check: 'signed-url-field', message: `the signed URL lacks ${missing.join(', ')}`, expected: REQUIRED_SIGNED_FIELDS.join(', '), actual: [...query.keys()].join(', ') || 'no query fields' };
+  if (missing.length)
+    return {
+      check: 'signed-url-field',
+      message: `the signed URL lacks ${missing.join(', ')}`,
+      expected: REQUIRED_SIGNED_FIELDS.join(', '),
+      actual: [...query.keys()].join(', ') || 'no query fields',
+    };
   const expires = query.get('x-goog-expires')!;
   if (!/^\d+$/.test(expires) || Number(expires) < 1 || Number(expires) > MAX_SIGNED_URL_EXPIRES_SECONDS) {
-    return { check: 'signed-url-expires', message: 'x-goog-expires is out of range', expected: `an integer in 1..${MAX_SIGNED_URL_EXPIRES_SECONDS}`, actual: expires };
+    return {
+      check: 'signed-url-expires',
+      message: 'x-goog-expires is out of range',
+      expected: `an integer in 1..${MAX_SIGNED_URL_EXPIRES_SECONDS}`,
+      actual: expires,
+    };
   }
   return null;
 }

@@ -66,7 +66,11 @@ const SAFE_SEGMENT = /^[A-Za-z0-9._+@=-]+$/;
 
 /** A plan path must stay inside the destination directory, whatever the server says. */
 export function isSafeRelativePath(filePath: string): boolean {
-  return filePath.length > 0 && !filePath.startsWith('/') && filePath.split('/').every((segment) => segment !== '.' && segment !== '..' && SAFE_SEGMENT.test(segment));
+  return (
+    filePath.length > 0 &&
+    !filePath.startsWith('/') &&
+    filePath.split('/').every((segment) => segment !== '.' && segment !== '..' && SAFE_SEGMENT.test(segment))
+  );
 }
 
 /**
@@ -89,7 +93,11 @@ export function isSafeRelativePath(filePath: string): boolean {
  */
 export async function verifiedDownload(transport: Transport, options: VerifiedDownloadOptions): Promise<VerifiedFile> {
   const { artifactId, path: filePath, signal } = options;
-  const fail = (check: DownloadCheck, message: string, extra: { expected?: string; actual?: string; cause?: unknown; status?: number; requestId?: string } = {}): never => {
+  const fail = (
+    check: DownloadCheck,
+    message: string,
+    extra: { expected?: string; actual?: string; cause?: unknown; status?: number; requestId?: string } = {},
+  ): never => {
     throw new VerifiedDownloadError({ check, message, artifactId, path: filePath, ...extra });
   };
   const policy = resolveStoragePolicy(
@@ -102,12 +110,21 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
     transport.options.apiUrl,
   );
 
-  if (!isSafeRelativePath(filePath)) fail('path', 'the file path would leave the destination', { expected: 'a relative path without "." or ".." segments', actual: JSON.stringify(filePath) });
+  if (!isSafeRelativePath(filePath))
+    fail('path', 'the file path would leave the destination', { expected: 'a relative path without "." or ".." segments', actual: JSON.stringify(filePath) });
   // The plan and the redirect do not depend on each other, so both are asked at once (one round
   // trip saved); the plan is still checked first, and a redirect without a usable plan is only
   // an unused token that expires.
-  const planned = options.plan ? Promise.resolve(options.plan) : transport.request<DownloadPlan>(catalogContract.downloadPlan, { params: { id: artifactId }, query: { tool: options.tool ?? undefined } }, { signal }).then((answer) => answer.data);
-  const redirected = transport.request<{ location: string; headers: Headers }>(catalogContract.download, { params: { id: artifactId, path: filePath } }, { signal, retry: 0 });
+  const planned = options.plan
+    ? Promise.resolve(options.plan)
+    : transport
+        .request<DownloadPlan>(catalogContract.downloadPlan, { params: { id: artifactId }, query: { tool: options.tool ?? undefined } }, { signal })
+        .then((answer) => answer.data);
+  const redirected = transport.request<{ location: string; headers: Headers }>(
+    catalogContract.download,
+    { params: { id: artifactId, path: filePath } },
+    { signal, retry: 0 },
+  );
   redirected.catch(() => {}); // read below, unless the plan fails first
   let plan: DownloadPlan | undefined;
   try {
@@ -116,7 +133,8 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
     fail('plan', `cannot read the download plan: ${(error as Error).message}`, { cause: error });
   }
   const entry = plan!.files.find((file) => file.path === filePath);
-  if (!entry) fail('plan', 'the file is not in the download plan', { expected: plan!.files.map((file) => file.path).join(', ') || 'no hosted files', actual: filePath });
+  if (!entry)
+    fail('plan', 'the file is not in the download plan', { expected: plan!.files.map((file) => file.path).join(', ') || 'no hosted files', actual: filePath });
   const expected = entry!;
   // A large file is hashed on the hashing thread, which boots while the redirect is answered.
   if (expected.sizeBytes >= HASHING_THREAD_MIN_BYTES) prewarmHashingThread();
@@ -132,11 +150,16 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
   } catch (error) {
     if (error instanceof VerifiedDownloadError) throw error;
     if (SvcError.isInstance(error)) {
-      fail('redirect-status', `the download path answered ${error.status ?? 'nothing'}${error.status && error.status >= 400 ? ` (${error.code}: ${error.message})` : ''}`, { expected: '302', actual: String(error.status ?? error.code), cause: error, status: error.status, requestId: error.requestId });
+      fail(
+        'redirect-status',
+        `the download path answered ${error.status ?? 'nothing'}${error.status && error.status >= 400 ? ` (${error.code}: ${error.message})` : ''}`,
+        { expected: '302', actual: String(error.status ?? error.code), cause: error, status: error.status, requestId: error.requestId },
+      );
     }
     fail(signal?.aborted ? 'aborted' : 'redirect-status', (error as Error).message, { cause: error });
   }
-  if (!completionToken) fail('completion-token', 'the redirect carries no X-Svc-Completion-Token header', { expected: 'an X-Svc-Completion-Token header', actual: 'none' });
+  if (!completionToken)
+    fail('completion-token', 'the redirect carries no X-Svc-Completion-Token header', { expected: 'an X-Svc-Completion-Token header', actual: 'none' });
 
   // 2. The redirect target.
   const problem = checkStorageUrl(location, policy);
@@ -160,7 +183,11 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
       // planned size and digest are of the stored bytes, not of a transfer encoding of them.
       response = await fetchImpl(location, { redirect: 'manual', signal: combined, headers: { 'accept-encoding': 'identity' } });
     } catch (error) {
-      fail(signal?.aborted ? 'aborted' : 'fetch-status', `cannot fetch the signed URL: ${(error as Error).message}`, { expected: '200', actual: 'no answer', cause: error });
+      fail(signal?.aborted ? 'aborted' : 'fetch-status', `cannot fetch the signed URL: ${(error as Error).message}`, {
+        expected: '200',
+        actual: 'no answer',
+        cause: error,
+      });
     }
     if (response!.status !== 200) {
       await response!.body?.cancel().catch(() => {});
@@ -183,12 +210,16 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
     } catch (error) {
       if (error instanceof BodyOverflowError) {
         abort.abort();
-        fail('size', 'the store sent more bytes than planned; stopped reading', { expected: `${expected.sizeBytes} bytes`, actual: `more than ${expected.sizeBytes} bytes` });
+        fail('size', 'the store sent more bytes than planned; stopped reading', {
+          expected: `${expected.sizeBytes} bytes`,
+          actual: `more than ${expected.sizeBytes} bytes`,
+        });
       }
       if (signal?.aborted) fail('aborted', 'the download was aborted', { cause: error });
       fail('write', `the transfer failed: ${(error as Error).message}`, { cause: error });
     }
-    if (received !== expected.sizeBytes) fail('size', 'the body length differs from the plan', { expected: `${expected.sizeBytes} bytes`, actual: `${received} bytes` });
+    if (received !== expected.sizeBytes)
+      fail('size', 'the body length differs from the plan', { expected: `${expected.sizeBytes} bytes`, actual: `${received} bytes` });
     if (sha256 !== expected.sha256) fail('sha256', 'the SHA-256 of the bytes differs from the plan', { expected: expected.sha256, actual: sha256 });
 
     // 4. Attest, then publish.
@@ -196,10 +227,20 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
     try {
       // Retried when the answer is lost or the server is briefly unavailable: the same token and
       // digest again answers the first record, so a retry never counts twice.
-      completion = (await transport.request<CompletionResponse>(catalogContract.completeDownload, { params: { id: artifactId, path: filePath }, body: { sha256, sizeBytes: received, completionToken: completionToken! } }, { signal, retry: COMPLETION_RETRIES })).data;
+      completion = (
+        await transport.request<CompletionResponse>(
+          catalogContract.completeDownload,
+          { params: { id: artifactId, path: filePath }, body: { sha256, sizeBytes: received, completionToken: completionToken! } },
+          { signal, retry: COMPLETION_RETRIES },
+        )
+      ).data;
     } catch (error) {
       const svcError = SvcError.isInstance(error) ? error : undefined;
-      fail('completion', `the server refused the completion${svcError ? ` (${svcError.code}: ${svcError.message})` : `: ${(error as Error).message}`}`, { cause: error, status: svcError?.status, requestId: svcError?.requestId });
+      fail('completion', `the server refused the completion${svcError ? ` (${svcError.code}: ${svcError.message})` : `: ${(error as Error).message}`}`, {
+        cause: error,
+        status: svcError?.status,
+        requestId: svcError?.requestId,
+      });
     }
     await rename(temporary, destination);
     published = true;

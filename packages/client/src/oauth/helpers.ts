@@ -1,4 +1,11 @@
-import { oauthContract, pathFor, type Contract, type OAuthClientRegistrationRequest, type OAuthClientRegistrationResponse, type OAuthTokenResponse } from '@svc/schemas';
+import {
+  oauthContract,
+  pathFor,
+  type Contract,
+  type OAuthClientRegistrationRequest,
+  type OAuthClientRegistrationResponse,
+  type OAuthTokenResponse,
+} from '@svc/schemas';
 import type { ClientOf } from '../derive.ts';
 import { SvcError } from '../errors.ts';
 import { createPkcePair, pkceChallenge, type PkcePair } from './pkce.ts';
@@ -72,19 +79,41 @@ export function createOAuthHelpers(methods: ClientOf<Contract>['oauth'], baseUrl
     pkceChallenge,
     authorizeUrl({ clientId, redirectUri, codeChallenge, state, scope }) {
       const url = new URL(`${baseUrl}${pathFor(oauthContract.authorize)}`);
-      const params = { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: codeChallenge, code_challenge_method: 'S256', state, scope };
+      const params = {
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        code_challenge: codeChallenge,
+        code_challenge_method: 'S256',
+        state,
+        scope,
+      };
       for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
       return url.toString();
     },
     async authorizeDirect({ clientId, redirectUri, codeChallenge, state, scope }) {
-      const { location } = await methods.authorize({ query: { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: codeChallenge, code_challenge_method: 'S256', state, scope } });
+      const { location } = await methods.authorize({
+        query: {
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: redirectUri,
+          code_challenge: codeChallenge,
+          code_challenge_method: 'S256',
+          state,
+          scope,
+        },
+      });
       const result = parseAuthorizationRedirect(location);
       if (state !== undefined && result.state !== state) throw new OAuthFlowError('invalid_state', 'the state in the redirect differs from the one sent');
-      if (result.iss !== undefined && result.iss !== baseUrl) throw new OAuthFlowError('invalid_issuer', `the redirect names issuer ${result.iss}, not ${baseUrl}`);
+      if (result.iss !== undefined && result.iss !== baseUrl)
+        throw new OAuthFlowError('invalid_issuer', `the redirect names issuer ${result.iss}, not ${baseUrl}`);
       return result;
     },
     async exchangeCode({ code, codeVerifier, redirectUri, clientId }) {
-      return sessionFromTokens(await token({ grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirectUri, client_id: clientId }), clientId);
+      return sessionFromTokens(
+        await token({ grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirectUri, client_id: clientId }),
+        clientId,
+      );
     },
     async refresh({ refreshToken, clientId, scope }) {
       return sessionFromTokens(await token({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId, scope }), clientId);
@@ -102,7 +131,9 @@ export function createOAuthHelpers(methods: ClientOf<Contract>['oauth'], baseUrl
     async login({ redirectUri = DEFAULT_LOOPBACK_REDIRECT, clientName = 'svc client', scope, clientId } = {}) {
       let id = clientId;
       if (!id) {
-        const registration: OAuthClientRegistrationResponse = await methods.register({ body: { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', client_name: clientName } satisfies OAuthClientRegistrationRequest });
+        const registration: OAuthClientRegistrationResponse = await methods.register({
+          body: { redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', client_name: clientName } satisfies OAuthClientRegistrationRequest,
+        });
         id = registration.client_id;
       }
       const pkce = await createPkcePair();

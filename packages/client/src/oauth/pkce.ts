@@ -5,7 +5,11 @@ export interface PkcePair {
   method: 'S256';
 }
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/(?<!=)=+$/, '');
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/(?<!=)=+$/, '');
 
 /**
  * A fresh code verifier (32 random bytes, 43 characters) and its S256 challenge.

@@ -62,7 +62,10 @@ export interface DocumentHelpers {
    * for (const section of doc.sections) process.stdout.write(`${section.level} ${section.heading}\n`);
    * ```
    */
-  extractFile(input: FileInput, options?: { format?: DocumentFormat; filename?: string; maxChars?: number } & PdfBounds & CallOptions): Promise<DocumentExtraction>;
+  extractFile(
+    input: FileInput,
+    options?: { format?: DocumentFormat; filename?: string; maxChars?: number } & PdfBounds & CallOptions,
+  ): Promise<DocumentExtraction>;
 }
 
 const queryOf = (options: PdfBounds) => ({ start_page: options.startPage, max_pages: options.maxPages, max_chars: options.maxChars });
@@ -79,9 +82,16 @@ export function createPdfHelpers(methods: ClientOf<Contract>): PdfHelpers {
       const stream: PdfPageStream = {
         summary: undefined,
         async *[Symbol.asyncIterator]() {
-          const source = typeof input === 'object' && input !== null && 'url' in input && typeof input.url === 'string' && !(input instanceof URL) ? { url: input.url } : { data_base64: toBase64(await readAllBytes(input as FileInput)) };
-          const answer = await methods.pdf.extract({ body: { ...source, ...queryOf(options), password: options.password, stream: true } }, callOptionsOf(options));
-          if (!(Symbol.asyncIterator in Object(answer))) throw new SvcError('The server answered JSON where an event stream was asked for.', { code: 'unexpected_response' });
+          const source =
+            typeof input === 'object' && input !== null && 'url' in input && typeof input.url === 'string' && !(input instanceof URL)
+              ? { url: input.url }
+              : { data_base64: toBase64(await readAllBytes(input as FileInput)) };
+          const answer = await methods.pdf.extract(
+            { body: { ...source, ...queryOf(options), password: options.password, stream: true } },
+            callOptionsOf(options),
+          );
+          if (!(Symbol.asyncIterator in Object(answer)))
+            throw new SvcError('The server answered JSON where an event stream was asked for.', { code: 'unexpected_response' });
           for await (const message of answer as AsyncIterable<{ event: string; data: unknown }>) {
             if (message.event === 'page-extracted') yield message.data as ExtractedPage;
             else if (message.event === 'extraction-completed') stream.summary = message.data as PdfExtractionSummary;
@@ -121,7 +131,9 @@ export function createDocumentHelpers(methods: ClientOf<Contract>): DocumentHelp
 
 function formatFromName(name: string | undefined): DocumentFormat | undefined {
   const extension = name?.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
-  return ({ md: 'markdown', markdown: 'markdown', html: 'html', htm: 'html', txt: 'text', docx: 'docx', pdf: 'pdf' } as const)[extension ?? ''] as DocumentFormat | undefined;
+  return ({ md: 'markdown', markdown: 'markdown', html: 'html', htm: 'html', txt: 'text', docx: 'docx', pdf: 'pdf' } as const)[extension ?? ''] as
+    | DocumentFormat
+    | undefined;
 }
 
 /** An error that arrives inside a stream has no status line; its code still says which it is. */

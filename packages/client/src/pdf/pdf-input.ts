@@ -41,7 +41,9 @@ export async function readAllBytes(input: FileInput): Promise<Uint8Array> {
 }
 
 export function toBase64(bytes: Uint8Array): string {
-  return typeof Buffer !== 'undefined' ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') : btoa(Array.from(bytes, (byte) => String.fromCharCode(byte)).join(''));
+  return typeof Buffer !== 'undefined'
+    ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')
+    : btoa(Array.from(bytes, (byte) => String.fromCharCode(byte)).join(''));
 }
 
 /** The file name of a path input, to help the server tell a document's format. */

@@ -59,19 +59,27 @@ export async function verifyReceipt(receipt: string, options: VerifyReceiptOptio
   }
   const keys = JsonWebKeySet.parse(options.keys);
   if (!kid || !keys.keys.some((key) => key.kid === kid)) {
-    throw new ReceiptVerificationError('key', `The receipt names key ${kid ?? '(none)'}, which is not among the ${keys.keys.length} published key(s): signed by someone else, or fetch the issuer's keys again.`);
+    throw new ReceiptVerificationError(
+      'key',
+      `The receipt names key ${kid ?? '(none)'}, which is not among the ${keys.keys.length} published key(s): signed by someone else, or fetch the issuer's keys again.`,
+    );
   }
   try {
     const { payload } = await jwtVerify(compact.data, createLocalJWKSet(keys), { issuer: options.issuer, typ: RECEIPT_TYPE, algorithms: [RECEIPT_ALGORITHM] });
     const claims = ReceiptClaims.safeParse(payload);
-    if (!claims.success) throw new ReceiptVerificationError('claims', `The receipt's claims are not an svc receipt's: ${claims.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}.`);
+    if (!claims.success)
+      throw new ReceiptVerificationError(
+        'claims',
+        `The receipt's claims are not an svc receipt's: ${claims.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}.`,
+      );
     return { claims: claims.data, keyId: kid };
   } catch (error) {
     if (ReceiptVerificationError.isInstance(error)) throw error;
     if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'iss') {
       throw new ReceiptVerificationError('issuer', `The receipt was issued by another service than ${options.issuer}.`, { cause: error });
     }
-    if (error instanceof joseErrors.JWSSignatureVerificationFailed) throw new ReceiptVerificationError('signature', 'The signature does not match: the receipt was altered or signed with another key.', { cause: error });
+    if (error instanceof joseErrors.JWSSignatureVerificationFailed)
+      throw new ReceiptVerificationError('signature', 'The signature does not match: the receipt was altered or signed with another key.', { cause: error });
     if (error instanceof joseErrors.JOSEError) throw new ReceiptVerificationError('format', `Not a valid svc receipt: ${error.message}.`, { cause: error });
     throw error;
   }

@@ -4,7 +4,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 export async function forward(request: IncomingMessage, origin: string): Promise<Response> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<
+    string,
+    string
+  >;
   return fetch(`${origin}${request.url}`, { method: request.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined, redirect: 'manual' });
 }
 

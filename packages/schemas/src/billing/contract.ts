@@ -50,7 +50,7 @@ export const billingContract = defineContract({
     summary: 'Credit usage receipts, newest first: a JSON page or CSV',
     description:
       `limit 1..${billingLimits.usagePageMax} (default ${billingLimits.usagePageDefault}); cursor at most ${billingLimits.usageCursorMaxChars} characters, the opaque \`next_cursor\` of the previous page (any other is 422 \`validation_failed\` on \`query.cursor\`, the spec's answer to every bad parameter); ` +
-      '`format=csv` answers RFC 4180 CSV with a header row; a text cell starting with `=`, `+`, `-`, `@`, tab or CR (or their full-width forms) is written with a leading `\'` and quoted, so a spreadsheet shows it instead of running it (OWASP CSV injection), and numbers stay unquoted numbers. Headers: `X-Svc-Remaining-Credits`, `X-Svc-Reserved-Credits`, `X-Svc-Has-More` (0/1), `X-Svc-Next-Cursor` (when more).',
+      "`format=csv` answers RFC 4180 CSV with a header row; a text cell starting with `=`, `+`, `-`, `@`, tab or CR (or their full-width forms) is written with a leading `'` and quoted, so a spreadsheet shows it instead of running it (OWASP CSV injection), and numbers stay unquoted numbers. Headers: `X-Svc-Remaining-Credits`, `X-Svc-Reserved-Credits`, `X-Svc-Has-More` (0/1), `X-Svc-Next-Cursor` (when more).",
     query: UsageExportQuery,
     paging: paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' }),
     responses: { 200: jsonOrBytes(StripeCreditUsagePage, 'text/csv; charset=utf-8') },

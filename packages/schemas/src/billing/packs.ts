@@ -16,7 +16,8 @@ export const CreditPack = z
   .meta({ id: 'CreditPack' });
 export type CreditPack = z.infer<typeof CreditPack>;
 
-export const offeredPacks = (): CreditPack[] => Object.entries(creditPacks).map(([code, pack]) => ({ pack_code: code as PackCode, credits: pack.credits, amount: pack.amount, currency: pack.currency }));
+export const offeredPacks = (): CreditPack[] =>
+  Object.entries(creditPacks).map(([code, pack]) => ({ pack_code: code as PackCode, credits: pack.credits, amount: pack.amount, currency: pack.currency }));
 
 /** Billing limits: page sizes (section 8) and how long a credit hold lives before housekeeping releases it. */
 export const billingLimits = {

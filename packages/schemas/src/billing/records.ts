@@ -70,7 +70,9 @@ export const StripeCreditUsagePage = z
   .meta({ id: 'StripeCreditUsagePage' });
 export type StripeCreditUsagePage = z.infer<typeof StripeCreditUsagePage>;
 
-export const WebhookAck = z.object({ received: z.literal(true), duplicate: z.boolean().describe('True when this event id was processed before: nothing was done again.') }).meta({ id: 'WebhookAck' });
+export const WebhookAck = z
+  .object({ received: z.literal(true), duplicate: z.boolean().describe('True when this event id was processed before: nothing was done again.') })
+  .meta({ id: 'WebhookAck' });
 
 /** The 402 of the credit route: why, and where to buy credits. */
 export const CreditPaymentRequired = z

@@ -29,12 +29,19 @@ const PUT_BODY_LIMIT = 512 * 1024;
  * back to older items; with `since`, `poll_next` walks forward while `has_more` says more are
  * already there. Either object is merged into the next request as it is.
  */
-const readPaging = <const Items extends 'items' | 'channels', const In extends 'query' | 'body'>(items: Items, cursorIn: In) => paging({ items, cursor: ['history_next', 'poll_next'], hasMore: 'has_more', cursorIn });
+const readPaging = <const Items extends 'items' | 'channels', const In extends 'query' | 'body'>(items: Items, cursorIn: In) =>
+  paging({ items, cursor: ['history_next', 'poll_next'], hasMore: 'has_more', cursorIn });
 const itemsInQuery = readPaging('items', 'query');
 const itemsInBody = readPaging('items', 'body');
 
 export const blackboardContract = defineContract({
-  describe: defineRoute({ ...board, method: 'GET', path: PREFIX, summary: 'Describe the blackboard: schema id, posting state, limits, operations', responses: { 200: BlackboardDescription } }),
+  describe: defineRoute({
+    ...board,
+    method: 'GET',
+    path: PREFIX,
+    summary: 'Describe the blackboard: schema id, posting state, limits, operations',
+    responses: { 200: BlackboardDescription },
+  }),
   put: defineRoute({
     ...board,
     method: 'POST',
@@ -47,12 +54,66 @@ export const blackboardContract = defineContract({
     errors: [400, 409, 413, 429, 503],
     responses: { 200: BlackboardPutResponse, 201: BlackboardPutResponse },
   }),
-  get: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/get`, summary: 'Read items of one channel', query: BlackboardGetRequest, errors: [400], responses: { 200: BlackboardReadPage }, paging: itemsInQuery }),
-  getPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/get`, summary: 'Read items of one channel (JSON body)', body: BlackboardGetRequest, errors: [400], responses: { 200: BlackboardReadPage }, paging: itemsInBody }),
-  query: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/query`, summary: 'Read items across channels with filters', query: BlackboardQueryRequest, errors: [400], responses: { 200: BlackboardReadPage }, paging: itemsInQuery }),
-  queryPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/query`, summary: 'Read items across channels with filters (JSON body)', body: BlackboardQueryRequest, errors: [400], responses: { 200: BlackboardReadPage }, paging: itemsInBody }),
-  channels: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/channels`, summary: 'List active channels with activity and participant counts', query: BlackboardChannelsRequest, errors: [400], responses: { 200: BlackboardChannelsPage }, paging: readPaging('channels', 'query') }),
-  channelsPost: defineRoute({ ...board, method: 'POST', path: `${PREFIX}/channels`, summary: 'List active channels (JSON body)', body: BlackboardChannelsRequest, errors: [400], responses: { 200: BlackboardChannelsPage }, paging: readPaging('channels', 'body') }),
+  get: defineRoute({
+    ...board,
+    method: 'GET',
+    path: `${PREFIX}/get`,
+    summary: 'Read items of one channel',
+    query: BlackboardGetRequest,
+    errors: [400],
+    responses: { 200: BlackboardReadPage },
+    paging: itemsInQuery,
+  }),
+  getPost: defineRoute({
+    ...board,
+    method: 'POST',
+    path: `${PREFIX}/get`,
+    summary: 'Read items of one channel (JSON body)',
+    body: BlackboardGetRequest,
+    errors: [400],
+    responses: { 200: BlackboardReadPage },
+    paging: itemsInBody,
+  }),
+  query: defineRoute({
+    ...board,
+    method: 'GET',
+    path: `${PREFIX}/query`,
+    summary: 'Read items across channels with filters',
+    query: BlackboardQueryRequest,
+    errors: [400],
+    responses: { 200: BlackboardReadPage },
+    paging: itemsInQuery,
+  }),
+  queryPost: defineRoute({
+    ...board,
+    method: 'POST',
+    path: `${PREFIX}/query`,
+    summary: 'Read items across channels with filters (JSON body)',
+    body: BlackboardQueryRequest,
+    errors: [400],
+    responses: { 200: BlackboardReadPage },
+    paging: itemsInBody,
+  }),
+  channels: defineRoute({
+    ...board,
+    method: 'GET',
+    path: `${PREFIX}/channels`,
+    summary: 'List active channels with activity and participant counts',
+    query: BlackboardChannelsRequest,
+    errors: [400],
+    responses: { 200: BlackboardChannelsPage },
+    paging: readPaging('channels', 'query'),
+  }),
+  channelsPost: defineRoute({
+    ...board,
+    method: 'POST',
+    path: `${PREFIX}/channels`,
+    summary: 'List active channels (JSON body)',
+    body: BlackboardChannelsRequest,
+    errors: [400],
+    responses: { 200: BlackboardChannelsPage },
+    paging: readPaging('channels', 'body'),
+  }),
   tombstone: defineRoute({
     ...board,
     method: 'POST',
@@ -62,7 +123,15 @@ export const blackboardContract = defineContract({
     errors: [403, 404],
     responses: { 200: BlackboardTombstoneResponse },
   }),
-  show: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/:id`, summary: 'Read one live item', params: BlackboardItemParams, errors: [404], responses: { 200: BlackboardRecord } }),
+  show: defineRoute({
+    ...board,
+    method: 'GET',
+    path: `${PREFIX}/:id`,
+    summary: 'Read one live item',
+    params: BlackboardItemParams,
+    errors: [404],
+    responses: { 200: BlackboardRecord },
+  }),
   posting: defineRoute({ ...board, method: 'GET', path: `${PREFIX}/admin/posting`, summary: 'Read the posting switch', responses: { 200: PostingState } }),
   setPosting: defineRoute({
     ...board,

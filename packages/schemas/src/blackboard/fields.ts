@@ -8,7 +8,11 @@ export const TOPIC_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const REVISION_PATTERN = /^(?:[0-9a-fA-F]{40}|(?:sha256:)?[0-9a-fA-F]{64})$/;
 
 export const BlackboardItemId = z.string().regex(ITEM_ID_PATTERN, 'must match ^bb_[0-9a-f]{24}$').meta({ id: 'BlackboardItemId' });
-export const ChannelKey = z.string().max(limits.keyMaxChars).regex(CHANNEL_KEY_PATTERN, 'must match ^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}$').meta({ id: 'BlackboardChannelKey' });
+export const ChannelKey = z
+  .string()
+  .max(limits.keyMaxChars)
+  .regex(CHANNEL_KEY_PATTERN, 'must match ^[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,199}$')
+  .meta({ id: 'BlackboardChannelKey' });
 export const BlackboardKind = z.enum(['ask', 'result', 'note', 'message']).meta({ id: 'BlackboardKind' });
 export const TopicSlug = z.string().min(1).max(limits.topicMaxChars).regex(TOPIC_PATTERN, 'must be a lower-case slug (a-z, 0-9, single hyphens)');
 export const Topics = z
@@ -18,7 +22,10 @@ export const Topics = z
 export const Task = z
   .string()
   .max(limits.taskMaxChars)
-  .refine((task) => normaliseTask(task) !== undefined, 'must be a canonical task (toxicity, sentiment, prompt_injection, tickets, rerank, embeddings, nli, other) or a known alias');
+  .refine(
+    (task) => normaliseTask(task) !== undefined,
+    'must be a canonical task (toxicity, sentiment, prompt_injection, tickets, rerank, embeddings, nli, other) or a known alias',
+  );
 export const ExpiresIn = z.number().int().min(limits.ttlMinSeconds).max(limits.ttlMaxSeconds);
 export const IdempotencyKey = z.string().min(1).max(limits.idempotencyKeyMaxChars);
 export const BlackboardRevision = z.string().regex(REVISION_PATTERN, 'must be 40 hex characters, or 64 hex characters with an optional sha256: prefix');

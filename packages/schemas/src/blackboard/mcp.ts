@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { BlackboardArtifactId, BlackboardItemId, CursorTimestamp, BlackboardKind, ChannelKey, ExpiresIn, IdempotencyKey, KeyFrom, BlackboardRevision, SolutionScope, Task, TopicSlug, Topics } from './fields.ts';
+import {
+  BlackboardArtifactId,
+  BlackboardItemId,
+  CursorTimestamp,
+  BlackboardKind,
+  ChannelKey,
+  ExpiresIn,
+  IdempotencyKey,
+  KeyFrom,
+  BlackboardRevision,
+  SolutionScope,
+  Task,
+  TopicSlug,
+  Topics,
+} from './fields.ts';
 import { blackboardLimits as limits } from './limits.ts';
 
 /** The one MCP tool's name; `op` selects the operation (these are values, not separate tools). */

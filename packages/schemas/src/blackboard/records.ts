@@ -58,7 +58,7 @@ export const BlackboardRecord = z
       .literal(true)
       .optional()
       .describe(
-        'Set by the server, never by the poster: true when, at put time, `item.receipt.jws` was a receipt signed by this service\'s key, issued by this service, for a record that existed and matched. Absent otherwise (never false): a tampered receipt, another issuer\'s, or none. It vouches for that record only, not for the text of the post. A `receipt_verified` inside the posted value stays there as an ordinary extra field of `item`.',
+        "Set by the server, never by the poster: true when, at put time, `item.receipt.jws` was a receipt signed by this service's key, issued by this service, for a record that existed and matched. Absent otherwise (never false): a tampered receipt, another issuer's, or none. It vouches for that record only, not for the text of the post. A `receipt_verified` inside the posted value stays there as an ordinary extra field of `item`.",
       ),
     receipt_verification: ReceiptVerification.optional().describe('Present with receipt_verified: what was verified (kind, record id, issuer, key id, when).'),
   })

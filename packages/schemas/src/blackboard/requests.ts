@@ -1,6 +1,21 @@
 import { z } from 'zod';
 import { pageLimit } from '../query.ts';
-import { BlackboardArtifactId, BlackboardItemId, CursorTimestamp, BlackboardKind, BlackboardValue, ChannelKey, ExpiresIn, IdempotencyKey, KeyFrom, BlackboardRevision, SolutionScope, Task, TopicSlug, Topics } from './fields.ts';
+import {
+  BlackboardArtifactId,
+  BlackboardItemId,
+  CursorTimestamp,
+  BlackboardKind,
+  BlackboardValue,
+  ChannelKey,
+  ExpiresIn,
+  IdempotencyKey,
+  KeyFrom,
+  BlackboardRevision,
+  SolutionScope,
+  Task,
+  TopicSlug,
+  Topics,
+} from './fields.ts';
 import { blackboardLimits as limits } from './limits.ts';
 
 const timestamp = CursorTimestamp;

@@ -23,7 +23,20 @@ import {
   TrustBundlesResponse,
   VersionsResponse,
 } from './records.ts';
-import { ArtifactSource, ArtifactType, Hosting, License, optionalQueryEnum, optionalQueryText, Pack, RankingSlug, ReviewStatus, SearchSort, Tool, TrendingWindow } from './values.ts';
+import {
+  ArtifactSource,
+  ArtifactType,
+  Hosting,
+  License,
+  optionalQueryEnum,
+  optionalQueryText,
+  Pack,
+  RankingSlug,
+  ReviewStatus,
+  SearchSort,
+  Tool,
+  TrendingWindow,
+} from './values.ts';
 
 /** The catalog is public; a bearer may be sent and is only used to tell callers apart. */
 const catalogRoute = { auth: { kind: 'public' }, surface: 'api', tags: ['catalog'] } as const;
@@ -37,11 +50,17 @@ const cursor = z
 /** Catalog lists page by an offset string: `nextCursor` of one page is the `cursor` of the next. */
 const offsetPaging = paging({ items: 'rows', cursor: 'nextCursor', cursorIn: 'query', cursorParam: 'cursor' });
 const limit = (max: number, fallback: number) => queryInt(1, max).default(fallback);
-const flag = () => queryBoolean().optional().transform((value) => value === true);
+const flag = () =>
+  queryBoolean()
+    .optional()
+    .transform((value) => value === true);
 
 const artifactParams = z.object({ id: ArtifactId });
 /** The wildcard arrives joined with "/"; the server refuses traversal with `invalid_path`. */
-const fileParams = z.object({ id: ArtifactId, path: z.string().min(1).max(1024).meta({ description: 'File path inside the artifact; `..`, absolute and encoded traversal are refused.' }) });
+const fileParams = z.object({
+  id: ArtifactId,
+  path: z.string().min(1).max(1024).meta({ description: 'File path inside the artifact; `..`, absolute and encoded traversal are refused.' }),
+});
 
 export const SearchQuery = z.object({
   q: optionalQueryText(500),
@@ -71,7 +90,14 @@ const SignedUrlQuery = z.object({
 });
 
 export const catalogContract = defineContract({
-  agentDiscovery: defineRoute({ ...catalogRoute, cors: 'any-origin', method: 'GET', path: '/api/agent-discovery', summary: 'How an agent uses the catalog: endpoints, value sets, the download procedure', responses: { 200: AgentDiscovery } }),
+  agentDiscovery: defineRoute({
+    ...catalogRoute,
+    cors: 'any-origin',
+    method: 'GET',
+    path: '/api/agent-discovery',
+    summary: 'How an agent uses the catalog: endpoints, value sets, the download procedure',
+    responses: { 200: AgentDiscovery },
+  }),
   search: defineRoute({
     ...catalogRoute,
     method: 'GET',
@@ -92,10 +118,42 @@ export const catalogContract = defineContract({
     errors: [404],
     responses: { 200: Artifact },
   }),
-  artifact: defineRoute({ ...catalogRoute, method: 'GET', path: '/api/artifacts/:id', summary: 'One artifact', params: artifactParams, errors: [404], responses: { 200: Artifact } }),
-  metadata: defineRoute({ ...catalogRoute, method: 'GET', path: '/api/artifacts/:id/metadata.json', summary: 'Artifact, versions, files of the latest revision and review summary in one document', params: artifactParams, errors: [404], responses: { 200: ArtifactMetadata } }),
-  agentBundle: defineRoute({ ...catalogRoute, method: 'GET', path: '/api/artifacts/:id/agent-bundle', summary: 'What an agent needs to fetch and trust an artifact: plan, trust summary, instructions', params: artifactParams, errors: [404], responses: { 200: AgentBundle } }),
-  versions: defineRoute({ ...catalogRoute, method: 'GET', path: '/api/artifacts/:id/versions', summary: 'Revisions of an artifact, newest first', params: artifactParams, errors: [404], responses: { 200: VersionsResponse } }),
+  artifact: defineRoute({
+    ...catalogRoute,
+    method: 'GET',
+    path: '/api/artifacts/:id',
+    summary: 'One artifact',
+    params: artifactParams,
+    errors: [404],
+    responses: { 200: Artifact },
+  }),
+  metadata: defineRoute({
+    ...catalogRoute,
+    method: 'GET',
+    path: '/api/artifacts/:id/metadata.json',
+    summary: 'Artifact, versions, files of the latest revision and review summary in one document',
+    params: artifactParams,
+    errors: [404],
+    responses: { 200: ArtifactMetadata },
+  }),
+  agentBundle: defineRoute({
+    ...catalogRoute,
+    method: 'GET',
+    path: '/api/artifacts/:id/agent-bundle',
+    summary: 'What an agent needs to fetch and trust an artifact: plan, trust summary, instructions',
+    params: artifactParams,
+    errors: [404],
+    responses: { 200: AgentBundle },
+  }),
+  versions: defineRoute({
+    ...catalogRoute,
+    method: 'GET',
+    path: '/api/artifacts/:id/versions',
+    summary: 'Revisions of an artifact, newest first',
+    params: artifactParams,
+    errors: [404],
+    responses: { 200: VersionsResponse },
+  }),
   files: defineRoute({
     ...catalogRoute,
     method: 'GET',
@@ -140,18 +198,56 @@ export const catalogContract = defineContract({
     errors: [400, 403, 404, 409, 410],
     responses: { 200: CompletionResponse },
   }),
-  trustBundles: defineRoute({ ...catalogRoute, method: 'GET', path: '/api/trust-bundles/:id', summary: 'Trust bundles (provenance, scans, licence) of an artifact, checked against its files', params: artifactParams, errors: [404], responses: { 200: TrustBundlesResponse } }),
-  reviews: defineRoute({ ...catalogRoute, method: 'GET', path: '/api/artifacts/:id/reviews', summary: 'Reviews, newest first', params: artifactParams, query: z.object({ limit: limit(100, 20) }), errors: [404], responses: { 200: ReviewsResponse } }),
-  reviewSummary: defineRoute({ ...catalogRoute, method: 'GET', path: '/api/artifacts/:id/review-summary', summary: 'Review count, average and distribution', params: artifactParams, errors: [404], responses: { 200: ReviewSummary } }),
+  trustBundles: defineRoute({
+    ...catalogRoute,
+    method: 'GET',
+    path: '/api/trust-bundles/:id',
+    summary: 'Trust bundles (provenance, scans, licence) of an artifact, checked against its files',
+    params: artifactParams,
+    errors: [404],
+    responses: { 200: TrustBundlesResponse },
+  }),
+  reviews: defineRoute({
+    ...catalogRoute,
+    method: 'GET',
+    path: '/api/artifacts/:id/reviews',
+    summary: 'Reviews, newest first',
+    params: artifactParams,
+    query: z.object({ limit: limit(100, 20) }),
+    errors: [404],
+    responses: { 200: ReviewsResponse },
+  }),
+  reviewSummary: defineRoute({
+    ...catalogRoute,
+    method: 'GET',
+    path: '/api/artifacts/:id/review-summary',
+    summary: 'Review count, average and distribution',
+    params: artifactParams,
+    errors: [404],
+    responses: { 200: ReviewSummary },
+  }),
   downloadableFiles: defineRoute({
     ...catalogRoute,
     method: 'GET',
     path: '/api/downloadable-files',
     summary: 'Hosted files (latest revisions), optionally of one artifact, runtime or pack',
-    query: z.object({ artifactId: ArtifactId.optional().or(z.literal('').transform(() => undefined)), limit: limit(500, 100), tool: optionalQueryEnum(Tool), pack: optionalQueryEnum(Pack) }),
+    query: z.object({
+      artifactId: ArtifactId.optional().or(z.literal('').transform(() => undefined)),
+      limit: limit(500, 100),
+      tool: optionalQueryEnum(Tool),
+      pack: optionalQueryEnum(Pack),
+    }),
     responses: { 200: DownloadableFilesResponse },
   }),
-  rankings: defineRoute({ ...catalogRoute, method: 'GET', path: '/api/rankings/:slug', summary: 'A ranking of artifacts', params: z.object({ slug: RankingSlug }), query: z.object({ limit: limit(100, 25) }), responses: { 200: RankingResponse } }),
+  rankings: defineRoute({
+    ...catalogRoute,
+    method: 'GET',
+    path: '/api/rankings/:slug',
+    summary: 'A ranking of artifacts',
+    params: z.object({ slug: RankingSlug }),
+    query: z.object({ limit: limit(100, 25) }),
+    responses: { 200: RankingResponse },
+  }),
   trending: defineRoute({
     ...catalogRoute,
     method: 'GET',
@@ -164,20 +260,28 @@ export const catalogContract = defineContract({
     ...catalogRoute,
     method: 'POST',
     path: '/api/artifacts/:id/mirror-request',
-    summary: 'Ask the operator to host (mirror) an artifact\'s files',
+    summary: "Ask the operator to host (mirror) an artifact's files",
     params: artifactParams,
     body: MirrorRequestBody,
     errors: [404],
     responses: { 202: RequestReceipt },
   }),
-  sourceRequest: defineRoute({ ...catalogRoute, method: 'POST', path: '/api/source-requests', summary: 'Ask the operator to add an upstream repository to the catalog', body: SourceRequestBody, responses: { 202: RequestReceipt } }),
+  sourceRequest: defineRoute({
+    ...catalogRoute,
+    method: 'POST',
+    path: '/api/source-requests',
+    summary: 'Ask the operator to add an upstream repository to the catalog',
+    body: SourceRequestBody,
+    responses: { 202: RequestReceipt },
+  }),
   storageObject: defineRoute({
     ...catalogRoute,
     tags: ['storage'],
     method: 'GET',
     path: '/api/storage/:bucket/*key',
     summary: 'Built-in object store: serves a hosted file to a valid V4-style signed URL',
-    description: 'Every fetch checks the HMAC signature, the expiry (x-goog-expires 1..300 seconds from x-goog-date) and the object generation. Used only when the server hosts files itself.',
+    description:
+      'Every fetch checks the HMAC signature, the expiry (x-goog-expires 1..300 seconds from x-goog-date) and the object generation. Used only when the server hosts files itself.',
     params: z.object({ bucket: z.string().min(1).max(63), key: z.string().min(1).max(1024) }),
     query: SignedUrlQuery,
     errors: [403, 404],

@@ -1,7 +1,19 @@
 import { z } from 'zod';
 import { CompactReceipt } from '../receipts/records.ts';
 import { CatalogRequestStatus } from '../requests/status.ts';
-import { ArtifactSource, ArtifactType, CompletionStatus, Hosting, License, Pack, RankingSlug, ReviewStatus, SearchSort, Tool, TrendingWindow } from './values.ts';
+import {
+  ArtifactSource,
+  ArtifactType,
+  CompletionStatus,
+  Hosting,
+  License,
+  Pack,
+  RankingSlug,
+  ReviewStatus,
+  SearchSort,
+  Tool,
+  TrendingWindow,
+} from './values.ts';
 
 /** Artifact ids are URL-safe slugs so they travel as one path segment. */
 export const ArtifactId = z
@@ -14,7 +26,10 @@ export const FilePath = z
   .string()
   .min(1)
   .max(512)
-  .regex(/^(?!\/)(?:(?!\.{1,2}(?:\/|$))[A-Za-z0-9._+@=-]+)(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._+@=-]+)*$/, 'a relative path of segments of A-Z a-z 0-9 . _ + @ = -, with no "." or ".." segment')
+  .regex(
+    /^(?!\/)(?:(?!\.{1,2}(?:\/|$))[A-Za-z0-9._+@=-]+)(?:\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._+@=-]+)*$/,
+    'a relative path of segments of A-Z a-z 0-9 . _ + @ = -, with no "." or ".." segment',
+  )
   .meta({ id: 'FilePath' });
 
 export const Sha256Hex = z
@@ -22,7 +37,11 @@ export const Sha256Hex = z
   .regex(/^[0-9a-f]{64}$/, 'a SHA-256 digest is 64 lower-case hex characters')
   .meta({ id: 'Sha256Hex' });
 
-export const Revision = z.string().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a revision is 1..64 characters of A-Z a-z 0-9 . _ -');
+export const Revision = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'a revision is 1..64 characters of A-Z a-z 0-9 . _ -');
 
 const timestamp = z.string().meta({ description: 'ISO 8601 timestamp (UTC)' });
 
@@ -82,7 +101,15 @@ export const SearchRow = ArtifactSummary.extend({
 
 const facetCounts = z.record(z.string(), z.number().int().nonnegative());
 export const SearchFacets = z
-  .object({ total: z.number().int().nonnegative(), type: facetCounts, license: facetCounts, hosting: facetCounts, source: facetCounts, reviewStatus: facetCounts, worksWith: facetCounts })
+  .object({
+    total: z.number().int().nonnegative(),
+    type: facetCounts,
+    license: facetCounts,
+    hosting: facetCounts,
+    source: facetCounts,
+    reviewStatus: facetCounts,
+    worksWith: facetCounts,
+  })
   .meta({ id: 'SearchFacets', description: 'Counts over every row matching the query and filters (summary=1).' });
 
 export const SearchResponse = z
@@ -98,7 +125,15 @@ export const SearchResponse = z
 export type SearchResponse = z.infer<typeof SearchResponse>;
 
 export const ArtifactVersion = z
-  .object({ artifactId: ArtifactId, revision: z.string(), notes: z.string(), isLatest: z.boolean(), fileCount: z.number().int().nonnegative(), totalBytes: z.number().int().nonnegative(), createdAt: timestamp })
+  .object({
+    artifactId: ArtifactId,
+    revision: z.string(),
+    notes: z.string(),
+    isLatest: z.boolean(),
+    fileCount: z.number().int().nonnegative(),
+    totalBytes: z.number().int().nonnegative(),
+    createdAt: timestamp,
+  })
   .meta({ id: 'ArtifactVersion' });
 export const VersionsResponse = z.object({ artifactId: ArtifactId, rows: z.array(ArtifactVersion) }).meta({ id: 'VersionsResponse' });
 
@@ -112,11 +147,13 @@ export const ArtifactFile = z
     mediaType: z.string(),
     tools: z.array(Tool).meta({ description: 'Runtimes that need this file; empty means every runtime.' }),
     packs: z.array(Pack),
-    hosted: z.boolean().meta({ description: 'True when the bytes are in this service\'s object store (downloadable with verification).' }),
+    hosted: z.boolean().meta({ description: "True when the bytes are in this service's object store (downloadable with verification)." }),
   })
   .meta({ id: 'ArtifactFile' });
 export type ArtifactFile = z.infer<typeof ArtifactFile>;
-export const FilesResponse = z.object({ artifactId: ArtifactId, revision: z.string().nullable(), rows: z.array(ArtifactFile), nextCursor: z.string().nullable() }).meta({ id: 'FilesResponse' });
+export const FilesResponse = z
+  .object({ artifactId: ArtifactId, revision: z.string().nullable(), rows: z.array(ArtifactFile), nextCursor: z.string().nullable() })
+  .meta({ id: 'FilesResponse' });
 
 /** One file of a plan: what the client must receive, byte for byte. */
 export const PlannedFile = z
@@ -135,7 +172,15 @@ export const DownloadPlan = z
 export type DownloadPlan = z.infer<typeof DownloadPlan>;
 
 export const DownloadableFile = z
-  .object({ artifactId: ArtifactId, revision: z.string(), path: z.string(), sha256: Sha256Hex, sizeBytes: z.number().int().nonnegative(), tools: z.array(Tool), packs: z.array(Pack) })
+  .object({
+    artifactId: ArtifactId,
+    revision: z.string(),
+    path: z.string(),
+    sha256: Sha256Hex,
+    sizeBytes: z.number().int().nonnegative(),
+    tools: z.array(Tool),
+    packs: z.array(Pack),
+  })
   .meta({ id: 'DownloadableFile' });
 export const DownloadableFilesResponse = z.object({ rows: z.array(DownloadableFile) }).meta({ id: 'DownloadableFilesResponse' });
 
@@ -159,7 +204,8 @@ export const CompletionResponse = z
     recordedAt: timestamp,
     recordId: z.string().meta({ description: 'The pull record this completion counts as (on already-recorded: the earlier record).' }),
     receipt: CompactReceipt.meta({
-      description: 'svc\'s signed receipt of the pull record (kind download-completion): derived from the stored record, so a retried completion answers the same receipt. Post it on the board as `value.receipt.jws` to have the post show receipt_verified.',
+      description:
+        "svc's signed receipt of the pull record (kind download-completion): derived from the stored record, so a retried completion answers the same receipt. Post it on the board as `value.receipt.jws` to have the post show receipt_verified.",
     }),
   })
   .meta({ id: 'CompletionResponse' });
@@ -187,7 +233,15 @@ export const TrustBundlesResponse = z
   .meta({ id: 'TrustBundlesResponse' });
 
 export const Review = z
-  .object({ id: z.string(), artifactId: ArtifactId, author: z.string(), rating: z.number().int().min(1).max(5), title: z.string(), body: z.string(), createdAt: timestamp })
+  .object({
+    id: z.string(),
+    artifactId: ArtifactId,
+    author: z.string(),
+    rating: z.number().int().min(1).max(5),
+    title: z.string(),
+    body: z.string(),
+    createdAt: timestamp,
+  })
   .meta({ id: 'Review' });
 export const ReviewsResponse = z.object({ artifactId: ArtifactId, rows: z.array(Review) }).meta({ id: 'ReviewsResponse' });
 export const ReviewSummary = z
@@ -201,14 +255,21 @@ export const ReviewSummary = z
   .meta({ id: 'ReviewSummary' });
 
 export const RankingRow = z.object({ rank: z.number().int().positive(), score: z.number(), artifact: ArtifactSummary }).meta({ id: 'RankingRow' });
-export const RankingResponse = z.object({ slug: RankingSlug, title: z.string(), description: z.string(), rows: z.array(RankingRow) }).meta({ id: 'RankingResponse' });
+export const RankingResponse = z
+  .object({ slug: RankingSlug, title: z.string(), description: z.string(), rows: z.array(RankingRow) })
+  .meta({ id: 'RankingResponse' });
 
 export const TrendingRow = z
   .object({ rank: z.number().int().positive(), pulls: z.number().int().nonnegative(), artifact: ArtifactSummary })
   .meta({ id: 'TrendingRow' });
-export const TrendingResponse = z.object({ window: TrendingWindow, rows: z.array(TrendingRow), countedFrom: timestamp.nullable() }).meta({ id: 'TrendingResponse' });
+export const TrendingResponse = z
+  .object({ window: TrendingWindow, rows: z.array(TrendingRow), countedFrom: timestamp.nullable() })
+  .meta({ id: 'TrendingResponse' });
 
-export const MirrorRequestBody = z.object({ useCase: z.string().min(1).max(2000), targetTool: z.string().min(1).max(64) }).strict().meta({ id: 'MirrorRequestBody' });
+export const MirrorRequestBody = z
+  .object({ useCase: z.string().min(1).max(2000), targetTool: z.string().min(1).max(64) })
+  .strict()
+  .meta({ id: 'MirrorRequestBody' });
 export const SourceRequestBody = z
   .object({ repo: z.string().min(1).max(300), source: ArtifactSource, useCase: z.string().min(1).max(2000), targetTool: z.string().min(1).max(64) })
   .strict()
@@ -231,7 +292,13 @@ export const RequestReceipt = z
   .meta({ id: 'RequestReceipt' });
 
 export const ArtifactMetadata = z
-  .object({ schema: z.literal('svc.catalog.artifact.v1'), artifact: Artifact, versions: z.array(ArtifactVersion), files: z.array(ArtifactFile), reviewSummary: ReviewSummary })
+  .object({
+    schema: z.literal('svc.catalog.artifact.v1'),
+    artifact: Artifact,
+    versions: z.array(ArtifactVersion),
+    files: z.array(ArtifactFile),
+    reviewSummary: ReviewSummary,
+  })
   .meta({ id: 'ArtifactMetadata' });
 
 export const AgentBundle = z
@@ -257,7 +324,6 @@ export const AgentDiscovery = z
     embeddingModel: z.string(),
   })
   .meta({ id: 'AgentDiscovery' });
-
 
 export type TrendingResponse = z.infer<typeof TrendingResponse>;
 export type RankingResponse = z.infer<typeof RankingResponse>;

@@ -6,7 +6,12 @@ export const A2A_TRIAL_TASK_ID = 'svc-public-trial-v1';
 const JsonRpcId = z.union([z.string(), z.number()]);
 
 /** The JSON-RPC 2.0 envelope `/a2a` accepts; the handler checks it so errors echo the request id. */
-export const A2aJsonRpcEnvelope = z.looseObject({ jsonrpc: z.literal('2.0'), id: JsonRpcId, method: z.string().min(1), params: z.record(z.string(), z.unknown()) });
+export const A2aJsonRpcEnvelope = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  id: JsonRpcId,
+  method: z.string().min(1),
+  params: z.record(z.string(), z.unknown()),
+});
 
 /** A 0.3 text part; the trial reads text only (spec 4.9: parts of kind `text`). */
 const TextPartV03 = z.looseObject({ kind: z.literal('text'), text: z.string() });
@@ -40,5 +45,7 @@ export const A2aJsonRpcRequest = z.unknown().meta({
     'JSON-RPC 2.0: `{ jsonrpc: "2.0", id, method, params }`. Methods: `message/send` and `tasks/get` (A2A 0.3), `SendMessage` and `GetTask` (A2A 1.0, with the `A2A-Version: 1.0` header).',
 });
 
-export const A2aJsonRpcSuccess = z.object({ jsonrpc: z.literal('2.0'), id: JsonRpcId, result: z.record(z.string(), z.unknown()) }).meta({ id: 'A2aJsonRpcSuccess' });
+export const A2aJsonRpcSuccess = z
+  .object({ jsonrpc: z.literal('2.0'), id: JsonRpcId, result: z.record(z.string(), z.unknown()) })
+  .meta({ id: 'A2aJsonRpcSuccess' });
 export type A2aJsonRpcSuccess = z.infer<typeof A2aJsonRpcSuccess>;

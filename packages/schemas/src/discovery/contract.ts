@@ -32,7 +32,10 @@ export const discoveryContract = defineContract({
     errors: [429],
     responses: { 200: TryResponse },
   }),
-  mcpServerCard: mcpCard('/.well-known/mcp/server-card.json', 'MCP server card: name, version, the Streamable HTTP endpoint, protocol revisions, tools with input schemas, OAuth metadata'),
+  mcpServerCard: mcpCard(
+    '/.well-known/mcp/server-card.json',
+    'MCP server card: name, version, the Streamable HTTP endpoint, protocol revisions, tools with input schemas, OAuth metadata',
+  ),
   mcpJson: mcpCard('/.well-known/mcp.json', 'MCP server card (alias)'),
   mcpWellKnown: mcpCard('/.well-known/mcp', 'MCP server card (alias)'),
   mcpRootJson: mcpCard('/mcp.json', 'MCP server card (alias)'),
@@ -47,7 +50,10 @@ export const discoveryContract = defineContract({
     description: MCP_CARD_DESCRIPTION,
     responses: { 200: McpServerCard },
   }),
-  agentCard: agentCard('/.well-known/agent-card.json', 'A2A agent card: protocol versions, the /a2a URL and transport, capabilities, modes, skills, security schemes'),
+  agentCard: agentCard(
+    '/.well-known/agent-card.json',
+    'A2A agent card: protocol versions, the /a2a URL and transport, capabilities, modes, skills, security schemes',
+  ),
   agentJson: agentCard('/.well-known/agent.json', 'A2A agent card (alias)'),
   agentDirectoryWellKnown: agentCard('/.well-known/agent-directory.json', 'A2A agent card (alias)'),
   agentDirectory: agentCard('/agent-directory.json', 'A2A agent card (alias)'),

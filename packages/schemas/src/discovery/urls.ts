@@ -11,11 +11,25 @@ export const mcpEndpointUrl = (apiUrl: string) => `${apiUrl}${MCP_ENDPOINT_PATH}
 export const a2aEndpointUrl = (baseUrl: string) => `${baseUrl}${A2A_ENDPOINT_PATH}`;
 
 /** Every path serving the MCP server card on the base surface; the bodies are byte-identical. */
-export const MCP_SERVER_CARD_PATHS = ['/.well-known/mcp/server-card.json', '/.well-known/mcp.json', '/.well-known/mcp', '/mcp.json', '/mcp/.well-known/mcp.json', '/mcp/.well-known/mcp'] as const;
+export const MCP_SERVER_CARD_PATHS = [
+  '/.well-known/mcp/server-card.json',
+  '/.well-known/mcp.json',
+  '/.well-known/mcp',
+  '/mcp.json',
+  '/mcp/.well-known/mcp.json',
+  '/mcp/.well-known/mcp',
+] as const;
 /** The newer draft's reserved location, `<streamable-http-url>/server-card`, on the api surface. */
 export const MCP_ENDPOINT_SERVER_CARD_PATH = `${MCP_ENDPOINT_PATH}/server-card`;
 /** Every path serving the A2A agent card; the bodies are byte-identical. */
-export const A2A_AGENT_CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json', '/.well-known/agent-directory.json', '/agent-directory.json', '/.well-known/agents.json', '/agents.json'] as const;
+export const A2A_AGENT_CARD_PATHS = [
+  '/.well-known/agent-card.json',
+  '/.well-known/agent.json',
+  '/.well-known/agent-directory.json',
+  '/agent-directory.json',
+  '/.well-known/agents.json',
+  '/agents.json',
+] as const;
 
 /** The discovery documents every pointer (/, llms.txt, llms-full.txt, OpenAPI) links, by name. */
 export function discoveryLinks(urls: { baseUrl: string; apiUrl: string }) {

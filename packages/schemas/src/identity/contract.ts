@@ -38,7 +38,8 @@ export const oauthContract = defineContract({
     method: 'POST',
     path: '/oauth/register',
     summary: 'Register an OAuth client (RFC 7591): stateless, the client id is a signed registration',
-    description: 'Limited per client address (SVC_OAUTH_REGISTER_RATE_PER_MINUTE, counted in the database so replicas share it): past it, 429 `rate_limited` with Retry-After.',
+    description:
+      'Limited per client address (SVC_OAUTH_REGISTER_RATE_PER_MINUTE, counted in the database so replicas share it): past it, 429 `rate_limited` with Retry-After.',
     body: OAuthClientRegistrationRequest,
     bodyLimitBytes: 16_384,
     errors: [429],
@@ -71,8 +72,8 @@ export const oauthContract = defineContract({
     description: [
       'Answers 200 with an empty body whether or not the token was valid, expired or already revoked (RFC 7009 2.2), so a retry is always safe.',
       'A refresh token revokes its whole family: every refresh and access token descended from the same authorization. An access token revokes only itself.',
-      'Client authentication is the token endpoint\'s: a confidential client must authenticate (401 `invalid_client` otherwise); a token of a public client may be revoked with its client_id or with no client identification at all (holding the token is the proof).',
-      'A token issued to another client than the one identified is refused with 400 `invalid_grant`. Counted with the token endpoint\'s per-address limit.',
+      "Client authentication is the token endpoint's: a confidential client must authenticate (401 `invalid_client` otherwise); a token of a public client may be revoked with its client_id or with no client identification at all (holding the token is the proof).",
+      "A token issued to another client than the one identified is refused with 400 `invalid_grant`. Counted with the token endpoint's per-address limit.",
     ].join(' '),
     body: OAuthRevocationRequest.default({}),
     bodyEncoding: 'form',
@@ -85,7 +86,10 @@ export const oauthContract = defineContract({
   authorizationServerMcpPrefix: asMetadata('/mcp/.well-known/oauth-authorization-server', 'Authorization-server metadata (RFC 8414), MCP-prefixed alias'),
   protectedResource: prMetadata('/.well-known/oauth-protected-resource', 'Protected-resource metadata (RFC 9728)'),
   protectedResourceMcp: prMetadata('/.well-known/oauth-protected-resource/mcp', 'Protected-resource metadata (RFC 9728) of the MCP resource'),
-  protectedResourceMcpPrefix: prMetadata('/mcp/.well-known/oauth-protected-resource', 'Protected-resource metadata (RFC 9728) of the MCP resource, prefixed alias'),
+  protectedResourceMcpPrefix: prMetadata(
+    '/mcp/.well-known/oauth-protected-resource',
+    'Protected-resource metadata (RFC 9728) of the MCP resource, prefixed alias',
+  ),
   protectedResourceApiMcp: defineRoute({
     ...oauthRoute,
     surface: 'api',
@@ -134,7 +138,8 @@ export const credentialsContract = defineContract({
     method: 'POST',
     path: '/v1/developer/credentials/:credential_id/rotate',
     summary: 'Replace a key: the old one dies and a new one is issued in one transaction',
-    description: 'The calling token must hold every scope of the key, as for creating it (403 `scope_not_held`), so a token narrowed by refresh cannot mint a wider secret.',
+    description:
+      'The calling token must hold every scope of the key, as for creating it (403 `scope_not_held`), so a token narrowed by refresh cannot mint a wider secret.',
     params: CredentialIdParams,
     errors: [404, 409],
     responses: { 200: DeveloperCredentialSecretResponse },
@@ -144,7 +149,8 @@ export const credentialsContract = defineContract({
     method: 'DELETE',
     path: '/v1/developer/credentials/:credential_id',
     summary: 'Revoke a key at once; revoking again answers the same receipt',
-    description: 'The calling token must hold every scope of the key (403 `scope_not_held`). Listing keys and reading receipts need no such scopes: they carry no secret.',
+    description:
+      'The calling token must hold every scope of the key (403 `scope_not_held`). Listing keys and reading receipts need no such scopes: they carry no secret.',
     params: CredentialIdParams,
     errors: [404],
     responses: { 200: DeveloperCredentialRevokeResponse },

@@ -40,7 +40,10 @@ export type OAuthError = z.infer<typeof OAuthError>;
 export const OAuthClientRegistrationRequest = z
   .looseObject({
     redirect_uris: z.array(z.string().max(2048)).max(10).optional().describe('Exact redirect URIs; required for authorization_code'),
-    token_endpoint_auth_method: z.enum(oauthTokenEndpointAuthMethods).optional().describe('`none` (default when redirect URIs are given) registers a public PKCE client; a secret method registers a machine client'),
+    token_endpoint_auth_method: z
+      .enum(oauthTokenEndpointAuthMethods)
+      .optional()
+      .describe('`none` (default when redirect URIs are given) registers a public PKCE client; a secret method registers a machine client'),
     grant_types: z.array(z.enum(oauthGrantTypes)).max(3).optional(),
     response_types: z.array(z.string().max(32)).max(3).optional(),
     client_name: z.string().max(200).optional(),

@@ -9,7 +9,11 @@ export const ChatMessage = z
   .looseObject({
     role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
     content: z
-      .union([z.string().max(limits.chatMaxMessageChars, `a message holds at most ${limits.chatMaxMessageChars} characters`), z.array(ContentPart).max(64), z.null()])
+      .union([
+        z.string().max(limits.chatMaxMessageChars, `a message holds at most ${limits.chatMaxMessageChars} characters`),
+        z.array(ContentPart).max(64),
+        z.null(),
+      ])
       .optional(),
     name: z.string().max(256).optional(),
   })
@@ -24,16 +28,16 @@ export type ChatMessage = z.infer<typeof ChatMessage>;
 export const ChatCompletionsRequest = z
   .looseObject({
     model: optionalModel,
-    messages: z
-      .array(ChatMessage)
-      .min(1, 'send at least one message')
-      .max(limits.chatMaxMessages, `at most ${limits.chatMaxMessages} messages`),
+    messages: z.array(ChatMessage).min(1, 'send at least one message').max(limits.chatMaxMessages, `at most ${limits.chatMaxMessages} messages`),
     temperature: z.number().min(0).max(2).nullable().optional(),
     top_p: z.number().min(0).max(1).nullable().optional(),
     max_tokens: z.number().int().min(1).max(limits.chatMaxTokens).nullable().optional(),
     max_completion_tokens: z.number().int().min(1).max(limits.chatMaxTokens).nullable().optional(),
     stop: z
-      .union([z.string().min(1).max(256), z.array(z.string().min(1).max(256)).max(limits.chatMaxStopSequences, `at most ${limits.chatMaxStopSequences} stop sequences`)])
+      .union([
+        z.string().min(1).max(256),
+        z.array(z.string().min(1).max(256)).max(limits.chatMaxStopSequences, `at most ${limits.chatMaxStopSequences} stop sequences`),
+      ])
       .nullable()
       .optional(),
     n: z
@@ -43,7 +47,9 @@ export const ChatCompletionsRequest = z
       .max(limits.chatMaxChoices, `n is at most ${limits.chatMaxChoices}`)
       .nullable()
       .optional()
-      .describe('How many choices to generate, each with its `index` (in the answer and in every chunk of the stream). Passed to upstream models; the built-in engine answers one choice and refuses more with 400 `chat_choices_unsupported`.'),
+      .describe(
+        'How many choices to generate, each with its `index` (in the answer and in every chunk of the stream). Passed to upstream models; the built-in engine answers one choice and refuses more with 400 `chat_choices_unsupported`.',
+      ),
     stream: z.boolean().nullable().optional().describe('Answer a server-sent event stream of chat.completion.chunk objects ending with `data: [DONE]`.'),
     stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
     user: z.string().max(256).optional(),
@@ -70,7 +76,9 @@ export const ChatCompletion = z
     ),
     usage: InferenceUsage.optional(),
     system_fingerprint: z.string().nullable().optional(),
-    svc: ServedBy.extend({ note: z.string().optional() }).optional().describe('Which engine served the answer; the built-in chat model says it is extractive here.'),
+    svc: ServedBy.extend({ note: z.string().optional() })
+      .optional()
+      .describe('Which engine served the answer; the built-in chat model says it is extractive here.'),
   })
   .meta({ id: 'ChatCompletion' });
 export type ChatCompletion = z.infer<typeof ChatCompletion>;

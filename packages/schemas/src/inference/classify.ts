@@ -24,7 +24,7 @@ export const ClassifyRequest = z
       .max(limits.classifyMaxLabels, `at most ${limits.classifyMaxLabels} labels`)
       .optional()
       .describe(
-        'Explicit labels: required for `other`, and they replace the task\'s own labels for the others (except nli). On the built-in engine, labels that are all among the task\'s own ' +
+        "Explicit labels: required for `other`, and they replace the task's own labels for the others (except nli). On the built-in engine, labels that are all among the task's own " +
           '(sentiment with `["positive", "negative"]`) keep the task\'s method restricted to them; any other labels are scored by similarity of the text to each label, and `method` says so.',
       ),
     multi_label: z.boolean().default(false).describe('Score each label on its own (scores need not sum to 1).'),
@@ -55,7 +55,11 @@ export const ClassifyResponse = z
         index: z.number().int().nonnegative(),
         label: z.string(),
         score: z.number().min(0).max(1),
-        confidence: z.enum(['low', 'medium', 'high']).describe('How far the top label stands from the runner-up: `high` when its score leads by at least 0.4, `medium` by at least 0.15, else `low` (treat the label as a guess).'),
+        confidence: z
+          .enum(['low', 'medium', 'high'])
+          .describe(
+            'How far the top label stands from the runner-up: `high` when its score leads by at least 0.4, `medium` by at least 0.15, else `low` (treat the label as a guess).',
+          ),
         scores: z.array(LabelScore).describe('Every label, best first.'),
       }),
     ),

@@ -3,7 +3,16 @@ import { ChatCompletion, ChatCompletionsRequest, ChatStreamEvent } from './chat.
 import { ClassifyRequest, ClassifyResponse } from './classify.ts';
 import { EmbeddingsRequest, EmbeddingsResponse } from './embeddings.ts';
 import { EvalRequest, EvalResponse } from './eval.ts';
-import { DiscoverRequest, DiscoverResponse, FindSpecialistRequest, FindSpecialistResponse, RequestSpecialistRequest, RequestSpecialistResponse, RouteRequest, RouteResponse } from './guidance.ts';
+import {
+  DiscoverRequest,
+  DiscoverResponse,
+  FindSpecialistRequest,
+  FindSpecialistResponse,
+  RequestSpecialistRequest,
+  RequestSpecialistResponse,
+  RouteRequest,
+  RouteResponse,
+} from './guidance.ts';
 import { inferenceLimits as limits } from './limits.ts';
 import { RagRequest, RagResponse, RagStreamEvent } from './rag.ts';
 import { RerankRequest, RerankResponse } from './rerank.ts';
@@ -15,8 +24,8 @@ const invoke = { auth: { kind: 'scoped', scopes: ['inference:invoke'] }, surface
 const modelErrors = [413, 502, 504] as const;
 const modelNote =
   'An unknown `model` is a 422 `model_not_found` whose message lists the known ones; a model that cannot do this operation is a 422 `model_operation_unsupported`. ' +
-  'An upstream that fails before its first byte is retried on the model\'s fallbacks, then answers 502 `upstream_error` or 504 `upstream_timeout` (both `retryable`). ' +
-  'A request the upstream refuses itself (its 400, 413 or 422) is a 422 `upstream_rejected_request` with the upstream\'s message and no fallback, since another upstream would refuse it too.';
+  "An upstream that fails before its first byte is retried on the model's fallbacks, then answers 502 `upstream_error` or 504 `upstream_timeout` (both `retryable`). " +
+  "A request the upstream refuses itself (its 400, 413 or 422) is a 422 `upstream_rejected_request` with the upstream's message and no fallback, since another upstream would refuse it too.";
 
 export const inferenceContract = defineContract({
   chat: defineRoute({
@@ -32,7 +41,7 @@ export const inferenceContract = defineContract({
       'engine produced its first event, so an upstream that fails or stays silent before that still falls back. svc always asks an upstream for ' +
       'its usage (to count the call) and passes the usage chunk on only when `include_usage` asked for it. Silences longer than 15 s (`SVC_SSE_KEEPALIVE_MS`) carry ' +
       'SSE comments (`: keep-alive`). A client that disconnects aborts the upstream request at once. The built-in model ' +
-      '(`svc-extractive-chat`) answers extractively from the conversation and svc\'s own documentation, and says so. ' +
+      "(`svc-extractive-chat`) answers extractively from the conversation and svc's own documentation, and says so. " +
       `Limits: body ${limits.chatBodyBytes} bytes (413), ${limits.chatMaxMessages} messages, ${limits.chatMaxMessageChars} characters a message, ` +
       `max_tokens 1..${limits.chatMaxTokens}, ${limits.chatMaxStopSequences} stop sequences. ${modelNote}`,
     body: ChatCompletionsRequest,
@@ -122,7 +131,8 @@ export const inferenceContract = defineContract({
     method: 'POST',
     path: '/v1/eval',
     summary: 'Score predictions against references (exact match, token F1, ROUGE-L, BLEU, accuracy), optionally running a model first',
-    description: `Up to ${limits.evalMaxItems} items of at most ${limits.evalMaxItemChars} characters; body ${limits.evalBodyBytes} bytes (413). Metrics are SQuAD-normalised exact match and token F1, ROUGE-L F-measure, corpus BLEU-4 (smoothed) and accuracy. ` +
+    description:
+      `Up to ${limits.evalMaxItems} items of at most ${limits.evalMaxItemChars} characters; body ${limits.evalBodyBytes} bytes (413). Metrics are SQuAD-normalised exact match and token F1, ROUGE-L F-measure, corpus BLEU-4 (smoothed) and accuracy. ` +
       `ROUGE-L's longest common subsequence costs the longer side's tokens times the shorter's / 32 per item (tokens are runs of letters and digits); a request whose sum passes ${limits.evalMaxRougeLWordSteps} is a 422 \`eval_work_too_large\` (four pairs of the longest items fit, or 1000 pairs of about 1,000 tokens): split it. ${modelNote}`,
     body: EvalRequest,
     bodyLimitBytes: limits.evalBodyBytes,
@@ -147,9 +157,9 @@ export const inferenceContract = defineContract({
     summary: 'Find the best current matches for a need; when none is good enough, file a feature request for it',
     description:
       'Ranks catalog artifacts and served models as find_specialist does. When the best scores below `min_score` (default 0.35), a feature request ' +
-      '(capability, task, use_case, target_tool) is filed on the caller\'s behalf through the catalog-request store, with its screening, replay and limit rules: ' +
+      "(capability, task, use_case, target_tool) is filed on the caller's behalf through the catalog-request store, with its screening, replay and limit rules: " +
       'the same need asked again answers the same request (`replayed: true`) and files nothing new. Its status is then readable at GET /v1/request-status/{request_id}. ' +
-      'The shared demo principal\'s filings are shared by every demo caller.',
+      "The shared demo principal's filings are shared by every demo caller.",
     body: RequestSpecialistRequest,
     bodyLimitBytes: limits.describeBodyBytes,
     errors: [413, 429],

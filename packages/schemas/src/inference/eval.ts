@@ -18,18 +18,36 @@ export const EvalRequest = z
     references: items,
     predictions: items.optional(),
     run: z
-      .strictObject({ operation: z.enum(['classify', 'summarize']), task: ClassifyTask.optional(), labels: z.array(z.string().min(1).max(256)).min(2).max(limits.classifyMaxLabels).optional(), inputs: items, model: optionalModel })
+      .strictObject({
+        operation: z.enum(['classify', 'summarize']),
+        task: ClassifyTask.optional(),
+        labels: z.array(z.string().min(1).max(256)).min(2).max(limits.classifyMaxLabels).optional(),
+        inputs: items,
+        model: optionalModel,
+      })
       .optional(),
     metrics: z.array(EvalMetric).min(1).default(['exact_match', 'token_f1']),
   })
   .superRefine((body, context) => {
-    if ((body.predictions === undefined) === (body.run === undefined)) context.addIssue({ code: 'custom', path: ['predictions'], message: 'send exactly one of `predictions` and `run`' });
+    if ((body.predictions === undefined) === (body.run === undefined))
+      context.addIssue({ code: 'custom', path: ['predictions'], message: 'send exactly one of `predictions` and `run`' });
     if (body.run?.operation === 'classify') {
-      if (body.run.task === 'nli') context.addIssue({ code: 'custom', path: ['run', 'task'], message: 'eval runs a classification over `inputs`; nli classifies pairs, so score its predictions instead' });
-      if ((body.run.task ?? 'other') === 'other' && !body.run.labels) context.addIssue({ code: 'custom', path: ['run', 'labels'], message: 'the `other` task needs explicit `labels`' });
+      if (body.run.task === 'nli')
+        context.addIssue({
+          code: 'custom',
+          path: ['run', 'task'],
+          message: 'eval runs a classification over `inputs`; nli classifies pairs, so score its predictions instead',
+        });
+      if ((body.run.task ?? 'other') === 'other' && !body.run.labels)
+        context.addIssue({ code: 'custom', path: ['run', 'labels'], message: 'the `other` task needs explicit `labels`' });
     }
     const made = body.predictions ?? body.run?.inputs;
-    if (made && made.length !== body.references.length) context.addIssue({ code: 'custom', path: ['references'], message: `references (${body.references.length}) and predictions or inputs (${made.length}) must be as many` });
+    if (made && made.length !== body.references.length)
+      context.addIssue({
+        code: 'custom',
+        path: ['references'],
+        message: `references (${body.references.length}) and predictions or inputs (${made.length}) must be as many`,
+      });
   })
   .meta({ id: 'EvalRequest' });
 export type EvalRequest = z.input<typeof EvalRequest>;

@@ -34,9 +34,7 @@ export const RouteChoice = z
   .object({ operation: InferenceOperation, path: z.string(), model: z.string().nullable(), score: z.number(), reason: z.string() })
   .meta({ id: 'RouteChoice' });
 
-export const RouteResponse = z
-  .object({ choice: RouteChoice, alternatives: z.array(RouteChoice), svc: ServedBy.optional() })
-  .meta({ id: 'RouteResponse' });
+export const RouteResponse = z.object({ choice: RouteChoice, alternatives: z.array(RouteChoice), svc: ServedBy.optional() }).meta({ id: 'RouteResponse' });
 export type RouteResponse = z.infer<typeof RouteResponse>;
 
 export const DiscoverRequest = z.strictObject({ need: description, limit: resultLimit }).meta({ id: 'DiscoverRequest' });
@@ -98,7 +96,10 @@ export const RequestSpecialistResponse = z
     good_enough: z.boolean().describe('True when a match reached min_score: nothing was filed.'),
     min_score: z.number(),
     filed: z
-      .object({ request: CatalogRequestReceiptResponse, replayed: z.boolean().describe('True when you had filed exactly this request before: the same request is answered, nothing new is created.') })
+      .object({
+        request: CatalogRequestReceiptResponse,
+        replayed: z.boolean().describe('True when you had filed exactly this request before: the same request is answered, nothing new is created.'),
+      })
       .nullable()
       .describe('The feature request filed on your behalf when no match was good enough.'),
   })

@@ -14,17 +14,31 @@ export const RagRequest = z
     sources: z
       .strictObject({
         blackboard_key: z.string().max(512).optional().describe('A blackboard channel key: its current posts join the documents.'),
-        artifact_ids: z.array(z.string().max(256).regex(/^[^\u0000]*$/, 'the NUL character is not allowed')).max(20).optional().describe('Catalog artifacts: their descriptions join the documents.'),
+        artifact_ids: z
+          .array(
+            z
+              .string()
+              .max(256)
+              .regex(/^[^\u0000]*$/, 'the NUL character is not allowed'),
+          )
+          .max(20)
+          .optional()
+          .describe('Catalog artifacts: their descriptions join the documents.'),
       })
       .optional(),
     top_k: z.number().int().min(1).max(limits.ragMaxTopK).default(4).describe('Passages retrieved and cited at most.'),
     model: optionalModel,
-    stream: z.boolean().default(false).describe('Answer a server-sent event stream: `passage-retrieved` per passage, `answer-delta` pieces, then `answer-completed`.'),
+    stream: z
+      .boolean()
+      .default(false)
+      .describe('Answer a server-sent event stream: `passage-retrieved` per passage, `answer-delta` pieces, then `answer-completed`.'),
   })
   .superRefine((body, context) => {
     const total = body.documents.reduce((sum, document) => sum + (typeof document === 'string' ? document.length : document.text.length), 0);
-    if (total > limits.ragMaxTotalChars) context.addIssue({ code: 'custom', path: ['documents'], message: `the documents hold at most ${limits.ragMaxTotalChars} characters in all` });
-    if (body.documents.length === 0 && !body.sources) context.addIssue({ code: 'custom', path: ['documents'], message: 'send documents, or name sources to read them from' });
+    if (total > limits.ragMaxTotalChars)
+      context.addIssue({ code: 'custom', path: ['documents'], message: `the documents hold at most ${limits.ragMaxTotalChars} characters in all` });
+    if (body.documents.length === 0 && !body.sources)
+      context.addIssue({ code: 'custom', path: ['documents'], message: 'send documents, or name sources to read them from' });
   })
   .meta({ id: 'RagRequest' });
 export type RagRequest = z.input<typeof RagRequest>;

@@ -21,7 +21,17 @@ export type RerankRequest = z.input<typeof RerankRequest>;
 
 export const RerankResponse = z
   .object({
-    results: z.array(z.object({ index: z.number().int().nonnegative(), relevance_score: z.number().describe('Higher is more relevant. The built-in svc-bm25 answers 0..1: the BM25 score as a share of the query\'s ceiling (0 when no query term occurs); an upstream answers its own scale.'), document: z.object({ text: z.string() }).optional() })),
+    results: z.array(
+      z.object({
+        index: z.number().int().nonnegative(),
+        relevance_score: z
+          .number()
+          .describe(
+            "Higher is more relevant. The built-in svc-bm25 answers 0..1: the BM25 score as a share of the query's ceiling (0 when no query term occurs); an upstream answers its own scale.",
+          ),
+        document: z.object({ text: z.string() }).optional(),
+      }),
+    ),
     model: z.string(),
     usage: InferenceUsage,
     svc: ServedBy.optional(),

@@ -7,7 +7,10 @@ export const SummarizeRequest = z
     text: z.string().min(1).max(limits.summarizeMaxChars, `the text holds at most ${limits.summarizeMaxChars} characters`),
     max_sentences: z.number().int().min(1).max(limits.summarizeMaxSentences).default(3),
     model: optionalModel,
-    stream: z.boolean().default(false).describe('Answer a server-sent event stream: `sentence-selected` per sentence, then `summary-completed` with the usage.'),
+    stream: z
+      .boolean()
+      .default(false)
+      .describe('Answer a server-sent event stream: `sentence-selected` per sentence, then `summary-completed` with the usage.'),
   })
   .meta({ id: 'SummarizeRequest' });
 export type SummarizeRequest = z.input<typeof SummarizeRequest>;

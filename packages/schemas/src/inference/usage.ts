@@ -6,9 +6,7 @@ const tokenCount = z.number().int().nonnegative().optional();
  * OpenAI's breakdown of the prompt's tokens, as an upstream reports it. The fields OpenAI sends
  * today are named; others an upstream adds (counts, all of them) are kept as sent.
  */
-export const PromptTokensDetails = z
-  .looseObject({ cached_tokens: tokenCount, audio_tokens: tokenCount })
-  .meta({ id: 'PromptTokensDetails' });
+export const PromptTokensDetails = z.looseObject({ cached_tokens: tokenCount, audio_tokens: tokenCount }).meta({ id: 'PromptTokensDetails' });
 
 /** OpenAI's breakdown of the completion's tokens (reasoning, audio, predicted output), as an upstream reports it. */
 export const CompletionTokensDetails = z
@@ -26,8 +24,12 @@ export const InferenceUsage = z
     prompt_tokens: z.number().int().nonnegative(),
     completion_tokens: z.number().int().nonnegative().optional(),
     total_tokens: z.number().int().nonnegative(),
-    prompt_tokens_details: PromptTokensDetails.optional().describe('The upstream\'s breakdown of the prompt tokens (cached, audio), passed through as it reported it.'),
-    completion_tokens_details: CompletionTokensDetails.optional().describe('The upstream\'s breakdown of the completion tokens (reasoning, audio, predictions), passed through as it reported it.'),
+    prompt_tokens_details: PromptTokensDetails.optional().describe(
+      "The upstream's breakdown of the prompt tokens (cached, audio), passed through as it reported it.",
+    ),
+    completion_tokens_details: CompletionTokensDetails.optional().describe(
+      "The upstream's breakdown of the completion tokens (reasoning, audio, predictions), passed through as it reported it.",
+    ),
     units: z.number().int().nonnegative().optional().describe('Items the operation worked on (documents reranked, texts classified, items scored).'),
   })
   .meta({ id: 'InferenceUsage' });
@@ -46,4 +48,9 @@ export type ServedBy = z.infer<typeof ServedBy>;
 /** The error member of a stream event or chunk: a stable code and a human message. */
 export const StreamErrorMember = z.object({ code: z.string(), message: z.string() }).meta({ id: 'StreamErrorMember' });
 
-export const optionalModel = z.string().min(1).max(256).optional().describe('A model id from /v1/models; absent means the configured default for this operation.');
+export const optionalModel = z
+  .string()
+  .min(1)
+  .max(256)
+  .optional()
+  .describe('A model id from /v1/models; absent means the configured default for this operation.');

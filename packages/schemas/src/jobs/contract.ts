@@ -5,7 +5,7 @@ import { BatchJob, BatchJobRequest, BatchJobResult, JobIdParams, JobSubmitHeader
 /** Jobs belong to registered agents (and the operator): the shared demo and open-auth principals are refused with 403 `principal_not_allowed`. */
 const jobsAuth = (scope: 'jobs:read' | 'jobs:write') => ({ kind: 'scoped', scopes: [scope], principals: ['operator', 'agent'] }) as const;
 const common = { surface: 'base', tags: ['jobs'] } as const;
-const notFound = 'Another principal\'s job, an unknown id and a job past retention are all 404 `job_not_found`.';
+const notFound = "Another principal's job, an unknown id and a job past retention are all 404 `job_not_found`.";
 
 export const jobsContract = defineContract({
   submit: defineRoute({
@@ -17,7 +17,7 @@ export const jobsContract = defineContract({
     description:
       `Body \`${batchJobRequestSchemaId}\` with one operation and 1..${limits.maxItems} items, each checked with that operation's own request schema (a bad item is a 422 naming it; nothing is queued). ` +
       `Body at most ${limits.maxRequestBytes} bytes (413). Paid operations (chat) are not accepted. \`stream\` in an item is ignored: results are JSON. ` +
-      '`Idempotency-Key` is required (422 `validation_failed` naming the header when absent). Keys are scoped to the principal and kept 24 hours (Stripe\'s semantics): ' +
+      "`Idempotency-Key` is required (422 `validation_failed` naming the header when absent). Keys are scoped to the principal and kept 24 hours (Stripe's semantics): " +
       'the same key with the same body answers the first 202 again, with the same job id and `Idempotent-Replayed: true`, and queues nothing; the same key with another body is 409 `idempotency_conflict`; ' +
       'while the first request with that key is still being admitted, a second gets 409 `idempotency_in_progress` (retryable, `Retry-After`). A refused submission (429, 422) stores nothing, so the same key may be retried. ' +
       `Active (queued or running) caps, counted over every replica: ${limits.maxActivePerPrincipal} jobs and ${limits.maxActiveItemsPerPrincipal} items per principal, ${limits.maxActiveGlobal} jobs and ${limits.maxActiveItemsGlobal} items in all; ` +
@@ -37,7 +37,7 @@ export const jobsContract = defineContract({
     auth: jobsAuth('jobs:read'),
     method: 'GET',
     path: '/v1/jobs/:job_id',
-    summary: 'A job\'s status, attempts, timestamps and per-item progress',
+    summary: "A job's status, attempts, timestamps and per-item progress",
     description:
       'Statuses: queued -> running -> completed | failed; queued -> cancelled. A job whose server died while running it (its lease ran out) goes back to queued and is tried again, ' +
       `up to ${limits.maxAttempts} attempts; then it fails with \`job_attempts_exhausted\`. Items that finished in an earlier attempt keep their outcome and are not run again. ${notFound}`,

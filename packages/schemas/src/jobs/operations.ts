@@ -17,11 +17,16 @@ export const CalculateItem = z
       .string()
       .min(1)
       .max(jobLimits.calculateMaxExpressionChars, `an expression holds at most ${jobLimits.calculateMaxExpressionChars} characters`)
-      .describe(`Arithmetic: numbers, + - * / % ^, parentheses, the constants pi, e, tau, phi, and the functions abs, sqrt, cbrt, exp, log (natural, or log(x, base)), log10, log2, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, floor, ceil, round, trunc (fix), sign, min, max, hypot, pow, mod. Nothing else is reachable. Evaluation runs off the event loop under a ${jobLimits.calculateDeadlineMs} ms deadline; past it the item fails with \`calculate_too_costly\`.`),
+      .describe(
+        `Arithmetic: numbers, + - * / % ^, parentheses, the constants pi, e, tau, phi, and the functions abs, sqrt, cbrt, exp, log (natural, or log(x, base)), log10, log2, sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, tanh, floor, ceil, round, trunc (fix), sign, min, max, hypot, pow, mod. Nothing else is reachable. Evaluation runs off the event loop under a ${jobLimits.calculateDeadlineMs} ms deadline; past it the item fails with \`calculate_too_costly\`.`,
+      ),
   })
   .meta({ id: 'CalculateItem' });
 export const CalculateResult = z
-  .object({ expression: z.string(), value: z.number().describe('A finite IEEE 754 double; an expression whose value is not finite fails with `calculate_not_finite`.') })
+  .object({
+    expression: z.string(),
+    value: z.number().describe('A finite IEEE 754 double; an expression whose value is not finite fails with `calculate_not_finite`.'),
+  })
   .meta({ id: 'CalculateResult' });
 export type CalculateResult = z.infer<typeof CalculateResult>;
 
@@ -43,8 +48,14 @@ export const ValidateJsonItem = z
   .strictObject({
     schema: z
       .union([z.record(z.string(), z.unknown()), z.boolean()])
-      .refine((schema) => jsonChars(schema) <= jobLimits.validateJsonSchemaMaxChars, `a schema's JSON holds at most ${jobLimits.validateJsonSchemaMaxChars} characters`)
-      .refine((schema) => jsonDepth(schema) <= jobLimits.validateJsonSchemaMaxDepth, `a schema nests objects and arrays at most ${jobLimits.validateJsonSchemaMaxDepth} levels deep`)
+      .refine(
+        (schema) => jsonChars(schema) <= jobLimits.validateJsonSchemaMaxChars,
+        `a schema's JSON holds at most ${jobLimits.validateJsonSchemaMaxChars} characters`,
+      )
+      .refine(
+        (schema) => jsonDepth(schema) <= jobLimits.validateJsonSchemaMaxDepth,
+        `a schema nests objects and arrays at most ${jobLimits.validateJsonSchemaMaxDepth} levels deep`,
+      )
       .describe(
         `A JSON Schema (draft 2020-12; draft-07 documents work too), at most ${jobLimits.validateJsonSchemaMaxChars} characters of JSON nested at most ${jobLimits.validateJsonSchemaMaxDepth} levels deep. \`$ref\` to anything outside the schema is not fetched. ` +
           '`pattern` and `patternProperties` run on RE2 (linear time, Unicode mode): lookaround and backreferences are not supported, and such a schema fails with `json_schema_invalid`. ' +
@@ -52,7 +63,10 @@ export const ValidateJsonItem = z
       ),
     document: z
       .unknown()
-      .refine((document) => jsonChars(document) <= jobLimits.validateJsonDocumentMaxChars, `a document's JSON holds at most ${jobLimits.validateJsonDocumentMaxChars} characters`)
+      .refine(
+        (document) => jsonChars(document) <= jobLimits.validateJsonDocumentMaxChars,
+        `a document's JSON holds at most ${jobLimits.validateJsonDocumentMaxChars} characters`,
+      )
       .describe(`The JSON document to validate, at most ${jobLimits.validateJsonDocumentMaxChars} characters of JSON.`),
   })
   .meta({ id: 'ValidateJsonItem' });
@@ -78,8 +92,13 @@ export const ResolveLinkResult = z
     final_url: z.string().describe('Where the redirects ended.'),
     status: z.number().int().describe('HTTP status of the final answer.'),
     content_type: z.string().nullable().describe('Media type of the final answer, without parameters; null when not stated.'),
-    redirects: z.array(z.object({ url: z.string(), status: z.number().int() })).describe('Each redirect followed, in order: the URL that redirected and its status.'),
-    title: z.string().nullable().describe('The `<title>` of an HTML page (from its first 256 KiB, whitespace runs as one space, at most 1024 characters), null otherwise.'),
+    redirects: z
+      .array(z.object({ url: z.string(), status: z.number().int() }))
+      .describe('Each redirect followed, in order: the URL that redirected and its status.'),
+    title: z
+      .string()
+      .nullable()
+      .describe('The `<title>` of an HTML page (from its first 256 KiB, whitespace runs as one space, at most 1024 characters), null otherwise.'),
   })
   .meta({ id: 'ResolveLinkResult' });
 export type ResolveLinkResult = z.infer<typeof ResolveLinkResult>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { jobLimits, batchJobRequestSchemaId } from './limits.ts';
-import { jobItemSchemas, jobOperations, jobResultSchemas, JobOperation } from './operations.ts';
+import { jobItemSchemas, type jobOperations, jobResultSchemas, JobOperation } from './operations.ts';
 
 const items = <S extends z.ZodType>(item: S) =>
   z
@@ -41,7 +41,10 @@ export type JobStatus = z.infer<typeof JobStatus>;
 /** Statuses a job never leaves. */
 export const finishedJobStatuses = ['completed', 'failed', 'cancelled'] as const satisfies readonly JobStatus[];
 
-export const JobId = z.string().regex(/^job_[A-Za-z0-9_-]{16,64}$/, 'a job id looks like job_ followed by 16..64 letters, digits, _ or -').meta({ id: 'JobId' });
+export const JobId = z
+  .string()
+  .regex(/^job_[A-Za-z0-9_-]{16,64}$/, 'a job id looks like job_ followed by 16..64 letters, digits, _ or -')
+  .meta({ id: 'JobId' });
 export const JobIdParams = z.object({ job_id: JobId });
 
 export const JobSubmitHeaders = z.object({
@@ -80,7 +83,22 @@ export type BatchJob = z.infer<typeof BatchJob>;
 
 export const JobItemOutcome = z
   .discriminatedUnion('status', [
-    z.object({ index: z.number().int().nonnegative(), status: z.literal('succeeded'), result: z.union([jobResultSchemas.embeddings, jobResultSchemas.rerank, jobResultSchemas.classify, jobResultSchemas.summarize, jobResultSchemas.pdf_extract, jobResultSchemas.calculate, jobResultSchemas.validate_json, jobResultSchemas.resolve_link]).describe("The operation's own answer (the same shape its HTTP route gives).") }),
+    z.object({
+      index: z.number().int().nonnegative(),
+      status: z.literal('succeeded'),
+      result: z
+        .union([
+          jobResultSchemas.embeddings,
+          jobResultSchemas.rerank,
+          jobResultSchemas.classify,
+          jobResultSchemas.summarize,
+          jobResultSchemas.pdf_extract,
+          jobResultSchemas.calculate,
+          jobResultSchemas.validate_json,
+          jobResultSchemas.resolve_link,
+        ])
+        .describe("The operation's own answer (the same shape its HTTP route gives)."),
+    }),
     z.object({ index: z.number().int().nonnegative(), status: z.literal('failed'), error: JobError }),
   ])
   .meta({ id: 'JobItemOutcome' });

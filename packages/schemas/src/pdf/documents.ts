@@ -12,7 +12,10 @@ export type DocumentFormat = z.infer<typeof DocumentFormat>;
 export const DocumentSection = z
   .object({
     section_number: z.number().int().min(1).describe('One-based position in the document.'),
-    heading: z.string().nullable().describe(`The heading's text, cut to its first ${pdfLimits.maxHeadingChars} characters; null for text before any heading and for PDF pages.`),
+    heading: z
+      .string()
+      .nullable()
+      .describe(`The heading's text, cut to its first ${pdfLimits.maxHeadingChars} characters; null for text before any heading and for PDF pages.`),
     level: z.number().int().min(0).max(6).describe('Heading level 1-6; 0 for text before any heading and for PDF pages.'),
     page_number: z.number().int().min(1).nullable().describe('The PDF page this section is; null for other formats.'),
     text: z.string().describe('Text of the section without its heading, normalised like PDF pages.'),

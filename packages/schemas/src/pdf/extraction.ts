@@ -28,7 +28,11 @@ export const PageLayout = z
 export const ExtractedPage = z
   .object({
     page_number: z.number().int().min(1).describe('One-based page number in the document.'),
-    text: z.string().describe('Text of the page, normalised for retrieval: ligatures expanded, end-of-line hyphenation joined, whitespace collapsed, paragraphs separated by a blank line.'),
+    text: z
+      .string()
+      .describe(
+        'Text of the page, normalised for retrieval: ligatures expanded, end-of-line hyphenation joined, whitespace collapsed, paragraphs separated by a blank line.',
+      ),
     char_count: z.number().int().nonnegative().describe('Characters (UTF-16 code units) in `text`.'),
     truncated: z.boolean().optional().describe('True when `max_chars` cut this page short.'),
     layout: PageLayout.optional(),
@@ -78,7 +82,10 @@ export const PdfExtractionSummary = z
     truncated_reason: TruncationReason.nullable(),
     metadata: DocumentMetadata,
     warnings: z.array(ExtractionWarning),
-    timings_ms: z.record(z.string(), z.number().nonnegative()).optional().describe('The Server-Timing phases, for streamed answers whose headers left before the work was done.'),
+    timings_ms: z
+      .record(z.string(), z.number().nonnegative())
+      .optional()
+      .describe('The Server-Timing phases, for streamed answers whose headers left before the work was done.'),
   })
   .meta({ id: 'PdfExtractionSummary' });
 export type PdfExtractionSummary = z.infer<typeof PdfExtractionSummary>;
@@ -91,14 +98,21 @@ const httpsUrl = z.url({ protocol: /^https$/, error: 'Only https URLs are fetche
 export const PdfExtractRequest = z
   .strictObject({
     data_base64: z.base64().optional().describe('The PDF bytes, base64 (standard alphabet, padded).'),
-    url: httpsUrl.optional().describe('An https URL to fetch the PDF from (same byte cap). Every address its host resolves to, and every redirect\'s, must be public unicast (ipaddr.js ranges, IPv4-in-IPv6 forms judged by the IPv4 they carry), else 422 `source_url_refused`. At most 3 redirects; one deadline (SVC_PDF_FETCH_TIMEOUT_MS, default 10 s) bounds the whole download, every hop\'s lookup, headers and body together, else 422 `source_fetch_failed`.'),
+    url: httpsUrl
+      .optional()
+      .describe(
+        "An https URL to fetch the PDF from (same byte cap). Every address its host resolves to, and every redirect's, must be public unicast (ipaddr.js ranges, IPv4-in-IPv6 forms judged by the IPv4 they carry), else 422 `source_url_refused`. At most 3 redirects; one deadline (SVC_PDF_FETCH_TIMEOUT_MS, default 10 s) bounds the whole download, every hop's lookup, headers and body together, else 422 `source_fetch_failed`.",
+      ),
     password: z.string().max(1024).optional().describe('Password of an encrypted PDF.'),
     start_page: startPage(),
     max_pages: maxPages(),
     max_chars: maxChars(),
     stream: z.boolean().default(false).describe('Answer a server-sent event stream: `page-extracted` per page, then `extraction-completed`.'),
   })
-  .refine((body) => (body.data_base64 === undefined) !== (body.url === undefined), { message: 'Send exactly one of data_base64 and url.', path: ['data_base64'] })
+  .refine((body) => (body.data_base64 === undefined) !== (body.url === undefined), {
+    message: 'Send exactly one of data_base64 and url.',
+    path: ['data_base64'],
+  })
   .meta({ id: 'PdfExtractRequest' });
 export type PdfExtractRequest = z.input<typeof PdfExtractRequest>;
 
@@ -106,4 +120,3 @@ export type PdfExtractRequest = z.input<typeof PdfExtractRequest>;
 export const PdfStreamError = z.object({ code: z.string(), error: z.string() }).meta({ id: 'StreamError' });
 export const PdfStreamEvent = z.union([ExtractedPage, PdfExtractionSummary, PdfStreamError]).meta({ id: 'PdfStreamEvent' });
 export const pdfStreamEventNames = { page: 'page-extracted', completed: 'extraction-completed', error: 'error' } as const;
-

@@ -27,7 +27,9 @@ export const ReceiptClaims = z
     iat: z.number().int().nonnegative().describe('The record time, in seconds since the epoch'),
     kind: ReceiptKind,
     record_id: z.string().min(1).max(200).describe('The record id within its kind'),
-    facts: z.record(z.string(), z.unknown()).describe('What the record says (for a download completion: artifact_id, revision, path, sha256, size_bytes, recorded_at)'),
+    facts: z
+      .record(z.string(), z.unknown())
+      .describe('What the record says (for a download completion: artifact_id, revision, path, sha256, size_bytes, recorded_at)'),
   })
   .meta({ id: 'ReceiptClaims' });
 export type ReceiptClaims = z.infer<typeof ReceiptClaims>;
@@ -37,7 +39,10 @@ export const CompactReceipt = z
   .string()
   .max(16_384)
   .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, 'a receipt is a compact JWS: three base64url parts joined by dots')
-  .meta({ id: 'CompactReceipt', description: `A compact JWS (typ ${RECEIPT_TYPE}, alg ${RECEIPT_ALGORITHM}) signed by svc; verify it with the keys at ${RECEIPT_JWKS_PATH}.` });
+  .meta({
+    id: 'CompactReceipt',
+    description: `A compact JWS (typ ${RECEIPT_TYPE}, alg ${RECEIPT_ALGORITHM}) signed by svc; verify it with the keys at ${RECEIPT_JWKS_PATH}.`,
+  });
 
 /** One published public key (RFC 8037 OKP). */
 export const ReceiptPublicKey = z
@@ -52,12 +57,10 @@ export const ReceiptPublicKey = z
   .meta({ id: 'ReceiptPublicKey' });
 export type ReceiptPublicKey = z.infer<typeof ReceiptPublicKey>;
 
-export const JsonWebKeySet = z
-  .object({ keys: z.array(ReceiptPublicKey) })
-  .meta({
-    id: 'JsonWebKeySet',
-    description: 'Every receipt key this issuer has signed with, current first. Keys stay published after rotation, so old receipts stay verifiable.',
-  });
+export const JsonWebKeySet = z.object({ keys: z.array(ReceiptPublicKey) }).meta({
+  id: 'JsonWebKeySet',
+  description: 'Every receipt key this issuer has signed with, current first. Keys stay published after rotation, so old receipts stay verifiable.',
+});
 export type JsonWebKeySet = z.infer<typeof JsonWebKeySet>;
 
 /** What the server checked when it set `receipt_verified` on a blackboard item. */

@@ -54,19 +54,22 @@ export const RequestStatusQuery = z.object({
     .describe('Only requests in this status'),
   limit: pageLimit(100, 25),
   cursor: z.string().max(1024).optional().describe('Opaque; from `next_cursor`'),
-  all_requests: queryBoolean().optional().transform((value) => value === true).describe('Every principal\'s requests: operator only (403 for anyone else)'),
+  all_requests: queryBoolean()
+    .optional()
+    .transform((value) => value === true)
+    .describe("Every principal's requests: operator only (403 for anyone else)"),
 });
 
 export const requestsContract = defineContract({
   feature: submission('/v1/feature-requests', FeatureCatalogRequest, 'Ask for a capability the catalog lacks'),
-  mirror: submission('/v1/mirror-requests', MirrorCatalogRequest, 'Ask the operator to host an artifact\'s or repository\'s files'),
+  mirror: submission('/v1/mirror-requests', MirrorCatalogRequest, "Ask the operator to host an artifact's or repository's files"),
   source: submission('/v1/source-requests', SourceCatalogRequest, 'Ask the operator to add an upstream repository to the catalog'),
   status: defineRoute({
     ...requestRoute,
     auth: readAuth,
     method: 'GET',
     path: '/v1/request-status',
-    summary: 'Your catalog requests, newest first, by cursor (the operator may see everyone\'s)',
+    summary: "Your catalog requests, newest first, by cursor (the operator may see everyone's)",
     query: RequestStatusQuery,
     paging: paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' }),
     errors: [403],
@@ -77,7 +80,7 @@ export const requestsContract = defineContract({
     auth: readAuth,
     method: 'GET',
     path: '/v1/request-status/:request_id',
-    summary: 'The receipt of one of your requests, with its history (another principal\'s request is 404)',
+    summary: "The receipt of one of your requests, with its history (another principal's request is 404)",
     params: requestIdParams,
     errors: [404],
     responses: { 200: CatalogRequestReceiptResponse },
@@ -102,7 +105,8 @@ export const requestsContract = defineContract({
     method: 'GET',
     path: '/v1/open-source-radar',
     summary: 'The most requested sources and mirrors, by distinct requesters',
-    description: 'Counts requests that are not rejected or fulfilled; a duplicate counts under the request it duplicates. Ties go to the most recently requested.',
+    description:
+      'Counts requests that are not rejected or fulfilled; a duplicate counts under the request it duplicates. Ties go to the most recently requested.',
     query: z.object({ limit: pageLimit(25, 10) }),
     responses: { 200: OpenSourceRadarResponse },
   }),

@@ -74,11 +74,17 @@ export const MirrorCatalogRequest = z
   })
   .strict()
   .superRefine((value, context) => {
-    if ((value.artifact_id === undefined) === (value.repo === undefined)) context.addIssue({ code: 'custom', path: ['artifact_id'], message: 'give exactly one of artifact_id or repo' });
-    if (value.repo !== undefined && value.source === undefined) context.addIssue({ code: 'custom', path: ['source'], message: 'a repo needs its source (huggingface, github, ...)' });
-    if (value.artifact_id !== undefined && value.source !== undefined) context.addIssue({ code: 'custom', path: ['source'], message: 'source goes with repo, not with artifact_id' });
+    if ((value.artifact_id === undefined) === (value.repo === undefined))
+      context.addIssue({ code: 'custom', path: ['artifact_id'], message: 'give exactly one of artifact_id or repo' });
+    if (value.repo !== undefined && value.source === undefined)
+      context.addIssue({ code: 'custom', path: ['source'], message: 'a repo needs its source (huggingface, github, ...)' });
+    if (value.artifact_id !== undefined && value.source !== undefined)
+      context.addIssue({ code: 'custom', path: ['source'], message: 'source goes with repo, not with artifact_id' });
   })
-  .meta({ id: 'MirrorCatalogRequest', description: 'Ask the operator to host the files of a catalog artifact, or of an upstream repository. Unknown fields are refused.' });
+  .meta({
+    id: 'MirrorCatalogRequest',
+    description: 'Ask the operator to host the files of a catalog artifact, or of an upstream repository. Unknown fields are refused.',
+  });
 export type MirrorCatalogRequest = z.input<typeof MirrorCatalogRequest>;
 
 export const SourceCatalogRequest = z
@@ -123,9 +129,10 @@ export const CatalogRequestHistoryEntry = z
 export type CatalogRequestHistoryEntry = z.infer<typeof CatalogRequestHistoryEntry>;
 
 /** What the screening saw in the request's text; credential-shaped text is refused, never stored. */
-export const CatalogRequestScreening = z
-  .object({ action: z.enum(['allow', 'escalate']), findings: z.array(z.string()) })
-  .meta({ id: 'CatalogRequestScreening', description: 'Best-effort telemetry (the blackboard\'s screening): `escalate` marks prompt-injection phrasing for the operator.' });
+export const CatalogRequestScreening = z.object({ action: z.enum(['allow', 'escalate']), findings: z.array(z.string()) }).meta({
+  id: 'CatalogRequestScreening',
+  description: "Best-effort telemetry (the blackboard's screening): `escalate` marks prompt-injection phrasing for the operator.",
+});
 
 const receiptFields = {
   request_id: CatalogRequestId,
@@ -172,11 +179,17 @@ export const CatalogRequestModeration = z
   })
   .strict()
   .superRefine((value, context) => {
-    if (value.status === 'duplicate' && value.duplicate_of === undefined) context.addIssue({ code: 'custom', path: ['duplicate_of'], message: 'status duplicate needs duplicate_of' });
-    if (value.status !== 'duplicate' && value.duplicate_of !== undefined) context.addIssue({ code: 'custom', path: ['duplicate_of'], message: 'duplicate_of goes only with status duplicate' });
-    if (value.status !== 'fulfilled' && value.fulfilled_by !== undefined) context.addIssue({ code: 'custom', path: ['fulfilled_by'], message: 'fulfilled_by goes only with status fulfilled' });
+    if (value.status === 'duplicate' && value.duplicate_of === undefined)
+      context.addIssue({ code: 'custom', path: ['duplicate_of'], message: 'status duplicate needs duplicate_of' });
+    if (value.status !== 'duplicate' && value.duplicate_of !== undefined)
+      context.addIssue({ code: 'custom', path: ['duplicate_of'], message: 'duplicate_of goes only with status duplicate' });
+    if (value.status !== 'fulfilled' && value.fulfilled_by !== undefined)
+      context.addIssue({ code: 'custom', path: ['fulfilled_by'], message: 'fulfilled_by goes only with status fulfilled' });
   })
-  .meta({ id: 'CatalogRequestModeration', description: 'Sets the status of a request; the transition must be allowed (409 otherwise) and is appended to its history.' });
+  .meta({
+    id: 'CatalogRequestModeration',
+    description: 'Sets the status of a request; the transition must be allowed (409 otherwise) and is appended to its history.',
+  });
 export type CatalogRequestModeration = z.input<typeof CatalogRequestModeration>;
 
 export const OpenSourceRadarEntry = z
@@ -198,7 +211,8 @@ export const OpenSourceRadarEntry = z
   .meta({ id: 'OpenSourceRadarEntry' });
 export type OpenSourceRadarEntry = z.infer<typeof OpenSourceRadarEntry>;
 
-export const OpenSourceRadarResponse = z
-  .object({ data: z.array(OpenSourceRadarEntry), generated_at: timestamp })
-  .meta({ id: 'OpenSourceRadarResponse', description: 'Most wanted sources and mirrors by distinct requesters; rejected and fulfilled requests are left out.' });
+export const OpenSourceRadarResponse = z.object({ data: z.array(OpenSourceRadarEntry), generated_at: timestamp }).meta({
+  id: 'OpenSourceRadarResponse',
+  description: 'Most wanted sources and mirrors by distinct requesters; rejected and fulfilled requests are left out.',
+});
 export type OpenSourceRadarResponse = z.infer<typeof OpenSourceRadarResponse>;

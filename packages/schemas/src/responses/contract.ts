@@ -4,7 +4,8 @@ import { ResponsesCreateRequest } from './request.ts';
 import { ResponseDeleted, ResponseIdParams, ResponseInputItemList, ResponseInputItemsQuery, ResponseObject, ResponseStreamEvent } from './response.ts';
 
 const invoke = { auth: { kind: 'scoped', scopes: ['inference:invoke'] }, surface: 'base', tags: ['inference', 'responses'] } as const;
-const ownership = 'A stored response belongs to the principal that made it: another principal, an unknown id and one past its retention (SVC_RESPONSES_RETENTION_DAYS, default 30) all get 404 `response_not_found`.';
+const ownership =
+  'A stored response belongs to the principal that made it: another principal, an unknown id and one past its retention (SVC_RESPONSES_RETENTION_DAYS, default 30) all get 404 `response_not_found`.';
 
 /** OpenAI's Responses API: served for every chat model, passed through to upstreams that speak it and translated to Chat Completions for the rest. */
 export const responsesContract = defineContract({
@@ -14,8 +15,8 @@ export const responsesContract = defineContract({
     path: '/v1/responses',
     summary: 'Create a model response in the OpenAI Responses wire format (JSON, or an SSE stream with `stream: true`)',
     description:
-      'The OpenAI Responses API: the `openai` client\'s `responses.create`, the OpenAI Agents SDK and `@ai-sdk/openai` work unchanged with `baseURL` = `<base>/v1`. ' +
-      'An upstream model declared with the capability `responses` gets the request passed through (svc\'s model id mapped); every other chat model, built-in or upstream, ' +
+      "The OpenAI Responses API: the `openai` client's `responses.create`, the OpenAI Agents SDK and `@ai-sdk/openai` work unchanged with `baseURL` = `<base>/v1`. " +
+      "An upstream model declared with the capability `responses` gets the request passed through (svc's model id mapped); every other chat model, built-in or upstream, " +
       'is served by translation to Chat Completions and back. What chat cannot express is a 400 naming the field: hosted tools (`responses_tool_unsupported`), ' +
       '`background: true` and other fields (`responses_parameter_unsupported`), input kinds the model cannot take (`responses_input_unsupported`). ' +
       'With `stream: true`: events `response.created`, `response.in_progress`, `response.output_item.added`, `response.content_part.added`, `response.output_text.delta`/`.done`, ' +
@@ -52,7 +53,7 @@ export const responsesContract = defineContract({
     ...invoke,
     method: 'GET',
     path: '/v1/responses/:response_id/input_items',
-    summary: 'The input items of a stored response, by cursor (OpenAI\'s `after`/`last_id`)',
+    summary: "The input items of a stored response, by cursor (OpenAI's `after`/`last_id`)",
     description: `Items as svc stored them, each with an id; \`order\` desc (default) or asc; limit 1..${limits.inputItemsPageMax} (default ${limits.inputItemsPageDefault}). ${ownership}`,
     params: ResponseIdParams,
     query: ResponseInputItemsQuery,

@@ -31,18 +31,38 @@ export const ResponsesCreateRequest = z
       .union([z.string(), z.array(ResponseInputItem).max(limits.maxInputItems, `at most ${limits.maxInputItems} input items`)])
       .optional()
       .describe('A string (one user message) or input items: messages, function_call and function_call_output items.'),
-    instructions: z.string().max(limits.maxInstructionsChars).nullable().optional().describe('A system message put first; not carried over by previous_response_id.'),
+    instructions: z
+      .string()
+      .max(limits.maxInstructionsChars)
+      .nullable()
+      .optional()
+      .describe('A system message put first; not carried over by previous_response_id.'),
     tools: z.array(ResponseTool).max(limits.maxTools, `at most ${limits.maxTools} tools`).nullable().optional(),
-    tool_choice: z.union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.string().min(1).max(64) })]).nullable().optional(),
+    tool_choice: z
+      .union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.string().min(1).max(64) })])
+      .nullable()
+      .optional(),
     parallel_tool_calls: z.boolean().nullable().optional(),
-    text: z.looseObject({ format: z.looseObject({ type: z.string().min(1).max(64) }).nullable().optional() }).nullable().optional(),
+    text: z
+      .looseObject({
+        format: z
+          .looseObject({ type: z.string().min(1).max(64) })
+          .nullable()
+          .optional(),
+      })
+      .nullable()
+      .optional(),
     temperature: z.number().min(0).max(2).nullable().optional(),
     top_p: z.number().min(0).max(1).nullable().optional(),
     max_output_tokens: z.number().int().min(1).max(limits.maxOutputTokens).nullable().optional(),
     metadata: z.record(z.string().max(64), z.string().max(512)).nullable().optional(),
-    store: z.boolean().nullable().optional().describe('Keep the response for retrieval and previous_response_id (default true unless the operator set SVC_RESPONSES_STORE_DEFAULT=false).'),
+    store: z
+      .boolean()
+      .nullable()
+      .optional()
+      .describe('Keep the response for retrieval and previous_response_id (default true unless the operator set SVC_RESPONSES_STORE_DEFAULT=false).'),
     previous_response_id: z.string().min(1).max(256).nullable().optional(),
-    stream: z.boolean().nullable().optional().describe('Answer server-sent events in OpenAI\'s Responses order, each with its sequence_number.'),
+    stream: z.boolean().nullable().optional().describe("Answer server-sent events in OpenAI's Responses order, each with its sequence_number."),
     background: z.boolean().nullable().optional(),
     user: z.string().max(256).optional(),
   })

@@ -59,8 +59,11 @@ export const ResponseInputItemsQuery = z.object({
   after: z.string().min(1).max(256).optional().describe('An item id from `last_id`: the page after it.'),
   before: z.string().min(1).max(256).optional().describe('An item id: the page before it.'),
   limit: queryInt(1, limits.inputItemsPageMax).default(limits.inputItemsPageDefault),
-  order: z.enum(['asc', 'desc']).default('desc').describe('`desc` (OpenAI\'s default): newest item first.'),
-  include: z.union([z.string(), z.array(z.string())]).optional().describe('Accepted for compatibility; svc keeps no extra item data.'),
+  order: z.enum(['asc', 'desc']).default('desc').describe("`desc` (OpenAI's default): newest item first."),
+  include: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('Accepted for compatibility; svc keeps no extra item data.'),
 });
 
 export const ResponseInputItemList = z

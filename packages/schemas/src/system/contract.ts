@@ -5,11 +5,28 @@ import { CacheResponse, ModelInfo, ModelsResponse } from './models.ts';
 
 const publicRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['system'] } as const;
 
-const builtInWorker = { errors: [503], description: 'Built once per public URL pair from the whole contract, in a worker thread (started when the server listens) so the build never holds other callers. If the build fails or passes its 30 s deadline: 503 `discovery_documents_unavailable`; retry, the next request builds again.' } as const;
+const builtInWorker = {
+  errors: [503],
+  description:
+    'Built once per public URL pair from the whole contract, in a worker thread (started when the server listens) so the build never holds other callers. If the build fails or passes its 30 s deadline: 503 `discovery_documents_unavailable`; retry, the next request builds again.',
+} as const;
 
 export const systemContract = defineContract({
-  root: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/', summary: 'Service root: liveness and self-description', responses: { 200: ServiceRoot } }),
-  healthz: defineRoute({ ...publicRoute, method: 'GET', path: '/healthz', summary: 'Liveness and database reachability', responses: { 200: HealthResponse, 503: HealthResponse } }),
+  root: defineRoute({
+    ...publicRoute,
+    cors: 'any-origin',
+    method: 'GET',
+    path: '/',
+    summary: 'Service root: liveness and self-description',
+    responses: { 200: ServiceRoot },
+  }),
+  healthz: defineRoute({
+    ...publicRoute,
+    method: 'GET',
+    path: '/healthz',
+    summary: 'Liveness and database reachability',
+    responses: { 200: HealthResponse, 503: HealthResponse },
+  }),
   readyz: defineRoute({
     ...publicRoute,
     method: 'GET',
@@ -18,14 +35,71 @@ export const systemContract = defineContract({
     description: 'Point a load balancer here, and liveness probes at /healthz: a draining server is alive but must get no new requests.',
     responses: { 200: ReadyResponse, 503: ReadyResponse },
   }),
-  health: defineRoute({ ...publicRoute, method: 'GET', path: '/health', summary: 'Liveness and database reachability (alias of /healthz)', responses: { 200: HealthResponse, 503: HealthResponse } }),
-  apiHealth: defineRoute({ ...publicRoute, surface: 'api', method: 'GET', path: '/api/health', summary: 'Liveness of the api surface', responses: { 200: ApiHealthResponse, 503: ApiHealthResponse } }),
-  openapi: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/openapi.json', summary: 'OpenAPI 3.1 document generated from the contract', ...builtInWorker, responses: { 200: OpenApiDocument } }),
-  llmsTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/llms.txt', summary: 'Plain-text pointer for agents', ...builtInWorker, responses: { 200: text() } }),
-  agentsTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/agents.txt', summary: 'Plain-text pointer for agents (same body as /llms.txt)', ...builtInWorker, responses: { 200: text() } }),
-  llmsFullTxt: defineRoute({ ...publicRoute, cors: 'any-origin', method: 'GET', path: '/llms-full.txt', summary: 'Every operation with its method, path, auth and summary', ...builtInWorker, responses: { 200: text() } }),
-  performance: defineRoute({ ...publicRoute, method: 'GET', path: '/.well-known/performance', summary: 'Public benchmark protocol', responses: { 200: PerformanceProtocol } }),
-  performanceJson: defineRoute({ ...publicRoute, method: 'GET', path: '/.well-known/performance.json', summary: 'Public benchmark protocol (JSON alias)', responses: { 200: PerformanceProtocol } }),
+  health: defineRoute({
+    ...publicRoute,
+    method: 'GET',
+    path: '/health',
+    summary: 'Liveness and database reachability (alias of /healthz)',
+    responses: { 200: HealthResponse, 503: HealthResponse },
+  }),
+  apiHealth: defineRoute({
+    ...publicRoute,
+    surface: 'api',
+    method: 'GET',
+    path: '/api/health',
+    summary: 'Liveness of the api surface',
+    responses: { 200: ApiHealthResponse, 503: ApiHealthResponse },
+  }),
+  openapi: defineRoute({
+    ...publicRoute,
+    cors: 'any-origin',
+    method: 'GET',
+    path: '/openapi.json',
+    summary: 'OpenAPI 3.1 document generated from the contract',
+    ...builtInWorker,
+    responses: { 200: OpenApiDocument },
+  }),
+  llmsTxt: defineRoute({
+    ...publicRoute,
+    cors: 'any-origin',
+    method: 'GET',
+    path: '/llms.txt',
+    summary: 'Plain-text pointer for agents',
+    ...builtInWorker,
+    responses: { 200: text() },
+  }),
+  agentsTxt: defineRoute({
+    ...publicRoute,
+    cors: 'any-origin',
+    method: 'GET',
+    path: '/agents.txt',
+    summary: 'Plain-text pointer for agents (same body as /llms.txt)',
+    ...builtInWorker,
+    responses: { 200: text() },
+  }),
+  llmsFullTxt: defineRoute({
+    ...publicRoute,
+    cors: 'any-origin',
+    method: 'GET',
+    path: '/llms-full.txt',
+    summary: 'Every operation with its method, path, auth and summary',
+    ...builtInWorker,
+    responses: { 200: text() },
+  }),
+  performance: defineRoute({
+    ...publicRoute,
+    method: 'GET',
+    path: '/.well-known/performance',
+    summary: 'Public benchmark protocol',
+    responses: { 200: PerformanceProtocol },
+  }),
+  performanceJson: defineRoute({
+    ...publicRoute,
+    method: 'GET',
+    path: '/.well-known/performance.json',
+    summary: 'Public benchmark protocol (JSON alias)',
+    responses: { 200: PerformanceProtocol },
+  }),
   metrics: defineRoute({
     method: 'GET',
     path: '/v1/metrics',
@@ -53,8 +127,9 @@ export const modelsContract = defineContract({
     surface: 'base',
     tags: ['models'],
     auth: { kind: 'scoped', scopes: ['models:read'] },
-    summary: 'One model by id (OpenAI\'s models.retrieve)',
-    description: 'The same object as the model\'s item in /v1/models. An id may hold slashes (`org/model`), sent as they are or encoded. An id this server does not serve: 404 `model_not_found`.',
+    summary: "One model by id (OpenAI's models.retrieve)",
+    description:
+      "The same object as the model's item in /v1/models. An id may hold slashes (`org/model`), sent as they are or encoded. An id this server does not serve: 404 `model_not_found`.",
     params: z.object({ model: z.string().min(1).max(256) }),
     errors: [404],
     responses: { 200: ModelInfo },

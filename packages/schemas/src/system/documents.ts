@@ -8,7 +8,9 @@ export const DatabaseHealth = z.object({
     .number()
     .int()
     .nonnegative()
-    .describe('How long ago the check was made, in ms: /healthz answers from a check at most about a second old and never waits on the database (0 on /readyz, which checks anew)'),
+    .describe(
+      'How long ago the check was made, in ms: /healthz answers from a check at most about a second old and never waits on the database (0 on /readyz, which checks anew)',
+    ),
 });
 
 /**
@@ -16,7 +18,11 @@ export const DatabaseHealth = z.object({
  * shutdown begins, or `unavailable` when the database cannot be reached.
  */
 export const ReadyResponse = z
-  .object({ status: z.enum(['ready', 'draining', 'unavailable']), service: z.literal('svc'), database: DatabaseHealth.optional().describe('Absent while draining: the database is not asked') })
+  .object({
+    status: z.enum(['ready', 'draining', 'unavailable']),
+    service: z.literal('svc'),
+    database: DatabaseHealth.optional().describe('Absent while draining: the database is not asked'),
+  })
   .meta({ id: 'ReadyResponse' });
 export type ReadyResponse = z.infer<typeof ReadyResponse>;
 
@@ -50,7 +56,9 @@ export const ServiceRoot = z
     surfaces: z.object({ base: z.string(), api: z.string() }),
     links: z
       .record(z.string(), z.string())
-      .describe('Absolute URLs by name: openapi, health, llms, llms_full, performance, api_health, try (GET /v1/try, the zero-credential activation proof), and the discovery documents (MCP and A2A cards and endpoints, OAuth metadata).'),
+      .describe(
+        'Absolute URLs by name: openapi, health, llms, llms_full, performance, api_health, try (GET /v1/try, the zero-credential activation proof), and the discovery documents (MCP and A2A cards and endpoints, OAuth metadata).',
+      ),
   })
   .meta({ id: 'ServiceRoot' });
 export type ServiceRoot = z.infer<typeof ServiceRoot>;
@@ -71,10 +79,14 @@ export const PerformanceProtocol = z
     benches: z.array(PerformanceBench),
     last_local_run: z
       .object({ command: z.string(), results_file: z.string(), description: z.string() })
-      .describe('Where a clone keeps the figures of its last full run; the server does not serve them, since they describe the machine they ran on, not this deployment.'),
+      .describe(
+        'Where a clone keeps the figures of its last full run; the server does not serve them, since they describe the machine they ran on, not this deployment.',
+      ),
   })
   .meta({ id: 'PerformanceProtocol' });
 export type PerformanceProtocol = z.infer<typeof PerformanceProtocol>;
 
 /** An OpenAPI 3.1 document; its own schema is OpenAPI's, checked by a validator in the tests. */
-export const OpenApiDocument = z.looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }) }).meta({ id: 'OpenApiDocument' });
+export const OpenApiDocument = z
+  .looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }) })
+  .meta({ id: 'OpenApiDocument' });

@@ -22,7 +22,9 @@ export const ModelInfo = z
       .number()
       .int()
       .nonnegative()
-      .describe('Unix seconds, fixed per model and the same on every replica: the release of the built-in engine for its models; 0 (not known to svc) for upstream models.'),
+      .describe(
+        'Unix seconds, fixed per model and the same on every replica: the release of the built-in engine for its models; 0 (not known to svc) for upstream models.',
+      ),
     owned_by: z.string().describe('`svc` for the built-in models; the id of the upstream that serves the model otherwise.'),
     engine: z.string(),
     tasks: z.array(z.string()),
@@ -30,16 +32,14 @@ export const ModelInfo = z
     description: z.string(),
     dimensions: z.number().int().positive().optional(),
     method: z.enum(['neural', 'classical']).optional().describe('A neural model, or a classical method with no model weights.'),
-    fallbacks: z.array(z.string()).optional().describe('Models tried in order when this one\'s upstream fails before its first byte.'),
+    fallbacks: z.array(z.string()).optional().describe("Models tried in order when this one's upstream fails before its first byte."),
     default_for: z.array(z.string()).optional().describe('Operations that use this model when a request names none.'),
   })
   .meta({ id: 'ModelInfo' });
 
 export type ModelInfo = z.infer<typeof ModelInfo>;
 
-export const ModelsResponse = z
-  .object({ object: z.literal('list'), engines: z.array(EngineInfo), data: z.array(ModelInfo) })
-  .meta({ id: 'ModelsResponse' });
+export const ModelsResponse = z.object({ object: z.literal('list'), engines: z.array(EngineInfo), data: z.array(ModelInfo) }).meta({ id: 'ModelsResponse' });
 export type ModelsResponse = z.infer<typeof ModelsResponse>;
 
 export const CacheInfo = z

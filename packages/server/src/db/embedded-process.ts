@@ -70,7 +70,11 @@ async function loadPGlite() {
 
 async function open(directory: string, loading: ReturnType<typeof loadPGlite>): Promise<{ db: PGlite; server: PGLiteSocketServer; port: number }> {
   const { PGlite, PGLiteSocketServer, wasmModule } = await loading;
-  const db = await PGlite.create({ dataDir: directory, startParams: [...PGlite.defaultStartParams, ...memorySettings], ...(wasmModule ? { pgliteWasmModule: wasmModule } : {}) });
+  const db = await PGlite.create({
+    dataDir: directory,
+    startParams: [...PGlite.defaultStartParams, ...memorySettings],
+    ...(wasmModule ? { pgliteWasmModule: wasmModule } : {}),
+  });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
   await server.start();
   const connection = server.getServerConn();
@@ -122,4 +126,6 @@ async function main(dataDir: string, mode: string | undefined, migrationsFingerp
   send({ type: 'listening', port });
 }
 
-main(process.argv[2]!, process.argv[3], process.argv[4]).catch((error: unknown) => send({ type: 'failed', message: (error as Error).message }, () => process.exit(1)));
+main(process.argv[2]!, process.argv[3], process.argv[4]).catch((error: unknown) =>
+  send({ type: 'failed', message: (error as Error).message }, () => process.exit(1)),
+);

@@ -47,13 +47,21 @@ type ProcessMode = 'prepare' | 'serve' | 'serve-after-prepare';
  * Starts embedded-process.ts in `mode`. `ready` is its first word: its port (`serve`), or its
  * end once the cluster is made (`prepare`, answering 0).
  */
-function startProcess(dataDir: string, mode: ProcessMode, migrationsFingerprint?: string): { child: ChildProcess; exited: Promise<string>; ready: Promise<number> } {
+function startProcess(
+  dataDir: string,
+  mode: ProcessMode,
+  migrationsFingerprint?: string,
+): { child: ChildProcess; exited: Promise<string>; ready: Promise<number> } {
   // The server's compile cache, when it has one (bin.ts), spares this process Node's TypeScript
   // stripper too; two allocator arenas, as the server on the embedded database has (launch.ts).
   const compileCache = module.getCompileCacheDir?.();
   const child = fork(PROCESS_FILE, [dataDir, mode, ...(migrationsFingerprint ? [migrationsFingerprint] : [])], {
     execArgv: V8_FLAGS,
-    env: { ...process.env, ...(compileCache && !process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: compileCache } : {}), MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? EMBEDDED_MALLOC_ARENAS },
+    env: {
+      ...process.env,
+      ...(compileCache && !process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: compileCache } : {}),
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? EMBEDDED_MALLOC_ARENAS,
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'json',
   });
@@ -64,7 +72,11 @@ function startProcess(dataDir: string, mode: ProcessMode, migrationsFingerprint?
       else if (message.type === 'listening') resolve(message.port);
     });
     child.once('error', reject);
-    void exited.then((reason) => (mode === 'prepare' && reason === 'exit code 0' ? resolve(0) : reject(new Error(`The embedded database process ended (${reason}) before it ${mode === 'prepare' ? 'made the cluster' : 'listened'}`))));
+    void exited.then((reason) =>
+      mode === 'prepare' && reason === 'exit code 0'
+        ? resolve(0)
+        : reject(new Error(`The embedded database process ended (${reason}) before it ${mode === 'prepare' ? 'made the cluster' : 'listened'}`)),
+    );
   });
   // Awaited by the caller, or not at all when the caller gave up on this process.
   ready.catch(() => {});
@@ -99,8 +111,14 @@ async function startOnNewDirectory(dataDir: string, migrationsFingerprint: strin
  * data directory starts from the template made with these migrations applied, when there is one
  * (pglite-template.ts).
  */
-export async function startEmbeddedPostgres(dataDir: string, onExit: (reason: string) => void = () => {}, options: { migratedTemplate?: boolean } = {}): Promise<EmbeddedPostgres> {
-  const { child, exited, ready } = (await hasCluster(dataDir)) ? startProcess(dataDir, 'serve') : await startOnNewDirectory(dataDir, options.migratedTemplate ? migrationsFingerprint(migrations) : undefined);
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  onExit: (reason: string) => void = () => {},
+  options: { migratedTemplate?: boolean } = {},
+): Promise<EmbeddedPostgres> {
+  const { child, exited, ready } = (await hasCluster(dataDir))
+    ? startProcess(dataDir, 'serve')
+    : await startOnNewDirectory(dataDir, options.migratedTemplate ? migrationsFingerprint(migrations) : undefined);
   const port = await ready;
   let closing = false;
   void exited.then((reason) => closing || onExit(reason));
@@ -127,6 +145,14 @@ export async function startEmbeddedPostgres(dataDir: string, onExit: (reason: st
  * new data directory of its gets the migrated template (`migratedTemplate: false` for one whose
  * migrations are to run, as `svc-server migrate` and servers built in-process do).
  */
-export function startEmbeddedDatabase(dataDir: string, log: Pick<Logger, 'error'>, options: { migratedTemplate?: boolean } = { migratedTemplate: true }): Promise<EmbeddedPostgres> {
-  return startEmbeddedPostgres(dataDir, (reason) => log.error({ reason }, 'the embedded database process ended unexpectedly: no database until the server restarts'), options);
+export function startEmbeddedDatabase(
+  dataDir: string,
+  log: Pick<Logger, 'error'>,
+  options: { migratedTemplate?: boolean } = { migratedTemplate: true },
+): Promise<EmbeddedPostgres> {
+  return startEmbeddedPostgres(
+    dataDir,
+    (reason) => log.error({ reason }, 'the embedded database process ended unexpectedly: no database until the server restarts'),
+    options,
+  );
 }

@@ -11,7 +11,9 @@ const MIGRATION_LOCK_KEY = 0x5f5c_0001;
 function transactionalStorage(sequelize: Sequelize, transaction: Transaction): UmzugStorage {
   return {
     async executed() {
-      await sequelize.query('CREATE TABLE IF NOT EXISTS svc_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())', { transaction });
+      await sequelize.query('CREATE TABLE IF NOT EXISTS svc_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())', {
+        transaction,
+      });
       const rows = await sequelize.query<{ name: string }>('SELECT name FROM svc_migrations ORDER BY name', { type: QueryTypes.SELECT, transaction });
       return rows.map((row) => row.name);
     },

@@ -27,13 +27,16 @@ export const templateFile = fileURLToPath(new URL(`../../assets/pglite-${PGLITE_
  * of `svc-server start` starts from it when it matches: the migrations' DDL costs the embedded
  * database about 0.7 s of CPU on a first start, and their rows say when the template was made.
  */
-export const migratedTemplateFile = (fingerprint: string) => fileURLToPath(new URL(`../../assets/pglite-${PGLITE_VERSION}-migrated-${fingerprint}.tar.gz`, import.meta.url));
+export const migratedTemplateFile = (fingerprint: string) =>
+  fileURLToPath(new URL(`../../assets/pglite-${PGLITE_VERSION}-migrated-${fingerprint}.tar.gz`, import.meta.url));
 
 /** Migrated templates made for other migrations than `fingerprint`: left over, to remove. */
 export async function otherMigratedTemplates(fingerprint: string): Promise<string[]> {
   const directory = path.dirname(templateFile);
   const prefix = `pglite-${PGLITE_VERSION}-migrated-`;
-  return (await readdir(directory)).filter((name) => name.startsWith(prefix) && name !== path.basename(migratedTemplateFile(fingerprint))).map((name) => path.join(directory, name));
+  return (await readdir(directory))
+    .filter((name) => name.startsWith(prefix) && name !== path.basename(migratedTemplateFile(fingerprint)))
+    .map((name) => path.join(directory, name));
 }
 
 /**
@@ -61,7 +64,13 @@ export async function unpackTemplate(directory: string, files = [templateFile]):
     // node-tar is imported here, not with this module: a database process that reopens an
     // existing data directory never unpacks.
     const { extract } = await import('tar');
-    extract({ file, cwd: unpacking, preservePaths: false, sync: true, onwarn: (code, message) => code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`) });
+    extract({
+      file,
+      cwd: unpacking,
+      preservePaths: false,
+      sync: true,
+      onwarn: (code, message) => code !== 'TAR_ENTRY_INFO' && problems.push(`${code}: ${message}`),
+    });
     if (problems.length > 0) throw new Error(`The embedded database template ${file} did not unpack: ${problems.slice(0, 3).join('; ')}`);
     await access(path.join(unpacking, 'PG_VERSION'));
     await rename(unpacking, directory);
@@ -74,7 +83,13 @@ export async function unpackTemplate(directory: string, files = [templateFile]):
 
 async function firstPresent(files: readonly string[]): Promise<string | undefined> {
   for (const file of files) {
-    if (await access(file).then(() => true, () => false)) return file;
+    if (
+      await access(file).then(
+        () => true,
+        () => false,
+      )
+    )
+      return file;
   }
   return undefined;
 }
@@ -105,7 +120,10 @@ export async function buildTemplate(file = templateFile): Promise<{ file: string
  * plain template, `applyMigrations` run on it (the server's own migration run), closed cleanly,
  * then packed. Migrated templates made for other migrations are removed.
  */
-export async function buildMigratedTemplate(fingerprint: string, applyMigrations: (dataDir: string) => Promise<void>): Promise<{ file: string; created: boolean }> {
+export async function buildMigratedTemplate(
+  fingerprint: string,
+  applyMigrations: (dataDir: string) => Promise<void>,
+): Promise<{ file: string; created: boolean }> {
   const file = migratedTemplateFile(fingerprint);
   for (const other of await otherMigratedTemplates(fingerprint)) await rm(other, { force: true });
   if (await firstPresent([file])) return { file, created: false };

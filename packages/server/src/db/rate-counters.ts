@@ -32,7 +32,11 @@ export function windowStart(now: Date, windowSeconds: number): Date {
  * shares the count: the row is only incremented when the result stays within both caps, and a
  * refusal changes nothing. Pass a transaction to make several windows all-or-nothing.
  */
-export async function consumeWindow(sequelize: Sequelize, limit: WindowLimit, options: { now?: Date; transaction?: Transaction } = {}): Promise<WindowDecision> {
+export async function consumeWindow(
+  sequelize: Sequelize,
+  limit: WindowLimit,
+  options: { now?: Date; transaction?: Transaction } = {},
+): Promise<WindowDecision> {
   const now = options.now ?? new Date();
   const start = windowStart(now, limit.windowSeconds);
   const retryAfterSeconds = Math.max(1, Math.ceil((start.getTime() + limit.windowSeconds * 1000 - now.getTime()) / 1000));
@@ -50,11 +54,14 @@ export async function consumeWindow(sequelize: Sequelize, limit: WindowLimit, op
     { replacements: { bucket: limit.bucket, start, amount, maxHits: limit.maxHits, maxAmount }, type: QueryTypes.SELECT, transaction: options.transaction },
   );
   if (rows.length > 0) return { allowed: true, bucket: limit.bucket, retryAfterSeconds };
-  const [current] = await sequelize.query<{ hits: string; amount: string }>('SELECT hits, amount FROM svc_rate_counters WHERE bucket = :bucket AND window_start = :start', {
-    replacements: { bucket: limit.bucket, start },
-    type: QueryTypes.SELECT,
-    transaction: options.transaction,
-  });
+  const [current] = await sequelize.query<{ hits: string; amount: string }>(
+    'SELECT hits, amount FROM svc_rate_counters WHERE bucket = :bucket AND window_start = :start',
+    {
+      replacements: { bucket: limit.bucket, start },
+      type: QueryTypes.SELECT,
+      transaction: options.transaction,
+    },
+  );
   return refuse(current && Number(current.hits) + 1 > limit.maxHits ? 'hits' : 'amount');
 }
 

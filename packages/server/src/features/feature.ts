@@ -37,7 +37,9 @@ type OwnedKeys<F> = F extends { readonly handlers: infer H } ? keyof H : never;
 /** Contract keys no feature owns: a route without a handler. */
 type Unowned<List extends readonly AnyFeature[]> = Exclude<keyof Contract, OwnedKeys<List[number]>>;
 /** Nothing when every key is owned; else a demand the list cannot meet, whose property names the key. */
-type EveryKeyOwned<List extends readonly AnyFeature[]> = [Unowned<List>] extends [never] ? unknown : { readonly [K in Unowned<List>]: `no feature in the list owns the contract key ${K}` };
+type EveryKeyOwned<List extends readonly AnyFeature[]> = [Unowned<List>] extends [never]
+  ? unknown
+  : { readonly [K in Unowned<List>]: `no feature in the list owns the contract key ${K}` };
 
 export interface Features {
   handlers: ContractHandlers;

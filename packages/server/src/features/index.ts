@@ -22,7 +22,8 @@ import { createSystemFeature } from './system/index.ts';
 export async function createFeatures(deps: ServerDeps): Promise<Features> {
   // Loaded once: the OAuth keys and the receipt key derive from one secret (generated on first start).
   const signingKeys = await loadSigningKeys(deps.config.identity.signingSecret, deps.config.dataDir);
-  if (signingKeys.file) deps.log.info({ file: signingKeys.file }, 'signing secret kept in the data directory (generated on first start); set SVC_SIGNING_SECRET so replicas agree');
+  if (signingKeys.file)
+    deps.log.info({ file: signingKeys.file }, 'signing secret kept in the data directory (generated on first start); set SVC_SIGNING_SECRET so replicas agree');
   const receipts = await createReceiptsFeature(deps, signingKeys);
   const requests = createRequestsFeature(deps);
   const catalog = await createCatalogFeature(deps, { receipts: receipts.receipts, requests: requests.store });

@@ -65,15 +65,20 @@ export async function authenticate(options: AuthenticateOptions): Promise<{ prin
   }
   if (requirement.kind === 'public') return { principal: principal ?? anonymousPrincipal, bearer: token };
 
-  if (invalid) throw new ServiceError('unauthorized', 'Send the credential as `Authorization: Bearer <token>`.', { headers: challenge(options, ', error="invalid_request"') });
-  if (token && !principal) throw new ServiceError('invalid_token', 'The bearer token is not valid.', { headers: challenge(options, ', error="invalid_token"') });
+  if (invalid)
+    throw new ServiceError('unauthorized', 'Send the credential as `Authorization: Bearer <token>`.', {
+      headers: challenge(options, ', error="invalid_request"'),
+    });
+  if (token && !principal)
+    throw new ServiceError('invalid_token', 'The bearer token is not valid.', { headers: challenge(options, ', error="invalid_token"') });
   if (!principal) {
     if (options.openAccess && requirement.kind === 'scoped') principal = openAccessPrincipal;
     else throw new ServiceError('unauthorized', 'Authentication required: send `Authorization: Bearer <token>`.', { headers: challenge(options) });
   }
 
   if (requirement.kind === 'bearer') {
-    if (principal.credential === 'developer_key') throw new ServiceError('developer_key_not_accepted', 'This endpoint takes a bearer token, not a developer API key.');
+    if (principal.credential === 'developer_key')
+      throw new ServiceError('developer_key_not_accepted', 'This endpoint takes a bearer token, not a developer API key.');
   }
   const allowedKinds = requirement.principals;
   if (allowedKinds && !allowedKinds.includes(principal.kind)) {
@@ -82,9 +87,13 @@ export async function authenticate(options: AuthenticateOptions): Promise<{ prin
   if (requirement.kind === 'scoped' && principal.kind !== 'operator') {
     const missing = requirement.scopes.filter((scope) => !principal.scopes.includes(scope));
     if (missing.length > 0) {
-      throw new ServiceError(`insufficient_scope:${missing.join(',')}`, `The credential lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`, {
-        headers: { 'www-authenticate': `Bearer realm="svc", error="insufficient_scope", scope="${requirement.scopes.join(' ')}"` },
-      });
+      throw new ServiceError(
+        `insufficient_scope:${missing.join(',')}`,
+        `The credential lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`,
+        {
+          headers: { 'www-authenticate': `Bearer realm="svc", error="insufficient_scope", scope="${requirement.scopes.join(' ')}"` },
+        },
+      );
     }
   }
   return { principal, bearer: token };

@@ -55,7 +55,9 @@ export function buildContractApp(appOptions: ContractAppOptions): Koa {
       if (origin) applyCors(ctx, cors, origin, match && 'entry' in match ? match.entry.route : undefined);
       if (match === undefined) throw new ServiceError('route_not_found', `No route for ${method} ${path}. See /openapi.json for every route.`);
       if ('allowed' in match) {
-        throw new ServiceError('method_not_allowed', `${method} is not allowed on ${path}; use ${match.allowed.join(', ')}.`, { headers: { allow: match.allowed.join(', ') } });
+        throw new ServiceError('method_not_allowed', `${method} is not allowed on ${path}; use ${match.allowed.join(', ')}.`, {
+          headers: { allow: match.allowed.join(', ') },
+        });
       }
       if (preflightMethod) answerPreflight(ctx, cors, origin!, match.entry.route, table.methodsFor(path));
       else startStream = await serveRoute(ctx, state, match.entry, match.params, options);

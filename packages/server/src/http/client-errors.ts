@@ -7,7 +7,10 @@ import { requestIdFrom } from './request-id.ts';
 function errorFor(code: string | undefined): { status: number; body: Pick<ErrorBody, 'code' | 'error'> } {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, body: { code: 'request_header_too_large', error: 'The request headers are larger than this server accepts (SVC_HTTP_MAX_HEADER_BYTES).' } };
+      return {
+        status: 431,
+        body: { code: 'request_header_too_large', error: 'The request headers are larger than this server accepts (SVC_HTTP_MAX_HEADER_BYTES).' },
+      };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
     case 'HPE_HEADERS_TIMEOUT':
       return { status: 408, body: { code: 'request_timeout', error: 'The request did not arrive in time; send it again without pausing.' } };

@@ -16,7 +16,8 @@ export interface CorsPolicy {
 }
 
 /** Headers a browser script may read besides the safelisted ones: what svc's clients rely on. */
-const EXPOSED_HEADERS = 'x-request-id, retry-after, location, www-authenticate, x-svc-completion-token, x-svc-sha256, x-svc-size-bytes, server-timing, x-svc-latency-ms';
+const EXPOSED_HEADERS =
+  'x-request-id, retry-after, location, www-authenticate, x-svc-completion-token, x-svc-sha256, x-svc-size-bytes, server-timing, x-svc-latency-ms';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 /** A public GET document meant for discovery: flagged in the contract, or anything under /.well-known/. */
@@ -49,7 +50,10 @@ export function answerPreflight(ctx: Context, policy: CorsPolicy, origin: string
   const allowed = allowedOrigin(policy, origin, route);
   if (allowed !== '*') ctx.vary('origin');
   if (allowed === undefined) {
-    throw new ServiceError('cors_origin_refused', `Origin ${origin} may not call ${route.method} ${ctx.path} from a browser; the operator can add it to SVC_CORS_ORIGINS.`);
+    throw new ServiceError(
+      'cors_origin_refused',
+      `Origin ${origin} may not call ${route.method} ${ctx.path} from a browser; the operator can add it to SVC_CORS_ORIGINS.`,
+    );
   }
   ctx.set('access-control-allow-origin', allowed);
   ctx.set('access-control-allow-methods', allowedMethods.join(', '));

@@ -33,7 +33,11 @@ function jsonRpcErrorFor(body: ErrorBody, status: number): { status: number; bod
   const rpcCode = body.code === 'malformed_json' ? -32700 : status === 422 || status === 413 || status === 415 || status === 400 ? -32600 : -32603;
   return {
     status: status === 422 ? 400 : status,
-    body: { jsonrpc: '2.0', id: null, error: { code: rpcCode, message: body.error, data: { code: body.code, request_id: body.request_id, ...(body.detail ? { detail: body.detail } : {}) } } },
+    body: {
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: rpcCode, message: body.error, data: { code: body.code, request_id: body.request_id, ...(body.detail ? { detail: body.detail } : {}) } },
+    },
   };
 }
 
@@ -45,7 +49,8 @@ export function writeError(ctx: Context, state: RequestState, error: unknown): v
   if (state.route?.errorEnvelope === 'jsonrpc') ({ status, body: answer } = jsonRpcErrorFor(body, errorStatus));
   if (state.route?.errorEnvelope === 'bayrun' && body.retryable === undefined) body.retryable = retryableStatusesFor(state.route).includes(status);
   // OAuth clients parse `error` as the RFC code: give them one, the message as the description.
-  if (state.route?.errorEnvelope === 'oauth' && status === 400) answer = { error: 'invalid_request', error_description: body.error, code: body.code, request_id: body.request_id };
+  if (state.route?.errorEnvelope === 'oauth' && status === 400)
+    answer = { error: 'invalid_request', error_description: body.error, code: body.code, request_id: body.request_id };
   if (ctx.headerSent) {
     ctx.res.destroy();
     return;

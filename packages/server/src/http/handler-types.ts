@@ -26,7 +26,10 @@ export function withAdmission<H extends (...args: never[]) => unknown>(admit: Ad
   return Object.assign(handler, { admit });
 }
 
-export type AnyHandler = ((input: Record<string, unknown>, request: RequestContext) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>) & { admit?: AdmitStep };
+export type AnyHandler = ((
+  input: Record<string, unknown>,
+  request: RequestContext,
+) => Promise<{ status: number; body?: unknown; headers?: Record<string, string> }>) & { admit?: AdmitStep };
 
 /** Finds the handler of a dotted operation id in a handler tree. */
 export function handlerAt(handlers: unknown, id: string): AnyHandler | undefined {

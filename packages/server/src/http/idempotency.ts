@@ -69,9 +69,12 @@ export async function runIdempotent<B>(
     });
   } catch (error) {
     await sequelize
-      .query(`DELETE FROM svc_idempotency_keys WHERE principal_id = $1 AND route_id = $2 AND idempotency_key = $3 AND owner_token = $4 AND state = 'in_progress'`, {
-        bind: [scope.principalId, scope.routeId, scope.key, owner],
-      })
+      .query(
+        `DELETE FROM svc_idempotency_keys WHERE principal_id = $1 AND route_id = $2 AND idempotency_key = $3 AND owner_token = $4 AND state = 'in_progress'`,
+        {
+          bind: [scope.principalId, scope.routeId, scope.key, owner],
+        },
+      )
       .catch(() => {});
     throw error;
   }
@@ -97,7 +100,9 @@ async function claim(sequelize: Sequelize, scope: IdempotencyScope, settings: Id
     );
     if (!row) continue; // released between the insert and the read: claim again
     if (row.expired) {
-      await sequelize.query(`DELETE FROM svc_idempotency_keys WHERE principal_id = $1 AND route_id = $2 AND idempotency_key = $3 AND expires_at <= now()`, { bind: bind.slice(0, 3) });
+      await sequelize.query(`DELETE FROM svc_idempotency_keys WHERE principal_id = $1 AND route_id = $2 AND idempotency_key = $3 AND expires_at <= now()`, {
+        bind: bind.slice(0, 3),
+      });
       continue;
     }
     if (row.fingerprint !== scope.fingerprint) {
@@ -116,7 +121,10 @@ async function claim(sequelize: Sequelize, scope: IdempotencyScope, settings: Id
     }
     break;
   }
-  throw new ServiceError('idempotency_in_progress', 'A request with this Idempotency-Key is still being handled; retry shortly to get its answer.', { retryAfterSeconds: 1, retryable: true });
+  throw new ServiceError('idempotency_in_progress', 'A request with this Idempotency-Key is still being handled; retry shortly to get its answer.', {
+    retryAfterSeconds: 1,
+    retryable: true,
+  });
 }
 
 /** Drops keys past their retention; called from housekeeping. */

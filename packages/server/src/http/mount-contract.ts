@@ -1,5 +1,15 @@
 import type { Context } from 'koa';
-import { anonymousPrincipal, oauthContract, urlFor, walkContract, type Principal, type ContractTree, type RouteDefinition, type Surface, type ValidationIssue } from '@svc/schemas';
+import {
+  anonymousPrincipal,
+  oauthContract,
+  urlFor,
+  walkContract,
+  type Principal,
+  type ContractTree,
+  type RouteDefinition,
+  type Surface,
+  type ValidationIssue,
+} from '@svc/schemas';
 import { authenticate, type PrincipalResolver } from './auth.ts';
 import { BodyBudget } from './body-budget.ts';
 import { handlerAt, type AdmitStep, type AnyHandler } from './handler-types.ts';
@@ -75,7 +85,14 @@ class HandlerRequest implements RequestContext {
   private readonly urls: () => { baseUrl: string; apiUrl: string };
   private abortSignal: AbortSignal | undefined;
 
-  constructor(ctx: Context, state: RequestState, principal: Principal, bearer: string | undefined, apiSurface: boolean, urls: () => { baseUrl: string; apiUrl: string }) {
+  constructor(
+    ctx: Context,
+    state: RequestState,
+    principal: Principal,
+    bearer: string | undefined,
+    apiSurface: boolean,
+    urls: () => { baseUrl: string; apiUrl: string },
+  ) {
     this.ctx = ctx;
     this.state = state;
     this.principal = principal;
@@ -135,7 +152,14 @@ export function compileContract(options: MountOptions): RouteTable<CompiledRoute
     if (!options.surfaces.includes(route.surface)) continue;
     const handler = handlerAt(options.handlers, id);
     if (!handler) throw new Error(`No handler for contract entry ${id}`);
-    const value: CompiledRoute = { handler, publicAuth: route.auth.kind === 'public', apiSurface: route.surface === 'api', body: bodyPlanFor(route), admit: handler.admit, jsonStatuses: jsonStatusesOf(route.responses) };
+    const value: CompiledRoute = {
+      handler,
+      publicAuth: route.auth.kind === 'public',
+      apiSurface: route.surface === 'api',
+      body: bodyPlanFor(route),
+      admit: handler.admit,
+      jsonStatuses: jsonStatusesOf(route.responses),
+    };
     table.add({ id, route, value });
   }
   return table;
@@ -147,7 +171,13 @@ export function compileContract(options: MountOptions): RouteTable<CompiledRoute
  * re-validate and never check auth. The request path of every route: one async function,
  * awaiting only what is really asynchronous (a credential, the body, the handler).
  */
-export async function serveRoute(ctx: Context, state: RequestState, entry: RouteEntry<CompiledRoute>, params: Record<string, unknown>, options: ServeOptions): Promise<StartStream | undefined> {
+export async function serveRoute(
+  ctx: Context,
+  state: RequestState,
+  entry: RouteEntry<CompiledRoute>,
+  params: Record<string, unknown>,
+  options: ServeOptions,
+): Promise<StartStream | undefined> {
   const { route, value: compiled } = entry;
   state.routeId = entry.id;
   state.route = route;
@@ -176,7 +206,10 @@ export async function serveRoute(ctx: Context, state: RequestState, entry: Route
   if (plan) {
     // Input that is already invalid was refused above, before the body is read. Routes with an
     // upload deadline (PDF, documents) report their ingress as `upload_read_ms`.
-    const raw = plan.timeoutMs !== undefined ? await state.timing.measure('upload_read_ms', () => readRouteBody(plan, ctx.req, options.bodyTimeoutMs)) : await readRouteBody(plan, ctx.req, options.bodyTimeoutMs);
+    const raw =
+      plan.timeoutMs !== undefined
+        ? await state.timing.measure('upload_read_ms', () => readRouteBody(plan, ctx.req, options.bodyTimeoutMs))
+        : await readRouteBody(plan, ctx.req, options.bodyTimeoutMs);
     input.body = parseBody(route, raw);
   }
   const result = await compiled.handler(input, request);
@@ -220,7 +253,9 @@ function parseHeadParts(route: RouteDefinition, ctx: Context, rawParams: Record<
 function parseBody(route: RouteDefinition, raw: unknown): unknown {
   if (route.bodyEncoding === 'bytes') {
     if (raw === undefined) {
-      throw new ServiceError('validation_failed', 'Invalid request: body: the request body is empty', { detail: [{ loc: ['body'], msg: 'the request body is empty', type: 'missing' }] });
+      throw new ServiceError('validation_failed', 'Invalid request: body: the request body is empty', {
+        detail: [{ loc: ['body'], msg: 'the request body is empty', type: 'missing' }],
+      });
     }
     return raw;
   }

@@ -21,7 +21,9 @@ export function decodeCursor<T>(cursor: string | undefined, check: (value: unkno
   } catch {
     // fall through to the refusal
   }
-  throw new ServiceError('validation_failed', `Invalid request: query.cursor: ${refusal}`, { detail: [{ loc: ['query', 'cursor'], msg: refusal, type: 'value_error' }] });
+  throw new ServiceError('validation_failed', `Invalid request: query.cursor: ${refusal}`, {
+    detail: [{ loc: ['query', 'cursor'], msg: refusal, type: 'value_error' }],
+  });
 }
 
 /** A keyset position: the (created_at, id) of the last row of a page, newest first. */

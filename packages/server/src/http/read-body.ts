@@ -18,8 +18,18 @@ export interface BodyPlan {
 export function bodyPlanFor(route: RouteDefinition): BodyPlan | undefined {
   if (!route.body) return undefined;
   const encoding = route.bodyEncoding ?? 'json';
-  const mediaTypes = encoding === 'bytes' ? (route.bodyMediaTypes ?? ['application/octet-stream']) : encoding === 'form' ? ['application/x-www-form-urlencoded'] : ['application/json'];
-  return Object.freeze({ encoding, limit: route.bodyLimitBytes ?? bodyRules.defaultLimitBytes, timeoutMs: route.bodyTimeoutMs, mediaTypes: Object.freeze([...mediaTypes]) });
+  const mediaTypes =
+    encoding === 'bytes'
+      ? (route.bodyMediaTypes ?? ['application/octet-stream'])
+      : encoding === 'form'
+        ? ['application/x-www-form-urlencoded']
+        : ['application/json'];
+  return Object.freeze({
+    encoding,
+    limit: route.bodyLimitBytes ?? bodyRules.defaultLimitBytes,
+    timeoutMs: route.bodyTimeoutMs,
+    mediaTypes: Object.freeze([...mediaTypes]),
+  });
 }
 
 function mediaTypeOf(header: string | undefined): string | undefined {
@@ -78,7 +88,9 @@ function readBytesWithin(request: IncomingMessage, plan: BodyPlan, timeoutMs: nu
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       reading.catch(() => {});
-      reject(new ServiceError('request_timeout', `The body did not arrive within ${timeoutMs / 1000} s.`, { headers: { connection: 'close' }, retryable: true }));
+      reject(
+        new ServiceError('request_timeout', `The body did not arrive within ${timeoutMs / 1000} s.`, { headers: { connection: 'close' }, retryable: true }),
+      );
     }, timeoutMs);
   });
   return Promise.race([reading, deadline]).finally(() => {

@@ -50,7 +50,13 @@ export interface SseStreamOptions {
  * An event is written the moment the producer yields it; the loop waits only when the socket
  * is not taking more (backpressure: `write` answered false, until `drain`).
  */
-export function writeSse(res: ServerResponse, events: AsyncIterable<SseMessage<unknown>>, signal: AbortSignal, onError: (error: unknown) => { code: string; error: string }, options: SseStreamOptions = {}): void {
+export function writeSse(
+  res: ServerResponse,
+  events: AsyncIterable<SseMessage<unknown>>,
+  signal: AbortSignal,
+  onError: (error: unknown) => { code: string; error: string },
+  options: SseStreamOptions = {},
+): void {
   const { keepAliveMs, shutdown } = options;
   /** Set once the response is ended, or closed under us: nothing more is written. */
   let finished = false;
@@ -80,18 +86,26 @@ export function writeSse(res: ServerResponse, events: AsyncIterable<SseMessage<u
   const keepAlive =
     keepAliveMs === undefined
       ? undefined
-      : setInterval(() => {
-          // A client not taking what is queued needs no keep-alive: it would only grow the buffer
-          // (the stall deadline, SVC_HTTP_RESPONSE_STALL_MS, ends such a connection).
-          if (performance.now() - lastWrite < keepAliveMs || finished || res.writableNeedDrain) return;
-          lastWrite = performance.now();
-          res.write(SSE_KEEP_ALIVE);
-        }, Math.max(5, keepAliveMs / 2));
+      : setInterval(
+          () => {
+            // A client not taking what is queued needs no keep-alive: it would only grow the buffer
+            // (the stall deadline, SVC_HTTP_RESPONSE_STALL_MS, ends such a connection).
+            if (performance.now() - lastWrite < keepAliveMs || finished || res.writableNeedDrain) return;
+            lastWrite = performance.now();
+            res.write(SSE_KEEP_ALIVE);
+          },
+          Math.max(5, keepAliveMs / 2),
+        );
   // A shutdown must not wait for a long stream: the client gets one last event saying why the
   // stream ends and that it may reconnect (to another replica), then the stream closes.
   const endForShutdown = () => {
     clearInterval(keepAlive);
-    finish(encodeSse({ event: 'error', data: { code: 'server_shutting_down', error: 'The server is shutting down; reconnect and retry (another replica will answer).', retryable: true } }));
+    finish(
+      encodeSse({
+        event: 'error',
+        data: { code: 'server_shutting_down', error: 'The server is shutting down; reconnect and retry (another replica will answer).', retryable: true },
+      }),
+    );
     stop();
   };
   if (shutdown?.aborted) endForShutdown();

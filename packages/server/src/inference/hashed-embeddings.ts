@@ -28,12 +28,19 @@ function fnv1a(text: string): number {
 
 /** Lower-cased word tokens (letters and digits of any script). */
 export function tokenize(text: string): string[] {
-  return text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
 }
 
 /** Function words carry no topic; left in, a short query's "to" or "for" would dominate its vector. */
 export const STOPWORDS: ReadonlySet<string> = new Set(
-  'a an and are as at be by for from has have in is it its of on or that the their them this to was were will with without you your we our can do not no'.split(' '),
+  'a an and are as at be by for from has have in is it its of on or that the their them this to was were will with without you your we our can do not no'.split(
+    ' ',
+  ),
 );
 
 /** Features added between two yields of `featureSteps`: a few milliseconds. */

@@ -1,5 +1,14 @@
 import type { Logger } from 'pino';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionsBody, ClassifyBody, ClassifyResponse, InferenceUsage, RagPassage, SummarySentence } from '@svc/schemas';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionsBody,
+  ClassifyBody,
+  ClassifyResponse,
+  InferenceUsage,
+  RagPassage,
+  SummarySentence,
+} from '@svc/schemas';
 
 /**
  * What an engine can be asked to do. An operation of the API maps to one capability; a model

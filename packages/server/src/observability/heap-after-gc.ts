@@ -14,7 +14,7 @@ export function liveHeapAfterFullGc(): number {
   if (!observer) {
     observer = new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
-        if (((entry as { detail?: { kind?: number } }).detail)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) liveHeapBytes = getHeapStatistics().used_heap_size;
+        if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) liveHeapBytes = getHeapStatistics().used_heap_size;
       }
     });
     observer.observe({ entryTypes: ['gc'] });

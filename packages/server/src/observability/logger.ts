@@ -9,7 +9,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   const options: pino.LoggerOptions = {
     level,
     base: { service: 'svc' },
-    redact: { paths: ['authorization', 'token', 'secret', '*.authorization', '*.token', '*.secret', '*.password', 'headers.authorization'], censor: '[redacted]' },
+    redact: {
+      paths: ['authorization', 'token', 'secret', '*.authorization', '*.token', '*.secret', '*.password', 'headers.authorization'],
+      censor: '[redacted]',
+    },
   };
   return destination ? pino(options, destination) : pino(options);
 }

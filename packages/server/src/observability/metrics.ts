@@ -68,13 +68,11 @@ export function createHttpMetrics(): HttpMetrics {
       entry.tokens += event.usage.total_tokens;
     },
     async exposition() {
-      const lines = [
-        '# HELP svc_http_requests_total HTTP requests by route, method and status',
-        '# TYPE svc_http_requests_total counter',
-      ];
+      const lines = ['# HELP svc_http_requests_total HTTP requests by route, method and status', '# TYPE svc_http_requests_total counter'];
       for (const [route, byMethod] of series) {
         for (const [method, entry] of byMethod) {
-          for (const [status, count] of entry.statuses) lines.push(`svc_http_requests_total{route="${escapeLabel(route)}",method="${method}",status="${status}"} ${count}`);
+          for (const [status, count] of entry.statuses)
+            lines.push(`svc_http_requests_total{route="${escapeLabel(route)}",method="${method}",status="${status}"} ${count}`);
         }
       }
       lines.push('# HELP svc_http_request_duration_seconds HTTP request latency by route and method', '# TYPE svc_http_request_duration_seconds histogram');
@@ -98,7 +96,10 @@ export function createHttpMetrics(): HttpMetrics {
         lines.push(`svc_inference_calls_total{${labels},outcome="ok"} ${entry.ok}`, `svc_inference_calls_total{${labels},outcome="error"} ${entry.failed}`);
       }
       lines.push('# HELP svc_inference_tokens_total Tokens used by inference calls, by operation and model', '# TYPE svc_inference_tokens_total counter');
-      for (const entry of inference.values()) lines.push(`svc_inference_tokens_total{operation="${escapeLabel(entry.operation)}",model="${escapeLabel(entry.model)}",engine="${escapeLabel(entry.engine)}"} ${entry.tokens}`);
+      for (const entry of inference.values())
+        lines.push(
+          `svc_inference_tokens_total{operation="${escapeLabel(entry.operation)}",model="${escapeLabel(entry.model)}",engine="${escapeLabel(entry.engine)}"} ${entry.tokens}`,
+        );
       return `${await registry.metrics()}\n${lines.join('\n')}\n`;
     },
   };

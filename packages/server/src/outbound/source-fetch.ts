@@ -37,7 +37,11 @@ export async function vettedAddress(hostname: string, seam: SourceFetchSeam): Pr
   const vetted: ResolvedAddress[] = [];
   for (const entry of addresses) {
     const allowed = seam.allowAddresses?.includes(entry.address) ? entry : publicAddress(entry.address);
-    if (!allowed) throw new ServiceError('source_url_refused', `The URL's host resolves to an address that is not public unicast (${entry.address}); only public https hosts are fetched.`);
+    if (!allowed)
+      throw new ServiceError(
+        'source_url_refused',
+        `The URL's host resolves to an address that is not public unicast (${entry.address}); only public https hosts are fetched.`,
+      );
     vetted.push(allowed);
   }
   if (vetted.length === 0) throw new ServiceError('source_url_refused', `The host ${hostname} resolves to no address.`);
@@ -98,7 +102,12 @@ async function beforeDeadline<T>(work: Promise<T>, remainingMs: number, timeoutM
   }
 }
 
-function getOnce(url: URL, target: ResolvedAddress, limits: FetchLimits & { remainingMs: number }, ca: string | undefined): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
+function getOnce(
+  url: URL,
+  target: ResolvedAddress,
+  limits: FetchLimits & { remainingMs: number },
+  ca: string | undefined,
+): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
   return new Promise((resolve, reject) => {
     const request = httpsRequest(
       url,
@@ -146,7 +155,12 @@ function getOnce(url: URL, target: ResolvedAddress, limits: FetchLimits & { rema
     request.on('error', (error) => {
       clearTimeout(deadline);
       if (error instanceof ServiceError) reject(error);
-      else reject(error.message === 'deadline' ? missedDeadline(limits.timeoutMs) : new ServiceError('source_fetch_failed', 'The URL could not be fetched (connection failed).'));
+      else
+        reject(
+          error.message === 'deadline'
+            ? missedDeadline(limits.timeoutMs)
+            : new ServiceError('source_fetch_failed', 'The URL could not be fetched (connection failed).'),
+        );
     });
     request.end();
   });

@@ -107,6 +107,14 @@ export class LocalObjectStore implements ServingObjectStore {
   }
 
   async signedReadUrl(key: string, options: { generation: string; expiresInSeconds: number }): Promise<string> {
-    return signV4Url({ key: this.signingKey, accessId: LOCAL_ACCESS_ID, baseUrl: `${this.apiUrl()}/api/storage`, bucket: this.bucket, objectKey: key, generation: options.generation, expiresInSeconds: options.expiresInSeconds });
+    return signV4Url({
+      key: this.signingKey,
+      accessId: LOCAL_ACCESS_ID,
+      baseUrl: `${this.apiUrl()}/api/storage`,
+      bucket: this.bucket,
+      objectKey: key,
+      generation: options.generation,
+      expiresInSeconds: options.expiresInSeconds,
+    });
   }
 }

@@ -5,7 +5,10 @@ import { integer, secret } from '../env-values.ts';
 export const storageConfigFrom = z
   .object({
     SVC_STORAGE: z.enum(['local', 'gcs']).default('local'),
-    SVC_STORAGE_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/, 'must be a valid bucket name').default('svc-catalog'),
+    SVC_STORAGE_BUCKET: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$/, 'must be a valid bucket name')
+      .default('svc-catalog'),
     SVC_STORAGE_SIGNING_KEY: secret(32).optional(),
     SVC_STORAGE_URL_TTL_SECONDS: integer(1, 300, 'seconds').default(300),
     SVC_GCS_PROJECT: z.string().min(1).optional(),

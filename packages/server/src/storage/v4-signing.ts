@@ -8,7 +8,11 @@ const CLOCK_SKEW_SECONDS = 60;
 
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 /** `20261121T112233Z` */
-export const v4Timestamp = (date: Date) => date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+export const v4Timestamp = (date: Date) =>
+  date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 function parseV4Timestamp(value: string): Date | undefined {
   const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value);
@@ -29,7 +33,15 @@ function canonicalQuery(fields: Record<string, string>): string {
 
 /** The string signed in GCS V4 style: canonical request over method, path, query and the host header. */
 function stringToSign(input: { bucket: string; key: string; host: string; fields: Record<string, string> }): string {
-  const canonicalRequest = ['GET', `/${input.bucket}/${encodeObjectKey(input.key)}`, canonicalQuery(input.fields), `host:${input.host.toLowerCase()}`, '', 'host', 'UNSIGNED-PAYLOAD'].join('\n');
+  const canonicalRequest = [
+    'GET',
+    `/${input.bucket}/${encodeObjectKey(input.key)}`,
+    canonicalQuery(input.fields),
+    `host:${input.host.toLowerCase()}`,
+    '',
+    'host',
+    'UNSIGNED-PAYLOAD',
+  ].join('\n');
   const date = input.fields['x-goog-date']!;
   const scope = input.fields['x-goog-credential']!.split('/').slice(1).join('/');
   return [V4_ALGORITHM, date, scope, sha256Hex(canonicalRequest)].join('\n');
@@ -67,7 +79,9 @@ export function signV4Url(options: SignOptions): string {
     'x-goog-signedheaders': 'host',
     generation: options.generation,
   };
-  const signature = createHmac('sha256', options.key).update(stringToSign({ bucket: options.bucket, key: options.objectKey, host: url.host, fields })).digest('hex');
+  const signature = createHmac('sha256', options.key)
+    .update(stringToSign({ bucket: options.bucket, key: options.objectKey, host: url.host, fields }))
+    .digest('hex');
   url.search = `${canonicalQuery(fields)}&x-goog-signature=${signature}`;
   return url.toString();
 }
@@ -79,7 +93,15 @@ export type SignedUrlProblem = { code: 'signed_url_invalid' | 'signed_url_expire
  * as issued, expiry within 1..300 and not passed, the credential scope matching the date, and
  * the HMAC (compared in constant time). Answers the first problem found, or null.
  */
-export function verifyV4Url(input: { key: Buffer; accessId: string; bucket: string; objectKey: string; host: string; query: Record<string, string | undefined>; now?: Date }): SignedUrlProblem | null {
+export function verifyV4Url(input: {
+  key: Buffer;
+  accessId: string;
+  bucket: string;
+  objectKey: string;
+  host: string;
+  query: Record<string, string | undefined>;
+  now?: Date;
+}): SignedUrlProblem | null {
   const names = ['x-goog-algorithm', 'x-goog-credential', 'x-goog-date', 'x-goog-expires', 'x-goog-signedheaders', 'x-goog-signature', 'generation'] as const;
   const missing = names.filter((name) => !input.query[name]);
   if (missing.length > 0) return { code: 'signed_url_invalid', message: `The signed URL lacks ${missing.join(', ')}.` };
@@ -92,15 +114,27 @@ export function verifyV4Url(input: { key: Buffer; accessId: string; bucket: stri
   const signedAt = parseV4Timestamp(q['x-goog-date']);
   if (!signedAt) return { code: 'signed_url_invalid', message: 'x-goog-date must look like 20261121T112233Z.' };
   const credential = q['x-goog-credential'].split('/');
-  if (credential.length !== 5 || credential[0] !== input.accessId || credential[1] !== q['x-goog-date'].slice(0, 8) || credential.slice(2).join('/') !== 'auto/storage/goog4_request') {
-    return { code: 'signed_url_invalid', message: 'x-goog-credential does not name this store\'s key and the signing date.' };
+  if (
+    credential.length !== 5 ||
+    credential[0] !== input.accessId ||
+    credential[1] !== q['x-goog-date'].slice(0, 8) ||
+    credential.slice(2).join('/') !== 'auto/storage/goog4_request'
+  ) {
+    return { code: 'signed_url_invalid', message: "x-goog-credential does not name this store's key and the signing date." };
   }
   if (!/^[0-9a-f]{64}$/.test(q['x-goog-signature'])) return { code: 'signed_url_invalid', message: 'x-goog-signature must be 64 hex characters.' };
   const fields: Record<string, string> = Object.fromEntries(names.filter((name) => name !== 'x-goog-signature').map((name) => [name, q[name]]));
-  const expected = createHmac('sha256', input.key).update(stringToSign({ bucket: input.bucket, key: input.objectKey, host: input.host, fields })).digest();
-  if (!timingSafeEqual(expected, Buffer.from(q['x-goog-signature'], 'hex'))) return { code: 'signed_url_invalid', message: 'The signature does not match this URL (tampered, or signed for another host or key).' };
+  const expected = createHmac('sha256', input.key)
+    .update(stringToSign({ bucket: input.bucket, key: input.objectKey, host: input.host, fields }))
+    .digest();
+  if (!timingSafeEqual(expected, Buffer.from(q['x-goog-signature'], 'hex')))
+    return { code: 'signed_url_invalid', message: 'The signature does not match this URL (tampered, or signed for another host or key).' };
   const now = (input.now ?? new Date()).getTime();
   if (now < signedAt.getTime() - CLOCK_SKEW_SECONDS * 1000) return { code: 'signed_url_invalid', message: 'x-goog-date is in the future.' };
-  if (now > signedAt.getTime() + Number(q['x-goog-expires']) * 1000) return { code: 'signed_url_expired', message: `The signed URL expired ${Math.round((now - signedAt.getTime()) / 1000 - Number(q['x-goog-expires']))} s ago; ask /api/downloads for a fresh one.` };
+  if (now > signedAt.getTime() + Number(q['x-goog-expires']) * 1000)
+    return {
+      code: 'signed_url_expired',
+      message: `The signed URL expired ${Math.round((now - signedAt.getTime()) / 1000 - Number(q['x-goog-expires']))} s ago; ask /api/downloads for a fresh one.`,
+    };
   return null;
 }

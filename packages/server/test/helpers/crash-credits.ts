@@ -30,7 +30,9 @@ export async function checkCreditBooks(sequelize: Sequelize, principalId: string
   const [sums] = await select<{ spendable: string | null; reserved: string | null }>(
     'SELECT sum(spendable_delta) AS spendable, sum(reserved_delta) AS reserved FROM billing_ledger WHERE principal_id = :principal',
   );
-  const receipts = await select<{ idempotency_key: string; credits: number }>('SELECT idempotency_key, credits FROM billing_receipts WHERE principal_id = :principal');
+  const receipts = await select<{ idempotency_key: string; credits: number }>(
+    'SELECT idempotency_key, credits FROM billing_receipts WHERE principal_id = :principal',
+  );
   const orphanReceipts = await select<{ id: string }>(
     `SELECT r.id FROM billing_receipts r WHERE r.principal_id = :principal
        AND NOT EXISTS (SELECT 1 FROM billing_ledger l WHERE l.kind = 'commit' AND l.reference = r.hold_id AND l.principal_id = r.principal_id)`,

@@ -12,7 +12,29 @@ export function selfSignedCertificate(names: string[]): { key: string; cert: str
   try {
     const keyFile = join(directory, 'key.pem');
     const certFile = join(directory, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', `/CN=${names[0]}`, '-addext', `subjectAltName=${names.map((name) => `DNS:${name}`).join(',')}`, '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${names[0]}`,
+        '-addext',
+        `subjectAltName=${names.map((name) => `DNS:${name}`).join(',')}`,
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8') };
   } finally {
     rmSync(directory, { recursive: true, force: true });

@@ -26,10 +26,17 @@ export interface UpstreamHarness {
  * A server over a fake upstream: `SVC_UPSTREAM_*` serves `modelList`, and a models file adds
  * upstreams and models (with `{fake}` in a base URL replaced by the fake's), as an operator writes them.
  */
-export async function startUpstreamHarness(options: { modelList?: string; modelsFile?: ModelsFile; env?: Record<string, string>; fake?: FakeUpstreamOptions } = {}): Promise<UpstreamHarness> {
+export async function startUpstreamHarness(
+  options: { modelList?: string; modelsFile?: ModelsFile; env?: Record<string, string>; fake?: FakeUpstreamOptions } = {},
+): Promise<UpstreamHarness> {
   const fake = await startFakeOpenAiUpstream(options.fake);
   const database = await createTestDatabase();
-  const env: Record<string, string> = { SVC_UPSTREAM_BASE_URL: fake.baseUrl, SVC_UPSTREAM_API_KEY: UPSTREAM_SECRET, SVC_UPSTREAM_MODELS: options.modelList ?? 'answer-a', ...options.env };
+  const env: Record<string, string> = {
+    SVC_UPSTREAM_BASE_URL: fake.baseUrl,
+    SVC_UPSTREAM_API_KEY: UPSTREAM_SECRET,
+    SVC_UPSTREAM_MODELS: options.modelList ?? 'answer-a',
+    ...options.env,
+  };
   if (options.modelsFile) {
     const file = path.join(database.dataDir, 'models.json');
     const upstreams = (options.modelsFile.upstreams ?? []).map((upstream) => ({ ...upstream, base_url: upstream.base_url.replace('{fake}', fake.origin) }));
@@ -61,7 +68,12 @@ export async function startUpstreamHarness(options: { modelList?: string; models
 
 /** A raw POST to svc, for what the openai client hides (status codes, SSE lines). */
 export function postJson(svc: TestServer, route: string, body: unknown, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${svc.baseUrl}${route}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.operatorToken}` }, body: JSON.stringify(body), ...init });
+  return fetch(`${svc.baseUrl}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.operatorToken}` },
+    body: JSON.stringify(body),
+    ...init,
+  });
 }
 
 /** The data lines of an SSE body, in order (`[DONE]` kept as the string). */

@@ -13,7 +13,10 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export function realPdfCorpus(): string[] {
   const directory = process.env.PDF_CORPUS_DIR ?? path.join(ROOT, '.cache/pdf-corpus');
   if (!existsSync(path.join(directory, '.complete'))) {
-    execFileSync(path.join(ROOT, 'scripts/fetch-pdf-corpus.sh'), { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, PDF_CORPUS_DIR: directory } });
+    execFileSync(path.join(ROOT, 'scripts/fetch-pdf-corpus.sh'), {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, PDF_CORPUS_DIR: directory },
+    });
   }
   return readdirSync(directory)
     .filter((name) => name.endsWith('.pdf'))
@@ -42,9 +45,20 @@ export interface UploadOutcome {
 /** POSTs one PDF to the upload route as the operator; its status, refusal code, page counts and time. */
 export async function uploadPdf(svc: TestServer, bytes: Uint8Array<ArrayBuffer>): Promise<UploadOutcome> {
   const started = performance.now();
-  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, { method: 'POST', headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' }, body: bytes });
+  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/pdf' },
+    body: bytes,
+  });
   const body = (await response.json()) as Omit<UploadOutcome, 'status' | 'ms'>;
-  return { status: response.status, ms: performance.now() - started, code: body.code, pages_returned: body.pages_returned, page_count: body.page_count, char_count: body.char_count };
+  return {
+    status: response.status,
+    ms: performance.now() - started,
+    code: body.code,
+    pages_returned: body.pages_returned,
+    page_count: body.page_count,
+    char_count: body.char_count,
+  };
 }
 
 /**
@@ -52,7 +66,11 @@ export async function uploadPdf(svc: TestServer, bytes: Uint8Array<ArrayBuffer>)
  * The bound a test puts on the health check is loose: on a 2-core machine the two busy workers
  * and the embedded database share the cores with the event loop; what matters is that it answers.
  */
-export async function uploadAll<T>(svc: TestServer, items: T[], bytesOf: (item: T) => Uint8Array<ArrayBuffer>): Promise<{ outcomes: Map<T, UploadOutcome>; slowestHealthMs: number }> {
+export async function uploadAll<T>(
+  svc: TestServer,
+  items: T[],
+  bytesOf: (item: T) => Uint8Array<ArrayBuffer>,
+): Promise<{ outcomes: Map<T, UploadOutcome>; slowestHealthMs: number }> {
   const outcomes = new Map<T, UploadOutcome>();
   let slowestHealthMs = 0;
   let done = false;

@@ -6,6 +6,9 @@ import { sqlMigration } from './types.ts';
  */
 export default sqlMigration(
   '20261122T1900-completion-retry',
-  ['ALTER TABLE catalog_completion_tokens ADD COLUMN IF NOT EXISTS recorded_at timestamptz', 'ALTER TABLE catalog_completion_tokens ADD COLUMN IF NOT EXISTS recorded_pull_id text'],
+  [
+    'ALTER TABLE catalog_completion_tokens ADD COLUMN IF NOT EXISTS recorded_at timestamptz',
+    'ALTER TABLE catalog_completion_tokens ADD COLUMN IF NOT EXISTS recorded_pull_id text',
+  ],
   ['ALTER TABLE catalog_completion_tokens DROP COLUMN IF EXISTS recorded_pull_id', 'ALTER TABLE catalog_completion_tokens DROP COLUMN IF EXISTS recorded_at'],
 );

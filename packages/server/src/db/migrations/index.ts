@@ -18,4 +18,19 @@ import type { Migration } from './types.ts';
  * Every migration, listed here so a bundled build carries them all. Features add theirs;
  * the list is sorted by name (timestamp first), whatever order the imports are in.
  */
-export const migrations: Migration[] = [foundation, catalog, blackboard, identity, walFlush, blackboardRefuse, blackboardPutBatch, catalogRequests, receipts, billing, x402, jobs, completionRetry, responses].sort((a, b) => a.name.localeCompare(b.name));
+export const migrations: Migration[] = [
+  foundation,
+  catalog,
+  blackboard,
+  identity,
+  walFlush,
+  blackboardRefuse,
+  blackboardPutBatch,
+  catalogRequests,
+  receipts,
+  billing,
+  x402,
+  jobs,
+  completionRetry,
+  responses,
+].sort((a, b) => a.name.localeCompare(b.name));

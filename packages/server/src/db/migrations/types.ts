@@ -17,8 +17,10 @@ export interface Migration {
 
 /** A migration written as SQL; statements run in order inside the run's transaction. */
 export function sqlMigration(name: string, up: string[], down: string[]): Migration {
-  const run = (statements: string[]) => async ({ sequelize, transaction }: MigrationContext) => {
-    for (const statement of statements) await sequelize.query(statement, { transaction });
-  };
+  const run =
+    (statements: string[]) =>
+    async ({ sequelize, transaction }: MigrationContext) => {
+      for (const statement of statements) await sequelize.query(statement, { transaction });
+    };
   return { name, up: run(up), down: run(down), sql: { up, down } };
 }

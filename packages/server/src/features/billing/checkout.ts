@@ -40,7 +40,11 @@ export async function createCheckoutSession(
       type: QueryTypes.SELECT,
     });
     if (existing) {
-      if (existing.pack_code !== call.packCode) throw new ServiceError('idempotency_conflict', `This Idempotency-Key already started a checkout for ${existing.pack_code}; use a new key for ${call.packCode}.`);
+      if (existing.pack_code !== call.packCode)
+        throw new ServiceError(
+          'idempotency_conflict',
+          `This Idempotency-Key already started a checkout for ${existing.pack_code}; use a new key for ${call.packCode}.`,
+        );
       return toResponse(existing, true);
     }
   }
@@ -60,14 +64,30 @@ export async function createCheckoutSession(
       call.idempotencyKey !== undefined ? { idempotencyKey: `svc-checkout:${call.principalId}:${call.idempotencyKey}` } : undefined,
     );
   } catch (error) {
-    throw new ServiceError('processor_error', `The payment processor refused to start a checkout: ${(error as { message?: string }).message ?? 'unknown error'}`, { cause: error, retryable: true });
+    throw new ServiceError(
+      'processor_error',
+      `The payment processor refused to start a checkout: ${(error as { message?: string }).message ?? 'unknown error'}`,
+      { cause: error, retryable: true },
+    );
   }
   if (!session.url) throw new ServiceError('processor_error', 'The payment processor answered a session without a URL.');
   const [row] = await sequelize.query<SessionRow>(
     `INSERT INTO billing_checkout_sessions (session_id, principal_id, pack_code, credits, amount, currency, url, idempotency_key)
      VALUES (:id, :principal, :pack, :credits, :amount, :currency, :url, :key)
      ON CONFLICT (principal_id, idempotency_key) DO NOTHING RETURNING *`,
-    { replacements: { id: session.id, principal: call.principalId, pack: call.packCode, credits: pack.credits, amount: pack.amount, currency: pack.currency, url: session.url, key: call.idempotencyKey ?? null }, type: QueryTypes.SELECT },
+    {
+      replacements: {
+        id: session.id,
+        principal: call.principalId,
+        pack: call.packCode,
+        credits: pack.credits,
+        amount: pack.amount,
+        currency: pack.currency,
+        url: session.url,
+        key: call.idempotencyKey ?? null,
+      },
+      type: QueryTypes.SELECT,
+    },
   );
   if (row) return toResponse(row, false);
   // A concurrent request with the same key stored its session first; Stripe's own idempotency made it the same one.

@@ -31,10 +31,19 @@ async function move(
           { replacements, type: QueryTypes.SELECT, transaction },
         );
   if (rows.length === 0) return false;
-  await sequelize.query('INSERT INTO billing_ledger (principal_id, kind, spendable_delta, reserved_delta, reference) VALUES (:principal, :kind, :spendable, :reserved, :reference)', {
-    replacements: { principal: movement.principalId, kind: movement.kind, spendable: movement.spendable, reserved: movement.reserved, reference: movement.reference },
-    transaction,
-  });
+  await sequelize.query(
+    'INSERT INTO billing_ledger (principal_id, kind, spendable_delta, reserved_delta, reference) VALUES (:principal, :kind, :spendable, :reserved, :reference)',
+    {
+      replacements: {
+        principal: movement.principalId,
+        kind: movement.kind,
+        spendable: movement.spendable,
+        reserved: movement.reserved,
+        reference: movement.reference,
+      },
+      transaction,
+    },
+  );
   return true;
 }
 
@@ -44,11 +53,14 @@ export interface Balance {
 }
 
 export async function balanceOf(sequelize: Sequelize, principalId: string, transaction?: Transaction): Promise<Balance> {
-  const [row] = await sequelize.query<{ spendable: string; reserved: string }>('SELECT spendable, reserved FROM billing_accounts WHERE principal_id = :principal', {
-    replacements: { principal: principalId },
-    type: QueryTypes.SELECT,
-    transaction,
-  });
+  const [row] = await sequelize.query<{ spendable: string; reserved: string }>(
+    'SELECT spendable, reserved FROM billing_accounts WHERE principal_id = :principal',
+    {
+      replacements: { principal: principalId },
+      type: QueryTypes.SELECT,
+      transaction,
+    },
+  );
   return { spendable: Number(row?.spendable ?? 0), reserved: Number(row?.reserved ?? 0) };
 }
 
@@ -57,7 +69,13 @@ export async function grantCredits(sequelize: Sequelize, transaction: Transactio
 }
 
 /** Takes back up to `credits` of what is still spendable; answers how many were taken. */
-export async function takeBackCredits(sequelize: Sequelize, transaction: Transaction, principalId: string, credits: number, reference: string): Promise<number> {
+export async function takeBackCredits(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  principalId: string,
+  credits: number,
+  reference: string,
+): Promise<number> {
   const [row] = await sequelize.query<{ spendable: string }>('SELECT spendable FROM billing_accounts WHERE principal_id = :principal FOR UPDATE', {
     replacements: { principal: principalId },
     type: QueryTypes.SELECT,
@@ -94,7 +112,18 @@ export async function holdCredits(
         `INSERT INTO billing_holds (id, principal_id, idempotency_key, fingerprint, status, credits, expires_at)
          VALUES (:id, :principal, :key, :fingerprint, 'held', :credits, now() + make_interval(secs => :ttl))
          ON CONFLICT (principal_id, idempotency_key) DO NOTHING RETURNING id`,
-        { replacements: { id: fresh, principal: call.principalId, key: call.idempotencyKey, fingerprint: call.fingerprint, credits: call.credits, ttl: call.ttlSeconds }, type: QueryTypes.SELECT, transaction },
+        {
+          replacements: {
+            id: fresh,
+            principal: call.principalId,
+            key: call.idempotencyKey,
+            fingerprint: call.fingerprint,
+            credits: call.credits,
+            ttl: call.ttlSeconds,
+          },
+          type: QueryTypes.SELECT,
+          transaction,
+        },
       );
       let holdId = inserted[0]?.id;
       if (!holdId) {
@@ -112,7 +141,14 @@ export async function holdCredits(
         });
         holdId = existing.id;
       }
-      const moved = await move(sequelize, transaction, { principalId: call.principalId, kind: 'hold', spendable: -call.credits, reserved: call.credits, reference: holdId, guardSpendable: call.credits });
+      const moved = await move(sequelize, transaction, {
+        principalId: call.principalId,
+        kind: 'hold',
+        spendable: -call.credits,
+        reserved: call.credits,
+        reference: holdId,
+        guardSpendable: call.credits,
+      });
       if (!moved) {
         // Roll the hold row back with the transaction: a refused call leaves nothing behind.
         // Inside the transaction: the embedded database has one connection, and this one holds it.
@@ -157,7 +193,17 @@ export async function commitHold(sequelize: Sequelize, holdId: string, result: u
       `INSERT INTO billing_receipts (id, principal_id, hold_id, credits, operation, model, request_id, idempotency_key, usage)
        VALUES (:id, :principal, :hold, :credits, :operation, :model, :requestId, :key, :usage::jsonb)`,
       {
-        replacements: { id: newId('rcpt'), principal: hold.principal_id, hold: holdId, credits: hold.credits, operation: facts.operation, model: facts.model, requestId: facts.requestId, key: hold.idempotency_key, usage: JSON.stringify(facts.usage) },
+        replacements: {
+          id: newId('rcpt'),
+          principal: hold.principal_id,
+          hold: holdId,
+          credits: hold.credits,
+          operation: facts.operation,
+          model: facts.model,
+          requestId: facts.requestId,
+          key: hold.idempotency_key,
+          usage: JSON.stringify(facts.usage),
+        },
         transaction,
       },
     );
@@ -173,14 +219,23 @@ export async function releaseHold(sequelize: Sequelize, holdId: string): Promise
       { replacements: { id: holdId }, type: QueryTypes.SELECT, transaction },
     );
     if (!hold) return false;
-    await move(sequelize, transaction, { principalId: hold.principal_id, kind: 'release', spendable: hold.credits, reserved: -hold.credits, reference: holdId });
+    await move(sequelize, transaction, {
+      principalId: hold.principal_id,
+      kind: 'release',
+      spendable: hold.credits,
+      reserved: -hold.credits,
+      reference: holdId,
+    });
     return true;
   });
 }
 
 /** Releases holds whose server died mid-call (any replica may run this); answers how many. */
 export async function releaseExpiredHolds(sequelize: Sequelize): Promise<number> {
-  const expired = await sequelize.query<{ id: string }>(`SELECT id FROM billing_holds WHERE status = 'held' AND expires_at < now() ORDER BY expires_at LIMIT 500`, { type: QueryTypes.SELECT });
+  const expired = await sequelize.query<{ id: string }>(
+    `SELECT id FROM billing_holds WHERE status = 'held' AND expires_at < now() ORDER BY expires_at LIMIT 500`,
+    { type: QueryTypes.SELECT },
+  );
   let released = 0;
   for (const { id } of expired) if (await releaseHold(sequelize, id)) released++;
   return released;

@@ -10,7 +10,11 @@ import type { FundingDecision, FundingStep } from './funding-step.ts';
 /** The same body always hashes the same: keys sorted at every level. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
   return JSON.stringify(value) ?? 'null';
 }
 export const fingerprintOf = (body: unknown) => createHash('sha256').update(canonical(body)).digest('hex');
@@ -36,7 +40,11 @@ export function creditsFunding(deps: { sequelize: Sequelize; holdTtlSeconds: num
         case 'replay':
           return { kind: 'answer', status: 200, body: decision.result, headers: { 'idempotent-replayed': 'true' } };
         case 'in_progress':
-          throw new ServiceError('idempotency_in_progress', 'A call with this Idempotency-Key is still running; retry when it has finished to get its answer.', { retryAfterSeconds: 1 });
+          throw new ServiceError(
+            'idempotency_in_progress',
+            'A call with this Idempotency-Key is still running; retry when it has finished to get its answer.',
+            { retryAfterSeconds: 1 },
+          );
         case 'conflict':
           throw new ServiceError('idempotency_conflict', 'This Idempotency-Key was used with another request body; use a new key for a new request.');
         case 'exhausted':
@@ -48,7 +56,13 @@ export function creditsFunding(deps: { sequelize: Sequelize; holdTtlSeconds: num
               error: `No spendable credit: a chat call costs ${billingLimits.creditsPerChatCall} credit. Buy a pack at the checkout route.`,
               code: 'credits_exhausted',
               request_id: request.requestId,
-              payment: { scheme: 'svc-credits', credits_required: billingLimits.creditsPerChatCall, spendable: decision.spendable, checkout: deps.checkoutUrl(), packs: offeredPacks() },
+              payment: {
+                scheme: 'svc-credits',
+                credits_required: billingLimits.creditsPerChatCall,
+                spendable: decision.spendable,
+                checkout: deps.checkoutUrl(),
+                packs: offeredPacks(),
+              },
             },
           };
         case 'held': {
@@ -58,7 +72,12 @@ export function creditsFunding(deps: { sequelize: Sequelize; holdTtlSeconds: num
             async settle(outcome) {
               try {
                 if (outcome.ok) {
-                  const committed = await commitHold(deps.sequelize, holdId, outcome.completion, { operation: 'chat', model: outcome.completion.model, requestId: request.requestId, usage: outcome.usage });
+                  const committed = await commitHold(deps.sequelize, holdId, outcome.completion, {
+                    operation: 'chat',
+                    model: outcome.completion.model,
+                    requestId: request.requestId,
+                    usage: outcome.usage,
+                  });
                   if (committed === 'not_held') deps.log.warn({ holdId }, 'a credit call finished after its hold expired; it was not charged');
                 } else {
                   await releaseHold(deps.sequelize, holdId);

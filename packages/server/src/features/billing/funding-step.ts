@@ -46,7 +46,8 @@ export interface FundingStep {
 type ChatAnswer = ChatCompletion | AsyncIterable<SseMessage<ChatStreamEvent>>;
 type ChatHandler = (body: ChatCompletionsBody, request: RequestContext) => Promise<ChatAnswer>;
 
-const isStream = (answer: ChatAnswer): answer is AsyncIterable<SseMessage<ChatStreamEvent>> => typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
+const isStream = (answer: ChatAnswer): answer is AsyncIterable<SseMessage<ChatStreamEvent>> =>
+  typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
 
 /** The completion a stream amounts to: what a replay of a streamed call answers as JSON, one choice per `index` (n > 1). */
 export function assembleCompletion(chunks: readonly ChatCompletionChunk[]): ChatCompletion {
@@ -68,7 +69,9 @@ export function assembleCompletion(chunks: readonly ChatCompletionChunk[]): Chat
     object: 'chat.completion',
     created: first.created,
     model: first.model,
-    choices: [...choices].sort(([a], [b]) => a - b).map(([index, { content, finish }]) => ({ index, message: { role: 'assistant' as const, content }, finish_reason: finish, logprobs: null })),
+    choices: [...choices]
+      .sort(([a], [b]) => a - b)
+      .map(([index, { content, finish }]) => ({ index, message: { role: 'assistant' as const, content }, finish_reason: finish, logprobs: null })),
     ...(usage ? { usage } : {}),
   };
 }
@@ -106,7 +109,10 @@ async function drain(events: AsyncIterable<SseMessage<ChatStreamEvent>>): Promis
  * call inside `runFunded`: a generator function made per call gets a new map in the old
  * generation, which keeps the request alive through young collections (docs/inference.md).
  */
-async function* settledStream(events: AsyncIterable<SseMessage<ChatStreamEvent>>, settle: (outcome: FundingOutcome) => Promise<unknown>): AsyncGenerator<SseMessage<ChatStreamEvent>> {
+async function* settledStream(
+  events: AsyncIterable<SseMessage<ChatStreamEvent>>,
+  settle: (outcome: FundingOutcome) => Promise<unknown>,
+): AsyncGenerator<SseMessage<ChatStreamEvent>> {
   const chunks: ChatCompletionChunk[] = [];
   let outcome: FundingOutcome = { ok: false, code: 'client_disconnected' };
   try {

@@ -13,7 +13,11 @@ import { handleProcessorWebhook } from './webhooks.ts';
 
 /** The shared demo and open-access principals are one wallet for many callers: they cannot buy or spend credits. */
 function requireOwnAccount(kind: string): void {
-  if (kind === 'demo' || kind === 'open') throw new ServiceError('billing_principal_not_allowed', 'The shared demo and open-access principals have no credit account; sign in (svc login) and use your own token or developer key.');
+  if (kind === 'demo' || kind === 'open')
+    throw new ServiceError(
+      'billing_principal_not_allowed',
+      'The shared demo and open-access principals have no credit account; sign in (svc login) and use your own token or developer key.',
+    );
 }
 
 export function createBillingHandlers(deps: ServerDeps) {
@@ -33,7 +37,12 @@ export function createBillingHandlers(deps: ServerDeps) {
       if (!stripe) throw new ServiceError('billing_not_configured', 'Billing is not configured on this server (STRIPE_SECRET_KEY is unset).');
       const root = deps.publicUrls().baseUrl;
       const session = await createCheckoutSession(
-        { sequelize, stripe: await stripe(), successUrl: config.successUrl ?? `${root}/?checkout=success`, cancelUrl: config.cancelUrl ?? `${root}/?checkout=cancelled` },
+        {
+          sequelize,
+          stripe: await stripe(),
+          successUrl: config.successUrl ?? `${root}/?checkout=success`,
+          cancelUrl: config.cancelUrl ?? `${root}/?checkout=cancelled`,
+        },
         { principalId: request.principal.id, packCode: body.pack_code, idempotencyKey: headers['idempotency-key'] },
       );
       return { status: session.replayed ? 200 : 201, body: session };
@@ -47,14 +56,31 @@ export function createBillingHandlers(deps: ServerDeps) {
         const { stream, firstPage } = usageCsv(sequelize, request.principal.id, query, request.signal);
         const page = await firstPage;
         const more = page.has_more && !query.all;
-        return { status: 200, body: stream, headers: { ...headers, 'x-svc-has-more': more ? '1' : '0', ...(more && page.next_cursor ? { 'x-svc-next-cursor': page.next_cursor } : {}), 'content-disposition': 'attachment; filename="svc-credit-usage.csv"' } };
+        return {
+          status: 200,
+          body: stream,
+          headers: {
+            ...headers,
+            'x-svc-has-more': more ? '1' : '0',
+            ...(more && page.next_cursor ? { 'x-svc-next-cursor': page.next_cursor } : {}),
+            'content-disposition': 'attachment; filename="svc-credit-usage.csv"',
+          },
+        };
       }
       const page = await usagePage(sequelize, request.principal.id, query);
-      return { status: 200, body: page, headers: { ...headers, 'x-svc-has-more': page.has_more ? '1' : '0', ...(page.next_cursor ? { 'x-svc-next-cursor': page.next_cursor } : {}) } };
+      return {
+        status: 200,
+        body: page,
+        headers: { ...headers, 'x-svc-has-more': page.has_more ? '1' : '0', ...(page.next_cursor ? { 'x-svc-next-cursor': page.next_cursor } : {}) },
+      };
     },
     async webhook({ body }, request) {
       const signature = request.headers['stripe-signature'];
-      const result = await handleProcessorWebhook({ sequelize, webhooks: await webhookVerifier(), secret: config.stripeWebhookSecret, log: request.log }, body, typeof signature === 'string' ? signature : undefined);
+      const result = await handleProcessorWebhook(
+        { sequelize, webhooks: await webhookVerifier(), secret: config.stripeWebhookSecret, log: request.log },
+        body,
+        typeof signature === 'string' ? signature : undefined,
+      );
       return { status: 200, body: { received: true, duplicate: result.duplicate } };
     },
   });

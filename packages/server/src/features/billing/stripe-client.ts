@@ -27,7 +27,9 @@ export function createStripeClient(config: BillingConfig): (() => Promise<Stripe
           maxNetworkRetries: 2,
           timeout: 20_000,
           appInfo: { name: 'svc' },
-          ...(base ? { host: base.hostname, port: base.port || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol.replace(':', '') as 'http' | 'https' } : {}),
+          ...(base
+            ? { host: base.hostname, port: base.port || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol.replace(':', '') as 'http' | 'https' }
+            : {}),
         }),
     ));
 }

@@ -49,7 +49,18 @@ export async function usagePage(sequelize: Sequelize, principalId: string, query
   return { object: 'list', data: page.map(toReceipt), has_more: hasMore, next_cursor: hasMore ? encodeCursor({ s: page.at(-1)!.seq }) : null };
 }
 
-export const csvColumns = ['receipt_id', 'created_at', 'credits', 'operation', 'model', 'request_id', 'idempotency_key', 'prompt_tokens', 'completion_tokens', 'total_tokens'] as const;
+export const csvColumns = [
+  'receipt_id',
+  'created_at',
+  'credits',
+  'operation',
+  'model',
+  'request_id',
+  'idempotency_key',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+] as const;
 
 const csvRecord = (receipt: CreditUsageReceipt) => [
   receipt.receipt_id,
@@ -88,7 +99,12 @@ const CSV_BATCH = 1000;
  * Receipts as RFC 4180 CSV with a header row (csv-stringify): one page, or with `all` every
  * receipt after the cursor, read in keyset batches and written as the client takes them.
  */
-export function usageCsv(sequelize: Sequelize, principalId: string, query: { limit: number; cursor?: string; all: boolean }, signal: AbortSignal): { stream: PassThrough; firstPage: Promise<StripeCreditUsagePage> } {
+export function usageCsv(
+  sequelize: Sequelize,
+  principalId: string,
+  query: { limit: number; cursor?: string; all: boolean },
+  signal: AbortSignal,
+): { stream: PassThrough; firstPage: Promise<StripeCreditUsagePage> } {
   const out = new PassThrough();
   const csv = stringify({ header: true, columns: [...csvColumns], record_delimiter: 'windows', ...csvOptions });
   csv.pipe(out);

@@ -25,11 +25,14 @@ export async function handleProcessorWebhook(
     throw new ServiceError('webhook_signature_invalid', `Webhook signature verification failed: ${(error as Error).message}`);
   }
   return deps.sequelize.transaction(async (transaction) => {
-    const fresh = await deps.sequelize.query('INSERT INTO billing_webhook_events (event_id, type) VALUES (:id, :type) ON CONFLICT (event_id) DO NOTHING RETURNING event_id', {
-      replacements: { id: event.id, type: event.type },
-      type: QueryTypes.SELECT,
-      transaction,
-    });
+    const fresh = await deps.sequelize.query(
+      'INSERT INTO billing_webhook_events (event_id, type) VALUES (:id, :type) ON CONFLICT (event_id) DO NOTHING RETURNING event_id',
+      {
+        replacements: { id: event.id, type: event.type },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
+    );
     if (fresh.length === 0) return { duplicate: true };
     switch (event.type) {
       case 'checkout.session.completed':
@@ -48,7 +51,12 @@ export async function handleProcessorWebhook(
   });
 }
 
-async function grantSession(deps: { sequelize: Sequelize; log: Logger }, transaction: Transaction, session: Stripe.Checkout.Session, eventId: string): Promise<void> {
+async function grantSession(
+  deps: { sequelize: Sequelize; log: Logger },
+  transaction: Transaction,
+  session: Stripe.Checkout.Session,
+  eventId: string,
+): Promise<void> {
   const [ours] = await deps.sequelize.query<{ principal_id: string; pack_code: PackCode; credits: number; amount: number }>(
     'SELECT principal_id, pack_code, credits, amount FROM billing_checkout_sessions WHERE session_id = :id',
     { replacements: { id: session.id }, type: QueryTypes.SELECT, transaction },
@@ -66,7 +74,11 @@ async function grantSession(deps: { sequelize: Sequelize; log: Logger }, transac
   const granted = await deps.sequelize.query(
     `INSERT INTO billing_grants (session_id, principal_id, pack_code, credits, amount, payment_intent, event_id) VALUES (:session, :principal, :pack, :credits, :amount, :intent, :event)
      ON CONFLICT (session_id) DO NOTHING RETURNING session_id`,
-    { replacements: { session: session.id, principal: principalId, pack: packCode, credits, amount, intent: paymentIntent, event: eventId }, type: QueryTypes.SELECT, transaction },
+    {
+      replacements: { session: session.id, principal: principalId, pack: packCode, credits, amount, intent: paymentIntent, event: eventId },
+      type: QueryTypes.SELECT,
+      transaction,
+    },
   );
   if (granted.length > 0) await grantCredits(deps.sequelize, transaction, principalId, credits, session.id);
 }
@@ -87,7 +99,10 @@ async function refundCharge(deps: { sequelize: Sequelize; log: Logger }, transac
   const entitled = Math.min(grant.credits, Math.floor((grant.credits * charge.amount_refunded) / total));
   const delta = entitled - grant.refunded_credits;
   if (delta <= 0) return;
-  await deps.sequelize.query('UPDATE billing_grants SET refunded_credits = :entitled WHERE session_id = :session', { replacements: { entitled, session: grant.session_id }, transaction });
+  await deps.sequelize.query('UPDATE billing_grants SET refunded_credits = :entitled WHERE session_id = :session', {
+    replacements: { entitled, session: grant.session_id },
+    transaction,
+  });
   const taken = await takeBackCredits(deps.sequelize, transaction, grant.principal_id, delta, `refund:${eventId}`);
   if (taken < delta) deps.log.info({ principal: grant.principal_id, refunded: delta, taken }, 'refund took back only the unspent credits');
 }

@@ -17,7 +17,15 @@ export function offerFor(config: X402Config & { payTo: string }, resourceUrl: st
   const extra = { name: config.assetName, version: config.assetVersion };
   return {
     resourceUrl,
-    v2: { scheme: x402Limits.scheme, network: config.network as PaymentRequirements['network'], amount: x402Limits.amountPerCall, asset: config.asset, payTo: config.payTo, maxTimeoutSeconds: x402Limits.maxTimeoutSeconds, extra },
+    v2: {
+      scheme: x402Limits.scheme,
+      network: config.network as PaymentRequirements['network'],
+      amount: x402Limits.amountPerCall,
+      asset: config.asset,
+      payTo: config.payTo,
+      maxTimeoutSeconds: x402Limits.maxTimeoutSeconds,
+      extra,
+    },
     v1: {
       scheme: x402Limits.scheme,
       network: config.networkV1 as PaymentRequirementsV1['network'],
@@ -44,7 +52,12 @@ export interface Refusal {
  * The 402: the v2 challenge in `PAYMENT-REQUIRED`, the v1 challenge as the body, a `Link` to the
  * well-known document. Every refusal carries a fresh challenge, so a client can pay again at once.
  */
-export function challenge(offer: X402Offer, refusal: Refusal, requestId: string, discoveryUrl: string): { status: 402; body: X402PaymentRequired; headers: Record<string, string> } {
+export function challenge(
+  offer: X402Offer,
+  refusal: Refusal,
+  requestId: string,
+  discoveryUrl: string,
+): { status: 402; body: X402PaymentRequired; headers: Record<string, string> } {
   const v2: PaymentRequired = {
     x402Version: 2,
     error: refusal.reason === 'payment_required' ? undefined : refusal.reason,

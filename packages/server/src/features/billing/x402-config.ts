@@ -21,7 +21,10 @@ const X402Env = z.object({
   SVC_X402_NETWORK: z
     .string()
     .default(DEFAULT_NETWORK)
-    .refine((network) => network === DEFAULT_NETWORK || v1NameOf().has(network), `expected a CAIP-2 EVM network x402 knows, such as eip155:84532 (Base Sepolia) or eip155:8453 (Base)`),
+    .refine(
+      (network) => network === DEFAULT_NETWORK || v1NameOf().has(network),
+      `expected a CAIP-2 EVM network x402 knows, such as eip155:84532 (Base Sepolia) or eip155:8453 (Base)`,
+    ),
   SVC_X402_ASSET: address.optional(),
   SVC_X402_ASSET_NAME: z.string().min(1).optional(),
   SVC_X402_ASSET_VERSION: z.string().min(1).optional(),
@@ -87,7 +90,12 @@ function defaultAssetOf(network: string) {
  * payment never loads them (see x402-evm.ts).
  */
 function x402ConfigOf(env: X402Env): X402Config | { error: string } {
-  const configured = env.SVC_X402_PAY_TO !== undefined || env.SVC_X402_NETWORK !== DEFAULT_NETWORK || env.SVC_X402_ASSET !== undefined || env.SVC_X402_ASSET_NAME !== undefined || env.SVC_X402_ASSET_VERSION !== undefined;
+  const configured =
+    env.SVC_X402_PAY_TO !== undefined ||
+    env.SVC_X402_NETWORK !== DEFAULT_NETWORK ||
+    env.SVC_X402_ASSET !== undefined ||
+    env.SVC_X402_ASSET_NAME !== undefined ||
+    env.SVC_X402_ASSET_VERSION !== undefined;
   if (configured) return resolveX402Config(env);
   let resolved: X402Defaults | undefined;
   // Read synchronously only by a caller that did not await resolveDefaults (none in the server).
@@ -144,7 +152,10 @@ function resolveX402Config(env: X402Env): X402Config | { error: string } {
   if (!asset) return { error: `SVC_X402_ASSET: ${network} has no default stablecoin in x402; set the token contract address` };
   const assetName = env.SVC_X402_ASSET_NAME ?? known?.name;
   const assetVersion = env.SVC_X402_ASSET_VERSION ?? known?.version;
-  if (!assetName || !assetVersion) return { error: `SVC_X402_ASSET_NAME and SVC_X402_ASSET_VERSION: ${asset} is not a token x402 knows on ${network}; give its EIP-712 domain name and version` };
+  if (!assetName || !assetVersion)
+    return {
+      error: `SVC_X402_ASSET_NAME and SVC_X402_ASSET_VERSION: ${asset} is not a token x402 knows on ${network}; give its EIP-712 domain name and version`,
+    };
   return {
     payTo: env.SVC_X402_PAY_TO,
     network,

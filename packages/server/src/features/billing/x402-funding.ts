@@ -29,7 +29,10 @@ function paymentHeaderOf(headers: RequestContext['headers']): { value: string; v
 }
 
 const facilitatorDown = (cause: unknown) =>
-  new ServiceError('x402_facilitator_error', 'The x402 facilitator could not be reached or answered badly; the payment was not used, send it again.', { cause, retryAfterSeconds: 2 });
+  new ServiceError('x402_facilitator_error', 'The x402 facilitator could not be reached or answered badly; the payment was not used, send it again.', {
+    cause,
+    retryAfterSeconds: 2,
+  });
 
 /** The facilitator's verdict; its refusals arrive as answers or, on a non-2xx status, as VerifyError. */
 async function verifyWith(facilitator: HTTPFacilitatorClient, payment: CheckedPayment): Promise<VerifyResponse> {
@@ -45,7 +48,14 @@ async function settleWith(facilitator: HTTPFacilitatorClient, payment: CheckedPa
   try {
     return await facilitator.settle(payment.payload as PaymentPayload, payment.requirements as PaymentRequirements);
   } catch (error) {
-    if (error instanceof SettleError) return { success: false, errorReason: error.errorReason, errorMessage: error.errorMessage, transaction: error.transaction ?? '', network: payment.requirements.network };
+    if (error instanceof SettleError)
+      return {
+        success: false,
+        errorReason: error.errorReason,
+        errorMessage: error.errorMessage,
+        transaction: error.transaction ?? '',
+        network: payment.requirements.network,
+      };
     throw facilitatorDown(error);
   }
 }
@@ -59,7 +69,10 @@ async function settleWith(facilitator: HTTPFacilitatorClient, payment: CheckedPa
  */
 export function x402Funding(deps: X402FundingDeps): FundingStep {
   const facilitator = new HTTPFacilitatorClient({ url: deps.config.facilitatorUrl, timeoutMs: deps.config.facilitatorTimeoutMs });
-  const refused = (offer: X402Offer, refusal: Refusal, request: RequestContext) => ({ kind: 'answer' as const, ...challenge(offer, refusal, request.requestId, deps.discoveryUrl()) });
+  const refused = (offer: X402Offer, refusal: Refusal, request: RequestContext) => ({
+    kind: 'answer' as const,
+    ...challenge(offer, refusal, request.requestId, deps.discoveryUrl()),
+  });
 
   return {
     async reserve(_body: ChatCompletionsBody, request: RequestContext): Promise<FundingDecision> {
@@ -83,7 +96,15 @@ export function x402Funding(deps: X402FundingDeps): FundingStep {
         payTo: authorization.to,
         requestId: request.requestId,
       });
-      if (!claimId) return refused(offer, { reason: 'payment_replayed', message: `The authorization nonce ${authorization.nonce} of ${authorization.from} was already used (or is in use); sign a new payment.` }, request);
+      if (!claimId)
+        return refused(
+          offer,
+          {
+            reason: 'payment_replayed',
+            message: `The authorization nonce ${authorization.nonce} of ${authorization.from} was already used (or is in use); sign a new payment.`,
+          },
+          request,
+        );
 
       let verified: VerifyResponse;
       try {
@@ -117,11 +138,25 @@ export function x402Funding(deps: X402FundingDeps): FundingStep {
           if (!settled.success) {
             await releaseAuthorization(deps.sequelize, claimId, `settle:${settled.errorReason ?? 'failed'}`);
             const detail = [settled.errorReason, settled.errorMessage].filter(Boolean).join(': ') || 'no reason given';
-            return { replace: challenge(offer, { reason: 'settlement_failed', message: `The payment could not be settled (${detail}); the answer was withheld and nothing was charged.` }, request.requestId, deps.discoveryUrl()) };
+            return {
+              replace: challenge(
+                offer,
+                { reason: 'settlement_failed', message: `The payment could not be settled (${detail}); the answer was withheld and nothing was charged.` },
+                request.requestId,
+                deps.discoveryUrl(),
+              ),
+            };
           }
-          await markSettled(deps.sequelize, claimId, settled.transaction).catch((error: unknown) => deps.log.error({ err: error, claimId, transaction: settled.transaction }, 'recording a settled x402 payment failed'));
+          await markSettled(deps.sequelize, claimId, settled.transaction).catch((error: unknown) =>
+            deps.log.error({ err: error, claimId, transaction: settled.transaction }, 'recording a settled x402 payment failed'),
+          );
           // A paid answer belongs to its payer: no shared cache may serve it to someone else.
-          return { headers: { [payment.version === 2 ? 'payment-response' : 'x-payment-response']: encodePaymentResponseHeader(settled), 'cache-control': withPrivateCacheControl(null) } };
+          return {
+            headers: {
+              [payment.version === 2 ? 'payment-response' : 'x-payment-response']: encodePaymentResponseHeader(settled),
+              'cache-control': withPrivateCacheControl(null),
+            },
+          };
         },
       };
     },

@@ -36,7 +36,8 @@ export function createX402Handlers(deps: ServerDeps) {
 
   return defineHandlers(x402Contract, {
     async chat({ body }, request) {
-      if (!funding) throw new ServiceError('x402_not_configured', 'Pay-per-call is not configured on this server (SVC_X402_PAY_TO is unset); see /.well-known/x402.');
+      if (!funding)
+        throw new ServiceError('x402_not_configured', 'Pay-per-call is not configured on this server (SVC_X402_PAY_TO is unset); see /.well-known/x402.');
       return (await runFunded(funding, (chatBody, chatRequest) => chatCompletion(deps, chatBody, chatRequest), body, request)) as never;
     },
     discovery,

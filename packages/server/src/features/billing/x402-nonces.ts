@@ -59,10 +59,14 @@ export async function claimAuthorization(sequelize: Sequelize, claim: PaymentCla
 
 /** The call failed or the payment was refused: nothing was charged, the authorization may come again. */
 export async function releaseAuthorization(sequelize: Sequelize, claimId: string, failure: string): Promise<void> {
-  await sequelize.query(`UPDATE x402_payments SET state = 'released', failure = :failure, updated_at = now() WHERE id = :id AND state = 'claimed'`, { replacements: { id: claimId, failure } });
+  await sequelize.query(`UPDATE x402_payments SET state = 'released', failure = :failure, updated_at = now() WHERE id = :id AND state = 'claimed'`, {
+    replacements: { id: claimId, failure },
+  });
 }
 
 /** The facilitator settled it: the authorization is spent for good. */
 export async function markSettled(sequelize: Sequelize, claimId: string, transaction: string): Promise<void> {
-  await sequelize.query(`UPDATE x402_payments SET state = 'settled', transaction_hash = :transaction, updated_at = now() WHERE id = :id`, { replacements: { id: claimId, transaction } });
+  await sequelize.query(`UPDATE x402_payments SET state = 'settled', transaction_hash = :transaction, updated_at = now() WHERE id = :id`, {
+    replacements: { id: claimId, transaction },
+  });
 }

@@ -34,7 +34,12 @@ const EXPIRY_MARGIN_SECONDS = 6;
  * to the payer, the payee, the exact amount and the validity window. The nonce is checked
  * against the database by the caller, and the facilitator checks the chain (balance, nonce state).
  */
-export async function checkPayment(header: { value: string; version: 1 | 2 }, offer: X402Offer, config: X402Config, nowSeconds = Math.floor(Date.now() / 1000)): Promise<{ ok: true; payment: CheckedPayment } | ReturnType<typeof refuse>> {
+export async function checkPayment(
+  header: { value: string; version: 1 | 2 },
+  offer: X402Offer,
+  config: X402Config,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): Promise<{ ok: true; payment: CheckedPayment } | ReturnType<typeof refuse>> {
   let decoded: unknown;
   try {
     decoded = decodePaymentSignatureHeader(header.value);
@@ -45,12 +50,17 @@ export async function checkPayment(header: { value: string; version: 1 | 2 }, of
   if (!parsed.success) return refuse('payment_malformed', 'The payment header is not an x402 payment payload.');
   // Checked through the parsed copy; the facilitator gets the payload exactly as the payer sent it.
   const payload = parsed.data;
-  if (payload.x402Version !== header.version) return refuse('payment_malformed', `An x402 v${payload.x402Version} payment was sent in the v${header.version} header; send v2 as PAYMENT-SIGNATURE, v1 as X-PAYMENT.`);
+  if (payload.x402Version !== header.version)
+    return refuse(
+      'payment_malformed',
+      `An x402 v${payload.x402Version} payment was sent in the v${header.version} header; send v2 as PAYMENT-SIGNATURE, v1 as X-PAYMENT.`,
+    );
 
   const scheme = payload.x402Version === 2 ? payload.accepted.scheme : payload.scheme;
   const network = payload.x402Version === 2 ? payload.accepted.network : payload.network;
   const expectedNetwork = payload.x402Version === 2 ? offer.v2.network : offer.v1.network;
-  if (scheme !== offer.v2.scheme || network !== expectedNetwork) return refuse('payment_unsupported', `Only the ${offer.v2.scheme} scheme on ${expectedNetwork} is accepted; the payment is ${scheme} on ${network}.`);
+  if (scheme !== offer.v2.scheme || network !== expectedNetwork)
+    return refuse('payment_unsupported', `Only the ${offer.v2.scheme} scheme on ${expectedNetwork} is accepted; the payment is ${scheme} on ${network}.`);
   const evm = Eip3009Payload.safeParse(payload.payload);
   if (!evm.success) return refuse('payment_unsupported', 'Only EIP-3009 transferWithAuthorization payments are accepted (a signature and an authorization).');
   const { authorization, signature } = evm.data;
@@ -74,15 +84,26 @@ export async function checkPayment(header: { value: string; version: 1 | 2 }, of
   } catch {
     return refuse('signature_invalid', 'The payment signature cannot be read as an EIP-712 signature.');
   }
-  if (signer.toLowerCase() !== authorization.from.toLowerCase()) return refuse('signature_invalid', `The EIP-712 signature was not made by ${authorization.from} over this authorization (token ${config.asset} on chain ${config.chainId}).`);
-  if (authorization.to.toLowerCase() !== offer.v2.payTo.toLowerCase()) return refuse('payee_mismatch', `The authorization pays ${authorization.to}; this service is paid at ${offer.v2.payTo}.`);
-  if (BigInt(authorization.value) !== BigInt(offer.v2.amount)) return refuse('amount_mismatch', `The authorization is for ${authorization.value} base units; a call costs exactly ${offer.v2.amount}.`);
-  if (BigInt(authorization.validBefore) < BigInt(nowSeconds + EXPIRY_MARGIN_SECONDS)) return refuse('authorization_expired', `The authorization expired (validBefore ${authorization.validBefore}, now ${nowSeconds}); sign a new one.`);
-  if (BigInt(authorization.validAfter) > BigInt(nowSeconds)) return refuse('authorization_not_yet_valid', `The authorization is valid only after ${authorization.validAfter} (now ${nowSeconds}).`);
+  if (signer.toLowerCase() !== authorization.from.toLowerCase())
+    return refuse(
+      'signature_invalid',
+      `The EIP-712 signature was not made by ${authorization.from} over this authorization (token ${config.asset} on chain ${config.chainId}).`,
+    );
+  if (authorization.to.toLowerCase() !== offer.v2.payTo.toLowerCase())
+    return refuse('payee_mismatch', `The authorization pays ${authorization.to}; this service is paid at ${offer.v2.payTo}.`);
+  if (BigInt(authorization.value) !== BigInt(offer.v2.amount))
+    return refuse('amount_mismatch', `The authorization is for ${authorization.value} base units; a call costs exactly ${offer.v2.amount}.`);
+  if (BigInt(authorization.validBefore) < BigInt(nowSeconds + EXPIRY_MARGIN_SECONDS))
+    return refuse('authorization_expired', `The authorization expired (validBefore ${authorization.validBefore}, now ${nowSeconds}); sign a new one.`);
+  if (BigInt(authorization.validAfter) > BigInt(nowSeconds))
+    return refuse('authorization_not_yet_valid', `The authorization is valid only after ${authorization.validAfter} (now ${nowSeconds}).`);
 
   if (payload.x402Version === 2) {
     const accepted = payload.accepted;
-    const same = accepted.asset.toLowerCase() === offer.v2.asset.toLowerCase() && accepted.payTo.toLowerCase() === offer.v2.payTo.toLowerCase() && accepted.amount === offer.v2.amount;
+    const same =
+      accepted.asset.toLowerCase() === offer.v2.asset.toLowerCase() &&
+      accepted.payTo.toLowerCase() === offer.v2.payTo.toLowerCase() &&
+      accepted.amount === offer.v2.amount;
     if (!same) return refuse('requirements_mismatch', 'The payment accepts other requirements than this route offers; pay against the current challenge.');
     return { ok: true, payment: { version: 2, payload: decoded as PaymentPayload, requirements: offer.v2, authorization } };
   }

@@ -42,11 +42,23 @@ export interface PutWindows {
 
 export function putWindows(settings: BlackboardConfig, subject: AdmissionSubject): PutWindows {
   const named = windowsFor(settings, subject, false);
-  return { named, sql: named.map((window) => ({ bucket: window.bucket, amount: window.name === 'ip' ? 0 : subject.bytes, max_hits: window.maxHits, max_amount: window.maxAmount })) };
+  return {
+    named,
+    sql: named.map((window) => ({
+      bucket: window.bucket,
+      amount: window.name === 'ip' ? 0 : subject.bytes,
+      max_hits: window.maxHits,
+      max_amount: window.maxAmount,
+    })),
+  };
 }
 
 /** Throws the 429 naming the exhausted window (`blackboard_admission:channel_posts`), if any. */
-export function checkAdmission(settings: BlackboardConfig, windows: NamedWindow[], counted: Array<{ bucket: string; hits: string | number; amount: string | number }>): void {
+export function checkAdmission(
+  settings: BlackboardConfig,
+  windows: NamedWindow[],
+  counted: Array<{ bucket: string; hits: string | number; amount: string | number }>,
+): void {
   const now = new Date();
   const start = windowStart(now, settings.windowSeconds);
   const retryAfterSeconds = Math.max(1, Math.ceil((start.getTime() + settings.windowSeconds * 1000 - now.getTime()) / 1000));
@@ -60,10 +72,14 @@ export function checkAdmission(settings: BlackboardConfig, windows: NamedWindow[
     if (!overHits && !overBytes) continue;
     const unit = name === 'ip' ? 'puts' : overHits ? 'posts' : 'bytes';
     const cap = unit === 'bytes' ? window.maxAmount : window.maxHits;
-    throw new ServiceError(`blackboard_admission:${name}_${unit}`, `The ${name} admission window is full (${cap} ${unit} per ${settings.windowSeconds} s window); retry after ${retryAfterSeconds} s.`, {
-      retryAfterSeconds,
-      retryable: true,
-    });
+    throw new ServiceError(
+      `blackboard_admission:${name}_${unit}`,
+      `The ${name} admission window is full (${cap} ${unit} per ${settings.windowSeconds} s window); retry after ${retryAfterSeconds} s.`,
+      {
+        retryAfterSeconds,
+        retryable: true,
+      },
+    );
   }
 }
 

@@ -23,7 +23,12 @@ const SNIPPET_CHARS = 200;
  * any matching live post in the window; counts, snippet and topics cover all of the channel's live
  * posts in the window. Channels page by their latest live item, newest first.
  */
-export async function listChannels(sequelize: Sequelize, windowRows: number, request: BlackboardChannelsRequest, posting: PostingState): Promise<BlackboardChannelsPage> {
+export async function listChannels(
+  sequelize: Sequelize,
+  windowRows: number,
+  request: BlackboardChannelsRequest,
+  posting: PostingState,
+): Promise<BlackboardChannelsPage> {
   const mode = readModeOf(request);
   const params = new SqlParams();
   const windowSize = params.add(windowRows);
@@ -64,7 +69,13 @@ export async function listChannels(sequelize: Sequelize, windowRows: number, req
       cursor: { created_at: at, id: row.id },
     };
   });
-  const cursors = pageCursors(request, mode, channels.map((channel) => ({ at: channel.cursor.created_at, id: channel.cursor.id })), rows.length > limit, new Date());
+  const cursors = pageCursors(
+    request,
+    mode,
+    channels.map((channel) => ({ at: channel.cursor.created_at, id: channel.cursor.id })),
+    rows.length > limit,
+    new Date(),
+  );
   const { since: _s, since_id: _si, before: _b, before_id: _bi, limit: _l, ...rest } = request;
   return { channels, window_rows: windowRows, ...cursors, next_call: nextCalls('channels', normaliseFilters(rest), limit, cursors), posting };
 }

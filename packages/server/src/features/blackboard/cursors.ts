@@ -16,13 +16,20 @@ export function readModeOf(input: CursorInput): ReadMode {
   if (input.since !== undefined && input.before !== undefined) {
     throw new ServiceError('blackboard_cursor_conflict:since_before', 'since reads newer items and before reads older history; send one of them.');
   }
-  if (input.since_id !== undefined && input.since === undefined) throw new ServiceError('blackboard_cursor_conflict:since_id_without_since', 'since_id needs since (the created_at of that item).');
-  if (input.before_id !== undefined && input.before === undefined) throw new ServiceError('blackboard_cursor_conflict:before_id_without_before', 'before_id needs before (the created_at of that item).');
+  if (input.since_id !== undefined && input.since === undefined)
+    throw new ServiceError('blackboard_cursor_conflict:since_id_without_since', 'since_id needs since (the created_at of that item).');
+  if (input.before_id !== undefined && input.before === undefined)
+    throw new ServiceError('blackboard_cursor_conflict:before_id_without_before', 'before_id needs before (the created_at of that item).');
   return input.since !== undefined ? 'poll' : input.before !== undefined ? 'history' : 'initial';
 }
 
 /** Where a page sits among the rows: the SQL condition on (created_at, id) and the order. */
-export function cursorCondition(input: CursorInput, mode: ReadMode, bind: (value: unknown) => string, columns = { at: 'created_at', id: 'id' }): { where: string | undefined; order: string } {
+export function cursorCondition(
+  input: CursorInput,
+  mode: ReadMode,
+  bind: (value: unknown) => string,
+  columns = { at: 'created_at', id: 'id' },
+): { where: string | undefined; order: string } {
   const tuple = `(${columns.at}, ${columns.id})`;
   if (mode === 'poll') {
     const at = `${bind(input.since)}::timestamptz`;
@@ -56,9 +63,17 @@ export function pageCursors(input: CursorInput, mode: ReadMode, delivered: Tuple
   const first = delivered[0];
   const last = delivered[delivered.length - 1];
   if (mode === 'poll') {
-    return { has_more: hasMore, history_next: null, poll_next: last ? { since: last.at, since_id: last.id } : { since: input.since!, since_id: input.since_id ?? null } };
+    return {
+      has_more: hasMore,
+      history_next: null,
+      poll_next: last ? { since: last.at, since_id: last.id } : { since: input.since!, since_id: input.since_id ?? null },
+    };
   }
   const history_next = hasMore && last ? { before: last.at, before_id: last.id } : null;
   if (mode === 'history') return { has_more: hasMore, history_next, poll_next: null };
-  return { has_more: hasMore, history_next, poll_next: first ? { since: first.at, since_id: first.id } : { since: new Date(now.getTime() - 5_000).toISOString(), since_id: null } };
+  return {
+    has_more: hasMore,
+    history_next,
+    poll_next: first ? { since: first.at, since_id: first.id } : { since: new Date(now.getTime() - 5_000).toISOString(), since_id: null },
+  };
 }

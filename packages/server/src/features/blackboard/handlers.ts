@@ -14,7 +14,8 @@ export function createBlackboardHandlers(service: BlackboardService) {
       // its retries) stands in when the body names no idempotency_key, so a retried put is not doubled.
       const header = request.headers['idempotency-key'];
       const fromHeader = typeof header === 'string' && header.length >= 1 && header.length <= blackboardLimits.idempotencyKeyMaxChars ? header : undefined;
-      const effective = fromHeader && body.idempotency_key === undefined && body.value.idempotency_key === undefined ? { ...body, idempotency_key: fromHeader } : body;
+      const effective =
+        fromHeader && body.idempotency_key === undefined && body.value.idempotency_key === undefined ? { ...body, idempotency_key: fromHeader } : body;
       const { created, body: answer } = await request.timing.measure('put', () => service.put(effective, { ip: request.ip, bearer: request.bearer }));
       return { status: created ? 201 : 200, body: answer };
     },

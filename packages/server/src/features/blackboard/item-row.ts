@@ -41,7 +41,12 @@ export const LIVE_ITEM_COLUMNS = `id, key, item, date_part('epoch', created_at) 
 
 const millisOf = (value: Date | string | number) => (value instanceof Date ? value.getTime() : typeof value === 'number' ? value : new Date(value).getTime());
 
-function record(row: Pick<ItemRow, 'id' | 'key' | 'item' | 'receipt_verification'>, createdMs: number, expiresMs: number, tombstone: boolean): BlackboardRecord {
+function record(
+  row: Pick<ItemRow, 'id' | 'key' | 'item' | 'receipt_verification'>,
+  createdMs: number,
+  expiresMs: number,
+  tombstone: boolean,
+): BlackboardRecord {
   const record: BlackboardRecord = {
     id: row.id,
     key: row.key,
@@ -55,7 +60,8 @@ function record(row: Pick<ItemRow, 'id' | 'key' | 'item' | 'receipt_verification
   // (Assigned, not spread in: a spread of a maybe-empty object is a slow path per item.)
   if (row.receipt_verification) {
     record.receipt_verified = true;
-    record.receipt_verification = typeof row.receipt_verification === 'string' ? (JSON.parse(row.receipt_verification) as ReceiptVerification) : row.receipt_verification;
+    record.receipt_verification =
+      typeof row.receipt_verification === 'string' ? (JSON.parse(row.receipt_verification) as ReceiptVerification) : row.receipt_verification;
   }
   return record;
 }

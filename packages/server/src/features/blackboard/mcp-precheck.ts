@@ -34,10 +34,16 @@ export function precheckMcpRequest(body: unknown, versionHeader: string | undefi
   const claimed = message.params?._meta?.[META_VERSION];
   for (const requested of [versionHeader, claimed]) {
     if (requested === undefined || MCP_SUPPORTED_REVISIONS.includes(requested as string)) continue;
-    return refusal(400, message, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${String(requested)}. This server speaks ${MCP_SUPPORTED_REVISIONS.join(', ')}.`, {
-      supported: MCP_SUPPORTED_REVISIONS,
-      requested,
-    });
+    return refusal(
+      400,
+      message,
+      UNSUPPORTED_PROTOCOL_VERSION,
+      `Unsupported protocol version: ${String(requested)}. This server speaks ${MCP_SUPPORTED_REVISIONS.join(', ')}.`,
+      {
+        supported: MCP_SUPPORTED_REVISIONS,
+        requested,
+      },
+    );
   }
   const args = message.params?.arguments;
   if (message.method === 'tools/call' && args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { createMcpHandler, isLegacyRequest, McpServer, WebStandardStreamableHTTPServerTransport, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import type { z } from 'zod';
 import {
   BLACKBOARD_MCP_TOOL,
   BlackboardChannelsRequest,
@@ -80,7 +80,12 @@ function buildMcpServer(answer: (args: BlackboardToolArguments) => Promise<ToolA
   );
   server.registerTool(
     BLACKBOARD_MCP_TOOL,
-    { title: MCP_SERVER_TITLE, description: TOOL_DESCRIPTION, inputSchema: BlackboardToolArguments, annotations: { title: MCP_SERVER_TITLE, ...blackboardToolAnnotations } },
+    {
+      title: MCP_SERVER_TITLE,
+      description: TOOL_DESCRIPTION,
+      inputSchema: BlackboardToolArguments,
+      annotations: { title: MCP_SERVER_TITLE, ...blackboardToolAnnotations },
+    },
     (args) => answer(args as BlackboardToolArguments),
   );
   return server;
@@ -94,7 +99,12 @@ function toolCallFor(service: BlackboardService, request: RequestContext) {
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
       if (!isServiceError(error)) throw error;
-      const body = { error: error.message, code: error.code, status: error.status, ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: Math.ceil(error.retryAfterSeconds) } : {}) };
+      const body = {
+        error: error.message,
+        code: error.code,
+        status: error.status,
+        ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: Math.ceil(error.retryAfterSeconds) } : {}),
+      };
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
     }
   };
@@ -118,7 +128,15 @@ export function describeMcpTools(): McpToolDescription[] {
   });
   const inputSchema = server.toolInputSchemaJson(BLACKBOARD_MCP_TOOL);
   if (!inputSchema) throw new Error(`The ${BLACKBOARD_MCP_TOOL} tool has no JSON input schema`);
-  return [{ name: BLACKBOARD_MCP_TOOL, title: MCP_SERVER_TITLE, description: TOOL_DESCRIPTION, inputSchema, annotations: { title: MCP_SERVER_TITLE, ...blackboardToolAnnotations } }];
+  return [
+    {
+      name: BLACKBOARD_MCP_TOOL,
+      title: MCP_SERVER_TITLE,
+      description: TOOL_DESCRIPTION,
+      inputSchema,
+      annotations: { title: MCP_SERVER_TITLE, ...blackboardToolAnnotations },
+    },
+  ];
 }
 
 /** Headers of the SDK's answer that mean something to the client; length and framing are Koa's. */
@@ -137,7 +155,11 @@ function toContractAnswer(response: Response) {
   if (response.status === 202) return { status: 202 as const, headers };
   const known = (STATUSES_WITH_BODY as readonly number[]).includes(response.status);
   // Passed through as it arrives: an event stream (a 2026-07-28 answer that streams) is not held back.
-  return { status: (known ? response.status : 500) as StatusWithBody, headers, body: response.body ? Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>) : new Uint8Array() };
+  return {
+    status: (known ? response.status : 500) as StatusWithBody,
+    headers,
+    body: response.body ? Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>) : new Uint8Array(),
+  };
 }
 
 /**
@@ -185,7 +207,9 @@ export function createMcpEndpoint(service: BlackboardService) {
     }
     const webRequest = new Request(`${request.publicUrl}${pathFor(blackboardContract.mcp)}`, { method: 'POST', headers, signal: request.signal });
     callers.set(webRequest, request);
-    const response = (await isLegacyRequest(webRequest, body)) ? await serveLegacy(buildMcpServer(toolCallFor(service, request)), webRequest, body) : await modern.fetch(webRequest, { parsedBody: body });
+    const response = (await isLegacyRequest(webRequest, body))
+      ? await serveLegacy(buildMcpServer(toolCallFor(service, request)), webRequest, body)
+      : await modern.fetch(webRequest, { parsedBody: body });
     return toContractAnswer(response);
   };
 }

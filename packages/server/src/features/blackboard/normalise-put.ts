@@ -26,7 +26,8 @@ export interface NormalisedPut {
   requestHash: string;
 }
 
-const conflict = (field: string, detail: string) => new ServiceError(`blackboard_field_conflict:${field}`, `The top-level ${field} and value.${field} differ (${detail}); send one, or the same in both.`);
+const conflict = (field: string, detail: string) =>
+  new ServiceError(`blackboard_field_conflict:${field}`, `The top-level ${field} and value.${field} differ (${detail}); send one, or the same in both.`);
 
 /** JSON with sorted object keys, so equal values hash equally whatever order their fields came in. */
 function stableJson(value: unknown): string {
@@ -46,11 +47,16 @@ export function normaliseRevision(revision: string): string {
 
 /** Artifact applicability of an item: `value.solution_scope` when it is an object, else top-level artifact_id, revision, runtime_versions. */
 function applicabilityOf(value: Record<string, unknown>): ApplicabilityScope {
-  const source = value.solution_scope && typeof value.solution_scope === 'object' && !Array.isArray(value.solution_scope) ? (value.solution_scope as Record<string, unknown>) : value;
+  const source =
+    value.solution_scope && typeof value.solution_scope === 'object' && !Array.isArray(value.solution_scope)
+      ? (value.solution_scope as Record<string, unknown>)
+      : value;
   const artifactId = typeof source.artifact_id === 'string' && source.artifact_id.length > 0 && source.artifact_id.length <= 200 ? source.artifact_id : null;
   const revision = typeof source.revision === 'string' && REVISION_PATTERN.test(source.revision) ? normaliseRevision(source.revision) : null;
   const versions = Array.isArray(source.runtime_versions)
-    ? source.runtime_versions.filter((entry): entry is { name: string; version: string } => typeof entry?.name === 'string' && typeof entry?.version === 'string').map(({ name, version }) => ({ name, version }))
+    ? source.runtime_versions
+        .filter((entry): entry is { name: string; version: string } => typeof entry?.name === 'string' && typeof entry?.version === 'string')
+        .map(({ name, version }) => ({ name, version }))
     : [];
   return { artifactId, revision, runtimeVersions: versions.length > 0 ? versions : null };
 }
@@ -61,7 +67,8 @@ function applicabilityOf(value: Record<string, unknown>): ApplicabilityScope {
  */
 export function normalisePut(request: BlackboardPutRequest): NormalisedPut {
   if (request.key !== undefined && request.key_from !== undefined) throw new ServiceError('blackboard_field_conflict:key', 'Send key or key_from, not both.');
-  if (request.key === undefined && request.key_from === undefined) throw new ServiceError('blackboard_key_required', 'A put needs key (a channel key) or key_from ({ input, task }) to derive one.');
+  if (request.key === undefined && request.key_from === undefined)
+    throw new ServiceError('blackboard_key_required', 'A put needs key (a channel key) or key_from ({ input, task }) to derive one.');
   const value: Record<string, unknown> = { ...request.value };
   // The screening annotation is the board's own; a caller cannot supply one.
   delete value.coprocessor;
@@ -69,7 +76,8 @@ export function normalisePut(request: BlackboardPutRequest): NormalisedPut {
   for (const field of ['kind', 'parent_id', 'topics', 'expires_in', 'idempotency_key'] as const) {
     const alias = request[field];
     if (alias === undefined) continue;
-    if (value[field] !== undefined && !isDeepStrictEqual(value[field], alias)) throw conflict(field, `${JSON.stringify(alias)} vs ${JSON.stringify(value[field])}`);
+    if (value[field] !== undefined && !isDeepStrictEqual(value[field], alias))
+      throw conflict(field, `${JSON.stringify(alias)} vs ${JSON.stringify(value[field])}`);
     value[field] = alias;
   }
 
@@ -81,7 +89,8 @@ export function normalisePut(request: BlackboardPutRequest): NormalisedPut {
   const fromTask = request.key_from?.task;
   if (fromTask !== undefined) {
     const fromCanonical = normaliseTask(fromTask)!;
-    if (task !== null && task !== fromCanonical) throw new ServiceError('blackboard_field_conflict:task', `key_from.task (${fromTask}) names another task than the value (${task}).`);
+    if (task !== null && task !== fromCanonical)
+      throw new ServiceError('blackboard_field_conflict:task', `key_from.task (${fromTask}) names another task than the value (${task}).`);
     task = fromCanonical;
   }
   if (task !== null) value.task = task;

@@ -19,7 +19,11 @@ export class PostingSwitch {
 
   async get(): Promise<PostingState> {
     if (this.cached && Date.now() - this.cached.at < CACHE_MS) return this.cached.state;
-    const [row] = await selectRows<{ posting_enabled: boolean; posting_reason: string | null }>(this.sequelize, 'SELECT posting_enabled, posting_reason FROM blackboard_settings WHERE id = 1', []);
+    const [row] = await selectRows<{ posting_enabled: boolean; posting_reason: string | null }>(
+      this.sequelize,
+      'SELECT posting_enabled, posting_reason FROM blackboard_settings WHERE id = 1',
+      [],
+    );
     const state = { enabled: row?.posting_enabled ?? true, reason: row?.posting_reason ?? null };
     this.cached = { state, at: Date.now() };
     return state;

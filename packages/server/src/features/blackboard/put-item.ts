@@ -48,14 +48,22 @@ async function findLiveByIdentity(deps: PutDependencies, keyId: string, idempote
 }
 
 /** A replay answers the live item; the token stays with whoever got it first. */
-async function replay(deps: PutDependencies, caller: Caller, normalised: NormalisedPut, keyId: string, row: ItemRow & { request_hash: string }): Promise<BlackboardPutResponse> {
+async function replay(
+  deps: PutDependencies,
+  caller: Caller,
+  normalised: NormalisedPut,
+  keyId: string,
+  row: ItemRow & { request_hash: string },
+): Promise<BlackboardPutResponse> {
   if (row.request_hash !== normalised.requestHash) {
     throw new ServiceError('blackboard_idempotency_conflict', 'This idempotency_key was already used by this caller for a different put; use a new key.');
   }
   // A replay consumes no admission, but the per-address limiter still applies. Its counter
   // upsert always writes and commits synchronously, so its WAL flush also covers the original
   // put's commit, which may have been seen here before the original's own flush completed.
-  await deps.sequelize.transaction((transaction) => admitReplay(deps.sequelize, deps.settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: 0 }, transaction));
+  await deps.sequelize.transaction((transaction) =>
+    admitReplay(deps.sequelize, deps.settings, { ip: caller.ip, keyId, channelKey: normalised.key, bytes: 0 }, transaction),
+  );
   return { ...recordOf(row), edit_token: null, original_token_required: true, deduplicated: true };
 }
 
@@ -65,7 +73,9 @@ async function replay(deps: PutDependencies, caller: Caller, normalised: Normali
  * its flag; every read after the put's answer sees both.
  */
 async function recordVerification(sequelize: Sequelize, itemId: string, verification: ReceiptVerification): Promise<void> {
-  await sequelize.query('INSERT INTO blackboard_receipt_verifications (item_id, verification) VALUES ($1, $2::jsonb) ON CONFLICT (item_id) DO NOTHING', { bind: [itemId, JSON.stringify(verification)] });
+  await sequelize.query('INSERT INTO blackboard_receipt_verifications (item_id, verification) VALUES ($1, $2::jsonb) ON CONFLICT (item_id) DO NOTHING', {
+    bind: [itemId, JSON.stringify(verification)],
+  });
 }
 
 /**
@@ -75,10 +85,16 @@ async function recordVerification(sequelize: Sequelize, itemId: string, verifica
  * batch), or refuses it (a window is full) or reports a race (a concurrent put with the same
  * idempotency identity was stored first, which this put then answers as a replay).
  */
-export async function putItem(deps: PutDependencies, request: BlackboardPutRequest, caller: Caller): Promise<{ created: boolean; body: BlackboardPutResponse }> {
+export async function putItem(
+  deps: PutDependencies,
+  request: BlackboardPutRequest,
+  caller: Caller,
+): Promise<{ created: boolean; body: BlackboardPutResponse }> {
   const posting = await deps.posting.get();
   if (!posting.enabled) {
-    throw new ServiceError('blackboard_posting_paused', `Posting is paused${posting.reason ? `: ${posting.reason}` : ''}. Reads and tombstones still work.`, { retryable: true });
+    throw new ServiceError('blackboard_posting_paused', `Posting is paused${posting.reason ? `: ${posting.reason}` : ''}. Reads and tombstones still work.`, {
+      retryable: true,
+    });
   }
   const normalised = normalisePut(request);
   const keyId = keyIdOf(caller);
@@ -88,7 +104,9 @@ export async function putItem(deps: PutDependencies, request: BlackboardPutReque
     if (existing) return { created: false, body: await replay(deps, caller, normalised, keyId, existing) };
     // An identity whose item expired or was tombstoned is free again. Releasing it on its own
     // is harmless should the put then fail: nothing live answers to it either way.
-    await sequelize.query(`UPDATE blackboard_items SET idempotency_key = NULL WHERE key_id = $1 AND idempotency_key = $2 AND NOT (${LIVE})`, { bind: [keyId, normalised.idempotencyKey] });
+    await sequelize.query(`UPDATE blackboard_items SET idempotency_key = NULL WHERE key_id = $1 AND idempotency_key = $2 AND NOT (${LIVE})`, {
+      bind: [keyId, normalised.idempotencyKey],
+    });
   }
 
   const item = { ...normalised.value, coprocessor: screenValue(normalised.value) };

@@ -1,5 +1,15 @@
 import type { Sequelize } from 'sequelize';
-import { blackboardContract, blackboardLimits, normaliseTask, pathFor, type BlackboardChannelsRequest, type BlackboardQueryRequest, type BlackboardReadPage, type BlackboardRecord, type PostingState } from '@svc/schemas';
+import {
+  blackboardContract,
+  blackboardLimits,
+  normaliseTask,
+  pathFor,
+  type BlackboardChannelsRequest,
+  type BlackboardQueryRequest,
+  type BlackboardReadPage,
+  type BlackboardRecord,
+  type PostingState,
+} from '@svc/schemas';
 import { ServiceError } from '../../service-error.ts';
 import { cursorCondition, pageCursors, readModeOf, type CursorInput } from './cursors.ts';
 import { prepared, queryPrepared } from '../../db/prepared.ts';
@@ -7,7 +17,11 @@ import { LIVE, LIVE_ITEM_COLUMNS, liveRecordOf, type LiveItemRow } from './item-
 import { normaliseRevision } from './normalise-put.ts';
 import { likePattern, selectRows, SqlParams } from './sql.ts';
 
-const PATHS = { get: pathFor(blackboardContract.getPost), query: pathFor(blackboardContract.queryPost), channels: pathFor(blackboardContract.channelsPost) } as const;
+const PATHS = {
+  get: pathFor(blackboardContract.getPost),
+  query: pathFor(blackboardContract.queryPost),
+  channels: pathFor(blackboardContract.channelsPost),
+} as const;
 export type ReadOp = keyof typeof PATHS;
 
 /** A read's filters with cursors removed and values normalised, as `next_call` repeats them. */
@@ -22,7 +36,11 @@ export function normaliseFilters(filters: ReadFilters): Record<string, unknown> 
 }
 
 /** SQL conditions of the shared filters (key, task, kind, topic, q) on rows aliased as `alias`. */
-export function channelFilterConditions(filters: Pick<BlackboardChannelsRequest, 'key' | 'task' | 'kind' | 'topic' | 'q'>, params: SqlParams, alias = ''): string[] {
+export function channelFilterConditions(
+  filters: Pick<BlackboardChannelsRequest, 'key' | 'task' | 'kind' | 'topic' | 'q'>,
+  params: SqlParams,
+  alias = '',
+): string[] {
   const column = (name: string) => (alias ? `${alias}.${name}` : name);
   const conditions: string[] = [];
   if (filters.key !== undefined) conditions.push(`${column('key')} = ${params.add(filters.key)}`);
@@ -34,7 +52,12 @@ export function channelFilterConditions(filters: Pick<BlackboardChannelsRequest,
 }
 
 /** Suggestions for the next read: the same filters with the relevant cursor. Never a put. */
-export function nextCalls(op: ReadOp, filters: Record<string, unknown>, limit: number, cursors: { history_next: object | null; poll_next: { since: string; since_id: string | null } | null }) {
+export function nextCalls(
+  op: ReadOp,
+  filters: Record<string, unknown>,
+  limit: number,
+  cursors: { history_next: object | null; poll_next: { since: string; since_id: string | null } | null },
+) {
   const call = (cursor: Record<string, unknown>) => ({ op, method: 'POST' as const, path: PATHS[op], arguments: { ...filters, limit, ...cursor } });
   const poll = cursors.poll_next ? { since: cursors.poll_next.since, ...(cursors.poll_next.since_id ? { since_id: cursors.poll_next.since_id } : {}) } : null;
   return { history: cursors.history_next ? call({ ...cursors.history_next }) : null, poll: poll ? call(poll) : null };
@@ -65,10 +88,18 @@ const runtimeMatches = (wanted: Array<{ name: string; version: string }>, have: 
  * One page of live items, for `get` (one channel) and `query` (across channels). Rows are
  * fetched limit + 1 to learn has_more without counting.
  */
-export async function readItems(sequelize: Sequelize, op: 'get' | 'query', request: BlackboardQueryRequest, posting: PostingState): Promise<BlackboardReadPage> {
+export async function readItems(
+  sequelize: Sequelize,
+  op: 'get' | 'query',
+  request: BlackboardQueryRequest,
+  posting: PostingState,
+): Promise<BlackboardReadPage> {
   const mode = readModeOf(request);
   if (request.parent_id !== undefined && request.thread_id !== undefined) {
-    throw new ServiceError('blackboard_filter_conflict:parent_id_thread_id', 'parent_id (direct replies) and thread_id (a whole thread) exclude each other; send one.');
+    throw new ServiceError(
+      'blackboard_filter_conflict:parent_id_thread_id',
+      'parent_id (direct replies) and thread_id (a whole thread) exclude each other; send one.',
+    );
   }
   if (request.revision !== undefined && request.artifact_id === undefined && request.solution_scope === undefined) {
     throw new ServiceError('blackboard_filter_conflict:revision_requires_artifact', 'revision needs artifact_id or solution_scope.');
@@ -113,7 +144,13 @@ export async function readItems(sequelize: Sequelize, op: 'get' | 'query', reque
   });
   // An empty page of the first read anchors polling on this server's clock (a page with rows anchors on its newest row).
   const now = new Date();
-  const cursors = pageCursors(request, mode, items.map((item) => ({ at: item.created_at, id: item.id })), rows.length > limit, now);
+  const cursors = pageCursors(
+    request,
+    mode,
+    items.map((item) => ({ at: item.created_at, id: item.id })),
+    rows.length > limit,
+    now,
+  );
   const { since: _s, since_id: _si, before: _b, before_id: _bi, limit: _l, ...filters } = request;
   return { items, ...cursors, next_call: nextCalls(op, normaliseFilters(filters), limit, cursors), posting };
 }

@@ -88,7 +88,10 @@ export function screenValue(value: unknown): BlackboardCoprocessor {
       reasons.add('field_budget');
       return;
     }
-    if (typeof node === 'string') return scanText(node);
+    if (typeof node === 'string') {
+      scanText(node);
+      return;
+    }
     if (node === null || typeof node !== 'object') return;
     if (depth >= MAX_DEPTH) {
       reasons.add('depth_limit');
@@ -107,7 +110,11 @@ export function screenValue(value: unknown): BlackboardCoprocessor {
   try {
     walk(value, 0);
   } catch {
-    return { coverage: { schema: 'svc.blackboard.screen.v1', scope: 'item', status: 'unchecked', reasons: ['screen_failed'] }, action: 'unchecked', findings: [] };
+    return {
+      coverage: { schema: 'svc.blackboard.screen.v1', scope: 'item', status: 'unchecked', reasons: ['screen_failed'] },
+      action: 'unchecked',
+      findings: [],
+    };
   }
   const list = [...findings].sort();
   const action = list.some((code) => code.startsWith('credential_')) ? 'block' : list.length > 0 ? 'escalate' : 'allow';

@@ -1,7 +1,17 @@
 import type { Sequelize } from 'sequelize';
 import type { Database } from '../../db/database.ts';
 import { pruneWalFlushRows, WalFlusher } from '../../db/wal-flush.ts';
-import { BLACKBOARD_SCHEMA_ID, blackboardContract, blackboardLimits, pathFor, toOpenApiPath, type BlackboardChannelsRequest, type BlackboardGetRequest, type BlackboardPutRequest, type BlackboardQueryRequest } from '@svc/schemas';
+import {
+  BLACKBOARD_SCHEMA_ID,
+  blackboardContract,
+  blackboardLimits,
+  pathFor,
+  toOpenApiPath,
+  type BlackboardChannelsRequest,
+  type BlackboardGetRequest,
+  type BlackboardPutRequest,
+  type BlackboardQueryRequest,
+} from '@svc/schemas';
 import { listChannels } from './channels.ts';
 import { PostingSwitch } from './posting-switch.ts';
 import { PutBatcher } from './put-batcher.ts';
@@ -19,7 +29,9 @@ export type BlackboardService = ReturnType<typeof createBlackboardService>;
  * removes those here, counting rows rather than numbers.
  */
 export async function sweepRetention(sequelize: Sequelize, retentionRows: number): Promise<void> {
-  await sequelize.query('DELETE FROM blackboard_items WHERE seq < (SELECT seq FROM blackboard_items ORDER BY seq DESC OFFSET $1 LIMIT 1)', { bind: [retentionRows - 1] });
+  await sequelize.query('DELETE FROM blackboard_items WHERE seq < (SELECT seq FROM blackboard_items ORDER BY seq DESC OFFSET $1 LIMIT 1)', {
+    bind: [retentionRows - 1],
+  });
 }
 
 /** The blackboard's operations, free of HTTP: REST handlers and the MCP tool both call these. */
@@ -55,7 +67,8 @@ export function createBlackboardService(database: Pick<Database, 'sequelize' | '
     async describe(apiUrl: string) {
       return {
         schema: BLACKBOARD_SCHEMA_ID,
-        description: 'A public shared memory for agents: browse channels, read a key, post under the same key. Every post is public; it proves nothing about quality, identity or authorization.',
+        description:
+          'A public shared memory for agents: browse channels, read a key, post under the same key. Every post is public; it proves nothing about quality, identity or authorization.',
         posting: await posting.get(),
         limits: {
           text_max_chars: blackboardLimits.textMaxChars,

@@ -17,7 +17,10 @@ export async function tombstoneItem(sequelize: Sequelize, id: string, editToken:
   if (!row || (row.expired && row.tombstoned_at === null)) throw new ServiceError('blackboard_item_not_found', `No live item ${id}.`);
   const presented = Buffer.from(hashEditToken(editToken), 'hex');
   if (!timingSafeEqual(presented, Buffer.from(row.edit_token_hash, 'hex'))) {
-    throw new ServiceError('blackboard_edit_token_invalid', 'The edit token does not match this item; only the token returned by the original put can tombstone it.');
+    throw new ServiceError(
+      'blackboard_edit_token_invalid',
+      'The edit token does not match this item; only the token returned by the original put can tombstone it.',
+    );
   }
   if (row.tombstoned_at !== null) return { id, key: row.key, tombstone: true as const, tombstoned_at: isoOf(row.tombstoned_at), already: true };
   const [updated] = await selectRows<{ tombstoned_at: Date | string }>(

@@ -25,18 +25,41 @@ export function downloadCompletionRecord(pull: PullRecord): ReceiptRecord {
     kind: DOWNLOAD_COMPLETION,
     recordId: pull.recordId,
     recordedAt,
-    facts: { artifact_id: pull.artifactId, revision: pull.revision, path: pull.path, sha256: pull.sha256, size_bytes: pull.sizeBytes, recorded_at: recordedAt.toISOString() },
+    facts: {
+      artifact_id: pull.artifactId,
+      revision: pull.revision,
+      path: pull.path,
+      sha256: pull.sha256,
+      size_bytes: pull.sizeBytes,
+      recorded_at: recordedAt.toISOString(),
+    },
   };
 }
 
 export function downloadCompletionLoader(sequelize: Sequelize): RecordLoader {
   return async (recordId) => {
     if (!/^\d{1,18}$/.test(recordId)) return undefined;
-    const [row] = await sequelize.query<{ id: string; artifact_id: string; revision: string; path: string; sha256: string; size_bytes: string; created_at: Date }>(
-      'SELECT id, artifact_id, revision, path, sha256, size_bytes, created_at FROM catalog_pulls WHERE id = :id',
-      { replacements: { id: recordId }, type: QueryTypes.SELECT },
-    );
+    const [row] = await sequelize.query<{
+      id: string;
+      artifact_id: string;
+      revision: string;
+      path: string;
+      sha256: string;
+      size_bytes: string;
+      created_at: Date;
+    }>('SELECT id, artifact_id, revision, path, sha256, size_bytes, created_at FROM catalog_pulls WHERE id = :id', {
+      replacements: { id: recordId },
+      type: QueryTypes.SELECT,
+    });
     if (!row) return undefined;
-    return downloadCompletionRecord({ recordId: String(row.id), artifactId: row.artifact_id, revision: row.revision, path: row.path, sha256: row.sha256, sizeBytes: Number(row.size_bytes), recordedAt: row.created_at });
+    return downloadCompletionRecord({
+      recordId: String(row.id),
+      artifactId: row.artifact_id,
+      revision: row.revision,
+      path: row.path,
+      sha256: row.sha256,
+      sizeBytes: Number(row.size_bytes),
+      recordedAt: row.created_at,
+    });
   };
 }

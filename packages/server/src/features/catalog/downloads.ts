@@ -35,12 +35,20 @@ export class Downloads {
 
   private async hostedFile(artifactId: string, path: string): Promise<FileRow> {
     const revision = (await this.options.catalog.summary(artifactId)).latestRevision;
-    const [file] = await this.options.sequelize.query<FileRow>(`SELECT * FROM catalog_files WHERE artifact_id = :artifactId AND revision = :revision AND path = :path`, {
-      replacements: { artifactId, revision, path },
-      type: QueryTypes.SELECT,
-    });
-    if (!file) throw new ServiceError('file_not_found', `Artifact "${artifactId}" has no file "${path}" in its latest revision${revision ? ` (${revision})` : ''}.`);
-    if (!file.hosted || !file.object_key || !file.object_generation) throw new ServiceError('file_not_hosted', `"${path}" of "${artifactId}" is not hosted here; ask for a mirror with POST /api/artifacts/${artifactId}/mirror-request.`);
+    const [file] = await this.options.sequelize.query<FileRow>(
+      `SELECT * FROM catalog_files WHERE artifact_id = :artifactId AND revision = :revision AND path = :path`,
+      {
+        replacements: { artifactId, revision, path },
+        type: QueryTypes.SELECT,
+      },
+    );
+    if (!file)
+      throw new ServiceError('file_not_found', `Artifact "${artifactId}" has no file "${path}" in its latest revision${revision ? ` (${revision})` : ''}.`);
+    if (!file.hosted || !file.object_key || !file.object_generation)
+      throw new ServiceError(
+        'file_not_hosted',
+        `"${path}" of "${artifactId}" is not hosted here; ask for a mirror with POST /api/artifacts/${artifactId}/mirror-request.`,
+      );
     return file;
   }
 
@@ -64,7 +72,18 @@ export class Downloads {
     await this.options.sequelize.query(
       `INSERT INTO catalog_completion_tokens (token_hash, artifact_id, revision, path, sha256, size_bytes, caller_key, expires_at)
        VALUES (:hash, :artifactId, :revision, :path, :sha256, :sizeBytes, :callerKey, now() + make_interval(secs => :ttl))`,
-      { replacements: { hash: hashToken(token), artifactId, revision: file.revision, path, sha256: file.sha256, sizeBytes: Number(file.size_bytes), callerKey, ttl: this.options.tokenTtlSeconds } },
+      {
+        replacements: {
+          hash: hashToken(token),
+          artifactId,
+          revision: file.revision,
+          path,
+          sha256: file.sha256,
+          sizeBytes: Number(file.size_bytes),
+          callerKey,
+          ttl: this.options.tokenTtlSeconds,
+        },
+      },
     );
     await this.purgeExpiredTokens();
     return { location: await this.signedUrl(file), token, file };
@@ -85,17 +104,39 @@ export class Downloads {
    * was lost) answers `already-recorded` with the first record; the row lock makes concurrent
    * retries wait for the first and count nothing.
    */
-  async complete(artifactId: string, path: string, body: { sha256: string; sizeBytes: number; completionToken: string }): Promise<Omit<CompletionResponse, 'receipt'>> {
+  async complete(
+    artifactId: string,
+    path: string,
+    body: { sha256: string; sizeBytes: number; completionToken: string },
+  ): Promise<Omit<CompletionResponse, 'receipt'>> {
     const sha256 = body.sha256.toLowerCase().replace(/^sha256:/, '');
     const { sequelize } = this.options;
     return sequelize.transaction(async (transaction) => {
-      const [token] = await sequelize.query<{ artifact_id: string; revision: string; path: string; sha256: string; size_bytes: string; caller_key: string; spent_at: Date | null; recorded_at: Date | null; recorded_pull_id: string | null; expired: boolean }>(
+      const [token] = await sequelize.query<{
+        artifact_id: string;
+        revision: string;
+        path: string;
+        sha256: string;
+        size_bytes: string;
+        caller_key: string;
+        spent_at: Date | null;
+        recorded_at: Date | null;
+        recorded_pull_id: string | null;
+        expired: boolean;
+      }>(
         `SELECT artifact_id, revision, path, sha256, size_bytes, caller_key, spent_at, recorded_at, recorded_pull_id, expires_at < now() AS expired FROM catalog_completion_tokens WHERE token_hash = :hash FOR UPDATE`,
         { replacements: { hash: hashToken(body.completionToken) }, type: QueryTypes.SELECT, transaction },
       );
-      if (!token) throw new ServiceError('completion_token_invalid', 'Unknown completion token: use the X-Svc-Completion-Token of the redirect that started this download.');
+      if (!token)
+        throw new ServiceError(
+          'completion_token_invalid',
+          'Unknown completion token: use the X-Svc-Completion-Token of the redirect that started this download.',
+        );
       if (token.artifact_id !== artifactId || token.path !== path) {
-        throw new ServiceError('completion_token_foreign', `This completion token was issued for ${token.artifact_id}/${token.path}, not ${artifactId}/${path}.`);
+        throw new ServiceError(
+          'completion_token_foreign',
+          `This completion token was issued for ${token.artifact_id}/${token.path}, not ${artifactId}/${path}.`,
+        );
       }
       const sameBytes = token.sha256 === sha256 && Number(token.size_bytes) === body.sizeBytes;
       if (token.spent_at) {
@@ -103,13 +144,29 @@ export class Downloads {
         // and count nothing. Other bytes under a spent token stay refused.
         if (sameBytes) {
           const recordId = token.recorded_pull_id ?? (await this.latestPullId(token.caller_key, artifactId, path, sha256, transaction));
-          return { status: 'already-recorded', localHashAttested: true, artifactId, revision: token.revision, path, sha256, sizeBytes: body.sizeBytes, recordedAt: iso(token.recorded_at ?? token.spent_at), recordId };
+          return {
+            status: 'already-recorded',
+            localHashAttested: true,
+            artifactId,
+            revision: token.revision,
+            path,
+            sha256,
+            sizeBytes: body.sizeBytes,
+            recordedAt: iso(token.recorded_at ?? token.spent_at),
+            recordId,
+          };
         }
-        throw new ServiceError('completion_token_spent', `This completion token was already used at ${iso(token.spent_at)} for other bytes; start a new download for a new one.`);
+        throw new ServiceError(
+          'completion_token_spent',
+          `This completion token was already used at ${iso(token.spent_at)} for other bytes; start a new download for a new one.`,
+        );
       }
       if (token.expired) throw new ServiceError('completion_token_expired', 'This completion token has expired; start a new download.');
       if (!sameBytes) {
-        throw new ServiceError('completion_digest_mismatch', `The attested bytes differ from the plan: expected sha256 ${token.sha256} and ${token.size_bytes} bytes, got sha256 ${sha256} and ${body.sizeBytes} bytes. Nothing was recorded.`);
+        throw new ServiceError(
+          'completion_digest_mismatch',
+          `The attested bytes differ from the plan: expected sha256 ${token.sha256} and ${token.size_bytes} bytes, got sha256 ${sha256} and ${body.sizeBytes} bytes. Nothing was recorded.`,
+        );
       }
       const [repeat] = await sequelize.query<{ id: string; created_at: Date }>(
         `SELECT id, created_at FROM catalog_pulls WHERE caller_key = :callerKey AND artifact_id = :artifactId AND path = :path AND sha256 = :sha256 AND created_at > now() - interval '${REPEAT_WINDOW}' ORDER BY created_at DESC LIMIT 1`,
@@ -120,16 +177,33 @@ export class Downloads {
       if (!record) {
         const [pull] = await sequelize.query<{ id: string; created_at: Date }>(
           `INSERT INTO catalog_pulls (artifact_id, revision, path, sha256, size_bytes, caller_key) VALUES (:artifactId, :revision, :path, :sha256, :sizeBytes, :callerKey) RETURNING id, created_at`,
-          { replacements: { artifactId, revision: token.revision, path, sha256, sizeBytes: body.sizeBytes, callerKey: token.caller_key }, type: QueryTypes.SELECT, transaction },
+          {
+            replacements: { artifactId, revision: token.revision, path, sha256, sizeBytes: body.sizeBytes, callerKey: token.caller_key },
+            type: QueryTypes.SELECT,
+            transaction,
+          },
         );
         record = pull!;
       }
       // The token remembers its record, so a retry whose answer was lost gets the same record (and receipt) back.
-      await sequelize.query(`UPDATE catalog_completion_tokens SET spent_at = now(), outcome = :status, recorded_at = :recordedAt, recorded_pull_id = :pullId WHERE token_hash = :hash`, {
-        replacements: { status, recordedAt: record.created_at, pullId: String(record.id), hash: hashToken(body.completionToken) },
-        transaction,
-      });
-      return { status, localHashAttested: true, artifactId, revision: token.revision, path, sha256, sizeBytes: body.sizeBytes, recordedAt: iso(record.created_at), recordId: String(record.id) };
+      await sequelize.query(
+        `UPDATE catalog_completion_tokens SET spent_at = now(), outcome = :status, recorded_at = :recordedAt, recorded_pull_id = :pullId WHERE token_hash = :hash`,
+        {
+          replacements: { status, recordedAt: record.created_at, pullId: String(record.id), hash: hashToken(body.completionToken) },
+          transaction,
+        },
+      );
+      return {
+        status,
+        localHashAttested: true,
+        artifactId,
+        revision: token.revision,
+        path,
+        sha256,
+        sizeBytes: body.sizeBytes,
+        recordedAt: iso(record.created_at),
+        recordId: String(record.id),
+      };
     });
   }
 

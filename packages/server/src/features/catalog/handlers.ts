@@ -1,4 +1,18 @@
-import { catalogContract, artifactTypes, licenses, hostings, sources, tools, reviewStatuses, searchSorts, trendingWindows, packs, rankingSlugs, walkContract, toOpenApiPath } from '@svc/schemas';
+import {
+  catalogContract,
+  artifactTypes,
+  licenses,
+  hostings,
+  sources,
+  tools,
+  reviewStatuses,
+  searchSorts,
+  trendingWindows,
+  packs,
+  rankingSlugs,
+  walkContract,
+  toOpenApiPath,
+} from '@svc/schemas';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
 import { HASHED_EMBEDDING_MODEL } from '../../inference/hashed-embeddings.ts';
@@ -20,7 +34,7 @@ const planRoute = `${catalogContract.downloadPlan.method} ${toOpenApiPath(catalo
 
 export const DOWNLOAD_PROCEDURE = [
   `${planRoute}: note each file's path, sha256 and sizeBytes.`,
-  'GET the file\'s downloadUrl WITHOUT following redirects; anything but 302 is a failure.',
+  "GET the file's downloadUrl WITHOUT following redirects; anything but 302 is a failure.",
   'Require the X-Svc-Completion-Token header.',
   'Require the Location to be HTTPS on the object-storage host family (storage.googleapis.com or an explicitly allowed host), with no user:password and no #fragment.',
   'Require x-goog-algorithm, x-goog-credential, x-goog-date, x-goog-signature and generation in its query, and x-goog-expires in 1..300.',
@@ -32,7 +46,15 @@ export const DOWNLOAD_PROCEDURE = [
 
 /** The api surface's camelCase receipt of a request filed in the shared store. */
 function apiReceipt(kind: 'mirror' | 'source', { receipt, replayed }: FiledRequest) {
-  return { id: receipt.request_id, kind, status: receipt.status, artifactId: receipt.artifact_id, createdAt: receipt.created_at, duplicate: replayed, statusUrl: receipt.status_url };
+  return {
+    id: receipt.request_id,
+    kind,
+    status: receipt.status,
+    artifactId: receipt.artifact_id,
+    createdAt: receipt.created_at,
+    duplicate: replayed,
+    statusUrl: receipt.status_url,
+  };
 }
 
 export interface CatalogHandlerDeps {
@@ -57,7 +79,19 @@ export function createCatalogHandlers({ catalog, downloads, store, receipts, req
           schema: 'svc.catalog.discovery.v1',
           apiUrl: request.publicUrl,
           endpoints: walkContract(catalogContract).map(({ route }) => ({ method: route.method, path: toOpenApiPath(route.path), summary: route.summary })),
-          values: { sort: [...searchSorts], type: [...artifactTypes], license: [...licenses], hosting: [...hostings], source: [...sources], worksWith: [...tools], tool: [...tools], reviewStatus: [...reviewStatuses], window: [...trendingWindows], pack: [...packs], rankings: [...rankingSlugs] },
+          values: {
+            sort: [...searchSorts],
+            type: [...artifactTypes],
+            license: [...licenses],
+            hosting: [...hostings],
+            source: [...sources],
+            worksWith: [...tools],
+            tool: [...tools],
+            reviewStatus: [...reviewStatuses],
+            window: [...trendingWindows],
+            pack: [...packs],
+            rankings: [...rankingSlugs],
+          },
           downloadProcedure: DOWNLOAD_PROCEDURE,
           storageHosts: store.hosts(),
           embeddingModel: HASHED_EMBEDDING_MODEL,
@@ -76,8 +110,15 @@ export function createCatalogHandlers({ catalog, downloads, store, receipts, req
     },
     async metadata({ params }, request) {
       const artifact = await catalog.artifact(params.id, request.publicUrl);
-      const [versions, files, reviewSummary] = await Promise.all([catalog.versions(params.id), catalog.latestFiles(params.id), catalog.reviewSummary(params.id)]);
-      return { status: 200, body: { schema: 'svc.catalog.artifact.v1', artifact, versions: versions.rows, files: files.rows.map(toArtifactFile), reviewSummary } };
+      const [versions, files, reviewSummary] = await Promise.all([
+        catalog.versions(params.id),
+        catalog.latestFiles(params.id),
+        catalog.reviewSummary(params.id),
+      ]);
+      return {
+        status: 200,
+        body: { schema: 'svc.catalog.artifact.v1', artifact, versions: versions.rows, files: files.rows.map(toArtifactFile), reviewSummary },
+      };
     },
     async agentBundle({ params }, request) {
       const artifact = await catalog.summary(params.id);
@@ -150,16 +191,26 @@ export function createCatalogHandlers({ catalog, downloads, store, receipts, req
     },
     async mirrorRequest({ params, body }, request) {
       await catalog.summary(params.id);
-      const filed = await requests.file(callerKey(request), 'mirror', { artifact_id: params.id, use_case: body.useCase, target_tool: body.targetTool }, 'catalog_api');
+      const filed = await requests.file(
+        callerKey(request),
+        'mirror',
+        { artifact_id: params.id, use_case: body.useCase, target_tool: body.targetTool },
+        'catalog_api',
+      );
       request.log.info({ catalogRequestId: filed.receipt.request_id, artifactId: params.id }, 'mirror request received');
       return { status: 202, body: apiReceipt('mirror', filed) };
     },
     async sourceRequest({ body }, request) {
-      const filed = await requests.file(callerKey(request), 'source', { repo: body.repo, source: body.source, use_case: body.useCase, target_tool: body.targetTool }, 'catalog_api');
+      const filed = await requests.file(
+        callerKey(request),
+        'source',
+        { repo: body.repo, source: body.source, use_case: body.useCase, target_tool: body.targetTool },
+        'catalog_api',
+      );
       return { status: 202, body: apiReceipt('source', filed) };
     },
     async storageObject({ params, query }, request) {
-      if (!isServing(store) || params.bucket !== store.bucket) throw new ServiceError('object_not_found', 'No such bucket in this server\'s object store.');
+      if (!isServing(store) || params.bucket !== store.bucket) throw new ServiceError('object_not_found', "No such bucket in this server's object store.");
       const host = String(request.headers.host ?? '');
       const problem = verifyV4Url({ key: store.key, accessId: LOCAL_ACCESS_ID, bucket: params.bucket, objectKey: params.key, host, query });
       if (problem) throw new ServiceError(problem.code, problem.message);
@@ -167,7 +218,10 @@ export function createCatalogHandlers({ catalog, downloads, store, receipts, req
       if (!opened) throw new ServiceError('object_not_found', 'No such object.');
       if (opened.object.generation !== query.generation) {
         opened.stream.destroy();
-        throw new ServiceError('object_not_found', `Generation ${query.generation} of this object is gone (current generation differs); ask for a fresh download URL.`);
+        throw new ServiceError(
+          'object_not_found',
+          `Generation ${query.generation} of this object is gone (current generation differs); ask for a fresh download URL.`,
+        );
       }
       return {
         status: 200,

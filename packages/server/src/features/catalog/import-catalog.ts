@@ -1,7 +1,16 @@
 import { checkImportLines } from './import-checks.ts';
 import { hostFiles, type HostingOptions } from './import-hosted-files.ts';
 import type { ImportIssue, ImportRecord, NumberedLine, ParsedLine } from './import-records.ts';
-import { settleLatestRevisions, upsertArtifact, upsertFile, upsertReview, upsertRunner, upsertTrustBundle, upsertVersion, type UpsertOutcome } from './import-upserts.ts';
+import {
+  settleLatestRevisions,
+  upsertArtifact,
+  upsertFile,
+  upsertReview,
+  upsertRunner,
+  upsertTrustBundle,
+  upsertVersion,
+  type UpsertOutcome,
+} from './import-upserts.ts';
 
 export type { ImportIssue } from './import-records.ts';
 
@@ -69,7 +78,10 @@ export async function importCatalog(options: HostingOptions, lines: NumberedLine
     for (const { line, record } of linesOfKind(parsed, 'file')) result.files[await upsertFile(runUpsert, record, hosted.get(line))]++;
     for (const { record } of linesOfKind(parsed, 'trust-bundle')) result.trustBundles[await upsertTrustBundle(runUpsert, record)]++;
     for (const { record } of linesOfKind(parsed, 'review')) result.reviews[await upsertReview(runUpsert, record)]++;
-    const touched = new Set([...linesOfKind(parsed, 'artifact').map(({ record }) => record.id), ...linesOfKind(parsed, 'version').map(({ record }) => record.artifactId)]);
+    const touched = new Set([
+      ...linesOfKind(parsed, 'artifact').map(({ record }) => record.id),
+      ...linesOfKind(parsed, 'version').map(({ record }) => record.artifactId),
+    ]);
     await settleLatestRevisions(sequelize, transaction, [...touched]);
   });
   return result;

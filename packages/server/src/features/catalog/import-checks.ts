@@ -34,7 +34,9 @@ function identityOf(record: ImportRecord): string {
 async function referenceIssues(sequelize: Sequelize, parsed: ParsedLine[]): Promise<ImportIssue[]> {
   const issues: ImportIssue[] = [];
   const known = await sequelize.query<{ id: string }>('SELECT id FROM catalog_artifacts', { type: QueryTypes.SELECT });
-  const knownVersions = await sequelize.query<{ artifact_id: string; revision: string }>('SELECT artifact_id, revision FROM catalog_versions', { type: QueryTypes.SELECT });
+  const knownVersions = await sequelize.query<{ artifact_id: string; revision: string }>('SELECT artifact_id, revision FROM catalog_versions', {
+    type: QueryTypes.SELECT,
+  });
   const artifacts = new Set(known.map((row) => row.id));
   const versions = new Set(knownVersions.map((row) => `${row.artifact_id}@${row.revision}`));
   for (const { record } of parsed) {
@@ -47,11 +49,17 @@ async function referenceIssues(sequelize: Sequelize, parsed: ParsedLine[]): Prom
     const key = `${record.kind}:${identity}`;
     if (seen.has(key)) issues.push({ line, message: `duplicate ${record.kind} ${identity} (first on line ${seen.get(key)})` });
     seen.set(key, line);
-    if (record.kind !== 'artifact' && !artifacts.has(record.artifactId)) issues.push({ line, message: `unknown artifact "${record.artifactId}": add an artifact line first` });
-    if ((record.kind === 'file' || record.kind === 'trust-bundle') && artifacts.has(record.artifactId) && !versions.has(`${record.artifactId}@${record.revision}`)) {
+    if (record.kind !== 'artifact' && !artifacts.has(record.artifactId))
+      issues.push({ line, message: `unknown artifact "${record.artifactId}": add an artifact line first` });
+    if (
+      (record.kind === 'file' || record.kind === 'trust-bundle') &&
+      artifacts.has(record.artifactId) &&
+      !versions.has(`${record.artifactId}@${record.revision}`)
+    ) {
       issues.push({ line, message: `unknown version ${record.artifactId}@${record.revision}: add a version line first` });
     }
-    if (record.kind === 'artifact' && record.latestRevision && !versions.has(`${record.id}@${record.latestRevision}`)) issues.push({ line, message: `latestRevision ${record.latestRevision} has no version line` });
+    if (record.kind === 'artifact' && record.latestRevision && !versions.has(`${record.id}@${record.latestRevision}`))
+      issues.push({ line, message: `latestRevision ${record.latestRevision} has no version line` });
   }
   return issues;
 }

@@ -23,7 +23,8 @@ export async function runCatalogImport(config: Config, log: Logger, file: string
 }
 
 export function describeImport(result: ImportResult): string {
-  const line = (name: string, counts: ImportResult['artifacts']) => `  ${name.padEnd(14)} ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged`;
+  const line = (name: string, counts: ImportResult['artifacts']) =>
+    `  ${name.padEnd(14)} ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged`;
   return [
     'Catalog import done:',
     line('artifacts', result.artifacts),

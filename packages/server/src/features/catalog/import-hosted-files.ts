@@ -28,7 +28,10 @@ export interface HostingOptions {
  * the line gives. The store is not part of the database transaction, so this runs before it, and
  * any problem stops the import before a row is written.
  */
-export async function hostFiles(options: HostingOptions, parsed: ParsedLine[]): Promise<{ hosted: Map<number, HostedFile>; hostedBytes: number; issues: ImportIssue[] }> {
+export async function hostFiles(
+  options: HostingOptions,
+  parsed: ParsedLine[],
+): Promise<{ hosted: Map<number, HostedFile>; hostedBytes: number; issues: ImportIssue[] }> {
   const hosted = new Map<number, HostedFile>();
   const issues: ImportIssue[] = [];
   let hostedBytes = 0;
@@ -46,7 +49,8 @@ export async function hostFiles(options: HostingOptions, parsed: ParsedLine[]): 
 async function placeFile(options: HostingOptions, record: FileRecord, line: number, issues: ImportIssue[]): Promise<HostedFile | undefined> {
   const check = (sha256: string, sizeBytes: number) => {
     if (record.sha256 && record.sha256 !== sha256) issues.push({ line, message: `sha256 ${record.sha256} does not match the content (${sha256})` });
-    if (record.sizeBytes !== undefined && record.sizeBytes !== sizeBytes) issues.push({ line, message: `sizeBytes ${record.sizeBytes} does not match the content (${sizeBytes} bytes)` });
+    if (record.sizeBytes !== undefined && record.sizeBytes !== sizeBytes)
+      issues.push({ line, message: `sizeBytes ${record.sizeBytes} does not match the content (${sizeBytes} bytes)` });
   };
   if (record.objectKey) {
     const object = await options.store.stat(record.objectKey);
@@ -54,7 +58,8 @@ async function placeFile(options: HostingOptions, record: FileRecord, line: numb
       issues.push({ line, message: `objectKey "${record.objectKey}" is not in the ${options.store.kind} store (bucket ${options.store.bucket})` });
       return undefined;
     }
-    if (object.sizeBytes !== record.sizeBytes) issues.push({ line, message: `sizeBytes ${record.sizeBytes} does not match the stored object (${object.sizeBytes} bytes)` });
+    if (object.sizeBytes !== record.sizeBytes)
+      issues.push({ line, message: `sizeBytes ${record.sizeBytes} does not match the stored object (${object.sizeBytes} bytes)` });
     return { sha256: record.sha256!, sizeBytes: object.sizeBytes, objectKey: record.objectKey, generation: object.generation };
   }
   if (record.content === undefined && record.contentFile === undefined) return undefined;
@@ -85,7 +90,8 @@ async function placeFile(options: HostingOptions, record: FileRecord, line: numb
   );
   if (existing && existing.sha256 === digest.sha256) {
     const object = await options.store.stat(objectKey);
-    if (object && object.generation === existing.object_generation && object.sizeBytes === digest.sizeBytes) return { ...digest, objectKey, generation: object.generation };
+    if (object && object.generation === existing.object_generation && object.sizeBytes === digest.sizeBytes)
+      return { ...digest, objectKey, generation: object.generation };
   }
   try {
     const put = await options.store.put(objectKey, source);

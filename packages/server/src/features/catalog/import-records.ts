@@ -43,8 +43,14 @@ export const ImportRecord = z.discriminatedUnion('kind', [
       objectKey: z.string().min(1).max(1024).optional(),
     })
     .strict()
-    .refine((file) => [file.content, file.contentFile, file.objectKey].filter((value) => value !== undefined).length <= 1, 'give at most one of content, contentFile, objectKey')
-    .refine((file) => file.content !== undefined || file.contentFile !== undefined || (file.sha256 !== undefined && file.sizeBytes !== undefined), 'a file without content needs sha256 and sizeBytes'),
+    .refine(
+      (file) => [file.content, file.contentFile, file.objectKey].filter((value) => value !== undefined).length <= 1,
+      'give at most one of content, contentFile, objectKey',
+    )
+    .refine(
+      (file) => file.content !== undefined || file.contentFile !== undefined || (file.sha256 !== undefined && file.sizeBytes !== undefined),
+      'a file without content needs sha256 and sizeBytes',
+    ),
   z
     .object({
       kind: z.literal('trust-bundle'),
@@ -54,7 +60,10 @@ export const ImportRecord = z.discriminatedUnion('kind', [
       bundleKind: z.enum(['provenance', 'scan', 'license', 'attestation']),
       issuer: z.string().min(1).max(200),
       statement: z.record(z.string(), z.unknown()).default({}),
-      subjects: z.array(z.object({ path: FilePath, sha256: Sha256Hex }).strict()).max(1000).default([]),
+      subjects: z
+        .array(z.object({ path: FilePath, sha256: Sha256Hex }).strict())
+        .max(1000)
+        .default([]),
       createdAt: timestamp,
     })
     .strict(),

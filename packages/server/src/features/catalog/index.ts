@@ -26,7 +26,12 @@ export async function createObjectStore(deps: Pick<ServerDeps, 'config' | 'publi
     const { GcsObjectStore } = await import('../../storage/gcs-object-store.ts');
     return new GcsObjectStore({ bucket: storage.bucket, storageOptions: storage.gcsProject ? { projectId: storage.gcsProject } : undefined });
   }
-  return new LocalObjectStore({ dataDir, bucket: storage.bucket, signingKey: await ensureSigningKey(storage.signingKey, dataDir), apiUrl: () => deps.publicUrls().apiUrl });
+  return new LocalObjectStore({
+    dataDir,
+    bucket: storage.bucket,
+    signingKey: await ensureSigningKey(storage.signingKey, dataDir),
+    apiUrl: () => deps.publicUrls().apiUrl,
+  });
 }
 
 /**
@@ -37,15 +42,32 @@ export async function createCatalogFeature(deps: ServerDeps, given: { receipts: 
   const { receipts, requests } = given;
   const store = await createObjectStore(deps);
   const catalog = new CatalogService(deps.database.sequelize);
-  const downloads = new Downloads({ sequelize: deps.database.sequelize, catalog, store, urlTtlSeconds: deps.config.storage.urlTtlSeconds, tokenTtlSeconds: deps.config.catalog.completionTokenTtlSeconds });
+  const downloads = new Downloads({
+    sequelize: deps.database.sequelize,
+    catalog,
+    store,
+    urlTtlSeconds: deps.config.storage.urlTtlSeconds,
+    tokenTtlSeconds: deps.config.catalog.completionTokenTtlSeconds,
+  });
   const demo = deps.config.catalog.demo;
   if (demo === 'on' || (demo === 'auto' && deps.database.kind === 'embedded')) {
     const [row] = await deps.database.sequelize.query<{ count: number }>('SELECT count(*)::int AS count FROM catalog_artifacts', { type: QueryTypes.SELECT });
     if (row?.count === 0) {
-      const result = await importCatalog({ sequelize: deps.database.sequelize, store }, demoCatalog().map((value, index) => ({ line: index + 1, value })));
-      deps.log.info({ artifacts: result.artifacts.created, files: result.files.created, hostedBytes: result.hostedBytes }, 'demo catalog loaded (SVC_CATALOG_DEMO=off to skip)');
+      const result = await importCatalog(
+        { sequelize: deps.database.sequelize, store },
+        demoCatalog().map((value, index) => ({ line: index + 1, value })),
+      );
+      deps.log.info(
+        { artifacts: result.artifacts.created, files: result.files.created, hostedBytes: result.hostedBytes },
+        'demo catalog loaded (SVC_CATALOG_DEMO=off to skip)',
+      );
     }
   }
   receipts.registerRecordLoader(DOWNLOAD_COMPLETION, downloadCompletionLoader(deps.database.sequelize));
-  return { handlers: { catalog: createCatalogHandlers({ catalog, downloads, store, receipts, requests }) }, store, catalog, downloads } satisfies Feature<'catalog'>;
+  return {
+    handlers: { catalog: createCatalogHandlers({ catalog, downloads, store, receipts, requests }) },
+    store,
+    catalog,
+    downloads,
+  } satisfies Feature<'catalog'>;
 }

@@ -5,7 +5,16 @@ import { ServiceError } from '../../service-error.ts';
 import { ARTIFACT_COLUMNS, ARTIFACT_JOINS, toArtifactSummary, type ArtifactRow } from './rows.ts';
 
 type SearchQuery = ServerInput<typeof catalogContract.search>['query'];
-type Row = ArtifactRow & { score: number | null; recent: number; m_name?: boolean; m_summary?: boolean; m_description?: boolean; m_tags?: boolean; m_repo?: boolean; embedding_text?: string };
+type Row = ArtifactRow & {
+  score: number | null;
+  recent: number;
+  m_name?: boolean;
+  m_summary?: boolean;
+  m_description?: boolean;
+  m_tags?: boolean;
+  m_repo?: boolean;
+  embedding_text?: string;
+};
 
 const FTS_CONFIG = 'english';
 /** Below this cosine similarity a row shares too little with the query to be listed. */
@@ -82,7 +91,14 @@ function explanation(row: Row, query: SearchQuery, sort: string, position: numbe
       reason: `#${position}: full-text rank ${score.toFixed(4)} (PostgreSQL ts_rank_cd over name (weight A), summary (B), description and tags (C))${matchedFields.length ? `; matched in ${matchedFields.join(', ')}` : '; matched by substring of name or repo'}${sortKey === 'score' ? '; ties broken by attested downloads' : `; ordered by ${sortKey}`}.`,
     };
   }
-  const value = sortKey === 'downloads' ? `${row.downloads} attested downloads` : sortKey === 'trending' ? `${row.recent} attested pulls in ${TRENDING_DAYS} days` : sortKey === 'rating' ? `rating ${row.rating ?? 'none'}` : sortKey;
+  const value =
+    sortKey === 'downloads'
+      ? `${row.downloads} attested downloads`
+      : sortKey === 'trending'
+        ? `${row.recent} attested pulls in ${TRENDING_DAYS} days`
+        : sortKey === 'rating'
+          ? `rating ${row.rating ?? 'none'}`
+          : sortKey;
   return { method: 'sort', score: null, matchedFields: [], sortKey, reason: `#${position}: no query text, ordered by ${sortKey} (${value}).` };
 }
 

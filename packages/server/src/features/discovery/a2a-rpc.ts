@@ -1,5 +1,13 @@
 import type { z } from 'zod';
-import { A2A_TRIAL_TASK_ID, A2aGetTaskParams, A2aJsonRpcEnvelope, A2aMessageSendParamsV03, A2aSendMessageParamsV10, type JsonRpcError, type A2aJsonRpcSuccess } from '@svc/schemas';
+import {
+  A2A_TRIAL_TASK_ID,
+  A2aGetTaskParams,
+  A2aJsonRpcEnvelope,
+  A2aMessageSendParamsV03,
+  A2aSendMessageParamsV10,
+  type JsonRpcError,
+  type A2aJsonRpcSuccess,
+} from '@svc/schemas';
 import type { TrialTask } from './a2a-trial.ts';
 
 /** JSON-RPC 2.0 and A2A error codes (A2A: TaskNotFound -32001, VersionNotSupported -32009). */
@@ -37,15 +45,26 @@ function withHistory<T extends { history: unknown[] }>(task: T, historyLength: n
  */
 export function answerA2aRequest(body: unknown, versionHeader: string | undefined, trial: TrialTask, requestId: string): A2aAnswer {
   const envelope = A2aJsonRpcEnvelope.safeParse(body);
-  if (!envelope.success) return failure(400, idOf(body), RPC.invalidRequest, 'invalid_json_rpc', `Invalid JSON-RPC request: ${firstIssue(envelope.error, '(request)')}`, requestId);
+  if (!envelope.success)
+    return failure(400, idOf(body), RPC.invalidRequest, 'invalid_json_rpc', `Invalid JSON-RPC request: ${firstIssue(envelope.error, '(request)')}`, requestId);
   const { id, method, params } = envelope.data;
   if (versionHeader !== undefined && !SPOKEN_VERSIONS.has(versionHeader)) {
-    return failure(400, id, RPC.versionNotSupported, 'a2a_version_not_supported', `A2A version ${versionHeader} is not supported; this agent speaks 1.0 and 0.3.`, requestId);
+    return failure(
+      400,
+      id,
+      RPC.versionNotSupported,
+      'a2a_version_not_supported',
+      `A2A version ${versionHeader} is not supported; this agent speaks 1.0 and 0.3.`,
+      requestId,
+    );
   }
   const checked = <S extends z.ZodType>(schema: S): { ok: true; value: z.output<S> } | { ok: false; answer: A2aAnswer } => {
     const parsed = schema.safeParse(params);
     if (parsed.success) return { ok: true, value: parsed.data };
-    return { ok: false, answer: failure(400, id, RPC.invalidParams, 'invalid_json_rpc:params', `Invalid params: ${firstIssue(parsed.error, 'params')}`, requestId) };
+    return {
+      ok: false,
+      answer: failure(400, id, RPC.invalidParams, 'invalid_json_rpc:params', `Invalid params: ${firstIssue(parsed.error, 'params')}`, requestId),
+    };
   };
   switch (method) {
     case 'message/send': {
@@ -61,7 +80,14 @@ export function answerA2aRequest(body: unknown, versionHeader: string | undefine
       const asked = checked(A2aGetTaskParams);
       if (!asked.ok) return asked.answer;
       if (asked.value.id !== A2A_TRIAL_TASK_ID) {
-        return failure(404, id, RPC.taskNotFound, 'a2a_task_not_found', `Task ${asked.value.id} not found; the only task here is ${A2A_TRIAL_TASK_ID}.`, requestId);
+        return failure(
+          404,
+          id,
+          RPC.taskNotFound,
+          'a2a_task_not_found',
+          `Task ${asked.value.id} not found; the only task here is ${A2A_TRIAL_TASK_ID}.`,
+          requestId,
+        );
       }
       const task = method === 'GetTask' ? trial.v10 : trial.v03;
       return { status: 200, body: { jsonrpc: '2.0', id, result: withHistory(task, asked.value.historyLength) } };

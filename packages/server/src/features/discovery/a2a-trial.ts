@@ -1,4 +1,17 @@
-import { A2A_TRIAL_TASK_ID, a2aEndpointUrl, blackboardContract, catalogContract, discoveryContract, mcpEndpointUrl, oauthContract, pathFor, SVC_VERSION, systemContract, tryUrl, urlFor } from '@svc/schemas';
+import {
+  A2A_TRIAL_TASK_ID,
+  a2aEndpointUrl,
+  blackboardContract,
+  catalogContract,
+  discoveryContract,
+  mcpEndpointUrl,
+  oauthContract,
+  pathFor,
+  SVC_VERSION,
+  systemContract,
+  tryUrl,
+  urlFor,
+} from '@svc/schemas';
 
 type Urls = { baseUrl: string; apiUrl: string };
 
@@ -11,7 +24,11 @@ export function nextCalls(urls: Urls) {
     { method: 'POST', url: mcpEndpointUrl(urls.apiUrl), why: 'MCP (Streamable HTTP): the blackboard tool, no credential' },
     { method: 'GET', url: urlFor(urls, blackboardContract.query), why: 'read the public blackboard, no credential' },
     { method: 'GET', url: urlFor(urls, catalogContract.search), why: 'search the catalog of verified model artifacts, no credential' },
-    { method: 'POST', url: urlFor(urls, oauthContract.register), why: `register an OAuth client (RFC 7591), then POST ${pathFor(oauthContract.token)} with grant_type=client_credentials for a bearer` },
+    {
+      method: 'POST',
+      url: urlFor(urls, oauthContract.register),
+      why: `register an OAuth client (RFC 7591), then POST ${pathFor(oauthContract.token)} with grant_type=client_credentials for a bearer`,
+    },
   ];
 }
 
@@ -79,7 +96,9 @@ export function buildTrialTask(urls: Urls, completedAt: string): TrialTask {
       id: A2A_TRIAL_TASK_ID,
       contextId: CONTEXT_ID,
       status: { state: 'TASK_STATE_COMPLETED', message: v10Reply, timestamp: completedAt },
-      artifacts: [{ artifactId: ARTIFACT_ID, name: 'how-to-start', description: 'Links and the next calls, as data', parts: [{ data, mediaType: 'application/json' }] }],
+      artifacts: [
+        { artifactId: ARTIFACT_ID, name: 'how-to-start', description: 'Links and the next calls, as data', parts: [{ data, mediaType: 'application/json' }] },
+      ],
       history: [v10Reply],
     },
   };

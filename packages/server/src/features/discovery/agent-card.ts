@@ -1,4 +1,15 @@
-import { A2A_PROTOCOL_VERSIONS, a2aEndpointUrl, blackboardContract, catalogContract, mcpEndpointUrl, oauthContract, SVC_VERSION, systemContract, urlFor, type A2aAgentCard } from '@svc/schemas';
+import {
+  A2A_PROTOCOL_VERSIONS,
+  a2aEndpointUrl,
+  blackboardContract,
+  catalogContract,
+  mcpEndpointUrl,
+  oauthContract,
+  SVC_VERSION,
+  systemContract,
+  urlFor,
+  type A2aAgentCard,
+} from '@svc/schemas';
 
 const TEXT = ['text/plain'];
 const TEXT_AND_JSON = ['text/plain', 'application/json'];
@@ -34,7 +45,11 @@ export function buildAgentCard(urls: { baseUrl: string; apiUrl: string }): A2aAg
         description: 'OAuth 2.0 with dynamic registration; every grant vends the demo tier.',
         oauth2MetadataUrl: metadataUrl,
         flows: { clientCredentials: { tokenUrl, scopes: {} } },
-        oauth2SecurityScheme: { description: 'OAuth 2.0 with dynamic registration; every grant vends the demo tier.', oauth2MetadataUrl: metadataUrl, flows: { clientCredentials: { tokenUrl, refreshUrl: '', scopes: {} } } },
+        oauth2SecurityScheme: {
+          description: 'OAuth 2.0 with dynamic registration; every grant vends the demo tier.',
+          oauth2MetadataUrl: metadataUrl,
+          flows: { clientCredentials: { tokenUrl, refreshUrl: '', scopes: {} } },
+        },
       },
     },
     defaultInputModes: TEXT,

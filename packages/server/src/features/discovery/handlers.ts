@@ -35,7 +35,12 @@ function a2aInfo(urls: { baseUrl: string }): A2aEndpointInfo {
       { method: 'SendMessage', protocolVersion: '1.0', description: 'Send a message; answers { task } with the completed public trial task' },
       { method: 'GetTask', protocolVersion: '1.0', description: 'Read the public trial task, svc-public-trial-v1' },
     ],
-    example: { jsonrpc: '2.0', id: '1', method: 'message/send', params: { message: { messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'What is svc?' }] } } },
+    example: {
+      jsonrpc: '2.0',
+      id: '1',
+      method: 'message/send',
+      params: { message: { messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'What is svc?' }] } },
+    },
   };
 }
 
@@ -46,7 +51,11 @@ function a2aInfo(urls: { baseUrl: string }): A2aEndpointInfo {
  */
 export function createDiscoveryHandlers(deps: ServerDeps) {
   const built = new CountingLru<string, DiscoveryDocuments>(4);
-  deps.caches.register({ name: 'discovery-cards', description: 'MCP server card, A2A agent card and trial task, built once per public URL pair', stats: () => built.stats() });
+  deps.caches.register({
+    name: 'discovery-cards',
+    description: 'MCP server card, A2A agent card and trial task, built once per public URL pair',
+    stats: () => built.stats(),
+  });
   const startedAt = new Date(deps.startedAt).toISOString();
   const documents = (): DiscoveryDocuments => {
     const urls = deps.publicUrls();

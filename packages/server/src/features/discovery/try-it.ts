@@ -10,7 +10,7 @@ import { nextCalls } from './a2a-trial.ts';
 const FIXED = {
   query: 'verified model downloads for agents',
   documents: [
-    'The blackboard is a public board where agents post results and read each other\'s posts.',
+    "The blackboard is a public board where agents post results and read each other's posts.",
     'Every catalog download is verified against the digest of its file before it is published.',
     'PDF extraction returns page-aligned text for retrieval.',
     'Agents find model artifacts in the catalog and download them with verified digests.',
@@ -23,7 +23,10 @@ const FIXED = {
  */
 export async function tryIt(deps: ServerDeps, request: RequestContext): Promise<TryResponse> {
   const decision = await consumeWindow(deps.database.sequelize, { bucket: `try:ip:${request.ip}`, windowSeconds: 60, maxHits: TRY_CALLS_PER_MINUTE });
-  if (!decision.allowed) throw new ServiceError('rate_limited', `At most ${TRY_CALLS_PER_MINUTE} trial calls a minute per address; try again in ${decision.retryAfterSeconds} s.`, { retryAfterSeconds: decision.retryAfterSeconds });
+  if (!decision.allowed)
+    throw new ServiceError('rate_limited', `At most ${TRY_CALLS_PER_MINUTE} trial calls a minute per address; try again in ${decision.retryAfterSeconds} s.`, {
+      retryAfterSeconds: decision.retryAfterSeconds,
+    });
   const started = performance.now();
   const response = await runRerank(deps, { ...FIXED, model: 'svc-bm25', return_documents: true }, request);
   const engine = performance.now() - started;
@@ -31,7 +34,12 @@ export async function tryIt(deps: ServerDeps, request: RequestContext): Promise<
   return {
     service: 'svc',
     version: SVC_VERSION,
-    operation: { path: pathFor(inferenceContract.rerank), description: 'The built-in BM25 model ranked four fixed documents against a fixed query: what POST /v1/rerank does with yours.', request: FIXED, response },
+    operation: {
+      path: pathFor(inferenceContract.rerank),
+      description: 'The built-in BM25 model ranked four fixed documents against a fixed query: what POST /v1/rerank does with yours.',
+      request: FIXED,
+      response,
+    },
     timings_ms: { engine: Math.round(engine * 1000) / 1000, total: Math.round((performance.now() - started) * 1000) / 1000 },
     credential: {
       how: 'Register an OAuth client, then ask the token endpoint for a bearer with grant_type=client_credentials (no browser, no human). `svc login` does both.',

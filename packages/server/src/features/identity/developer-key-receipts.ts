@@ -40,10 +40,13 @@ export function developerKeyEventRecord(row: KeyEventRow): ReceiptRecord {
 /** Receipts are append-only, so a stored receipt that matches is exactly the one signed. */
 export function developerKeyEventLoader(sequelize: Sequelize): RecordLoader {
   return async (recordId) => {
-    const [row] = await sequelize.query<KeyEventRow>('SELECT id, credential_id, event, occurred_at, actor, scopes, related_credential_id FROM svc_developer_key_receipts WHERE id = :id', {
-      replacements: { id: recordId },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await sequelize.query<KeyEventRow>(
+      'SELECT id, credential_id, event, occurred_at, actor, scopes, related_credential_id FROM svc_developer_key_receipts WHERE id = :id',
+      {
+        replacements: { id: recordId },
+        type: QueryTypes.SELECT,
+      },
+    );
     return row ? developerKeyEventRecord(row) : undefined;
   };
 }

@@ -1,6 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { DeveloperCredential, DeveloperCredentialReceipt, DeveloperCredentialSecretResponse, DeveloperCredentialRevokeResponse, Scope } from '@svc/schemas';
+import type {
+  DeveloperCredential,
+  DeveloperCredentialReceipt,
+  DeveloperCredentialSecretResponse,
+  DeveloperCredentialRevokeResponse,
+  Scope,
+} from '@svc/schemas';
 import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cursor.ts';
 import { ServiceError } from '../../service-error.ts';
 import { hashDeveloperKey, keyPrefixOf, newDeveloperKey } from './developer-key-format.ts';
@@ -95,12 +101,25 @@ export class DeveloperKeyService {
     return toReceipt(row, await this.#receipts.sign(developerKeyEventRecord(row)));
   }
 
-  async #insertReceipt(transaction: Transaction, receipt: Omit<ReceiptRow, 'seq' | 'id' | 'occurred_at'> & { owner: string; occurred_at: Date }): Promise<DeveloperCredentialReceipt> {
+  async #insertReceipt(
+    transaction: Transaction,
+    receipt: Omit<ReceiptRow, 'seq' | 'id' | 'occurred_at'> & { owner: string; occurred_at: Date },
+  ): Promise<DeveloperCredentialReceipt> {
     const [row] = await this.#sequelize.query<ReceiptRow>(
       `INSERT INTO svc_developer_key_receipts (id, credential_id, owner, event, occurred_at, actor, name, scopes, related_credential_id)
        VALUES (:id, :credentialId, :owner, :event, :occurredAt, :actor, :name, ARRAY[:scopes]::text[], :related) RETURNING *`,
       {
-        replacements: { id: `dkr_${newId()}`, credentialId: receipt.credential_id, owner: receipt.owner, event: receipt.event, occurredAt: receipt.occurred_at, actor: receipt.actor, name: receipt.name, scopes: receipt.scopes, related: receipt.related_credential_id },
+        replacements: {
+          id: `dkr_${newId()}`,
+          credentialId: receipt.credential_id,
+          owner: receipt.owner,
+          event: receipt.event,
+          occurredAt: receipt.occurred_at,
+          actor: receipt.actor,
+          name: receipt.name,
+          scopes: receipt.scopes,
+          related: receipt.related_credential_id,
+        },
         type: QueryTypes.SELECT,
         transaction,
       },
@@ -108,7 +127,14 @@ export class DeveloperKeyService {
     return this.#present(row!);
   }
 
-  async #insertKey(transaction: Transaction, owner: string, name: string, scopes: Scope[], createdAt: Date, rotatedFrom: string | null): Promise<{ row: KeyRow; key: string }> {
+  async #insertKey(
+    transaction: Transaction,
+    owner: string,
+    name: string,
+    scopes: Scope[],
+    createdAt: Date,
+    rotatedFrom: string | null,
+  ): Promise<{ row: KeyRow; key: string }> {
     const fresh = newDeveloperKey();
     const [row] = await this.#sequelize.query<KeyRow>(
       `INSERT INTO svc_developer_keys (id, owner, name, scopes, secret_hash, status, created_at, rotated_from)
@@ -123,17 +149,29 @@ export class DeveloperKeyService {
     return this.#sequelize.transaction(async (transaction) => {
       // Serialise creations per owner so the active-key cap holds under concurrency.
       await this.#sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:owner))', { replacements: { owner: `svc-dk:${owner}` }, transaction });
-      const [count] = await this.#sequelize.query<{ active: string }>("SELECT count(*) AS active FROM svc_developer_keys WHERE owner = :owner AND status = 'active'", {
-        replacements: { owner },
-        type: QueryTypes.SELECT,
-        transaction,
-      });
+      const [count] = await this.#sequelize.query<{ active: string }>(
+        "SELECT count(*) AS active FROM svc_developer_keys WHERE owner = :owner AND status = 'active'",
+        {
+          replacements: { owner },
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
       if (Number(count!.active) >= this.#maxActive) {
         throw new ServiceError('credential_limit_reached', `You hold ${this.#maxActive} active developer keys, the most allowed; revoke one first.`);
       }
       const now = new Date();
       const { row, key } = await this.#insertKey(transaction, owner, request.name, request.scopes, now, null);
-      const receipt = await this.#insertReceipt(transaction, { credential_id: row.id, owner, event: 'created', occurred_at: now, actor: owner, name: row.name, scopes: row.scopes, related_credential_id: null });
+      const receipt = await this.#insertReceipt(transaction, {
+        credential_id: row.id,
+        owner,
+        event: 'created',
+        occurred_at: now,
+        actor: owner,
+        name: row.name,
+        scopes: row.scopes,
+        related_credential_id: null,
+      });
       return { credential: toCredential(row), secret: key, receipt };
     });
   }
@@ -148,11 +186,19 @@ export class DeveloperKeyService {
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const hasMore = rows.length > limit;
-    return { data: page.map(toCredential), has_more: hasMore, next_cursor: hasMore && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null };
+    return {
+      data: page.map(toCredential),
+      has_more: hasMore,
+      next_cursor: hasMore && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
+    };
   }
 
   async #lockOwned(transaction: Transaction, owner: string, credentialId: string): Promise<KeyRow> {
-    const [row] = await this.#sequelize.query<KeyRow>('SELECT * FROM svc_developer_keys WHERE id = :id AND owner = :owner FOR UPDATE', { replacements: { id: credentialId, owner }, type: QueryTypes.SELECT, transaction });
+    const [row] = await this.#sequelize.query<KeyRow>('SELECT * FROM svc_developer_keys WHERE id = :id AND owner = :owner FOR UPDATE', {
+      replacements: { id: credentialId, owner },
+      type: QueryTypes.SELECT,
+      transaction,
+    });
     if (!row) throw notFound(credentialId);
     return row;
   }
@@ -162,15 +208,37 @@ export class DeveloperKeyService {
     return this.#sequelize.transaction(async (transaction) => {
       const old = await this.#lockOwned(transaction, owner, credentialId);
       requireHeld(old.scopes, heldScopes, 'rotate a key with');
-      if (old.status !== 'active') throw new ServiceError('credential_revoked', `Developer key ${credentialId} is ${old.status}; only an active key can be rotated.`);
+      if (old.status !== 'active')
+        throw new ServiceError('credential_revoked', `Developer key ${credentialId} is ${old.status}; only an active key can be rotated.`);
       const now = new Date();
       const { row, key } = await this.#insertKey(transaction, owner, old.name, old.scopes, now, old.id);
-      const ending = await this.#insertReceipt(transaction, { credential_id: old.id, owner, event: 'rotated', occurred_at: now, actor: owner, name: old.name, scopes: old.scopes, related_credential_id: row.id });
-      await this.#sequelize.query("UPDATE svc_developer_keys SET status = 'rotated', revoked_at = :now, replaced_by = :newId, ending_receipt_id = :receiptId WHERE id = :id", {
-        replacements: { now, newId: row.id, receiptId: ending.receipt_id, id: old.id },
-        transaction,
+      const ending = await this.#insertReceipt(transaction, {
+        credential_id: old.id,
+        owner,
+        event: 'rotated',
+        occurred_at: now,
+        actor: owner,
+        name: old.name,
+        scopes: old.scopes,
+        related_credential_id: row.id,
       });
-      const receipt = await this.#insertReceipt(transaction, { credential_id: row.id, owner, event: 'created', occurred_at: now, actor: owner, name: row.name, scopes: row.scopes, related_credential_id: old.id });
+      await this.#sequelize.query(
+        "UPDATE svc_developer_keys SET status = 'rotated', revoked_at = :now, replaced_by = :newId, ending_receipt_id = :receiptId WHERE id = :id",
+        {
+          replacements: { now, newId: row.id, receiptId: ending.receipt_id, id: old.id },
+          transaction,
+        },
+      );
+      const receipt = await this.#insertReceipt(transaction, {
+        credential_id: row.id,
+        owner,
+        event: 'created',
+        occurred_at: now,
+        actor: owner,
+        name: row.name,
+        scopes: row.scopes,
+        related_credential_id: old.id,
+      });
       return { credential: toCredential(row), secret: key, receipt };
     });
   }
@@ -181,19 +249,38 @@ export class DeveloperKeyService {
       const row = await this.#lockOwned(transaction, owner, credentialId);
       requireHeld(row.scopes, heldScopes, 'revoke a key with');
       if (row.status !== 'active' && row.ending_receipt_id) {
-        const [ending] = await this.#sequelize.query<ReceiptRow>('SELECT * FROM svc_developer_key_receipts WHERE id = :id', { replacements: { id: row.ending_receipt_id }, type: QueryTypes.SELECT, transaction });
+        const [ending] = await this.#sequelize.query<ReceiptRow>('SELECT * FROM svc_developer_key_receipts WHERE id = :id', {
+          replacements: { id: row.ending_receipt_id },
+          type: QueryTypes.SELECT,
+          transaction,
+        });
         return { credential_id: row.id, status: row.status, revoked_at: new Date(row.revoked_at!).toISOString(), receipt: await this.#present(ending!) };
       }
       const now = new Date();
-      const receipt = await this.#insertReceipt(transaction, { credential_id: row.id, owner, event: 'revoked', occurred_at: now, actor: owner, name: row.name, scopes: row.scopes, related_credential_id: null });
-      await this.#sequelize.query("UPDATE svc_developer_keys SET status = 'revoked', revoked_at = :now, ending_receipt_id = :receiptId WHERE id = :id", { replacements: { now, receiptId: receipt.receipt_id, id: row.id }, transaction });
+      const receipt = await this.#insertReceipt(transaction, {
+        credential_id: row.id,
+        owner,
+        event: 'revoked',
+        occurred_at: now,
+        actor: owner,
+        name: row.name,
+        scopes: row.scopes,
+        related_credential_id: null,
+      });
+      await this.#sequelize.query("UPDATE svc_developer_keys SET status = 'revoked', revoked_at = :now, ending_receipt_id = :receiptId WHERE id = :id", {
+        replacements: { now, receiptId: receipt.receipt_id, id: row.id },
+        transaction,
+      });
       return { credential_id: row.id, status: 'revoked', revoked_at: now.toISOString(), receipt };
     });
   }
 
   async receipts(owner: string, credentialId: string, limit: number, cursor: string | undefined): Promise<Page<DeveloperCredentialReceipt>> {
     const after = decodeCursor(cursor, (value): value is string => typeof value === 'string' && /^\d{1,18}$/.test(value));
-    const [owned] = await this.#sequelize.query('SELECT 1 FROM svc_developer_keys WHERE id = :id AND owner = :owner', { replacements: { id: credentialId, owner }, type: QueryTypes.SELECT });
+    const [owned] = await this.#sequelize.query('SELECT 1 FROM svc_developer_keys WHERE id = :id AND owner = :owner', {
+      replacements: { id: credentialId, owner },
+      type: QueryTypes.SELECT,
+    });
     if (!owned) throw notFound(credentialId);
     const rows = await this.#sequelize.query<ReceiptRow>(
       `SELECT * FROM svc_developer_key_receipts WHERE credential_id = :id ${after ? 'AND seq > :after' : ''} ORDER BY seq ASC LIMIT :take`,
@@ -201,15 +288,22 @@ export class DeveloperKeyService {
     );
     const page = rows.slice(0, limit);
     const hasMore = rows.length > limit;
-    return { data: await Promise.all(page.map((row) => this.#present(row))), has_more: hasMore, next_cursor: hasMore ? encodeCursor(String(page[page.length - 1]!.seq)) : null };
+    return {
+      data: await Promise.all(page.map((row) => this.#present(row))),
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(String(page[page.length - 1]!.seq)) : null,
+    };
   }
 
   /** The owner and scopes of a presented key, or undefined when it is unknown, revoked or rotated. */
   async resolve(credentialId: string, key: string): Promise<{ owner: string; scopes: Scope[] } | undefined> {
-    const [row] = await this.#sequelize.query<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status'>>('SELECT owner, scopes, secret_hash, status FROM svc_developer_keys WHERE id = :id', {
-      replacements: { id: credentialId },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await this.#sequelize.query<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status'>>(
+      'SELECT owner, scopes, secret_hash, status FROM svc_developer_keys WHERE id = :id',
+      {
+        replacements: { id: credentialId },
+        type: QueryTypes.SELECT,
+      },
+    );
     if (!row || row.status !== 'active') return undefined;
     const match = timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hashDeveloperKey(key), 'hex'));
     return match ? { owner: row.owner, scopes: row.scopes } : undefined;

@@ -21,7 +21,11 @@ function oauthErrorBody(failure: OAuthFailure, request: RequestContext): OAuthEr
 /** An error of an endpoint that authenticates clients (token, revoke): 401 with a Basic challenge for a bad client, else 400. */
 function clientEndpointFailure(failure: OAuthFailure, basic: { id: string; secret: string } | undefined, request: RequestContext) {
   if (failure.error === 'invalid_client') {
-    return { status: 401 as const, headers: { ...NO_STORE, ...(basic ? { 'www-authenticate': 'Basic realm="svc"' } : {}) }, body: oauthErrorBody(failure, request) };
+    return {
+      status: 401 as const,
+      headers: { ...NO_STORE, ...(basic ? { 'www-authenticate': 'Basic realm="svc"' } : {}) },
+      body: oauthErrorBody(failure, request),
+    };
   }
   return { status: 400 as const, headers: NO_STORE, body: oauthErrorBody(failure, request) };
 }
@@ -34,14 +38,14 @@ function basicCredentials(header: string | string[] | undefined): { id: string; 
   const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
-  const unescape = (value: string) => {
+  const formDecode = (value: string) => {
     try {
       return decodeURIComponent(value.replace(/\+/g, ' '));
     } catch {
       return value;
     }
   };
-  return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+  return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
 }
 
 export function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {

@@ -1,11 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { scopes as allScopes, type OAuthClientRegistrationRequest, type OAuthClientRegistrationResponse, type OAuthTokenResponse, type Scope } from '@svc/schemas';
+import {
+  scopes as allScopes,
+  type OAuthClientRegistrationRequest,
+  type OAuthClientRegistrationResponse,
+  type OAuthTokenResponse,
+  type Scope,
+} from '@svc/schemas';
 import type { IdentityConfig } from './identity-config.ts';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import { ServiceError } from '../../service-error.ts';
 import { OAuthStore } from './oauth-store.ts';
-import { newId, OAuthTokens, TokenRefused, type ClientRegistration } from './oauth-tokens.ts';
+import { newId, type OAuthTokens, type TokenRefused, type ClientRegistration } from './oauth-tokens.ts';
 
 /** Every scope an OAuth grant may carry: the demo tier holds them all, under the per-IP limit. */
 export const DEMO_TIER_SCOPES: readonly Scope[] = allScopes;
@@ -40,7 +46,8 @@ export function redirectUriProblem(uri: string): string | undefined {
   }
   if (url.hash) return 'a redirect URI must not have a fragment';
   if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:') return ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname) ? undefined : 'http redirect URIs must use a loopback host (127.0.0.1, [::1], localhost)';
+  if (url.protocol === 'http:')
+    return ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname) ? undefined : 'http redirect URIs must use a loopback host (127.0.0.1, [::1], localhost)';
   if (/^[a-z][a-z0-9+-]*\.[a-z0-9+.-]+:$/i.test(url.protocol)) return undefined;
   return `the scheme ${url.protocol} is not accepted; use https, loopback http or a private-use scheme such as com.example.app:`;
 }
@@ -116,15 +123,30 @@ export class OAuthService {
     const authMethod = request.token_endpoint_auth_method ?? (redirectUris.length > 0 ? 'none' : 'client_secret_basic');
     const publicClient = authMethod === 'none';
     const grantTypes = [
-      ...new Set(request.grant_types ?? (publicClient ? ['authorization_code', 'refresh_token'] : redirectUris.length > 0 ? ['authorization_code', 'refresh_token', 'client_credentials'] : ['client_credentials'])),
+      ...new Set(
+        request.grant_types ??
+          (publicClient
+            ? ['authorization_code', 'refresh_token']
+            : redirectUris.length > 0
+              ? ['authorization_code', 'refresh_token', 'client_credentials']
+              : ['client_credentials']),
+      ),
     ] as ClientRegistration['grantTypes'];
     if (publicClient && grantTypes.includes('client_credentials')) {
-      throw new OAuthFailure('invalid_client_metadata', 'client_credentials needs a client that authenticates: register with token_endpoint_auth_method client_secret_basic or client_secret_post.');
+      throw new OAuthFailure(
+        'invalid_client_metadata',
+        'client_credentials needs a client that authenticates: register with token_endpoint_auth_method client_secret_basic or client_secret_post.',
+      );
     }
-    if (grantTypes.includes('authorization_code') && redirectUris.length === 0) throw new OAuthFailure('invalid_redirect_uri', 'authorization_code needs at least one redirect URI.');
-    if (!grantTypes.includes('authorization_code') && redirectUris.length > 0) throw new OAuthFailure('invalid_client_metadata', 'redirect_uris are only used by the authorization_code grant; add it to grant_types.');
+    if (grantTypes.includes('authorization_code') && redirectUris.length === 0)
+      throw new OAuthFailure('invalid_redirect_uri', 'authorization_code needs at least one redirect URI.');
+    if (!grantTypes.includes('authorization_code') && redirectUris.length > 0)
+      throw new OAuthFailure('invalid_client_metadata', 'redirect_uris are only used by the authorization_code grant; add it to grant_types.');
     if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code')) {
-      throw new OAuthFailure('invalid_client_metadata', 'refresh_token is issued only with authorization_code; client_credentials clients ask for a new token instead.');
+      throw new OAuthFailure(
+        'invalid_client_metadata',
+        'refresh_token is issued only with authorization_code; client_credentials clients ask for a new token instead.',
+      );
     }
     for (const uri of redirectUris) {
       const problem = redirectUriProblem(uri);
@@ -175,19 +197,26 @@ export class OAuthService {
     let redirectUri = request.redirect_uri;
     if (redirectUri === undefined && client.redirectUris.length === 1) redirectUri = client.redirectUris[0];
     if (redirectUri === undefined || !client.redirectUris.includes(redirectUri)) {
-      return { kind: 'direct', failure: new OAuthFailure('invalid_request', 'redirect_uri must be given and equal one registered for this client, character for character.') };
+      return {
+        kind: 'direct',
+        failure: new OAuthFailure('invalid_request', 'redirect_uri must be given and equal one registered for this client, character for character.'),
+      };
     }
     const answer = (params: Record<string, string | undefined>): AuthorizeOutcome => {
       const url = new URL(redirectUri);
-      for (const [name, value] of Object.entries({ ...params, state: request.state, iss: this.#issuer() })) if (value !== undefined) url.searchParams.set(name, value);
+      for (const [name, value] of Object.entries({ ...params, state: request.state, iss: this.#issuer() }))
+        if (value !== undefined) url.searchParams.set(name, value);
       return { kind: 'redirect', location: url.toString() };
     };
     const fail = (failure: OAuthFailure) => answer({ error: failure.error, error_description: failure.message });
     if (request.response_type !== 'code') return fail(new OAuthFailure('unsupported_response_type', 'response_type must be `code`.'));
-    if (!client.grantTypes.includes('authorization_code')) return fail(new OAuthFailure('unauthorized_client', 'This client is not registered for the authorization_code grant.'));
+    if (!client.grantTypes.includes('authorization_code'))
+      return fail(new OAuthFailure('unauthorized_client', 'This client is not registered for the authorization_code grant.'));
     if (!request.code_challenge) return fail(new OAuthFailure('invalid_request', 'PKCE is required: send code_challenge and code_challenge_method=S256.'));
-    if (request.code_challenge_method !== 'S256') return fail(new OAuthFailure('invalid_request', 'Only code_challenge_method=S256 is supported; plain is refused.'));
-    if (!/^[A-Za-z0-9_-]{43}$/.test(request.code_challenge)) return fail(new OAuthFailure('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the verifier.'));
+    if (request.code_challenge_method !== 'S256')
+      return fail(new OAuthFailure('invalid_request', 'Only code_challenge_method=S256 is supported; plain is refused.'));
+    if (!/^[A-Za-z0-9_-]{43}$/.test(request.code_challenge))
+      return fail(new OAuthFailure('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the verifier.'));
     let scopes: Scope[];
     try {
       scopes = scopesFrom(request.scope, client.scopes, client.scopes);
@@ -197,7 +226,15 @@ export class OAuthService {
     // Approval is automatic: each authorization mints a fresh private agent identity that only
     // the holder of the code (and then of its refresh tokens) can act as.
     const code = await this.tokens.signCode(
-      { id: newId(), clientId: client.id, publicClient: client.authMethod === 'none', redirectUri, codeChallenge: request.code_challenge, scopes, subject: `agt_${newId()}` },
+      {
+        id: newId(),
+        clientId: client.id,
+        publicClient: client.authMethod === 'none',
+        redirectUri,
+        codeChallenge: request.code_challenge,
+        scopes,
+        subject: `agt_${newId()}`,
+      },
       this.#config.codeTtlSeconds,
     );
     return answer({ code });
@@ -207,7 +244,10 @@ export class OAuthService {
   async limitTokenRequests(ip: string): Promise<void> {
     const decision = await consumeWindow(this.#sequelize, { bucket: `oauth-token:ip:${ip}`, windowSeconds: 60, maxHits: this.#config.tokenRatePerMinute });
     if (!decision.allowed) {
-      throw new ServiceError('rate_limited', `Too many token requests from this address (at most ${this.#config.tokenRatePerMinute} per minute).`, { retryAfterSeconds: decision.retryAfterSeconds, retryable: true });
+      throw new ServiceError('rate_limited', `Too many token requests from this address (at most ${this.#config.tokenRatePerMinute} per minute).`, {
+        retryAfterSeconds: decision.retryAfterSeconds,
+        retryable: true,
+      });
     }
   }
 
@@ -216,7 +256,11 @@ export class OAuthService {
     const perMinute = this.#config.registerRatePerMinute;
     const decision = await consumeWindow(this.#sequelize, { bucket: `oauth-register:ip:${ip}`, windowSeconds: 60, maxHits: perMinute });
     if (!decision.allowed) {
-      throw new ServiceError('rate_limited', `Too many client registrations from this address (at most ${perMinute} per minute); reuse the client_id you registered.`, { retryAfterSeconds: decision.retryAfterSeconds, retryable: true });
+      throw new ServiceError(
+        'rate_limited',
+        `Too many client registrations from this address (at most ${perMinute} per minute); reuse the client_id you registered.`,
+        { retryAfterSeconds: decision.retryAfterSeconds, retryable: true },
+      );
     }
   }
 
@@ -252,11 +296,15 @@ export class OAuthService {
   }
 
   /** Client authentication (RFC 6749 2.3.1): Basic header or body secret; public clients may send only client_id. */
-  async #authenticateClient(request: TokenRequest | RevocationRequest, basic: { id: string; secret: string } | undefined): Promise<{ client?: ClientRegistration; authenticated: boolean }> {
+  async #authenticateClient(
+    request: TokenRequest | RevocationRequest,
+    basic: { id: string; secret: string } | undefined,
+  ): Promise<{ client?: ClientRegistration; authenticated: boolean }> {
     if (basic && request.client_secret) throw new OAuthFailure('invalid_request', 'Use one client authentication method, not both.');
     const clientId = basic?.id ?? request.client_id;
     const secret = basic?.secret ?? request.client_secret;
-    if (basic && request.client_id && request.client_id !== basic.id) throw new OAuthFailure('invalid_request', 'client_id in the body differs from the Basic credentials.');
+    if (basic && request.client_id && request.client_id !== basic.id)
+      throw new OAuthFailure('invalid_request', 'client_id in the body differs from the Basic credentials.');
     if (!clientId) return { authenticated: false };
     const client = await this.#client(clientId);
     if (client.authMethod === 'none') {
@@ -287,22 +335,34 @@ export class OAuthService {
   async #issue(subject: string, clientId: string, publicClient: boolean, scopes: Scope[], familyId: string | undefined): Promise<OAuthTokenResponse> {
     const { accessTokenTtlSeconds, refreshTokenTtlSeconds } = this.#config;
     const access = await this.tokens.signAccess({ subject, clientId, scopes, familyId, publicClient }, accessTokenTtlSeconds);
-    const refresh = familyId ? await this.tokens.signRefresh({ id: newId(), clientId, publicClient, familyId, subject, scopes }, refreshTokenTtlSeconds) : undefined;
-    return { access_token: access, token_type: 'Bearer', expires_in: accessTokenTtlSeconds, ...(refresh ? { refresh_token: refresh } : {}), scope: scopes.join(' ') };
+    const refresh = familyId
+      ? await this.tokens.signRefresh({ id: newId(), clientId, publicClient, familyId, subject, scopes }, refreshTokenTtlSeconds)
+      : undefined;
+    return {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: accessTokenTtlSeconds,
+      ...(refresh ? { refresh_token: refresh } : {}),
+      scope: scopes.join(' '),
+    };
   }
 
   async #authorizationCodeGrant(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
     if (!request.code) throw new OAuthFailure('invalid_request', 'code is required.');
     if (!request.code_verifier) throw new OAuthFailure('invalid_request', 'code_verifier is required (PKCE).');
-    let code;
+    let code: Awaited<ReturnType<typeof this.tokens.verifyCode>>;
     try {
       code = await this.tokens.verifyCode(request.code);
     } catch (error) {
-      throw new OAuthFailure('invalid_grant', (error as TokenRefused).reason === 'expired' ? 'The authorization code has expired.' : 'The authorization code is not valid.');
+      throw new OAuthFailure(
+        'invalid_grant',
+        (error as TokenRefused).reason === 'expired' ? 'The authorization code has expired.' : 'The authorization code is not valid.',
+      );
     }
     if (client && client.id !== code.clientId) throw new OAuthFailure('invalid_grant', 'The authorization code was issued to another client.');
     if (!code.publicClient && !authenticated) throw new OAuthFailure('invalid_client', 'The client this code was issued to must authenticate.');
-    if (request.redirect_uri !== undefined && request.redirect_uri !== code.redirectUri) throw new OAuthFailure('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
+    if (request.redirect_uri !== undefined && request.redirect_uri !== code.redirectUri)
+      throw new OAuthFailure('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
     // Spend first, then check the verifier: a wrong guess burns the code (no online guessing).
     const familyId = code.id;
     if (!(await this.store.spend(code.id, 'code', familyId, code.expiresAt))) {
@@ -318,11 +378,14 @@ export class OAuthService {
 
   async #refreshTokenGrant(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
     if (!request.refresh_token) throw new OAuthFailure('invalid_request', 'refresh_token is required.');
-    let claims;
+    let claims: Awaited<ReturnType<typeof this.tokens.verifyRefresh>>;
     try {
       claims = await this.tokens.verifyRefresh(request.refresh_token);
     } catch (error) {
-      throw new OAuthFailure('invalid_grant', (error as TokenRefused).reason === 'expired' ? 'The refresh token has expired.' : 'The refresh token is not valid.');
+      throw new OAuthFailure(
+        'invalid_grant',
+        (error as TokenRefused).reason === 'expired' ? 'The refresh token has expired.' : 'The refresh token is not valid.',
+      );
     }
     if (client && client.id !== claims.clientId) throw new OAuthFailure('invalid_grant', 'The refresh token was issued to another client.');
     if (!claims.publicClient && !authenticated) throw new OAuthFailure('invalid_client', 'The client this token was issued to must authenticate.');
@@ -338,7 +401,8 @@ export class OAuthService {
 
   async #clientCredentialsGrant(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
     if (!client || !authenticated) throw new OAuthFailure('invalid_client', 'client_credentials needs a client that authenticates with its secret.');
-    if (!client.grantTypes.includes('client_credentials')) throw new OAuthFailure('unauthorized_client', 'This client is not registered for client_credentials.');
+    if (!client.grantTypes.includes('client_credentials'))
+      throw new OAuthFailure('unauthorized_client', 'This client is not registered for client_credentials.');
     const scopes = scopesFrom(request.scope, client.scopes, client.scopes);
     // A machine client is one durable agent: its identity is its registration.
     return this.#issue(`agt_${client.id}`, client.id, false, scopes, undefined);

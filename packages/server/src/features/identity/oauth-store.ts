@@ -45,12 +45,18 @@ export class OAuthStore {
   /** One lookup for an access token: its family revoked, or the token itself. */
   async isAccessTokenRevoked(tokenId: string, familyId: string | undefined): Promise<boolean> {
     const keys = familyId ? [accessTokenKey(tokenId), familyId] : [accessTokenKey(tokenId)];
-    const rows = await this.#sequelize.query('SELECT 1 FROM svc_oauth_revoked_families WHERE family_id IN (:keys) LIMIT 1', { replacements: { keys }, type: QueryTypes.SELECT });
+    const rows = await this.#sequelize.query('SELECT 1 FROM svc_oauth_revoked_families WHERE family_id IN (:keys) LIMIT 1', {
+      replacements: { keys },
+      type: QueryTypes.SELECT,
+    });
     return rows.length > 0;
   }
 
   async isFamilyRevoked(familyId: string): Promise<boolean> {
-    const rows = await this.#sequelize.query('SELECT 1 FROM svc_oauth_revoked_families WHERE family_id = :familyId', { replacements: { familyId }, type: QueryTypes.SELECT });
+    const rows = await this.#sequelize.query('SELECT 1 FROM svc_oauth_revoked_families WHERE family_id = :familyId', {
+      replacements: { familyId },
+      type: QueryTypes.SELECT,
+    });
     return rows.length > 0;
   }
 

@@ -64,7 +64,8 @@ export class TokenRefused extends Error {
 
 const TYP = { client: 'svc-client+jwt', code: 'svc-code+jwt', refresh: 'svc-rt+jwt', access: 'at+jwt' } as const;
 
-export const parseScopes = (value: unknown): Scope[] => (Array.isArray(value) ? value.filter((s): s is Scope => (allScopes as readonly string[]).includes(s)) : []);
+export const parseScopes = (value: unknown): Scope[] =>
+  Array.isArray(value) ? value.filter((s): s is Scope => (allScopes as readonly string[]).includes(s)) : [];
 
 /** Signs and checks every OAuth artefact; nothing here touches the database. */
 export class OAuthTokens {
@@ -93,7 +94,14 @@ export class OAuthTokens {
   }
 
   signClient(registration: Omit<ClientRegistration, 'issuedAt'>): Promise<string> {
-    return this.#sign('client', TYP.client, { jti: registration.id, m: registration.authMethod, r: registration.redirectUris, g: registration.grantTypes, s: registration.scopes, ...(registration.name ? { n: registration.name } : {}) });
+    return this.#sign('client', TYP.client, {
+      jti: registration.id,
+      m: registration.authMethod,
+      r: registration.redirectUris,
+      g: registration.grantTypes,
+      s: registration.scopes,
+      ...(registration.name ? { n: registration.name } : {}),
+    });
   }
 
   async verifyClient(clientId: string): Promise<ClientRegistration> {
@@ -120,28 +128,63 @@ export class OAuthTokens {
   }
 
   signCode(code: AuthorizationCode, ttlSeconds: number): Promise<string> {
-    return this.#sign('code', TYP.code, { jti: code.id, cid: code.clientId, pub: code.publicClient, ru: code.redirectUri, cc: code.codeChallenge, s: code.scopes, sub: code.subject }, ttlSeconds);
+    return this.#sign(
+      'code',
+      TYP.code,
+      { jti: code.id, cid: code.clientId, pub: code.publicClient, ru: code.redirectUri, cc: code.codeChallenge, s: code.scopes, sub: code.subject },
+      ttlSeconds,
+    );
   }
 
   async verifyCode(code: string): Promise<AuthorizationCode & { expiresAt: number }> {
     const payload = await this.#verify('code', TYP.code, code);
-    return { id: String(payload.jti), clientId: String(payload.cid), publicClient: payload.pub === true, redirectUri: String(payload.ru), codeChallenge: String(payload.cc), scopes: parseScopes(payload.s), subject: String(payload.sub), expiresAt: Number(payload.exp) };
+    return {
+      id: String(payload.jti),
+      clientId: String(payload.cid),
+      publicClient: payload.pub === true,
+      redirectUri: String(payload.ru),
+      codeChallenge: String(payload.cc),
+      scopes: parseScopes(payload.s),
+      subject: String(payload.sub),
+      expiresAt: Number(payload.exp),
+    };
   }
 
   signRefresh(claims: Omit<RefreshTokenClaims, 'expiresAt'>, ttlSeconds: number): Promise<string> {
-    return this.#sign('refresh', TYP.refresh, { jti: claims.id, cid: claims.clientId, pub: claims.publicClient, fid: claims.familyId, sub: claims.subject, s: claims.scopes }, ttlSeconds);
+    return this.#sign(
+      'refresh',
+      TYP.refresh,
+      { jti: claims.id, cid: claims.clientId, pub: claims.publicClient, fid: claims.familyId, sub: claims.subject, s: claims.scopes },
+      ttlSeconds,
+    );
   }
 
   async verifyRefresh(token: string): Promise<RefreshTokenClaims> {
     const payload = await this.#verify('refresh', TYP.refresh, token);
-    return { id: String(payload.jti), clientId: String(payload.cid), publicClient: payload.pub === true, familyId: String(payload.fid), subject: String(payload.sub), scopes: parseScopes(payload.s), expiresAt: Number(payload.exp) };
+    return {
+      id: String(payload.jti),
+      clientId: String(payload.cid),
+      publicClient: payload.pub === true,
+      familyId: String(payload.fid),
+      subject: String(payload.sub),
+      scopes: parseScopes(payload.s),
+      expiresAt: Number(payload.exp),
+    };
   }
 
   signAccess(claims: AccessTokenClaims, ttlSeconds: number): Promise<string> {
     return this.#sign(
       'access',
       TYP.access,
-      { jti: newId(), sub: claims.subject, client_id: claims.clientId, scope: claims.scopes.join(' '), tier: 'demo', ...(claims.familyId ? { fid: claims.familyId } : {}), ...(claims.publicClient ? { pub: true } : {}) },
+      {
+        jti: newId(),
+        sub: claims.subject,
+        client_id: claims.clientId,
+        scope: claims.scopes.join(' '),
+        tier: 'demo',
+        ...(claims.familyId ? { fid: claims.familyId } : {}),
+        ...(claims.publicClient ? { pub: true } : {}),
+      },
       ttlSeconds,
     );
   }

@@ -18,7 +18,7 @@ export function accessTokenResolver(tokens: OAuthTokens, store: OAuthStore): Pri
     name: 'oauth-access-token',
     async resolve(token) {
       if (!OAuthTokens.looksLikeAccessToken(token)) return null;
-      let claims;
+      let claims: Awaited<ReturnType<typeof tokens.verifyAccess>>;
       try {
         claims = await tokens.verifyAccess(token);
       } catch (error) {

@@ -70,7 +70,8 @@ async function* streamEvents(
   const finished = new Set<number>();
   /** The engine's last chunk: its id and time name the usage or error chunk svc adds. */
   let lastChunk: ChatCompletionChunk | undefined;
-  const last = (): Pick<ChatCompletionChunk, 'id' | 'created'> => (lastChunk ? { id: lastChunk.id, created: lastChunk.created } : { id: `chatcmpl-${request.requestId}`, created: Math.floor(Date.now() / 1000) });
+  const last = (): Pick<ChatCompletionChunk, 'id' | 'created'> =>
+    lastChunk ? { id: lastChunk.id, created: lastChunk.created } : { id: `chatcmpl-${request.requestId}`, created: Math.floor(Date.now() / 1000) };
   const counted = (): InferenceUsage => {
     if (engineUsage) return engineUsage;
     const prompt = promptWords(body);

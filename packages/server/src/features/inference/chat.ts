@@ -38,6 +38,14 @@ export async function chatCompletion(
     started,
   );
   return chatStreamEvents(chunks, body, served, request, (outcome) =>
-    reportUsage(deps.usage, { operation: 'chat', resolved: served, usage: outcome.usage, started, request, ok: outcome.ok, ...(outcome.errorCode !== undefined ? { errorCode: outcome.errorCode } : {}) }),
+    reportUsage(deps.usage, {
+      operation: 'chat',
+      resolved: served,
+      usage: outcome.usage,
+      started,
+      request,
+      ok: outcome.ok,
+      ...(outcome.errorCode !== undefined ? { errorCode: outcome.errorCode } : {}),
+    }),
   );
 }

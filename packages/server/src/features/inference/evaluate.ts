@@ -1,7 +1,17 @@
 import { ClassifyRequest, inferenceLimits, type EvalMetric, type EvalResponse, type EvalRequest, type InferenceUsage } from '@svc/schemas';
 import type { z } from 'zod';
 import { ServiceError } from '../../service-error.ts';
-import { bleuFrom, bleuStatsOfTokens, corpusBleuOfStats, exactMatch, labelAccuracy, rougeLOfTokens, rougeTokens, tokenF1, type BleuStats } from '../../inference/eval-metrics.ts';
+import {
+  bleuFrom,
+  bleuStatsOfTokens,
+  corpusBleuOfStats,
+  exactMatch,
+  labelAccuracy,
+  rougeLOfTokens,
+  rougeTokens,
+  tokenF1,
+  type BleuStats,
+} from '../../inference/eval-metrics.ts';
 import { lcsWordSteps } from '../../inference/lcs-length.ts';
 import { runInSlices, type Steps } from '../../bounded/work-in-slices.ts';
 import type { InvocationContext, InvokeDeps } from './invoke-model.ts';
@@ -10,10 +20,18 @@ import { runClassify, runSummarize } from './operations.ts';
 type EvalBody = z.output<typeof EvalRequest>;
 
 /** Runs the model first when asked (classification labels or summaries), one call for all inputs where the operation allows. */
-async function makePredictions(deps: InvokeDeps, run: NonNullable<EvalBody['run']>, call: InvocationContext): Promise<{ predictions: string[]; model: string; usage: InferenceUsage }> {
+async function makePredictions(
+  deps: InvokeDeps,
+  run: NonNullable<EvalBody['run']>,
+  call: InvocationContext,
+): Promise<{ predictions: string[]; model: string; usage: InferenceUsage }> {
   if (run.operation === 'classify') {
     // The classify body goes through the classify route's own schema: its defaults, and its rules for each task.
-    const answer = await runClassify(deps, ClassifyRequest.parse({ task: run.task ?? 'other', inputs: run.inputs, labels: run.labels, model: run.model }), call);
+    const answer = await runClassify(
+      deps,
+      ClassifyRequest.parse({ task: run.task ?? 'other', inputs: run.inputs, labels: run.labels, model: run.model }),
+      call,
+    );
     return { predictions: answer.results.map((result) => result.label), model: answer.model, usage: answer.usage };
   }
   const usage: InferenceUsage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, units: 0 };
@@ -36,7 +54,11 @@ async function makePredictions(deps: InvokeDeps, run: NonNullable<EvalBody['run'
  * slices between turns of the event loop; ROUGE-L, the one metric that is not linear, is priced
  * first from the token counts and refused past its budget, before any of it runs.
  */
-function* scoreAll(predictions: readonly string[], references: readonly string[], metrics: readonly EvalMetric[]): Steps<Pick<EvalResponse, 'metrics' | 'items'>> {
+function* scoreAll(
+  predictions: readonly string[],
+  references: readonly string[],
+  metrics: readonly EvalMetric[],
+): Steps<Pick<EvalResponse, 'metrics' | 'items'>> {
   const tokens: { predicted: string[]; expected: string[] }[] = [];
   if (metrics.includes('rouge_l') || metrics.includes('bleu')) {
     let work = 0;

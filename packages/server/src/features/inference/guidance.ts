@@ -21,13 +21,18 @@ function sharedWords(need: string, text: string): string[] {
 function rankOperations(need: string): Array<{ entry: OperationEntry; score: number; shared: string[] }> {
   const vector = embedText(need);
   return operationCatalogue
-    .map((entry) => ({ entry, score: Math.max(0, cosine(vector, embedText(`${entry.title} ${entry.text}`))), shared: sharedWords(need, `${entry.title} ${entry.text}`) }))
+    .map((entry) => ({
+      entry,
+      score: Math.max(0, cosine(vector, embedText(`${entry.title} ${entry.text}`))),
+      shared: sharedWords(need, `${entry.title} ${entry.text}`),
+    }))
     .sort((a, b) => b.score - a.score || a.entry.operation.localeCompare(b.entry.operation));
 }
 
 /** A body's fields name its operation more surely than any description: `messages` is chat. */
 function operationOfRequest(request: Record<string, unknown>): OperationEntry | undefined {
-  if ('url' in request || 'data_base64' in request) return operationCatalogue.find((entry) => entry.operation === (('format' in request) ? 'document_extract' : 'pdf_extract'));
+  if ('url' in request || 'data_base64' in request)
+    return operationCatalogue.find((entry) => entry.operation === ('format' in request ? 'document_extract' : 'pdf_extract'));
   return operationCatalogue.find((entry) => entry.fields.every((field) => field in request));
 }
 
@@ -44,16 +49,28 @@ export function routeRequest(models: ModelRegistry, input: { task?: string; requ
     const fields = byFields.fields.filter((field) => field in input.request!).join(', ') || 'url';
     return {
       choice: choose(byFields, 1, `The request carries ${fields}, which is the body of ${byFields.path}.`),
-      alternatives: ranked.filter((entry) => entry.entry !== byFields && entry.score > 0).slice(0, 3).map((entry) => choose(entry.entry, entry.score, reasonFor(entry))),
+      alternatives: ranked
+        .filter((entry) => entry.entry !== byFields && entry.score > 0)
+        .slice(0, 3)
+        .map((entry) => choose(entry.entry, entry.score, reasonFor(entry))),
     };
   }
   const [best, ...rest] = ranked;
-  return { choice: choose(best!.entry, best!.score, reasonFor(best!)), alternatives: rest.filter((entry) => entry.score > 0).slice(0, 3).map((entry) => choose(entry.entry, entry.score, reasonFor(entry))) };
+  return {
+    choice: choose(best!.entry, best!.score, reasonFor(best!)),
+    alternatives: rest
+      .filter((entry) => entry.score > 0)
+      .slice(0, 3)
+      .map((entry) => choose(entry.entry, entry.score, reasonFor(entry))),
+  };
 }
 
 function reasonFor(ranked: { entry: OperationEntry; score: number; shared: string[] }): string {
   return ranked.shared.length
-    ? `Your words ${ranked.shared.slice(0, 6).map((word) => `"${word}"`).join(', ')} match what ${ranked.entry.path} does (similarity ${ranked.score.toFixed(2)}).`
+    ? `Your words ${ranked.shared
+        .slice(0, 6)
+        .map((word) => `"${word}"`)
+        .join(', ')} match what ${ranked.entry.path} does (similarity ${ranked.score.toFixed(2)}).`
     : `Closest by word pieces to what ${ranked.entry.path} does (similarity ${ranked.score.toFixed(2)}); no whole word shared, so treat it as a weak guess.`;
 }
 
@@ -65,12 +82,27 @@ async function artifactMatches(sequelize: Sequelize, need: string, limit: number
 
 export async function discover(models: ModelRegistry, sequelize: Sequelize, need: string, limit: number): Promise<DiscoverResponse> {
   const vector = embedText(need);
-  const operations = rankOperations(need).filter((ranked) => ranked.score > 0).map((ranked) => ({ kind: 'operation' as const, id: ranked.entry.operation, title: ranked.entry.title, score: round(ranked.score), reason: reasonFor(ranked), path: ranked.entry.path }));
+  const operations = rankOperations(need)
+    .filter((ranked) => ranked.score > 0)
+    .map((ranked) => ({
+      kind: 'operation' as const,
+      id: ranked.entry.operation,
+      title: ranked.entry.title,
+      score: round(ranked.score),
+      reason: reasonFor(ranked),
+      path: ranked.entry.path,
+    }));
   const served = models.list().models.map((model) => {
     const text = `${model.label} ${model.description} ${model.tasks.join(' ')}`;
     const score = Math.max(0, cosine(vector, embedText(text)));
     const shared = sharedWords(need, text);
-    return { kind: 'model' as const, id: model.id, title: model.label, score: round(score), reason: `Serves ${model.tasks.join(', ')}${shared.length ? `; matches ${shared.slice(0, 5).join(', ')}` : ''}.` };
+    return {
+      kind: 'model' as const,
+      id: model.id,
+      title: model.label,
+      score: round(score),
+      reason: `Serves ${model.tasks.join(', ')}${shared.length ? `; matches ${shared.slice(0, 5).join(', ')}` : ''}.`,
+    };
   });
   const artifacts = (await artifactMatches(sequelize, need, limit)).map((row) => ({
     kind: 'artifact' as const,
@@ -80,11 +112,19 @@ export async function discover(models: ModelRegistry, sequelize: Sequelize, need
     reason: `Catalog ${row.type}: ${row.summary}`,
     path: pathFor(catalogContract.artifact, { id: row.id }),
   }));
-  const results = [...operations, ...served.filter((model) => model.score > 0), ...artifacts].sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, limit);
+  const results = [...operations, ...served.filter((model) => model.score > 0), ...artifacts]
+    .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id))
+    .slice(0, limit);
   return { results };
 }
 
-export async function findSpecialist(models: ModelRegistry, sequelize: Sequelize, task: string, limit: number, minScore: number): Promise<FindSpecialistResponse> {
+export async function findSpecialist(
+  models: ModelRegistry,
+  sequelize: Sequelize,
+  task: string,
+  limit: number,
+  minScore: number,
+): Promise<FindSpecialistResponse> {
   const vector = embedText(task);
   const artifacts: SpecialistMatch[] = (await artifactMatches(sequelize, task, limit)).map((row) => {
     const shared = sharedWords(task, `${row.name} ${row.summary} ${row.tags.join(' ')}`);
@@ -104,10 +144,16 @@ export async function findSpecialist(models: ModelRegistry, sequelize: Sequelize
       id: model.id,
       title: model.label,
       score: round(score),
-      reasons: [`served here by the ${model.engine} engine (${model.method ?? 'classical'}) for ${model.tasks.join(', ')}`, ...(shared.length ? [`shared words: ${shared.slice(0, 8).join(', ')}`] : [])],
+      reasons: [
+        `served here by the ${model.engine} engine (${model.method ?? 'classical'}) for ${model.tasks.join(', ')}`,
+        ...(shared.length ? [`shared words: ${shared.slice(0, 8).join(', ')}`] : []),
+      ],
       task: model.tasks[0] ?? null,
     };
   });
-  const matches = [...artifacts, ...served].filter((match) => match.score > 0 && match.score >= minScore).sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, limit);
+  const matches = [...artifacts, ...served]
+    .filter((match) => match.score > 0 && match.score >= minScore)
+    .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id))
+    .slice(0, limit);
   return { matches };
 }

@@ -83,7 +83,10 @@ export function createInferenceHandlers(deps: ServerDeps, sources: RagSourceRead
       return { status: 200, body: await findSpecialist(deps.models, deps.database.sequelize, body.task, body.limit, body.min_score) };
     },
     async requestSpecialist({ body }, request) {
-      return { status: 200, body: await requestSpecialist({ models: deps.models, sequelize: deps.database.sequelize, requests: sources.requests }, body, request.principal) };
+      return {
+        status: 200,
+        body: await requestSpecialist({ models: deps.models, sequelize: deps.database.sequelize, requests: sources.requests }, body, request.principal),
+      };
     },
     async speedTest(_input, request) {
       return { status: 200, body: await runSpeedTest(deps.models, deps.database.sequelize, request) };

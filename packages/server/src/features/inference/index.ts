@@ -25,7 +25,8 @@ export function createInferenceFeature(deps: ServerDeps, given: { blackboard: Bl
   for (const model of models) deps.models.registerModel(upstreamModelEntry(model));
   for (const [capability, modelId] of Object.entries(defaults)) deps.models.setDefault(capability as Capability, modelId);
   // Ids only: an upstream's address and key stay out of the log.
-  if (upstreams.length > 0) deps.log.info({ upstreams: upstreams.map((upstream) => upstream.id), models: models.map((model) => model.id) }, 'inference upstreams registered');
+  if (upstreams.length > 0)
+    deps.log.info({ upstreams: upstreams.map((upstream) => upstream.id), models: models.map((model) => model.id) }, 'inference upstreams registered');
   const unsubscribe = deps.usage.subscribe((event) => deps.metrics.observeInference(event));
   return {
     handlers: { inference: createInferenceHandlers(deps, given) },

@@ -101,7 +101,10 @@ export async function callWithFallbacks<T>(
       return { value: answer.value, usage: answer.usage, served: resolved };
     } catch (error) {
       if (error instanceof EngineUnavailableError && !request.signal.aborted) {
-        request.log.warn({ model: resolved.model.id, engine: resolved.model.engine, code: error.code, err: error.message }, 'engine failed before answering; trying the next fallback');
+        request.log.warn(
+          { model: resolved.model.id, engine: resolved.model.engine, code: error.code, err: error.message },
+          'engine failed before answering; trying the next fallback',
+        );
         lastFailure = error;
         continue;
       }
@@ -110,7 +113,15 @@ export async function callWithFallbacks<T>(
       throw error;
     }
   }
-  reportUsage(deps.usage, { operation, resolved: chain.at(-1)!, usage: { prompt_tokens: 0, total_tokens: 0 }, started, request, ok: false, errorCode: lastFailure!.code });
+  reportUsage(deps.usage, {
+    operation,
+    resolved: chain.at(-1)!,
+    usage: { prompt_tokens: 0, total_tokens: 0 },
+    started,
+    request,
+    ok: false,
+    errorCode: lastFailure!.code,
+  });
   throw engineFailure(lastFailure!);
 }
 

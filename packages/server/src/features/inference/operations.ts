@@ -13,21 +13,37 @@ const unsupported = (engine: string, operation: string) => new ServiceError('mod
  */
 export async function runEmbeddings(deps: InvokeDeps, body: z.output<typeof EmbeddingsRequest>, call: InvocationContext): Promise<EmbeddingsResponse> {
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
-  const { value: vectors, usage, served } = await invokeModel(deps, 'embeddings', 'embeddings', body.model, call, async ({ model, provider }, options) => {
+  const {
+    value: vectors,
+    usage,
+    served,
+  } = await invokeModel(deps, 'embeddings', 'embeddings', body.model, call, async ({ model, provider }, options) => {
     if (!provider.embed) throw unsupported(provider.id, 'embeddings');
     if (body.dimensions !== undefined && model.dimensions !== undefined && body.dimensions > model.dimensions) {
-      throw new ServiceError('validation_failed', `Model "${model.id}" has ${model.dimensions} dimensions; ask for 1..${model.dimensions}.`, { detail: [{ loc: ['body', 'dimensions'], msg: `at most ${model.dimensions} for this model`, type: 'too_big' }] });
+      throw new ServiceError('validation_failed', `Model "${model.id}" has ${model.dimensions} dimensions; ask for 1..${model.dimensions}.`, {
+        detail: [{ loc: ['body', 'dimensions'], msg: `at most ${model.dimensions} for this model`, type: 'too_big' }],
+      });
     }
     const result = await provider.embed({ model, inputs, dimensions: body.dimensions }, options);
     return { value: result.vectors, usage: result.usage };
   });
   const encode = body.encoding_format === 'base64' ? embeddingToBase64 : embeddingToNumbers;
-  return { object: 'list', data: vectors.map((vector, index) => ({ object: 'embedding', index, embedding: encode(vector) })), model: served.model.id, usage, svc: servedBy(served) };
+  return {
+    object: 'list',
+    data: vectors.map((vector, index) => ({ object: 'embedding', index, embedding: encode(vector) })),
+    model: served.model.id,
+    usage,
+    svc: servedBy(served),
+  };
 }
 
 export async function runRerank(deps: InvokeDeps, body: z.output<typeof RerankRequest>, call: InvocationContext): Promise<RerankResponse> {
   const documents = body.documents.map((document) => (typeof document === 'string' ? document : document.text));
-  const { value: results, usage, served } = await invokeModel(deps, 'rerank', 'rerank', body.model, call, async ({ model, provider }, options) => {
+  const {
+    value: results,
+    usage,
+    served,
+  } = await invokeModel(deps, 'rerank', 'rerank', body.model, call, async ({ model, provider }, options) => {
     if (!provider.rerank) throw unsupported(provider.id, 'rerank');
     const result = await provider.rerank({ model, query: body.query, documents, topN: body.top_n }, options);
     return { value: result.results, usage: result.usage };

@@ -29,14 +29,20 @@ export async function gatherRagDocuments(readers: RagSourceReaders, body: RagBod
     const parsed = BlackboardGetRequest.safeParse({ key, limit: CHANNEL_POSTS });
     if (!parsed.success) throw new ServiceError('source_not_found', `sources.blackboard_key "${key}" is not a channel key (task:hash).`);
     const page = await readers.blackboard.get(parsed.data);
-    for (const record of page.items) if (!record.tombstone && record.item.text) documents.push({ index: documents.length, id: `blackboard:${record.id}`, text: record.item.text });
+    for (const record of page.items)
+      if (!record.tombstone && record.item.text) documents.push({ index: documents.length, id: `blackboard:${record.id}`, text: record.item.text });
   }
   for (const artifactId of body.sources?.artifact_ids ?? []) {
     try {
       const artifact = await readers.catalog.summary(artifactId);
-      documents.push({ index: documents.length, id: `artifact:${artifactId}`, text: [artifact.name, artifact.summary, artifact.description].filter(Boolean).join('\n\n') });
+      documents.push({
+        index: documents.length,
+        id: `artifact:${artifactId}`,
+        text: [artifact.name, artifact.summary, artifact.description].filter(Boolean).join('\n\n'),
+      });
     } catch (error) {
-      if (isServiceError(error) && error.code === 'artifact_not_found') throw new ServiceError('source_not_found', `sources.artifact_ids: no artifact "${artifactId}" in the catalog.`);
+      if (isServiceError(error) && error.code === 'artifact_not_found')
+        throw new ServiceError('source_not_found', `sources.artifact_ids: no artifact "${artifactId}" in the catalog.`);
       throw error;
     }
   }

@@ -6,7 +6,10 @@ import type { ModelRegistry } from '../models/index.ts';
 import type { InvocationContext } from './invoke-model.ts';
 
 /** The fixed workload: the same texts on every call, so no caller controls the compute. */
-const SENTENCES = Array.from({ length: 64 }, (_, index) => `Sentence ${index + 1} of the svc speed test: agents embed, rerank and classify short texts like this one.`);
+const SENTENCES = Array.from(
+  { length: 64 },
+  (_, index) => `Sentence ${index + 1} of the svc speed test: agents embed, rerank and classify short texts like this one.`,
+);
 const WORKLOAD = `Embeddings of ${SENTENCES.length} fixed sentences on every engine that serves embeddings; engines that only chat answer one fixed four-token chat completion.`;
 export const SPEED_TEST_CALLS_PER_MINUTE = 6;
 const ENGINE_DEADLINE_MS = 10_000;
@@ -17,8 +20,17 @@ const ENGINE_DEADLINE_MS = 10_000;
  * share the limit.
  */
 export async function runSpeedTest(models: ModelRegistry, sequelize: Sequelize, call: InvocationContext): Promise<SpeedTestResponse> {
-  const decision = await consumeWindow(sequelize, { bucket: `speed-test:principal:${call.principal.id}`, windowSeconds: 60, maxHits: SPEED_TEST_CALLS_PER_MINUTE });
-  if (!decision.allowed) throw new ServiceError('rate_limited', `At most ${SPEED_TEST_CALLS_PER_MINUTE} speed tests a minute per caller; try again in ${decision.retryAfterSeconds} s.`, { retryAfterSeconds: decision.retryAfterSeconds });
+  const decision = await consumeWindow(sequelize, {
+    bucket: `speed-test:principal:${call.principal.id}`,
+    windowSeconds: 60,
+    maxHits: SPEED_TEST_CALLS_PER_MINUTE,
+  });
+  if (!decision.allowed)
+    throw new ServiceError(
+      'rate_limited',
+      `At most ${SPEED_TEST_CALLS_PER_MINUTE} speed tests a minute per caller; try again in ${decision.retryAfterSeconds} s.`,
+      { retryAfterSeconds: decision.retryAfterSeconds },
+    );
   const results: SpeedTestResponse['results'] = [];
   for (const engine of models.list().engines.filter((entry) => entry.available)) {
     const provider = models.provider(engine.id)!;
@@ -36,10 +48,23 @@ export async function runSpeedTest(models: ModelRegistry, sequelize: Sequelize, 
       if (embedder) await provider.embed!({ model, inputs: SENTENCES }, { signal, log: call.log });
       else await provider.chat!({ model, body: { messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 4 } }, { signal, log: call.log });
       const elapsed = performance.now() - started;
-      results.push({ engine: engine.id, model: model.id, operation, items, elapsed_ms: Math.round(elapsed * 1000) / 1000, items_per_second: Math.round((items / Math.max(elapsed, 0.001)) * 1000 * 10) / 10, ok: true });
+      results.push({
+        engine: engine.id,
+        model: model.id,
+        operation,
+        items,
+        elapsed_ms: Math.round(elapsed * 1000) / 1000,
+        items_per_second: Math.round((items / Math.max(elapsed, 0.001)) * 1000 * 10) / 10,
+        ok: true,
+      });
     } catch (error) {
       const elapsed = performance.now() - started;
-      const reason = signal.aborted && !call.signal.aborted ? `no answer within ${ENGINE_DEADLINE_MS} ms` : error instanceof ServiceError ? error.message : 'the engine failed';
+      const reason =
+        signal.aborted && !call.signal.aborted
+          ? `no answer within ${ENGINE_DEADLINE_MS} ms`
+          : error instanceof ServiceError
+            ? error.message
+            : 'the engine failed';
       results.push({ engine: engine.id, model: model.id, operation, items, elapsed_ms: Math.round(elapsed), items_per_second: 0, ok: false, error: reason });
     }
   }

@@ -39,7 +39,9 @@ export function createJobsHandlers(deps: ServerDeps, onQueued: () => void) {
       const row = await findJob(sequelize, request.principal.id, params.job_id, '*');
       if (row.status === 'cancelled') throw new ServiceError('job_cancelled', 'The job was cancelled before it ran; it has no result.');
       if (row.status !== 'completed' && row.status !== 'failed') {
-        throw new ServiceError(`job_not_finished:${row.status}`, `The job is ${row.status}; its result exists once it has completed or failed.`, { retryAfterSeconds: 1 });
+        throw new ServiceError(`job_not_finished:${row.status}`, `The job is ${row.status}; its result exists once it has completed or failed.`, {
+          retryAfterSeconds: 1,
+        });
       }
       return { status: 200, body: toBatchJobResult(row) };
     },

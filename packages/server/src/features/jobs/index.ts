@@ -15,7 +15,9 @@ export function createJobsFeature(deps: ServerDeps, given: { pdf: PdfService }) 
   const queue = new JobQueue(deps.database.sequelize, deps.config.jobs);
   const workers = new JobWorkers(deps, given.pdf, queue);
   workers.start();
-  deps.scheduler.every('jobs.prune', deps.config.jobs.housekeepingIntervalMs, () => Promise.all([pruneFinishedJobs(deps.database.sequelize, deps.config.jobs), pruneIdempotencyKeys(deps.database.sequelize)]));
+  deps.scheduler.every('jobs.prune', deps.config.jobs.housekeepingIntervalMs, () =>
+    Promise.all([pruneFinishedJobs(deps.database.sequelize, deps.config.jobs), pruneIdempotencyKeys(deps.database.sequelize)]),
+  );
   return {
     handlers: { jobs: createJobsHandlers(deps, () => workers.wake()) },
     close: () => workers.close(Math.max(0, deps.config.shutdownTimeoutMs / 2)),

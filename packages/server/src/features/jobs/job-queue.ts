@@ -98,7 +98,14 @@ export class JobQueue {
            lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
          WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
         {
-          bind: [job.row.id, job.lease, end.status, end.status === 'failed' ? end.code : null, end.status === 'failed' ? end.message : null, this.config.resultTtlSeconds],
+          bind: [
+            job.row.id,
+            job.lease,
+            end.status,
+            end.status === 'failed' ? end.code : null,
+            end.status === 'failed' ? end.message : null,
+            this.config.resultTtlSeconds,
+          ],
           type: QueryTypes.SELECT,
           transaction,
         },

@@ -37,7 +37,10 @@ export function toBatchJob(row: JobRow): BatchJob {
   for (const outcome of row.outcomes as unknown as Array<{ index: number; status: string; code?: string | null }>) byIndex.set(outcome.index, outcome);
   const items = Array.from({ length: row.item_count }, (_, index) => {
     const outcome = byIndex.get(index);
-    if (outcome) return outcome.status === 'failed' ? { index, status: 'failed' as const, error_code: outcome.code ?? 'internal_error' } : { index, status: 'succeeded' as const };
+    if (outcome)
+      return outcome.status === 'failed'
+        ? { index, status: 'failed' as const, error_code: outcome.code ?? 'internal_error' }
+        : { index, status: 'succeeded' as const };
     return { index, status: row.status === 'running' && row.current_item === index ? ('running' as const) : ('pending' as const) };
   });
   return {
@@ -53,7 +56,11 @@ export function toBatchJob(row: JobRow): BatchJob {
     finished_at: iso(row.finished_at),
     cancelled_at: iso(row.cancelled_at),
     expires_at: iso(row.expires_at),
-    progress: { total: row.item_count, succeeded: items.filter((item) => item.status === 'succeeded').length, failed: items.filter((item) => item.status === 'failed').length },
+    progress: {
+      total: row.item_count,
+      succeeded: items.filter((item) => item.status === 'succeeded').length,
+      failed: items.filter((item) => item.status === 'failed').length,
+    },
     items,
     error: row.error_code ? { code: row.error_code, message: row.error_message ?? row.error_code } : null,
   };

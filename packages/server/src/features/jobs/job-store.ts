@@ -44,16 +44,24 @@ export async function insertJob(sequelize: Sequelize, config: JobsConfig, princi
   ] as const;
   for (const [which, wouldBe, cap, what] of caps) {
     if (wouldBe > cap) {
-      throw new ServiceError(`jobs_active_limit:${which}`, `At most ${cap} ${what} (queued or running); this job would make ${wouldBe}. Retry when one finishes.`, {
-        retryAfterSeconds: RETRY_AFTER_SECONDS,
-        retryable: true,
-      });
+      throw new ServiceError(
+        `jobs_active_limit:${which}`,
+        `At most ${cap} ${what} (queued or running); this job would make ${wouldBe}. Retry when one finishes.`,
+        {
+          retryAfterSeconds: RETRY_AFTER_SECONDS,
+          retryable: true,
+        },
+      );
     }
   }
   const [row] = await sequelize.query<JobRow>(
     `INSERT INTO svc_jobs (id, principal_id, principal_kind, operation, items, item_count, status, max_attempts)
      VALUES ($1, $2, $3, $4, $5::jsonb, $6, 'queued', $7) RETURNING ${JOB_SUMMARY_COLUMNS}`,
-    { bind: [newJobId(), principal.id, principal.kind, body.operation, JSON.stringify(body.items), items, config.maxAttempts], type: QueryTypes.SELECT, transaction },
+    {
+      bind: [newJobId(), principal.id, principal.kind, body.operation, JSON.stringify(body.items), items, config.maxAttempts],
+      type: QueryTypes.SELECT,
+      transaction,
+    },
   );
   return row!;
 }

@@ -3,7 +3,7 @@ import type { JobItemOutcome } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { isServiceError } from '../../service-error.ts';
 import type { PdfService } from '../pdf/index.ts';
-import { JobQueue, type ClaimedJob } from './job-queue.ts';
+import type { JobQueue, ClaimedJob } from './job-queue.ts';
 import { runJobItem } from './run-item.ts';
 
 /** An item's failure as its outcome: a stable code and a safe message, never an internal one. */
@@ -82,7 +82,8 @@ export class JobWorkers {
     const abort = new AbortController();
     const done = this.run(job, abort.signal)
       .catch((error: unknown) => {
-        if (!this.stopped) this.log.error({ err: (error as Error).message, job: job.row.id }, 'job runner failed; the lease will expire and the job be retried');
+        if (!this.stopped)
+          this.log.error({ err: (error as Error).message, job: job.row.id }, 'job runner failed; the lease will expire and the job be retried');
       })
       .finally(() => {
         this.running.delete(job.row.id);

@@ -23,7 +23,18 @@ export interface ItemRun {
  */
 function itemContext(run: ItemRun, publicUrl: string): RequestContext {
   const principal: Principal = { kind: run.principal.kind as PrincipalKind, id: run.principal.id, scopes: [], credential: 'none' };
-  return { requestId: `${run.jobId}:${run.index}`, method: 'POST', ip: '', principal, bearer: undefined, signal: run.signal, timing: new ServerTiming(), log: run.log, publicUrl, headers: {} };
+  return {
+    requestId: `${run.jobId}:${run.index}`,
+    method: 'POST',
+    ip: '',
+    principal,
+    bearer: undefined,
+    signal: run.signal,
+    timing: new ServerTiming(),
+    log: run.log,
+    publicUrl,
+    headers: {},
+  };
 }
 
 /**
@@ -49,12 +60,23 @@ export async function runJobItem(deps: ServerDeps, pdf: PdfService, operation: J
       return pdf.extract(bytes, { startPage: body.start_page, maxPages: body.max_pages, maxChars: body.max_chars, password: body.password }, context, started);
     }
     case 'calculate':
-      return calculateOffThread(jobItemSchemas.calculate.parse(rawItem).expression, { signal: run.signal, log: deps.log, workerModule: deps.testSeams?.jobOperationsWorkerModule });
+      return calculateOffThread(jobItemSchemas.calculate.parse(rawItem).expression, {
+        signal: run.signal,
+        log: deps.log,
+        workerModule: deps.testSeams?.jobOperationsWorkerModule,
+      });
     case 'validate_json': {
       const item = jobItemSchemas.validate_json.parse(rawItem);
-      return validateJsonOffThread({ schema: item.schema, document: item.document }, { signal: run.signal, log: deps.log, workerModule: deps.testSeams?.jobOperationsWorkerModule });
+      return validateJsonOffThread(
+        { schema: item.schema, document: item.document },
+        { signal: run.signal, log: deps.log, workerModule: deps.testSeams?.jobOperationsWorkerModule },
+      );
     }
     case 'resolve_link':
-      return resolveLink(jobItemSchemas.resolve_link.parse(rawItem).url, { timeoutMs: deps.config.pdf.fetchTimeoutMs, signal: run.signal }, deps.testSeams?.pdfSourceFetch);
+      return resolveLink(
+        jobItemSchemas.resolve_link.parse(rawItem).url,
+        { timeoutMs: deps.config.pdf.fetchTimeoutMs, signal: run.signal },
+        deps.testSeams?.pdfSourceFetch,
+      );
   }
 }

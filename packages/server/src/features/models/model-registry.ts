@@ -77,7 +77,9 @@ export class ModelRegistry {
     }
     if (!model.capabilities.includes(capability)) {
       const message = `Model "${model.id}" cannot serve ${capability}. Models for ${capability}: ${known().join(', ') || 'none'}.${this.declareHint(model, capability)}`;
-      throw new ServiceError('model_operation_unsupported', message, { detail: [{ loc: ['body', 'model'], msg: message, type: 'model_operation_unsupported' }] });
+      throw new ServiceError('model_operation_unsupported', message, {
+        detail: [{ loc: ['body', 'model'], msg: message, type: 'model_operation_unsupported' }],
+      });
     }
     return { model, provider: this.providers.get(model.engine)! };
   }
@@ -96,7 +98,13 @@ export class ModelRegistry {
   list(): { engines: Engine[]; models: Model[] } {
     const defaults = this.defaultIds();
     return {
-      engines: [...this.providers.values()].map((provider) => ({ id: provider.id, kind: provider.kind, label: provider.label, available: provider.available(), description: provider.description })),
+      engines: [...this.providers.values()].map((provider) => ({
+        id: provider.id,
+        kind: provider.kind,
+        label: provider.label,
+        available: provider.available(),
+        description: provider.description,
+      })),
       models: [...this.models.values()].map((model) => this.describe(model, defaults)),
     };
   }

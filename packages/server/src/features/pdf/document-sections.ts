@@ -40,7 +40,12 @@ export function detectTextFormat(text: string, declared: DocumentFormat | undefi
 const HEAD_BYTES = 4096;
 
 /** Decides the format from what was said, the file name, and the first bytes. */
-export function detectFormat(bytes: Buffer, declared: DocumentFormat | undefined, filename: string | undefined, holdsNul = () => bytes.includes(0)): DocumentFormat | undefined {
+export function detectFormat(
+  bytes: Buffer,
+  declared: DocumentFormat | undefined,
+  filename: string | undefined,
+  holdsNul = () => bytes.includes(0),
+): DocumentFormat | undefined {
   if (declared) return declared;
   if (bytes.subarray(0, 1024).includes('%PDF-')) return 'pdf';
   if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04) return filename && !/\.docx$/i.test(filename) ? undefined : 'docx';

@@ -31,7 +31,11 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
   const sentText = body.text;
   const sentBytes = sentText === undefined ? await pdf.source({ kind: 'base64', data: body.data_base64 ?? '' }, request) : undefined;
   const format = sentBytes ? detectFormat(sentBytes, body.format, body.filename) : detectTextFormat(sentText ?? '', body.format, body.filename);
-  if (!format) throw new ServiceError('document_format_unknown', 'The format could not be told from the content or the filename; set `format` to html, markdown, text, docx or pdf.');
+  if (!format)
+    throw new ServiceError(
+      'document_format_unknown',
+      'The format could not be told from the content or the filename; set `format` to html, markdown, text, docx or pdf.',
+    );
   // Only PDF and DOCX go to a worker: the queue place held since the request's head is not needed.
   if (format !== 'pdf' && format !== 'docx') pdf.releasePlace(request);
   const bytes = () => sentBytes ?? Buffer.from(sentText ?? '', 'utf8');
@@ -48,7 +52,14 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
       truncated_reason: extraction.truncated_reason,
       metadata: extraction.metadata,
       warnings: extraction.warnings,
-      sections: extraction.pages.map((page, index) => ({ section_number: index + 1, heading: null, level: 0, page_number: page.page_number, text: page.text, char_count: page.char_count })),
+      sections: extraction.pages.map((page, index) => ({
+        section_number: index + 1,
+        heading: null,
+        level: 0,
+        page_number: page.page_number,
+        text: page.text,
+        char_count: page.char_count,
+      })),
     };
   }
 
@@ -62,10 +73,16 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
     document = await sectionHtmlInSlices(converted.html, request.signal);
   } else {
     const text = sentBytes?.toString('utf8') ?? sentText ?? '';
-    document = format === 'html' ? await sectionHtmlInSlices(text, request.signal) : format === 'markdown' ? await sectionMarkdownInSlices(text, request.signal) : sectionPlainText(text);
+    document =
+      format === 'html'
+        ? await sectionHtmlInSlices(text, request.signal)
+        : format === 'markdown'
+          ? await sectionMarkdownInSlices(text, request.signal)
+          : sectionPlainText(text);
   }
 
-  const heading = async (raw: string | null) => (raw === null ? null : capHeading(document.headingsToNormalise ? await normaliseTextInSlices(raw, pdfLimits.maxHeadingChars, request.signal) : raw));
+  const heading = async (raw: string | null) =>
+    raw === null ? null : capHeading(document.headingsToNormalise ? await normaliseTextInSlices(raw, pdfLimits.maxHeadingChars, request.signal) : raw);
   const sections: DocumentSection[] = [];
   let chars = 0;
   // Short texts are normalised at once, so 10,000 of them take a turn of the event loop now and then.
@@ -92,7 +109,14 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
       truncatedReason = 'max_chars';
     }
     chars += text.length;
-    sections.push({ section_number: sections.length + 1, heading: await heading(raw.heading), level: raw.level, page_number: null, text, char_count: text.length });
+    sections.push({
+      section_number: sections.length + 1,
+      heading: await heading(raw.heading),
+      level: raw.level,
+      page_number: null,
+      text,
+      char_count: text.length,
+    });
     if (truncatedReason) break;
   }
   const title = document.title === undefined ? undefined : (await heading(document.title)) || undefined;
@@ -107,7 +131,11 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
     char_count: chars,
     truncated: truncatedReason !== null,
     truncated_reason: truncatedReason,
-    metadata: { ...(title ? { title } : {}), ...(document.author ? { author: document.author } : {}), ...(document.language ? { language: document.language } : {}) },
+    metadata: {
+      ...(title ? { title } : {}),
+      ...(document.author ? { author: document.author } : {}),
+      ...(document.language ? { language: document.language } : {}),
+    },
     warnings,
     sections,
   };

@@ -2,7 +2,35 @@ import { pdfLimits } from '@svc/schemas';
 import { readHtml, readHtmlInSlices, type HtmlHandler } from '../../bounded/html-events.ts';
 import type { RawSection, SectionedDocument } from './document-sections.ts';
 
-const BLOCK_TAGS = new Set(['p', 'div', 'section', 'article', 'header', 'footer', 'main', 'aside', 'nav', 'li', 'ul', 'ol', 'dl', 'dt', 'dd', 'table', 'tr', 'blockquote', 'pre', 'figure', 'figcaption', 'hr', 'address', 'details', 'summary', 'form', 'fieldset']);
+const BLOCK_TAGS = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'main',
+  'aside',
+  'nav',
+  'li',
+  'ul',
+  'ol',
+  'dl',
+  'dt',
+  'dd',
+  'table',
+  'tr',
+  'blockquote',
+  'pre',
+  'figure',
+  'figcaption',
+  'hr',
+  'address',
+  'details',
+  'summary',
+  'form',
+  'fieldset',
+]);
 const SKIPPED_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'iframe', 'object', 'canvas']);
 const HEADING = /^h([1-6])$/;
 

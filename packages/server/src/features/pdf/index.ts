@@ -13,7 +13,11 @@ export type { PdfService } from './pdf-service.ts';
 export function createPdfFeature(deps: ServerDeps) {
   const pool = new ParserPool(deps.config.pdf, deps.log.child({ feature: 'pdf' }), deps.testSeams?.pdfWorkerModule);
   const service = new PdfService(deps, pool);
-  deps.caches.register({ name: 'pdf-workers', description: `PDF parser workers (${deps.config.pdf.engine})`, stats: () => ({ entries: pool.stats.in_flight, max_entries: deps.config.pdf.workers + deps.config.pdf.maxPending, hits: pool.stats.completed, misses: 0 }) });
+  deps.caches.register({
+    name: 'pdf-workers',
+    description: `PDF parser workers (${deps.config.pdf.engine})`,
+    stats: () => ({ entries: pool.stats.in_flight, max_entries: deps.config.pdf.workers + deps.config.pdf.maxPending, hits: pool.stats.completed, misses: 0 }),
+  });
 
   // A queue place and the rate limit are decided before up to 16 MiB of body is read.
   const admitBeforeBody = (request: RequestContext) => service.admitBeforeBody(request);

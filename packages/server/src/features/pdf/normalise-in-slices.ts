@@ -11,7 +11,18 @@ const CHUNK_CHARS = 65_536;
  * Numeric tests, since the scan for a cut may pass over megabytes.
  */
 function inert(code: number): boolean {
-  if (code <= 0x20 || code === 0x2d || code === 0x85 || code === 0xa0 || code === 0xad || code === 0x1680 || code === 0x2060 || code === 0x3000 || code === 0xfeff) return false;
+  if (
+    code <= 0x20 ||
+    code === 0x2d ||
+    code === 0x85 ||
+    code === 0xa0 ||
+    code === 0xad ||
+    code === 0x1680 ||
+    code === 0x2060 ||
+    code === 0x3000 ||
+    code === 0xfeff
+  )
+    return false;
   if (code >= 0x2000 && code <= 0x200d) return false; // spaces, zero-width characters
   if (code === 0x2010 || code === 0x2011 || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f) return false;
   return code < 0xd800 || code > 0xdfff;
@@ -19,7 +30,16 @@ function inert(code: number): boolean {
 
 /** What may follow a cut: anything but a hyphen or a deleted character, which could join the word before it to what follows. */
 function mayFollowCut(code: number): boolean {
-  return !(code === 0x2d || code === 0x2010 || code === 0x2011 || code === 0xad || (code >= 0x200b && code <= 0x200d) || code === 0x2060 || code === 0xfeff || code === 0);
+  return !(
+    code === 0x2d ||
+    code === 0x2010 ||
+    code === 0x2011 ||
+    code === 0xad ||
+    (code >= 0x200b && code <= 0x200d) ||
+    code === 0x2060 ||
+    code === 0xfeff ||
+    code === 0
+  );
 }
 
 /**

@@ -58,7 +58,11 @@ export function parseAnswer(task: Promise<unknown>, port: MessagePort, started: 
       () => {
         taskEnded = true;
         settle();
-        if (!summary && !refusal) lateMessage = setTimeout(() => reject(new ServiceError('pdf_worker_unavailable', 'The PDF worker ended without an answer.', { retryable: true })), LAST_MESSAGE_GRACE_MS);
+        if (!summary && !refusal)
+          lateMessage = setTimeout(
+            () => reject(new ServiceError('pdf_worker_unavailable', 'The PDF worker ended without an answer.', { retryable: true })),
+            LAST_MESSAGE_GRACE_MS,
+          );
       },
       (error: unknown) => {
         clearTimeout(lateMessage);

@@ -121,7 +121,12 @@ export class ParseDeadlines {
     clearTimeout(this.timer);
     const phase = this.phase;
     if (phase === 'ended') return;
-    const budget = phase === 'start' ? this.limits.workerStartTimeoutMs - this.startSpent : phase === 'queue' ? this.limits.queueTimeoutMs - this.queueSpent : this.limits.parseTimeoutMs;
+    const budget =
+      phase === 'start'
+        ? this.limits.workerStartTimeoutMs - this.startSpent
+        : phase === 'queue'
+          ? this.limits.queueTimeoutMs - this.queueSpent
+          : this.limits.parseTimeoutMs;
     this.timer = setTimeout(() => this.expire(phase), Math.max(0, budget));
   }
 }

@@ -216,11 +216,23 @@ export class ParserPool {
     port1.on('message', (message: WorkerMessage) => {
       if (message.type !== 'started' || deadline) return;
       deadline = setTimeout(() => {
-        this.log.warn({ threadId: message.thread_id, deadlineMs: this.config.workerStartTimeoutMs }, 'pdf worker did not load its engine within the start deadline; terminated');
+        this.log.warn(
+          { threadId: message.thread_id, deadlineMs: this.config.workerStartTimeoutMs },
+          'pdf worker did not load its engine within the start deadline; terminated',
+        );
         abort.abort('start');
       }, this.config.workerStartTimeoutMs);
     });
-    const task: ParseTask = { bytes: new Uint8Array(0), engine: this.config.engine, startPage: 1, maxPages: 1, maxChars: 1, memoryLimitBytes: this.config.workerMemoryBytes, port: port2, warmup: true };
+    const task: ParseTask = {
+      bytes: new Uint8Array(0),
+      engine: this.config.engine,
+      startPage: 1,
+      maxPages: 1,
+      maxChars: 1,
+      memoryLimitBytes: this.config.workerMemoryBytes,
+      port: port2,
+      warmup: true,
+    };
     pool
       .run(task, { transferList: [port2] as never, signal: abort.signal })
       .catch(() => {})
@@ -233,17 +245,28 @@ export class ParserPool {
 
   get stats() {
     const pool = this.piscina;
-    return { workers: this.config.workers, threads: pool?.threads.length ?? 0, in_flight: this.inFlight, queued: pool?.queueSize ?? 0, completed: pool?.completed ?? 0, peak_heap_bytes: this.peakHeapBytes };
+    return {
+      workers: this.config.workers,
+      threads: pool?.threads.length ?? 0,
+      in_flight: this.inFlight,
+      queued: pool?.queueSize ?? 0,
+      completed: pool?.completed ?? 0,
+      peak_heap_bytes: this.peakHeapBytes,
+    };
   }
 
   /** Throws the answer for a request that cannot be admitted now: the workers cannot load, or the pool and its waiting room are full. */
   private admit(placed: boolean): void {
     if (!this.piscina && this.backoff.remainingMs() > 0) throw this.errorFor(undefined, 'unloadable', false);
     if (placed || this.inFlight + this.reserved < this.config.workers + this.config.maxPending) return;
-    throw new ServiceError('pdf_queue_full', `All ${this.config.workers} PDF workers are busy and ${this.config.maxPending} requests are already waiting; retry shortly.`, {
-      retryAfterSeconds: 1,
-      retryable: true,
-    });
+    throw new ServiceError(
+      'pdf_queue_full',
+      `All ${this.config.workers} PDF workers are busy and ${this.config.maxPending} requests are already waiting; retry shortly.`,
+      {
+        retryAfterSeconds: 1,
+        retryable: true,
+      },
+    );
   }
 
   /**
@@ -304,7 +327,11 @@ export class ParserPool {
       startedAt = at;
       this.waiting.delete(giveUp);
       deadlines.began(at);
-      watchdog = watchWorkerMemory(() => pool.threads.find((thread) => thread.threadId === threadId), this.config.workerMemoryBytes, () => stop('memory'));
+      watchdog = watchWorkerMemory(
+        () => pool.threads.find((thread) => thread.threadId === threadId),
+        this.config.workerMemoryBytes,
+        () => stop('memory'),
+      );
     });
 
     let summary: WorkerSummary | undefined;
@@ -341,7 +368,10 @@ export class ParserPool {
     result.then(
       (value) => {
         this.peakHeapBytes = Math.max(this.peakHeapBytes, value.summary.peak_heap_bytes);
-        this.log.debug({ pages: value.summary.pages_returned, peakHeapBytes: value.summary.peak_heap_bytes, roundtripMs: Math.round(timings().worker_roundtrip_ms) }, 'pdf parsed');
+        this.log.debug(
+          { pages: value.summary.pages_returned, peakHeapBytes: value.summary.peak_heap_bytes, roundtripMs: Math.round(timings().worker_roundtrip_ms) },
+          'pdf parsed',
+        );
       },
       () => {},
     );
@@ -351,31 +381,56 @@ export class ParserPool {
   /** `began`: the worker had started the task (else it died before, still loading). */
   private errorFor(error: unknown, reason: StopReason | undefined, began: boolean): ServiceError {
     if (reason === 'queue') {
-      return new ServiceError('pdf_queue_timeout', `No PDF worker became free within ${this.config.queueTimeoutMs / 1000} s; retry shortly.`, { retryAfterSeconds: 1, retryable: true });
+      return new ServiceError('pdf_queue_timeout', `No PDF worker became free within ${this.config.queueTimeoutMs / 1000} s; retry shortly.`, {
+        retryAfterSeconds: 1,
+        retryable: true,
+      });
     }
     if (reason === 'start') {
-      return new ServiceError('pdf_worker_unavailable', `No PDF worker started within ${this.config.workerStartTimeoutMs / 1000} s.`, { retryAfterSeconds: 5, retryable: true });
+      return new ServiceError('pdf_worker_unavailable', `No PDF worker started within ${this.config.workerStartTimeoutMs / 1000} s.`, {
+        retryAfterSeconds: 5,
+        retryable: true,
+      });
     }
     if (reason === 'unloadable') {
       const seconds = Math.max(1, Math.ceil(this.backoff.remainingMs() / 1000));
-      return new ServiceError('pdf_worker_unavailable', `The PDF workers cannot start: their module fails to load (the server log says why). Retry in ${seconds} s.`, { retryAfterSeconds: seconds, retryable: true });
+      return new ServiceError(
+        'pdf_worker_unavailable',
+        `The PDF workers cannot start: their module fails to load (the server log says why). Retry in ${seconds} s.`,
+        { retryAfterSeconds: seconds, retryable: true },
+      );
     }
     if (reason === 'parse') {
       this.log.warn('pdf parse deadline passed; worker terminated and replaced');
-      return new ServiceError('pdf_parse_timeout', `Parsing did not finish within ${this.config.parseTimeoutMs / 1000} s; the parse was stopped. Ask for fewer pages or a smaller file.`, { retryable: false });
+      return new ServiceError(
+        'pdf_parse_timeout',
+        `Parsing did not finish within ${this.config.parseTimeoutMs / 1000} s; the parse was stopped. Ask for fewer pages or a smaller file.`,
+        { retryable: false },
+      );
     }
     if (reason === 'memory') {
       this.log.warn('pdf worker passed its memory cap; terminated and replaced');
-      return new ServiceError('pdf_too_complex', `Extracting this document needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`, { retryable: false });
+      return new ServiceError(
+        'pdf_too_complex',
+        `Extracting this document needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`,
+        { retryable: false },
+      );
     }
     if (reason === 'cancel') return new ServiceError('bad_request', 'The client went away; the parse was stopped.');
     const code = (error as { code?: string }).code;
     if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
       this.log.warn('pdf worker ran out of memory; replaced');
-      return new ServiceError('pdf_too_complex', `Extracting this document needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`, { retryable: false });
+      return new ServiceError(
+        'pdf_too_complex',
+        `Extracting this document needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`,
+        { retryable: false },
+      );
     }
     if (/queue is at limit|no task queue/i.test((error as Error).message ?? '')) {
-      return new ServiceError('pdf_queue_full', 'All PDF workers are busy and the waiting room is full; retry shortly.', { retryAfterSeconds: 1, retryable: true });
+      return new ServiceError('pdf_queue_full', 'All PDF workers are busy and the waiting room is full; retry shortly.', {
+        retryAfterSeconds: 1,
+        retryable: true,
+      });
     }
     // Handed to a worker that died before running it: the start deadline ended it (or it crashed loading).
     if (!began) return this.errorFor(error, 'start', true);

@@ -87,12 +87,20 @@ export class PdfService {
     const { rateLimit, rateWindowSeconds } = this.deps.config.pdf;
     await request.timing.measure('admission_ms', async () => {
       if (rateLimit === 0) return;
-      const decision = await consumeWindow(this.deps.database.sequelize, { bucket: `pdf:principal:${principal.kind}:${principal.id}`, windowSeconds: rateWindowSeconds, maxHits: rateLimit });
+      const decision = await consumeWindow(this.deps.database.sequelize, {
+        bucket: `pdf:principal:${principal.kind}:${principal.id}`,
+        windowSeconds: rateWindowSeconds,
+        maxHits: rateLimit,
+      });
       if (!decision.allowed) {
-        throw new ServiceError('rate_limited', `At most ${rateLimit} extractions per ${rateWindowSeconds} s for one principal; retry in ${decision.retryAfterSeconds} s.`, {
-          retryAfterSeconds: decision.retryAfterSeconds,
-          retryable: true,
-        });
+        throw new ServiceError(
+          'rate_limited',
+          `At most ${rateLimit} extractions per ${rateWindowSeconds} s for one principal; retry in ${decision.retryAfterSeconds} s.`,
+          {
+            retryAfterSeconds: decision.retryAfterSeconds,
+            retryable: true,
+          },
+        );
       }
     });
   }
@@ -103,13 +111,19 @@ export class PdfService {
       if (source.kind === 'bytes') return source.bytes;
       if (source.kind === 'base64') {
         // 4 base64 characters carry 3 bytes: refuse before decoding when it cannot fit.
-        if (Math.floor((source.data.length * 3) / 4) - 2 > pdfLimits.maxFileBytes) throw new ServiceError('payload_too_large', `The decoded document is over ${pdfLimits.maxFileBytes} bytes, the most taken.`);
+        if (Math.floor((source.data.length * 3) / 4) - 2 > pdfLimits.maxFileBytes)
+          throw new ServiceError('payload_too_large', `The decoded document is over ${pdfLimits.maxFileBytes} bytes, the most taken.`);
         const bytes = Buffer.from(source.data, 'base64');
-        if (bytes.byteLength > pdfLimits.maxFileBytes) throw new ServiceError('payload_too_large', `The decoded document is ${bytes.byteLength} bytes; at most ${pdfLimits.maxFileBytes} are taken.`);
+        if (bytes.byteLength > pdfLimits.maxFileBytes)
+          throw new ServiceError('payload_too_large', `The decoded document is ${bytes.byteLength} bytes; at most ${pdfLimits.maxFileBytes} are taken.`);
         return bytes;
       }
       const { fetchPublicHttps } = await import('../../outbound/source-fetch.ts');
-      return fetchPublicHttps(source.url, { maxBytes: pdfLimits.maxFileBytes, timeoutMs: this.deps.config.pdf.fetchTimeoutMs, signal: request.signal }, this.deps.testSeams?.pdfSourceFetch);
+      return fetchPublicHttps(
+        source.url,
+        { maxBytes: pdfLimits.maxFileBytes, timeoutMs: this.deps.config.pdf.fetchTimeoutMs, signal: request.signal },
+        this.deps.testSeams?.pdfSourceFetch,
+      );
     });
   }
 
@@ -128,13 +142,19 @@ export class PdfService {
   }
 
   private start(bytes: Uint8Array, options: ExtractOptions, request: RequestContext): ParseRun {
-    return this.pool.run({ bytes, password: options.password, startPage: options.startPage, maxPages: options.maxPages, maxChars: options.maxChars }, this.deps.config.pdf.engine, this.places.get(request));
+    return this.pool.run(
+      { bytes, password: options.password, startPage: options.startPage, maxPages: options.maxPages, maxChars: options.maxChars },
+      this.deps.config.pdf.engine,
+      this.places.get(request),
+    );
   }
 
   private recordTimings(request: RequestContext, timings: Record<string, number>): Record<string, number> {
     for (const [name, ms] of Object.entries(timings)) request.timing.record(name, ms);
     return Object.fromEntries(
-      ['admission_ms', 'upload_read_ms', 'source_ms', 'staging_ms', 'worker_start_ms', 'worker_queue_ms', 'worker_roundtrip_ms', 'executor_dispatch_ms'].map((name) => [name, round(request.timing.get(name) ?? 0)]),
+      ['admission_ms', 'upload_read_ms', 'source_ms', 'staging_ms', 'worker_start_ms', 'worker_queue_ms', 'worker_roundtrip_ms', 'executor_dispatch_ms'].map(
+        (name) => [name, round(request.timing.get(name) ?? 0)],
+      ),
     );
   }
 
@@ -182,7 +202,12 @@ export class PdfService {
    * their failures are ordinary HTTP errors); then one `page-extracted` per page as the worker
    * reads it and `extraction-completed` with the summary and every timing.
    */
-  stream(bytes: Buffer, options: ExtractOptions, request: RequestContext, handlerStarted: number): AsyncIterable<SseMessage<ExtractedPage | PdfExtractionSummary>> {
+  stream(
+    bytes: Buffer,
+    options: ExtractOptions,
+    request: RequestContext,
+    handlerStarted: number,
+  ): AsyncIterable<SseMessage<ExtractedPage | PdfExtractionSummary>> {
     const staged = this.stage(bytes, request);
     const run = this.start(staged, options, request);
     // A client that goes away mid-page stops the worker now, not when that page is done.
@@ -196,7 +221,12 @@ export class PdfService {
    * per call gives it a new map in the old generation, which keeps the request alive through
    * young collections (docs/inference.md, "What the young collections promote").
    */
-  private async *events(run: ParseRun, request: RequestContext, handlerStarted: number, cancel: () => void): AsyncGenerator<SseMessage<ExtractedPage | PdfExtractionSummary>> {
+  private async *events(
+    run: ParseRun,
+    request: RequestContext,
+    handlerStarted: number,
+    cancel: () => void,
+  ): AsyncGenerator<SseMessage<ExtractedPage | PdfExtractionSummary>> {
     let completed = false;
     try {
       for await (const page of run.pages) yield { event: pdfStreamEventNames.page, data: page };

@@ -1,7 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import { createLocalJWKSet, errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Logger } from 'pino';
-import { BOARD_RECEIPT_FIELD, CompactReceipt, RECEIPT_ALGORITHM, RECEIPT_TYPE, ReceiptClaims, type JsonWebKeySet, type ReceiptVerification } from '@svc/schemas';
+import {
+  BOARD_RECEIPT_FIELD,
+  CompactReceipt,
+  RECEIPT_ALGORITHM,
+  RECEIPT_TYPE,
+  ReceiptClaims,
+  type JsonWebKeySet,
+  type ReceiptVerification,
+} from '@svc/schemas';
 import type { ReceiptKeyStore } from './receipt-key-store.ts';
 import type { ReceiptSigningKey } from './receipt-keys.ts';
 
@@ -91,7 +99,13 @@ export class Receipts {
       const loader = this.#loaders.get(claims.data.kind);
       const stored = loader ? await loader(claims.data.record_id) : undefined;
       if (!stored || secondsOf(stored.recordedAt) !== claims.data.iat || !isDeepStrictEqual(stored.facts, claims.data.facts)) return undefined;
-      return { kind: claims.data.kind, record_id: claims.data.record_id, issuer: claims.data.iss, key_id: protectedHeader.kid, verified_at: new Date().toISOString() };
+      return {
+        kind: claims.data.kind,
+        record_id: claims.data.record_id,
+        issuer: claims.data.iss,
+        key_id: protectedHeader.kid,
+        verified_at: new Date().toISOString(),
+      };
     } catch (error) {
       // jose's refusals (signature, key, issuer, type) are the expected "does not hold"; anything
       // else (the database) still only costs the post its flag, but is worth a line in the log.

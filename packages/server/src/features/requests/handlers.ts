@@ -20,7 +20,16 @@ export function createRequestsHandlers(store: RequestStore) {
     mirror: ({ body }, request) => submit('mirror', body, request),
     source: ({ body }, request) => submit('source', body, request),
     async status({ query }, request) {
-      return { status: 200, body: await store.list(viewerOf(request), { kind: query.kind, status: query.status, limit: query.limit, cursor: query.cursor, all: query.all_requests }) };
+      return {
+        status: 200,
+        body: await store.list(viewerOf(request), {
+          kind: query.kind,
+          status: query.status,
+          limit: query.limit,
+          cursor: query.cursor,
+          all: query.all_requests,
+        }),
+      };
     },
     async receipt({ params }, request) {
       return { status: 200, body: await store.receipt(params.request_id, viewerOf(request)) };

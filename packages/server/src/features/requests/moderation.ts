@@ -14,7 +14,10 @@ export interface Moderation {
 
 const refuseTransition = (from: CatalogRequestStatus, to: CatalogRequestStatus) => {
   const allowed = catalogRequestTransitions[from];
-  return new ServiceError('request_transition_refused', `A ${from} request cannot become ${to}; from ${from} it may become ${allowed.length > 0 ? allowed.join(', ') : 'nothing (it is final)'}.`);
+  return new ServiceError(
+    'request_transition_refused',
+    `A ${from} request cannot become ${to}; from ${from} it may become ${allowed.length > 0 ? allowed.join(', ') : 'nothing (it is final)'}.`,
+  );
 };
 
 /**
@@ -36,7 +39,14 @@ export async function moderateRequest(store: RequestStore, id: string, moderatio
     if (!row) throw notFound(id);
     const to = moderation.status;
     const note = moderation.note ?? null;
-    const duplicateOf = to === 'duplicate' ? checkOriginal(row, locked.find((candidate) => candidate.id === moderation.duplicate_of), moderation.duplicate_of!) : null;
+    const duplicateOf =
+      to === 'duplicate'
+        ? checkOriginal(
+            row,
+            locked.find((candidate) => candidate.id === moderation.duplicate_of),
+            moderation.duplicate_of!,
+          )
+        : null;
     const fulfilledBy = to === 'fulfilled' ? await fulfilledArtifact(store, row, moderation.fulfilled_by, transaction) : null;
     if (to === row.status) {
       if (note === row.note && duplicateOf === row.duplicate_of && fulfilledBy === row.fulfilled_by) return store.receiptOf(row, transaction);
@@ -73,8 +83,16 @@ function checkOriginal(row: RequestRow, original: RequestRow | undefined, origin
  * would be carried by a request that no longer carries anything.
  */
 async function refuseIfOriginal(store: RequestStore, id: string, transaction: Transaction): Promise<void> {
-  const [pointer] = await store.sequelize.query<{ id: string }>("SELECT id FROM catalog_requests WHERE duplicate_of = :id AND status = 'duplicate' LIMIT 1", { replacements: { id }, type: QueryTypes.SELECT, transaction });
-  if (pointer) throw new ServiceError('request_has_duplicates', `${id} is the original of duplicate ${pointer.id}; it cannot become a duplicate itself. Mark ${pointer.id} under_review first or choose it as the original.`);
+  const [pointer] = await store.sequelize.query<{ id: string }>("SELECT id FROM catalog_requests WHERE duplicate_of = :id AND status = 'duplicate' LIMIT 1", {
+    replacements: { id },
+    type: QueryTypes.SELECT,
+    transaction,
+  });
+  if (pointer)
+    throw new ServiceError(
+      'request_has_duplicates',
+      `${id} is the original of duplicate ${pointer.id}; it cannot become a duplicate itself. Mark ${pointer.id} under_review first or choose it as the original.`,
+    );
 }
 
 /** The artifact that fulfils a request: the one named (it must exist), else the one a mirror or source request is about. */
@@ -89,7 +107,11 @@ async function fulfilledArtifact(store: RequestStore, row: RequestRow, named: st
     });
     return listed?.id ?? null;
   }
-  const [artifact] = await store.sequelize.query<{ id: string }>('SELECT id FROM catalog_artifacts WHERE id = :id', { replacements: { id: named }, type: QueryTypes.SELECT, transaction });
+  const [artifact] = await store.sequelize.query<{ id: string }>('SELECT id FROM catalog_artifacts WHERE id = :id', {
+    replacements: { id: named },
+    type: QueryTypes.SELECT,
+    transaction,
+  });
   if (!artifact) throw new ServiceError('request_artifact_unknown', `fulfilled_by: no catalog artifact "${named}".`);
   return artifact.id;
 }

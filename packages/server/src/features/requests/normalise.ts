@@ -16,7 +16,9 @@ export function requestFingerprint(kind: CatalogRequestKind, body: CatalogReques
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => [key, key === 'repo' ? collapse(String(value)).toLowerCase() : collapse(String(value))] as const)
     .sort(([a], [b]) => a.localeCompare(b));
-  return createHash('sha256').update(JSON.stringify([kind, fields])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([kind, fields]))
+    .digest('hex');
 }
 
 /** The stored details: only the fields that were given. */

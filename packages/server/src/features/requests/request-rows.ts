@@ -1,4 +1,14 @@
-import { pathFor, requestsContract, type CatalogRequestChannel, type CatalogRequestDetails, type CatalogRequestHistoryEntry, type CatalogRequestKind, type CatalogRequestReceiptResponse, type CatalogRequestStatus, type CatalogRequestSummary } from '@svc/schemas';
+import {
+  pathFor,
+  requestsContract,
+  type CatalogRequestChannel,
+  type CatalogRequestDetails,
+  type CatalogRequestHistoryEntry,
+  type CatalogRequestKind,
+  type CatalogRequestReceiptResponse,
+  type CatalogRequestStatus,
+  type CatalogRequestSummary,
+} from '@svc/schemas';
 
 /** A row of `catalog_requests` as the queries select it. */
 export interface RequestRow {
@@ -29,7 +39,8 @@ export interface EventRow {
   fulfilled_by: string | null;
 }
 
-export const REQUEST_COLUMNS = 'id, kind, requester, details, subject, artifact_id, status, note, duplicate_of, fulfilled_by, screening, submitted_via, created_at, updated_at';
+export const REQUEST_COLUMNS =
+  'id, kind, requester, details, subject, artifact_id, status, note, duplicate_of, fulfilled_by, screening, submitted_via, created_at, updated_at';
 
 export const iso = (value: Date | string) => new Date(value).toISOString();
 
@@ -53,7 +64,15 @@ export function toSummary(row: RequestRow, baseUrl: string): CatalogRequestSumma
 }
 
 export function toHistoryEntry(row: EventRow): CatalogRequestHistoryEntry {
-  return { at: iso(row.at), status: row.status, previous_status: row.previous_status, actor: row.actor, note: row.note, duplicate_of: row.duplicate_of, fulfilled_by: row.fulfilled_by };
+  return {
+    at: iso(row.at),
+    status: row.status,
+    previous_status: row.previous_status,
+    actor: row.actor,
+    note: row.note,
+    duplicate_of: row.duplicate_of,
+    fulfilled_by: row.fulfilled_by,
+  };
 }
 
 export function toReceipt(row: RequestRow, events: EventRow[], baseUrl: string): CatalogRequestReceiptResponse {

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { CatalogRequestChannel, CatalogRequestKind, CatalogRequestReceiptResponse, CatalogRequestStatus, CatalogRequestStatusListResponse, Principal } from '@svc/schemas';
+import type {
+  CatalogRequestChannel,
+  CatalogRequestKind,
+  CatalogRequestReceiptResponse,
+  CatalogRequestStatus,
+  CatalogRequestStatusListResponse,
+  Principal,
+} from '@svc/schemas';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cursor.ts';
 import { ServiceError } from '../../service-error.ts';
@@ -76,7 +83,18 @@ export class RequestStore {
            ON CONFLICT (requester, kind, fingerprint) DO NOTHING
            RETURNING ${REQUEST_COLUMNS}`,
           {
-            replacements: { id: newRequestId(), kind, requester, fingerprint, details: JSON.stringify(details), subject, artifactId, screening: JSON.stringify(screening), via, now },
+            replacements: {
+              id: newRequestId(),
+              kind,
+              requester,
+              fingerprint,
+              details: JSON.stringify(details),
+              subject,
+              artifactId,
+              screening: JSON.stringify(screening),
+              via,
+              now,
+            },
             type: QueryTypes.SELECT,
             transaction,
           },
@@ -101,7 +119,12 @@ export class RequestStore {
   }
 
   /** `file` for a principal: what request_specialist calls to file a feature request on a caller's behalf. */
-  fileFor(principal: Pick<Principal, 'kind' | 'id'>, kind: CatalogRequestKind, body: CatalogRequestBody, via: CatalogRequestChannel = 'request_specialist'): Promise<FiledRequest> {
+  fileFor(
+    principal: Pick<Principal, 'kind' | 'id'>,
+    kind: CatalogRequestKind,
+    body: CatalogRequestBody,
+    via: CatalogRequestChannel = 'request_specialist',
+  ): Promise<FiledRequest> {
     return this.file(principalKey(principal), kind, body, via);
   }
 
@@ -113,7 +136,11 @@ export class RequestStore {
   }
 
   async row(id: string, transaction?: Transaction, lock = false): Promise<RequestRow | undefined> {
-    const [row] = await this.sequelize.query<RequestRow>(`SELECT ${REQUEST_COLUMNS} FROM catalog_requests WHERE id = :id${lock ? ' FOR UPDATE' : ''}`, { replacements: { id }, type: QueryTypes.SELECT, transaction });
+    const [row] = await this.sequelize.query<RequestRow>(`SELECT ${REQUEST_COLUMNS} FROM catalog_requests WHERE id = :id${lock ? ' FOR UPDATE' : ''}`, {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction,
+    });
     return row;
   }
 
@@ -127,7 +154,11 @@ export class RequestStore {
 
   /** The viewer's requests (every requester's with `all`, operator only), newest first, by keyset cursor. */
   async list(viewer: RequestViewer, query: ListQuery): Promise<CatalogRequestStatusListResponse> {
-    if (query.all && !viewer.operator) throw new ServiceError('all_requests_operator_only', 'all_requests=true is the operator\'s view of every principal\'s requests; leave it out to list yours.');
+    if (query.all && !viewer.operator)
+      throw new ServiceError(
+        'all_requests_operator_only',
+        "all_requests=true is the operator's view of every principal's requests; leave it out to list yours.",
+      );
     const after = decodeCursor(query.cursor, isTimeIdCursor);
     const conditions = [
       query.all ? undefined : 'requester = :requester',
@@ -137,26 +168,46 @@ export class RequestStore {
     ].filter(Boolean);
     const rows = await this.sequelize.query<RequestRow>(
       `SELECT ${REQUEST_COLUMNS} FROM catalog_requests ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT :take`,
-      { replacements: { requester: viewer.requester, kind: query.kind ?? null, status: query.status ?? null, afterAt: after?.[0] ?? null, afterId: after?.[1] ?? null, take: query.limit + 1 }, type: QueryTypes.SELECT },
+      {
+        replacements: {
+          requester: viewer.requester,
+          kind: query.kind ?? null,
+          status: query.status ?? null,
+          afterAt: after?.[0] ?? null,
+          afterId: after?.[1] ?? null,
+          take: query.limit + 1,
+        },
+        type: QueryTypes.SELECT,
+      },
     );
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const hasMore = rows.length > query.limit;
     const baseUrl = this.#baseUrl();
-    return { data: page.map((row) => toSummary(row, baseUrl)), has_more: hasMore, next_cursor: hasMore && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null };
+    return {
+      data: page.map((row) => toSummary(row, baseUrl)),
+      has_more: hasMore,
+      next_cursor: hasMore && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
+    };
   }
 
   /** Millisecond timestamps, so a cursor's ISO string names a row's created_at exactly. */
   async #now(transaction: Transaction): Promise<Date> {
-    const [row] = await this.sequelize.query<{ now: Date }>("SELECT date_trunc('milliseconds', clock_timestamp()) AS now", { type: QueryTypes.SELECT, transaction });
+    const [row] = await this.sequelize.query<{ now: Date }>("SELECT date_trunc('milliseconds', clock_timestamp()) AS now", {
+      type: QueryTypes.SELECT,
+      transaction,
+    });
     return row!.now;
   }
 
   async #findReplay(requester: string, kind: CatalogRequestKind, fingerprint: string): Promise<FiledRequest | undefined> {
-    const [row] = await this.sequelize.query<RequestRow>(`SELECT ${REQUEST_COLUMNS} FROM catalog_requests WHERE requester = :requester AND kind = :kind AND fingerprint = :fingerprint`, {
-      replacements: { requester, kind, fingerprint },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await this.sequelize.query<RequestRow>(
+      `SELECT ${REQUEST_COLUMNS} FROM catalog_requests WHERE requester = :requester AND kind = :kind AND fingerprint = :fingerprint`,
+      {
+        replacements: { requester, kind, fingerprint },
+        type: QueryTypes.SELECT,
+      },
+    );
     return row ? { receipt: await this.receiptOf(row), replayed: true } : undefined;
   }
 
@@ -169,7 +220,11 @@ export class RequestStore {
     for (const { label, ...limit } of windows) {
       const decision = await consumeWindow(this.sequelize, limit, { transaction });
       if (!decision.allowed) {
-        throw new ServiceError('request_rate_limited', `Catalog request limit reached: ${label} per principal. Replays of requests already filed still answer.`, { retryAfterSeconds: decision.retryAfterSeconds, retryable: true });
+        throw new ServiceError(
+          'request_rate_limited',
+          `Catalog request limit reached: ${label} per principal. Replays of requests already filed still answer.`,
+          { retryAfterSeconds: decision.retryAfterSeconds, retryable: true },
+        );
       }
     }
   }
@@ -178,13 +233,23 @@ export class RequestStore {
   async #subjectOf(kind: CatalogRequestKind, details: CatalogRequestBody): Promise<{ subject: string | null; artifactId: string | null }> {
     if (kind === 'feature') return { subject: null, artifactId: null };
     if (details.artifact_id !== undefined) {
-      const [artifact] = await this.sequelize.query<{ id: string }>('SELECT id FROM catalog_artifacts WHERE id = :id', { replacements: { id: details.artifact_id }, type: QueryTypes.SELECT });
-      if (!artifact) throw new ServiceError('request_artifact_unknown', `No catalog artifact "${details.artifact_id}"; to ask for an upstream repository, send repo and source instead.`);
+      const [artifact] = await this.sequelize.query<{ id: string }>('SELECT id FROM catalog_artifacts WHERE id = :id', {
+        replacements: { id: details.artifact_id },
+        type: QueryTypes.SELECT,
+      });
+      if (!artifact)
+        throw new ServiceError(
+          'request_artifact_unknown',
+          `No catalog artifact "${details.artifact_id}"; to ask for an upstream repository, send repo and source instead.`,
+        );
       return { subject: artifactSubject(artifact.id), artifactId: artifact.id };
     }
     const repo = details.repo!;
     const source = details.source!;
-    const [artifact] = await this.sequelize.query<{ id: string }>('SELECT id FROM catalog_artifacts WHERE source = :source AND lower(repo) = lower(:repo)', { replacements: { source, repo }, type: QueryTypes.SELECT });
+    const [artifact] = await this.sequelize.query<{ id: string }>('SELECT id FROM catalog_artifacts WHERE source = :source AND lower(repo) = lower(:repo)', {
+      replacements: { source, repo },
+      type: QueryTypes.SELECT,
+    });
     // A mirror of a repository the catalog lists is a mirror of that artifact; a source request stays about the repository.
     if (kind === 'mirror' && artifact) return { subject: artifactSubject(artifact.id), artifactId: artifact.id };
     return { subject: repoSubject(source, repo), artifactId: artifact?.id ?? null };

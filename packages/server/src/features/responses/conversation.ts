@@ -22,16 +22,25 @@ export async function gatherConversation(store: ResponseStore, owner: string, bo
     // Sized in the database before the row is read: a conversation past the cap is never parsed here.
     const bytes = await store.size(owner, body.previous_response_id);
     if (bytes > responsesLimits.maxConversationBytes) {
-      throw refuse('responses_input_unsupported', ['previous_response_id'], `the stored conversation holds ${bytes} bytes, more than ${responsesLimits.maxConversationBytes}: start a new one.`);
+      throw refuse(
+        'responses_input_unsupported',
+        ['previous_response_id'],
+        `the stored conversation holds ${bytes} bytes, more than ${responsesLimits.maxConversationBytes}: start a new one.`,
+      );
     }
   }
   const previous = body.previous_response_id ? await store.get(owner, body.previous_response_id) : undefined;
   const history = previous ? [...previous.context, ...previous.inputItems, ...(previous.response.output as ConversationItem[])] : [];
   const input = normaliseInput(body.input);
   if (history.length + input.length > responsesLimits.maxConversationItems) {
-    throw refuse('responses_input_unsupported', ['input'], `the conversation would hold ${history.length + input.length} items, more than ${responsesLimits.maxConversationItems}: start a new one.`);
+    throw refuse(
+      'responses_input_unsupported',
+      ['input'],
+      `the conversation would hold ${history.length + input.length} items, more than ${responsesLimits.maxConversationItems}: start a new one.`,
+    );
   }
-  if (input.length === 0 && history.length === 0 && !body.instructions) throw refuse('responses_input_unsupported', ['input'], 'send input (a string or items) or instructions.');
+  if (input.length === 0 && history.length === 0 && !body.instructions)
+    throw refuse('responses_input_unsupported', ['input'], 'send input (a string or items) or instructions.');
   return { history, input, items: placed(history, input) };
 }
 

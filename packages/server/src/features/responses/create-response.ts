@@ -31,7 +31,8 @@ type Answer = ResponseObject | AsyncIterable<SseMessage<ResponseStreamEvent>>;
 
 const OPERATION = 'responses';
 const noUsage = () => ({ prompt_tokens: 0, total_tokens: 0 });
-const unsupported = (provider: InferenceProvider, what: string) => new ServiceError('model_operation_unsupported', `Engine ${provider.id} cannot serve ${what}.`);
+const unsupported = (provider: InferenceProvider, what: string) =>
+  new ServiceError('model_operation_unsupported', `Engine ${provider.id} cannot serve ${what}.`);
 /** The built-in engine reads text; an upstream chat model may take images (it refuses them itself if not). */
 const abilitiesOf = (provider: InferenceProvider) => ({ images: provider.kind !== 'builtin' });
 
@@ -53,7 +54,12 @@ interface Call {
  * store and sent as input, and with `store` the answer is kept before the caller gets it.
  */
 export async function createResponse(deps: ResponsesDeps, body: ResponsesCreateBody, request: RequestContext): Promise<Answer> {
-  if (body.background === true) throw refuse('responses_parameter_unsupported', ['background'], 'background responses are not served: svc answers while the request is open (stream a long answer instead).');
+  if (body.background === true)
+    throw refuse(
+      'responses_parameter_unsupported',
+      ['background'],
+      'background responses are not served: svc answers while the request is open (stream a long answer instead).',
+    );
   const owner = principalKey(request.principal);
   const call: Call = {
     body,
@@ -71,7 +77,15 @@ export async function createResponse(deps: ResponsesDeps, body: ResponsesCreateB
 }
 
 function frameOf(call: Call, served: ResolvedModel): ResponseFrame {
-  return { id: call.id, createdAt: call.createdAt, model: served.model.id, body: call.body, previousResponseId: call.body.previous_response_id ?? null, store: call.store, servedBy: servedBy(served) };
+  return {
+    id: call.id,
+    createdAt: call.createdAt,
+    model: served.model.id,
+    body: call.body,
+    previousResponseId: call.body.previous_response_id ?? null,
+    store: call.store,
+    servedBy: servedBy(served),
+  };
 }
 
 /** Keeps the answer when the request asked for it (`store`); a response kept nothing otherwise. */
@@ -84,7 +98,10 @@ function persister(deps: ResponsesDeps, call: Call) {
 async function translatedJson(deps: ResponsesDeps, call: Call): Promise<ResponseObject> {
   const { value: completion, served } = await invokeModel(deps, OPERATION, 'chat', call.body.model, call.request, async ({ model, provider }, options) => {
     if (!provider.chat) throw unsupported(provider, 'chat');
-    const completion = await provider.chat({ model, body: chatRequestFromResponses(call.body, call.conversation.items, abilitiesOf(provider), false) }, options);
+    const completion = await provider.chat(
+      { model, body: chatRequestFromResponses(call.body, call.conversation.items, abilitiesOf(provider), false) },
+      options,
+    );
     return { value: completion, usage: completion.usage ?? noUsage() };
   });
   const response = responseObject(frameOf(call, served), outcomeFromChatCompletion(completion));
@@ -110,7 +127,15 @@ async function translatedStream(deps: ResponsesDeps, call: Call): Promise<AsyncI
   );
   // The chat route's own stream: usage counted (or reported by the engine), failures as a final error chunk, a client that leaves reported.
   const chatEvents = chatStreamEvents(chunks, chatBody!, served, call.request, (outcome) =>
-    reportUsage(deps.usage, { operation: OPERATION, resolved: served, usage: outcome.usage, started, request: call.request, ok: outcome.ok, ...(outcome.errorCode !== undefined ? { errorCode: outcome.errorCode } : {}) }),
+    reportUsage(deps.usage, {
+      operation: OPERATION,
+      resolved: served,
+      usage: outcome.usage,
+      started,
+      request: call.request,
+      ok: outcome.ok,
+      ...(outcome.errorCode !== undefined ? { errorCode: outcome.errorCode } : {}),
+    }),
   );
   return translatedEvents(chatEvents, new ChatStreamTranslator(frameOf(call, served)), persister(deps, call));
 }
@@ -165,8 +190,22 @@ async function passThroughStream(deps: ResponsesDeps, call: Call): Promise<Async
     },
     started,
   );
-  return passedThroughEvents(events, renamer(call, served), persister(deps, call), (final, errorCode) => {
-    const code = errorCode ?? (final ? undefined : 'client_disconnected');
-    reportUsage(deps.usage, { operation: OPERATION, resolved: served, usage: chatUsageFromResponse(final?.usage) ?? noUsage(), started, request: call.request, ok: code === undefined, ...(code !== undefined ? { errorCode: code } : {}) });
-  }, call.request.signal);
+  return passedThroughEvents(
+    events,
+    renamer(call, served),
+    persister(deps, call),
+    (final, errorCode) => {
+      const code = errorCode ?? (final ? undefined : 'client_disconnected');
+      reportUsage(deps.usage, {
+        operation: OPERATION,
+        resolved: served,
+        usage: chatUsageFromResponse(final?.usage) ?? noUsage(),
+        started,
+        request: call.request,
+        ok: code === undefined,
+        ...(code !== undefined ? { errorCode: code } : {}),
+      });
+    },
+    call.request.signal,
+  );
 }

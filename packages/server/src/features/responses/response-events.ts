@@ -20,7 +20,11 @@ function* asSse(events: ResponseStreamEvent[]): Generator<SseMessage<ResponseStr
  * the Responses events. The final response is kept (`persist`) before its terminal event is sent,
  * so a caller that continues at once with `previous_response_id` finds it on any replica.
  */
-export async function* translatedEvents(chatEvents: AsyncIterable<SseMessage<ChatStreamEvent>>, translator: ChatStreamTranslator, persist: (response: ResponseObject) => Promise<void>): AsyncGenerator<SseMessage<ResponseStreamEvent>> {
+export async function* translatedEvents(
+  chatEvents: AsyncIterable<SseMessage<ChatStreamEvent>>,
+  translator: ChatStreamTranslator,
+  persist: (response: ResponseObject) => Promise<void>,
+): AsyncGenerator<SseMessage<ResponseStreamEvent>> {
   const events: ResponseStreamEvent[] = [];
   translator.start(events);
   yield* asSse(events);

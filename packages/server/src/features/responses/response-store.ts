@@ -18,7 +18,8 @@ export interface InputItemsPage {
   order: 'asc' | 'desc';
 }
 
-export const responseNotFound = (id: string) => new ServiceError('response_not_found', `No stored response "${id}" for this caller (unknown, deleted, another principal's, or past its retention).`);
+export const responseNotFound = (id: string) =>
+  new ServiceError('response_not_found', `No stored response "${id}" for this caller (unknown, deleted, another principal's, or past its retention).`);
 
 /**
  * Stored responses in the database, each owned by one principal key. A row past its retention is
@@ -39,9 +40,19 @@ export class ResponseStore {
   }
 
   async save(owner: string, stored: StoredResponse): Promise<void> {
-    await this.#sequelize.query('INSERT INTO responses (id, owner, model, response, input_items, context, created_at) VALUES (:id, :owner, :model, :response, :inputItems, :context, clock_timestamp())', {
-      replacements: { id: stored.response.id, owner, model: stored.response.model, response: JSON.stringify(stored.response), inputItems: JSON.stringify(stored.inputItems), context: JSON.stringify(stored.context) },
-    });
+    await this.#sequelize.query(
+      'INSERT INTO responses (id, owner, model, response, input_items, context, created_at) VALUES (:id, :owner, :model, :response, :inputItems, :context, clock_timestamp())',
+      {
+        replacements: {
+          id: stored.response.id,
+          owner,
+          model: stored.response.model,
+          response: JSON.stringify(stored.response),
+          inputItems: JSON.stringify(stored.inputItems),
+          context: JSON.stringify(stored.context),
+        },
+      },
+    );
   }
 
   /** The owner's stored response, or `response_not_found`. */
@@ -65,21 +76,29 @@ export class ResponseStore {
   }
 
   async delete(owner: string, id: string): Promise<void> {
-    const [rows] = (await this.#sequelize.query(`DELETE FROM responses WHERE id = :id AND owner = :owner AND ${this.#fresh} RETURNING id`, { replacements: { id, owner } })) as [unknown[], unknown];
+    const [rows] = (await this.#sequelize.query(`DELETE FROM responses WHERE id = :id AND owner = :owner AND ${this.#fresh} RETURNING id`, {
+      replacements: { id, owner },
+    })) as [unknown[], unknown];
     if (rows.length === 0) throw responseNotFound(id);
   }
 
   /** One page of a stored response's input items, OpenAI's way: `after`/`before` name an item id, `order` desc lists the last item first. */
   async inputItems(owner: string, id: string, page: InputItemsPage): Promise<ResponseInputItemList> {
-    const [row] = await this.#sequelize.query<{ input_items: ConversationItem[] }>(`SELECT input_items FROM responses WHERE id = :id AND owner = :owner AND ${this.#fresh}`, {
-      replacements: { id, owner },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await this.#sequelize.query<{ input_items: ConversationItem[] }>(
+      `SELECT input_items FROM responses WHERE id = :id AND owner = :owner AND ${this.#fresh}`,
+      {
+        replacements: { id, owner },
+        type: QueryTypes.SELECT,
+      },
+    );
     if (!row) throw responseNotFound(id);
     const items = page.order === 'desc' ? [...row.input_items].reverse() : row.input_items;
     const position = (itemId: string, field: 'after' | 'before') => {
       const index = items.findIndex((item) => item.id === itemId);
-      if (index < 0) throw new ServiceError('validation_failed', `Invalid request: query.${field}: no input item "${itemId}" in this response`, { detail: [{ loc: ['query', field], msg: 'not an item of this response', type: 'value_error' }] });
+      if (index < 0)
+        throw new ServiceError('validation_failed', `Invalid request: query.${field}: no input item "${itemId}" in this response`, {
+          detail: [{ loc: ['query', field], msg: 'not an item of this response', type: 'value_error' }],
+        });
       return index;
     };
     const start = page.after !== undefined ? position(page.after, 'after') + 1 : 0;
@@ -90,6 +109,8 @@ export class ResponseStore {
 
   /** Deletes rows past their retention, a bounded batch a turn (the next turn takes the rest). */
   async sweep(): Promise<void> {
-    await this.#sequelize.query(`DELETE FROM responses WHERE id IN (SELECT id FROM responses WHERE created_at <= clock_timestamp() - make_interval(days => ${this.#config.retentionDays}) LIMIT 5000)`);
+    await this.#sequelize.query(
+      `DELETE FROM responses WHERE id IN (SELECT id FROM responses WHERE created_at <= clock_timestamp() - make_interval(days => ${this.#config.retentionDays}) LIMIT 5000)`,
+    );
   }
 }

@@ -1,4 +1,17 @@
-import { API_VERSION, buildOpenApiDocument, contract, discoveryLinks, SVC_VERSION, systemContract, urlFor, walkContract, toOpenApiPath, type ContractTree, type PerformanceProtocol, type RouteDefinition } from '@svc/schemas';
+import {
+  API_VERSION,
+  buildOpenApiDocument,
+  contract,
+  discoveryLinks,
+  SVC_VERSION,
+  systemContract,
+  urlFor,
+  walkContract,
+  toOpenApiPath,
+  type ContractTree,
+  type PerformanceProtocol,
+  type RouteDefinition,
+} from '@svc/schemas';
 
 function authLabel(route: RouteDefinition): string {
   switch (route.auth.kind) {
@@ -49,7 +62,15 @@ ${agentProtocols(urls)}
 
 /** `/llms-full.txt`: every operation of the contract, one line each, grouped by feature. */
 export function llmsFullTxt(contract: ContractTree, urls: { baseUrl: string; apiUrl: string }): string {
-  const lines = [`# svc ${SVC_VERSION} (interface ${API_VERSION}): every operation`, '', `Base surface: ${urls.baseUrl}`, `Api surface: ${urls.apiUrl}`, '', agentProtocols(urls), ''];
+  const lines = [
+    `# svc ${SVC_VERSION} (interface ${API_VERSION}): every operation`,
+    '',
+    `Base surface: ${urls.baseUrl}`,
+    `Api surface: ${urls.apiUrl}`,
+    '',
+    agentProtocols(urls),
+    '',
+  ];
   let group = '';
   for (const { id, route } of walkContract(contract)) {
     const feature = id.split('.')[0]!;
@@ -66,7 +87,14 @@ export function llmsFullTxt(contract: ContractTree, urls: { baseUrl: string; api
 /** What the OpenAPI document points an agent to, beside its operations. */
 function openApiDiscovery(urls: { baseUrl: string; apiUrl: string }) {
   const links = discoveryLinks(urls);
-  return { llms: urlFor(urls, systemContract.llmsTxt), mcp_server_card: links.mcp_server_card, mcp_endpoint: links.mcp_endpoint, agent_card: links.agent_card, a2a: links.a2a, oauth_authorization_server: links.oauth_authorization_server };
+  return {
+    llms: urlFor(urls, systemContract.llmsTxt),
+    mcp_server_card: links.mcp_server_card,
+    mcp_endpoint: links.mcp_endpoint,
+    agent_card: links.agent_card,
+    a2a: links.a2a,
+    oauth_authorization_server: links.oauth_authorization_server,
+  };
 }
 
 export interface DiscoveryDocuments {
@@ -102,22 +130,94 @@ export function performanceProtocol(): PerformanceProtocol {
       'Run from a clone: pnpm install, then `pnpm bench` (every bench, one table with the load average and core count) or `pnpm bench <name>...`; each bench also runs alone with its own command.',
     ],
     benches: [
-      { name: 'http-overhead', measures: 'requests/s and server CPU per request of a contract-mounted JSON endpoint', baseline: 'a hand-written Koa handler doing the same work and sending the same headers', target: 'at least 0.85x, on throughput and on CPU per request', command: 'pnpm bench:http-overhead' },
-      { name: 'cold-start', measures: 'time from `svc-server start` to the first 200 on /healthz, with a fresh and with an existing embedded data directory', baseline: 'absolute targets', target: 'under 3 s fresh, under 1.5 s existing', command: 'pnpm bench:cold-start' },
-      { name: 'memory', measures: 'resident memory of `svc-server` on the embedded database: peak during start-up, idle, and after a mixed load, with what each part costs', baseline: 'absolute targets; PostgreSQL mode as a comparison row', target: 'under 300 MiB idle, under 500 MiB peak at start', command: 'pnpm bench:memory' },
-      { name: 'blackboard', measures: 'blackboard put and get requests/s through the full stack at 16 and 1 connections, and get p99 latency on a 100000-row board', baseline: 'a plain Koa server with raw pg doing the same insert and select on the same PostgreSQL', target: 'put at least 0.5x, get at least 0.6x; get p99 under 20 ms', command: 'pnpm bench:blackboard (PostgreSQL: BENCH_DATABASE_URL, default the local server)' },
-      { name: 'download', measures: 'verified download throughput of a 256 MiB hosted file (redirect checks, streamed SHA-256, completion, atomic rename)', baseline: 'a plain fetch-to-file of the same signed URL', target: 'at least 0.95x (median of pairs)', command: 'pnpm bench:download' },
-      { name: 'pdf', measures: 'pages/s through the full HTTP upload path with the default engine (two parser workers), and peak parser worker memory', baseline: "poppler's pdftotext on the same files and pages, with the same parallelism and as one process", target: "at least 0.9x pdftotext's pages/s; peak worker memory under the 805306368-byte cap", command: 'pnpm bench:pdf' },
-      { name: 'embeddings', measures: 'built-in embeddings texts/s in process and through HTTP', baseline: 'a loop that only lower-cases and splits each text; the same embedding in process', target: 'none set', command: 'pnpm bench:embeddings' },
-      { name: 'chat-proxy', measures: 'streamed chat completions through /v1/chat/completions at 50 concurrent streams: added time to first and last token with chunks 20 ms apart and the streams started spread (independent clients); streams/s, CPU per stream and the KiB promoted per stream by the young collections of svc (objects that outlive their stream make the p99 tail) with chunks 1 ms apart and all streams started at once (saturated); the same paced streams through /v1/responses (translated to chat; store false and true) against /v1/chat/completions', baseline: 'the same OpenAI-compatible upstream called directly; a bare node:http pass-through proxy in the same rounds shows what one more hop costs on the machine; for the Responses phase, svc\'s own chat route on the same upstream', target: 'added median under 1 ms, added p99 under 3 ms; Responses (store false): under 0.2 ms added to the median time to first token over chat, CPU per stream at most 1.2x chat\'s', command: 'pnpm bench:chat-proxy' },
-      { name: 'jobs', measures: 'batch jobs/s end to end with one and with two svc-server processes on one PostgreSQL queue; submit-to-running on an idle queue', baseline: 'one server', target: 'idle median under 50 ms; two servers spend no more CPU per job than one (jobs per CPU-second at least 0.9x); jobs/s add up only on a machine where one server leaves cores idle', command: 'pnpm bench:jobs (PostgreSQL)' },
-      { name: 'credits', measures: 'credit-funded chat calls/s (hold, engine, receipt) and the memory of a 100000-receipt CSV usage export', baseline: 'the plain chat route on the same server; the export of a tenth as many receipts', target: 'at least 0.5x; export memory that does not grow with the rows', command: 'pnpm bench:credits' },
-      { name: 'soak', measures: "a mixed workload for a set time, 1% of it the stall suite's worst payloads: requests, errors among the rest, p99 per interval, /healthz p99 from a probe due every 50 ms on its own thread, resident memory's floor after 60 s of warm-up and in the last interval, and the live heap after a full collection", baseline: 'the first interval after warm-up', target: 'no errors among the rest; /healthz p99 under 50 ms; memory growth under 10% after warm-up', command: 'pnpm bench:soak -- --minutes 3' },
+      {
+        name: 'http-overhead',
+        measures: 'requests/s and server CPU per request of a contract-mounted JSON endpoint',
+        baseline: 'a hand-written Koa handler doing the same work and sending the same headers',
+        target: 'at least 0.85x, on throughput and on CPU per request',
+        command: 'pnpm bench:http-overhead',
+      },
+      {
+        name: 'cold-start',
+        measures: 'time from `svc-server start` to the first 200 on /healthz, with a fresh and with an existing embedded data directory',
+        baseline: 'absolute targets',
+        target: 'under 3 s fresh, under 1.5 s existing',
+        command: 'pnpm bench:cold-start',
+      },
+      {
+        name: 'memory',
+        measures: 'resident memory of `svc-server` on the embedded database: peak during start-up, idle, and after a mixed load, with what each part costs',
+        baseline: 'absolute targets; PostgreSQL mode as a comparison row',
+        target: 'under 300 MiB idle, under 500 MiB peak at start',
+        command: 'pnpm bench:memory',
+      },
+      {
+        name: 'blackboard',
+        measures: 'blackboard put and get requests/s through the full stack at 16 and 1 connections, and get p99 latency on a 100000-row board',
+        baseline: 'a plain Koa server with raw pg doing the same insert and select on the same PostgreSQL',
+        target: 'put at least 0.5x, get at least 0.6x; get p99 under 20 ms',
+        command: 'pnpm bench:blackboard (PostgreSQL: BENCH_DATABASE_URL, default the local server)',
+      },
+      {
+        name: 'download',
+        measures: 'verified download throughput of a 256 MiB hosted file (redirect checks, streamed SHA-256, completion, atomic rename)',
+        baseline: 'a plain fetch-to-file of the same signed URL',
+        target: 'at least 0.95x (median of pairs)',
+        command: 'pnpm bench:download',
+      },
+      {
+        name: 'pdf',
+        measures: 'pages/s through the full HTTP upload path with the default engine (two parser workers), and peak parser worker memory',
+        baseline: "poppler's pdftotext on the same files and pages, with the same parallelism and as one process",
+        target: "at least 0.9x pdftotext's pages/s; peak worker memory under the 805306368-byte cap",
+        command: 'pnpm bench:pdf',
+      },
+      {
+        name: 'embeddings',
+        measures: 'built-in embeddings texts/s in process and through HTTP',
+        baseline: 'a loop that only lower-cases and splits each text; the same embedding in process',
+        target: 'none set',
+        command: 'pnpm bench:embeddings',
+      },
+      {
+        name: 'chat-proxy',
+        measures:
+          'streamed chat completions through /v1/chat/completions at 50 concurrent streams: added time to first and last token with chunks 20 ms apart and the streams started spread (independent clients); streams/s, CPU per stream and the KiB promoted per stream by the young collections of svc (objects that outlive their stream make the p99 tail) with chunks 1 ms apart and all streams started at once (saturated); the same paced streams through /v1/responses (translated to chat; store false and true) against /v1/chat/completions',
+        baseline:
+          "the same OpenAI-compatible upstream called directly; a bare node:http pass-through proxy in the same rounds shows what one more hop costs on the machine; for the Responses phase, svc's own chat route on the same upstream",
+        target:
+          "added median under 1 ms, added p99 under 3 ms; Responses (store false): under 0.2 ms added to the median time to first token over chat, CPU per stream at most 1.2x chat's",
+        command: 'pnpm bench:chat-proxy',
+      },
+      {
+        name: 'jobs',
+        measures: 'batch jobs/s end to end with one and with two svc-server processes on one PostgreSQL queue; submit-to-running on an idle queue',
+        baseline: 'one server',
+        target:
+          'idle median under 50 ms; two servers spend no more CPU per job than one (jobs per CPU-second at least 0.9x); jobs/s add up only on a machine where one server leaves cores idle',
+        command: 'pnpm bench:jobs (PostgreSQL)',
+      },
+      {
+        name: 'credits',
+        measures: 'credit-funded chat calls/s (hold, engine, receipt) and the memory of a 100000-receipt CSV usage export',
+        baseline: 'the plain chat route on the same server; the export of a tenth as many receipts',
+        target: 'at least 0.5x; export memory that does not grow with the rows',
+        command: 'pnpm bench:credits',
+      },
+      {
+        name: 'soak',
+        measures:
+          "a mixed workload for a set time, 1% of it the stall suite's worst payloads: requests, errors among the rest, p99 per interval, /healthz p99 from a probe due every 50 ms on its own thread, resident memory's floor after 60 s of warm-up and in the last interval, and the live heap after a full collection",
+        baseline: 'the first interval after warm-up',
+        target: 'no errors among the rest; /healthz p99 under 50 ms; memory growth under 10% after warm-up',
+        command: 'pnpm bench:soak -- --minutes 3',
+      },
     ],
     last_local_run: {
       command: 'pnpm bench',
       results_file: 'bench/results/latest.json',
-      description: 'Every figure of the last `pnpm bench` in a clone, with its target, whether it was met, the load average it ran at, and the machine (cores, cpu, node).',
+      description:
+        'Every figure of the last `pnpm bench` in a clone, with its target, whether it was met, the load average it ran at, and the machine (cores, cpu, node).',
     },
   };
 }

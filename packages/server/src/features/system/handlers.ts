@@ -15,13 +15,21 @@ export function createSystemHandlers(deps: ServerDeps) {
   // Documents depend only on the contract and the public URLs: built once per URL pair, in a
   // worker thread, since building them held the event loop 550-830 ms (and /healthz 2.1 s).
   const documents = new CountingLru<string, Promise<DiscoveryDocuments>>(4);
-  deps.caches.register({ name: 'discovery-documents', description: 'OpenAPI and llms documents, built once per public URL pair', stats: () => documents.stats() });
+  deps.caches.register({
+    name: 'discovery-documents',
+    description: 'OpenAPI and llms documents, built once per public URL pair',
+    stats: () => documents.stats(),
+  });
   const documentsFor = (): Promise<DiscoveryDocuments> => {
     const urls = deps.publicUrls();
     const key = `${urls.baseUrl} ${urls.apiUrl}`;
     const cached = documents.get(key);
     if (cached) return cached;
-    const built = runWorkerOnce<DiscoveryDocuments>(deps.testSeams?.documentsWorkerModule ?? workerModuleUrl('documents-worker'), urls, DOCUMENTS_DEADLINE_MS).catch((error: unknown) => {
+    const built = runWorkerOnce<DiscoveryDocuments>(
+      deps.testSeams?.documentsWorkerModule ?? workerModuleUrl('documents-worker'),
+      urls,
+      DOCUMENTS_DEADLINE_MS,
+    ).catch((error: unknown) => {
       // The next request tries again rather than getting this failure for the life of the process.
       documents.deleteIf(key, built);
       deps.log.error({ err: error }, 'building the discovery documents in a worker failed');
@@ -38,7 +46,13 @@ export function createSystemHandlers(deps: ServerDeps) {
     const ok = database.status === 'ok';
     return {
       status: ok ? 200 : 503,
-      body: { status: ok ? 'ok' : 'degraded', service: 'svc', version: SVC_VERSION, uptime_seconds: Math.round((Date.now() - deps.startedAt) / 100) / 10, database },
+      body: {
+        status: ok ? 'ok' : 'degraded',
+        service: 'svc',
+        version: SVC_VERSION,
+        uptime_seconds: Math.round((Date.now() - deps.startedAt) / 100) / 10,
+        database,
+      },
     };
   };
 
@@ -47,7 +61,9 @@ export function createSystemHandlers(deps: ServerDeps) {
       // A draining server answers at once, without waiting on the database it is about to close.
       if (deps.lifecycle.draining) return { status: 503, body: { status: 'draining', service: 'svc' } };
       const database = await databaseHealth.fresh();
-      return database.status === 'ok' ? { status: 200, body: { status: 'ready', service: 'svc', database } } : { status: 503, body: { status: 'unavailable', service: 'svc', database } };
+      return database.status === 'ok'
+        ? { status: 200, body: { status: 'ready', service: 'svc', database } }
+        : { status: 503, body: { status: 'unavailable', service: 'svc', database } };
     },
     async root() {
       const urls = deps.publicUrls();

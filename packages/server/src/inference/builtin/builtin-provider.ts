@@ -45,7 +45,8 @@ export function createBuiltinProvider(): InferenceProvider {
     id: BUILTIN_ENGINE_ID,
     kind: 'builtin',
     label: 'Built-in (classical methods, no model weights)',
-    description: 'Runs in the server process with no network and no downloaded weights: hashed n-gram embeddings, BM25 ranking, lexicon and rule classifiers, TextRank summaries, extractive answers and an extractive chat about svc. Useful everywhere, not a neural model.',
+    description:
+      'Runs in the server process with no network and no downloaded weights: hashed n-gram embeddings, BM25 ranking, lexicon and rule classifiers, TextRank summaries, extractive answers and an extractive chat about svc. Useful everywhere, not a neural model.',
     available: () => true,
     async embed({ inputs, dimensions }) {
       return runInSlices(
@@ -88,7 +89,12 @@ export function createBuiltinProvider(): InferenceProvider {
           const summary = sentences.map((sentence) => sentence.text).join(' ');
           const promptTokens = yield* countWordTokensSteps(text);
           const completionTokens = yield* countWordTokensSteps(summary);
-          return { summary, sentences, extractive: true as const, usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens } };
+          return {
+            summary,
+            sentences,
+            extractive: true as const,
+            usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+          };
         })(),
       );
     },

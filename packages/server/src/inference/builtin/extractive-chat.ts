@@ -6,7 +6,8 @@ import { svcDocumentation } from './svc-corpus.ts';
 import { countWordTokens, indexTermsSteps } from './text-units.ts';
 
 /** Said with every answer, so no reader takes a quote for generated text. */
-export const EXTRACTIVE_NOTE = 'svc-extractive-chat is extractive, not a generative model: it quotes svc\'s documentation and this conversation, and writes nothing of its own.';
+export const EXTRACTIVE_NOTE =
+  "svc-extractive-chat is extractive, not a generative model: it quotes svc's documentation and this conversation, and writes nothing of its own.";
 /** A passage below this share of the BM25 ceiling is not quoted (it only brushes the question). */
 const QUOTE_MIN_RELEVANCE = 0.12;
 const MAX_QUOTES = 3;

@@ -50,7 +50,11 @@ export function* retrievePassagesSteps(question: string, documents: readonly Rag
   const fused = new Array<number>(passages.length).fill(0);
   (yield* rankByScoreSteps(normalised)).forEach((passageIndex, rank) => (fused[passageIndex]! += 1 / (RRF_K + rank + 1)));
   (yield* rankByScoreSteps(similarities)).forEach((passageIndex, rank) => (fused[passageIndex]! += 1 / (RRF_K + rank + 1)));
-  return (yield* rankByScoreSteps(fused)).map((passageIndex) => ({ passage: passages[passageIndex]!, relevance: normalised[passageIndex]!, fused: fused[passageIndex]! }));
+  return (yield* rankByScoreSteps(fused)).map((passageIndex) => ({
+    passage: passages[passageIndex]!,
+    relevance: normalised[passageIndex]!,
+    fused: fused[passageIndex]!,
+  }));
 }
 
 /** The sentence of a passage that shares most of the question's words (the first, on a tie). */
@@ -78,7 +82,11 @@ export function extractiveRag(question: string, documents: readonly RagDocument[
   return runToEnd(extractiveRagSteps(question, documents, topK));
 }
 
-export function* extractiveRagSteps(question: string, documents: readonly RagDocument[], topK: number): Steps<Omit<RagResult, 'usage'> & { usage: RagResult['usage'] }> {
+export function* extractiveRagSteps(
+  question: string,
+  documents: readonly RagDocument[],
+  topK: number,
+): Steps<Omit<RagResult, 'usage'> & { usage: RagResult['usage'] }> {
   const ranked = (yield* retrievePassagesSteps(question, documents)).slice(0, topK);
   const passages = ranked.map(({ passage, relevance }) => toRagPassage(documents, passage, relevance));
   const questionTerms = new Set(indexTerms(question));

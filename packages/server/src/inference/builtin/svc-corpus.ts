@@ -11,7 +11,7 @@ const OVERVIEW = [
   'To call svc, send a bearer token in the Authorization header: a developer API key with the scope the route needs (inference routes need inference:invoke), an OAuth access token, or the operator token. Create a developer key with POST /v1/developer/credentials after signing in through OAuth.',
   'The typed client is @svc/client (createClient({ baseUrl, token })) and the command-line tool is svc (svc chat, svc embed, svc rerank, svc classify, svc summarize, svc rag, svc models). They read SVC_BASE_URL and SVC_TOKEN.',
   'The chat route speaks the OpenAI Chat Completions wire format, so the openai npm client works unchanged with baseURL set to the svc base URL followed by /v1. Set stream: true for server-sent events ending with data: [DONE].',
-  'svc-extractive-chat is svc\'s built-in chat model. It is extractive, not generative: it answers by quoting svc\'s own documentation and the conversation, and says when it found nothing to quote. For generated answers, an operator configures an upstream model.',
+  "svc-extractive-chat is svc's built-in chat model. It is extractive, not generative: it answers by quoting svc's own documentation and the conversation, and says when it found nothing to quote. For generated answers, an operator configures an upstream model.",
   'Start a server with pnpm install && pnpm start; it listens on 127.0.0.1:8787 (SVC_HOST, SVC_PORT) and keeps its data in ./.svc (SVC_DATA_DIR). Without DATABASE_URL it runs an embedded PostgreSQL (PGlite); production points DATABASE_URL at PostgreSQL.',
   'Every route is listed in the OpenAPI document at GET /openapi.json, and in /llms.txt for agents. GET /v1/models lists every engine and model with what each can do and whether it is neural or classical.',
 ];
@@ -29,6 +29,10 @@ let corpus: RagDocument[] | undefined;
  * never drifts from the API).
  */
 export function svcDocumentation(): readonly RagDocument[] {
-  corpus ??= [...OVERVIEW, ...walkContract(contract).map(({ id, route }) => describeRoute(id, route))].map((text, index) => ({ index, id: index < OVERVIEW.length ? 'svc-overview' : 'svc-contract', text }));
+  corpus ??= [...OVERVIEW, ...walkContract(contract).map(({ id, route }) => describeRoute(id, route))].map((text, index) => ({
+    index,
+    id: index < OVERVIEW.length ? 'svc-overview' : 'svc-contract',
+    text,
+  }));
   return corpus;
 }

@@ -6,7 +6,11 @@ import { STOPWORDS, tokenize } from '../hashed-embeddings.ts';
  * Question and pronoun words: a question's "how many" or "I" names no topic, and left in, they
  * would count as unmatched query terms against every passage.
  */
-const QUESTION_WORDS = new Set('how what when where which who whom whose why many much i me my mine he she him her his they am been being do does did done have had would could should shall may might must there here into about any some'.split(' '));
+const QUESTION_WORDS = new Set(
+  'how what when where which who whom whose why many much i me my mine he she him her his they am been being do does did done have had would could should shall may might must there here into about any some'.split(
+    ' ',
+  ),
+);
 
 /**
  * Index terms for lexical ranking: lower-cased words (any script), English function and question

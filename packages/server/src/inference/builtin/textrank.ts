@@ -61,6 +61,9 @@ export function* textRankSteps(text: string, maxSentences: number): Steps<Summar
     ranks = next;
     if (change < TOLERANCE) break;
   }
-  const chosen = [...sentences.keys()].sort((a, b) => ranks[b]! - ranks[a]! || a - b).slice(0, maxSentences).sort((a, b) => a - b);
+  const chosen = [...sentences.keys()]
+    .sort((a, b) => ranks[b]! - ranks[a]! || a - b)
+    .slice(0, maxSentences)
+    .sort((a, b) => a - b);
   return chosen.map((index) => ({ ...sentences[index]!, score: ranks[index]! }));
 }

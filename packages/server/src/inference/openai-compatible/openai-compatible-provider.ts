@@ -1,8 +1,26 @@
 import type { ChatCompletion, ChatCompletionChunk, InferenceUsage } from '@svc/schemas';
 import { ServiceError } from '../../service-error.ts';
 import { withWireJson } from '../../http/sse.ts';
-import { EngineUnavailableError, type ChatRequest, type EmbedRequest, type EngineCallOptions, type InferenceProvider, type ModelEntry, type RerankRequest, type ResponsesEngineRequest, type ResponsesUpstreamEvent } from '../provider.ts';
-import { createUpstreamDispatcher, failureBeforeAnswer, openUpstreamCall, readUpstreamJson, redactSecret, upstreamTarget, type UpstreamTarget } from './upstream-call.ts';
+import {
+  EngineUnavailableError,
+  type ChatRequest,
+  type EmbedRequest,
+  type EngineCallOptions,
+  type InferenceProvider,
+  type ModelEntry,
+  type RerankRequest,
+  type ResponsesEngineRequest,
+  type ResponsesUpstreamEvent,
+} from '../provider.ts';
+import {
+  createUpstreamDispatcher,
+  failureBeforeAnswer,
+  openUpstreamCall,
+  readUpstreamJson,
+  redactSecret,
+  upstreamTarget,
+  type UpstreamTarget,
+} from './upstream-call.ts';
 import type { UpstreamModelSettings, UpstreamSettings } from './upstream-config.ts';
 import { readUpstreamEvents, type UpstreamEvent, type UpstreamEventStream } from './read-upstream-events.ts';
 import { usageFrom } from './upstream-usage.ts';
@@ -63,8 +81,14 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
     async chat(request, options) {
       const call = await open(chatTarget, chatBody(request, false), options);
       const completion = await readUpstreamJson<ChatCompletion>(upstream, call, options);
-      if (completion?.object !== 'chat.completion' || !Array.isArray(completion.choices)) throw failureBeforeAnswer(upstream, new SyntaxError('not a chat.completion'), options);
-      return { ...completion, model: request.model.id, usage: usageFrom(completion.usage) ?? { prompt_tokens: 0, total_tokens: 0 }, svc: { engine: upstream.id, model: request.model.id, method: 'neural' } };
+      if (completion?.object !== 'chat.completion' || !Array.isArray(completion.choices))
+        throw failureBeforeAnswer(upstream, new SyntaxError('not a chat.completion'), options);
+      return {
+        ...completion,
+        model: request.model.id,
+        usage: usageFrom(completion.usage) ?? { prompt_tokens: 0, total_tokens: 0 },
+        svc: { engine: upstream.id, model: request.model.id, method: 'neural' },
+      };
     },
 
     async chatStream(request, options) {
@@ -88,11 +112,17 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
     },
 
     async embed(request: EmbedRequest, options: EngineCallOptions) {
-      const body = { model: request.model.engineModel, input: request.inputs, encoding_format: 'float', ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}) };
+      const body = {
+        model: request.model.engineModel,
+        input: request.inputs,
+        encoding_format: 'float',
+        ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}),
+      };
       const call = await open(embeddingsTarget, body, options);
       const answer = await readUpstreamJson<OpenAiEmbeddings>(upstream, call, options);
       const data = answer?.data;
-      if (!Array.isArray(data) || data.length !== request.inputs.length) throw badAnswer(upstream, `${Array.isArray(data) ? data.length : 'no'} embeddings for ${request.inputs.length} inputs`);
+      if (!Array.isArray(data) || data.length !== request.inputs.length)
+        throw badAnswer(upstream, `${Array.isArray(data) ? data.length : 'no'} embeddings for ${request.inputs.length} inputs`);
       const vectors: Array<ArrayLike<number>> = new Array(data.length);
       data.forEach((item, place) => {
         const index = typeof item.index === 'number' ? item.index : place;
@@ -106,14 +136,21 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
     async rerank(request: RerankRequest, options: EngineCallOptions) {
       const results = upstream.rerankApi === 'tei' ? await rerankTei(request, options) : await rerankCohere(request, options);
       for (const result of results.results) {
-        if (!Number.isInteger(result.index) || result.index < 0 || result.index >= request.documents.length || !Number.isFinite(result.relevance_score)) throw badAnswer(upstream, 'a rerank result outside the documents');
+        if (!Number.isInteger(result.index) || result.index < 0 || result.index >= request.documents.length || !Number.isFinite(result.relevance_score))
+          throw badAnswer(upstream, 'a rerank result outside the documents');
       }
       return { results: results.results.sort((a, b) => b.relevance_score - a.relevance_score), usage: { ...results.usage, units: request.documents.length } };
     },
   };
 
   async function rerankCohere(request: RerankRequest, options: EngineCallOptions) {
-    const body = { model: request.model.engineModel, query: request.query, documents: request.documents, ...(request.topN !== undefined ? { top_n: request.topN } : {}), return_documents: false };
+    const body = {
+      model: request.model.engineModel,
+      query: request.query,
+      documents: request.documents,
+      ...(request.topN !== undefined ? { top_n: request.topN } : {}),
+      return_documents: false,
+    };
     const call = await open(rerankTarget, body, options);
     const answer = await readUpstreamJson<CohereRerank>(upstream, call, options);
     if (!Array.isArray(answer?.results)) throw badAnswer(upstream, 'a rerank answer without results');
@@ -129,7 +166,10 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
     const call = await open(rerankTarget, body, options);
     const answer = await readUpstreamJson<TeiRerank>(upstream, call, options);
     if (!Array.isArray(answer)) throw badAnswer(upstream, 'a rerank answer that is not a list');
-    return { results: answer.map((item) => ({ index: Number(item.index), relevance_score: Number(item.score) })), usage: { prompt_tokens: 0, total_tokens: 0 } as InferenceUsage };
+    return {
+      results: answer.map((item) => ({ index: Number(item.index), relevance_score: Number(item.score) })),
+      usage: { prompt_tokens: 0, total_tokens: 0 } as InferenceUsage,
+    };
   }
 }
 
@@ -143,7 +183,8 @@ async function firstEvent<T>(events: UpstreamEventStream<T>, options: EngineCall
     return await events.next();
   } catch (error) {
     await events.return();
-    if (error instanceof ServiceError && !options.signal.aborted) throw new EngineUnavailableError(error.code === 'upstream_timeout' ? 'upstream_timeout' : 'upstream_error', error.message);
+    if (error instanceof ServiceError && !options.signal.aborted)
+      throw new EngineUnavailableError(error.code === 'upstream_timeout' ? 'upstream_timeout' : 'upstream_error', error.message);
     throw error;
   }
 }

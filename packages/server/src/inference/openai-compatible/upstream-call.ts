@@ -20,7 +20,12 @@ export type OpenedUpstreamCall = UpstreamExchange;
  * costs nothing per chunk; the first-byte deadline is also kept exactly by `openUpstreamCall`.
  */
 export function createUpstreamDispatcher(upstream: UpstreamSettings): Agent {
-  return new Agent({ connect: { timeout: upstream.timeoutMs }, headersTimeout: upstream.timeoutMs, bodyTimeout: upstream.idleTimeoutMs, keepAliveTimeout: 30_000 });
+  return new Agent({
+    connect: { timeout: upstream.timeoutMs },
+    headersTimeout: upstream.timeoutMs,
+    bodyTimeout: upstream.idleTimeoutMs,
+    keepAliveTimeout: 30_000,
+  });
 }
 
 /** Where a call goes, split once when the provider is made: parsing the URL on every call costs. */
@@ -48,7 +53,8 @@ export function redactSecret(text: string, upstream: UpstreamSettings): string {
   return upstream.apiKey ? text.split(upstream.apiKey).join('***') : text;
 }
 
-const isTimeout = (error: unknown) => error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError;
+const isTimeout = (error: unknown) =>
+  error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError;
 
 /**
  * POSTs JSON to an upstream and resolves once its status and headers arrived with a 2xx. A
@@ -57,7 +63,13 @@ const isTimeout = (error: unknown) => error instanceof errors.HeadersTimeoutErro
  * which says the request itself is wrong and is answered as 422 `upstream_rejected_request` with
  * the upstream's message. Messages name the upstream by id, never its URL or key.
  */
-export async function openUpstreamCall(upstream: UpstreamSettings, dispatcher: Dispatcher, target: UpstreamTarget, body: unknown, options: EngineCallOptions): Promise<OpenedUpstreamCall> {
+export async function openUpstreamCall(
+  upstream: UpstreamSettings,
+  dispatcher: Dispatcher,
+  target: UpstreamTarget,
+  body: unknown,
+  options: EngineCallOptions,
+): Promise<OpenedUpstreamCall> {
   // The first-byte deadline is kept here, to the millisecond (undici's own is on a coarse clock
   // and stays as a backstop); it ends when the headers arrive. The idle deadline is undici's.
   // The client's abort is forwarded to the call by a listener on its signal.
@@ -87,7 +99,10 @@ export async function openUpstreamCall(upstream: UpstreamSettings, dispatcher: D
     throw failureBeforeAnswer(upstream, error, options);
   }
   if (REQUEST_REJECTED.has(status)) {
-    throw new ServiceError('upstream_rejected_request', `Upstream "${upstream.id}" refused the request (${status})${message ? `: ${redactSecret(message, upstream)}` : '.'}`);
+    throw new ServiceError(
+      'upstream_rejected_request',
+      `Upstream "${upstream.id}" refused the request (${status})${message ? `: ${redactSecret(message, upstream)}` : '.'}`,
+    );
   }
   // 401/403 say the configured key is wrong: the caller is told only that the upstream failed.
   const detail = status === 401 || status === 403 ? ' (check its API key)' : status === 429 ? ' (rate limited)' : '';

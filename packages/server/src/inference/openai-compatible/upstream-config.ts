@@ -70,7 +70,10 @@ const ModelsFileUpstream = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'expected 1 to 64 lower-case letters, digits, _ or -'),
   label: z.string().min(1).max(200).optional(),
   base_url: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }),
-  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name').optional(),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'expected an environment variable name')
+    .optional(),
   api_key: z.string().min(1).optional(),
   timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
   idle_timeout_ms: z.number().int().min(100).max(3_600_000).optional(),
@@ -157,12 +160,30 @@ function readInferenceConfig(env: UpstreamEnv, variable: (name: string) => strin
 
   if (env.SVC_UPSTREAM_BASE_URL !== undefined) {
     const baseUrl = withoutTrailingSlash(env.SVC_UPSTREAM_BASE_URL);
-    upstreams.push({ id: 'upstream', label: 'OpenAI-compatible upstream', baseUrl, apiKey: env.SVC_UPSTREAM_API_KEY, ...common, rerankApi: env.SVC_UPSTREAM_RERANK_API, rerankUrl: defaultRerankUrl(baseUrl, env.SVC_UPSTREAM_RERANK_API) });
+    upstreams.push({
+      id: 'upstream',
+      label: 'OpenAI-compatible upstream',
+      baseUrl,
+      apiKey: env.SVC_UPSTREAM_API_KEY,
+      ...common,
+      rerankApi: env.SVC_UPSTREAM_RERANK_API,
+      rerankUrl: defaultRerankUrl(baseUrl, env.SVC_UPSTREAM_RERANK_API),
+    });
     const listed = parseModelList(env.SVC_UPSTREAM_MODELS ?? '', issues);
-    if (listed.length === 0 && env.SVC_UPSTREAM_MODELS === undefined) issues.push('SVC_UPSTREAM_MODELS: name the model ids the upstream serves (comma-separated), e.g. gpt-4o-mini,text-embedding-3-small');
+    if (listed.length === 0 && env.SVC_UPSTREAM_MODELS === undefined)
+      issues.push('SVC_UPSTREAM_MODELS: name the model ids the upstream serves (comma-separated), e.g. gpt-4o-mini,text-embedding-3-small');
     for (const { id, capabilities: caps } of listed) {
       origins.push(`SVC_UPSTREAM_MODELS "${id}"`);
-      models.push({ id, upstream: 'upstream', upstreamModel: id, capabilities: caps, label: id, description: `${id}, served by the OpenAI-compatible upstream.`, dimensions: undefined, fallbacks: [] });
+      models.push({
+        id,
+        upstream: 'upstream',
+        upstreamModel: id,
+        capabilities: caps,
+        label: id,
+        description: `${id}, served by the OpenAI-compatible upstream.`,
+        dimensions: undefined,
+        fallbacks: [],
+      });
     }
   } else if (env.SVC_UPSTREAM_MODELS !== undefined || env.SVC_UPSTREAM_API_KEY !== undefined) {
     issues.push('SVC_UPSTREAM_BASE_URL: required when SVC_UPSTREAM_MODELS or SVC_UPSTREAM_API_KEY is set');
@@ -192,7 +213,8 @@ function readInferenceConfig(env: UpstreamEnv, variable: (name: string) => strin
       });
       file.models.forEach((entry, index) => {
         const where = `models[${index}]`;
-        if (!upstreams.some((upstream) => upstream.id === entry.upstream)) issues.push(`${where}.upstream: unknown upstream "${entry.upstream}" (known: ${upstreams.map((upstream) => upstream.id).join(', ') || 'none'})`);
+        if (!upstreams.some((upstream) => upstream.id === entry.upstream))
+          issues.push(`${where}.upstream: unknown upstream "${entry.upstream}" (known: ${upstreams.map((upstream) => upstream.id).join(', ') || 'none'})`);
         const upstreamModel = entry.upstream_model ?? entry.id;
         origins.push(where);
         models.push({
@@ -261,6 +283,7 @@ function checkReferences(models: UpstreamModelSettings[], origins: readonly stri
   for (const [capability, id] of Object.entries(defaults)) {
     if (!known.has(id)) issues.push(`defaults.${capability}: unknown model "${id}" (known: ${knownList()})`);
     const model = models.find((entry) => entry.id === id);
-    if (model && !model.capabilities.includes(capability as Capability)) issues.push(`defaults.${capability}: model "${id}" cannot serve ${capability} (it serves ${model.capabilities.join(', ')})`);
+    if (model && !model.capabilities.includes(capability as Capability))
+      issues.push(`defaults.${capability}: model "${id}" cannot serve ${capability} (it serves ${model.capabilities.join(', ')})`);
   }
 }

@@ -106,7 +106,12 @@ export class ChatStreamTranslator {
   /** The chat stream broke after it started: what came so far, closed as incomplete, and `response.failed` with the code. */
   fail(code: string, message: string, events: ResponseStreamEvent[]): ResponseObject {
     this.#close(events, 'incomplete');
-    const response = responseObject(this.#frame, { status: 'failed', output: this.#output, usage: this.#usage ? responseUsageFromChat(this.#usage) : null, error: { code, message } });
+    const response = responseObject(this.#frame, {
+      status: 'failed',
+      output: this.#output,
+      usage: this.#usage ? responseUsageFromChat(this.#usage) : null,
+      error: { code, message },
+    });
     this.#final = response;
     this.#emit(events, { type: 'response.failed', response });
     return response;
@@ -124,7 +129,15 @@ export class ChatStreamTranslator {
    */
   #textDelta(events: ResponseStreamEvent[], message: OpenMessage, text: string): void {
     const sequence = this.#sequence++;
-    const event = { type: 'response.output_text.delta', sequence_number: sequence, item_id: message.id, output_index: message.outputIndex, content_index: 0, delta: text, logprobs: [] };
+    const event = {
+      type: 'response.output_text.delta',
+      sequence_number: sequence,
+      item_id: message.id,
+      output_index: message.outputIndex,
+      content_index: 0,
+      delta: text,
+      logprobs: [],
+    };
     const json = `{"type":"response.output_text.delta","sequence_number":${sequence},"item_id":"${message.id}","output_index":${message.outputIndex},"content_index":0,"delta":${JSON.stringify(text)},"logprobs":[]}`;
     events.push(withWireJson(event, json));
   }
@@ -135,8 +148,18 @@ export class ChatStreamTranslator {
     this.#close(events, 'completed');
     const message: OpenMessage = { kind: 'message', id: newItemId('msg'), outputIndex: this.#output.length, text: '', refusal: undefined };
     this.#open = message;
-    this.#emit(events, { type: 'response.output_item.added', output_index: message.outputIndex, item: { id: message.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] } });
-    this.#emit(events, { type: 'response.content_part.added', item_id: message.id, output_index: message.outputIndex, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+    this.#emit(events, {
+      type: 'response.output_item.added',
+      output_index: message.outputIndex,
+      item: { id: message.id, type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+    });
+    this.#emit(events, {
+      type: 'response.content_part.added',
+      item_id: message.id,
+      output_index: message.outputIndex,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+    });
     return message;
   }
 
@@ -145,10 +168,21 @@ export class ChatStreamTranslator {
     let call = this.#calls.get(index);
     if (!call) {
       this.#close(events, 'completed');
-      call = { kind: 'call', id: newItemId('fc'), outputIndex: this.#output.length, callId: delta.id ?? newItemId('fc'), name: delta.function?.name ?? '', arguments: '' };
+      call = {
+        kind: 'call',
+        id: newItemId('fc'),
+        outputIndex: this.#output.length,
+        callId: delta.id ?? newItemId('fc'),
+        name: delta.function?.name ?? '',
+        arguments: '',
+      };
       this.#calls.set(index, call);
       this.#open = call;
-      this.#emit(events, { type: 'response.output_item.added', output_index: call.outputIndex, item: functionCallItem(call.id, call.callId, call.name, '', 'in_progress') });
+      this.#emit(events, {
+        type: 'response.output_item.added',
+        output_index: call.outputIndex,
+        item: functionCallItem(call.id, call.callId, call.name, '', 'in_progress'),
+      });
     } else if (this.#open !== call) {
       // OpenAI-compatible servers send one tool call after another; a delta to one already closed cannot be placed in order.
       throw new ServiceError('upstream_error', 'The model sent tool call arguments out of order (a call resumed after the next began).');
@@ -167,11 +201,24 @@ export class ChatStreamTranslator {
     let item: ResponseOutputItem;
     if (open.kind === 'message') {
       const part = { type: 'output_text', text: open.text, annotations: [], logprobs: [] };
-      this.#emit(events, { type: 'response.output_text.done', item_id: open.id, output_index: open.outputIndex, content_index: 0, text: open.text, logprobs: [] });
+      this.#emit(events, {
+        type: 'response.output_text.done',
+        item_id: open.id,
+        output_index: open.outputIndex,
+        content_index: 0,
+        text: open.text,
+        logprobs: [],
+      });
       this.#emit(events, { type: 'response.content_part.done', item_id: open.id, output_index: open.outputIndex, content_index: 0, part });
       item = messageItem(open.id, open.text, open.refusal, status);
     } else {
-      this.#emit(events, { type: 'response.function_call_arguments.done', item_id: open.id, output_index: open.outputIndex, name: open.name, arguments: open.arguments });
+      this.#emit(events, {
+        type: 'response.function_call_arguments.done',
+        item_id: open.id,
+        output_index: open.outputIndex,
+        name: open.name,
+        arguments: open.arguments,
+      });
       item = functionCallItem(open.id, open.callId, open.name, open.arguments, status);
     }
     this.#output.push(item);

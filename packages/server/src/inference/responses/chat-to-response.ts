@@ -20,7 +20,13 @@ export function messageItem(id: string, text: string, refusal: string | undefine
   return { id, type: 'message', status, role: 'assistant', content };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: 'completed' | 'incomplete' | 'in_progress'): ResponseOutputItem {
+export function functionCallItem(
+  id: string,
+  callId: string,
+  name: string,
+  args: string,
+  status: 'completed' | 'incomplete' | 'in_progress',
+): ResponseOutputItem {
   return { id, type: 'function_call', status, arguments: args, call_id: callId, name };
 }
 
@@ -40,7 +46,15 @@ export function outcomeFromChatCompletion(completion: ChatCompletion): ResponseO
   const output: ResponseOutputItem[] = [];
   if (text !== '' || refusal !== undefined || toolCalls.length === 0) output.push(messageItem(newItemId('msg'), text, refusal, itemStatus));
   for (const call of toolCalls) {
-    output.push(functionCallItem(newItemId('fc'), String(call.id ?? newItemId('fc')), String(call.function?.name ?? ''), typeof call.function?.arguments === 'string' ? call.function.arguments : '', itemStatus));
+    output.push(
+      functionCallItem(
+        newItemId('fc'),
+        String(call.id ?? newItemId('fc')),
+        String(call.function?.name ?? ''),
+        typeof call.function?.arguments === 'string' ? call.function.arguments : '',
+        itemStatus,
+      ),
+    );
   }
   return {
     status: incompleteReason ? 'incomplete' : 'completed',

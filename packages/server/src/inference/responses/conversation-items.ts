@@ -18,7 +18,8 @@ export function normaliseInput(input: string | readonly ResponseInputItem[] | un
   return input.map((item) => {
     const type = item.type ?? (item.role !== undefined ? 'message' : 'unknown');
     const full: Record<string, unknown> = { ...item, type };
-    if (type === 'message' && typeof full.content === 'string') full.content = [{ type: item.role === 'assistant' ? 'output_text' : 'input_text', text: full.content }];
+    if (type === 'message' && typeof full.content === 'string')
+      full.content = [{ type: item.role === 'assistant' ? 'output_text' : 'input_text', text: full.content }];
     if (typeof full.id !== 'string' || full.id === '') full.id = newItemId(idKind(type));
     return full as ConversationItem;
   });
@@ -31,5 +32,8 @@ export interface PlacedItem {
 }
 
 export function placed(history: readonly ConversationItem[], input: readonly ConversationItem[]): PlacedItem[] {
-  return [...history.map((item, index) => ({ item, path: ['previous_response_id', index] })), ...input.map((item, index) => ({ item, path: ['input', index] }))];
+  return [
+    ...history.map((item, index) => ({ item, path: ['previous_response_id', index] })),
+    ...input.map((item, index) => ({ item, path: ['input', index] })),
+  ];
 }

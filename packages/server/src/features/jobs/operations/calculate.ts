@@ -20,8 +20,34 @@ export const loadCalculator = () =>
 
 const allowedConstants = new Set(['pi', 'e', 'tau', 'phi']);
 const allowedFunctions = new Set([
-  'abs', 'sqrt', 'cbrt', 'exp', 'log', 'log10', 'log2', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2',
-  'sinh', 'cosh', 'tanh', 'floor', 'ceil', 'round', 'fix', 'trunc', 'sign', 'min', 'max', 'hypot', 'pow', 'mod',
+  'abs',
+  'sqrt',
+  'cbrt',
+  'exp',
+  'log',
+  'log10',
+  'log2',
+  'sin',
+  'cos',
+  'tan',
+  'asin',
+  'acos',
+  'atan',
+  'atan2',
+  'sinh',
+  'cosh',
+  'tanh',
+  'floor',
+  'ceil',
+  'round',
+  'fix',
+  'trunc',
+  'sign',
+  'min',
+  'max',
+  'hypot',
+  'pow',
+  'mod',
 ]);
 /** Arithmetic operators only: no factorial (unbounded work), no comparisons, no bitwise, no ranges. */
 const allowedOperators = new Set(['add', 'subtract', 'multiply', 'divide', 'pow', 'mod', 'unaryMinus', 'unaryPlus']);

@@ -83,7 +83,11 @@ const bounds = {
   },
   calculate: {
     deadlineMs: jobLimits.calculateDeadlineMs,
-    tooCostly: (why: string) => new ServiceError('calculate_too_costly', `Evaluating this expression ${why}; a calculation runs under a ${jobLimits.calculateDeadlineMs} ms deadline and a ${WORKER_HEAP_MB} MiB heap.`),
+    tooCostly: (why: string) =>
+      new ServiceError(
+        'calculate_too_costly',
+        `Evaluating this expression ${why}; a calculation runs under a ${jobLimits.calculateDeadlineMs} ms deadline and a ${WORKER_HEAP_MB} MiB heap.`,
+      ),
   },
 } as const;
 
@@ -105,7 +109,9 @@ async function runOffThread<Result>(task: ValidateJsonTask | CalculateTask, opti
   let outcome: JobOperationOutcome<Result>;
   const deadline = AbortSignal.timeout(deadlineMs);
   try {
-    outcome = (await startedPool(options.workerModule ?? WORKER_FILE, log).run(task, { signal: signal ? AbortSignal.any([signal, deadline]) : deadline })) as JobOperationOutcome<Result>;
+    outcome = (await startedPool(options.workerModule ?? WORKER_FILE, log).run(task, {
+      signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+    })) as JobOperationOutcome<Result>;
   } catch (error) {
     if (signal?.aborted) throw error;
     if (deadline.aborted) throw tooCostly(`took longer than ${deadlineMs} ms`);

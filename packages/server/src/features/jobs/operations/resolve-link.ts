@@ -65,7 +65,14 @@ function getOnce(url: URL, target: ResolvedAddress, limits: ResolveLimits, ca: s
       },
     );
     request.on('timeout', () => request.destroy(new Error('deadline')));
-    request.on('error', (error) => reject(new ServiceError('source_fetch_failed', `The URL could not be fetched (${error.message === 'deadline' ? `no answer within ${limits.timeoutMs / 1000} s` : 'connection failed'}).`)));
+    request.on('error', (error) =>
+      reject(
+        new ServiceError(
+          'source_fetch_failed',
+          `The URL could not be fetched (${error.message === 'deadline' ? `no answer within ${limits.timeoutMs / 1000} s` : 'connection failed'}).`,
+        ),
+      ),
+    );
     request.end();
   });
 }
@@ -125,7 +132,14 @@ export async function resolveLink(url: string, limits: ResolveLimits, seam: Sour
     const target = await vettedAddress(current.hostname, seam);
     const answer = await getOnce(current, target, { timeoutMs: limits.timeoutMs, signal: deadline }, seam.ca);
     if (answer.location === undefined) {
-      return { url, final_url: current.toString(), status: answer.status, content_type: answer.contentType, redirects, title: answer.contentType === 'text/html' ? await titleOf(answer.head) : null };
+      return {
+        url,
+        final_url: current.toString(),
+        status: answer.status,
+        content_type: answer.contentType,
+        redirects,
+        title: answer.contentType === 'text/html' ? await titleOf(answer.head) : null,
+      };
     }
     redirects.push({ url: current.toString(), status: answer.status });
     current = new URL(answer.location, current);

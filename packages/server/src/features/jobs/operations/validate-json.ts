@@ -17,7 +17,6 @@ const DRAFT_07 = /json-schema\.org\/draft-0[67]\/schema/;
  */
 const URL_FORMAT_MAX_CHARS = 2048;
 
-
 /**
  * Caller patterns (`pattern`, `patternProperties`, `propertyNames`) compile with RE2, whose
  * matching is linear in the text: `^(a+)+$` cannot backtrack. re2-wasm works in Unicode mode only
@@ -52,7 +51,12 @@ function validatorFor(schema: Record<string, unknown> | boolean, made: RE2[]): A
   return ajv;
 }
 
-const violation = (error: ErrorObject) => ({ instance_path: error.instancePath, schema_path: error.schemaPath, keyword: error.keyword, message: error.message ?? error.keyword });
+const violation = (error: ErrorObject) => ({
+  instance_path: error.instancePath,
+  schema_path: error.schemaPath,
+  keyword: error.keyword,
+  message: error.message ?? error.keyword,
+});
 
 /**
  * Validates a document against a JSON Schema with ajv; a schema that does not compile (RE2
@@ -63,7 +67,7 @@ const violation = (error: ErrorObject) => ({ instance_path: error.instancePath, 
 export function validateJson(schema: Record<string, unknown> | boolean, document: unknown): ValidateJsonResult {
   const made: RE2[] = [];
   try {
-    let validate;
+    let validate: ReturnType<ReturnType<typeof validatorFor>['compile']>;
     try {
       validate = validatorFor(schema, made).compile(schema);
     } catch (error) {

@@ -57,7 +57,13 @@ export const mupdfEngine: PdfEngine = {
         try {
           const text = page.toStructuredText('preserve-whitespace').asText();
           const [x0, y0, x1, y1] = page.getBounds();
-          const rotation = Number((page as unknown as { getObject?: () => { getInheritable?: (key: string) => { asNumber?: () => number } } }).getObject?.().getInheritable?.('Rotate')?.asNumber?.() ?? 0) || 0;
+          const rotation =
+            Number(
+              (page as unknown as { getObject?: () => { getInheritable?: (key: string) => { asNumber?: () => number } } })
+                .getObject?.()
+                .getInheritable?.('Rotate')
+                ?.asNumber?.() ?? 0,
+            ) || 0;
           return { text: text.replace(/\n(?=\n)/g, '\n'), width: Math.abs(x1 - x0), height: Math.abs(y1 - y0), rotation };
         } finally {
           page.destroy();

@@ -133,7 +133,12 @@ export default async function parsePdf(task: ParseTask): Promise<boolean> {
         try {
           const page = await document.page(pageNumber);
           text = normaliseText(page.text);
-          layout = { width: round(page.width), height: round(page.height), rotation: page.rotation, line_count: text === '' ? 0 : text.split('\n').filter((line) => line !== '').length };
+          layout = {
+            width: round(page.width),
+            height: round(page.height),
+            rotation: page.rotation,
+            line_count: text === '' ? 0 : text.split('\n').filter((line) => line !== '').length,
+          };
           if (text === '') warnings.push({ code: 'no_text_layer', message: 'The page has no extractable text (a scan or drawing?).', page_number: pageNumber });
         } catch (error) {
           // An engine error on a page ends the document (its engine cannot go on); others cost that page only.
@@ -206,7 +211,20 @@ async function convertDocx(task: ParseTask, post: (message: WorkerMessage) => vo
       : [];
     post({
       type: 'done',
-      summary: { engine: task.engine, page_count: 0, start_page: 1, pages_returned: 0, char_count: 0, truncated: false, truncated_reason: null, metadata: {}, warnings, peak_heap_bytes: heapBytes(), engine_load_ms: performance.now() - started, html: converted.value },
+      summary: {
+        engine: task.engine,
+        page_count: 0,
+        start_page: 1,
+        pages_returned: 0,
+        char_count: 0,
+        truncated: false,
+        truncated_reason: null,
+        metadata: {},
+        warnings,
+        peak_heap_bytes: heapBytes(),
+        engine_load_ms: performance.now() - started,
+        html: converted.value,
+      },
     });
     return true;
   } finally {

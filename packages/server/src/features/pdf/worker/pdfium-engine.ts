@@ -42,7 +42,9 @@ export const pdfiumEngine: PdfEngine = {
       const error = module.FPDF_GetLastError();
       free(input);
       if (error === FPDF_ERR_PASSWORD) {
-        throw password === undefined ? new PdfEngineError('pdf_encrypted', 'The PDF is encrypted; send its password.') : new PdfEngineError('pdf_password_incorrect', 'The password does not open this PDF.');
+        throw password === undefined
+          ? new PdfEngineError('pdf_encrypted', 'The PDF is encrypted; send its password.')
+          : new PdfEngineError('pdf_password_incorrect', 'The password does not open this PDF.');
       }
       if (error === FPDF_ERR_SECURITY) throw new PdfEngineError('pdf_encrypted', 'The PDF is encrypted with a security handler this engine cannot open.');
       throw new PdfEngineError('pdf_invalid', 'The file is not a readable PDF (unreadable structure).');
@@ -85,7 +87,12 @@ export const pdfiumEngine: PdfEngine = {
             const turned = rotation === 90 || rotation === 270;
             const displayedWidth = module.FPDF_GetPageWidthF(page);
             const displayedHeight = module.FPDF_GetPageHeightF(page);
-            return { text: pdfiumPageText(module, page), width: turned ? displayedHeight : displayedWidth, height: turned ? displayedWidth : displayedHeight, rotation };
+            return {
+              text: pdfiumPageText(module, page),
+              width: turned ? displayedHeight : displayedWidth,
+              height: turned ? displayedWidth : displayedHeight,
+              rotation,
+            };
           } finally {
             module.FPDF_ClosePage(page);
           }

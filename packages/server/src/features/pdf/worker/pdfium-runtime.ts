@@ -48,7 +48,11 @@ async function createRuntime(): Promise<PdfiumRuntime> {
   wasmBinary ??= readFileSync(require.resolve('@embedpdf/pdfium/pdfium.wasm'));
   // Emscripten reports failed growth and aborts on stderr; the engine reports them as answers.
   const quiet = () => {};
-  const module = await init({ wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) as ArrayBuffer, print: quiet, printErr: quiet });
+  const module = await init({
+    wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) as ArrayBuffer,
+    print: quiet,
+    printErr: quiet,
+  });
   module.PDFiumExt_Init();
   const memory = (module.pdfium.wasmExports as unknown as { memory: WebAssembly.Memory }).memory;
   let ceiling = Number.POSITIVE_INFINITY;

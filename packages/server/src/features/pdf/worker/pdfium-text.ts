@@ -22,7 +22,8 @@ export function pdfiumPageText(module: WrappedPdfiumModule, page: number): strin
     if (!buffer || !origin) throw new Error('no memory for the page text');
     const written = module.FPDFText_GetText(textPage, 0, count, buffer);
     const raw = module.pdfium.UTF16ToString(buffer, Math.max(0, written - 1) * 2);
-    const baseline = (index: number) => (module.FPDFText_GetCharOrigin(textPage, index, origin, origin + 8) ? module.pdfium.getValue(origin + 8, 'double') : undefined);
+    const baseline = (index: number) =>
+      module.FPDFText_GetCharOrigin(textPage, index, origin, origin + 8) ? module.pdfium.getValue(origin + 8, 'double') : undefined;
     let text = '';
     let start = 0;
     let lastY: number | undefined;

@@ -78,7 +78,10 @@ export const pdfjsEngine: PdfEngine = {
           ? new PdfEngineError('pdf_password_incorrect', 'The password does not open this PDF.')
           : new PdfEngineError('pdf_encrypted', 'The PDF is encrypted; send its password.');
       }
-      throw new PdfEngineError('pdf_invalid', `The file is not a readable PDF (${name === 'InvalidPDFException' ? 'no valid structure' : 'unreadable structure'}).`);
+      throw new PdfEngineError(
+        'pdf_invalid',
+        `The file is not a readable PDF (${name === 'InvalidPDFException' ? 'no valid structure' : 'unreadable structure'}).`,
+      );
     }
     return {
       pageCount: document.numPages,

@@ -16,7 +16,8 @@ export function explicitLabelScorer(labels: readonly string[]): LabelScorer {
   const labelVectors = labels.map((label) => embedText(label.replace(/[_-]+/g, ' ')));
   return {
     labels,
-    method: 'Similarity of the text to each label: cosine of hashed word and character n-gram vectors (svc-hashed-ngrams-512). Lexical, not semantic; not a neural model.',
+    method:
+      'Similarity of the text to each label: cosine of hashed word and character n-gram vectors (svc-hashed-ngrams-512). Lexical, not semantic; not a neural model.',
     logits(text) {
       const vector = embedText(text);
       return labelVectors.map((labelVector) => (cosine(vector, labelVector) - SIMILARITY_OFFSET) * SIMILARITY_SCALE);

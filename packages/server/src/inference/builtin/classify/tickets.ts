@@ -7,9 +7,11 @@ import type { LabelScorer } from './label-scorer.ts';
  * constant logit, so a ticket that names none of the keywords is `other` with low confidence.
  */
 export const TICKET_KEYWORDS: Readonly<Record<string, string>> = {
-  billing: 'bill billing invoice charge charged refund payment pay paid price pricing subscription plan credit card receipt overcharged cost fee renew renewal cancel upgrade downgrade discount',
+  billing:
+    'bill billing invoice charge charged refund payment pay paid price pricing subscription plan credit card receipt overcharged cost fee renew renewal cancel upgrade downgrade discount',
   bug: 'bug error crash crashes broken fail fails failed failing exception freeze stuck wrong issue problem doesnt 500 timeout glitch unexpected regression works stopped',
-  account: 'account login log sign password reset locked email username profile access 2fa two factor authentication verify verification delete deactivate permission',
+  account:
+    'account login log sign password reset locked email username profile access 2fa two factor authentication verify verification delete deactivate permission',
   feature_request: 'feature request suggest suggestion add support would nice wish could please allow option integration improve improvement roadmap idea',
   how_to: 'how what where which guide docs documentation tutorial example explain setup set configure configuration install use using step',
 };
@@ -19,7 +21,8 @@ const keywordSets = Object.fromEntries(Object.entries(TICKET_KEYWORDS).map(([lab
 
 export const ticketsScorer: LabelScorer = {
   labels: [...Object.keys(TICKET_KEYWORDS), 'other'],
-  method: 'Keyword voting: the distinct (stemmed) words a ticket shares with each label\'s keyword list (billing, bug, account, feature_request, how_to; otherwise other). Not a neural model.',
+  method:
+    "Keyword voting: the distinct (stemmed) words a ticket shares with each label's keyword list (billing, bug, account, feature_request, how_to; otherwise other). Not a neural model.",
   logits(text) {
     const terms = new Set(stemmedWords(text));
     const votes = Object.values(keywordSets).map((keywords) => [...terms].filter((term) => keywords.has(term)).length);

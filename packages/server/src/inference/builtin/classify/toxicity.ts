@@ -19,7 +19,8 @@ const TOXIC_THRESHOLD = 2;
 
 export const toxicityScorer: LabelScorer = {
   labels: ['toxic', 'non_toxic'],
-  method: 'Weighted patterns for insults, profanity and threats (more weight when aimed at "you"), plus strongly negative AFINN-165 valence; toxic past a fixed threshold. Overt English abuse only; not a neural model.',
+  method:
+    'Weighted patterns for insults, profanity and threats (more weight when aimed at "you"), plus strongly negative AFINN-165 valence; toxic past a fixed threshold. Overt English abuse only; not a neural model.',
   logits(text) {
     let evidence = 0;
     for (const [pattern, weight] of ABUSE_TERMS) if (pattern.test(text)) evidence += weight;
