@@ -139,6 +139,8 @@ export const errorCodes = {
   pdf_queue_full: 503,
   pdf_queue_timeout: 503,
   pdf_worker_unavailable: 503,
+  /** A validate_json or calculate item whose worker thread did not start and load its library within 30 s (a machine under heavy load); retry the item. */
+  job_worker_unavailable: 503,
   pdf_parse_timeout: 504,
   source_url_refused: 422,
   source_fetch_failed: 422,

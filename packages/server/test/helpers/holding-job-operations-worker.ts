@@ -9,6 +9,10 @@ import jobOperationTask, { type JobOperationTask } from '../../src/features/jobs
 export const HOLD_EXPRESSION = 'hold';
 
 export default async function holdingJobOperationTask(task: JobOperationTask): Promise<unknown> {
-  if (task.operation === 'calculate' && task.expression === HOLD_EXPRESSION) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+  if (task.operation === 'calculate' && task.expression === HOLD_EXPRESSION) {
+    // Running, as far as the pool knows: the item's own deadline applies, as to a real evaluation.
+    task.started?.postMessage('start');
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+  }
   return jobOperationTask(task);
 }

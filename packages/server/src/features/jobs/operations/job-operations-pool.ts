@@ -1,4 +1,5 @@
 import { Piscina } from 'piscina';
+import { MessageChannel } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { jobLimits, type CalculateResult, type ValidateJsonResult } from '@svc/schemas';
 import { ServiceError } from '../../../service-error.ts';
@@ -12,6 +13,8 @@ const THREADS = 2;
 const WORKER_HEAP_MB = 192;
 /** A thread that has loaded ajv or mathjs is kept a while for the next item, then let go (Piscina unrefs idle threads). */
 const IDLE_MS = 60_000;
+/** How long a thread may take to start and load ajv or mathjs before the item's own deadline begins (as the PDF pool's worker start). */
+const START_DEADLINE_MS = 30_000;
 
 /** One shared pool per worker module (only tests name another), started on the first validate_json or calculate item. */
 const pools = new Map<string, Piscina>();
@@ -107,17 +110,35 @@ async function runOffThread<Result>(task: ValidateJsonTask | CalculateTask, opti
   const { deadlineMs, tooCostly } = bounds[task.operation];
   await takeTurn(signal);
   let outcome: JobOperationOutcome<Result>;
-  const deadline = AbortSignal.timeout(deadlineMs);
+  // Two deadlines in turn: the thread's start (a cold thread loads ajv or mathjs, seconds on a
+  // loaded machine), then the item's own from the worker's 'start'. One deadline over both timed
+  // out cheap items whose thread was still starting.
+  const stop = new AbortController();
+  const { port1: startedHere, port2: startedThere } = new MessageChannel();
+  let itemRunning = false;
+  let itemTimer: NodeJS.Timeout | undefined;
+  const startTimer = setTimeout(() => stop.abort(), START_DEADLINE_MS);
+  startedHere.once('message', () => {
+    itemRunning = true;
+    clearTimeout(startTimer);
+    itemTimer = setTimeout(() => stop.abort(), deadlineMs);
+  });
   try {
-    outcome = (await startedPool(options.workerModule ?? WORKER_FILE, log).run(task, {
-      signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
-    })) as JobOperationOutcome<Result>;
+    outcome = (await startedPool(options.workerModule ?? WORKER_FILE, log).run(
+      { ...task, started: startedThere },
+      { signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal, transferList: [startedThere] },
+    )) as JobOperationOutcome<Result>;
   } catch (error) {
     if (signal?.aborted) throw error;
-    if (deadline.aborted) throw tooCostly(`took longer than ${deadlineMs} ms`);
+    if (stop.signal.aborted && itemRunning) throw tooCostly(`took longer than ${deadlineMs} ms`);
+    if (stop.signal.aborted)
+      throw new ServiceError('job_worker_unavailable', `No job operations worker started within ${START_DEADLINE_MS / 1000} s; retry the item.`);
     if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw tooCostly('ran out of memory');
     throw error;
   } finally {
+    clearTimeout(startTimer);
+    clearTimeout(itemTimer);
+    startedHere.close();
     endTurn();
   }
   if ('error' in outcome) throw new ServiceError(outcome.error.code as 'json_schema_invalid', outcome.error.message);
@@ -154,7 +175,7 @@ export function warmCalculator(options: { log: Logger; workerModule?: URL | unde
   const warm = async () => {
     await takeTurn();
     try {
-      await startedPool(options.workerModule ?? WORKER_FILE, options.log).run(task, { signal: AbortSignal.timeout(jobLimits.calculateDeadlineMs) });
+      await startedPool(options.workerModule ?? WORKER_FILE, options.log).run(task, { signal: AbortSignal.timeout(START_DEADLINE_MS) });
     } finally {
       endTurn();
     }

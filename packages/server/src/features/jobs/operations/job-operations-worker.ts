@@ -1,15 +1,24 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { CalculateResult, ValidateJsonResult } from '@svc/schemas';
 import { isServiceError } from '../../../service-error.ts';
 import { calculate, loadCalculator } from './calculate.ts';
 import { validateJson } from './validate-json.ts';
 
-export interface ValidateJsonTask {
+/**
+ * Told 'start' once the thread has started and loaded what the operation needs, right before the
+ * item itself runs: the item's deadline counts from there, not from a thread's cold start.
+ */
+export interface StartSignal {
+  started?: MessagePort;
+}
+
+export interface ValidateJsonTask extends StartSignal {
   operation: 'validate_json';
   schema: Record<string, unknown> | boolean;
   document: unknown;
 }
 
-export interface CalculateTask {
+export interface CalculateTask extends StartSignal {
   operation: 'calculate';
   expression: string;
 }
@@ -28,8 +37,12 @@ export default async function jobOperationTask(task: JobOperationTask): Promise<
   try {
     switch (task.operation) {
       case 'validate_json':
+        // ajv and re2-wasm loaded with this module, before the thread took its first task.
+        task.started?.postMessage('start');
         return { result: validateJson(task.schema, task.document) };
       case 'calculate':
+        await loadCalculator();
+        task.started?.postMessage('start');
         return { result: await calculate(task.expression) };
       case 'warm_calculator':
         await loadCalculator();
