@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import test from 'ava';
 import { signInAgent } from '@svc/testing/identity';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { waitUntil } from '@svc/testing/wait-until';
 
 /**
  * Admission before bytes: a route's admission (its queue, its rate limit, auth) and the server's
@@ -120,10 +121,15 @@ test.serial(
     const head = `POST /v1/embeddings HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${budgetToken}\r\nContent-Type: application/json\r\n`;
     const stalled = await Promise.all(Array.from({ length: 12 }, () => announceAndStall(budgetServer, head, size, almost)));
     t.teardown(() => stalled.forEach(({ socket }) => socket.destroy()));
+    const answers = () => stalled.map(({ answer }) => answer() ?? 'reading').join(', ');
+    const refusedNow = () => stalled.filter(({ answer }) => answer()?.startsWith('HTTP/1.1 503'));
+    // The refusals come at once, but on a loaded machine not all within a fixed pause: wait for
+    // the ninth, then a moment more, so a tenth refusal (a budget too small) would show too.
+    await waitUntil(answers, () => refusedNow().length >= 9, { timeoutMs: 10_000 }).catch(() => undefined);
     await settle(300);
-    const refused = stalled.filter(({ answer }) => answer()?.startsWith('HTTP/1.1 503'));
+    const refused = refusedNow();
     // 16 MiB of budget less its small-body reserve (2 MiB) holds three bodies of 4 MiB.
-    t.is(refused.length, 9, stalled.map(({ answer }) => answer() ?? 'reading').join(', '));
+    t.is(refused.length, 9, answers());
     const [headers, body] = refused[0]!.received().split('\r\n\r\n');
     t.regex(headers!, /retry-after: 1/i);
     t.is(JSON.parse(body!).code, 'body_budget_full');
