@@ -8,6 +8,7 @@ import type { ServerLifecycle } from './lifecycle.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { HttpMetrics } from './observability/metrics.ts';
 import type { UsageHook } from './inference/usage-hook.ts';
+import type { ContractDispatch } from './http/dispatch.ts';
 
 /** What every feature is built from. Features take what they need; none reaches for globals. */
 export interface ServerDeps {
@@ -27,6 +28,8 @@ export interface ServerDeps {
   readonly startedAt: number;
   /** Public URLs of the two surfaces; known for certain only once listening. */
   publicUrls(): { baseUrl: string; apiUrl: string };
+  /** Runs a contract route in-process through the REST app (MCP tools, A2A skills); usable once the server has built its apps. */
+  readonly dispatch: ContractDispatch;
   /** Set by tests only (`createServer` options); production leaves it undefined. */
   readonly testSeams?: TestSeams;
 }

@@ -16,6 +16,7 @@ import { UsageHook } from './inference/usage-hook.ts';
 import { operatorResolver } from './http/auth.ts';
 import { BodyBudget } from './http/body-budget.ts';
 import { buildContractApp } from './http/build-app.ts';
+import { ContractDispatch } from './http/dispatch.ts';
 import { answerClientError } from './http/client-errors.ts';
 import { watchResponseStalls } from './http/response-stall.ts';
 import { corsPolicyFrom } from './http/cors.ts';
@@ -25,6 +26,7 @@ import { createHttpMetrics } from './observability/metrics.ts';
 import { ensureOperatorToken } from './operator-token.ts';
 import { Scheduler } from './scheduler.ts';
 
+import { flushTraces, startTracing } from './observability/tracing.ts';
 export interface SvcServer {
   readonly config: Config;
   readonly database: Database;
@@ -59,6 +61,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolMax: config.databasePoolMax,
+  await startTracing(log);
     log,
     ...(options.embeddedDatabase ? { embedded: options.embeddedDatabase } : {}),
   });
@@ -87,6 +90,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
     scheduler,
     startedAt: Date.now(),
     publicUrls: urls,
+    dispatch: new ContractDispatch(),
     testSeams: options.testSeams,
   };
   // Counters of long-past windows are dead weight; any replica may prune them.
@@ -118,6 +122,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const separateApi = config.apiPort !== undefined;
   const app = buildApp(separateApi ? ['base'] : ['base', 'api']);
   const apiApp = separateApi ? buildApp(['api']) : undefined;
+  deps.dispatch.attach({ base: app, api: apiApp });
   const httpServers: Server[] = [];
 
   const listenOne = (handler: Koa, port: number) =>
@@ -197,3 +202,4 @@ export async function createServer(config: Config, options: CreateServerOptions 
     },
   };
 }
+        await flushTraces();

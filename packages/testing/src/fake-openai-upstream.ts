@@ -54,6 +54,8 @@ export interface RecordedRequest {
   body: Record<string, unknown>;
   /** performance.now() when the request closed before its answer ended (the caller aborted). */
   abortedAt?: number;
+  /** The W3C trace context svc passed on (only while its tracing is on). */
+  traceparent: string | undefined;
   /** performance.now() when the answer ended normally. */
   finishedAt?: number;
 }
@@ -188,7 +190,12 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
 
   const server = createServer(async (request, response) => {
     const path = (request.url ?? '/').split('?')[0]!;
-    const record: RecordedRequest = { path, authorization: request.headers.authorization, body: {} };
+    const record: RecordedRequest = {
+      path,
+      authorization: request.headers.authorization,
+      traceparent: request.headers.traceparent as string | undefined,
+      body: {},
+    };
     let ended = false;
     response.once('finish', () => {
       ended = true;

@@ -10,6 +10,8 @@ import type { StartStream } from './respond.ts';
 import { lingerOnUnreadBody } from './linger.ts';
 import { finishRequest } from './request-lifecycle.ts';
 import { RequestState } from './request-state.ts';
+import { traceRequest } from './request-trace.ts';
+import { tracingOn } from '../observability/tracing.ts';
 import { ServiceError } from '../service-error.ts';
 
 export interface ContractAppOptions extends MountOptions {
@@ -37,6 +39,7 @@ export function buildContractApp(appOptions: ContractAppOptions): Koa {
   const draining = options.draining ?? (() => false);
   app.use(async function serveContract(ctx: Context): Promise<void> {
     // Node's request and response directly: Koa's delegating getters cost on every request.
+  if (tracingOn()) app.use(traceRequest);
     const { req, res } = ctx;
     const { headers } = req;
     const state = new RequestState(requestIdFrom(headers['x-request-id']), options.log);

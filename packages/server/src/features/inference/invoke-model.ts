@@ -4,6 +4,7 @@ import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../service-error.ts';
 import { EngineUnavailableError, type Capability, type EngineCallOptions } from '../../inference/provider.ts';
 import type { UsageHook } from '../../inference/usage-hook.ts';
+import { endModelCallSpan, traceModelCall } from '../../inference/model-call-trace.ts';
 
 /**
  * Who is calling and how to stop: an HTTP request gives its own; a batch job makes one per item.
@@ -97,7 +98,7 @@ export async function callWithFallbacks<T>(
   let lastFailure: EngineUnavailableError | undefined;
   for (const resolved of chain) {
     try {
-      const answer = await call(resolved, options);
+      const answer = await traceModelCall(request, operation, resolved, () => call(resolved, options));
       return { value: answer.value, usage: answer.usage, served: resolved };
     } catch (error) {
       if (error instanceof EngineUnavailableError && !request.signal.aborted) {
@@ -132,6 +133,7 @@ export function reportUsage(
   usage.report({
     operation: call.operation,
     engine: call.resolved.model.engine,
+  endModelCallSpan(call.request, call.usage, call.ok, call.errorCode);
     model: call.resolved.model.id,
     usage: call.usage,
     latencyMs: performance.now() - call.started,

@@ -2,6 +2,7 @@ import { MessageChannel, type Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { isServiceError, ServiceError } from '../../service-error.ts';
+import { traceSettled } from '../../observability/tracing.ts';
 import { workerModuleUrl } from '../../worker-modules.ts';
 import { pageChannel, parseAnswer } from './page-channel.ts';
 import { ParseDeadlines, WorkerStarts, type StopReason } from './parse-deadlines.ts';
@@ -355,6 +356,7 @@ export class ParserPool {
         this.inFlight -= 1;
         port1.close();
       });
+    traceSettled('pdf.parse', dispatchStarted, result, { 'svc.pdf.engine': engine });
     const timings = (): ParseTimings => {
       const { startMs, queueMs } = deadlines.waited();
       const now = endedAt ?? performance.now();

@@ -1,5 +1,6 @@
 import { Agent, errors, type Dispatcher } from 'undici';
 import { ServiceError } from '../../service-error.ts';
+import { withTraceContext } from '../../observability/tracing.ts';
 import { EngineUnavailableError, type EngineCallOptions } from '../provider.ts';
 import type { UpstreamSettings } from './upstream-config.ts';
 import { UpstreamExchange } from './upstream-exchange.ts';
@@ -39,13 +40,13 @@ export function upstreamTarget(url: string): UpstreamTarget {
   return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
 }
 
-/** The headers of every call; the key is sent and kept nowhere else. */
+/** The headers of every call (with the caller's trace while tracing is on); the key is sent and kept nowhere else. */
 function headersFor(upstream: UpstreamSettings): Record<string, string> {
-  return {
+  return withTraceContext({
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
     ...(upstream.apiKey !== undefined ? { authorization: `Bearer ${upstream.apiKey}` } : {}),
-  };
+  });
 }
 
 /** Removes the key from text an upstream sent back (some echo a key they refused). */

@@ -1,0 +1,73 @@
+import test from 'ava';
+import { blackboardContract, inferenceContract, jobsContract, urlFor } from '@svc/schemas';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+
+let svc: TestServer;
+test.before(async () => {
+  svc = await startTestServer();
+});
+test.after.always(async () => {
+  await svc?.close();
+});
+
+const rerank = { query: 'postgres replication', documents: ['a cake recipe', 'streaming replication in postgres', 'postgres logical replication'] };
+
+async function overHttp(url: string, init: RequestInit) {
+  const response = await fetch(url, init);
+  return { status: response.status, body: await response.json(), headers: response.headers };
+}
+
+test('a dispatched route answers what the same route answers over HTTP', async (t) => {
+  const authorization = `Bearer ${svc.operatorToken}`;
+  const dispatched = await svc.server.deps.dispatch.call(inferenceContract.rerank, { body: rerank }, { authorization, ip: '127.0.0.1' });
+  const rest = await overHttp(urlFor(svc.server.urls(), inferenceContract.rerank), {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify(rerank),
+  });
+  t.is(dispatched.status, 200);
+  t.deepEqual(dispatched.json, rest.body);
+});
+
+test('auth, validation and path params are the REST ones', async (t) => {
+  const { dispatch } = svc.server.deps;
+  const anonymous = await dispatch.call(inferenceContract.rerank, { body: rerank }, { ip: '127.0.0.1' });
+  t.is(anonymous.status, 401);
+  t.regex(String(anonymous.headers['www-authenticate']), /resource_metadata="/);
+  t.is((anonymous.json as { code: string }).code, 'unauthorized');
+
+  const invalid = await dispatch.call(
+    inferenceContract.rerank,
+    { body: { query: '', documents: [] } },
+    { authorization: `Bearer ${svc.operatorToken}`, ip: '127.0.0.1' },
+  );
+  const invalidRest = await overHttp(urlFor(svc.server.urls(), inferenceContract.rerank), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '', documents: [] }),
+  });
+  t.is(invalid.status, 422);
+  const { request_id: _a, ...dispatchedError } = invalid.json as Record<string, unknown>;
+  const { request_id: _b, ...restError } = invalidRest.body as Record<string, unknown>;
+  t.deepEqual(dispatchedError, restError);
+
+  const missing = await dispatch.call(
+    jobsContract.get,
+    { params: { job_id: 'job_0000000000000000none' } },
+    { authorization: `Bearer ${svc.operatorToken}`, ip: '127.0.0.1' },
+  );
+  t.is(missing.status, 404);
+});
+
+test('the caller address is the one per-IP rules see, and query parameters travel as the client writes them', async (t) => {
+  const { dispatch } = svc.server.deps;
+  const key = `dispatch-${Date.now()}`;
+  const put = await dispatch.call(blackboardContract.put, { body: { key, value: { text: 'from dispatch' } } }, { ip: '203.0.113.7' });
+  t.is(put.status, 201, put.text);
+  const got = await dispatch.call(blackboardContract.get, { query: { key, limit: 5 } }, { ip: '203.0.113.7' });
+  t.is(got.status, 200, got.text);
+  t.deepEqual(
+    (got.json as { items: Array<{ item: { text: string } }> }).items.map((entry) => entry.item.text),
+    ['from dispatch'],
+  );
+});
