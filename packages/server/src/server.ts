@@ -25,8 +25,8 @@ import { createLogger } from './observability/logger.ts';
 import { createHttpMetrics } from './observability/metrics.ts';
 import { ensureOperatorToken } from './operator-token.ts';
 import { Scheduler } from './scheduler.ts';
-
 import { flushTraces, startTracing } from './observability/tracing.ts';
+
 export interface SvcServer {
   readonly config: Config;
   readonly database: Database;
@@ -57,11 +57,11 @@ export interface CreateServerOptions {
 export async function createServer(config: Config, options: CreateServerOptions = {}): Promise<SvcServer> {
   const log = options.logger ?? createLogger(config.logLevel);
   const { token: operatorToken, file: operatorTokenFile } = await ensureOperatorToken(config.operatorToken, config.dataDir);
+  await startTracing(log);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolMax: config.databasePoolMax,
-  await startTracing(log);
     log,
     ...(options.embeddedDatabase ? { embedded: options.embeddedDatabase } : {}),
   });
@@ -197,9 +197,9 @@ export async function createServer(config: Config, options: CreateServerOptions 
         await scheduler.close();
         for (const close of features.closers.reverse()) await close().catch((error) => log.error({ err: error }, 'feature did not close cleanly'));
         await database.close();
+        await flushTraces();
       })();
       return closing;
     },
   };
 }
-        await flushTraces();

@@ -1,6 +1,7 @@
 import { Sequelize } from 'sequelize';
 import type { Logger } from 'pino';
 import { startEmbeddedDatabase, type EmbeddedPostgres } from './embedded.ts';
+import { traceQueries } from './query-trace.ts';
 
 export interface Database {
   readonly sequelize: Sequelize;
@@ -38,6 +39,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     pool: { max: embedded ? 1 : options.poolMax, min: 0, idle: 10_000, acquire: 60_000 },
     define: { underscored: true, timestamps: false },
   });
+  traceQueries(sequelize);
   try {
     await sequelize.authenticate();
   } catch (error) {

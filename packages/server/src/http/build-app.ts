@@ -37,9 +37,9 @@ export function buildContractApp(appOptions: ContractAppOptions): Koa {
   const table = compileContract(options);
   const cors = options.cors ?? corsPolicyFrom([]);
   const draining = options.draining ?? (() => false);
+  if (tracingOn()) app.use(traceRequest);
   app.use(async function serveContract(ctx: Context): Promise<void> {
     // Node's request and response directly: Koa's delegating getters cost on every request.
-  if (tracingOn()) app.use(traceRequest);
     const { req, res } = ctx;
     const { headers } = req;
     const state = new RequestState(requestIdFrom(headers['x-request-id']), options.log);

@@ -130,10 +130,10 @@ export function reportUsage(
   usage: UsageHook,
   call: { operation: string; resolved: ResolvedModel; usage: InferenceUsage; started: number; request: InvocationContext; ok: boolean; errorCode?: string },
 ): void {
+  endModelCallSpan(call.request, call.usage, call.ok, call.errorCode);
   usage.report({
     operation: call.operation,
     engine: call.resolved.model.engine,
-  endModelCallSpan(call.request, call.usage, call.ok, call.errorCode);
     model: call.resolved.model.id,
     usage: call.usage,
     latencyMs: performance.now() - call.started,
