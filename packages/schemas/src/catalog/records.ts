@@ -137,13 +137,18 @@ export const ArtifactVersion = z
   .meta({ id: 'ArtifactVersion' });
 export const VersionsResponse = z.object({ artifactId: ArtifactId, rows: z.array(ArtifactVersion) }).meta({ id: 'VersionsResponse' });
 
+/** The fields that name one file of one revision and its bytes, shared by every file listing. */
+const fileOfRevision = {
+  artifactId: ArtifactId,
+  revision: z.string(),
+  path: z.string(),
+  sha256: Sha256Hex,
+  sizeBytes: z.number().int().nonnegative(),
+};
+
 export const ArtifactFile = z
   .object({
-    artifactId: ArtifactId,
-    revision: z.string(),
-    path: z.string(),
-    sha256: Sha256Hex,
-    sizeBytes: z.number().int().nonnegative(),
+    ...fileOfRevision,
     mediaType: z.string(),
     tools: z.array(Tool).meta({ description: 'Runtimes that need this file; empty means every runtime.' }),
     packs: z.array(Pack),
@@ -173,11 +178,7 @@ export type DownloadPlan = z.infer<typeof DownloadPlan>;
 
 export const DownloadableFile = z
   .object({
-    artifactId: ArtifactId,
-    revision: z.string(),
-    path: z.string(),
-    sha256: Sha256Hex,
-    sizeBytes: z.number().int().nonnegative(),
+    ...fileOfRevision,
     tools: z.array(Tool),
     packs: z.array(Pack),
   })

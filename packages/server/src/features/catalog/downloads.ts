@@ -139,22 +139,14 @@ export class Downloads {
         );
       }
       const sameBytes = token.sha256 === sha256 && Number(token.size_bytes) === body.sizeBytes;
+      // What every recorded answer says about the bytes; the record's status and time follow.
+      const attested = { localHashAttested: true, artifactId, revision: token.revision, path, sha256, sizeBytes: body.sizeBytes } as const;
       if (token.spent_at) {
         // The same attestation again is a retry whose answer was lost: answer the first record
         // and count nothing. Other bytes under a spent token stay refused.
         if (sameBytes) {
           const recordId = token.recorded_pull_id ?? (await this.latestPullId(token.caller_key, artifactId, path, sha256, transaction));
-          return {
-            status: 'already-recorded',
-            localHashAttested: true,
-            artifactId,
-            revision: token.revision,
-            path,
-            sha256,
-            sizeBytes: body.sizeBytes,
-            recordedAt: iso(token.recorded_at ?? token.spent_at),
-            recordId,
-          };
+          return { ...attested, status: 'already-recorded', recordedAt: iso(token.recorded_at ?? token.spent_at), recordId };
         }
         throw new ServiceError(
           'completion_token_spent',
@@ -193,17 +185,7 @@ export class Downloads {
           transaction,
         },
       );
-      return {
-        status,
-        localHashAttested: true,
-        artifactId,
-        revision: token.revision,
-        path,
-        sha256,
-        sizeBytes: body.sizeBytes,
-        recordedAt: iso(record.created_at),
-        recordId: String(record.id),
-      };
+      return { ...attested, status, recordedAt: iso(record.created_at), recordId: String(record.id) };
     });
   }
 

@@ -69,10 +69,11 @@ function orderBy(sort: string, ranked: boolean): string {
 function explanation(row: Row, query: SearchQuery, sort: string, position: number): NonNullable<SearchResponse['rows'][number]['explain']> {
   const matchedFields = (['name', 'summary', 'description', 'tags', 'repo'] as const).filter((field) => row[`m_${field}`]);
   const sortKey = sort === 'best' || sort === 'relevance' ? (query.q ? 'score' : 'downloads') : sort;
+  // Four decimals: enough to tell neighbours apart, short enough to read.
+  const score = Math.round(Number(row.score ?? 0) * 10_000) / 10_000;
   if (query.q && query.semantic) {
     const queryTerms = new Set(tokenize(query.q));
     const shared = [...new Set(tokenize(row.embedding_text ?? ''))].filter((term) => queryTerms.has(term));
-    const score = Math.round(Number(row.score ?? 0) * 10_000) / 10_000;
     return {
       method: 'semantic',
       score,
@@ -82,7 +83,6 @@ function explanation(row: Row, query: SearchQuery, sort: string, position: numbe
     };
   }
   if (query.q) {
-    const score = Math.round(Number(row.score ?? 0) * 10_000) / 10_000;
     return {
       method: 'fulltext',
       score,

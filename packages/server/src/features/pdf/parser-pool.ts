@@ -380,6 +380,13 @@ export class ParserPool {
     return { pages: pageChannel(port1, result), result, cancel: () => stop('cancel'), timings };
   }
 
+  /** A worker that passed its memory cap (the watchdog's or V8's own): the document is too complex for it. */
+  private tooComplex(): ServiceError {
+    return new ServiceError('pdf_too_complex', `Extracting this document needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`, {
+      retryable: false,
+    });
+  }
+
   /** `began`: the worker had started the task (else it died before, still loading). */
   private errorFor(error: unknown, reason: StopReason | undefined, began: boolean): ServiceError {
     if (reason === 'queue') {
@@ -412,21 +419,13 @@ export class ParserPool {
     }
     if (reason === 'memory') {
       this.log.warn('pdf worker passed its memory cap; terminated and replaced');
-      return new ServiceError(
-        'pdf_too_complex',
-        `Extracting this document needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`,
-        { retryable: false },
-      );
+      return this.tooComplex();
     }
     if (reason === 'cancel') return new ServiceError('bad_request', 'The client went away; the parse was stopped.');
     const code = (error as { code?: string }).code;
     if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
       this.log.warn('pdf worker ran out of memory; replaced');
-      return new ServiceError(
-        'pdf_too_complex',
-        `Extracting this document needs more than the ${this.config.workerMemoryBytes} bytes a parser worker may use.`,
-        { retryable: false },
-      );
+      return this.tooComplex();
     }
     if (/queue is at limit|no task queue/i.test((error as Error).message ?? '')) {
       return new ServiceError('pdf_queue_full', 'All PDF workers are busy and the waiting room is full; retry shortly.', {
