@@ -10,6 +10,7 @@ import { jobsConfigFrom } from './features/jobs/jobs-config.ts';
 import { pdfConfigFrom } from './features/pdf/pdf-config.ts';
 import { requestsConfigFrom } from './features/requests/requests-config.ts';
 import { responsesConfigFrom } from './features/responses/responses-config.ts';
+import { responseCacheConfigFrom } from './features/inference/response-cache-config.ts';
 import { inferenceConfigFrom } from './inference/openai-compatible/upstream-config.ts';
 import { storageConfigFrom } from './storage/storage-config.ts';
 
@@ -112,6 +113,7 @@ export const featureConfigs = {
   inference: inferenceConfigFrom,
   jobs: jobsConfigFrom,
   responses: responsesConfigFrom,
+  responseCache: responseCacheConfigFrom,
 };
 
 type FeatureConfigs = { [Key in keyof typeof featureConfigs]: z.output<(typeof featureConfigs)[Key]> };

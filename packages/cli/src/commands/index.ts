@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerCacheCommands } from './cache.ts';
 import { registerCatalogCommands } from './catalog.ts';
 import { registerDiscoverCommands } from './discover.ts';
 import { registerDownloadCommands } from './download.ts';
@@ -33,4 +34,5 @@ export function registerCommands(program: Command): void {
   registerDiscoverCommands(program);
   registerJobsCommands(program);
   registerResponsesCommands(program);
+  registerCacheCommands(program);
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ChatCompletion, ChatCompletionsRequest, ChatStreamEvent } from '../inference/chat.ts';
 import { inferenceLimits } from '../inference/limits.ts';
+import { CACHE_STATUS_HEADER, CacheOptInHeaders } from '../inference/response-cache.ts';
 import { defineContract, defineRoute, jsonOrBytes, jsonOrSse, paging } from '../route.ts';
 import { billingLimits } from './packs.ts';
 import {
@@ -86,8 +87,10 @@ export const creditsContract = defineContract({
       'The chat completion of POST /v1/chat/completions, funded by one credit per successful call. `Idempotency-Key` is required: a hold of one credit is taken before the engine runs, ' +
       'committed on success (an immutable usage receipt) or released on failure, disconnect or timeout. The same key answers the stored completion again and is never charged twice ' +
       '(a streamed call replays as its final completion in JSON); while the first call with the key is still running the key answers 409 `idempotency_in_progress`; ' +
-      'the same key with another body is a 409 `idempotency_conflict`. No spendable credit: 402 `credits_exhausted` with a payment challenge and a `Link` header to the checkout route.',
-    headers: z.looseObject({ 'idempotency-key': IdempotencyKeyHeader }),
+      'the same key with another body is a 409 `idempotency_conflict`. No spendable credit: 402 `credits_exhausted` with a payment challenge and a `Link` header to the checkout route. ' +
+      `The response cache applies as on POST /v1/chat/completions; an answer served from it (\`${CACHE_STATUS_HEADER}: hit\`) is a successful call and costs one credit like any other, ` +
+      'since a credit buys a call, not tokens (and a free hit would make the cache a way to probe for free).',
+    headers: CacheOptInHeaders.extend({ 'idempotency-key': IdempotencyKeyHeader }),
     body: ChatCompletionsRequest,
     bodyLimitBytes: inferenceLimits.chatBodyBytes,
     errors: [409, 413, 502, 504],

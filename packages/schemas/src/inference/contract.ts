@@ -16,6 +16,7 @@ import {
 import { inferenceLimits as limits } from './limits.ts';
 import { RagRequest, RagResponse, RagStreamEvent } from './rag.ts';
 import { RerankRequest, RerankResponse } from './rerank.ts';
+import { CacheOptInHeaders, responseCacheNote } from './response-cache.ts';
 import { SpeedTestResponse } from './speed-test.ts';
 import { SummarizeRequest, SummarizeResponse, SummarizeStreamEvent } from './summarize.ts';
 
@@ -43,7 +44,8 @@ export const inferenceContract = defineContract({
       'SSE comments (`: keep-alive`). A client that disconnects aborts the upstream request at once. The built-in model ' +
       "(`svc-extractive-chat`) answers extractively from the conversation and svc's own documentation, and says so. " +
       `Limits: body ${limits.chatBodyBytes} bytes (413), ${limits.chatMaxMessages} messages, ${limits.chatMaxMessageChars} characters a message, ` +
-      `max_tokens 1..${limits.chatMaxTokens}, ${limits.chatMaxStopSequences} stop sequences. ${modelNote}`,
+      `max_tokens 1..${limits.chatMaxTokens}, ${limits.chatMaxStopSequences} stop sequences. ${modelNote} ${responseCacheNote}`,
+    headers: CacheOptInHeaders,
     body: ChatCompletionsRequest,
     bodyLimitBytes: limits.chatBodyBytes,
     errors: modelErrors,
@@ -54,7 +56,7 @@ export const inferenceContract = defineContract({
     method: 'POST',
     path: '/v1/embeddings',
     summary: 'Embeddings in the OpenAI wire format (float or base64)',
-    description: `Input a string or up to ${limits.embeddingsMaxInputs} strings of at most ${limits.embeddingsMaxInputChars} characters; body ${limits.embeddingsBodyBytes} bytes (413). ${modelNote}`,
+    description: `Input a string or up to ${limits.embeddingsMaxInputs} strings of at most ${limits.embeddingsMaxInputChars} characters; body ${limits.embeddingsBodyBytes} bytes (413). ${modelNote} ${responseCacheNote}`,
     body: EmbeddingsRequest,
     bodyLimitBytes: limits.embeddingsBodyBytes,
     errors: modelErrors,
@@ -65,7 +67,7 @@ export const inferenceContract = defineContract({
     method: 'POST',
     path: '/v1/rerank',
     summary: 'Rerank documents against a query (the Cohere/Jina shape)',
-    description: `Up to ${limits.rerankMaxDocuments} documents of at most ${limits.rerankMaxDocumentChars} characters; body ${limits.rerankBodyBytes} bytes (413). Results best first; \`index\` is the document's place in the request. ${modelNote}`,
+    description: `Up to ${limits.rerankMaxDocuments} documents of at most ${limits.rerankMaxDocumentChars} characters; body ${limits.rerankBodyBytes} bytes (413). Results best first; \`index\` is the document's place in the request. ${modelNote} ${responseCacheNote}`,
     body: RerankRequest,
     bodyLimitBytes: limits.rerankBodyBytes,
     errors: modelErrors,
@@ -76,7 +78,7 @@ export const inferenceContract = defineContract({
     method: 'POST',
     path: '/v1/classify',
     summary: 'Classify texts for a task (sentiment, toxicity, prompt_injection, tickets, nli) or into explicit labels',
-    description: `Up to ${limits.classifyMaxTexts} texts (or nli pairs) of at most ${limits.classifyMaxTextChars} characters, up to ${limits.classifyMaxLabels} labels; body ${limits.classifyBodyBytes} bytes (413). Each result has its label, a score, every label's score and a confidence band; \`method\` says what made the scores. ${modelNote}`,
+    description: `Up to ${limits.classifyMaxTexts} texts (or nli pairs) of at most ${limits.classifyMaxTextChars} characters, up to ${limits.classifyMaxLabels} labels; body ${limits.classifyBodyBytes} bytes (413). Each result has its label, a score, every label's score and a confidence band; \`method\` says what made the scores. ${modelNote} ${responseCacheNote}`,
     body: ClassifyRequest,
     bodyLimitBytes: limits.classifyBodyBytes,
     errors: modelErrors,

@@ -10,3 +10,4 @@ export * from './guidance.ts';
 export * from './eval.ts';
 export * from './speed-test.ts';
 export * from './contract.ts';
+export * from './response-cache.ts';

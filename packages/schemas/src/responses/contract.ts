@@ -1,4 +1,5 @@
 import { defineContract, defineRoute, jsonOrSse, paging } from '../route.ts';
+import { CacheOptInHeaders, responseCacheNote } from '../inference/response-cache.ts';
 import { responsesLimits as limits } from './limits.ts';
 import { ResponsesCreateRequest } from './request.ts';
 import { ResponseDeleted, ResponseIdParams, ResponseInputItemList, ResponseInputItemsQuery, ResponseObject, ResponseStreamEvent } from './response.ts';
@@ -23,7 +24,8 @@ export const responsesContract = defineContract({
       '`response.function_call_arguments.delta`/`.done`, `response.content_part.done`, `response.output_item.done`, then `response.completed`, `response.incomplete` or ' +
       '`response.failed` (an upstream failure after the start, with its code), each with its `sequence_number`. `store` (default true) keeps the response for ' +
       '`GET /v1/responses/{id}` and `previous_response_id`, which continues a conversation on any replica; an unknown or foreign previous id is 404. ' +
-      `Limits: body ${limits.bodyBytes} bytes (413), ${limits.maxInputItems} input items, ${limits.maxTools} tools, max_output_tokens 1..${limits.maxOutputTokens}, ${limits.maxConversationItems} items in a conversation.`,
+      `Limits: body ${limits.bodyBytes} bytes (413), ${limits.maxInputItems} input items, ${limits.maxTools} tools, max_output_tokens 1..${limits.maxOutputTokens}, ${limits.maxConversationItems} items in a conversation. ${responseCacheNote} A hit answers the stored response again, its \`id\` included, and stores nothing new.`,
+    headers: CacheOptInHeaders,
     body: ResponsesCreateRequest,
     bodyLimitBytes: limits.bodyBytes,
     errors: [400, 404, 413, 502, 504],

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineContract, defineRoute, text } from '../route.ts';
 import { ApiHealthResponse, HealthResponse, OpenApiDocument, PerformanceProtocol, ReadyResponse, ServiceRoot } from './documents.ts';
 import { CacheResponse, ModelInfo, ModelsResponse } from './models.ts';
+import { CachePurgeQuery, CachePurgeResponse, RESPONSE_CACHE_NAME } from '../inference/response-cache.ts';
 
 const publicRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['system'] } as const;
 
@@ -141,6 +142,20 @@ export const modelsContract = defineContract({
     tags: ['models'],
     auth: { kind: 'scoped', scopes: ['models:read'] },
     summary: 'State of the server caches',
+    description: `Each cache with its entries, hits and misses. The response cache (\`${RESPONSE_CACHE_NAME}\`, shared by every replica through the database) also reports its bytes, hit rate and TTL.`,
     responses: { 200: CacheResponse },
+  }),
+  purgeCache: defineRoute({
+    method: 'DELETE',
+    path: '/v1/cache',
+    surface: 'base',
+    tags: ['models'],
+    auth: { kind: 'bearer', principals: ['operator'] },
+    summary: 'Purge the response cache (operator only)',
+    description:
+      'Deletes the stored answers of the response cache, every one or those of one `model`, for every replica at once (they share the database). ' +
+      'Answers the count and bytes removed. Purging again is harmless: it removes what was stored since.',
+    query: CachePurgeQuery,
+    responses: { 200: CachePurgeResponse },
   }),
 });

@@ -50,6 +50,19 @@ export const CacheInfo = z
     max_entries: z.number().int().nonnegative(),
     hits: z.number().int().nonnegative(),
     misses: z.number().int().nonnegative(),
+    hit_rate: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .optional()
+      .describe('hits / (hits + misses), counted by the process that answers; null before the first lookup.'),
+    bytes: z.number().int().nonnegative().optional().describe('Bytes of the answers held, where the cache knows them (the response cache).'),
+    ttl_seconds: z.number().int().positive().optional().describe('How long an entry is served after it was stored, where entries expire (the response cache).'),
+    shared: z
+      .boolean()
+      .optional()
+      .describe('True when the entries live in the database and every replica reads them; the counts of hits and misses are still per process.'),
   })
   .meta({ id: 'CacheInfo' });
 

@@ -29,6 +29,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const catalog = await createCatalogFeature(deps, { receipts: receipts.receipts, requests: requests.store });
   const blackboard = createBlackboardFeature(deps, { receipts: receipts.receipts });
   const pdf = createPdfFeature(deps);
+  const inference = createInferenceFeature(deps, { blackboard: blackboard.service, catalog: catalog.catalog, requests: requests.store });
   return combineFeatures([
     receipts,
     requests,
@@ -36,12 +37,12 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     blackboard,
     pdf,
     await createIdentityFeature(deps, { signingKeys, receipts: receipts.receipts }),
-    createInferenceFeature(deps, { blackboard: blackboard.service, catalog: catalog.catalog, requests: requests.store }),
-    createBillingFeature(deps),
+    inference,
+    createBillingFeature(deps, { responseCache: inference.responseCache }),
     createJobsFeature(deps, { pdf: pdf.service }),
     createSystemFeature(deps),
     createModelsFeature(deps),
     createDiscoveryFeature(deps),
-    createResponsesFeature(deps),
+    createResponsesFeature(deps, { responseCache: inference.responseCache }),
   ]);
 }

@@ -10,11 +10,15 @@ export interface UsageEvent {
   latencyMs: number;
   /** The principal that made the call, and the request it came in on. */
   principalId: string;
+  /** The developer key the call came in with, if any: usage per key counts by it. */
+  developerKeyId?: string;
   requestId: string;
   /** False when the call failed; usage then holds what was consumed before the failure. */
   ok: boolean;
   /** The stable error code of a failed call. */
   errorCode?: string;
+  /** `hit`: answered from the response cache, so no engine ran and `usage` is zero. */
+  cache?: 'hit';
 }
 
 export type UsageListener = (event: UsageEvent) => void;

@@ -3,12 +3,25 @@ export interface CacheStats {
   max_entries: number;
   hits: number;
   misses: number;
+  /** Where the cache knows them: the bytes it holds, how long an entry lives, and whether replicas share it. */
+  bytes?: number;
+  ttl_seconds?: number;
+  shared?: boolean;
+}
+
+/** What a purge removed. */
+export interface PurgeResult {
+  entries: number;
+  bytes: number;
 }
 
 interface RegisteredCache {
   name: string;
   description: string;
-  stats(): CacheStats;
+  /** In-process caches answer at once; a cache in the database asks it. */
+  stats(): CacheStats | Promise<CacheStats>;
+  /** Present on caches an operator may empty (the response cache); `model` narrows it to one model's entries. */
+  purge?(options: { model?: string }): Promise<PurgeResult>;
 }
 
 /** Caches report here so `/v1/cache` shows what each holds and how well it serves. */
@@ -19,8 +32,19 @@ export class CacheRegistry {
     this.caches.set(cache.name, cache);
   }
 
-  list() {
-    return [...this.caches.values()].map((cache) => ({ name: cache.name, description: cache.description, ...cache.stats() }));
+  async list() {
+    return Promise.all(
+      [...this.caches.values()].map(async (cache) => {
+        const stats = await cache.stats();
+        const lookups = stats.hits + stats.misses;
+        return { name: cache.name, description: cache.description, ...stats, hit_rate: lookups === 0 ? null : stats.hits / lookups };
+      }),
+    );
+  }
+
+  /** Empties the named cache; undefined when no cache of that name can be purged. */
+  async purge(name: string, options: { model?: string }): Promise<PurgeResult | undefined> {
+    return this.caches.get(name)?.purge?.(options);
   }
 }
 

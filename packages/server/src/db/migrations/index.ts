@@ -12,6 +12,7 @@ import x402 from './20261122T1900-x402.ts';
 import jobs from './20261122T1900-jobs.ts';
 import completionRetry from './20261122T1900-completion-retry.ts';
 import responses from './20261126T2300-responses.ts';
+import responseCache from './20261127T0320-response-cache.ts';
 import type { Migration } from './types.ts';
 
 /**
@@ -33,4 +34,5 @@ export const migrations: Migration[] = [
   jobs,
   completionRetry,
   responses,
+  responseCache,
 ].sort((a, b) => a.name.localeCompare(b.name));

@@ -2,7 +2,7 @@ import { billingContract, creditsContract, offeredPacks } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
-import { chatCompletion } from '../inference/index.ts';
+import { cachedChatCompletion, cacheHeaders, type CacheStatus, type ResponseCache } from '../inference/index.ts';
 import { createCheckoutSession } from './checkout.ts';
 import { balanceOf } from './credit-ledger.ts';
 import { creditsFunding } from './credits-funding.ts';
@@ -20,7 +20,7 @@ function requireOwnAccount(kind: string): void {
     );
 }
 
-export function createBillingHandlers(deps: ServerDeps) {
+export function createBillingHandlers(deps: ServerDeps, responseCache: ResponseCache) {
   const { sequelize } = deps.database;
   const config = deps.config.billing;
   const stripe = createStripeClient(config);
@@ -86,9 +86,17 @@ export function createBillingHandlers(deps: ServerDeps) {
   });
 
   const creditRoutes = defineHandlers(creditsContract, {
-    async chat({ body }, request) {
+    async chat({ body, headers }, request) {
       requireOwnAccount(request.principal.kind);
-      return (await runFunded(credits, (chatBody, chatRequest) => chatCompletion(deps, chatBody, chatRequest), body, request)) as never;
+      // The cache sits inside the funded work: a hit is a successful call, charged its one credit.
+      let cache: CacheStatus | undefined;
+      const chat = async (chatBody: typeof body, chatRequest: typeof request) => {
+        const answer = await cachedChatCompletion(deps, responseCache, headers, chatBody, chatRequest);
+        cache = answer.cache;
+        return answer.body;
+      };
+      const funded = await runFunded(credits, chat, body, request);
+      return { ...funded, headers: { ...funded.headers, ...cacheHeaders(cache) } } as never;
     },
   });
 

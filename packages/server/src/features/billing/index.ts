@@ -1,5 +1,6 @@
 import type { ServerDeps } from '../../deps.ts';
 import type { Feature } from '../feature.ts';
+import type { ResponseCache } from '../inference/index.ts';
 import { releaseExpiredHolds } from './credit-ledger.ts';
 import { createBillingHandlers } from './handlers.ts';
 import { createX402Handlers } from './x402-handlers.ts';
@@ -8,11 +9,13 @@ import { createX402Handlers } from './x402-handlers.ts';
 const HOLD_SWEEP_MS = 30_000;
 
 /** Billing: the credit and x402 routes, and the housekeeping that releases expired credit holds. */
-export function createBillingFeature(deps: ServerDeps) {
+export function createBillingFeature(deps: ServerDeps, given: { responseCache: ResponseCache }) {
   const log = deps.log.child({ feature: 'billing' });
   deps.scheduler.every('billing.release-expired-holds', HOLD_SWEEP_MS, async () => {
     const released = await releaseExpiredHolds(deps.database.sequelize);
     if (released > 0) log.info({ released }, 'released expired credit holds');
   });
-  return { handlers: { ...createBillingHandlers(deps), x402: createX402Handlers(deps) } } satisfies Feature<'billing' | 'credits' | 'x402'>;
+  return { handlers: { ...createBillingHandlers(deps, given.responseCache), x402: createX402Handlers(deps) } } satisfies Feature<
+    'billing' | 'credits' | 'x402'
+  >;
 }

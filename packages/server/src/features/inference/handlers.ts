@@ -7,7 +7,8 @@ import { runClassify, runEmbeddings, runRerank, runSummarize } from './operation
 import { gatherRagDocuments, type RagSourceReaders } from './rag-sources.ts';
 import { requestSpecialist } from './request-specialist.ts';
 import type { RequestStore } from '../requests/index.ts';
-import { chatCompletion } from './chat.ts';
+import { cachedChatCompletion } from './cached-chat.ts';
+import { cacheHeaders, type CachedAnswer, type ResponseCache } from './response-cache.ts';
 import { evaluate } from './evaluate.ts';
 import { discover, findSpecialist, routeRequest } from './guidance.ts';
 import { runSpeedTest } from './speed-test.ts';
@@ -34,20 +35,33 @@ async function* ragEvents(completed: RagResponse) {
   yield { event: ragStreamEventNames.completed, data: completed };
 }
 
+/** A 200 with the answer, and `x-svc-cache` when the response cache was consulted. */
+function cachedResult<T>(answer: CachedAnswer<T>) {
+  const headers = cacheHeaders(answer.cache);
+  return headers ? { status: 200 as const, body: answer.body, headers } : { status: 200 as const, body: answer.body };
+}
+
 /** The inference routes. Each resolves its model, calls the engine through `invokeModel`, and shapes the answer. */
-export function createInferenceHandlers(deps: ServerDeps, sources: RagSourceReaders & { requests: Pick<RequestStore, 'fileFor'> }) {
+export function createInferenceHandlers(
+  deps: ServerDeps,
+  sources: RagSourceReaders & { requests: Pick<RequestStore, 'fileFor'>; responseCache: ResponseCache },
+) {
+  const cache = sources.responseCache;
   return defineHandlers(inferenceContract, {
-    async chat({ body }, request) {
-      return { status: 200, body: await chatCompletion(deps, body, request) };
+    async chat({ body, headers }, request) {
+      return cachedResult(await cachedChatCompletion(deps, cache, headers, body, request));
     },
     async embeddings({ body }, request) {
-      return { status: 200, body: await runEmbeddings(deps, body, request) };
+      const call = { operation: 'embeddings', resolved: deps.models.resolve('embeddings', body.model), body };
+      return cachedResult(await cache.through(request, call, () => runEmbeddings(deps, body, request)));
     },
     async rerank({ body }, request) {
-      return { status: 200, body: await runRerank(deps, body, request) };
+      const call = { operation: 'rerank', resolved: deps.models.resolve('rerank', body.model), body };
+      return cachedResult(await cache.through(request, call, () => runRerank(deps, body, request)));
     },
     async classify({ body }, request) {
-      return { status: 200, body: await runClassify(deps, body, request) };
+      const call = { operation: 'classify', resolved: deps.models.resolve('classify', body.model), body };
+      return cachedResult(await cache.through(request, call, () => runClassify(deps, body, request)));
     },
     async summarize({ body }, request) {
       const answer = () => runSummarize(deps, body, request);

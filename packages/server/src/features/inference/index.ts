@@ -7,11 +7,14 @@ import type { CatalogService } from '../catalog/index.ts';
 import type { RequestStore } from '../requests/index.ts';
 import type { Feature } from '../feature.ts';
 import { createInferenceHandlers } from './handlers.ts';
+import { ResponseCache } from './response-cache.ts';
 
 export { chatCompletion } from './chat.ts';
 export { chatStreamEvents } from './chat-stream.ts';
 export { callWithFallbacks, invokeModel, reportUsage, servedBy } from './invoke-model.ts';
 export { runClassify, runEmbeddings, runRerank, runSummarize } from './operations.ts';
+export { cachedChatCompletion } from './cached-chat.ts';
+export { cacheHeaders, chatMayBeCached, ResponseCache, type CacheStatus } from './response-cache.ts';
 
 /**
  * The inference feature: registers the engines (the built-in one always, upstreams from the
@@ -28,8 +31,11 @@ export function createInferenceFeature(deps: ServerDeps, given: { blackboard: Bl
   if (upstreams.length > 0)
     deps.log.info({ upstreams: upstreams.map((upstream) => upstream.id), models: models.map((model) => model.id) }, 'inference upstreams registered');
   const unsubscribe = deps.usage.subscribe((event) => deps.metrics.observeInference(event));
+  // One for the server: the chat, Responses and credit routes are given it, and /v1/cache reports it.
+  const responseCache = new ResponseCache(deps);
   return {
-    handlers: { inference: createInferenceHandlers(deps, given) },
+    handlers: { inference: createInferenceHandlers(deps, { ...given, responseCache }) },
+    responseCache,
     close: async () => {
       unsubscribe();
       await deps.models.close();

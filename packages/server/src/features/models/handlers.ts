@@ -1,6 +1,7 @@
-import { modelsContract } from '@svc/schemas';
+import { modelsContract, RESPONSE_CACHE_NAME } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
+import { ServiceError } from '../../service-error.ts';
 
 export function createModelsHandlers(deps: ServerDeps) {
   return defineHandlers(modelsContract, {
@@ -12,7 +13,13 @@ export function createModelsHandlers(deps: ServerDeps) {
       return { status: 200, body: deps.models.get(params.model) };
     },
     async cache() {
-      return { status: 200, body: { caches: deps.caches.list() } };
+      return { status: 200, body: { caches: await deps.caches.list() } };
+    },
+    async purgeCache({ query }) {
+      const purged = await deps.caches.purge(RESPONSE_CACHE_NAME, query.model === undefined ? {} : { model: query.model });
+      // The inference feature registers the response cache at start; without it the server was built wrong.
+      if (!purged) throw new ServiceError('internal_error', 'The response cache is not registered.');
+      return { status: 200, body: { name: RESPONSE_CACHE_NAME, purged_entries: purged.entries, purged_bytes: purged.bytes } };
     },
   });
 }

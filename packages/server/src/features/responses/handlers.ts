@@ -1,13 +1,20 @@
-import { responsesContract } from '@svc/schemas';
+import { responsesContract, type ResponseObject } from '@svc/schemas';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { principalKey } from '../identity/index.ts';
+import { cacheHeaders, chatMayBeCached, type ResponseCache } from '../inference/index.ts';
 import { createResponse, type ResponsesDeps } from './create-response.ts';
 
 /** The Responses routes: create (JSON or streamed), and the caller's stored responses. */
-export function createResponsesHandlers(deps: ResponsesDeps) {
+export function createResponsesHandlers(deps: ResponsesDeps, responseCache: ResponseCache) {
   return defineHandlers(responsesContract, {
-    async create({ body }, request) {
-      return { status: 200, body: await createResponse(deps, body, request) };
+    async create({ body, headers }, request) {
+      if (!chatMayBeCached(headers, body)) return { status: 200, body: await createResponse(deps, body, request) };
+      // The capability createResponse serves it with: passed through to a Responses upstream, or translated to chat.
+      const capability = body.model !== undefined && deps.models.model(body.model)?.capabilities.includes('responses') ? 'responses' : 'chat';
+      const call = { operation: 'responses', resolved: deps.models.resolve(capability, body.model), body };
+      // Not streamed (chatMayBeCached), so createResponse answers one response object.
+      const answer = await responseCache.through(request, call, () => createResponse(deps, body, request) as Promise<ResponseObject>);
+      return { status: 200, body: answer.body, headers: cacheHeaders(answer.cache) ?? {} };
     },
     async retrieve({ params }, request) {
       return { status: 200, body: (await deps.store.get(principalKey(request.principal), params.response_id)).response };

@@ -1,5 +1,6 @@
 import type { ServerDeps } from '../../deps.ts';
 import type { Feature } from '../feature.ts';
+import type { ResponseCache } from '../inference/index.ts';
 import { createResponsesHandlers } from './handlers.ts';
 import { ResponseStore } from './response-store.ts';
 
@@ -10,9 +11,14 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
  * OpenAI's Responses API over every chat model (docs/inference.md, "The Responses API"): the
  * routes, and the store of responses in the database with its retention sweep.
  */
-export function createResponsesFeature(deps: Pick<ServerDeps, 'database' | 'config' | 'models' | 'usage' | 'scheduler'>) {
+export function createResponsesFeature(
+  deps: Pick<ServerDeps, 'database' | 'config' | 'models' | 'usage' | 'scheduler'>,
+  given: { responseCache: ResponseCache },
+) {
   const config = deps.config.responses;
   const store = new ResponseStore(deps.database.sequelize, config);
   deps.scheduler.every('responses.sweep', SWEEP_INTERVAL_MS, () => store.sweep());
-  return { handlers: { responses: createResponsesHandlers({ models: deps.models, usage: deps.usage, store, config }) } } satisfies Feature<'responses'>;
+  return {
+    handlers: { responses: createResponsesHandlers({ models: deps.models, usage: deps.usage, store, config }, given.responseCache) },
+  } satisfies Feature<'responses'>;
 }

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { flag, integer } from '../../env-values.ts';
+
+const MIB = 1024 * 1024;
+
+/**
+ * The response cache's settings (docs/inference.md, "Response cache"). The caps bound what the
+ * database holds: the oldest entries go first once either is passed. An answer larger than
+ * SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES is passed on but not stored, so one answer cannot empty the cache.
+ */
+export const responseCacheConfigFrom = z
+  .object({
+    SVC_RESPONSE_CACHE: flag.default(true),
+    SVC_RESPONSE_CACHE_TTL_SECONDS: integer(1, 30 * 86_400, 'seconds').default(3_600),
+    SVC_RESPONSE_CACHE_MAX_ENTRIES: integer(1, 10_000_000, 'an entry count').default(100_000),
+    SVC_RESPONSE_CACHE_MAX_BYTES: integer(1_024, 64 * 1_024 * MIB, 'bytes').default(512 * MIB),
+    SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES: integer(1_024, 1_024 * MIB, 'bytes').default(8 * MIB),
+  })
+  .refine((env) => env.SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES <= env.SVC_RESPONSE_CACHE_MAX_BYTES, {
+    path: ['SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES'],
+    error: 'expected at most SVC_RESPONSE_CACHE_MAX_BYTES',
+  })
+  .transform((env) => ({
+    enabled: env.SVC_RESPONSE_CACHE,
+    ttlSeconds: env.SVC_RESPONSE_CACHE_TTL_SECONDS,
+    maxEntries: env.SVC_RESPONSE_CACHE_MAX_ENTRIES,
+    maxBytes: env.SVC_RESPONSE_CACHE_MAX_BYTES,
+    maxEntryBytes: env.SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES,
+  }));
+
+export type ResponseCacheConfig = z.output<typeof responseCacheConfigFrom>;

@@ -1,0 +1,115 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { ResponseCacheConfig } from './response-cache-config.ts';
+
+/** How many of the oldest entries a write looks at to evict: bounded work per write, and more than the one entry it adds, so a lowered cap is caught up with. */
+const EVICT_WINDOW = 32;
+/** How many expired entries one housekeeping turn deletes at most. */
+const SWEEP_BATCH = 1_000;
+
+export interface StoredEntry {
+  key: string;
+  principal: string;
+  operation: string;
+  model: string;
+  body: string;
+  bytes: number;
+}
+
+/**
+ * "Still served" as SQL over the one totals row `t`, with the caps bound at the given positions:
+ * an entry is live while it is one of the last `max_entries` written, the bytes written from its
+ * start on are at most `max_bytes`, and its TTL has not passed. So the live entries are at most
+ * the caps, whole. Reads and the report use it, so an entry past a cap is never served or
+ * counted, even before a write or the sweep deletes it.
+ */
+const live = (maxEntries: string, maxBytes: string) =>
+  `c.expires_at > now() AND c.entry_seq > t.entries_written - ${maxEntries} AND c.bytes_end - c.bytes >= t.bytes_written - ${maxBytes}`;
+/** The opposite of `live` for the oldest rows, which eviction and the sweep delete. */
+const evictable = (row: string, maxEntries: string, maxBytes: string) =>
+  `(${row}.expires_at <= now() OR ${row}.entry_seq <= t.entries_written - ${maxEntries} OR ${row}.bytes_end - ${row}.bytes < t.bytes_written - ${maxBytes})`;
+
+/** The response cache's SQL (svc_response_cache): every statement touches a bounded number of rows on the request path. */
+export class ResponseCacheStore {
+  private readonly sequelize: Sequelize;
+  private readonly config: ResponseCacheConfig;
+
+  constructor(sequelize: Sequelize, config: ResponseCacheConfig) {
+    this.sequelize = sequelize;
+    this.config = config;
+  }
+
+  /** The stored answer's JSON text, when the key has a live entry: one primary-key read. */
+  async read(key: string): Promise<string | undefined> {
+    const [row] = await this.sequelize.query<{ body: string }>(
+      `SELECT c.body FROM svc_response_cache c, svc_response_cache_totals t WHERE c.key = $1 AND t.id = 1 AND ${live('$2', '$3')}`,
+      { bind: [key, this.config.maxEntries, this.config.maxBytes], type: QueryTypes.SELECT },
+    );
+    return row?.body;
+  }
+
+  /**
+   * Stores an answer (replacing an older one under the same key) and evicts, in the same
+   * statement, those of the oldest entries that the caps or their TTL put out: at most
+   * EVICT_WINDOW rows, read by the `entry_seq` index. The totals row is locked only for this statement.
+   */
+  async write(entry: StoredEntry): Promise<void> {
+    await this.sequelize.query(
+      `WITH t AS (
+         UPDATE svc_response_cache_totals SET entries_written = entries_written + 1, bytes_written = bytes_written + $6
+         WHERE id = 1 RETURNING entries_written, bytes_written
+       ), stored AS (
+         INSERT INTO svc_response_cache (key, principal, operation, model, body, bytes, entry_seq, bytes_end, created_at, expires_at)
+         SELECT $1, $2, $3, $4, $5, $6, t.entries_written, t.bytes_written, now(), now() + make_interval(secs => $7) FROM t
+         ON CONFLICT (key) DO UPDATE SET body = excluded.body, bytes = excluded.bytes, entry_seq = excluded.entry_seq, bytes_end = excluded.bytes_end,
+           created_at = excluded.created_at, expires_at = excluded.expires_at
+         RETURNING key
+       )
+       DELETE FROM svc_response_cache WHERE key IN (
+         SELECT oldest.key FROM (SELECT key, entry_seq, bytes_end, bytes, expires_at FROM svc_response_cache ORDER BY entry_seq LIMIT ${EVICT_WINDOW}) oldest, t
+         WHERE oldest.key NOT IN (SELECT key FROM stored) AND ${evictable('oldest', '$8', '$9')}
+       )`,
+      {
+        bind: [
+          entry.key,
+          entry.principal,
+          entry.operation,
+          entry.model,
+          entry.body,
+          entry.bytes,
+          this.config.ttlSeconds,
+          this.config.maxEntries,
+          this.config.maxBytes,
+        ],
+      },
+    );
+  }
+
+  /** Entries and bytes that are live: a scan bounded by the entry cap, on the report route only. */
+  async totals(): Promise<{ entries: number; bytes: number }> {
+    const [row] = await this.sequelize.query<{ entries: string; bytes: string }>(
+      `SELECT count(*) AS entries, coalesce(sum(c.bytes), 0) AS bytes FROM svc_response_cache c, svc_response_cache_totals t WHERE t.id = 1 AND ${live('$1', '$2')}`,
+      { bind: [this.config.maxEntries, this.config.maxBytes], type: QueryTypes.SELECT },
+    );
+    return { entries: Number(row?.entries ?? 0), bytes: Number(row?.bytes ?? 0) };
+  }
+
+  /** Deletes every entry, or one model's; answers what went (counting entries already past their TTL or a cap too). */
+  async purge(model: string | undefined): Promise<{ entries: number; bytes: number }> {
+    const [row] = await this.sequelize.query<{ entries: string; bytes: string }>(
+      `WITH gone AS (DELETE FROM svc_response_cache WHERE $1::text IS NULL OR model = $1 RETURNING bytes)
+       SELECT count(*) AS entries, coalesce(sum(bytes), 0) AS bytes FROM gone`,
+      { bind: [model ?? null], type: QueryTypes.SELECT },
+    );
+    return { entries: Number(row?.entries ?? 0), bytes: Number(row?.bytes ?? 0) };
+  }
+
+  /** Housekeeping: deletes a batch of entries past their TTL or the caps (writes evict too; this catches up while none come). */
+  async sweep(): Promise<void> {
+    await this.sequelize.query(
+      `DELETE FROM svc_response_cache WHERE key IN (
+         SELECT c.key FROM svc_response_cache c, svc_response_cache_totals t WHERE t.id = 1 AND ${evictable('c', '$1', '$2')}
+         ORDER BY c.entry_seq LIMIT ${SWEEP_BATCH})`,
+      { bind: [this.config.maxEntries, this.config.maxBytes] },
+    );
+  }
+}

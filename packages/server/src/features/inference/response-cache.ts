@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import { CACHE_OPT_IN_HEADER, CACHE_STATUS_HEADER, RESPONSE_CACHE_NAME, type Principal } from '@svc/schemas';
+import type { ServerDeps } from '../../deps.ts';
+import { canonicalJson } from '../../http/canonical-json.ts';
+import type { CacheStats, PurgeResult } from '../../observability/cache-registry.ts';
+import { principalKey } from '../identity/index.ts';
+import type { ResolvedModel } from '../models/index.ts';
+import type { InvocationContext } from './invoke-model.ts';
+import type { ResponseCacheConfig } from './response-cache-config.ts';
+import { ResponseCacheStore } from './response-cache-store.ts';
+
+/** How often expired and over-cap entries are swept while no write evicts them. */
+const SWEEP_INTERVAL_MS = 60_000;
+
+export type CacheStatus = 'hit' | 'miss';
+
+/**
+ * Principals whose entries are their own. The shared ones (the demo credential, open access)
+ * stand for many callers, so a hit there would tell one caller what another asked: never cached.
+ */
+const OWN_PRINCIPALS: ReadonlySet<Principal['kind']> = new Set(['operator', 'agent']);
+
+/** One call the cache may answer: its operation, the model it resolves to, and its validated body. */
+export interface CacheableCall {
+  operation: string;
+  resolved: ResolvedModel;
+  body: { model?: string | undefined };
+}
+
+/** An answer and, when the cache was consulted, whether it served it. */
+export interface CachedAnswer<T> {
+  body: T;
+  cache?: CacheStatus;
+}
+
+/**
+ * The key of a call: the principal, the operation, the model's id and the canonical request
+ * (keys sorted, defaults applied by validation, the model field set to the resolved id so
+ * naming the default model and naming none are one request). Hashed, so a key holds no request text.
+ */
+function cacheKey(principal: Principal, call: CacheableCall): string {
+  const canonical = canonicalJson({ ...call.body, model: call.resolved.model.id });
+  return createHash('sha256')
+    .update(`${principalKey(principal)}\n${call.operation}\n${call.resolved.model.id}\n`)
+    .update(canonical)
+    .digest('base64url');
+}
+
+/** Whether a chat or Responses request opted in: not streamed, temperature 0, and the opt-in header. */
+export function chatMayBeCached(
+  headers: { [CACHE_OPT_IN_HEADER]?: string | undefined },
+  body: { temperature?: number | null; stream?: boolean | null },
+): boolean {
+  return headers[CACHE_OPT_IN_HEADER] === 'true' && body.temperature === 0 && body.stream !== true;
+}
+
+/** The answer header of a call the cache considered; none for one it did not. */
+export function cacheHeaders(status: CacheStatus | undefined): Record<string, string> | undefined {
+  return status === undefined ? undefined : { [CACHE_STATUS_HEADER]: status };
+}
+
+/**
+ * The exact response cache (docs/inference.md, "Response cache"): answers of upstream models kept
+ * in the database for every replica, keyed by principal, operation, model and canonical request.
+ * A hit is the stored JSON text parsed back, which the route serialises to the same bytes. Hits
+ * and misses are counted per process; entries and bytes are read from the database.
+ */
+export class ResponseCache {
+  private readonly store: ResponseCacheStore;
+  private readonly config: ResponseCacheConfig;
+  private readonly deps: Pick<ServerDeps, 'usage' | 'log'>;
+  private hits = 0;
+  private misses = 0;
+
+  constructor(deps: Pick<ServerDeps, 'database' | 'config' | 'usage' | 'log' | 'caches' | 'scheduler'>) {
+    this.config = deps.config.responseCache;
+    this.deps = deps;
+    this.store = new ResponseCacheStore(deps.database.sequelize, this.config);
+    deps.caches.register({
+      name: RESPONSE_CACHE_NAME,
+      description: 'Answers of upstream models to repeated deterministic requests, per principal, shared by every replica through the database',
+      stats: () => this.stats(),
+      purge: (options) => this.purge(options),
+    });
+    deps.scheduler.every('inference.response-cache.sweep', SWEEP_INTERVAL_MS, () => this.store.sweep());
+  }
+
+  /** Whether a call may be answered from the cache at all (see OWN_PRINCIPALS; built-in answers cost less to compute than to fetch). */
+  applies(principal: Principal, resolved: ResolvedModel): boolean {
+    return this.config.enabled && OWN_PRINCIPALS.has(principal.kind) && resolved.provider.kind !== 'builtin';
+  }
+
+  /**
+   * Answers a call from the cache, or runs it and stores its answer. A hit is reported to the
+   * usage hook as `cache: 'hit'` with zero tokens (no engine ran). A failed read or write is
+   * logged and the call goes on as if uncached: the cache is never why a call fails.
+   */
+  async through<T>(request: InvocationContext & { principal: Principal }, call: CacheableCall, compute: () => Promise<T>): Promise<CachedAnswer<T>> {
+    if (!this.applies(request.principal, call.resolved)) return { body: await compute() };
+    const started = performance.now();
+    const key = cacheKey(request.principal, call);
+    const stored = await this.store.read(key).catch((error: unknown) => {
+      request.log.warn({ err: error }, 'response cache read failed; answering without it');
+      return undefined;
+    });
+    if (stored !== undefined) {
+      this.hits++;
+      this.reportHit(request, call, started);
+      return { body: JSON.parse(stored) as T, cache: 'hit' };
+    }
+    this.misses++;
+    const body = await compute();
+    const text = JSON.stringify(body);
+    const bytes = Buffer.byteLength(text);
+    // A caller that left gets nothing, so nothing is kept either; an answer past the entry cap is passed on unkept.
+    if (bytes <= this.config.maxEntryBytes && !request.signal.aborted) {
+      const entry = { key, principal: principalKey(request.principal), operation: call.operation, model: call.resolved.model.id, body: text, bytes };
+      await this.store.write(entry).catch((error: unknown) => request.log.warn({ err: error }, 'response cache write failed; the answer is sent unkept'));
+    }
+    return { body, cache: 'miss' };
+  }
+
+  private reportHit(request: InvocationContext, call: CacheableCall, started: number): void {
+    this.deps.usage.report({
+      operation: call.operation,
+      engine: call.resolved.model.engine,
+      model: call.resolved.model.id,
+      usage: { prompt_tokens: 0, total_tokens: 0 },
+      latencyMs: performance.now() - started,
+      principalId: request.principal.id,
+      requestId: request.requestId,
+      ok: true,
+      cache: 'hit',
+    });
+  }
+
+  async stats(): Promise<CacheStats> {
+    const { entries, bytes } = await this.store.totals();
+    return { entries, max_entries: this.config.maxEntries, hits: this.hits, misses: this.misses, bytes, ttl_seconds: this.config.ttlSeconds, shared: true };
+  }
+
+  purge(options: { model?: string }): Promise<PurgeResult> {
+    return this.store.purge(options.model);
+  }
+}
