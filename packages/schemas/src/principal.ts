@@ -39,6 +39,11 @@ export interface Principal {
   readonly developerKeyId?: string;
   /** Set for OAuth principals: the id of the registration (not the full signed client id). */
   readonly clientId?: string;
+  /**
+   * Set when the OAuth access token is bound to a resource (RFC 8707 `resource`, the token's
+   * audience): the one URL it may be used at. Absent: a token issued without `resource`.
+   */
+  readonly resource?: string;
 }
 
 export const anonymousPrincipal: Principal = Object.freeze({ kind: 'anonymous', id: 'anonymous', scopes: [], credential: 'none' });

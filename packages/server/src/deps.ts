@@ -49,4 +49,6 @@ export interface TestSeams {
   x402DefaultsWorkerModule?: URL;
   /** Resolver, trusted CA and address exemption of the PDF URL fetcher (a loopback HTTPS source). */
   pdfSourceFetch?: SourceFetchSeam;
+  /** The same for the fetcher of client ID metadata documents (OAuth client_id URLs served by the test). */
+  clientMetadataFetch?: SourceFetchSeam;
 }

@@ -58,13 +58,17 @@ test('discovery: RFC 8414 and RFC 9728 documents agree with each other and with 
   }
   const resource = await oauth.processResourceDiscoveryResponse(new URL(svc.baseUrl), await oauth.resourceDiscoveryRequest(new URL(svc.baseUrl), insecure));
   t.deepEqual(resource.authorization_servers, [svc.baseUrl]);
-  // The MCP endpoint is {api}/api/mcp: its RFC 9728 document is where a client derives it from
-  // that URL, and the spec's /mcp aliases name the same resource (where the endpoint really is).
-  const endpoint = new URL(`${svc.apiUrl}/api/mcp`);
+  // Each MCP endpoint's RFC 9728 document is where a client derives it from the endpoint's URL,
+  // and names that endpoint as its resource: {api}/api/mcp (the blackboard) and {base}/mcp, whose
+  // /mcp/.well-known/ alias is the same document.
+  const blackboard = new URL(`${svc.apiUrl}/api/mcp`);
+  const blackboardDocument = await oauth.processResourceDiscoveryResponse(blackboard, await oauth.resourceDiscoveryRequest(blackboard, insecure));
+  t.is(blackboardDocument.resource, blackboard.href);
+  const endpoint = new URL(`${svc.baseUrl}/mcp`);
   const mcp = await oauth.processResourceDiscoveryResponse(endpoint, await oauth.resourceDiscoveryRequest(endpoint, insecure));
   t.is(mcp.resource, endpoint.href);
+  t.deepEqual(mcp.authorization_servers, [svc.baseUrl]);
   t.deepEqual(await (await fetch(`${svc.baseUrl}/mcp/.well-known/oauth-protected-resource`)).json(), mcp);
-  t.deepEqual(await (await fetch(`${svc.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json(), mcp);
   // The 401 challenge of a protected route names the resource metadata the client just read.
   const denied = await fetch(`${svc.baseUrl}/v1/whoami`);
   t.is(denied.status, 401);

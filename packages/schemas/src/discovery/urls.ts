@@ -1,5 +1,7 @@
 /** Where the MCP endpoint lives on the api surface (blackboard contract, `blackboard.mcp`). */
 export const MCP_ENDPOINT_PATH = '/api/mcp';
+/** The MCP endpoint on the base surface, whose tools are the contract's operations (`{base}/mcp`). */
+export const BASE_MCP_ENDPOINT_PATH = '/mcp';
 /** The A2A JSON-RPC endpoint on the base surface. */
 export const A2A_ENDPOINT_PATH = '/a2a';
 
@@ -8,6 +10,7 @@ export const TRY_PATH = '/v1/try';
 
 export const tryUrl = (baseUrl: string) => `${baseUrl}${TRY_PATH}`;
 export const mcpEndpointUrl = (apiUrl: string) => `${apiUrl}${MCP_ENDPOINT_PATH}`;
+export const baseMcpEndpointUrl = (baseUrl: string) => `${baseUrl}${BASE_MCP_ENDPOINT_PATH}`;
 export const a2aEndpointUrl = (baseUrl: string) => `${baseUrl}${A2A_ENDPOINT_PATH}`;
 
 /** Every path serving the MCP server card on the base surface; the bodies are byte-identical. */

@@ -50,6 +50,12 @@ export const oauthContract = defineContract({
     method: 'GET',
     path: '/oauth/authorize',
     summary: 'Authorization endpoint (code + PKCE S256); approves at once and redirects with a signed short-lived code',
+    description: [
+      '`client_id` is either a registration from `/oauth/register` or the https URL of a client ID metadata document.',
+      'svc fetches such a document through its SSRF-guarded fetcher (public https hosts only, no redirects, at most 5120 bytes within 3 s), honours its HTTP caching headers',
+      '(at most a day), and requires its `client_id` to equal the URL and `redirect_uri` to be one of its `redirect_uris`; otherwise 400 `invalid_client` says which rule failed.',
+      'The document describes a public PKCE client (token_endpoint_auth_method `none`).',
+    ].join(' '),
     query: OAuthAuthorizeQuery,
     responses: { 302: redirect(), 400: OAuthError },
   }),
@@ -85,10 +91,13 @@ export const oauthContract = defineContract({
   authorizationServerMcp: asMetadata('/.well-known/oauth-authorization-server/mcp', 'Authorization-server metadata (RFC 8414), MCP path'),
   authorizationServerMcpPrefix: asMetadata('/mcp/.well-known/oauth-authorization-server', 'Authorization-server metadata (RFC 8414), MCP-prefixed alias'),
   protectedResource: prMetadata('/.well-known/oauth-protected-resource', 'Protected-resource metadata (RFC 9728)'),
-  protectedResourceMcp: prMetadata('/.well-known/oauth-protected-resource/mcp', 'Protected-resource metadata (RFC 9728) of the MCP resource'),
+  protectedResourceMcp: prMetadata(
+    '/.well-known/oauth-protected-resource/mcp',
+    'Protected-resource metadata (RFC 9728) of the base-surface MCP endpoint: `resource` is `{base}/mcp`',
+  ),
   protectedResourceMcpPrefix: prMetadata(
     '/mcp/.well-known/oauth-protected-resource',
-    'Protected-resource metadata (RFC 9728) of the MCP resource, prefixed alias',
+    'Protected-resource metadata (RFC 9728) of the base-surface MCP endpoint (`{base}/mcp`), prefixed alias',
   ),
   protectedResourceApiMcp: defineRoute({
     ...oauthRoute,
@@ -96,7 +105,8 @@ export const oauthContract = defineContract({
     method: 'GET',
     path: '/.well-known/oauth-protected-resource/api/mcp',
     summary: 'Protected-resource metadata (RFC 9728) of the MCP endpoint, at the path-aware location an MCP client derives from {api}/api/mcp',
-    description: 'Every MCP metadata document names the resource `{api}/api/mcp`, where the MCP endpoint really is.',
+    description:
+      'Names the resource `{api}/api/mcp`, the blackboard MCP endpoint; the `/mcp` documents of the base surface name `{base}/mcp`. A token is bound to the one resource it was issued for (RFC 8707).',
     responses: { 200: OAuthProtectedResourceMetadata },
   }),
   whoami: defineRoute({

@@ -20,7 +20,20 @@ export const oauthErrorCodes = [
   'server_error',
   'invalid_redirect_uri',
   'invalid_client_metadata',
+  'invalid_target',
 ] as const;
+
+/**
+ * Bounds of a client ID metadata document (the client_id is an https URL naming a JSON document
+ * of the client's metadata): svc fetches it through the SSRF-guarded fetcher under these caps.
+ * 5 KiB is the size the document's specification suggests an authorization server accept.
+ */
+export const clientMetadataDocumentLimits = { maxBytes: 5120, timeoutMs: 3000, maxCacheSeconds: 86_400, maxCachedDocuments: 1000 } as const;
+
+const resourceDescription =
+  "RFC 8707 resource indicator: the URL the token will be used at. Accepted: the base URL (svc's REST API), `{base}/mcp` or `{api}/api/mcp`; " +
+  'anything else is `invalid_target`. The issued access token is bound to it (its audience), refresh tokens carry it, and `/mcp` refuses a token bound elsewhere. ' +
+  'Omitted: the token is bound to no resource and is accepted everywhere, as before resource indicators existed. One value per request.';
 
 /**
  * An OAuth error as the RFCs write it: `error` is the machine code (RFC 6749 5.2), unlike the
@@ -82,7 +95,7 @@ export const OAuthAuthorizeQuery = z
     state: z.string().optional(),
     code_challenge: z.string().optional(),
     code_challenge_method: z.string().optional(),
-    resource: z.string().optional(),
+    resource: z.string().optional().describe(resourceDescription),
   })
   .meta({ id: 'OAuthAuthorizeQuery' });
 
@@ -97,7 +110,12 @@ export const OAuthTokenRequest = z
     client_secret: z.string().optional(),
     refresh_token: z.string().optional(),
     scope: z.string().optional(),
-    resource: z.string().optional(),
+    resource: z
+      .string()
+      .optional()
+      .describe(
+        `${resourceDescription} With authorization_code and refresh_token it may only repeat the resource the authorization was bound to (or bind an unbound one); another is \`invalid_target\`.`,
+      ),
   })
   .meta({ id: 'OAuthTokenRequest' });
 export type OAuthTokenRequest = z.input<typeof OAuthTokenRequest>;
@@ -142,6 +160,10 @@ export const OAuthAuthorizationServerMetadata = z
     authorization_response_iss_parameter_supported: z.boolean(),
     service_documentation: z.string().optional(),
     jwks_uri: z.string().optional().describe('The receipt keys (JWKS): receipts svc signs verify against these'),
+    client_id_metadata_document_supported: z
+      .boolean()
+      .optional()
+      .describe('true: a client may use an https URL of its metadata document as client_id instead of registering'),
   })
   .meta({ id: 'OAuthAuthorizationServerMetadata' });
 export type OAuthAuthorizationServerMetadata = z.infer<typeof OAuthAuthorizationServerMetadata>;
@@ -168,6 +190,29 @@ export const WhoAmIResponse = z
     credential: z.enum(['operator_token', 'oauth_access_token', 'developer_key', 'demo_token', 'none']),
     credential_id: z.string().optional(),
     client_id: z.string().optional(),
+    resource: z.string().optional().describe('The resource (RFC 8707) the OAuth access token is bound to; absent when unbound'),
   })
   .meta({ id: 'WhoAmIResponse' });
+
+/**
+ * A client ID metadata document: the JSON an https `client_id` URL serves, RFC 7591 metadata of a
+ * public client. `client_id` must equal the URL it was fetched from. Unknown members are ignored.
+ */
+export const OAuthClientMetadataDocument = z.looseObject({
+  client_id: z.string().max(2048),
+  redirect_uris: z.array(z.string().max(2048)).min(1).max(10),
+  token_endpoint_auth_method: z
+    .literal('none', { error: 'a client ID metadata document describes a public client: token_endpoint_auth_method must be `none` or absent' })
+    .optional(),
+  grant_types: z
+    .array(z.enum(['authorization_code', 'refresh_token']))
+    .max(2)
+    .optional(),
+  response_types: z.array(z.literal('code')).max(1).optional(),
+  client_name: z.string().max(200).optional(),
+  client_uri: z.string().max(2048).optional(),
+  logo_uri: z.string().max(2048).optional(),
+  scope: z.string().max(400).optional(),
+});
+export type OAuthClientMetadataDocument = z.infer<typeof OAuthClientMetadataDocument>;
 export type WhoAmIResponse = z.infer<typeof WhoAmIResponse>;

@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ServiceError } from '../service-error.ts';
 import { isAddressLiteral, publicAddress } from './public-address.ts';
@@ -60,7 +61,20 @@ export interface FetchLimits {
   maxBytes: number;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** 0: a redirect is refused rather than followed. Default 3. */
   maxRedirects?: number;
+  /** The Accept header; default: a PDF, or anything. */
+  accept?: string;
+  /** The User-Agent header; default `svc-pdf-fetch`. */
+  userAgent?: string;
+}
+
+/** A fetched body with the final answer's headers (for a caller that caches by them). */
+export interface FetchedResponse {
+  body: Buffer;
+  headers: IncomingHttpHeaders;
+  /** The URL that answered (after redirects). */
+  url: string;
 }
 
 /**
@@ -70,6 +84,11 @@ export interface FetchLimits {
  * gets only what the earlier hops left, or a chain of slow redirects would outlive it hop by hop.
  */
 export async function fetchPublicHttps(url: string, limits: FetchLimits, seam: SourceFetchSeam = {}): Promise<Buffer> {
+  return (await fetchPublicHttpsResponse(url, limits, seam)).body;
+}
+
+/** `fetchPublicHttps`, answering the headers beside the body. */
+export async function fetchPublicHttpsResponse(url: string, limits: FetchLimits, seam: SourceFetchSeam = {}): Promise<FetchedResponse> {
   const deadlineAt = performance.now() + limits.timeoutMs;
   const remaining = () => {
     const left = deadlineAt - performance.now();
@@ -81,7 +100,8 @@ export async function fetchPublicHttps(url: string, limits: FetchLimits, seam: S
     if (current.protocol !== 'https:') throw new ServiceError('source_url_refused', 'Only https URLs are fetched (a redirect led elsewhere).');
     const target = await beforeDeadline(vettedAddress(current.hostname, seam), remaining(), limits.timeoutMs);
     const answer = await getOnce(current, target, { ...limits, remainingMs: remaining() }, seam.ca);
-    if (answer.kind === 'body') return answer.body;
+    if (answer.kind === 'body') return { body: answer.body, headers: answer.headers, url: current.href };
+    if (limits.maxRedirects === 0) throw new ServiceError('source_fetch_failed', 'The URL answered with a redirect, and redirects are not followed here.');
     current = new URL(answer.location, current);
   }
   throw new ServiceError('source_fetch_failed', 'Too many redirects.');
@@ -107,13 +127,13 @@ function getOnce(
   target: ResolvedAddress,
   limits: FetchLimits & { remainingMs: number },
   ca: string | undefined,
-): Promise<{ kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string }> {
+): Promise<{ kind: 'body'; body: Buffer; headers: IncomingHttpHeaders } | { kind: 'redirect'; location: string }> {
   return new Promise((resolve, reject) => {
     const request = httpsRequest(
       url,
       {
         method: 'GET',
-        headers: { accept: 'application/pdf, */*;q=0.5', 'user-agent': 'svc-pdf-fetch' },
+        headers: { accept: limits.accept ?? 'application/pdf, */*;q=0.5', 'user-agent': limits.userAgent ?? 'svc-pdf-fetch' },
         lookup: pinnedLookup(target),
         timeout: limits.remainingMs,
         signal: limits.signal,
@@ -145,7 +165,7 @@ function getOnce(
           }
           chunks.push(chunk);
         });
-        response.on('end', () => resolve({ kind: 'body', body: Buffer.concat(chunks) }));
+        response.on('end', () => resolve({ kind: 'body', body: Buffer.concat(chunks), headers: response.headers }));
         response.on('error', () => reject(new ServiceError('source_fetch_failed', 'The download broke off.')));
       },
     );

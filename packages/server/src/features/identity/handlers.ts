@@ -100,7 +100,7 @@ export function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
       return { status: 200, body: protectedResourceMetadata(deps.publicUrls(), 'mcp') };
     },
     async protectedResourceApiMcp() {
-      return { status: 200, body: protectedResourceMetadata(deps.publicUrls(), 'mcp') };
+      return { status: 200, body: protectedResourceMetadata(deps.publicUrls(), 'api-mcp') };
     },
     async whoami(_input, { principal }) {
       return {
@@ -112,6 +112,7 @@ export function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
           credential: principal.credential,
           ...(principal.developerKeyId ? { credential_id: principal.developerKeyId } : {}),
           ...(principal.clientId ? { client_id: principal.clientId } : {}),
+          ...(principal.resource ? { resource: principal.resource } : {}),
         },
       };
     },

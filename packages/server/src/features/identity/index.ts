@@ -8,14 +8,22 @@ import { createCredentialsHandlers, createOAuthHandlers } from './handlers.ts';
 import { OAuthService } from './oauth-service.ts';
 import { OAuthTokens } from './oauth-tokens.ts';
 import { accessTokenResolver, demoTokenResolver, developerKeyResolver } from './resolvers.ts';
+import { ClientMetadataDocuments } from './client-metadata-documents.ts';
 
 export { callerKey, principalKey } from './caller-key.ts';
+export { acceptsResource } from './resource-indicators.ts';
 
 /** OAuth, developer keys and their resolvers: everything that says who a caller is. */
 export async function createIdentityFeature(deps: ServerDeps, given: { signingKeys: SigningKeys; receipts: Receipts }) {
   const { config, database } = deps;
   const tokens = new OAuthTokens(given.signingKeys, () => deps.publicUrls().baseUrl);
-  const service = new OAuthService({ tokens, sequelize: database.sequelize, config: config.identity, issuer: () => deps.publicUrls().baseUrl });
+  const service = new OAuthService({
+    tokens,
+    sequelize: database.sequelize,
+    config: config.identity,
+    publicUrls: () => deps.publicUrls(),
+    clientDocuments: new ClientMetadataDocuments(deps.testSeams?.clientMetadataFetch),
+  });
   const developerKeys = new DeveloperKeyService(database.sequelize, { maxActive: config.identity.maxActiveDeveloperKeys, receipts: given.receipts });
   given.receipts.registerRecordLoader('developer-key-event', developerKeyEventLoader(database.sequelize));
   // Spent ids and revoked families outlive nothing they record; prune them now and then.

@@ -1,5 +1,14 @@
 import type { OAuthAuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@svc/schemas';
-import { mcpEndpointUrl, oauthContract, oauthGrantTypes, pathFor, systemContract, oauthTokenEndpointAuthMethods, RECEIPT_JWKS_PATH } from '@svc/schemas';
+import {
+  baseMcpEndpointUrl,
+  mcpEndpointUrl,
+  oauthContract,
+  oauthGrantTypes,
+  pathFor,
+  systemContract,
+  oauthTokenEndpointAuthMethods,
+  RECEIPT_JWKS_PATH,
+} from '@svc/schemas';
 import { DEMO_TIER_SCOPES } from './oauth-service.ts';
 
 /**
@@ -23,21 +32,24 @@ export function authorizationServerMetadata(baseUrl: string): OAuthAuthorization
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${baseUrl}${pathFor(systemContract.llmsFullTxt)}`,
     jwks_uri: `${baseUrl}${RECEIPT_JWKS_PATH}`,
+    client_id_metadata_document_supported: true,
   };
 }
 
 /**
- * RFC 9728 metadata. `resource` names the resource where it really is: svc itself (the base URL)
- * on the plain document, the MCP endpoint on the api surface (`{api}/api/mcp`) on every MCP one,
- * so a client that compares `resource` with the endpoint it connects to finds them equal.
+ * RFC 9728 metadata. `resource` names the resource the document is about, so a client that
+ * compares it with the endpoint it connects to finds them equal: svc itself (the base URL) on the
+ * plain document, the base-surface MCP endpoint `{base}/mcp` on `/.well-known/oauth-protected-resource/mcp`
+ * and its `/mcp/.well-known/` alias, the blackboard's `{api}/api/mcp` on the api surface's document.
  */
-export function protectedResourceMetadata(urls: { baseUrl: string; apiUrl: string }, resource: 'svc' | 'mcp'): OAuthProtectedResourceMetadata {
+export function protectedResourceMetadata(urls: { baseUrl: string; apiUrl: string }, resource: 'svc' | 'mcp' | 'api-mcp'): OAuthProtectedResourceMetadata {
+  const url = { svc: urls.baseUrl, mcp: baseMcpEndpointUrl(urls.baseUrl), 'api-mcp': mcpEndpointUrl(urls.apiUrl) }[resource];
   return {
-    resource: resource === 'mcp' ? mcpEndpointUrl(urls.apiUrl) : urls.baseUrl,
+    resource: url,
     authorization_servers: [urls.baseUrl],
     scopes_supported: [...DEMO_TIER_SCOPES],
     bearer_methods_supported: ['header'],
-    resource_name: resource === 'mcp' ? 'svc MCP' : 'svc',
+    resource_name: { svc: 'svc', mcp: 'svc MCP', 'api-mcp': 'svc blackboard MCP' }[resource],
     resource_documentation: `${urls.baseUrl}${pathFor(systemContract.llmsFullTxt)}`,
   };
 }

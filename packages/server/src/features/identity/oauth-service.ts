@@ -1,64 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import {
-  scopes as allScopes,
-  type OAuthClientRegistrationRequest,
-  type OAuthClientRegistrationResponse,
-  type OAuthTokenResponse,
-  type Scope,
-} from '@svc/schemas';
+import type { OAuthClientRegistrationRequest, OAuthClientRegistrationResponse, OAuthTokenResponse, Scope } from '@svc/schemas';
 import type { IdentityConfig } from './identity-config.ts';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import { ServiceError } from '../../service-error.ts';
 import { OAuthStore } from './oauth-store.ts';
 import { newId, type OAuthTokens, type TokenRefused, type ClientRegistration } from './oauth-tokens.ts';
+import type { ClientMetadataDocuments } from './client-metadata-documents.ts';
+import { matchResource, svcResources } from './resource-indicators.ts';
+import { DEMO_TIER_SCOPES, OAuthFailure, redirectUriProblem, scopesFrom } from './oauth-rules.ts';
 
-/** Every scope an OAuth grant may carry: the demo tier holds them all, under the per-IP limit. */
-export const DEMO_TIER_SCOPES: readonly Scope[] = allScopes;
-
-export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type'
-  | 'unsupported_response_type'
-  | 'invalid_scope'
-  | 'invalid_redirect_uri'
-  | 'invalid_client_metadata';
-
-/** An RFC 6749 / 7591 error; the handlers render it the way the RFC wants. */
-export class OAuthFailure extends Error {
-  readonly error: OAuthErrorCode;
-  constructor(error: OAuthErrorCode, description: string) {
-    super(description);
-    this.error = error;
-  }
-}
-
-/** Redirect URIs we accept: https anywhere, http only on loopback (RFC 8252), private-use schemes with a dot. */
-export function redirectUriProblem(uri: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return `${uri} is not an absolute URI`;
-  }
-  if (url.hash) return 'a redirect URI must not have a fragment';
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:')
-    return ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname) ? undefined : 'http redirect URIs must use a loopback host (127.0.0.1, [::1], localhost)';
-  if (/^[a-z][a-z0-9+-]*\.[a-z0-9+.-]+:$/i.test(url.protocol)) return undefined;
-  return `the scheme ${url.protocol} is not accepted; use https, loopback http or a private-use scheme such as com.example.app:`;
-}
-
-function scopesFrom(value: string | undefined, allowed: readonly Scope[], fallback: readonly Scope[]): Scope[] {
-  if (value === undefined || value.trim() === '') return [...fallback];
-  const requested = [...new Set(value.trim().split(/\s+/))];
-  const unknown = requested.filter((scope) => !allowed.includes(scope as Scope));
-  if (unknown.length > 0) throw new OAuthFailure('invalid_scope', `Scope not available: ${unknown.join(' ')}. Available: ${allowed.join(' ')}.`);
-  return requested as Scope[];
-}
+export { DEMO_TIER_SCOPES, OAuthFailure, redirectUriProblem, type OAuthErrorCode } from './oauth-rules.ts';
 
 const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -72,6 +24,7 @@ export interface AuthorizeRequest {
   state?: string;
   code_challenge?: string;
   code_challenge_method?: string;
+  resource?: string;
 }
 
 /** Where an authorization answer goes: a redirect when the URI is trusted, else a direct 400. */
@@ -97,6 +50,7 @@ export interface TokenRequest {
   client_secret?: string;
   refresh_token?: string;
   scope?: string;
+  resource?: string;
 }
 
 /**
@@ -108,14 +62,46 @@ export class OAuthService {
   readonly store: OAuthStore;
   readonly #config: IdentityConfig;
   readonly #sequelize: Sequelize;
-  readonly #issuer: () => string;
+  readonly #publicUrls: () => { baseUrl: string; apiUrl: string };
+  readonly #clientDocuments: ClientMetadataDocuments;
 
-  constructor(options: { tokens: OAuthTokens; sequelize: Sequelize; config: IdentityConfig; issuer: () => string }) {
+  constructor(options: {
+    tokens: OAuthTokens;
+    sequelize: Sequelize;
+    config: IdentityConfig;
+    publicUrls: () => { baseUrl: string; apiUrl: string };
+    clientDocuments: ClientMetadataDocuments;
+  }) {
     this.tokens = options.tokens;
     this.#sequelize = options.sequelize;
     this.store = new OAuthStore(options.sequelize);
     this.#config = options.config;
-    this.#issuer = options.issuer;
+    this.#publicUrls = options.publicUrls;
+    this.#clientDocuments = options.clientDocuments;
+  }
+
+  /** The issuer is the base URL (RFC 8414). */
+  #issuer(): string {
+    return this.#publicUrls().baseUrl;
+  }
+
+  /**
+   * The RFC 8707 resource a grant is bound to: svc's spelling of the requested one, or the one the
+   * authorization already carries. A request may repeat that one or bind an unbound grant, never
+   * switch it (a token for one resource must not be turned into a token for another).
+   */
+  #boundResource(requested: string | undefined, granted: string | undefined): string | undefined {
+    if (requested === undefined) return granted;
+    const resource = matchResource(requested, this.#publicUrls());
+    if (resource === undefined) {
+      throw new OAuthFailure(
+        'invalid_target',
+        `resource ${JSON.stringify(requested.slice(0, 200))} is not served here; ask for one of ${svcResources(this.#publicUrls()).join(', ')}.`,
+      );
+    }
+    if (granted !== undefined && granted !== resource)
+      throw new OAuthFailure('invalid_target', `This authorization is bound to the resource ${granted}; ask for it, or omit resource.`);
+    return resource;
   }
 
   async register(request: OAuthClientRegistrationRequest): Promise<OAuthClientRegistrationResponse> {
@@ -177,11 +163,13 @@ export class OAuthService {
     };
   }
 
+  /** A signed registration, or (for a client_id that is a URL) the client's metadata document. */
   async #client(clientId: string): Promise<ClientRegistration> {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(clientId)) return this.#clientDocuments.registration(clientId);
     try {
       return await this.tokens.verifyClient(clientId);
     } catch {
-      throw new OAuthFailure('invalid_client', 'The client_id is not a registration this server signed.');
+      throw new OAuthFailure('invalid_client', 'The client_id is not a registration this server signed, nor the https URL of a client ID metadata document.');
     }
   }
 
@@ -218,8 +206,10 @@ export class OAuthService {
     if (!/^[A-Za-z0-9_-]{43}$/.test(request.code_challenge))
       return fail(new OAuthFailure('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the verifier.'));
     let scopes: Scope[];
+    let resource: string | undefined;
     try {
       scopes = scopesFrom(request.scope, client.scopes, client.scopes);
+      resource = this.#boundResource(request.resource, undefined);
     } catch (error) {
       return fail(error as OAuthFailure);
     }
@@ -234,6 +224,7 @@ export class OAuthService {
         codeChallenge: request.code_challenge,
         scopes,
         subject: `agt_${newId()}`,
+        ...(resource ? { resource } : {}),
       },
       this.#config.codeTtlSeconds,
     );
@@ -332,11 +323,20 @@ export class OAuthService {
     }
   }
 
-  async #issue(subject: string, clientId: string, publicClient: boolean, scopes: Scope[], familyId: string | undefined): Promise<OAuthTokenResponse> {
+  async #issue(grant: {
+    subject: string;
+    clientId: string;
+    publicClient: boolean;
+    scopes: Scope[];
+    familyId: string | undefined;
+    resource: string | undefined;
+  }): Promise<OAuthTokenResponse> {
     const { accessTokenTtlSeconds, refreshTokenTtlSeconds } = this.#config;
-    const access = await this.tokens.signAccess({ subject, clientId, scopes, familyId, publicClient }, accessTokenTtlSeconds);
+    const { subject, clientId, publicClient, scopes, familyId } = grant;
+    const resource = grant.resource ? { resource: grant.resource } : {};
+    const access = await this.tokens.signAccess({ subject, clientId, scopes, familyId, publicClient, ...resource }, accessTokenTtlSeconds);
     const refresh = familyId
-      ? await this.tokens.signRefresh({ id: newId(), clientId, publicClient, familyId, subject, scopes }, refreshTokenTtlSeconds)
+      ? await this.tokens.signRefresh({ id: newId(), clientId, publicClient, familyId, subject, scopes, ...resource }, refreshTokenTtlSeconds)
       : undefined;
     return {
       access_token: access,
@@ -363,6 +363,8 @@ export class OAuthService {
     if (!code.publicClient && !authenticated) throw new OAuthFailure('invalid_client', 'The client this code was issued to must authenticate.');
     if (request.redirect_uri !== undefined && request.redirect_uri !== code.redirectUri)
       throw new OAuthFailure('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
+    // Checked before the code is spent: a wrong resource leaves the code usable for a corrected retry.
+    const resource = this.#boundResource(request.resource, code.resource);
     // Spend first, then check the verifier: a wrong guess burns the code (no online guessing).
     const familyId = code.id;
     if (!(await this.store.spend(code.id, 'code', familyId, code.expiresAt))) {
@@ -373,7 +375,7 @@ export class OAuthService {
     if (!PKCE_VALUE.test(request.code_verifier) || s256(request.code_verifier) !== code.codeChallenge) {
       throw new OAuthFailure('invalid_grant', 'code_verifier does not match the code challenge.');
     }
-    return this.#issue(code.subject, code.clientId, code.publicClient, code.scopes, familyId);
+    return this.#issue({ subject: code.subject, clientId: code.clientId, publicClient: code.publicClient, scopes: code.scopes, familyId, resource });
   }
 
   async #refreshTokenGrant(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
@@ -390,13 +392,14 @@ export class OAuthService {
     if (client && client.id !== claims.clientId) throw new OAuthFailure('invalid_grant', 'The refresh token was issued to another client.');
     if (!claims.publicClient && !authenticated) throw new OAuthFailure('invalid_client', 'The client this token was issued to must authenticate.');
     const scopes = request.scope === undefined ? claims.scopes : scopesFrom(request.scope, claims.scopes, claims.scopes);
+    const resource = this.#boundResource(request.resource, claims.resource);
     if (await this.store.isFamilyRevoked(claims.familyId)) throw new OAuthFailure('invalid_grant', 'This refresh token has been revoked.');
     // Rotation: each refresh token works once. A second use means it leaked: revoke the family.
     if (!(await this.store.spend(claims.id, 'refresh', claims.familyId, claims.expiresAt))) {
       await this.store.revokeFamily(claims.familyId, 'refresh token reused', nowSeconds() + this.#config.refreshTokenTtlSeconds);
       throw new OAuthFailure('invalid_grant', 'This refresh token was already used; every token of its authorization is now revoked. Sign in again.');
     }
-    return this.#issue(claims.subject, claims.clientId, claims.publicClient, scopes, claims.familyId);
+    return this.#issue({ subject: claims.subject, clientId: claims.clientId, publicClient: claims.publicClient, scopes, familyId: claims.familyId, resource });
   }
 
   async #clientCredentialsGrant(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
@@ -404,7 +407,8 @@ export class OAuthService {
     if (!client.grantTypes.includes('client_credentials'))
       throw new OAuthFailure('unauthorized_client', 'This client is not registered for client_credentials.');
     const scopes = scopesFrom(request.scope, client.scopes, client.scopes);
+    const resource = this.#boundResource(request.resource, undefined);
     // A machine client is one durable agent: its identity is its registration.
-    return this.#issue(`agt_${client.id}`, client.id, false, scopes, undefined);
+    return this.#issue({ subject: `agt_${client.id}`, clientId: client.id, publicClient: false, scopes, familyId: undefined, resource });
   }
 }

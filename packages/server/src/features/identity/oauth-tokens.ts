@@ -26,6 +26,8 @@ export interface AuthorizationCode {
   codeChallenge: string;
   scopes: Scope[];
   subject: string;
+  /** RFC 8707 resource the authorization was granted for (svc's spelling); absent: unbound. */
+  resource?: string;
 }
 
 export interface RefreshTokenClaims {
@@ -36,12 +38,16 @@ export interface RefreshTokenClaims {
   subject: string;
   scopes: Scope[];
   expiresAt: number;
+  /** Carried through rotation: every token of the family is bound to the same resource. */
+  resource?: string;
 }
 
 export interface AccessTokenClaims {
   subject: string;
   clientId: string;
   scopes: Scope[];
+  /** The audience (RFC 8707 resource) the token may be used at; absent: unbound. */
+  resource?: string;
   familyId?: string;
   /** Issued to a public (PKCE) client; tokens from before this claim existed read as confidential. */
   publicClient?: boolean;
@@ -131,7 +137,16 @@ export class OAuthTokens {
     return this.#sign(
       'code',
       TYP.code,
-      { jti: code.id, cid: code.clientId, pub: code.publicClient, ru: code.redirectUri, cc: code.codeChallenge, s: code.scopes, sub: code.subject },
+      {
+        jti: code.id,
+        cid: code.clientId,
+        pub: code.publicClient,
+        ru: code.redirectUri,
+        cc: code.codeChallenge,
+        s: code.scopes,
+        sub: code.subject,
+        ...(code.resource ? { res: code.resource } : {}),
+      },
       ttlSeconds,
     );
   }
@@ -147,6 +162,7 @@ export class OAuthTokens {
       scopes: parseScopes(payload.s),
       subject: String(payload.sub),
       expiresAt: Number(payload.exp),
+      ...(typeof payload.res === 'string' ? { resource: payload.res } : {}),
     };
   }
 
@@ -154,7 +170,15 @@ export class OAuthTokens {
     return this.#sign(
       'refresh',
       TYP.refresh,
-      { jti: claims.id, cid: claims.clientId, pub: claims.publicClient, fid: claims.familyId, sub: claims.subject, s: claims.scopes },
+      {
+        jti: claims.id,
+        cid: claims.clientId,
+        pub: claims.publicClient,
+        fid: claims.familyId,
+        sub: claims.subject,
+        s: claims.scopes,
+        ...(claims.resource ? { res: claims.resource } : {}),
+      },
       ttlSeconds,
     );
   }
@@ -169,6 +193,7 @@ export class OAuthTokens {
       subject: String(payload.sub),
       scopes: parseScopes(payload.s),
       expiresAt: Number(payload.exp),
+      ...(typeof payload.res === 'string' ? { resource: payload.res } : {}),
     };
   }
 
@@ -182,6 +207,8 @@ export class OAuthTokens {
         client_id: claims.clientId,
         scope: claims.scopes.join(' '),
         tier: 'demo',
+        // RFC 9068: the audience is the resource the token was requested for.
+        ...(claims.resource ? { aud: claims.resource } : {}),
         ...(claims.familyId ? { fid: claims.familyId } : {}),
         ...(claims.publicClient ? { pub: true } : {}),
       },
@@ -209,6 +236,7 @@ export class OAuthTokens {
       clientId: String(payload.client_id),
       scopes: typeof payload.scope === 'string' ? parseScopes(payload.scope.split(' ')) : [],
       familyId: typeof payload.fid === 'string' ? payload.fid : undefined,
+      ...(typeof payload.aud === 'string' ? { resource: payload.aud } : {}),
     };
   }
 }

@@ -25,7 +25,14 @@ export function accessTokenResolver(tokens: OAuthTokens, store: OAuthStore): Pri
         throw invalid((error as { reason?: string }).reason === 'expired' ? 'The access token has expired; refresh it.' : 'The access token is not valid.');
       }
       if (await store.isAccessTokenRevoked(claims.id, claims.familyId)) throw invalid('The access token was revoked.');
-      const principal: Principal = { kind: 'agent', id: claims.subject, scopes: claims.scopes, credential: 'oauth_access_token', clientId: claims.clientId };
+      const principal: Principal = {
+        kind: 'agent',
+        id: claims.subject,
+        scopes: claims.scopes,
+        credential: 'oauth_access_token',
+        clientId: claims.clientId,
+        ...(claims.resource ? { resource: claims.resource } : {}),
+      };
       return principal;
     },
   };
