@@ -23,7 +23,7 @@ import { createServer, loadConfig } from '@svc/server';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median, percentile } from './stats.ts';
 
-const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile, traceChunks } = workerData as {
+const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile, traceChunks, otlpEndpoint } = workerData as {
   kind: 'upstream' | 'svc' | 'bare-proxy';
   upstreamUrl: string;
   dataDir: string;
@@ -35,6 +35,8 @@ const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile, trac
   profileFile: string | undefined;
   /** Time each content chunk spends in this proxy's thread (`--in-thread`; see `watchChunks`). */
   traceChunks: boolean | undefined;
+  /** svc only: export its traces there (OTLP/HTTP, the SDK's default protobuf), as OTEL_EXPORTER_OTLP_ENDPOINT does. */
+  otlpEndpoint: string | undefined;
 };
 
 async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
@@ -77,6 +79,8 @@ async function listenOnLoopback(server: HttpServer, onClose: () => void = () => 
 }
 
 async function startSvc(): Promise<{ url: string; close(): Promise<void> }> {
+  // A worker thread has its own copy of the environment, read by svc's tracing and the OpenTelemetry SDK.
+  if (otlpEndpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = otlpEndpoint;
   const svc = await createServer(
     loadConfig({
       SVC_HOST: '127.0.0.1',

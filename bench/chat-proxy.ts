@@ -20,6 +20,12 @@
  *   and with `store: true`, in rotating rounds of `--responses-rounds`. Reported: what translation
  *   adds to the median time to first token (target < 0.2 ms), svc's CPU per stream against
  *   chat's (target at most 1.2x), and the same for `store: true` (no target: a database write).
+ * - **Tracing** (no target; the phases above are run with tracing off, as svc runs by default):
+ *   the paced streams through svc against a second svc with OTEL_EXPORTER_OTLP_ENDPOINT set,
+ *   exporting its spans (OTLP/HTTP protobuf, the SDK's default) to a collector stand-in on
+ *   loopback, in alternating rounds of `--tracing-rounds`. Reported: what tracing adds to the
+ *   median and p99 times to first and last token, svc's CPU per stream with tracing on against
+ *   off, and the spans' bytes the collector received.
  *
  * svc's CPU time per stream (its worker thread's) is reported in both: a busy machine disturbs it
  * far less than latency. The bench also prints the load generator's CPU per stream and how many
@@ -46,6 +52,7 @@ import { parseArgs } from 'node:util';
 import { reportFigures } from './report.ts';
 import { median, percentile } from './stats.ts';
 import { startWorkerServer, type WorkerServer } from './worker-server.ts';
+import { startFakeOtlpCollector } from '@svc/testing/fake-otlp-collector';
 import type { PauseStats } from './chat-proxy-servers.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { benchArguments } from './args.ts';
@@ -61,6 +68,7 @@ const { values } = parseArgs({
     'saturate-rounds': { type: 'string', default: '4' },
     'saturate-gap': { type: 'string', default: '1' },
     'responses-rounds': { type: 'string', default: '6' },
+    'tracing-rounds': { type: 'string', default: '4' },
     'cpu-prof-dir': { type: 'string' },
     'in-thread': { type: 'boolean', default: false },
   },
@@ -73,6 +81,7 @@ const gapMs = Number(values.gap);
 const saturateRounds = Number(values['saturate-rounds']);
 const saturateGapMs = Number(values['saturate-gap']);
 const responsesRounds = Number(values['responses-rounds']);
+const tracingRounds = Number(values['tracing-rounds']);
 /** The upstream paces a stream by the model it is asked for: one model per phase. */
 const PACED = 'bench-chat';
 const SATURATE = 'bench-chat-saturate';
@@ -143,7 +152,13 @@ function streamOnce(url: URL, body: string, marker = chatRoute.marker): Promise<
 /** CPU µs each thread of the bench has spent so far: the load generator (this thread), the upstream's, svc's and the bare proxy's. */
 async function threadCpu() {
   const own = process.threadCpuUsage();
-  return { client: own.user + own.system, upstream: await upstream.cpuMicros(), svc: await svc.cpuMicros(), hop: await bareProxy.cpuMicros() };
+  return {
+    client: own.user + own.system,
+    upstream: await upstream.cpuMicros(),
+    svc: await svc.cpuMicros(),
+    hop: await bareProxy.cpuMicros(),
+    traced: await tracedSvc.cpuMicros(),
+  };
 }
 
 /** How a round is run: which model (and so which pace), and whether the streams start spread or at once. */
@@ -180,13 +195,13 @@ async function measure(server: WorkerServer, ms: number, phase: Phase, route: Ro
   const perStream = (thread: keyof typeof cpuAfter) => (cpuAfter[thread] - cpuBefore[thread]) / Math.max(1, timings.length);
   const first = timings.map((timing) => timing.firstTokenMs);
   const last = timings.map((timing) => timing.lastTokenMs);
-  const cpu = { client: perStream('client'), upstream: perStream('upstream'), svc: perStream('svc'), hop: perStream('hop') };
+  const cpu = { client: perStream('client'), upstream: perStream('upstream'), svc: perStream('svc'), hop: perStream('hop'), traced: perStream('traced') };
   return {
     streams: timings.length,
     perSecond: timings.length / elapsed,
     cpu,
     /** Cores the three threads kept busy together (of the machine's `cpus().length`). */
-    coresBusy: ((cpu.client + cpu.upstream + cpu.svc + cpu.hop) * timings.length) / elapsed / 1e6,
+    coresBusy: ((cpu.client + cpu.upstream + cpu.svc + cpu.hop + cpu.traced) * timings.length) / elapsed / 1e6,
     first: { median: median(first), p99: percentile(first, 99) },
     last: { median: median(last), p99: percentile(last, 99) },
     pauses,
@@ -310,6 +325,32 @@ async function runResponsesPhase(phase: Phase, pairs: number) {
   return result;
 }
 
+/**
+ * Rounds of the paced streams through svc with tracing off and through the svc that exports its
+ * spans, in an order that rotates each round. Per round: what tracing adds to each percentile,
+ * and each side's CPU per stream.
+ */
+async function runTracingPhase(phase: Phase, pairs: number) {
+  const result = { added: addedSeries(), cpuOff: [] as number[], cpuOn: [] as number[], rows: [] as string[] };
+  const sides = [svc, tracedSvc];
+  for (let round = 0; round < pairs; round++) {
+    const measured = new Map<WorkerServer, Measured>();
+    for (let turn = 0; turn < sides.length; turn++) {
+      const side = sides[(round + turn) % sides.length]!;
+      measured.set(side, await measure(side, durationMs, phase));
+    }
+    const off = measured.get(svc)!;
+    const on = measured.get(tracedSvc)!;
+    pushAdded(result.added, on, off);
+    result.cpuOff.push(off.cpu.svc);
+    result.cpuOn.push(on.cpu.traced);
+    result.rows.push(
+      `  round ${round + 1}: tracing off ${format(off)} (svc ${off.cpu.svc.toFixed(0)} µs) | on ${format(on)} (svc ${on.cpu.traced.toFixed(0)} µs)`,
+    );
+  }
+  return result;
+}
+
 /** A thread's pauses over a phase's rounds: what its tail latency is made of (young collections copy the live streams' objects). */
 const summarisePauses = (rounds: PauseStats[]) => {
   const of = (key: Exclude<keyof PauseStats, 'chunks'>) => median(rounds.map((round) => round[key]));
@@ -356,6 +397,17 @@ const svc: WorkerServer = await startWorkerServer(serversModule, {
   traceChunks,
 });
 const bareProxy: WorkerServer = await startWorkerServer(serversModule, { kind: 'bare-proxy', upstreamUrl: upstream.url, traceChunks });
+// The traced svc: its own data directory (the embedded database belongs to one server), its spans to a collector on loopback.
+const collector = await startFakeOtlpCollector();
+const tracedDataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-chat-traced-'));
+const tracedSvc: WorkerServer = await startWorkerServer(serversModule, {
+  kind: 'svc',
+  upstreamUrl: upstream.url,
+  gaps,
+  dataDir: tracedDataDir,
+  databaseUrl: process.env.DATABASE_URL,
+  otlpEndpoint: collector.endpoint,
+});
 
 const paced: Phase = { model: PACED, gapMs, spread: true };
 const saturating: Phase = { model: SATURATE, gapMs: saturateGapMs, spread: false };
@@ -364,16 +416,23 @@ const saturating: Phase = { model: SATURATE, gapMs: saturateGapMs, spread: false
 for (let warm = 0; warm < 2; warm++) {
   await measure(upstream, 1000, saturating);
   await measure(svc, 1000, saturating);
+  await measure(tracedSvc, 1000, saturating);
 }
 
 const latency = await runPhase(paced, rounds, bareProxy);
 const saturation = await runPhase(saturating, saturateRounds);
 const responses = await runResponsesPhase(paced, responsesRounds);
+const tracing = await runTracingPhase(paced, tracingRounds);
 await svc.close();
+// Closing the traced svc flushes its last spans.
+await tracedSvc.close();
 await bareProxy.close();
 await upstream.close();
+await collector.close();
 agent.destroy();
 await rm(dataDir, { recursive: true, force: true });
+await rm(tracedDataDir, { recursive: true, force: true });
+const exportedKiB = collector.exports.reduce((sum, entry) => sum + entry.bytes, 0) / 1024;
 
 /** Judged on the figures as reported (two decimals), so this line and the runner's table agree at the edge. */
 const asReported = (values: number[]) => Number(median(values).toFixed(2));
@@ -391,6 +450,10 @@ process.stdout.write(
     ...responses.rows,
     `  added time to first token over chat (median of rounds): store false ${median(responses.addedFirst.responses).toFixed(2)} ms (target < 0.2 ms: ${asReported(responses.addedFirst.responses) < 0.2 ? 'met' : 'NOT met'}), store true ${median(responses.addedFirst.stored).toFixed(2)} ms`,
     `  svc CPU per stream (median of rounds): chat ${median(responses.cpu.chat).toFixed(0)} µs, responses ${median(responses.cpu.responses).toFixed(0)} µs (${median(responses.cpuRatio.responses).toFixed(2)}x; target <= 1.2x: ${median(responses.cpuRatio.responses) <= 1.2 ? 'met' : 'NOT met'}), store true ${median(responses.cpu.stored).toFixed(0)} µs (${median(responses.cpuRatio.stored).toFixed(2)}x)`,
+    `chat-proxy, tracing: the latency phase's streams through svc with tracing on (OTLP/HTTP protobuf to a collector on loopback) against off, ${tracingRounds} rounds of ${durationMs / 1000} s`,
+    ...tracing.rows,
+    `  added by tracing (median of rounds): first token median ${median(tracing.added.firstMedian).toFixed(2)} ms, p99 ${median(tracing.added.firstP99).toFixed(2)} ms; last token median ${median(tracing.added.lastMedian).toFixed(2)} ms, p99 ${median(tracing.added.lastP99).toFixed(2)} ms`,
+    `  svc CPU per stream (median of rounds): tracing off ${median(tracing.cpuOff).toFixed(0)} µs, on ${median(tracing.cpuOn).toFixed(0)} µs; the collector got ${collector.exports.length} exports, ${exportedKiB.toFixed(0)} KiB`,
     `  load average at the end: ${loadavg()
       .map((value) => value.toFixed(2))
       .join(', ')}`,
@@ -452,5 +515,20 @@ reportFigures('chat-proxy', [
     ratio: Number((1 / median(responses.cpuRatio.responses)).toFixed(3)),
     target: { on: 'ratio', op: '>=', value: 0.833 },
     note: `svc's thread per stream, Responses against chat, median of per-round ratios ${median(responses.cpuRatio.responses).toFixed(2)}x (target at most 1.2x); store true ${Math.round(median(responses.cpu.stored))} µs (${median(responses.cpuRatio.stored).toFixed(2)}x)`,
+  },
+  {
+    figure: 'tracing on: svc CPU per stream',
+    svc: Math.round(median(tracing.cpuOn)),
+    baseline: Math.round(median(tracing.cpuOff)),
+    unit: 'µs',
+    // Oriented so higher is better: tracing off's CPU over tracing on's.
+    ratio: Number((median(tracing.cpuOff) / median(tracing.cpuOn)).toFixed(3)),
+    note: `svc's thread per stream with its spans exported over OTLP (${collector.exports.length} exports, ${exportedKiB.toFixed(0)} KiB) against tracing off, median of ${tracingRounds} rounds (${pacedSetting}); no target, reported as the issue asks`,
+  },
+  {
+    figure: 'tracing on: added time to first token, median',
+    svc: asReported(tracing.added.firstMedian),
+    unit: 'ms',
+    note: `svc with tracing on minus off, median of ${tracingRounds} rounds (${pacedSetting}); p99 ${median(tracing.added.firstP99).toFixed(2)} ms; no target`,
   },
 ]);
