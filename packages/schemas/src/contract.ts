@@ -6,6 +6,7 @@ import { discoveryContract } from './discovery/contract.ts';
 import { documentsContract, pdfContract } from './pdf/contract.ts';
 import { modelsContract, systemContract } from './system/contract.ts';
 import { inferenceContract } from './inference/contract.ts';
+import { upstreamsContract } from './inference/upstreams.ts';
 import { billingContract, creditsContract } from './billing/contract.ts';
 import { receiptsContract } from './receipts/contract.ts';
 import { requestsContract } from './requests/contract.ts';
@@ -27,6 +28,7 @@ export const contract = defineContract({
   pdf: pdfContract,
   documents: documentsContract,
   inference: inferenceContract,
+  upstreams: upstreamsContract,
   billing: billingContract,
   credits: creditsContract,
   receipts: receiptsContract,

@@ -155,6 +155,8 @@ export const errorCodes = {
   upstream_timeout: 504,
   upstream_rejected_request: 422,
   upstream_not_configured: 503,
+  /** Every deployment of the model (and its fallbacks) is cooling down after failures or at its in-flight maximum; retry after `Retry-After`. */
+  upstream_unavailable: 503,
   source_not_found: 422,
   // The Responses API (docs/inference.md, "The Responses API").
   /** A stored response that is not there for this caller: unknown, another principal's, deleted, or past its retention. */

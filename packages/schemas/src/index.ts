@@ -21,6 +21,7 @@ export * from './identity/credentials.ts';
 export * from './identity/contract.ts';
 export * from './pdf/index.ts';
 export * from './inference/index.ts';
+export * from './inference/upstreams.ts';
 export * from './responses/index.ts';
 export * from './billing/index.ts';
 export * from './receipts/index.ts';

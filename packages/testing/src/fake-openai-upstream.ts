@@ -1,6 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fakeResponses, fakeToolChat } from './fake-openai-agent-turns.ts';
+import { answerOutage, type FakeOutage } from './fake-upstream-outage.ts';
+
+export type { FakeOutage } from './fake-upstream-outage.ts';
 
 export { FAKE_RESPONSES_ANSWER, FAKE_TOOL_ARGUMENTS, toolAnswer } from './fake-openai-agent-turns.ts';
 
@@ -67,6 +70,8 @@ export interface FakeUpstream {
   requests: RecordedRequest[];
   /** Resolves when a request to the given model arrives. */
   nextRequest(model: string): Promise<RecordedRequest>;
+  /** From now on every request (still recorded) gets this failure, until set to undefined. */
+  setOutage(outage: FakeOutage | undefined): void;
   close(): Promise<void>;
 }
 
@@ -104,6 +109,7 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
   const chunkDelayMs = options.chunkDelayMs ?? 0;
   const pauseMs = options.pauseMs ?? 300;
   const hanging = new Set<ServerResponse>();
+  let outage: FakeOutage | undefined;
 
   async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
     const parts: Buffer[] = [];
@@ -216,6 +222,7 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
       waiters.splice(waiters.indexOf(waiter), 1);
       waiter.resolve(record);
     }
+    if (outage !== undefined) return answerOutage(response, outage);
     if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
       openAiError(
         response,
@@ -293,6 +300,9 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
     origin,
     requests,
     nextRequest: (model) => new Promise((resolve) => waiters.push({ model, resolve })),
+    setOutage(next) {
+      outage = next;
+    },
     async close() {
       for (const response of hanging) response.destroy();
       server.closeAllConnections();

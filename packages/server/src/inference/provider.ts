@@ -149,12 +149,16 @@ export interface InferenceProvider {
 
 /** Thrown by an engine when it failed before producing anything: the caller may try a fallback. */
 export class EngineUnavailableError extends Error {
-  readonly code: 'upstream_error' | 'upstream_timeout';
+  /** `upstream_unavailable`: no deployment of the model could be tried (all cooling down or at their in-flight maximum). */
+  readonly code: 'upstream_error' | 'upstream_timeout' | 'upstream_unavailable';
   readonly status: number | undefined;
-  constructor(code: 'upstream_error' | 'upstream_timeout', message: string, status?: number) {
+  /** How long the upstream (its `Retry-After`) or svc (a cooldown's end) says to wait before trying again. */
+  readonly retryAfterMs: number | undefined;
+  constructor(code: 'upstream_error' | 'upstream_timeout' | 'upstream_unavailable', message: string, status?: number, retryAfterMs?: number) {
     super(message);
     this.name = 'EngineUnavailableError';
     this.code = code;
     this.status = status;
+    this.retryAfterMs = retryAfterMs;
   }
 }

@@ -1,12 +1,13 @@
 import type { ServerDeps } from '../../deps.ts';
 import type { Capability } from '../../inference/provider.ts';
 import { builtinModels, createBuiltinProvider } from '../../inference/builtin/builtin-provider.ts';
-import { createOpenAiCompatibleProvider, upstreamModelEntry } from '../../inference/openai-compatible/openai-compatible-provider.ts';
+import { createOpenAiCompatibleProvider } from '../../inference/openai-compatible/openai-compatible-provider.ts';
 import type { BlackboardService } from '../blackboard/index.ts';
 import type { CatalogService } from '../catalog/index.ts';
 import type { RequestStore } from '../requests/index.ts';
 import type { Feature } from '../feature.ts';
 import { createInferenceHandlers } from './handlers.ts';
+import { createUpstreamsHandlers, registerUpstreamModels } from './upstream-deployments.ts';
 import { ResponseCache } from './response-cache.ts';
 
 export { chatCompletion } from './chat.ts';
@@ -24,8 +25,9 @@ export function createInferenceFeature(deps: ServerDeps, given: { blackboard: Bl
   deps.models.registerProvider(createBuiltinProvider());
   for (const model of builtinModels) deps.models.registerModel(model);
   const { upstreams, models, defaults } = deps.config.inference;
-  for (const upstream of upstreams) deps.models.registerProvider(createOpenAiCompatibleProvider(upstream));
-  for (const model of models) deps.models.registerModel(upstreamModelEntry(model));
+  const upstreamProviders = new Map(upstreams.map((upstream) => [upstream.id, createOpenAiCompatibleProvider(upstream)]));
+  for (const provider of upstreamProviders.values()) deps.models.registerProvider(provider);
+  const pools = registerUpstreamModels(deps, upstreamProviders);
   for (const [capability, modelId] of Object.entries(defaults)) deps.models.setDefault(capability as Capability, modelId);
   // Ids only: an upstream's address and key stay out of the log.
   if (upstreams.length > 0)
@@ -34,11 +36,11 @@ export function createInferenceFeature(deps: ServerDeps, given: { blackboard: Bl
   // One for the server: the chat, Responses and credit routes are given it, and /v1/cache reports it.
   const responseCache = new ResponseCache(deps);
   return {
-    handlers: { inference: createInferenceHandlers(deps, { ...given, responseCache }) },
+    handlers: { inference: createInferenceHandlers(deps, { ...given, responseCache }), upstreams: createUpstreamsHandlers(pools) },
     responseCache,
     close: async () => {
       unsubscribe();
       await deps.models.close();
     },
-  } satisfies Feature<'inference'>;
+  } satisfies Feature<'inference' | 'upstreams'>;
 }

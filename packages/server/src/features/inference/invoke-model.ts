@@ -32,14 +32,17 @@ export function candidateModels(models: ModelRegistry, capability: Capability, f
   for (const id of first.model.fallbacks) {
     const model = models.model(id);
     if (!model || !model.capabilities.includes(capability) || chain.some((entry) => entry.model.id === id)) continue;
-    chain.push({ model, provider: models.provider(model.engine)! });
+    chain.push({ model, provider: models.providerFor(model) });
   }
   return chain;
 }
 
 /** An engine failure that produced nothing, as the stable error the caller sees. */
 export function engineFailure(error: EngineUnavailableError): ServiceError {
-  return new ServiceError(error.code, error.message, { retryable: true });
+  return new ServiceError(error.code, error.message, {
+    retryable: true,
+    ...(error.retryAfterMs !== undefined ? { retryAfterSeconds: error.retryAfterMs / 1000 } : {}),
+  });
 }
 
 /**

@@ -21,6 +21,8 @@ export interface ResolvedModel {
 export class ModelRegistry {
   private readonly providers = new Map<string, InferenceProvider>();
   private readonly models = new Map<string, ModelEntry>();
+  /** Models served through an engine of their own rather than their `engine`'s (a pool over several deployments). */
+  private readonly modelProviders = new Map<string, InferenceProvider>();
   private readonly defaults = new Map<Capability, string>();
 
   registerProvider(provider: InferenceProvider): void {
@@ -28,10 +30,17 @@ export class ModelRegistry {
     this.providers.set(provider.id, provider);
   }
 
-  registerModel(model: ModelEntry): void {
+  /** `servedBy`: the engine this model's calls go through when it is not its `engine` (an upstream model's deployment pool). */
+  registerModel(model: ModelEntry, servedBy?: InferenceProvider): void {
     if (!this.providers.has(model.engine)) throw new Error(`Model ${model.id} names unknown engine ${model.engine}`);
     if (this.models.has(model.id)) throw new Error(`Model ${model.id} is registered twice`);
     this.models.set(model.id, model);
+    if (servedBy) this.modelProviders.set(model.id, servedBy);
+  }
+
+  /** The engine a model's calls go through. */
+  providerFor(model: ModelEntry): InferenceProvider {
+    return this.modelProviders.get(model.id) ?? this.providers.get(model.engine)!;
   }
 
   /** The model an operation uses when a request names none; the first model registered for it otherwise. */
@@ -81,7 +90,7 @@ export class ModelRegistry {
         detail: [{ loc: ['body', 'model'], msg: message, type: 'model_operation_unsupported' }],
       });
     }
-    return { model, provider: this.providers.get(model.engine)! };
+    return { model, provider: this.providerFor(model) };
   }
 
   /**

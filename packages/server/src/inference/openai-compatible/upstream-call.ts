@@ -4,6 +4,7 @@ import { withTraceContext } from '../../observability/tracing.ts';
 import { EngineUnavailableError, type EngineCallOptions } from '../provider.ts';
 import type { UpstreamSettings } from './upstream-config.ts';
 import { UpstreamExchange } from './upstream-exchange.ts';
+import { retryAfterMs } from './retry-after.ts';
 
 /** The most of an upstream's error body read, to find its message. */
 const ERROR_BODY_MAX_CHARS = 65_536;
@@ -107,7 +108,9 @@ export async function openUpstreamCall(
   }
   // 401/403 say the configured key is wrong: the caller is told only that the upstream failed.
   const detail = status === 401 || status === 403 ? ' (check its API key)' : status === 429 ? ' (rate limited)' : '';
-  throw new EngineUnavailableError('upstream_error', `Upstream "${upstream.id}" answered ${status}${detail}.`, status);
+  // A wait the upstream names (429, 503) is kept: the deployment pool cools the deployment that long.
+  const wait = retryAfterMs(call.retryAfter, Date.now());
+  throw new EngineUnavailableError('upstream_error', `Upstream "${upstream.id}" answered ${status}${detail}.`, status, wait);
 }
 
 /** Reads a JSON answer; a failure here produced nothing for the caller, so it may still fall back. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { builtinModels } from '../builtin/builtin-models.ts';
 import { integer, withoutTrailingSlash } from '../../env-values.ts';
 import { capabilities, type Capability } from '../provider.ts';
+import { balancingStrategies, type BalancingStrategy, type DeploymentSettings, ModelsFileDeployment, routingFrom } from './deployment-config.ts';
 
 /** How an upstream answers rerank: Cohere/Jina/vLLM's `/v1/rerank`, or TEI's native `/rerank` (`{ query, texts }` in, `[{ index, score }]` out). */
 export const rerankApis = ['cohere', 'tei'] as const;
@@ -35,6 +36,9 @@ export interface UpstreamModelSettings {
   description: string;
   dimensions: number | undefined;
   fallbacks: string[];
+  /** Where calls go, balanced by `balancing`: one deployment (`upstream`, `upstreamModel` above) unless the models file lists several. */
+  deployments: DeploymentSettings[];
+  balancing: BalancingStrategy;
 }
 
 const UpstreamEnv = z.looseObject({
@@ -46,6 +50,11 @@ const UpstreamEnv = z.looseObject({
   SVC_UPSTREAM_RERANK_API: z.enum(rerankApis).default('cohere'),
   SVC_MODELS_FILE: z.string().min(1).optional(),
   SVC_SSE_KEEPALIVE_MS: integer(10, 600_000, 'milliseconds').default(15_000),
+  SVC_UPSTREAM_COOLDOWN_FAILURES: integer(1, 100, 'a count of failures').default(3),
+  SVC_UPSTREAM_COOLDOWN_MS: integer(100, 3_600_000, 'milliseconds').default(5_000),
+  SVC_UPSTREAM_COOLDOWN_MAX_MS: integer(100, 3_600_000, 'milliseconds').default(300_000),
+  SVC_UPSTREAM_RETRY_WINDOW_MS: integer(0, 3_600_000, 'milliseconds').default(30_000),
+  SVC_UPSTREAM_RETRY_BACKOFF_MS: integer(0, 60_000, 'milliseconds').default(100),
 });
 type UpstreamEnv = z.output<typeof UpstreamEnv>;
 
@@ -83,7 +92,10 @@ const ModelsFileUpstream = z.strictObject({
 
 const ModelsFileModel = z.strictObject({
   id: publicId,
-  upstream: z.string().min(1),
+  /** The one upstream serving the model; or `deployments`, several (exactly one of the two). */
+  upstream: z.string().min(1).optional(),
+  deployments: z.array(ModelsFileDeployment).min(1).max(16).optional(),
+  balancing: z.enum(balancingStrategies).default('weighted'),
   upstream_model: z.string().min(1).max(256).optional(),
   capabilities: z.array(z.enum(capabilities)).min(1).optional(),
   label: z.string().min(1).max(200).optional(),
@@ -183,6 +195,8 @@ function readInferenceConfig(env: UpstreamEnv, variable: (name: string) => strin
         description: `${id}, served by the OpenAI-compatible upstream.`,
         dimensions: undefined,
         fallbacks: [],
+        deployments: [{ upstream: 'upstream', upstreamModel: id, weight: 1, maxInFlight: undefined }],
+        balancing: 'weighted',
       });
     }
   } else if (env.SVC_UPSTREAM_MODELS !== undefined || env.SVC_UPSTREAM_API_KEY !== undefined) {
@@ -213,19 +227,24 @@ function readInferenceConfig(env: UpstreamEnv, variable: (name: string) => strin
       });
       file.models.forEach((entry, index) => {
         const where = `models[${index}]`;
-        if (!upstreams.some((upstream) => upstream.id === entry.upstream))
-          issues.push(`${where}.upstream: unknown upstream "${entry.upstream}" (known: ${upstreams.map((upstream) => upstream.id).join(', ') || 'none'})`);
-        const upstreamModel = entry.upstream_model ?? entry.id;
+        const deployments = modelDeployments(entry, where, upstreams, issues);
+        const first = deployments[0] ?? { upstream: entry.upstream ?? '', upstreamModel: entry.upstream_model ?? entry.id };
         origins.push(where);
         models.push({
           id: entry.id,
-          upstream: entry.upstream,
-          upstreamModel,
-          capabilities: entry.capabilities ?? guessCapabilities(upstreamModel),
+          upstream: first.upstream,
+          upstreamModel: first.upstreamModel,
+          capabilities: entry.capabilities ?? guessCapabilities(first.upstreamModel),
           label: entry.label ?? entry.id,
-          description: entry.description ?? `${upstreamModel}, served by upstream "${entry.upstream}".`,
+          description:
+            entry.description ??
+            (deployments.length > 1
+              ? `${first.upstreamModel}, served by ${deployments.length} deployments (${deployments.map((deployment) => `"${deployment.upstream}"`).join(', ')}).`
+              : `${first.upstreamModel}, served by upstream "${first.upstream}".`),
           dimensions: entry.dimensions,
           fallbacks: entry.fallbacks,
+          deployments,
+          balancing: entry.balancing,
         });
       });
       defaults = file.defaults;
@@ -240,7 +259,38 @@ function readInferenceConfig(env: UpstreamEnv, variable: (name: string) => strin
     defaults,
     /** SSE comment sent when a stream was silent this long. */
     keepAliveMs: env.SVC_SSE_KEEPALIVE_MS,
+    /** Retries on sibling deployments and each deployment's cooldown (deployment-config.ts). */
+    routing: routingFrom(env),
   };
+}
+
+/**
+ * A models-file model's deployments: its `deployments`, or its one `upstream` as a deployment of
+ * weight 1. Each names a known upstream; `upstream_model` on a deployment overrides the model's.
+ */
+function modelDeployments(
+  entry: z.output<typeof ModelsFileModel>,
+  where: string,
+  upstreams: readonly UpstreamSettings[],
+  issues: string[],
+): DeploymentSettings[] {
+  const known = () => upstreams.map((upstream) => upstream.id).join(', ') || 'none';
+  if ((entry.upstream === undefined) === (entry.deployments === undefined)) {
+    issues.push(`${where}: give "upstream" (one) or "deployments" (several), exactly one of the two`);
+    return [];
+  }
+  const listed = entry.deployments ?? [{ upstream: entry.upstream!, weight: 1, upstream_model: undefined, max_in_flight: undefined }];
+  const deployments: DeploymentSettings[] = [];
+  listed.forEach((deployment, place) => {
+    const at = entry.deployments ? `${where}.deployments[${place}]` : where;
+    if (!upstreams.some((upstream) => upstream.id === deployment.upstream))
+      issues.push(`${at}.upstream: unknown upstream "${deployment.upstream}" (known: ${known()})`);
+    const upstreamModel = deployment.upstream_model ?? entry.upstream_model ?? entry.id;
+    if (deployments.some((other) => other.upstream === deployment.upstream && other.upstreamModel === upstreamModel))
+      issues.push(`${at}: upstream "${deployment.upstream}" with model "${upstreamModel}" is listed twice`);
+    deployments.push({ upstream: deployment.upstream, upstreamModel, weight: deployment.weight, maxInFlight: deployment.max_in_flight });
+  });
+  return deployments;
 }
 
 function readModelsFile(path: string, issues: string[]): z.output<typeof ModelsFile> | undefined {

@@ -23,6 +23,8 @@ export interface UpstreamBodyReader {
 export class UpstreamExchange implements Dispatcher.DispatchHandler {
   /** The answer's status, once `answered` resolved. */
   statusCode = 0;
+  /** The answer's `retry-after-ms` or `retry-after` header, as sent (read only when the call failed). */
+  retryAfter: string | undefined = undefined;
   private resolveAnswered!: () => void;
   private rejectAnswered!: (error: Error) => void;
   /** Resolves when the status and headers arrived; rejects when the call failed before. */
@@ -46,10 +48,11 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (this.abortReason) controller.abort(this.abortReason);
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     // 1xx answers are interim: the real one follows.
     if (statusCode < 200) return;
     this.statusCode = statusCode;
+    if (statusCode >= 300) this.retryAfter = retryAfterHeader(headers);
     this.hasAnswer = true;
     this.resolveAnswered();
   }
@@ -141,4 +144,12 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   get paused(): boolean {
     return this.controller?.paused ?? false;
   }
+}
+
+/** OpenAI's `retry-after-ms` (milliseconds) before the standard `retry-after` (seconds or a date), kept as `ms:<n>` or the raw value. */
+function retryAfterHeader(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const milliseconds = headers['retry-after-ms'];
+  if (typeof milliseconds === 'string') return `ms:${milliseconds}`;
+  const value = headers['retry-after'];
+  return typeof value === 'string' ? value : undefined;
 }
