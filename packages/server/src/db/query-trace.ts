@@ -2,8 +2,11 @@ import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { Sequelize } from 'sequelize';
 import { endSpanFailed, tracer, tracingOn } from '../observability/tracing.ts';
 
-/** Words of a statement that may name it: SQL keywords and identifiers, never a literal, a number or a placeholder. */
-const NAME_WORD = /^[A-Za-z_][A-Za-z0-9_.]*$/;
+/**
+ * Words of a statement that may name it: SQL keywords and identifiers (a qualified name of two
+ * PostgreSQL identifiers at most), never a literal, a number or a placeholder.
+ */
+const NAME_WORD = /^[A-Za-z_][A-Za-z0-9_.]{0,126}$/;
 
 /**
  * What a query's span is called: its first words up to the first one that could carry a value
