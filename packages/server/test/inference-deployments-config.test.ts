@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { ConfigError, loadConfig } from '../src/index.ts';
+import { RETRY_AFTER_MAX_MS, retryAfterMs } from '../src/inference/openai-compatible/retry-after.ts';
 
 let directory: string;
 test.before(async () => {
@@ -110,4 +111,17 @@ test('deployment limits at their edges: weight 1 to 1000, max_in_flight from 1, 
   t.true((await issuesFor(model([]))).some((issue) => issue.startsWith('models[0].deployments:')));
   t.true((await issuesFor(model([{ upstream: 'east' }], { balancing: 'round_robin' }))).some((issue) => issue.startsWith('models[0].balancing:')));
   t.true((await issuesFor(model([{ upstream: 'east', base_url: 'http://x' }]))).some((issue) => issue.startsWith('models[0].deployments[0]')));
+});
+
+test("an upstream's wait is read from retry-after-ms, Retry-After seconds or an HTTP date, capped at an hour", (t) => {
+  const now = Date.parse('2026-11-27T03:00:00Z');
+  t.is(retryAfterMs('ms:1500', now), 1500);
+  t.is(retryAfterMs('3', now), 3000);
+  t.is(retryAfterMs('0.5', now), 500);
+  t.is(retryAfterMs('Fri, 27 Nov 2026 03:00:10 GMT', now), 10_000);
+  t.is(retryAfterMs('Fri, 27 Nov 2026 02:59:00 GMT', now), 0, 'a date in the past: no wait');
+  t.is(retryAfterMs(String(RETRY_AFTER_MAX_MS / 1000), now), RETRY_AFTER_MAX_MS, 'an hour passes');
+  t.is(retryAfterMs(String(RETRY_AFTER_MAX_MS / 1000 + 1), now), RETRY_AFTER_MAX_MS, 'past an hour: an hour');
+  t.is(retryAfterMs('soon', now), undefined);
+  t.is(retryAfterMs(undefined, now), undefined);
 });

@@ -7,6 +7,8 @@ import { createTestDatabase, type TestDatabase } from '@svc/testing/test-databas
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { waitUntil } from '@svc/testing/wait-until';
 import type { DeploymentHealthInfo } from '@svc/schemas';
+import { createKey, signInAgent } from '@svc/testing/identity';
+import { grantCredits } from '../src/features/billing/credit-ledger.ts';
 import { postJson, sseData } from './helpers/inference-upstream-setup.ts';
 
 /*
@@ -15,7 +17,7 @@ import { postJson, sseData } from './helpers/inference-upstream-setup.ts';
  */
 
 const COOLDOWN_MS = 2_000;
-const names = ['a', 'b', 'c', 'cool1', 'cool2', 'lim1', 'lim2', 'solo', 'retry1', 'retry2', 'mid1', 'mid2', 'least1', 'least2'] as const;
+const names = ['a', 'b', 'c', 'cool1', 'cool2', 'lim1', 'lim2', 'solo', 'retry1', 'retry2', 'mid1', 'mid2', 'least1', 'least2', 'paid1', 'paid2'] as const;
 type Name = (typeof names)[number];
 
 let database: TestDatabase;
@@ -50,6 +52,7 @@ test.before(async () => {
           deployments: [deployment('retry1', { weight: 1000 }), deployment('retry2')],
         },
         { id: 'midstream', upstream_model: 'midstream-error-x', capabilities: ['chat'], deployments: [deployment('mid1'), deployment('mid2')] },
+        { id: 'paid', upstream_model: 'answer-paid', capabilities: ['chat'], deployments: [deployment('paid1', { weight: 1000 }), deployment('paid2')] },
         {
           id: 'least',
           upstream_model: 'pause-least',
@@ -266,4 +269,28 @@ test('the health route is operator-only, and lists every deployment with its fig
   t.is(typeof first!.recent.latency_ms_p50, 'number');
   t.is(first!.recent.error_rate, 0);
   t.false(JSON.stringify(answer).includes('127.0.0.1'), 'no address is shown');
+});
+
+test('a paid call (credits) retried on a sibling is charged once, with one usage row', async (t) => {
+  const agent = await signInAgent(svc);
+  const key = await createKey(agent.client, ['billing:read', 'billing:write', 'inference:invoke']);
+  const sequelize = svc.server.database.sequelize;
+  await sequelize.transaction((transaction) => grantCredits(sequelize, transaction, agent.id, 3, `deployments-grant-${agent.id}`));
+  const client = svc.client({ token: key.secret });
+  fakes.paid1.setOutage({ status: 500 });
+  const paid = await fetch(`${svc.baseUrl}/v1/credits/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key.secret}`, 'content-type': 'application/json', 'idempotency-key': 'paid-once' },
+    body: JSON.stringify({ model: 'paid', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  t.is(paid.status, 200);
+  t.is(((await paid.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content, FAKE_ANSWER);
+  t.is(fakes.paid1.requests.length, 1, 'the first deployment failed');
+  t.is(fakes.paid2.requests.length, 1, 'its sibling answered');
+  t.like(await client.billing.balance(), { spendable: 2, reserved: 0 });
+  const usage = await client.billing.usage();
+  if (usage instanceof Response) return t.fail('expected JSON');
+  t.is(usage.data.length, 1);
+  t.like(usage.data[0], { credits: 1, model: 'paid', idempotency_key: 'paid-once' });
+  fakes.paid1.setOutage(undefined);
 });

@@ -14,6 +14,7 @@ import { registerPdfCommands } from './pdf.ts';
 import { registerReceiptCommands } from './receipts.ts';
 import { registerRequestCommands } from './requests.ts';
 import { registerResponsesCommands } from './responses.ts';
+import { registerUpstreamsCommands } from './upstreams.ts';
 import { registerVersionCommands } from './version.ts';
 
 /** Every command group; a feature adds its `register…Commands` here. */
@@ -35,4 +36,5 @@ export function registerCommands(program: Command): void {
   registerJobsCommands(program);
   registerResponsesCommands(program);
   registerCacheCommands(program);
+  registerUpstreamsCommands(program);
 }

@@ -21,11 +21,12 @@ import { SpeedTestResponse } from './speed-test.ts';
 import { SummarizeRequest, SummarizeResponse, SummarizeStreamEvent } from './summarize.ts';
 
 const invoke = { auth: { kind: 'scoped', scopes: ['inference:invoke'] }, surface: 'base', tags: ['inference'] } as const;
-/** Errors every model-backed route may answer besides auth and input: an unknown model (422), an upstream that failed (502) or timed out (504). */
-const modelErrors = [413, 502, 504] as const;
+/** Errors every model-backed route may answer besides auth and input: an unknown model (422), an upstream that failed (502), none free to take the call (503) or timed out (504). */
+const modelErrors = [413, 502, 503, 504] as const;
 const modelNote =
   'An unknown `model` is a 422 `model_not_found` whose message lists the known ones; a model that cannot do this operation is a 422 `model_operation_unsupported`. ' +
-  "An upstream that fails before its first byte is retried on the model's fallbacks, then answers 502 `upstream_error` or 504 `upstream_timeout` (both `retryable`). " +
+  "An upstream that fails before its first byte is retried on the model's other deployments (never after its first byte, so a paid call is charged once), then on its fallbacks, then answers 502 `upstream_error` or 504 `upstream_timeout` (both `retryable`, with `Retry-After` while the model cools down). " +
+  'When every deployment is at its in-flight maximum or cooling down: 503 `upstream_unavailable` (`retryable`). ' +
   "A request the upstream refuses itself (its 400, 413 or 422) is a 422 `upstream_rejected_request` with the upstream's message and no fallback, since another upstream would refuse it too.";
 
 export const inferenceContract = defineContract({
