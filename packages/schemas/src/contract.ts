@@ -13,6 +13,7 @@ import { requestsContract } from './requests/contract.ts';
 import { x402Contract } from './billing/x402-contract.ts';
 import { jobsContract } from './jobs/contract.ts';
 import { responsesContract } from './responses/contract.ts';
+import { mcpContract } from './mcp/contract.ts';
 
 /**
  * The whole API as data. Each top-level key is a feature; its routes' key paths are the
@@ -37,5 +38,6 @@ export const contract = defineContract({
   x402: x402Contract,
   jobs: jobsContract,
   responses: responsesContract,
+  mcp: mcpContract,
 });
 export type Contract = typeof contract;

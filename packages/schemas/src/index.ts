@@ -29,3 +29,5 @@ export * from './requests/records.ts';
 export * from './requests/contract.ts';
 export * from './discovery/index.ts';
 export * from './jobs/index.ts';
+export * from './agent-tools.ts';
+export * from './mcp/contract.ts';

@@ -6,6 +6,11 @@ import { retryableStatusesFor, retryRule } from './retry.ts';
 
 type JsonSchema = Record<string, unknown>;
 
+/** The one zod-to-JSON-Schema conversion of the contract (OpenAPI documents and MCP tools): draft 2020-12, named schemas under `$defs`. */
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+}
+
 export interface OpenApiOptions {
   title?: string;
   version: string;
@@ -25,7 +30,7 @@ class ComponentStore {
   readonly schemas: Record<string, JsonSchema> = {};
 
   render(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-    const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+    const json = jsonSchemaOf(schema, io);
     delete json.$schema;
     const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
     delete json.$defs;

@@ -55,6 +55,19 @@ export interface PagingSpec {
   readonly cursorParam?: string;
 }
 
+/**
+ * How agents reach a route as an MCP tool (agent-tools.ts). Absent: the rule in
+ * `isAgentCallable` decides (JSON operations an agent would use are tools).
+ */
+export interface AgentMarker {
+  /** `false`: never a tool (a secret in the answer, a purchase); `true`: a tool whatever the rule says. */
+  readonly callable?: boolean;
+  /** Why `callable` is set, for the docs and the walk test's message. */
+  readonly reason?: string;
+  /** The call removes or ends something (cancel, revoke); default: a DELETE or a key named cancel, revoke, delete or tombstone. */
+  readonly destructive?: boolean;
+}
+
 export interface RouteDefinition {
   readonly __route: true;
   readonly method: HttpMethod;
@@ -94,6 +107,8 @@ export interface RouteDefinition {
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   /** Set on routes that answer one page of a list (keyset or offset cursor plus a limit). */
   readonly paging?: PagingSpec;
+  /** Whether and how agents call the route as an MCP tool; absent: decided by rule (agent-tools.ts). */
+  readonly agent?: AgentMarker;
 }
 
 export const text = (contentType = 'text/plain; charset=utf-8') => ({ kind: 'text', contentType }) as const;

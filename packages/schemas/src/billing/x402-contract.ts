@@ -17,6 +17,7 @@ export const x402Contract = defineContract({
     tags: ['billing', 'x402', 'inference'],
     method: 'POST',
     path: '/x402/chat/completions',
+    agent: { callable: false, reason: 'paid through the HTTP 402 payment headers, which a tool call cannot carry; inference_chat is the same operation' },
     summary: 'A chat completion paid per call with x402 (no account, no token)',
     description:
       'The chat completion of POST /v1/chat/completions, paid with an x402 `exact` payment of ' +

@@ -133,6 +133,7 @@ export const credentialsContract = defineContract({
     bodyLimitBytes: 4096,
     errors: [409],
     responses: { 201: DeveloperCredentialSecretResponse },
+    agent: { callable: false, reason: 'its answer holds a new secret, which a tool transcript would keep' },
   }),
   list: defineRoute({
     ...credentialRoute,
@@ -153,6 +154,7 @@ export const credentialsContract = defineContract({
     params: CredentialIdParams,
     errors: [404, 409],
     responses: { 200: DeveloperCredentialSecretResponse },
+    agent: { callable: false, reason: 'its answer holds a new secret, which a tool transcript would keep' },
   }),
   revoke: defineRoute({
     ...credentialRoute,

@@ -8,6 +8,7 @@ import { combineFeatures, type Features } from './feature.ts';
 import { createIdentityFeature } from './identity/index.ts';
 import { createInferenceFeature } from './inference/index.ts';
 import { createJobsFeature } from './jobs/index.ts';
+import { createMcpFeature } from './mcp/index.ts';
 import { createModelsFeature } from './models/index.ts';
 import { createPdfFeature } from './pdf/index.ts';
 import { createReceiptsFeature } from './receipts/index.ts';
@@ -44,5 +45,6 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     createModelsFeature(deps),
     createDiscoveryFeature(deps),
     createResponsesFeature(deps, { responseCache: inference.responseCache }),
+    createMcpFeature(deps),
   ]);
 }

@@ -1,0 +1,195 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import { mcpContract, oauthContract, principalMayCall, SVC_VERSION, urlFor, type Principal } from '@svc/schemas';
+import type { ServerDeps } from '../../deps.ts';
+import { openAccessPrincipal } from '../../http/auth.ts';
+import type { RequestContext } from '../../http/request-context.ts';
+import { ServiceError } from '../../service-error.ts';
+import { precheckMcpRequest } from '../blackboard/index.ts';
+import { acceptsResource } from '../identity/index.ts';
+import { readResource, resourceTemplates } from './resources.ts';
+import { callTool, ToolCatalogue } from './tool-calls.ts';
+
+export const MCP_BASE_SERVER_NAME = 'svc';
+const MCP_BASE_SERVER_TITLE = 'svc: every agent operation of the API';
+
+/**
+ * How long a client may reuse `tools/list` (2026-07-28): the list depends on the credential, so only
+ * the caller's own cache may keep it; it changes only with a deploy.
+ */
+const TOOL_LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'private' } as const;
+
+/** Who is calling, as the REST adapter resolved them for the /mcp route. */
+interface Caller {
+  readonly request: RequestContext;
+  /** The principal the tools are listed for (open access counts as the open principal). */
+  readonly principal: Principal;
+}
+
+type JsonRpcMessage = { method?: unknown; params?: { name?: unknown } };
+
+/** Headers of the SDK's answer that mean something to the client; length and framing are Koa's. */
+const FORWARDED_RESPONSE_HEADERS = ['content-type', 'mcp-protocol-version', 'www-authenticate', 'allow', 'cache-control'];
+const STATUSES_WITH_BODY = [200, 400, 404, 405, 406, 413, 415, 500] as const;
+type StatusWithBody = (typeof STATUSES_WITH_BODY)[number];
+
+function toContractAnswer(response: Response) {
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED_RESPONSE_HEADERS) {
+    const value = response.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  if (response.status === 202) return { status: 202 as const, headers };
+  const known = (STATUSES_WITH_BODY as readonly number[]).includes(response.status);
+  // Passed on as it arrives: an event stream (progress notifications, then the result) is not held back.
+  return {
+    status: (known ? response.status : 500) as StatusWithBody,
+    headers,
+    body: response.body ? Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>) : new Uint8Array(),
+  };
+}
+
+/**
+ * The base-surface MCP endpoint (`POST /mcp`): a low-level SDK `Server` whose `tools/list` is the
+ * contract's agent-callable operations (worked out once, ToolCatalogue) and whose `tools/call` runs
+ * the operation's REST route through the REST app itself (deps.dispatch), as the caller. No tool has
+ * code of its own; the SDK validates nothing of a tool's arguments, so a bad argument gets the
+ * route's own 422 body. Eras as on /api/mcp: 2026-07-28 through `createMcpHandler`, 2025-era
+ * traffic through a stateless 2025-11-25 transport.
+ */
+export function createBaseMcpEndpoint(deps: ServerDeps) {
+  const catalogue = new ToolCatalogue();
+  const callers = new WeakMap<Request, Caller>();
+
+  const buildServer = (caller: Caller): Server => {
+    const server = new Server(
+      { name: MCP_BASE_SERVER_NAME, title: MCP_BASE_SERVER_TITLE, version: SVC_VERSION },
+      {
+        capabilities: { tools: { listChanged: false }, resources: {} },
+        cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT, 'resources/templates/list': TOOL_LIST_CACHE_HINT },
+      },
+    );
+    const { request } = caller;
+    const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
+    server.setRequestHandler('tools/list', () => ({ tools: catalogue.listFor(caller.principal) }));
+    server.setRequestHandler('tools/call', async (call, ctx) => {
+      const tool = catalogue.find(call.params.name);
+      if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${call.params.name}. tools/list names every tool.`);
+      // Cancelling the call (notifications/cancelled) or leaving (a closed connection) aborts the route's work as a REST disconnect does.
+      return callTool(deps.dispatch, tool, call.params.arguments ?? {}, {
+        authorization,
+        ip: request.ip,
+        signal: AbortSignal.any([ctx.mcpReq.signal, request.signal]),
+      });
+    });
+    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates }));
+    server.setRequestHandler('resources/list', () => ({ resources: [] }));
+    server.setRequestHandler('resources/read', (read, ctx) =>
+      readResource(deps.dispatch, read.params.uri, { authorization, ip: request.ip, signal: AbortSignal.any([ctx.mcpReq.signal, request.signal]) }),
+    );
+    return server;
+  };
+
+  const modern: McpHttpHandler = createMcpHandler(
+    ({ requestInfo }) => {
+      const caller = requestInfo && callers.get(requestInfo);
+      if (!caller) throw new Error('MCP request without its svc request context');
+      return buildServer(caller);
+    },
+    { legacy: 'reject' },
+  );
+
+  /** 2025-era: JSON answers, or an event stream when the client asked for progress (notifications need one). */
+  async function serveLegacy(server: Server, request: Request, parsedBody: unknown): Promise<Response> {
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(parsedBody) });
+    await server.connect(transport);
+    const response = await transport.handleRequest(request, { parsedBody });
+    if (response.body === null || !response.headers.get('content-type')?.includes('text/event-stream')) {
+      // Read the answer before closing: closing the transport ends its pending streams.
+      const body = response.body === null ? null : await response.arrayBuffer();
+      await transport.close().catch(() => {});
+      await server.close().catch(() => {});
+      return new Response(body, { status: response.status, headers: response.headers });
+    }
+    return response;
+  }
+
+  return async function handleBaseMcpRequest(body: unknown, request: RequestContext) {
+    const urls = deps.publicUrls();
+    const challenge = (extra = '') => ({
+      'www-authenticate': `Bearer realm="svc", resource_metadata="${urlFor(urls, oauthContract.protectedResourceMcp)}"${extra}`,
+    });
+    const presented = request.headers.authorization !== undefined;
+    if (presented && request.principal.kind === 'anonymous')
+      throw new ServiceError('invalid_token', 'The bearer token is not valid.', { headers: challenge(', error="invalid_token"') });
+    // RFC 8707: a token bound to another resource (the REST API, /api/mcp) is not good here.
+    if (!acceptsResource(request.principal, urlFor(urls, mcpContract.endpoint)))
+      throw new ServiceError('invalid_token', 'The token was issued for another resource than this MCP endpoint.', {
+        headers: challenge(', error="invalid_token"'),
+      });
+    const principal = request.principal.kind === 'anonymous' && deps.config.openAccess ? openAccessPrincipal : request.principal;
+    refuseUnauthorisedCalls(body, principal, catalogue, challenge);
+
+    const versionHeader = request.headers['mcp-protocol-version'];
+    const refused = precheckMcpRequest(body, typeof versionHeader === 'string' ? versionHeader : undefined);
+    if (refused) return toContractAnswer(Response.json(refused.body, { status: refused.status }));
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
+      headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const webRequest = new Request(urlFor(urls, mcpContract.endpoint), { method: 'POST', headers, signal: request.signal });
+    const caller = { request, principal };
+    callers.set(webRequest, caller);
+    const response = (await isLegacyRequest(webRequest, body))
+      ? await serveLegacy(buildServer(caller), webRequest, body)
+      : await modern.fetch(webRequest, { parsedBody: body });
+    return toContractAnswer(response);
+  };
+}
+
+function asksForProgress(body: unknown): boolean {
+  const messages = (Array.isArray(body) ? body : [body]) as Array<{ params?: { _meta?: { progressToken?: unknown } } } | undefined>;
+  return messages.some((message) => message?.params?._meta?.progressToken !== undefined);
+}
+
+/**
+ * A tool call the credential may not make is refused at the HTTP level, as the MCP authorization
+ * specification says: 401 with the protected-resource metadata when no credential was sent (the
+ * client then runs OAuth), 403 `insufficient_scope` naming the scopes when the credential lacks one
+ * (the client may ask for them). Everything else a route refuses is the tool's `isError` result.
+ */
+function refuseUnauthorisedCalls(body: unknown, principal: Principal, catalogue: ToolCatalogue, challenge: (extra?: string) => Record<string, string>): void {
+  for (const message of (Array.isArray(body) ? body : [body]) as JsonRpcMessage[]) {
+    if (message?.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
+    const tool = catalogue.find(message.params.name);
+    if (!tool || principalMayCall(tool.route, principal)) continue;
+    const { auth } = tool.route;
+    if (principal.kind === 'anonymous') {
+      throw new ServiceError('unauthorized', `The tool ${tool.name} needs a credential: authorize with OAuth (see WWW-Authenticate) or send a bearer token.`, {
+        headers: challenge(),
+      });
+    }
+    if (auth.kind === 'scoped') {
+      const missing = auth.scopes.filter((scope) => !principal.scopes.includes(scope));
+      if (missing.length > 0) {
+        throw new ServiceError(
+          `insufficient_scope:${missing.join(',')}`,
+          `The tool ${tool.name} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`,
+          {
+            headers: challenge(`, error="insufficient_scope", scope="${auth.scopes.join(' ')}"`),
+          },
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import type { ServerDeps } from '../../deps.ts';
+import type { Feature } from '../feature.ts';
+import { createBaseMcpEndpoint } from './endpoint.ts';
+
+export { MCP_BASE_SERVER_NAME } from './endpoint.ts';
+
+/** The base-surface MCP endpoint: the contract's agent-callable operations as tools, run through the REST routes. */
+export function createMcpFeature(deps: ServerDeps) {
+  const handle = createBaseMcpEndpoint(deps);
+  return {
+    handlers: {
+      mcp: {
+        async endpoint({ body }, request) {
+          return handle(body, request);
+        },
+      },
+    },
+  } satisfies Feature<'mcp'>;
+}

@@ -1,0 +1,119 @@
+import { agentTools, contract, principalMayCall, type AgentTool, type Principal } from '@svc/schemas';
+import type { DispatchAnswer, DispatchCaller, DispatchInput, ContractDispatch } from '../../http/dispatch.ts';
+
+type ObjectSchema = { type: 'object'; [keyword: string]: unknown };
+
+/** A tool as `tools/list` shows it (MCP's Tool shape). */
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: ObjectSchema;
+  outputSchema: ObjectSchema;
+  annotations: AgentTool['annotations'];
+  _meta: { 'svc/operation': string; 'svc/auth': AgentTool['route']['auth'] };
+}
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/**
+ * The contract's agent-callable operations, worked out once at start: their `tools/list` entries
+ * and, by name, how a call's arguments become the REST request.
+ */
+export class ToolCatalogue {
+  readonly tools: readonly AgentTool[];
+  private readonly byName: ReadonlyMap<string, AgentTool>;
+  private readonly listed: ReadonlyMap<AgentTool, ListedTool>;
+
+  constructor() {
+    this.tools = agentTools(contract);
+    this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
+    this.listed = new Map(
+      this.tools.map((tool) => [
+        tool,
+        {
+          name: tool.name,
+          title: tool.title,
+          description: tool.description,
+          // agentTools gives both an object at the root, as MCP wants.
+          inputSchema: tool.inputSchema as ObjectSchema,
+          outputSchema: tool.outputSchema as ObjectSchema,
+          annotations: tool.annotations,
+          _meta: { 'svc/operation': tool.id, 'svc/auth': tool.route.auth },
+        },
+      ]),
+    );
+  }
+
+  find(name: string): AgentTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /**
+   * What `tools/list` shows: to a caller without a credential every tool (calling one that needs a
+   * credential is how the client learns to start OAuth); to a caller with one, only what it may call.
+   */
+  listFor(principal: Principal): ListedTool[] {
+    const visible = principal.kind === 'anonymous' ? this.tools : this.tools.filter((tool) => principalMayCall(tool.route, principal));
+    return visible.map((tool) => this.listed.get(tool)!);
+  }
+}
+
+/** Splits a tool call's arguments into the REST request's parts, as the tool's input schema placed them. */
+export function requestOf(tool: AgentTool, args: Record<string, unknown>): { input: DispatchInput; headers: Record<string, string> } {
+  const params: Record<string, unknown> = {};
+  const query: Record<string, unknown> = {};
+  let body: Record<string, unknown> | undefined = tool.route.body && !tool.bodyWhole ? {} : undefined;
+  let wholeBody: unknown;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(args)) {
+    const part = tool.placement[name];
+    // An argument the tool does not take goes into the body (or the query) so the route's own validation names it.
+    if (part === 'params') params[name] = value;
+    else if (part === 'query' || (!part && !tool.route.body)) query[name] = value;
+    else if (part === 'header') headers['idempotency-key'] = String(value);
+    else if (tool.bodyWhole && name === 'body') wholeBody = value;
+    else (body ??= {})[name] = value;
+  }
+  return { input: { params, query, body: tool.bodyWhole ? wholeBody : body }, headers };
+}
+
+/** A path parameter the call did not give: the REST route would not even match, so it is said here, the way the route words a missing field. */
+function missingPathParams(tool: AgentTool, args: Record<string, unknown>): string[] {
+  return Object.entries(tool.placement)
+    .filter(([name, part]) => part === 'params' && (args[name] === undefined || args[name] === null || args[name] === ''))
+    .map(([name]) => name);
+}
+
+/** The REST answer as a tool result: the same JSON as `structuredContent` and as text; an error status is `isError`. */
+export function toolResultOf(answer: DispatchAnswer): ToolResult {
+  const isError = answer.status >= 400;
+  const json = answer.json;
+  const structured = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+  return {
+    content: [{ type: 'text', text: answer.text }],
+    ...(structured ? { structuredContent: structured } : {}),
+    ...(isError ? { isError: true } : {}),
+  };
+}
+
+/** Runs one tool call through its REST route, as the caller. */
+export async function callTool(dispatch: ContractDispatch, tool: AgentTool, args: Record<string, unknown>, caller: DispatchCaller): Promise<ToolResult> {
+  const missing = missingPathParams(tool, args);
+  if (missing.length > 0) {
+    const body = {
+      error: `Invalid request: ${missing.map((name) => `path.${name}: Required`).join('; ')}`,
+      code: 'validation_failed',
+      detail: missing.map((name) => ({ loc: ['path', name], msg: 'Required', type: 'missing' })),
+    };
+    return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+  }
+  const { input, headers } = requestOf(tool, args);
+  const answer = await dispatch.call(tool.route, input, { ...caller, headers: { ...caller.headers, ...headers } });
+  return toolResultOf(answer);
+}
