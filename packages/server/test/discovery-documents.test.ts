@@ -50,8 +50,9 @@ for (const [label, server] of [
     const resource = await (await fetch(card.authentication.protectedResourceMetadata)).json();
     t.is(resource.resource, `${apiUrl}/api/mcp`);
     t.deepEqual(resource.authorization_servers, [baseUrl]);
+    // The base surface's /mcp documents are about the base-surface MCP endpoint, {base}/mcp.
     for (const path of ['/.well-known/oauth-protected-resource/mcp', '/mcp/.well-known/oauth-protected-resource']) {
-      t.deepEqual(await (await fetch(`${baseUrl}${path}`)).json(), resource, path);
+      t.deepEqual(await (await fetch(`${baseUrl}${path}`)).json(), { ...resource, resource: `${baseUrl}/mcp`, resource_name: 'svc MCP' }, path);
     }
     const authorizationServer = await (await fetch(card.authentication.authorizationServerMetadata)).json();
     t.is(authorizationServer.issuer, baseUrl);
