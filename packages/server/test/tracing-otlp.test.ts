@@ -78,6 +78,14 @@ test.serial('with an OTLP endpoint, a chat call and a PDF parse reach the collec
   t.is(pdf.status, 200);
   await pdf.arrayBuffer();
   const upstreamCall = fake.requests.at(-1)!;
+  // A stream's GenAI span stays open until the stream ends, when its usage is known.
+  const streamTrace = hex(16);
+  const stream = await new OpenAI({ baseURL: `${server.baseUrl}/v1`, apiKey: TOKEN, maxRetries: 0 }).chat.completions.create(
+    { model: 'answer-a', messages: [{ role: 'user', content: 'Say hello.' }], stream: true, stream_options: { include_usage: true } },
+    { headers: { traceparent: `00-${streamTrace}-${hex(8)}-01` } },
+  );
+  let streamUsage: OpenAI.CompletionUsage | undefined;
+  for await (const chunk of stream) streamUsage = chunk.usage ?? streamUsage;
   t.is(collector.spans.length, 0, 'the batch is sent when the server stops, not before');
   await server.stop();
 
@@ -108,6 +116,9 @@ test.serial('with an OTLP endpoint, a chat call and a PDF parse reach the collec
   t.true(completion.usage!.completion_tokens! > 0);
   // The upstream got the caller's trace, as a child of the GenAI span.
   t.is(upstreamCall.traceparent, `00-${chatTrace}-${model.spanId}-01`);
+
+  const streamed = inTrace(streamTrace).find((span) => span.attributes['gen_ai.operation.name'] === 'chat')!;
+  t.like(streamed.attributes, { 'gen_ai.usage.input_tokens': streamUsage!.prompt_tokens, 'gen_ai.usage.output_tokens': streamUsage!.completion_tokens });
 
   const pdfSpans = inTrace(pdfTrace);
   const pdfRequest = pdfSpans.find((span) => span.kind === SERVER)!;
