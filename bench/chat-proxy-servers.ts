@@ -6,12 +6,14 @@
  *   `data: [DONE]` (vLLM's wire format);
  * - `svc`: the full server (contract adapter, auth, validation, model registry, the upstream
  *   provider, the chat stream's wire format, keep-alives, usage hook and metrics) with that
- *   upstream configured as `SVC_UPSTREAM_BASE_URL`;
+ *   upstream configured as `SVC_UPSTREAM_BASE_URL` (or, with `deployments`, as that many
+ *   deployments of each model in a models file);
  * - `bare-proxy`: node:http piping each request to the upstream and its answer back, the floor
  *   a proxy cannot go under on this machine.
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { Agent as HttpAgent, createServer as createHttpServer, request as httpRequest, ServerResponse, type Server as HttpServer } from 'node:http';
 import { pipeline } from 'node:stream';
 import { Session } from 'node:inspector/promises';
@@ -23,7 +25,7 @@ import { createServer, loadConfig } from '@svc/server';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median, percentile } from './stats.ts';
 
-const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile, traceChunks, otlpEndpoint } = workerData as {
+const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile, traceChunks, otlpEndpoint, deployments } = workerData as {
   kind: 'upstream' | 'svc' | 'bare-proxy';
   upstreamUrl: string;
   dataDir: string;
@@ -37,6 +39,8 @@ const { kind, upstreamUrl, dataDir, databaseUrl, chunks, gaps, profileFile, trac
   traceChunks: boolean | undefined;
   /** svc only: export its traces there (OTLP/HTTP, the SDK's default protobuf), as OTEL_EXPORTER_OTLP_ENDPOINT does. */
   otlpEndpoint: string | undefined;
+  /** svc only: serve each model through this many deployments (weights 1, 1, 2, ...) of the same upstream, from a models file. */
+  deployments: number | undefined;
 };
 
 async function startUpstream(): Promise<{ url: string; close(): Promise<void> }> {
@@ -90,12 +94,30 @@ async function startSvc(): Promise<{ url: string; close(): Promise<void> }> {
       SVC_LOG_LEVEL: 'silent',
       SVC_OPEN_ACCESS: 'true',
       SVC_CATALOG_DEMO: 'off',
-      SVC_UPSTREAM_BASE_URL: upstreamUrl,
-      SVC_UPSTREAM_MODELS: Object.keys(gaps ?? {}).join(','),
+      ...(deployments
+        ? { SVC_MODELS_FILE: await writeDeploymentsFile(deployments) }
+        : { SVC_UPSTREAM_BASE_URL: upstreamUrl, SVC_UPSTREAM_MODELS: Object.keys(gaps ?? {}).join(',') }),
     }),
   );
   const { baseUrl } = await svc.listen();
   return { url: `${baseUrl}/v1`, close: () => svc.close() };
+}
+
+/**
+ * A models file serving each bench model through `count` deployments, each its own upstream entry
+ * (its own connection pool) at the same address, weighted 1, 1, 2, 1, ...: every call is balanced
+ * and counted by the deployment pool, as in production with several regions or keys.
+ */
+async function writeDeploymentsFile(count: number): Promise<string> {
+  const upstreams = Array.from({ length: count }, (_, index) => ({ id: `deployment-${index}`, base_url: upstreamUrl }));
+  const models = Object.keys(gaps ?? {}).map((id) => ({
+    id,
+    capabilities: ['chat'],
+    deployments: upstreams.map((upstream, index) => ({ upstream: upstream.id, weight: index === 2 ? 2 : 1 })),
+  }));
+  const file = path.join(dataDir, 'bench-deployments.json');
+  await writeFile(file, JSON.stringify({ upstreams, models }));
+  return file;
 }
 
 /**

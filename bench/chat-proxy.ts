@@ -27,6 +27,12 @@
  *   median and p99 times to first and last token, svc's CPU per stream with tracing on against
  *   off, and the spans' bytes the collector received.
  *
+ * - **Deployments** (the latency phase's targets): the paced streams through a svc whose model has
+ *   three deployments (weights 1:1:2, each its own connection pool to the same upstream), against
+ *   the upstream directly and the one-deployment svc, in rotating rounds of `--deployments-rounds`.
+ *   Reported: its added time to first and last token over direct (targets as in the latency
+ *   phase), over the one-deployment svc, and its CPU per stream.
+ *
  * svc's CPU time per stream (its worker thread's) is reported in both: a busy machine disturbs it
  * far less than latency. The bench also prints the load generator's CPU per stream and how many
  * cores its threads kept busy on each side, and each server thread's pauses in every round (young and
@@ -69,6 +75,7 @@ const { values } = parseArgs({
     'saturate-gap': { type: 'string', default: '1' },
     'responses-rounds': { type: 'string', default: '6' },
     'tracing-rounds': { type: 'string', default: '4' },
+    'deployments-rounds': { type: 'string', default: '4' },
     'cpu-prof-dir': { type: 'string' },
     'in-thread': { type: 'boolean', default: false },
   },
@@ -82,6 +89,7 @@ const saturateRounds = Number(values['saturate-rounds']);
 const saturateGapMs = Number(values['saturate-gap']);
 const responsesRounds = Number(values['responses-rounds']);
 const tracingRounds = Number(values['tracing-rounds']);
+const deploymentsRounds = Number(values['deployments-rounds']);
 /** The upstream paces a stream by the model it is asked for: one model per phase. */
 const PACED = 'bench-chat';
 const SATURATE = 'bench-chat-saturate';
@@ -158,6 +166,7 @@ async function threadCpu() {
     svc: await svc.cpuMicros(),
     hop: await bareProxy.cpuMicros(),
     traced: await tracedSvc.cpuMicros(),
+    deployed: await deployedSvc.cpuMicros(),
   };
 }
 
@@ -195,13 +204,20 @@ async function measure(server: WorkerServer, ms: number, phase: Phase, route: Ro
   const perStream = (thread: keyof typeof cpuAfter) => (cpuAfter[thread] - cpuBefore[thread]) / Math.max(1, timings.length);
   const first = timings.map((timing) => timing.firstTokenMs);
   const last = timings.map((timing) => timing.lastTokenMs);
-  const cpu = { client: perStream('client'), upstream: perStream('upstream'), svc: perStream('svc'), hop: perStream('hop'), traced: perStream('traced') };
+  const cpu = {
+    client: perStream('client'),
+    upstream: perStream('upstream'),
+    svc: perStream('svc'),
+    hop: perStream('hop'),
+    traced: perStream('traced'),
+    deployed: perStream('deployed'),
+  };
   return {
     streams: timings.length,
     perSecond: timings.length / elapsed,
     cpu,
     /** Cores the three threads kept busy together (of the machine's `cpus().length`). */
-    coresBusy: ((cpu.client + cpu.upstream + cpu.svc + cpu.hop + cpu.traced) * timings.length) / elapsed / 1e6,
+    coresBusy: ((cpu.client + cpu.upstream + cpu.svc + cpu.hop + cpu.traced + cpu.deployed) * timings.length) / elapsed / 1e6,
     first: { median: median(first), p99: percentile(first, 99) },
     last: { median: median(last), p99: percentile(last, 99) },
     pauses,
@@ -351,6 +367,34 @@ async function runTracingPhase(phase: Phase, pairs: number) {
   return result;
 }
 
+/**
+ * Rounds of the paced streams direct, through the one-deployment svc and through the svc with
+ * three deployments per model, in an order that rotates each round. Per round: what the
+ * three-deployment svc adds over direct (the latency phase's targets) and over the one-deployment svc.
+ */
+async function runDeploymentsPhase(phase: Phase, pairs: number) {
+  const result = { added: addedSeries(), overOne: addedSeries(), cpuOne: [] as number[], cpuThree: [] as number[], rows: [] as string[] };
+  const sides = [upstream, svc, deployedSvc];
+  for (let round = 0; round < pairs; round++) {
+    const measured = new Map<WorkerServer, Measured>();
+    for (let turn = 0; turn < sides.length; turn++) {
+      const side = sides[(round + turn) % sides.length]!;
+      measured.set(side, await measure(side, durationMs, phase));
+    }
+    const direct = measured.get(upstream)!;
+    const one = measured.get(svc)!;
+    const three = measured.get(deployedSvc)!;
+    pushAdded(result.added, three, direct);
+    pushAdded(result.overOne, three, one);
+    result.cpuOne.push(one.cpu.svc);
+    result.cpuThree.push(three.cpu.deployed);
+    result.rows.push(
+      `  round ${round + 1}: direct ${format(direct)} | one deployment ${format(one)} (svc ${one.cpu.svc.toFixed(0)} µs) | three ${format(three)} (svc ${three.cpu.deployed.toFixed(0)} µs)`,
+    );
+  }
+  return result;
+}
+
 /** A thread's pauses over a phase's rounds: what its tail latency is made of (young collections copy the live streams' objects). */
 const summarisePauses = (rounds: PauseStats[]) => {
   const of = (key: Exclude<keyof PauseStats, 'chunks'>) => median(rounds.map((round) => round[key]));
@@ -408,6 +452,16 @@ const tracedSvc: WorkerServer = await startWorkerServer(serversModule, {
   databaseUrl: process.env.DATABASE_URL,
   otlpEndpoint: collector.endpoint,
 });
+// The svc whose models each have three deployments of the same upstream (its own data directory, as the traced one).
+const deployedDataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-chat-deployed-'));
+const deployedSvc: WorkerServer = await startWorkerServer(serversModule, {
+  kind: 'svc',
+  upstreamUrl: upstream.url,
+  gaps,
+  dataDir: deployedDataDir,
+  databaseUrl: process.env.DATABASE_URL,
+  deployments: 3,
+});
 
 const paced: Phase = { model: PACED, gapMs, spread: true };
 const saturating: Phase = { model: SATURATE, gapMs: saturateGapMs, spread: false };
@@ -417,13 +471,16 @@ for (let warm = 0; warm < 2; warm++) {
   await measure(upstream, 1000, saturating);
   await measure(svc, 1000, saturating);
   await measure(tracedSvc, 1000, saturating);
+  await measure(deployedSvc, 1000, saturating);
 }
 
 const latency = await runPhase(paced, rounds, bareProxy);
 const saturation = await runPhase(saturating, saturateRounds);
 const responses = await runResponsesPhase(paced, responsesRounds);
 const tracing = await runTracingPhase(paced, tracingRounds);
+const deployed = await runDeploymentsPhase(paced, deploymentsRounds);
 await svc.close();
+await deployedSvc.close();
 // Closing the traced svc flushes its last spans.
 await tracedSvc.close();
 await bareProxy.close();
@@ -432,6 +489,7 @@ await collector.close();
 agent.destroy();
 await rm(dataDir, { recursive: true, force: true });
 await rm(tracedDataDir, { recursive: true, force: true });
+await rm(deployedDataDir, { recursive: true, force: true });
 const exportedKiB = collector.exports.reduce((sum, entry) => sum + entry.bytes, 0) / 1024;
 
 /** Judged on the figures as reported (two decimals), so this line and the runner's table agree at the edge. */
@@ -454,6 +512,10 @@ process.stdout.write(
     ...tracing.rows,
     `  added by tracing (median of rounds): first token median ${median(tracing.added.firstMedian).toFixed(2)} ms, p99 ${median(tracing.added.firstP99).toFixed(2)} ms; last token median ${median(tracing.added.lastMedian).toFixed(2)} ms, p99 ${median(tracing.added.lastP99).toFixed(2)} ms`,
     `  svc CPU per stream (median of rounds): tracing off ${median(tracing.cpuOff).toFixed(0)} µs, on ${median(tracing.cpuOn).toFixed(0)} µs; the collector got ${collector.exports.length} exports, ${exportedKiB.toFixed(0)} KiB`,
+    `chat-proxy, deployments: the latency phase's streams through a svc whose model has three deployments (weights 1:1:2) of the upstream, against direct and the one-deployment svc, ${deploymentsRounds} rounds of ${durationMs / 1000} s`,
+    ...deployed.rows,
+    `  added over direct (median of rounds): first token median ${median(deployed.added.firstMedian).toFixed(2)} ms, p99 ${median(deployed.added.firstP99).toFixed(2)} ms; last token median ${median(deployed.added.lastMedian).toFixed(2)} ms, p99 ${median(deployed.added.lastP99).toFixed(2)} ms (targets median < 1 ms: ${Math.max(asReported(deployed.added.firstMedian), asReported(deployed.added.lastMedian)) < 1 ? 'met' : 'NOT met'}, p99 < 3 ms: ${Math.max(asReported(deployed.added.firstP99), asReported(deployed.added.lastP99)) < 3 ? 'met' : 'NOT met'})`,
+    `  added over one deployment (median of rounds): first token median ${median(deployed.overOne.firstMedian).toFixed(2)} ms, p99 ${median(deployed.overOne.firstP99).toFixed(2)} ms; svc CPU per stream ${median(deployed.cpuOne).toFixed(0)} µs one deployment, ${median(deployed.cpuThree).toFixed(0)} µs three`,
     `  load average at the end: ${loadavg()
       .map((value) => value.toFixed(2))
       .join(', ')}`,
@@ -524,6 +586,13 @@ reportFigures('chat-proxy', [
     // Oriented so higher is better: tracing off's CPU over tracing on's.
     ratio: Number((median(tracing.cpuOff) / median(tracing.cpuOn)).toFixed(3)),
     note: `svc's thread per stream with its spans exported over OTLP (${collector.exports.length} exports, ${exportedKiB.toFixed(0)} KiB) against tracing off, median of ${tracingRounds} rounds (${pacedSetting}); no target, reported as the issue asks`,
+  },
+  {
+    figure: 'three deployments: added time to first token, p99',
+    svc: asReported(deployed.added.firstP99),
+    unit: 'ms',
+    target: { on: 'svc', op: '<', value: 3 },
+    note: `svc with each model on three deployments (weights 1:1:2) minus direct, median of ${deploymentsRounds} rounds (${pacedSetting}); median ${median(deployed.added.firstMedian).toFixed(2)} ms; over one deployment ${median(deployed.overOne.firstMedian).toFixed(2)} ms; svc CPU per stream ${median(deployed.cpuThree).toFixed(0)} µs (one deployment ${median(deployed.cpuOne).toFixed(0)} µs)`,
   },
   {
     figure: 'tracing on: added time to first token, median',
