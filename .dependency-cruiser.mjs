@@ -58,6 +58,13 @@ export default {
       to: { path: '^packages/(client|cli)/' },
     },
     {
+      name: 'ui-imports-no-server-or-cli',
+      comment: 'The web console is a browser client of the API: it calls it through @svc/client, never server code.',
+      severity: 'error',
+      from: { path: '^packages/ui/src/' },
+      to: { path: '^packages/(server|cli)/' },
+    },
+    {
       name: 'cli-imports-no-server',
       comment: 'The CLI is a client of the API: it goes through @svc/client.',
       severity: 'error',
@@ -77,12 +84,12 @@ export default {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
-    // Built output (dist/, dist-start/) and hidden folders (caches, scratch) are not sources.
-    exclude: { path: '(^|/)(node_modules|dist[^/]*|\\.[^/]+)/' },
+    // Built output (dist/, dist-start/, the console's build in packages/server/console/) and hidden folders (caches, scratch) are not sources.
+    exclude: { path: '(^|/)(node_modules|dist[^/]*|\\.[^/]+)/|^packages/server/console/' },
     enhancedResolveOptions: {
       exportsFields: ['exports'],
       conditionNames: ['import', 'types', 'node', 'default'],
-      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
     },
   },
 };

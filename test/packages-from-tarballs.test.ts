@@ -61,6 +61,10 @@ test.serial('pnpm pack builds each package and writes a tarball with workspace v
   const manifest = JSON.parse(client.stdout) as { dependencies: Record<string, string>; exports: unknown };
   t.regex(manifest.dependencies['@svc/schemas']!, /^\d+\.\d+\.\d+/, 'workspace:* became a version');
   t.deepEqual(manifest.exports, { '.': { types: './dist/index.d.ts', import: './dist/index.js' } });
+  // The web console ships inside the server's package: its page and its fingerprinted assets.
+  const serverFiles = (await run('tar', ['-tzf', tarballs.server!], { cwd: work, timeoutMs: 30_000 })).stdout.split('\n');
+  t.true(serverFiles.includes('package/console/index.html'));
+  t.true(serverFiles.some((file) => /^package\/console\/assets\/index-[\w-]+\.js$/.test(file)));
 });
 
 test.serial('the tarballs install into a fresh project outside the workspace and import as ESM', async (t) => {
@@ -182,6 +186,10 @@ test.serial('the svc bin runs, and svc-server starts from its tarball and serves
     });
     t.is(health.code, 0, health.stderr);
     t.like(JSON.parse(health.stdout), { status: 'ok', database: { kind: 'embedded' } });
+    // The installed server finds its console (dist/ walks up to console/) and serves it.
+    const page = await fetch(`${baseUrl}/ui/`);
+    t.is(page.status, 200);
+    t.regex(await page.text(), /<script type="module" crossorigin src="\/ui\/assets\/index-[\w-]+\.js">/);
   } finally {
     t.is(await stop(server.child, 30_000), 0, server.output());
   }

@@ -12,6 +12,7 @@ export * from './version.ts';
 export * from './system/documents.ts';
 export * from './system/models.ts';
 export * from './system/contract.ts';
+export * from './system/console.ts';
 export * from './catalog/values.ts';
 export * from './catalog/records.ts';
 export * from './catalog/contract.ts';

@@ -5,6 +5,7 @@ import { billingConfigFrom } from './features/billing/billing-config.ts';
 import { x402ConfigFrom } from './features/billing/x402-config.ts';
 import { blackboardConfigFrom } from './features/blackboard/blackboard-config.ts';
 import { catalogConfigFrom } from './features/catalog/catalog-config.ts';
+import { consoleConfigFrom } from './console/console-config.ts';
 import { identityConfigFrom } from './features/identity/identity-config.ts';
 import { jobsConfigFrom } from './features/jobs/jobs-config.ts';
 import { pdfConfigFrom } from './features/pdf/pdf-config.ts';
@@ -113,6 +114,7 @@ export const featureConfigs = {
   inference: inferenceConfigFrom,
   jobs: jobsConfigFrom,
   responses: responsesConfigFrom,
+  console: consoleConfigFrom,
   responseCache: responseCacheConfigFrom,
 };
 

@@ -21,6 +21,8 @@ import { answerClientError } from './http/client-errors.ts';
 import { watchResponseStalls } from './http/response-stall.ts';
 import { corsPolicyFrom } from './http/cors.ts';
 import { ServerLifecycle } from './lifecycle.ts';
+import { findConsoleDirectory, loadConsoleFiles } from './console/console-files.ts';
+import { serveConsole } from './console/serve-console.ts';
 import { createLogger } from './observability/logger.ts';
 import { createHttpMetrics } from './observability/metrics.ts';
 import { ensureOperatorToken } from './operator-token.ts';
@@ -100,6 +102,12 @@ export async function createServer(config: Config, options: CreateServerOptions 
 
   // One budget for both listeners: memory is the process's, whichever surface a body comes in on.
   const bodyBudget = new BodyBudget(config.http.bodyBudgetBytes);
+  const consoleDirectory = config.console.enabled ? findConsoleDirectory() : undefined;
+  const webConsole = config.console.enabled
+    ? serveConsole({ files: consoleDirectory ? await loadConsoleFiles(consoleDirectory) : undefined, publicUrls: urls })
+    : undefined;
+  // The console's origin may call the api surface on its own port without SVC_CORS_ORIGINS.
+  const cors = corsPolicyFrom(config.corsOrigins, webConsole ? () => new URL(urls().baseUrl).origin.toLowerCase() : undefined);
   const buildApp = (surfaces: readonly Surface[]): Koa =>
     buildContractApp({
       contract,
@@ -113,7 +121,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
       publicUrls: urls,
       log,
       metrics: deps.metrics,
-      cors: corsPolicyFrom(config.corsOrigins),
+      cors,
+      ...(webConsole && surfaces.includes('base') ? { before: webConsole } : {}),
       draining: () => lifecycle.draining,
       shutdownSignal: lifecycle.shutdownSignal,
       bodyBudget,

@@ -1,6 +1,6 @@
 import type { Transport } from '../transport.ts';
-import { downloadArtifact, type DownloadArtifactOptions, type DownloadArtifactResult } from './download-artifact.ts';
-import { verifiedDownload, type VerifiedDownloadOptions, type VerifiedFile } from './verified-download.ts';
+import type { DownloadArtifactOptions, DownloadArtifactResult } from './download-artifact.ts';
+import type { VerifiedDownloadOptions, VerifiedFile } from './verified-download.ts';
 
 export { VerifiedDownloadError, type DownloadCheck } from './download-error.ts';
 export {
@@ -22,9 +22,13 @@ export interface CatalogHelpers {
   downloadArtifact(options: DownloadArtifactOptions): Promise<DownloadArtifactResult>;
 }
 
+/**
+ * The download modules write files (node:fs, node:crypto, worker threads), so they load on
+ * first use: importing `@svc/client` in a browser then loads no Node module at all.
+ */
 export function catalogHelpers(transport: Transport): CatalogHelpers {
   return {
-    verifiedDownload: (options) => verifiedDownload(transport, options),
-    downloadArtifact: (options) => downloadArtifact(transport, options),
+    verifiedDownload: async (options) => (await import('./verified-download.ts')).verifiedDownload(transport, options),
+    downloadArtifact: async (options) => (await import('./download-artifact.ts')).downloadArtifact(transport, options),
   };
 }

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 /** Canonical tasks of the board (spec 2.1). */
 export const canonicalTasks = ['toxicity', 'sentiment', 'prompt_injection', 'tickets', 'rerank', 'embeddings', 'nli', 'other'] as const;
@@ -40,6 +41,7 @@ export function normaliseKeyInput(input: string): string {
  * ```
  */
 export function deriveChannelKey(input: string, task: string = 'other'): string {
-  const digest = createHash('sha256').update(normaliseKeyInput(input), 'utf8').digest('hex');
+  // A pure-JS SHA-256 (not node:crypto), so browsers derive the same keys.
+  const digest = bytesToHex(sha256(utf8ToBytes(normaliseKeyInput(input))));
   return `${task.trim()}:${digest.slice(0, 24)}`;
 }

@@ -23,6 +23,8 @@ export interface ContractAppOptions extends MountOptions {
   cors?: CorsPolicy;
   /** True once the server drains: answers ask the client to close its connection. */
   draining?: () => boolean;
+  /** Answers some paths ahead of the contract (the web console's files), passing the rest on. */
+  before?: Koa.Middleware;
 }
 
 /**
@@ -37,6 +39,7 @@ export function buildContractApp(appOptions: ContractAppOptions): Koa {
   const table = compileContract(options);
   const cors = options.cors ?? corsPolicyFrom([]);
   const draining = options.draining ?? (() => false);
+  if (options.before) app.use(options.before);
   if (tracingOn()) app.use(traceRequest);
   app.use(async function serveContract(ctx: Context): Promise<void> {
     // Node's request and response directly: Koa's delegating getters cost on every request.

@@ -13,6 +13,11 @@ export interface CorsPolicy {
   readonly origins: ReadonlySet<string>;
   /** `*` in SVC_CORS_ORIGINS: every origin, every route. */
   readonly anyOrigin: boolean;
+  /**
+   * One more origin allowed without configuration, read per request: the web console's own
+   * (the base surface's public origin), which calls the api surface when that has its own port.
+   */
+  readonly consoleOrigin?: () => string | undefined;
 }
 
 /** Headers a browser script may read besides the safelisted ones: what svc's clients rely on. */
@@ -28,7 +33,8 @@ export function isDiscoveryDocument(route: RouteDefinition): boolean {
 /** The Access-Control-Allow-Origin value for this origin on this route, or undefined (no CORS). */
 export function allowedOrigin(policy: CorsPolicy, origin: string, route: RouteDefinition | undefined): string | undefined {
   if (route && isDiscoveryDocument(route)) return '*';
-  if (policy.anyOrigin || policy.origins.has(origin.toLowerCase())) return origin;
+  const lowered = origin.toLowerCase();
+  if (policy.anyOrigin || policy.origins.has(lowered) || policy.consoleOrigin?.() === lowered) return origin;
   return undefined;
 }
 
@@ -65,6 +71,10 @@ export function answerPreflight(ctx: Context, policy: CorsPolicy, origin: string
 }
 
 /** Parses SVC_CORS_ORIGINS: `*`, or comma-separated origins such as `https://app.example,http://localhost:5173`. */
-export function corsPolicyFrom(origins: readonly string[]): CorsPolicy {
-  return { anyOrigin: origins.includes('*'), origins: new Set(origins.filter((origin) => origin !== '*').map((origin) => origin.toLowerCase())) };
+export function corsPolicyFrom(origins: readonly string[], consoleOrigin?: () => string | undefined): CorsPolicy {
+  return {
+    anyOrigin: origins.includes('*'),
+    origins: new Set(origins.filter((origin) => origin !== '*').map((origin) => origin.toLowerCase())),
+    ...(consoleOrigin ? { consoleOrigin } : {}),
+  };
 }

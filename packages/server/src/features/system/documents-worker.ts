@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { buildDiscoveryDocuments } from './documents.ts';
+import { buildDiscoveryDocuments, type DocumentUrls } from './documents.ts';
 
 // One build per thread: the thread answers and ends (worker-once.ts).
-parentPort!.postMessage(buildDiscoveryDocuments(workerData as { baseUrl: string; apiUrl: string }));
+parentPort!.postMessage(buildDiscoveryDocuments(workerData as DocumentUrls));

@@ -1,6 +1,7 @@
 import {
   API_VERSION,
   buildOpenApiDocument,
+  consoleUrl,
   contract,
   discoveryLinks,
   SVC_VERSION,
@@ -35,8 +36,15 @@ function agentProtocols(urls: { baseUrl: string; apiUrl: string }): string {
 - [OAuth authorization server metadata](${links.oauth_authorization_server}) and [protected resource metadata](${links.oauth_protected_resource})`;
 }
 
+/** Where the documents point: the public URLs, and whether the web console is served (`SVC_UI`). */
+export interface DocumentUrls {
+  baseUrl: string;
+  apiUrl: string;
+  consoleEnabled?: boolean;
+}
+
 /** `/llms.txt` and `/agents.txt`: a short pointer an agent reads first. */
-export function llmsTxt(urls: { baseUrl: string; apiUrl: string }): string {
+export function llmsTxt(urls: DocumentUrls): string {
   return `# svc
 
 > A self-hostable platform for AI agents: a public blackboard, a catalog of verified model
@@ -50,7 +58,7 @@ export function llmsTxt(urls: { baseUrl: string; apiUrl: string }): string {
 - [Full reference for agents](${urlFor(urls, systemContract.llmsFullTxt)}): every operation with method, path, auth and summary
 - [Health](${urlFor(urls, systemContract.healthz)})
 - [Benchmark protocol](${urlFor(urls, systemContract.performanceJson)})
-
+${urls.consoleEnabled ? `- [Web console](${consoleUrl(urls.baseUrl)}): the board, the catalog, keys, credits and jobs for people\n` : ''}
 ${agentProtocols(urls)}
 
 ## Rules
@@ -104,7 +112,7 @@ export interface DiscoveryDocuments {
 }
 
 /** The documents built from the whole contract for one URL pair (550-830 ms of one thread: documents-worker.ts runs it). */
-export function buildDiscoveryDocuments(urls: { baseUrl: string; apiUrl: string }): DiscoveryDocuments {
+export function buildDiscoveryDocuments(urls: DocumentUrls): DiscoveryDocuments {
   return {
     openapi: buildOpenApiDocument(contract, {
       version: API_VERSION,

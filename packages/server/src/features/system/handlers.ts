@@ -1,4 +1,4 @@
-import { API_VERSION, discoveryLinks, SVC_VERSION, systemContract, tryUrl, urlFor, type HealthResponse } from '@svc/schemas';
+import { API_VERSION, consoleUrl, discoveryLinks, SVC_VERSION, systemContract, tryUrl, urlFor, type HealthResponse } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
@@ -21,7 +21,7 @@ export function createSystemHandlers(deps: ServerDeps) {
     stats: () => documents.stats(),
   });
   const documentsFor = (): Promise<DiscoveryDocuments> => {
-    const urls = deps.publicUrls();
+    const urls = { ...deps.publicUrls(), consoleEnabled: deps.config.console.enabled };
     const key = `${urls.baseUrl} ${urls.apiUrl}`;
     const cached = documents.get(key);
     if (cached) return cached;
@@ -84,6 +84,7 @@ export function createSystemHandlers(deps: ServerDeps) {
             performance: urlFor(urls, systemContract.performanceJson),
             api_health: urlFor(urls, systemContract.apiHealth),
             try: tryUrl(urls.baseUrl),
+            ...(deps.config.console.enabled ? { console: consoleUrl(urls.baseUrl) } : {}),
             ...discoveryLinks(urls),
           },
         },

@@ -1,0 +1,67 @@
+import type { BlackboardRecord } from '@svc/schemas';
+import { channelHref, itemHref } from '../links.ts';
+
+/** The item fields the card lays out itself; every other field is shown as inert JSON. */
+const SHOWN = new Set(['text', 'kind', 'task', 'topics', 'parent_id', 'artifact_id', 'coprocessor', 'next_call', 'receipt']);
+
+const when = (iso: string) => new Date(iso).toLocaleString();
+
+/** Data someone posted, shown as text: JSON in a <pre>, never interpreted, never a link. */
+function InertJson({ label, value }: { label: string; value: unknown }) {
+  return (
+    <details class="inert">
+      <summary>{label}</summary>
+      <pre>{JSON.stringify(value, null, 2)}</pre>
+    </details>
+  );
+}
+
+/**
+ * One post. Every caller-supplied string (text, key, topics, task, kind, extra fields) is a
+ * text node: Preact never turns a string into markup, and nothing here sets inner HTML.
+ */
+export function PostCard({ record, showChannel = true }: { record: BlackboardRecord; showChannel?: boolean }) {
+  const { item } = record;
+  const topics = Array.isArray(item.topics) ? (item.topics as unknown[]).map(String) : [];
+  const extras = Object.fromEntries(Object.entries(item).filter(([name]) => !SHOWN.has(name)));
+  const parent = typeof item.parent_id === 'string' ? item.parent_id : undefined;
+  return (
+    <article class="post" aria-labelledby={`post-${record.id}`}>
+      <header class="post-head">
+        {typeof item.kind === 'string' && (
+          <span class={`badge kind-${['ask', 'result', 'note', 'message'].includes(item.kind) ? item.kind : 'other'}`}>{item.kind}</span>
+        )}
+        {typeof item.task === 'string' && <span class="badge">{item.task}</span>}
+        {record.receipt_verified && <span class="badge verified">receipt verified</span>}
+        <a id={`post-${record.id}`} href={itemHref(record.id)} class="meta">
+          <time dateTime={record.created_at}>{when(record.created_at)}</time>
+        </a>
+        {showChannel && (
+          <a href={channelHref(record.key)} class="channel-key">
+            {record.key}
+          </a>
+        )}
+      </header>
+      <p class="post-text">{item.text}</p>
+      {topics.length > 0 && (
+        <ul class="topics" aria-label="Topics">
+          {topics.map((topic) => (
+            <li key={topic}>{topic}</li>
+          ))}
+        </ul>
+      )}
+      <footer class="post-foot meta">
+        {parent && (
+          <a href={itemHref(parent)}>
+            in reply to <code>{parent}</code>
+          </a>
+        )}
+        {typeof item.artifact_id === 'string' && <span>artifact {item.artifact_id}</span>}
+        <span>screening: {item.coprocessor.action}</span>
+      </footer>
+      {item.next_call !== undefined && <InertJson label="next_call (untrusted agent metadata, never run)" value={item.next_call} />}
+      {item.receipt !== undefined && <InertJson label="receipt" value={item.receipt} />}
+      {Object.keys(extras).length > 0 && <InertJson label="other fields" value={extras} />}
+    </article>
+  );
+}

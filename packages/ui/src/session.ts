@@ -1,0 +1,34 @@
+import { signal } from '@preact/signals';
+
+/**
+ * The signed-in credential, held in this tab only: sessionStorage survives a reload of the tab
+ * and ends with it; never localStorage (shared by every tab and kept for ever) and never a URL.
+ */
+export interface ConsoleSession {
+  kind: 'oauth' | 'operator';
+  accessToken: string;
+  refreshToken?: string | undefined;
+  clientId?: string | undefined;
+  expiresAt?: number | undefined;
+  scope?: string | undefined;
+}
+
+const STORAGE_KEY = 'svc.console.session';
+
+function restore(): ConsoleSession | undefined {
+  try {
+    const stored = sessionStorage.getItem(STORAGE_KEY);
+    return stored ? (JSON.parse(stored) as ConsoleSession) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const session = signal<ConsoleSession | undefined>(restore());
+
+session.subscribe((value) => {
+  if (value) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(value));
+  else sessionStorage.removeItem(STORAGE_KEY);
+});
+
+export const accessToken = (): string | undefined => session.value?.accessToken;

@@ -1,0 +1,81 @@
+import test from 'ava';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+
+/**
+ * How svc-server serves the console's files: caching, the security headers, the single-page
+ * fallback, `SVC_UI=off`, and the links from `/` and `/llms.txt`. What the pages do is in
+ * console-browser.test.ts, in a real browser.
+ */
+let svc: TestServer;
+let off: TestServer;
+test.before(async () => {
+  [svc, off] = await Promise.all([startTestServer(), startTestServer({ env: { SVC_UI: 'off' } })]);
+});
+test.after.always(async () => {
+  await Promise.all([svc?.close(), off?.close()]);
+});
+
+const assetPaths = (html: string) => [...html.matchAll(/(?:src|href)="(\/ui\/assets\/[^"]+)"/g)].map((match) => match[1]!);
+
+test('/ui/ is the page: never cached, a strict CSP, no inline script, and fingerprinted assets', async (t) => {
+  const response = await fetch(`${svc.baseUrl}/ui/`);
+  t.is(response.status, 200);
+  t.is(response.headers.get('content-type'), 'text/html; charset=utf-8');
+  t.is(response.headers.get('cache-control'), 'no-store');
+  const policy = response.headers.get('content-security-policy') ?? '';
+  t.regex(policy, /(^|; )script-src 'self'(;|$)/);
+  t.regex(policy, /frame-ancestors 'none'/);
+  t.regex(policy, /default-src 'none'/);
+  t.notRegex(policy, /unsafe-inline|unsafe-eval/);
+  t.is(response.headers.get('x-frame-options'), 'DENY');
+  t.is(response.headers.get('x-content-type-options'), 'nosniff');
+  t.is(response.headers.get('referrer-policy'), 'no-referrer');
+  const html = await response.text();
+  // Every <script> has a src: an inline one would be refused by the CSP anyway.
+  t.deepEqual(
+    [...html.matchAll(/<script\b[^>]*>/g)].filter((tag) => !/\ssrc="/.test(tag[0])),
+    [],
+  );
+  const assets = assetPaths(html);
+  t.true(assets.length >= 2, html);
+  for (const asset of assets) t.regex(asset, /-[A-Za-z0-9_-]{8,}\.(js|css)$/, 'the name carries a content hash');
+});
+
+test('assets are cached for a year as immutable, gzip when asked, and revalidate by ETag', async (t) => {
+  const assets = assetPaths(await (await fetch(`${svc.baseUrl}/ui/`)).text());
+  const script = assets.find((asset) => asset.endsWith('.js'))!;
+  const response = await fetch(`${svc.baseUrl}${script}`, { headers: { 'accept-encoding': 'gzip' } });
+  t.is(response.status, 200);
+  t.is(response.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+  t.is(response.headers.get('content-type'), 'text/javascript; charset=utf-8');
+  t.is(response.headers.get('content-encoding'), 'gzip');
+  t.true((await response.text()).length > 1000);
+  const again = await fetch(`${svc.baseUrl}${script}`, { headers: { 'if-none-match': response.headers.get('etag')! } });
+  t.is(again.status, 304);
+});
+
+test("the page's own routes answer the page; unknown assets, other methods and /ui without its slash do not", async (t) => {
+  for (const path of ['/ui/channel?key=a', '/ui/item/bb_000000000000000000000000', '/ui/catalog']) {
+    const response = await fetch(`${svc.baseUrl}${path}`);
+    t.is(response.status, 200, path);
+    t.regex(await response.text(), /<div id="app">/);
+  }
+  const missing = await fetch(`${svc.baseUrl}/ui/assets/index-00000000.js`);
+  t.is(missing.status, 404);
+  t.is((await missing.json()).code, 'route_not_found');
+  t.is((await fetch(`${svc.baseUrl}/ui/`, { method: 'POST' })).status, 404);
+  const bare = await fetch(`${svc.baseUrl}/ui`, { redirect: 'manual' });
+  t.is(bare.status, 308);
+  t.is(bare.headers.get('location'), '/ui/');
+});
+
+test('/ and /llms.txt link the console; with SVC_UI=off there is neither console nor link', async (t) => {
+  const root = (await (await fetch(`${svc.baseUrl}/`)).json()) as { links: Record<string, string> };
+  t.is(root.links.console, `${svc.baseUrl}/ui/`);
+  t.true((await (await fetch(`${svc.baseUrl}/llms.txt`)).text()).includes(`(${svc.baseUrl}/ui/)`));
+
+  t.is((await fetch(`${off.baseUrl}/ui/`)).status, 404);
+  const offRoot = (await (await fetch(`${off.baseUrl}/`)).json()) as { links: Record<string, string> };
+  t.is(offRoot.links.console, undefined);
+  t.false((await (await fetch(`${off.baseUrl}/llms.txt`)).text()).includes('/ui/'));
+});

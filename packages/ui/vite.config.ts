@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+/**
+ * The console is served by svc-server under /ui/ and shipped inside @svc/server's package, so
+ * the build writes into packages/server/console (published beside dist/ and assets/).
+ * Asset names carry a content hash: the server caches them for a year and index.html never.
+ */
+export default defineConfig({
+  base: '/ui/',
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  build: {
+    outDir: fileURLToPath(new URL('../server/console', import.meta.url)),
+    emptyOutDir: true,
+    target: 'es2022',
+    // The polyfill is for browsers without <link rel=modulepreload>; every supported one has it.
+    modulePreload: { polyfill: false },
+    reportCompressedSize: true,
+    sourcemap: false,
+  },
+});
