@@ -5,7 +5,10 @@
  * loop that only lower-cases and splits each text (the least any text pass costs). The load
  * average is printed with the figures, since the machine may be shared.
  *
- * Run: pnpm bench:embeddings [-- --texts 20000 --batch 256 --rounds 3]
+ * Then the response cache: requests per second of hits against misses through a loopback
+ * upstream (bench/embeddings-cache.ts); the target is hits at least 5x a miss.
+ *
+ * Run: pnpm bench:embeddings [-- --texts 20000 --batch 256 --rounds 3 --cache-requests 200 --cache-batch 32]
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -17,10 +20,17 @@ import { embedText } from '@svc/testing/server-internals';
 import { median } from './stats.ts';
 import { reportFigures } from './report.ts';
 import { benchArguments } from './args.ts';
+import { measureResponseCache } from './embeddings-cache.ts';
 
 const { values } = parseArgs({
   args: benchArguments(),
-  options: { texts: { type: 'string', default: '20000' }, batch: { type: 'string', default: '256' }, rounds: { type: 'string', default: '3' } },
+  options: {
+    texts: { type: 'string', default: '20000' },
+    batch: { type: 'string', default: '256' },
+    rounds: { type: 'string', default: '3' },
+    'cache-requests': { type: 'string', default: '200' },
+    'cache-batch': { type: 'string', default: '32' },
+  },
 });
 const textCount = Number(values.texts);
 const batchSize = Number(values.batch);
@@ -47,9 +57,9 @@ function textsPerSecond(texts: string[], work: (text: string) => unknown): numbe
   return texts.length / seconds;
 }
 
-async function startServer(dataDir: string): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
+async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
-    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_OPERATOR_TOKEN: OPERATOR_TOKEN, DATABASE_URL: '' },
+    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_OPERATOR_TOKEN: OPERATOR_TOKEN, DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const baseUrl = await new Promise<string>((resolve, reject) => {
@@ -103,6 +113,15 @@ try {
   await server.stop();
   await rm(dataDir, { recursive: true, force: true });
 }
+const cacheDataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-embeddings-cache-'));
+const cacheOptions = { requests: Number(values['cache-requests']), batch: Number(values['cache-batch']), rounds };
+let cache: Awaited<ReturnType<typeof measureResponseCache>>;
+try {
+  cache = await measureResponseCache((env) => startServer(cacheDataDir, env), OPERATOR_TOKEN, texts, cacheOptions);
+} finally {
+  await rm(cacheDataDir, { recursive: true, force: true });
+}
+const hitRatios = cache.map((round) => round.hitsPerSecond / round.missesPerSecond);
 
 const rate = (value: number) => `${Math.round(value).toLocaleString('en')} texts/s`;
 const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
@@ -112,6 +131,9 @@ process.stdout.write(
     `  baseline loop (lower-case + split): ${rate(median(baseline))}`,
     `  in process (embedText):            ${rate(median(inProcess))}  = ${(median(inProcess) / median(baseline)).toFixed(3)} x baseline`,
     `  HTTP (batches of ${batchSize}, base64):     ${rate(median(http))}  = ${(median(http) / median(inProcess)).toFixed(3)} x in process`,
+    `  response cache, ${cacheOptions.requests} requests of ${cacheOptions.batch} texts, one at a time, loopback upstream:`,
+    `    misses (upstream call + store): ${median(cache.map((round) => round.missesPerSecond)).toFixed(0)} requests/s`,
+    `    hits (one read):                ${median(cache.map((round) => round.hitsPerSecond)).toFixed(0)} requests/s  = ${median(hitRatios).toFixed(2)} x a miss (target >= 5x)`,
     `  load average before: ${load(loadBefore)}, after: ${load(loadavg())} (${cpus().length} CPUs)`,
   ].join('\n') + '\n',
 );
@@ -131,5 +153,14 @@ reportFigures('embeddings', [
     unit: 'texts/s',
     ratio: median(http.map((value, round) => value / inProcess[round]!)),
     note: 'baseline: the same embedding in process; no target is set',
+  },
+  {
+    figure: `response cache hits vs misses (${cacheOptions.batch} texts, loopback upstream)`,
+    svc: median(cache.map((round) => round.hitsPerSecond)),
+    baseline: median(cache.map((round) => round.missesPerSecond)),
+    unit: 'requests/s',
+    ratio: median(hitRatios),
+    target: { on: 'ratio', op: '>=', value: 5 },
+    note: 'baseline: the same requests the first time (upstream call and the write of the entry), one at a time, embedded database',
   },
 ]);

@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { prepared, queryPrepared } from '../../db/prepared.ts';
 import type { ResponseCacheConfig } from './response-cache-config.ts';
 
 /** How many of the oldest entries a write looks at to evict: bounded work per write, and more than the one entry it adds, so a lowered cap is caught up with. */
@@ -28,6 +29,10 @@ const live = (maxEntries: string, maxBytes: string) =>
 const evictable = (row: string, maxEntries: string, maxBytes: string) =>
   `(${row}.expires_at <= now() OR ${row}.entry_seq <= t.entries_written - ${maxEntries} OR ${row}.bytes_end - ${row}.bytes < t.bytes_written - ${maxBytes})`;
 
+const READ_LIVE_ENTRY = prepared(
+  `SELECT c.body FROM svc_response_cache c, svc_response_cache_totals t WHERE c.key = $1 AND t.id = 1 AND ${live('$2::bigint', '$3::bigint')}`,
+);
+
 /** The response cache's SQL (svc_response_cache): every statement touches a bounded number of rows on the request path. */
 export class ResponseCacheStore {
   private readonly sequelize: Sequelize;
@@ -38,12 +43,12 @@ export class ResponseCacheStore {
     this.config = config;
   }
 
-  /** The stored answer's JSON text, when the key has a live entry: one primary-key read. */
+  /**
+   * The stored answer's JSON text, when the key has a live entry: one primary-key read, as a
+   * prepared statement (the hit path is this read and little else, so Sequelize's per-query work showed).
+   */
   async read(key: string): Promise<string | undefined> {
-    const [row] = await this.sequelize.query<{ body: string }>(
-      `SELECT c.body FROM svc_response_cache c, svc_response_cache_totals t WHERE c.key = $1 AND t.id = 1 AND ${live('$2', '$3')}`,
-      { bind: [key, this.config.maxEntries, this.config.maxBytes], type: QueryTypes.SELECT },
-    );
+    const [row] = await queryPrepared<{ body: string }>(this.sequelize, READ_LIVE_ENTRY, [key, this.config.maxEntries, this.config.maxBytes]);
     return row?.body;
   }
 
