@@ -109,7 +109,7 @@ test('while a probe is in flight no other call goes to its deployment; when it e
     pool,
     fakes: [first, second],
     stream,
-  } = await poolOver(2, routing({ cooldownMs: 100 }), 'pause-pool');
+  } = await poolOver(2, routing({ cooldownMs: 1_000 }), 'pause-pool');
   first!.setOutage({ status: 500 });
   const retried = await stream();
   t.is(pool.report(Date.now())[0]!.state, 'cooling_down');
