@@ -1,7 +1,7 @@
 import test from 'ava';
 import type { ServerResponse } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
@@ -148,4 +148,90 @@ test('client ID metadata document: the SDK uses its https URL as client_id, svc 
   t.is(provider.authorizationUrl!.searchParams.get('client_id'), documentUrl);
   t.is(me.client_id, documentUrl);
   await callBlackboard(t, provider, serverUrl);
+});
+
+/**
+ * At {base}/mcp the flow starts the way a host meets it: the SDK calls a tool that needs a
+ * credential, svc answers 401 naming the /mcp protected-resource metadata, the SDK's provider runs
+ * discovery, registration, PKCE and the token exchange, and the same client retries the call.
+ */
+async function callAfterOAuth(t: import('ava').ExecutionContext, provider: MemoryProvider) {
+  const serverUrl = `${svc.baseUrl}/mcp`;
+  const transport = new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider });
+  const client = new Client({ name: 'svc-sdk-oauth', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    await t.throwsAsync(client.callTool({ name: 'models_list', arguments: {} }), { instanceOf: UnauthorizedError });
+    t.is(provider.authorizationUrl?.searchParams.get('resource'), serverUrl, 'the SDK asks for {base}/mcp as the resource');
+    await transport.finishAuth(await approve(provider));
+    const me = await svc.client({ token: provider.tokens()!.access_token }).oauth.whoami();
+    t.is(me.resource, serverUrl);
+    const result = await client.callTool({ name: 'models_list', arguments: {} });
+    t.falsy(result.isError, JSON.stringify(result));
+    t.true(Array.isArray((result.structuredContent as { data?: unknown[] }).data), JSON.stringify(result.structuredContent).slice(0, 200));
+    return me;
+  } finally {
+    await client.close();
+  }
+}
+
+test('{base}/mcp: a tool called without a credential starts the SDK OAuth flow (dynamic registration), then the call succeeds', async (t) => {
+  const me = await callAfterOAuth(t, new MemoryProvider());
+  t.notRegex(me.client_id!, /^https:/);
+});
+
+test('{base}/mcp: the same with a client ID metadata document as client_id', async (t) => {
+  const me = await callAfterOAuth(t, new MemoryProvider(documentUrl));
+  t.is(me.client_id, documentUrl);
+});
+
+/** A raw tools/call at /mcp with a bearer token: only the status and challenge matter here. */
+async function callMcp(token: string) {
+  const response = await fetch(`${svc.baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'models_list', arguments: {} } }),
+  });
+  return { status: response.status, challenge: response.headers.get('www-authenticate') ?? '', text: await response.text() };
+}
+
+/** A token from the code flow, bound to `resource` (or unbound): the SDK registers and builds the URL, the test picks the resource. */
+async function tokenFor(resource: string | undefined): Promise<string> {
+  const provider = new MemoryProvider();
+  const serverUrl = `${svc.apiUrl}/api/mcp`;
+  const started = await auth(provider, { serverUrl });
+  if (started !== 'REDIRECT') throw new Error(`the SDK answered ${started}, not REDIRECT`);
+  const url = provider.authorizationUrl!;
+  if (resource === undefined) url.searchParams.delete('resource');
+  else url.searchParams.set('resource', resource);
+  const code = await approve(provider);
+  const body = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: provider.codeVerifier(),
+    redirect_uri: REDIRECT,
+    client_id: provider.clientInformation()!.client_id,
+  });
+  const response = await fetch(`${svc.baseUrl}/oauth/token`, { method: 'POST', body });
+  if (response.status !== 200) throw new Error(`token answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+test('{base}/mcp refuses a token bound to another resource with 401 invalid_token (RFC 6750); unbound and /mcp-bound tokens pass', async (t) => {
+  for (const other of [`${svc.apiUrl}/api/mcp`, svc.baseUrl]) {
+    const refused = await callMcp(await tokenFor(other));
+    t.is(refused.status, 401, `${other}: ${refused.text}`);
+    t.regex(refused.challenge, /^Bearer /);
+    t.true(refused.challenge.includes('error="invalid_token"'), refused.challenge);
+    t.true(refused.challenge.includes(`resource_metadata="${svc.baseUrl}/.well-known/oauth-protected-resource/mcp"`), refused.challenge);
+  }
+  for (const accepted of [undefined, `${svc.baseUrl}/mcp`]) {
+    const answer = await callMcp(await tokenFor(accepted));
+    t.is(answer.status, 200, `${accepted ?? 'unbound'}: ${answer.text}`);
+  }
 });
