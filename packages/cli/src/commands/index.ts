@@ -10,6 +10,7 @@ import { registerIdentityCommands } from './identity.ts';
 import { registerInferenceCommands, registerTryCommand } from './inference.ts';
 import { registerJobsCommands } from './jobs.ts';
 import { registerKeysCommands } from './keys.ts';
+import { registerMcpCommands } from './mcp.ts';
 import { registerPdfCommands } from './pdf.ts';
 import { registerReceiptCommands } from './receipts.ts';
 import { registerRequestCommands } from './requests.ts';
@@ -37,4 +38,5 @@ export function registerCommands(program: Command): void {
   registerResponsesCommands(program);
   registerCacheCommands(program);
   registerUpstreamsCommands(program);
+  registerMcpCommands(program);
 }
