@@ -52,7 +52,21 @@ export function tokenF1(prediction: string, reference: string): number {
 }
 
 /** ROUGE-L tokens: lower-cased words, punctuation dropped, articles kept (rouge-score's tokenizer). */
-export const rougeTokens = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+export const rougeTokens = (text: string) => text.toLowerCase().match(ROUGE_TOKEN) ?? [];
+const ROUGE_TOKEN = /[\p{L}\p{N}]+/gu;
+
+/**
+ * How many tokens `rougeTokens(text)` would give, without building them: pricing a request from
+ * its token counts must not allocate a string per word (a 4 MiB body is a million of them, and
+ * the heap they grow stays resident after the request is refused).
+ */
+export function countRougeTokens(text: string): number {
+  const pattern = new RegExp(ROUGE_TOKEN);
+  const lowered = text.toLowerCase();
+  let count = 0;
+  while (pattern.test(lowered)) count++;
+  return count;
+}
 
 export function rougeL(prediction: string, reference: string): number {
   return runToEnd(rougeLOfTokens(rougeTokens(prediction), rougeTokens(reference)));

@@ -5,6 +5,7 @@ import {
   bleuFrom,
   bleuStatsOfTokens,
   corpusBleuOfStats,
+  countRougeTokens,
   exactMatch,
   labelAccuracy,
   rougeLOfTokens,
@@ -59,13 +60,11 @@ function* scoreAll(
   references: readonly string[],
   metrics: readonly EvalMetric[],
 ): Steps<Pick<EvalResponse, 'metrics' | 'items'>> {
-  const tokens: { predicted: string[]; expected: string[] }[] = [];
-  if (metrics.includes('rouge_l') || metrics.includes('bleu')) {
+  if (metrics.includes('rouge_l')) {
+    // Priced from counts alone: the tokens of one item are built when that item is scored.
     let work = 0;
     for (const [index, prediction] of predictions.entries()) {
-      const pair = { predicted: rougeTokens(prediction), expected: rougeTokens(references[index]!) };
-      tokens.push(pair);
-      work += lcsWordSteps(pair.predicted.length, pair.expected.length);
+      work += lcsWordSteps(countRougeTokens(prediction), countRougeTokens(references[index]!));
       yield;
     }
     if (metrics.includes('rouge_l') && work > inferenceLimits.evalMaxRougeLWordSteps) {
@@ -80,13 +79,15 @@ function* scoreAll(
   for (const [index, prediction] of predictions.entries()) {
     const reference = references[index]!;
     const scores: Record<string, number> = {};
+    const tokens =
+      metrics.includes('rouge_l') || metrics.includes('bleu') ? { predicted: rougeTokens(prediction), expected: rougeTokens(reference) } : undefined;
     for (const metric of metrics) {
       if (metric === 'exact_match') scores[metric] = exactMatch(prediction, reference);
       else if (metric === 'token_f1') scores[metric] = tokenF1(prediction, reference);
       else if (metric === 'accuracy') scores[metric] = labelAccuracy(prediction, reference);
-      else if (metric === 'rouge_l') scores[metric] = yield* rougeLOfTokens(tokens[index]!.predicted, tokens[index]!.expected);
+      else if (metric === 'rouge_l') scores[metric] = yield* rougeLOfTokens(tokens!.predicted, tokens!.expected);
       else {
-        const stats = bleuStatsOfTokens(tokens[index]!.predicted, tokens[index]!.expected);
+        const stats = bleuStatsOfTokens(tokens!.predicted, tokens!.expected);
         bleuStats.push(stats);
         scores[metric] = bleuFrom(stats);
       }
