@@ -80,6 +80,10 @@ export const errorCodes = {
   a2a_method_not_found: 404,
   a2a_task_not_found: 404,
   a2a_version_not_supported: 400,
+  /** A2A with a credential: a skill it does not have (the message names the known ones), a task already finished, too many running. */
+  a2a_unknown_skill: 400,
+  a2a_task_not_cancelable: 409,
+  a2a_tasks_running: 429,
   /** OAuth endpoint errors carry the RFC code as suffix: `oauth_error:invalid_grant`. */
   oauth_error: 400,
   oauth_invalid_client: 401,

@@ -55,6 +55,7 @@ export function registerDiscoverCommands(program: Command): void {
             params: { message: { kind: 'message', messageId: `svc-cli-${Date.now()}`, role: 'user', parts: [{ kind: 'text', text: words.join(' ') }] } },
           },
         });
+        if (!('result' in answer)) throw new Error('/a2a answered an event stream to message/send');
         const task = answer.result as { id: string; status: { state: string; message: { parts: Array<{ text?: string }> } } };
         cli.output.result(task, (trial) => `${trial.id} (${trial.status.state})\n\n${trial.status.message.parts.map((part) => part.text ?? '').join('\n')}`);
       }),

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { defineContract, defineRoute } from '../route.ts';
+import { defineContract, defineRoute, jsonOrSse } from '../route.ts';
 import { A2aAgentCard, A2aEndpointInfo } from './a2a-card.ts';
 import { JsonRpcError } from '../errors.ts';
-import { A2aJsonRpcRequest, A2aJsonRpcSuccess } from './a2a-rpc.ts';
+import { A2aJsonRpcRequest, A2aJsonRpcSuccess, A2aStreamEvent } from './a2a-rpc.ts';
+import { a2aLimits, a2aSkills } from './a2a-skills.ts';
 import { McpServerCard } from './mcp-server-card.ts';
 import { TRY_CALLS_PER_MINUTE, TryResponse } from './try.ts';
 import { TRY_PATH } from './urls.ts';
@@ -70,17 +71,35 @@ export const discoveryContract = defineContract({
     ...discovery,
     method: 'POST',
     path: '/a2a',
-    summary: 'A2A JSON-RPC: message/send and tasks/get (0.3), SendMessage and GetTask (1.0); answers the public trial task svc-public-trial-v1',
+    summary:
+      'A2A JSON-RPC (1.0 and 0.3): the public trial task svc-public-trial-v1 without a credential; with one holding inference:invoke, the skills of the agent card, tasks stored per caller',
     description:
-      'No credential. Every message is answered with the same completed task, `svc-public-trial-v1`, whose reply says what svc is and how to start: nothing the caller sends is run or stored, so a retry is always safe. ' +
+      'Without a credential (spec 4.9): every message is answered with the same completed task, `svc-public-trial-v1`, whose reply says what svc is and how to start: nothing the caller sends is run or stored, so a retry is always safe. ' +
       'The method name picks the version: `message/send` and `tasks/get` answer A2A 0.3 (`kind` members, lower-case states, the task itself as result); `SendMessage` and `GetTask` answer A2A 1.0 (`{ task }` from SendMessage, ROLE_/TASK_STATE_ enums, no `kind`). ' +
       'A 1.0 request may carry `A2A-Version: 1.0`; any version other than 1.0 or 0.3 is -32009. ' +
-      'Errors are JSON-RPC error bodies: 400 for a body that is not JSON (-32700), not a JSON-RPC request (-32600) or has the wrong params (-32602: role other than user, parts other than text); ' +
-      '404 for another method (-32601) or a task id other than the trial (-32001). `error.data.code` is the svc error code.',
+      `Without a credential the body is at most ${a2aLimits.trialBodyBytes} bytes (413). ` +
+      "With a bearer or developer key holding `inference:invoke`: `message/send`/`SendMessage` and `message/stream`/`SendStreamingMessage` (server-sent events of JSON-RPC responses: the task, then artifact and status updates, the last `final`) run the skill named in `message.metadata.skill` or in a data part's `skill` member " +
+      `(${a2aSkills.map((skill) => skill.id).join(', ')}). Each skill is its REST route called in-process with the caller's credential: the same auth, funding, limits and errors, and the artifact's data part is the REST answer. ` +
+      'A message with no skill named gets the trial task. An unknown skill is -32602 naming the known ones. A skill whose route answers an error ends its task `failed`, the REST error body as a data part of the status message; a retry runs a new task. ' +
+      `Tasks are stored per caller in the database (\`tasks/get\`/\`GetTask\` on any replica, another caller's task is -32001), kept ${a2aLimits.retentionHours} h and at most ${a2aLimits.maxKeptPerPrincipal} per caller. ` +
+      `\`tasks/cancel\`/\`CancelTask\` stops a running task and aborts its work; a finished one is -32002. At most ${a2aLimits.maxRunningPerPrincipal} running tasks per caller (429), each within ${a2aLimits.taskDeadlineMs / 1000} s. ` +
+      '`agent/getAuthenticatedExtendedCard` (0.3) and `GetExtendedAgentCard` (1.0) answer the card listing the skills this credential may use. ' +
+      `With a credential the body is at most ${a2aLimits.bodyBytes} bytes. An invalid credential is 401; one without inference:invoke is 403. ` +
+      'Errors are JSON-RPC error bodies: 400 for a body that is not JSON (-32700), not a JSON-RPC request (-32600) or has the wrong params (-32602); ' +
+      '404 for another method (-32601) or an unknown task (-32001). `error.data.code` is the svc error code.',
     headers: z.looseObject({ 'a2a-version': z.string().max(16).optional().describe('A2A protocol version of the request: 1.0 or 0.3') }),
     body: A2aJsonRpcRequest,
-    bodyLimitBytes: 65_536,
+    bodyLimitBytes: a2aLimits.bodyBytes,
     errorEnvelope: 'jsonrpc',
-    responses: { 200: A2aJsonRpcSuccess, 400: JsonRpcError, 404: JsonRpcError },
+    errors: [413, 429],
+    responses: {
+      200: jsonOrSse(A2aJsonRpcSuccess, A2aStreamEvent),
+      400: JsonRpcError,
+      401: JsonRpcError,
+      403: JsonRpcError,
+      404: JsonRpcError,
+      409: JsonRpcError,
+      429: JsonRpcError,
+    },
   }),
 });

@@ -45,6 +45,10 @@ function completeOnEnd(listener: Listener): Listener {
     (req as NodeJS.EventEmitter).once('end', () => {
       (req as { complete: boolean }).complete = true;
     });
+    // The caller's abort is a disconnect: the app hears one as its response closing (the
+    // handler's abort signal), which a synthesized request's own destruction does not give.
+    const signal = (req as { _lightMyRequest?: { signal?: AbortSignal } })._lightMyRequest?.signal;
+    signal?.addEventListener('abort', () => (res as { destroy(): void }).destroy(), { once: true });
     listener(req, res);
   };
 }

@@ -13,6 +13,7 @@ import jobs from './20261122T1900-jobs.ts';
 import completionRetry from './20261122T1900-completion-retry.ts';
 import responses from './20261126T2300-responses.ts';
 import responseCache from './20261127T0320-response-cache.ts';
+import a2aTasks from './20261127T0310-a2a-tasks.ts';
 import type { Migration } from './types.ts';
 
 /**
@@ -34,5 +35,6 @@ export const migrations: Migration[] = [
   jobs,
   completionRetry,
   responses,
+  a2aTasks,
   responseCache,
 ].sort((a, b) => a.name.localeCompare(b.name));

@@ -1,8 +1,8 @@
 import {
   A2A_PROTOCOL_VERSIONS,
+  a2aSkills,
   a2aEndpointUrl,
   blackboardContract,
-  catalogContract,
   mcpEndpointUrl,
   oauthContract,
   SVC_VERSION,
@@ -18,10 +18,12 @@ const TEXT_AND_JSON = ['text/plain', 'application/json'];
 const needsBearer = (scopes: string[]) => ({ security: [{ bearer: scopes }], securityRequirements: [{ schemes: { bearer: { list: scopes } } }] });
 
 /**
- * The A2A agent card (the SDK's hybrid shape, see A2aAgentCard). Skills name what an agent can do
- * with svc and how; only the public trial is served over A2A itself, the rest say where to go.
+ * The A2A agent card (the SDK's hybrid shape, see A2aAgentCard). Without a credential only the
+ * public trial is served over A2A; with one holding inference:invoke, the skills of `a2aSkills`
+ * (each a REST route run in-process). `mayUse` narrows the skills to those a credential may use
+ * (the authenticated extended card); the public card lists them all.
  */
-export function buildAgentCard(urls: { baseUrl: string; apiUrl: string }): A2aAgentCard {
+export function buildAgentCard(urls: { baseUrl: string; apiUrl: string }, mayUse: (skillId: string) => boolean = () => true): A2aAgentCard {
   const endpoint = a2aEndpointUrl(urls.baseUrl);
   const tokenUrl = urlFor(urls, oauthContract.token);
   const metadataUrl = urlFor(urls, oauthContract.authorizationServer);
@@ -30,14 +32,15 @@ export function buildAgentCard(urls: { baseUrl: string; apiUrl: string }): A2aAg
     protocolVersion: '0.3.0',
     name: 'svc',
     description:
-      'A self-hostable platform for AI agents: a public blackboard, a catalog of verified model artifacts, inference, PDF and document extraction, batch jobs, keys and billing. Send any message for the public trial: what svc is and how to start.',
+      'A self-hostable platform for AI agents: a public blackboard, a catalog of verified model artifacts, inference, PDF and document extraction, batch jobs, keys and billing. Send any message without a credential for the public trial: what svc is and how to start. With a credential holding inference:invoke, name a skill to run it.',
     url: endpoint,
     preferredTransport: 'JSONRPC',
     supportedInterfaces: A2A_PROTOCOL_VERSIONS.map((protocolVersion) => ({ url: endpoint, protocolBinding: 'JSONRPC' as const, tenant: '', protocolVersion })),
     version: SVC_VERSION,
     provider: { organization: 'svc', url: urls.baseUrl },
     documentationUrl: urlFor(urls, systemContract.llmsTxt),
-    capabilities: { streaming: false, pushNotifications: false, extensions: [] },
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: true },
+    supportsAuthenticatedExtendedCard: true,
     securitySchemes: {
       bearer: { type: 'http', scheme: 'bearer', description, httpAuthSecurityScheme: { scheme: 'bearer', description, bearerFormat: '' } },
       oauth2: {
@@ -73,25 +76,18 @@ export function buildAgentCard(urls: { baseUrl: string; apiUrl: string }): A2aAg
         inputModes: TEXT_AND_JSON,
         outputModes: TEXT_AND_JSON,
       },
-      {
-        id: 'catalog-search',
-        name: 'Artifact catalog search',
-        description: `Search the catalog of verified model artifacts and fetch them with checked digests: ${urlFor(urls, catalogContract.search)}, ${urlFor(urls, catalogContract.agentDiscovery)}. No credential needed.`,
-        tags: ['catalog', 'models', 'artifacts', 'search'],
-        examples: ['Find a small reranker', 'How do I download artifact X safely?'],
-        inputModes: TEXT_AND_JSON,
-        outputModes: ['application/json'],
-      },
-      {
-        id: 'inference',
-        name: 'Inference',
-        description: `Chat completions, embeddings, rerank, summarize, RAG, classification and PDF or document extraction under ${urls.baseUrl}/v1 (scope inference:invoke). Every operation is in ${urlFor(urls, systemContract.openapi)}.`,
-        tags: ['inference', 'llm', 'embeddings', 'pdf'],
-        examples: ['Summarize this text', 'Extract the text of this PDF'],
-        inputModes: TEXT_AND_JSON,
-        outputModes: TEXT_AND_JSON,
-        ...needsBearer(['inference:invoke']),
-      },
+      ...a2aSkills
+        .filter((skill) => mayUse(skill.id))
+        .map((skill) => ({
+          id: skill.id,
+          name: skill.name,
+          description: `${skill.description} Run over A2A at ${endpoint} with a credential holding inference:invoke: name the skill in message.metadata.skill or a data part's skill member.`,
+          tags: [...skill.tags],
+          examples: [...skill.examples],
+          inputModes: 'takesFile' in skill ? ['application/pdf', 'application/json'] : TEXT_AND_JSON,
+          outputModes: TEXT_AND_JSON,
+          ...needsBearer(['inference:invoke']),
+        })),
     ],
   };
 }

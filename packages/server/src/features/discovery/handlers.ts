@@ -1,6 +1,22 @@
-import { A2A_AGENT_CARD_PATHS, a2aEndpointUrl, discoveryContract, type A2aAgentCard, type A2aEndpointInfo, type McpServerCard } from '@svc/schemas';
+import {
+  A2A_AGENT_CARD_PATHS,
+  a2aEndpointUrl,
+  a2aLimits,
+  a2aSkills,
+  discoveryContract,
+  oauthContract,
+  urlFor,
+  type A2aAgentCard,
+  type A2aEndpointInfo,
+  type McpServerCard,
+  type Principal,
+  type RouteDefinition,
+} from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
-import { defineHandlers } from '../../http/handler-types.ts';
+import { defineHandlers, withAdmission } from '../../http/handler-types.ts';
+import type { RequestContext } from '../../http/request-context.ts';
+import { ServiceError } from '../../service-error.ts';
+import { answerSkillRequest, holdsInvoke, type SkillRpcDeps } from './a2a-skill-rpc.ts';
 import { CountingLru } from '../../observability/cache-registry.ts';
 import { answerA2aRequest } from './a2a-rpc.ts';
 import { buildTrialTask, type TrialTask } from './a2a-trial.ts';
@@ -44,12 +60,29 @@ function a2aInfo(urls: { baseUrl: string }): A2aEndpointInfo {
   };
 }
 
+/** Whether the principal meets a route's auth requirement, as the adapter would judge it. */
+function mayCall(principal: Principal, route: RouteDefinition): boolean {
+  const { auth } = route;
+  if (auth.kind === 'public') return true;
+  if (auth.principals && !auth.principals.includes(principal.kind)) return false;
+  if (auth.kind === 'bearer') return principal.credential !== 'developer_key';
+  return principal.kind === 'operator' || auth.scopes.every((scope) => principal.scopes.includes(scope));
+}
+
+/** A call without a credential is the trial, whose body stays at its own cap: refused from its Content-Length before a byte is read. */
+async function trialBodyCap(request: RequestContext): Promise<void> {
+  if (request.principal.kind !== 'anonymous') return;
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > a2aLimits.trialBodyBytes)
+    throw new ServiceError('payload_too_large', `The body is ${declared} bytes; without a credential this endpoint takes at most ${a2aLimits.trialBodyBytes}.`);
+}
+
 /**
  * The discovery documents and the A2A trial. Every document is built from the contract, the
  * configuration's public URLs and the MCP endpoint's own tool list, once per URL pair, and served
  * as the same object on every alias, so the aliases are byte-identical.
  */
-export function createDiscoveryHandlers(deps: ServerDeps) {
+export function createDiscoveryHandlers(deps: ServerDeps, a2a: Pick<SkillRpcDeps, 'store' | 'runner'>) {
   const built = new CountingLru<string, DiscoveryDocuments>(4);
   deps.caches.register({
     name: 'discovery-cards',
@@ -69,6 +102,17 @@ export function createDiscoveryHandlers(deps: ServerDeps) {
   };
   const mcpCard = async () => ({ status: 200 as const, headers: PUBLIC_DOCUMENT, body: documents().mcpCard });
   const agentCard = async () => ({ status: 200 as const, headers: PUBLIC_DOCUMENT, body: documents().agentCard });
+  const skillRpc: SkillRpcDeps = {
+    ...a2a,
+    trial: () => documents().trial,
+    extendedCard: (principal) =>
+      buildAgentCard(
+        deps.publicUrls(),
+        (skillId) => holdsInvoke(principal) && a2aSkills.some((skill) => skill.id === skillId && mayCall(principal, skill.route)),
+      ),
+    challenge: (error) =>
+      `Bearer realm="svc", resource_metadata="${urlFor(deps.publicUrls(), oauthContract.protectedResource)}"${error ? `, error="${error}"` : ''}`,
+  };
   return defineHandlers(discoveryContract, {
     async try(_input, request) {
       return { status: 200, body: await tryIt(deps, request) };
@@ -89,8 +133,10 @@ export function createDiscoveryHandlers(deps: ServerDeps) {
     async a2aInfo() {
       return { status: 200, headers: { ...PUBLIC_DOCUMENT, link: `<${documents().a2aInfo.agentCard}>; rel="describedby"` }, body: documents().a2aInfo };
     },
-    async a2a({ body, headers }, request) {
-      return answerA2aRequest(body, headers['a2a-version'], documents().trial, request.requestId);
-    },
+    // No credential: the fixed trial (spec 4.9). A credential: the skills, as stored tasks.
+    a2a: withAdmission(trialBodyCap, async ({ body, headers }, request) => {
+      if (request.bearer === undefined) return answerA2aRequest(body, headers['a2a-version'], documents().trial, request.requestId);
+      return answerSkillRequest(skillRpc, body, headers['a2a-version'], request);
+    }),
   });
 }

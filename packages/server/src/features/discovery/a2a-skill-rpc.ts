@@ -1,0 +1,257 @@
+import type { z } from 'zod';
+import {
+  A2aAuthenticatedEnvelope,
+  A2aCancelTaskParams,
+  A2aGetTaskParams,
+  A2aSkillSendParamsV03,
+  A2aSkillSendParamsV10,
+  a2aLimits,
+  type JsonRpcError,
+  type Principal,
+  type SseMessage,
+} from '@svc/schemas';
+import type { RequestContext } from '../../http/request-context.ts';
+import { principalKey } from '../identity/index.ts';
+import type { TrialTask } from './a2a-trial.ts';
+import type { A2aTaskRunner } from './a2a-task-runner.ts';
+import type { A2aTaskStore } from './a2a-task-store.ts';
+import { dispatchInputOf, historyMessage, SkillInputError, skillOf } from './a2a-skills.ts';
+import {
+  incomingV03,
+  incomingV10,
+  renderArtifactUpdate,
+  renderSendResult,
+  renderStatusUpdate,
+  renderStreamTask,
+  renderTask,
+  type IncomingMessage,
+  type NeutralTask,
+  type Version,
+} from './a2a-wire.ts';
+
+/** JSON-RPC 2.0 and A2A codes: TaskNotFound -32001, TaskNotCancelable -32002, VersionNotSupported -32009; -32000 for auth and limits. */
+const RPC = {
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  server: -32000,
+  taskNotFound: -32001,
+  taskNotCancelable: -32002,
+  versionNotSupported: -32009,
+} as const;
+const SPOKEN_VERSIONS = new Set(['1.0', '0.3', '0.3.0']);
+const METHODS =
+  'message/send, message/stream, tasks/get, tasks/cancel and agent/getAuthenticatedExtendedCard (A2A 0.3); SendMessage, SendStreamingMessage, GetTask, CancelTask and GetExtendedAgentCard (A2A 1.0)';
+
+type RpcId = string | number | null;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 429;
+type RpcSuccess = { jsonrpc: '2.0'; id: string | number; result: Record<string, unknown> };
+export type SkillRpcAnswer =
+  | { status: 200; body: RpcSuccess | AsyncIterable<SseMessage<RpcSuccess>>; headers?: Record<string, string> }
+  | { status: ErrorStatus; body: JsonRpcError; headers?: Record<string, string> };
+
+function failure(
+  status: ErrorStatus,
+  id: RpcId,
+  code: number,
+  svcCode: string,
+  message: string,
+  requestId: string,
+  headers?: Record<string, string>,
+): SkillRpcAnswer {
+  return { status, headers, body: { jsonrpc: '2.0', id, error: { code, message, data: { code: svcCode, request_id: requestId } } } };
+}
+
+function firstIssue(error: z.ZodError, prefix: string): string {
+  const issue = error.issues[0]!;
+  return `${[prefix, ...issue.path].join('.')}: ${issue.message}`;
+}
+
+function idOf(body: unknown): RpcId {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+export const holdsInvoke = (principal: Principal) => principal.kind === 'operator' || principal.scopes.includes('inference:invoke');
+
+export interface SkillRpcDeps {
+  store: A2aTaskStore;
+  runner: A2aTaskRunner;
+  trial: () => TrialTask;
+  /** The card listing the skills this principal may use. */
+  extendedCard: (principal: Principal) => Record<string, unknown>;
+  /** `WWW-Authenticate` of a 401 (RFC 9728 resource metadata). */
+  challenge: (error?: string) => string;
+}
+
+/**
+ * One A2A JSON-RPC request from a caller who sent a credential. The trial's answers stay as they
+ * are for a message naming no skill; a named skill runs its REST route as a stored task.
+ */
+export async function answerSkillRequest(
+  deps: SkillRpcDeps,
+  body: unknown,
+  versionHeader: string | undefined,
+  request: RequestContext,
+): Promise<SkillRpcAnswer> {
+  const { requestId, principal } = request;
+  const envelope = A2aAuthenticatedEnvelope.safeParse(body);
+  if (!envelope.success)
+    return failure(400, idOf(body), RPC.invalidRequest, 'invalid_json_rpc', `Invalid JSON-RPC request: ${firstIssue(envelope.error, '(request)')}`, requestId);
+  const { id, method, params } = envelope.data;
+  if (versionHeader !== undefined && !SPOKEN_VERSIONS.has(versionHeader))
+    return failure(
+      400,
+      id,
+      RPC.versionNotSupported,
+      'a2a_version_not_supported',
+      `A2A version ${versionHeader} is not supported; this agent speaks 1.0 and 0.3.`,
+      requestId,
+    );
+  // A credential was sent but no resolver took it (unknown, expired, revoked): not a trial call.
+  if (principal.kind === 'anonymous')
+    return failure(401, id, RPC.server, 'invalid_token', 'The bearer token is not valid.', requestId, { 'www-authenticate': deps.challenge('invalid_token') });
+  const checked = <S extends z.ZodType>(schema: S): { ok: true; value: z.output<S> } | { ok: false; answer: SkillRpcAnswer } => {
+    const parsed = schema.safeParse(params);
+    if (parsed.success) return { ok: true, value: parsed.data };
+    return {
+      ok: false,
+      answer: failure(400, id, RPC.invalidParams, 'invalid_json_rpc:params', `Invalid params: ${firstIssue(parsed.error, 'params')}`, requestId),
+    };
+  };
+  const success = (result: Record<string, unknown>): SkillRpcAnswer => ({ status: 200, body: { jsonrpc: '2.0', id, result } });
+  const owner = principalKey(principal);
+  const version: Version = method.includes('/') ? '0.3' : '1.0';
+  switch (method) {
+    case 'agent/getAuthenticatedExtendedCard':
+    case 'GetExtendedAgentCard':
+      return success(deps.extendedCard(principal));
+    case 'tasks/get':
+    case 'GetTask': {
+      const asked = checked(A2aGetTaskParams);
+      if (!asked.ok) return asked.answer;
+      const task = await deps.store.get(owner, asked.value.id);
+      if (!task) return taskNotFound(id, asked.value.id, requestId);
+      return success(renderTask(version, task, asked.value.historyLength));
+    }
+    case 'tasks/cancel':
+    case 'CancelTask': {
+      const asked = checked(A2aCancelTaskParams);
+      if (!asked.ok) return asked.answer;
+      const task = await deps.runner.cancel(owner, asked.value.id);
+      if (!task) return taskNotFound(id, asked.value.id, requestId);
+      if (task.state !== 'canceled')
+        return failure(
+          409,
+          id,
+          RPC.taskNotCancelable,
+          'a2a_task_not_cancelable',
+          `Task ${task.id} is ${task.state}; only a running task can be canceled.`,
+          requestId,
+        );
+      return success(renderTask(version, task));
+    }
+    case 'message/send':
+    case 'SendMessage':
+    case 'message/stream':
+    case 'SendStreamingMessage': {
+      const streams = method === 'message/stream' || method === 'SendStreamingMessage';
+      let message: IncomingMessage;
+      if (version === '0.3') {
+        const sent = checked(A2aSkillSendParamsV03);
+        if (!sent.ok) return sent.answer;
+        message = incomingV03(sent.value);
+      } else {
+        const sent = checked(A2aSkillSendParamsV10);
+        if (!sent.ok) return sent.answer;
+        message = incomingV10(sent.value);
+      }
+      if (!holdsInvoke(principal)) {
+        return failure(
+          403,
+          id,
+          RPC.server,
+          'insufficient_scope:inference:invoke',
+          'A2A skills need a credential holding the scope inference:invoke.',
+          requestId,
+          {
+            'www-authenticate': 'Bearer realm="svc", error="insufficient_scope", scope="inference:invoke"',
+          },
+        );
+      }
+      let started: { task: NeutralTask; done: Promise<NeutralTask> } | undefined;
+      try {
+        const skill = skillOf(message);
+        if (!skill) return trialAnswer(deps.trial(), version, id, streams);
+        const input = dispatchInputOf(skill, message);
+        if (deps.runner.runningFor(owner) >= a2aLimits.maxRunningPerPrincipal) {
+          return failure(
+            429,
+            id,
+            RPC.server,
+            'a2a_tasks_running',
+            `${a2aLimits.maxRunningPerPrincipal} tasks of this caller are running; wait for one to end or cancel one.`,
+            requestId,
+            { 'retry-after': '1' },
+          );
+        }
+        started = await deps.runner.start({
+          owner,
+          skill,
+          input,
+          contextId: message.contextId,
+          history: historyMessage(message),
+          caller: { authorization: String(request.headers.authorization ?? ''), ip: request.ip },
+          // A blocking call or a stream is the caller's connection: going away cancels it, as on REST.
+          // A task answered at once runs on under its deadline and `tasks/cancel`.
+          connection: message.returnImmediately && !streams ? undefined : request.signal,
+        });
+      } catch (error) {
+        if (error instanceof SkillInputError) return failure(400, id, RPC.invalidParams, error.svcCode, error.message, requestId);
+        throw error;
+      }
+      if (streams) return { status: 200, body: streamOf(version, id, started) };
+      if (message.returnImmediately) return success(renderSendResult(version, started.task, message.historyLength));
+      return success(renderSendResult(version, await started.done, message.historyLength));
+    }
+    default:
+      return failure(404, id, RPC.methodNotFound, 'a2a_method_not_found', `Method ${method} not found; this agent answers ${METHODS}.`, requestId);
+  }
+}
+
+function taskNotFound(id: RpcId, taskId: string, requestId: string): SkillRpcAnswer {
+  return failure(
+    404,
+    id,
+    RPC.taskNotFound,
+    'a2a_task_not_found',
+    `Task ${taskId} not found for this caller (unknown, another caller's, or past its retention).`,
+    requestId,
+  );
+}
+
+/** A message naming no skill: the trial's task, as a caller without a credential gets it. */
+function trialAnswer(trial: TrialTask, version: Version, id: string | number, streams: boolean): SkillRpcAnswer {
+  const task = version === '0.3' ? trial.v03 : trial.v10;
+  const result = version === '0.3' ? task : { task };
+  if (!streams) return { status: 200, body: { jsonrpc: '2.0', id, result } };
+  return {
+    status: 200,
+    body: (async function* () {
+      yield { event: 'message', data: { jsonrpc: '2.0' as const, id, result } };
+    })(),
+  };
+}
+
+/** The stream of a task: the task as it starts, then its artifacts and its final status as they come. */
+async function* streamOf(
+  version: Version,
+  id: string | number,
+  started: { task: NeutralTask; done: Promise<NeutralTask> },
+): AsyncIterable<SseMessage<RpcSuccess>> {
+  const event = (result: Record<string, unknown>): SseMessage<RpcSuccess> => ({ event: 'message', data: { jsonrpc: '2.0', id, result } });
+  yield event(renderStreamTask(version, started.task));
+  const done = await started.done;
+  for (const artifact of done.artifacts) yield event(renderArtifactUpdate(version, done, artifact));
+  yield event(renderStatusUpdate(version, done));
+}
