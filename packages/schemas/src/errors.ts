@@ -109,6 +109,8 @@ export const errorCodes = {
   unsupported_media_type: 415,
   validation_failed: 422,
   rate_limited: 429,
+  /** A limit of the caller's key or principal kind (docs/limits.md); the suffix names it: `key_limit_exceeded:requests_per_minute`. */
+  key_limit_exceeded: 429,
   internal_error: 500,
   not_implemented: 501,
   service_unavailable: 503,

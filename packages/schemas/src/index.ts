@@ -19,6 +19,7 @@ export * from './catalog/contract.ts';
 export * from './blackboard/index.ts';
 export * from './identity/oauth.ts';
 export * from './identity/credentials.ts';
+export * from './identity/key-limits.ts';
 export * from './identity/contract.ts';
 export * from './pdf/index.ts';
 export * from './inference/index.ts';

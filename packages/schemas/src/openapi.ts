@@ -112,6 +112,8 @@ const standardErrorText: Record<number, string> = {
 function errorStatuses(route: RouteDefinition): number[] {
   const statuses = new Set<number>(route.errors ?? []);
   if (route.auth.kind !== 'public') statuses.add(401).add(403);
+  // Limits per key and principal kind are enforced on every scoped route (docs/limits.md).
+  if (route.auth.kind === 'scoped') statuses.add(429);
   // A JSON-RPC route answers invalid input as a 400 JSON-RPC error, never 422.
   if ((route.params || route.query || route.body || route.headers) && route.errorEnvelope !== 'jsonrpc') statuses.add(422);
   // Every body has a deadline and a place in the server's body budget (bodyRulesDescription).

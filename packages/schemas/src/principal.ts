@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EffectiveLimits } from './identity/key-limits.ts';
 
 /** Every scope a developer key may carry (spec: inference-billing-api section 5). */
 export const scopes = [
@@ -44,6 +45,11 @@ export interface Principal {
    * audience): the one URL it may be used at. Absent: a token issued without `resource`.
    */
   readonly resource?: string;
+  /**
+   * The limits that apply to this caller, when its resolver knows them (a developer key's own
+   * limits over the defaults for keys); absent: the defaults of its principal kind apply.
+   */
+  readonly limits?: EffectiveLimits;
 }
 
 export const anonymousPrincipal: Principal = Object.freeze({ kind: 'anonymous', id: 'anonymous', scopes: [], credential: 'none' });

@@ -7,6 +7,7 @@ import { blackboardConfigFrom } from './features/blackboard/blackboard-config.ts
 import { catalogConfigFrom } from './features/catalog/catalog-config.ts';
 import { consoleConfigFrom } from './console/console-config.ts';
 import { identityConfigFrom } from './features/identity/identity-config.ts';
+import { limitsConfigFrom } from './features/identity/limits-config.ts';
 import { jobsConfigFrom } from './features/jobs/jobs-config.ts';
 import { pdfConfigFrom } from './features/pdf/pdf-config.ts';
 import { requestsConfigFrom } from './features/requests/requests-config.ts';
@@ -114,6 +115,7 @@ export const featureConfigs = {
   inference: inferenceConfigFrom,
   jobs: jobsConfigFrom,
   responses: responsesConfigFrom,
+  limits: limitsConfigFrom,
   console: consoleConfigFrom,
   responseCache: responseCacheConfigFrom,
 };

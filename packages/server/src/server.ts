@@ -16,6 +16,7 @@ import { UsageHook } from './inference/usage-hook.ts';
 import { operatorResolver } from './http/auth.ts';
 import { BodyBudget } from './http/body-budget.ts';
 import { buildContractApp } from './http/build-app.ts';
+import { createKeyLimiter } from './key-limiter-wiring.ts';
 import { ContractDispatch } from './http/dispatch.ts';
 import { answerClientError } from './http/client-errors.ts';
 import { watchResponseStalls } from './http/response-stall.ts';
@@ -97,6 +98,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   };
   // Counters of long-past windows are dead weight; any replica may prune them.
   scheduler.every('rate-counters.prune', 10 * 60_000, () => pruneWindows(database.sequelize, new Date(Date.now() - 2 * 86_400_000)));
+  const keyLimits = createKeyLimiter(deps);
   const features = await createFeatures(deps);
   const resolvers = [operatorResolver(operatorToken), ...features.resolvers];
 
@@ -127,6 +129,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
       shutdownSignal: lifecycle.shutdownSignal,
       bodyBudget,
       bodyTimeoutMs: config.http.bodyTimeoutMs,
+      keyLimits,
     });
   const separateApi = config.apiPort !== undefined;
   const app = buildApp(separateApi ? ['base'] : ['base', 'api']);

@@ -182,7 +182,7 @@ test('usage export: keyset pages with balance headers, CSV with a header row, cu
   const csv = await get('?format=csv&limit=100');
   t.regex(csv.headers.get('content-type') ?? '', /^text\/csv/);
   const lines = (await csv.text()).trim().split('\r\n');
-  t.is(lines[0], 'receipt_id,created_at,credits,operation,model,request_id,idempotency_key,prompt_tokens,completion_tokens,total_tokens');
+  t.is(lines[0], 'receipt_id,created_at,credits,operation,model,request_id,idempotency_key,prompt_tokens,completion_tokens,total_tokens,credential_id');
   t.is(lines.length, 6);
   const csvPaged = await get('?format=csv&limit=2');
   t.is(csvPaged.headers.get('x-svc-has-more'), '1');

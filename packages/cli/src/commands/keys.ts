@@ -5,6 +5,7 @@ import {
   type DeveloperCredential,
   type DeveloperCredentialReceipt,
   type DeveloperCredentialSecretResponse,
+  type KeyUsageRow,
   type Scope,
 } from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
@@ -31,6 +32,7 @@ function printSecret(cli: CliContext, data: DeveloperCredentialSecretResponse, v
 }
 
 const row = (key: DeveloperCredential) => [key.credential_id, key.status, key.name, key.scopes.join(' '), key.created_at];
+const usageRow = (usage: KeyUsageRow) => [usage.day, usage.model, String(usage.requests), String(usage.total_tokens), String(usage.credits)];
 const receiptRow = (receipt: DeveloperCredentialReceipt) => [receipt.receipt_id, receipt.event, receipt.occurred_at, receipt.related_credential_id ?? '-'];
 
 /** `svc keys create|list|rotate|revoke|receipts`: developer keys of the signed-in agent. */
@@ -121,6 +123,36 @@ export function registerKeysCommands(program: Command): void {
             return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
           },
           renderItem: (receipt) => receiptRow(receipt).join('  '),
+        },
+      );
+    }),
+  );
+
+  allOption(
+    keys
+      .command('usage')
+      .description('What a key used per UTC day and model (calls, upstream tokens, credits), newest day first; the operator token reads any key')
+      .argument('<credential_id>')
+      .option('--limit <n>', limitHelp(credentialsContract.usage, 'query', 'rows'))
+      .option('--cursor <cursor>', 'continue from a previous page'),
+  ).action(
+    withContext(async (cli, credentialId: string, flags: { limit?: string; cursor?: string; all?: boolean }) => {
+      const credentials = cli.client().credentials;
+      const params = { credential_id: credentialId };
+      const limit = listLimit(credentialsContract.usage, 'query', flags);
+      const query = (pageSize: number | undefined) => requestFrom(credentialsContract.usage, 'query', { limit: pageSize, cursor: flags.cursor });
+      await printList(
+        cli,
+        { all: flags.all, limit },
+        {
+          page: (pageSize) => credentials.usage({ params, query: query(pageSize) }),
+          all: (total) => credentials.usage.all({ params, query: query(undefined) }, { limit: total }),
+          renderPage: (data) => {
+            if (data.data.length === 0) return 'No usage recorded.';
+            const lines = table([['DAY', 'MODEL', 'REQUESTS', 'TOKENS', 'CREDITS'], ...data.data.map(usageRow)]);
+            return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
+          },
+          renderItem: (usage) => usageRow(usage).join('  '),
         },
       );
     }),

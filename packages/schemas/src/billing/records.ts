@@ -46,6 +46,7 @@ export const CreditUsageReceipt = z
     request_id: z.string(),
     idempotency_key: z.string(),
     usage: InferenceUsage,
+    credential_id: z.string().nullable().describe('The developer key that made the call; null for a bearer token'),
   })
   .meta({ id: 'CreditUsageReceipt' });
 export type CreditUsageReceipt = z.infer<typeof CreditUsageReceipt>;

@@ -2,12 +2,14 @@ import { defineContract, defineRoute, empty, paging, redirect } from '../route.t
 import {
   CredentialIdParams,
   CredentialPage,
+  DeveloperCredential,
   DeveloperCredentialCreateRequest,
   DeveloperCredentialListResponse,
   DeveloperCredentialReceiptListResponse,
   DeveloperCredentialRevokeResponse,
   DeveloperCredentialSecretResponse,
 } from './credentials.ts';
+import { DeveloperCredentialUpdateRequest, KeyUsagePage, keyLimitMaximums } from './key-limits.ts';
 import {
   OAuthAuthorizationServerMetadata,
   OAuthAuthorizeQuery,
@@ -166,6 +168,37 @@ export const credentialsContract = defineContract({
     params: CredentialIdParams,
     errors: [404],
     responses: { 200: DeveloperCredentialRevokeResponse },
+  }),
+  update: defineRoute({
+    ...credentialRoute,
+    auth: { kind: 'bearer', principals: ['agent', 'operator'] },
+    method: 'PATCH',
+    path: '/v1/developer/credentials/:credential_id',
+    summary: "Change a key's limits; the next request on every replica is held to them",
+    description:
+      "Body `{ limits }`: each field present replaces the key's own value, `null` clears it (the configured default for keys applies), absent fields stay. " +
+      `Rates are whole numbers from 1 (requests_per_minute up to ${keyLimitMaximums.requests_per_minute}, concurrent_requests up to ${keyLimitMaximums.concurrent_requests}, tokens_per_minute up to ${keyLimitMaximums.tokens_per_minute}); ` +
+      `credit caps from 0 (credits_per_day up to ${keyLimitMaximums.credits_per_day}, credits_per_month up to ${keyLimitMaximums.credits_per_month}). Any other value is 422 naming the field. ` +
+      'The owner changes its own keys (a key of another owner is 404); the operator token changes any key. Any status may be changed; limits of a revoked key no longer matter.',
+    params: CredentialIdParams,
+    body: DeveloperCredentialUpdateRequest,
+    bodyLimitBytes: 4096,
+    errors: [404],
+    responses: { 200: DeveloperCredential },
+  }),
+  usage: defineRoute({
+    ...credentialRoute,
+    auth: { kind: 'bearer', principals: ['agent', 'operator'] },
+    method: 'GET',
+    path: '/v1/developer/credentials/:credential_id/usage',
+    summary: 'What a key used, per UTC day and model: inference calls, upstream tokens, credits spent; newest day first, by cursor',
+    description:
+      'Calls count when their answer is over (a failed call counts, with the tokens it used); credits count when committed, so a released hold never shows. The operator token reads any key.',
+    params: CredentialIdParams,
+    query: CredentialPage,
+    errors: [404],
+    responses: { 200: KeyUsagePage },
+    paging: credentialPaging,
   }),
   receipts: defineRoute({
     ...credentialRoute,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CompactReceipt } from '../receipts/records.ts';
 import { pageLimit } from '../query.ts';
 import { Scope } from '../principal.ts';
+import { KeyLimits } from './key-limits.ts';
 
 /** Most developer keys one principal may hold active at once (configurable on the server). */
 export const DEFAULT_MAX_ACTIVE_DEVELOPER_KEYS = 20;
@@ -22,6 +23,7 @@ export const DeveloperCredentialCreateRequest = z
       .max(8)
       .refine((list) => new Set(list).size === list.length, 'scopes must not repeat')
       .describe('Scopes the key carries; each must be held by the calling principal'),
+    limits: KeyLimits.optional().describe('Limits of the key; absent fields fall back to the configured defaults for keys'),
   })
   .meta({ id: 'DeveloperCredentialCreateRequest' });
 export type DeveloperCredentialCreateRequest = z.input<typeof DeveloperCredentialCreateRequest>;
@@ -38,6 +40,7 @@ export const DeveloperCredential = z
     revoked_at: z.string().nullable(),
     rotated_from: z.string().nullable(),
     replaced_by: z.string().nullable(),
+    limits: KeyLimits.required().describe("The key's own limits; null fields take the configured default for keys"),
   })
   .meta({ id: 'DeveloperCredential' });
 export type DeveloperCredential = z.infer<typeof DeveloperCredential>;

@@ -12,6 +12,7 @@ import {
 } from '@svc/schemas';
 import { authenticate, type PrincipalResolver } from './auth.ts';
 import { BodyBudget } from './body-budget.ts';
+import type { KeyLimiter } from './key-limits.ts';
 import { handlerAt, type AdmitStep, type AnyHandler } from './handler-types.ts';
 import { bodyBytesToHold, bodyPlanFor, readRouteBody, type BodyPlan } from './read-body.ts';
 import type { RequestContext } from './request-context.ts';
@@ -38,6 +39,8 @@ export interface MountOptions {
   bodyBudget?: BodyBudget;
   /** Deadline of a whole body on routes that name none (SVC_HTTP_BODY_TIMEOUT_MS); default 30 s. */
   bodyTimeoutMs?: number;
+  /** Limits per key and principal kind, enforced on every scoped route (docs/limits.md). */
+  keyLimits?: KeyLimiter;
 }
 
 /** Mount options with the body defences filled in. */
@@ -143,6 +146,8 @@ export interface CompiledRoute {
   admit: AdmitStep | undefined;
   /** Statuses answered with a JSON schema: written without looking at the spec. */
   jsonStatuses: ReadonlySet<number>;
+  /** Scoped routes are held to the caller's limits. */
+  limited: boolean;
 }
 
 /** Compiles the contract's routes of the given surfaces into a route table; every entry needs a handler. */
@@ -159,6 +164,7 @@ export function compileContract(options: MountOptions): RouteTable<CompiledRoute
       body: bodyPlanFor(route),
       admit: handler.admit,
       jsonStatuses: jsonStatusesOf(route.responses),
+      limited: route.auth.kind === 'scoped',
     };
     table.add({ id, route, value });
   }
@@ -198,9 +204,10 @@ export async function serveRoute(
   const request = new HandlerRequest(ctx, state, principal, bearer, compiled.apiSurface, options.publicUrls);
   const plan = compiled.body;
   // Everything that may refuse the request is decided before its body is read: framing (415,
-  // 413 from Content-Length), the route's admission (a full queue, a rate limit), then the
+  // 413 from Content-Length), the caller's limits, the route's admission (a full queue, a rate limit), then the
   // server's budget of bodies in flight. Places held are given back when the request ends.
   const bytesToHold = plan ? bodyBytesToHold(plan, ctx.req) : 0;
+  if (compiled.limited && options.keyLimits?.applies(principal)) await options.keyLimits.enforce(ctx, principal);
   if (compiled.admit) releaseOnEnd(ctx, await compiled.admit(request));
   if (bytesToHold > 0) releaseOnEnd(ctx, options.bodyBudget.hold(bytesToHold));
   if (plan) {

@@ -13,6 +13,7 @@ import jobs from './20261122T1900-jobs.ts';
 import completionRetry from './20261122T1900-completion-retry.ts';
 import responses from './20261126T2300-responses.ts';
 import responseCache from './20261127T0320-response-cache.ts';
+import keyLimits from './20261127T0300-key-limits.ts';
 import a2aTasks from './20261127T0310-a2a-tasks.ts';
 import type { Migration } from './types.ts';
 
@@ -36,5 +37,6 @@ export const migrations: Migration[] = [
   completionRetry,
   responses,
   a2aTasks,
+  keyLimits,
   responseCache,
 ].sort((a, b) => a.name.localeCompare(b.name));

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { addKeyUsage } from '../identity/index.ts';
 
 export type LedgerKind = 'grant' | 'hold' | 'commit' | 'release' | 'refund';
 
@@ -91,7 +92,59 @@ export type HoldDecision =
   | { kind: 'replay'; result: unknown }
   | { kind: 'in_progress' }
   | { kind: 'conflict' }
-  | { kind: 'exhausted'; spendable: number };
+  | { kind: 'exhausted'; spendable: number }
+  | { kind: 'capped'; period: CapPeriod; cap: number; retryAfterSeconds: number };
+
+export type CapPeriod = 'day' | 'month';
+
+/**
+ * A key's (or principal's) credit caps: what it may draw per UTC day and calendar month, counted
+ * when a hold is taken and given back when the hold is released, so failed calls cost no share.
+ */
+export interface CreditCaps {
+  subject: string;
+  perDay?: number;
+  perMonth?: number;
+}
+
+/** Where the current UTC day and month began, and when the next ones begin. */
+export function capPeriods(now: Date): Record<CapPeriod, { start: Date; end: Date }> {
+  const y = now.getUTCFullYear();
+  const m = now.getUTCMonth();
+  const d = now.getUTCDate();
+  return {
+    day: { start: new Date(Date.UTC(y, m, d)), end: new Date(Date.UTC(y, m, d + 1)) },
+    month: { start: new Date(Date.UTC(y, m, 1)), end: new Date(Date.UTC(y, m + 1, 1)) },
+  };
+}
+
+/** Adds `credits` to the period's draws unless that would pass the cap; false when it would. */
+async function drawWithinCap(
+  sequelize: Sequelize,
+  transaction: Transaction,
+  draw: { subject: string; period: CapPeriod; start: Date; credits: number; cap: number },
+): Promise<boolean> {
+  const rows = await sequelize.query(
+    `INSERT INTO svc_limit_credit_draws (subject, period, period_start, credits) SELECT :subject, :period, :start, :credits WHERE :credits <= :cap
+     ON CONFLICT (subject, period, period_start) DO UPDATE SET credits = svc_limit_credit_draws.credits + EXCLUDED.credits
+       WHERE svc_limit_credit_draws.credits + EXCLUDED.credits <= :cap
+     RETURNING credits`,
+    { replacements: draw, type: QueryTypes.SELECT, transaction },
+  );
+  return rows.length > 0;
+}
+
+class CappedSignal extends Error {
+  readonly period: CapPeriod;
+  readonly cap: number;
+  readonly retryAfterSeconds: number;
+  constructor(period: CapPeriod, cap: number, retryAfterSeconds: number) {
+    super('credit cap reached');
+    this.period = period;
+    this.cap = cap;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64url')}`;
 
@@ -103,14 +156,28 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('base64u
  */
 export async function holdCredits(
   sequelize: Sequelize,
-  call: { principalId: string; idempotencyKey: string; fingerprint: string; credits: number; ttlSeconds: number },
+  call: {
+    principalId: string;
+    idempotencyKey: string;
+    fingerprint: string;
+    credits: number;
+    ttlSeconds: number;
+    /** The developer key making the call: its receipt and usage name it. */
+    credentialId?: string;
+    caps?: CreditCaps;
+  },
 ): Promise<HoldDecision> {
+  const now = new Date();
+  const periods = capPeriods(now);
+  const caps = call.caps;
+  const capDay = caps?.perDay !== undefined ? periods.day.start : null;
+  const capMonth = caps?.perMonth !== undefined ? periods.month.start : null;
   const attempt = () =>
     sequelize.transaction(async (transaction): Promise<HoldDecision> => {
       const fresh = newId('hold');
       const inserted = await sequelize.query<{ id: string }>(
-        `INSERT INTO billing_holds (id, principal_id, idempotency_key, fingerprint, status, credits, expires_at)
-         VALUES (:id, :principal, :key, :fingerprint, 'held', :credits, now() + make_interval(secs => :ttl))
+        `INSERT INTO billing_holds (id, principal_id, idempotency_key, fingerprint, status, credits, expires_at, credential_id, cap_subject, cap_day, cap_month)
+         VALUES (:id, :principal, :key, :fingerprint, 'held', :credits, now() + make_interval(secs => :ttl), :credentialId, :capSubject, :capDay, :capMonth)
          ON CONFLICT (principal_id, idempotency_key) DO NOTHING RETURNING id`,
         {
           replacements: {
@@ -120,6 +187,10 @@ export async function holdCredits(
             fingerprint: call.fingerprint,
             credits: call.credits,
             ttl: call.ttlSeconds,
+            credentialId: call.credentialId ?? null,
+            capSubject: caps?.subject ?? null,
+            capDay,
+            capMonth,
           },
           type: QueryTypes.SELECT,
           transaction,
@@ -135,10 +206,22 @@ export async function holdCredits(
         if (existing.fingerprint !== call.fingerprint) return { kind: 'conflict' };
         if (existing.status === 'committed') return { kind: 'replay', result: existing.result === null ? null : JSON.parse(existing.result) };
         if (existing.status === 'held') return { kind: 'in_progress' };
-        await sequelize.query(`UPDATE billing_holds SET status = 'held', finished_at = NULL, expires_at = now() + make_interval(secs => :ttl) WHERE id = :id`, {
-          replacements: { id: existing.id, ttl: call.ttlSeconds },
-          transaction,
-        });
+        // A retry after a release is held again, and draws on the caps of its own day and month.
+        await sequelize.query(
+          `UPDATE billing_holds SET status = 'held', finished_at = NULL, expires_at = now() + make_interval(secs => :ttl),
+             credential_id = :credentialId, cap_subject = :capSubject, cap_day = :capDay, cap_month = :capMonth WHERE id = :id`,
+          {
+            replacements: {
+              id: existing.id,
+              ttl: call.ttlSeconds,
+              credentialId: call.credentialId ?? null,
+              capSubject: caps?.subject ?? null,
+              capDay,
+              capMonth,
+            },
+            transaction,
+          },
+        );
         holdId = existing.id;
       }
       const moved = await move(sequelize, transaction, {
@@ -155,12 +238,19 @@ export async function holdCredits(
         const balance = await balanceOf(sequelize, call.principalId, transaction);
         throw new ExhaustedSignal(balance.spendable);
       }
+      for (const period of ['day', 'month'] as const) {
+        const cap = period === 'day' ? caps?.perDay : caps?.perMonth;
+        if (caps === undefined || cap === undefined) continue;
+        const within = await drawWithinCap(sequelize, transaction, { subject: caps.subject, period, start: periods[period].start, credits: call.credits, cap });
+        if (!within) throw new CappedSignal(period, cap, Math.ceil((periods[period].end.getTime() - now.getTime()) / 1000));
+      }
       return { kind: 'held', holdId };
     });
   try {
     return await attempt();
   } catch (error) {
     if (error instanceof ExhaustedSignal) return { kind: 'exhausted', spendable: error.spendable };
+    if (error instanceof CappedSignal) return { kind: 'capped', period: error.period, cap: error.cap, retryAfterSeconds: error.retryAfterSeconds };
     throw error;
   }
 }
@@ -183,15 +273,16 @@ export interface ReceiptFacts {
 /** Spends a held credit: the hold becomes committed with the answer to replay, and an immutable receipt is written. */
 export async function commitHold(sequelize: Sequelize, holdId: string, result: unknown, facts: ReceiptFacts): Promise<'committed' | 'not_held'> {
   return sequelize.transaction(async (transaction) => {
-    const [hold] = await sequelize.query<{ principal_id: string; idempotency_key: string; credits: number }>(
-      `UPDATE billing_holds SET status = 'committed', result = :result, finished_at = now() WHERE id = :id AND status = 'held' RETURNING principal_id, idempotency_key, credits`,
+    const [hold] = await sequelize.query<{ principal_id: string; idempotency_key: string; credits: number; credential_id: string | null }>(
+      `UPDATE billing_holds SET status = 'committed', result = :result, finished_at = now() WHERE id = :id AND status = 'held'
+       RETURNING principal_id, idempotency_key, credits, credential_id`,
       { replacements: { id: holdId, result: JSON.stringify(result) }, type: QueryTypes.SELECT, transaction },
     );
     if (!hold) return 'not_held';
     await move(sequelize, transaction, { principalId: hold.principal_id, kind: 'commit', spendable: 0, reserved: -hold.credits, reference: holdId });
     await sequelize.query(
-      `INSERT INTO billing_receipts (id, principal_id, hold_id, credits, operation, model, request_id, idempotency_key, usage)
-       VALUES (:id, :principal, :hold, :credits, :operation, :model, :requestId, :key, :usage::jsonb)`,
+      `INSERT INTO billing_receipts (id, principal_id, hold_id, credits, operation, model, request_id, idempotency_key, usage, credential_id)
+       VALUES (:id, :principal, :hold, :credits, :operation, :model, :requestId, :key, :usage::jsonb, :credentialId)`,
       {
         replacements: {
           id: newId('rcpt'),
@@ -203,10 +294,19 @@ export async function commitHold(sequelize: Sequelize, holdId: string, result: u
           requestId: facts.requestId,
           key: hold.idempotency_key,
           usage: JSON.stringify(facts.usage),
+          credentialId: hold.credential_id,
         },
         transaction,
       },
     );
+    // The key's usage shows the credits in the same transaction as the receipt: they always agree.
+    if (hold.credential_id !== null) {
+      await addKeyUsage(
+        sequelize,
+        { credentialId: hold.credential_id, model: facts.model, requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, credits: hold.credits },
+        transaction,
+      );
+    }
     return 'committed';
   });
 }
@@ -214,11 +314,23 @@ export async function commitHold(sequelize: Sequelize, holdId: string, result: u
 /** Gives a held credit back (the call failed, the client left, or the hold expired). */
 export async function releaseHold(sequelize: Sequelize, holdId: string): Promise<boolean> {
   return sequelize.transaction(async (transaction) => {
-    const [hold] = await sequelize.query<{ principal_id: string; credits: number }>(
-      `UPDATE billing_holds SET status = 'released', finished_at = now() WHERE id = :id AND status = 'held' RETURNING principal_id, credits`,
+    const [hold] = await sequelize.query<{ principal_id: string; credits: number; cap_subject: string | null; cap_day: Date | null; cap_month: Date | null }>(
+      `UPDATE billing_holds SET status = 'released', finished_at = now() WHERE id = :id AND status = 'held'
+       RETURNING principal_id, credits, cap_subject, cap_day, cap_month`,
       { replacements: { id: holdId }, type: QueryTypes.SELECT, transaction },
     );
     if (!hold) return false;
+    // A released call gives its share of the caps back, in the period it was drawn from.
+    for (const [period, start] of [
+      ['day', hold.cap_day],
+      ['month', hold.cap_month],
+    ] as const) {
+      if (hold.cap_subject === null || start === null) continue;
+      await sequelize.query(
+        `UPDATE svc_limit_credit_draws SET credits = credits - :credits WHERE subject = :subject AND period = :period AND period_start = :start AND credits >= :credits`,
+        { replacements: { credits: hold.credits, subject: hold.cap_subject, period, start }, transaction },
+      );
+    }
     await move(sequelize, transaction, {
       principalId: hold.principal_id,
       kind: 'release',

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { billingLimits, offeredPacks, type ChatCompletionsBody } from '@svc/schemas';
+import { billingLimits, offeredPacks, type ChatCompletionsBody, type Principal } from '@svc/schemas';
 import type { Logger } from 'pino';
 import type { Sequelize } from 'sequelize';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../service-error.ts';
-import { commitHold, holdCredits, releaseHold } from './credit-ledger.ts';
+import { commitHold, holdCredits, releaseHold, type CreditCaps } from './credit-ledger.ts';
+import { limitSubject, type LimitDefaults } from '../../http/key-limits.ts';
 import type { FundingDecision, FundingStep } from './funding-step.ts';
 
 /** The same body always hashes the same: keys sorted at every level. */
@@ -19,24 +20,52 @@ function canonical(value: unknown): string {
 }
 export const fingerprintOf = (body: unknown) => createHash('sha256').update(canonical(body)).digest('hex');
 
+/** The caller's credit caps, if it has any: a key's own or its default, else its principal kind's. */
+function creditCapsOf(principal: Principal, defaults: LimitDefaults): CreditCaps | undefined {
+  const limits = principal.kind === 'operator' ? undefined : (principal.limits ?? defaults[principal.kind]);
+  if (limits?.credits_per_day === undefined && limits?.credits_per_month === undefined) return undefined;
+  return {
+    subject: limitSubject(principal),
+    ...(limits.credits_per_day !== undefined ? { perDay: limits.credits_per_day } : {}),
+    ...(limits.credits_per_month !== undefined ? { perMonth: limits.credits_per_month } : {}),
+  };
+}
+
 /**
  * Prepaid credits as a funding step: one credit held per call under its Idempotency-Key before
  * the engine runs, committed with a receipt when the answer is complete, released otherwise. A
  * key whose call completed answers the stored completion again (a streamed call as JSON), never
  * charged twice.
  */
-export function creditsFunding(deps: { sequelize: Sequelize; holdTtlSeconds: number; checkoutUrl: () => string; log: Logger }): FundingStep {
+export function creditsFunding(deps: {
+  sequelize: Sequelize;
+  holdTtlSeconds: number;
+  checkoutUrl: () => string;
+  log: Logger;
+  /** Limits of principal kinds whose resolver attached none (docs/limits.md). */
+  limitDefaults: LimitDefaults;
+}): FundingStep {
   return {
     async reserve(body: ChatCompletionsBody, request: RequestContext): Promise<FundingDecision> {
       const idempotencyKey = String(request.headers['idempotency-key']);
+      const { principal } = request;
       const decision = await holdCredits(deps.sequelize, {
-        principalId: request.principal.id,
+        principalId: principal.id,
         idempotencyKey,
         fingerprint: fingerprintOf(body),
         credits: billingLimits.creditsPerChatCall,
         ttlSeconds: deps.holdTtlSeconds,
+        ...(principal.developerKeyId !== undefined ? { credentialId: principal.developerKeyId } : {}),
+        caps: creditCapsOf(principal, deps.limitDefaults),
       });
       switch (decision.kind) {
+        case 'capped':
+          // 429, not 402: buying credits would not help; the cap's period ending does.
+          throw new ServiceError(
+            `key_limit_exceeded:credits_per_${decision.period}`,
+            `This key may draw ${decision.cap} credits per UTC ${decision.period}, and has; the cap resets when the ${decision.period} ends.`,
+            { retryAfterSeconds: decision.retryAfterSeconds },
+          );
         case 'replay':
           return { kind: 'answer', status: 200, body: decision.result, headers: { 'idempotent-replayed': 'true' } };
         case 'in_progress':

@@ -29,7 +29,13 @@ export function createBillingHandlers(deps: ServerDeps, responseCache: ResponseC
     const balance = await balanceOf(sequelize, principalId);
     return { 'x-svc-remaining-credits': String(balance.spendable), 'x-svc-reserved-credits': String(balance.reserved) };
   };
-  const credits = creditsFunding({ sequelize, holdTtlSeconds: config.holdTtlSeconds, checkoutUrl, log: deps.log.child({ feature: 'billing' }) });
+  const credits = creditsFunding({
+    sequelize,
+    holdTtlSeconds: config.holdTtlSeconds,
+    checkoutUrl,
+    log: deps.log.child({ feature: 'billing' }),
+    limitDefaults: deps.config.limits.byKind,
+  });
 
   const billing = defineHandlers(billingContract, {
     async checkout({ body, headers }, request) {

@@ -14,6 +14,7 @@ interface ReceiptRow {
   request_id: string;
   idempotency_key: string;
   usage: CreditUsageReceipt['usage'];
+  credential_id: string | null;
 }
 
 const toReceipt = (row: ReceiptRow): CreditUsageReceipt => ({
@@ -25,6 +26,7 @@ const toReceipt = (row: ReceiptRow): CreditUsageReceipt => ({
   request_id: row.request_id,
   idempotency_key: row.idempotency_key,
   usage: row.usage,
+  credential_id: row.credential_id,
 });
 
 /** A usage cursor holds the last receipt's sequence number (a bigint, as text). */
@@ -35,7 +37,7 @@ const sequenceAfter = (cursor: string | undefined) => decodeCursor(cursor, isSeq
 async function fetchRows(sequelize: Sequelize, principalId: string, before: string | undefined, limit: number): Promise<ReceiptRow[]> {
   return sequelize.query<ReceiptRow>(
     // Ordered by the bigint column: the text alias would sort "86" after "109".
-    `SELECT seq::text AS seq, id, created_at, credits, operation, model, request_id, idempotency_key, usage FROM billing_receipts
+    `SELECT seq::text AS seq, id, created_at, credits, operation, model, request_id, idempotency_key, usage, credential_id FROM billing_receipts
      WHERE principal_id = :principal ${before !== undefined ? 'AND seq < :before' : ''} ORDER BY billing_receipts.seq DESC LIMIT :limit`,
     { replacements: { principal: principalId, before: before ?? null, limit }, type: QueryTypes.SELECT },
   );
@@ -60,6 +62,7 @@ export const csvColumns = [
   'prompt_tokens',
   'completion_tokens',
   'total_tokens',
+  'credential_id',
 ] as const;
 
 const csvRecord = (receipt: CreditUsageReceipt) => [
@@ -73,6 +76,7 @@ const csvRecord = (receipt: CreditUsageReceipt) => [
   receipt.usage.prompt_tokens,
   receipt.usage.completion_tokens ?? '',
   receipt.usage.total_tokens,
+  receipt.credential_id ?? '',
 ];
 
 /**

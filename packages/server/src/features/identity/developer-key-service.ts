@@ -5,14 +5,20 @@ import type {
   DeveloperCredentialReceipt,
   DeveloperCredentialSecretResponse,
   DeveloperCredentialRevokeResponse,
+  EffectiveLimits,
+  KeyLimits,
+  KeyUsagePage,
+  Principal,
   Scope,
 } from '@svc/schemas';
+import { keyLimitNames } from '@svc/schemas';
 import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cursor.ts';
 import { ServiceError } from '../../service-error.ts';
 import { hashDeveloperKey, keyPrefixOf, newDeveloperKey } from './developer-key-format.ts';
 import { newId } from './oauth-tokens.ts';
 import type { Receipts } from '../receipts/index.ts';
 import { developerKeyEventRecord } from './developer-key-receipts.ts';
+import { keyUsagePage } from './key-usage.ts';
 
 interface KeyRow {
   id: string;
@@ -26,6 +32,8 @@ interface KeyRow {
   rotated_from: string | null;
   replaced_by: string | null;
   ending_receipt_id: string | null;
+  /** Only the limits the key has set; an unset one is absent. */
+  limits: EffectiveLimits;
 }
 
 interface ReceiptRow {
@@ -56,6 +64,7 @@ const toCredential = (row: KeyRow): DeveloperCredential => ({
   revoked_at: row.revoked_at ? new Date(row.revoked_at).toISOString() : null,
   rotated_from: row.rotated_from,
   replaced_by: row.replaced_by,
+  limits: Object.fromEntries(keyLimitNames.map((name) => [name, row.limits?.[name] ?? null])) as Required<KeyLimits>,
 });
 
 const toReceipt = (row: ReceiptRow, signedReceipt: string): DeveloperCredentialReceipt => ({
@@ -134,17 +143,26 @@ export class DeveloperKeyService {
     scopes: Scope[],
     createdAt: Date,
     rotatedFrom: string | null,
+    limits: KeyLimits,
   ): Promise<{ row: KeyRow; key: string }> {
     const fresh = newDeveloperKey();
     const [row] = await this.#sequelize.query<KeyRow>(
-      `INSERT INTO svc_developer_keys (id, owner, name, scopes, secret_hash, status, created_at, rotated_from)
-       VALUES (:id, :owner, :name, ARRAY[:scopes]::text[], :hash, 'active', :createdAt, :rotatedFrom) RETURNING *`,
-      { replacements: { id: fresh.credentialId, owner, name, scopes, hash: fresh.hash, createdAt, rotatedFrom }, type: QueryTypes.SELECT, transaction },
+      `INSERT INTO svc_developer_keys (id, owner, name, scopes, secret_hash, status, created_at, rotated_from, limits)
+       VALUES (:id, :owner, :name, ARRAY[:scopes]::text[], :hash, 'active', :createdAt, :rotatedFrom, jsonb_strip_nulls(:limits::jsonb)) RETURNING *`,
+      {
+        replacements: { id: fresh.credentialId, owner, name, scopes, hash: fresh.hash, createdAt, rotatedFrom, limits: JSON.stringify(limits) },
+        type: QueryTypes.SELECT,
+        transaction,
+      },
     );
     return { row: row!, key: fresh.key };
   }
 
-  async create(owner: string, request: { name: string; scopes: Scope[] }, heldScopes: readonly Scope[]): Promise<DeveloperCredentialSecretResponse> {
+  async create(
+    owner: string,
+    request: { name: string; scopes: Scope[]; limits?: KeyLimits },
+    heldScopes: readonly Scope[],
+  ): Promise<DeveloperCredentialSecretResponse> {
     requireHeld(request.scopes, heldScopes, 'create a key with');
     return this.#sequelize.transaction(async (transaction) => {
       // Serialise creations per owner so the active-key cap holds under concurrency.
@@ -161,7 +179,7 @@ export class DeveloperKeyService {
         throw new ServiceError('credential_limit_reached', `You hold ${this.#maxActive} active developer keys, the most allowed; revoke one first.`);
       }
       const now = new Date();
-      const { row, key } = await this.#insertKey(transaction, owner, request.name, request.scopes, now, null);
+      const { row, key } = await this.#insertKey(transaction, owner, request.name, request.scopes, now, null, request.limits ?? {});
       const receipt = await this.#insertReceipt(transaction, {
         credential_id: row.id,
         owner,
@@ -211,7 +229,7 @@ export class DeveloperKeyService {
       if (old.status !== 'active')
         throw new ServiceError('credential_revoked', `Developer key ${credentialId} is ${old.status}; only an active key can be rotated.`);
       const now = new Date();
-      const { row, key } = await this.#insertKey(transaction, owner, old.name, old.scopes, now, old.id);
+      const { row, key } = await this.#insertKey(transaction, owner, old.name, old.scopes, now, old.id, old.limits);
       const ending = await this.#insertReceipt(transaction, {
         credential_id: old.id,
         owner,
@@ -295,10 +313,47 @@ export class DeveloperKeyService {
     };
   }
 
-  /** The owner and scopes of a presented key, or undefined when it is unknown, revoked or rotated. */
-  async resolve(credentialId: string, key: string): Promise<{ owner: string; scopes: Scope[] } | undefined> {
-    const [row] = await this.#sequelize.query<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status'>>(
-      'SELECT owner, scopes, secret_hash, status FROM svc_developer_keys WHERE id = :id',
+  /**
+   * A key's own limits: fields present replace (null clears), absent fields stay. The owner acts
+   * on its keys only; the operator on any. The resolver reads the row on every request, so the
+   * next request on any replica is held to the new values.
+   */
+  async update(actor: Principal, credentialId: string, limits: KeyLimits): Promise<DeveloperCredential> {
+    const [row] = await this.#sequelize.query<KeyRow>(
+      `UPDATE svc_developer_keys SET limits = jsonb_strip_nulls(limits || :patch::jsonb)
+       WHERE id = :id ${actor.kind === 'operator' ? '' : 'AND owner = :owner'} RETURNING *`,
+      { replacements: { id: credentialId, owner: actor.id, patch: JSON.stringify(limits) }, type: QueryTypes.SELECT },
+    );
+    if (!row) throw notFound(credentialId);
+    return toCredential(row);
+  }
+
+  /** A key's usage per UTC day and model; its owner or the operator reads it. */
+  async usage(actor: Principal, credentialId: string, limit: number, cursor: string | undefined): Promise<KeyUsagePage> {
+    await this.#assertVisible(actor, credentialId);
+    return keyUsagePage(this.#sequelize, credentialId, limit, cursor);
+  }
+
+  async #assertVisible(actor: Principal, credentialId: string): Promise<void> {
+    if (actor.kind === 'operator') {
+      const [exists] = await this.#sequelize.query('SELECT 1 FROM svc_developer_keys WHERE id = :id', {
+        replacements: { id: credentialId },
+        type: QueryTypes.SELECT,
+      });
+      if (!exists) throw notFound(credentialId);
+      return;
+    }
+    const [owned] = await this.#sequelize.query('SELECT 1 FROM svc_developer_keys WHERE id = :id AND owner = :owner', {
+      replacements: { id: credentialId, owner: actor.id },
+      type: QueryTypes.SELECT,
+    });
+    if (!owned) throw notFound(credentialId);
+  }
+
+  /** The owner, scopes and own limits of a presented key, or undefined when it is unknown, revoked or rotated. */
+  async resolve(credentialId: string, key: string): Promise<{ owner: string; scopes: Scope[]; limits: EffectiveLimits } | undefined> {
+    const [row] = await this.#sequelize.query<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status' | 'limits'>>(
+      'SELECT owner, scopes, secret_hash, status, limits FROM svc_developer_keys WHERE id = :id',
       {
         replacements: { id: credentialId },
         type: QueryTypes.SELECT,
@@ -306,6 +361,6 @@ export class DeveloperKeyService {
     );
     if (!row || row.status !== 'active') return undefined;
     const match = timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hashDeveloperKey(key), 'hex'));
-    return match ? { owner: row.owner, scopes: row.scopes } : undefined;
+    return match ? { owner: row.owner, scopes: row.scopes, limits: row.limits } : undefined;
   }
 }

@@ -136,5 +136,11 @@ export function createCredentialsHandlers(keys: DeveloperKeyService) {
     async receipts({ params, query }, { principal }) {
       return { status: 200, body: await keys.receipts(principal.id, params.credential_id, query.limit, query.cursor) };
     },
+    async update({ params, body }, { principal }) {
+      return { status: 200, body: await keys.update(principal, params.credential_id, body.limits) };
+    },
+    async usage({ params, query }, { principal }) {
+      return { status: 200, body: await keys.usage(principal, params.credential_id, query.limit, query.cursor) };
+    },
   });
 }

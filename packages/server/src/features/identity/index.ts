@@ -8,9 +8,11 @@ import { createCredentialsHandlers, createOAuthHandlers } from './handlers.ts';
 import { OAuthService } from './oauth-service.ts';
 import { OAuthTokens } from './oauth-tokens.ts';
 import { accessTokenResolver, demoTokenResolver, developerKeyResolver } from './resolvers.ts';
+import { keyUsageListener } from './key-usage.ts';
 import { ClientMetadataDocuments } from './client-metadata-documents.ts';
 
 export { callerKey, principalKey } from './caller-key.ts';
+export { addKeyUsage } from './key-usage.ts';
 export { acceptsResource } from './resource-indicators.ts';
 
 /** OAuth, developer keys and their resolvers: everything that says who a caller is. */
@@ -28,11 +30,13 @@ export async function createIdentityFeature(deps: ServerDeps, given: { signingKe
   given.receipts.registerRecordLoader('developer-key-event', developerKeyEventLoader(database.sequelize));
   // Spent ids and revoked families outlive nothing they record; prune them now and then.
   deps.scheduler.every('identity.prune', 10 * 60_000, () => service.store.prune());
+  const stopKeyUsage = deps.usage.subscribe(keyUsageListener(database.sequelize, (error) => deps.log.error({ err: error }, 'recording key usage failed')));
   return {
+    close: async () => stopKeyUsage(),
     handlers: { oauth: createOAuthHandlers(deps, service), credentials: createCredentialsHandlers(developerKeys) },
     resolvers: [
       accessTokenResolver(tokens, service.store),
-      developerKeyResolver(developerKeys),
+      developerKeyResolver(developerKeys, config.limits.developerKey),
       ...(config.identity.demoToken ? [demoTokenResolver(config.identity.demoToken, config.identity.demoScopes)] : []),
     ],
   } satisfies Feature<'oauth' | 'credentials'>;

@@ -1,9 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Principal, Scope } from '@svc/schemas';
+import type { EffectiveLimits, Principal, Scope } from '@svc/schemas';
 import type { PrincipalResolver } from '../../http/auth.ts';
 import { ServiceError } from '../../service-error.ts';
 import type { DeveloperKeyService } from './developer-key-service.ts';
 import { looksLikeDeveloperKey, parseDeveloperKey } from './developer-key-format.ts';
+import { effectiveKeyLimits } from './limits-config.ts';
 import { OAuthTokens } from './oauth-tokens.ts';
 import type { OAuthStore } from './oauth-store.ts';
 
@@ -38,8 +39,11 @@ export function accessTokenResolver(tokens: OAuthTokens, store: OAuthStore): Pri
   };
 }
 
-/** Developer keys -> the owning agent, with the key's scopes. Revoked and rotated keys fail at once. */
-export function developerKeyResolver(keys: DeveloperKeyService): PrincipalResolver {
+/**
+ * Developer keys -> the owning agent, with the key's scopes and limits (its own over the defaults
+ * for keys, read in the same query). Revoked and rotated keys fail at once.
+ */
+export function developerKeyResolver(keys: DeveloperKeyService, keyDefaults: EffectiveLimits): PrincipalResolver {
   return {
     name: 'developer-key',
     async resolve(token) {
@@ -48,7 +52,14 @@ export function developerKeyResolver(keys: DeveloperKeyService): PrincipalResolv
       if (!parsed) throw invalid('The developer key is malformed (bad length or checksum).');
       const found = await keys.resolve(parsed.credentialId, token);
       if (!found) throw invalid('The developer key is unknown, revoked or rotated.');
-      const principal: Principal = { kind: 'agent', id: found.owner, scopes: found.scopes, credential: 'developer_key', developerKeyId: parsed.credentialId };
+      const principal: Principal = {
+        kind: 'agent',
+        id: found.owner,
+        scopes: found.scopes,
+        credential: 'developer_key',
+        developerKeyId: parsed.credentialId,
+        limits: effectiveKeyLimits(found.limits, keyDefaults),
+      };
       return principal;
     },
   };

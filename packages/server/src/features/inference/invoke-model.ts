@@ -9,7 +9,7 @@ import { endModelCallSpan, traceModelCall } from '../../inference/model-call-tra
 /**
  * Who is calling and how to stop: an HTTP request gives its own; a batch job makes one per item.
  */
-export type InvocationContext = Pick<RequestContext, 'signal' | 'log' | 'requestId'> & { principal: { id: string } };
+export type InvocationContext = Pick<RequestContext, 'signal' | 'log' | 'requestId'> & { principal: { id: string; developerKeyId?: string } };
 
 export interface InvokeDeps {
   models: ModelRegistry;
@@ -141,6 +141,7 @@ export function reportUsage(
     usage: call.usage,
     latencyMs: performance.now() - call.started,
     principalId: call.request.principal.id,
+    ...(call.request.principal.developerKeyId !== undefined ? { developerKeyId: call.request.principal.developerKeyId } : {}),
     requestId: call.request.requestId,
     ok: call.ok,
     ...(call.errorCode !== undefined ? { errorCode: call.errorCode } : {}),

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+
+/**
+ * The largest value each limit takes; past these a limit means nothing a server could honour,
+ * and a typo (an extra zero) is refused instead of silently lifting the limit.
+ */
+export const keyLimitMaximums = {
+  requests_per_minute: 1_000_000,
+  concurrent_requests: 10_000,
+  tokens_per_minute: 1_000_000_000,
+  credits_per_day: 100_000_000,
+  credits_per_month: 1_000_000_000,
+} as const;
+
+export type KeyLimitName = keyof typeof keyLimitMaximums;
+export const keyLimitNames = Object.keys(keyLimitMaximums) as KeyLimitName[];
+
+/**
+ * A rate must let at least one call through (0 would be a disabled key: revoke it instead); a
+ * credit cap of 0 is meaningful (the key may call free routes but never spend a credit).
+ */
+const limitField = (name: KeyLimitName, min: 0 | 1, what: string) =>
+  z
+    .number()
+    .int(`${name} must be a whole number`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(keyLimitMaximums[name], `${name} is at most ${keyLimitMaximums[name]}`)
+    .nullable()
+    .optional()
+    .describe(`${what}; 1..${keyLimitMaximums[name]}${min === 0 ? ' (0 allowed)' : ''}. null: no limit of its own (the configured default applies)`);
+
+/** Limits a developer key carries; each absent or null field falls back to the configured default for keys. */
+export const KeyLimits = z
+  .strictObject({
+    requests_per_minute: limitField('requests_per_minute', 1, 'Requests to scoped routes per UTC clock minute'),
+    concurrent_requests: limitField('concurrent_requests', 1, 'Requests to scoped routes in flight at once'),
+    tokens_per_minute: limitField('tokens_per_minute', 1, "Upstream tokens per UTC clock minute, counted from each call's reported usage"),
+    credits_per_day: limitField('credits_per_day', 0, 'Credits the key may draw per UTC day (held and spent)'),
+    credits_per_month: limitField('credits_per_month', 0, 'Credits the key may draw per UTC calendar month (held and spent)'),
+  })
+  .meta({ id: 'KeyLimits' });
+export type KeyLimits = z.infer<typeof KeyLimits>;
+
+/** Limits as the server applies them: a number, or absent for no limit. */
+export type EffectiveLimits = { readonly [Name in KeyLimitName]?: number };
+
+/** PATCH body: fields present replace the key's own value (null clears it), absent fields stay. */
+export const DeveloperCredentialUpdateRequest = z
+  .strictObject({ limits: KeyLimits.describe('The limits to change; absent fields are left as they are') })
+  .meta({ id: 'DeveloperCredentialUpdateRequest' });
+export type DeveloperCredentialUpdateRequest = z.input<typeof DeveloperCredentialUpdateRequest>;
+
+/** One day and model of a key's use. */
+export const KeyUsageRow = z
+  .object({
+    day: z.string().describe('UTC day, YYYY-MM-DD'),
+    model: z.string(),
+    requests: z.number().int().nonnegative().describe('Inference calls answered to the key with this model'),
+    prompt_tokens: z.number().int().nonnegative(),
+    completion_tokens: z.number().int().nonnegative(),
+    total_tokens: z.number().int().nonnegative().describe('Upstream tokens, as each call reported them'),
+    credits: z.number().int().nonnegative().describe('Credits committed (spent) by credit-funded calls'),
+  })
+  .meta({ id: 'KeyUsageRow' });
+export type KeyUsageRow = z.infer<typeof KeyUsageRow>;
+
+export const KeyUsagePage = z
+  .object({
+    credential_id: z.string(),
+    data: z.array(KeyUsageRow).describe('Newest day first; within a day by model'),
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable(),
+  })
+  .meta({ id: 'KeyUsagePage' });
+export type KeyUsagePage = z.infer<typeof KeyUsagePage>;

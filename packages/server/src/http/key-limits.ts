@@ -1,0 +1,226 @@
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'koa';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { EffectiveLimits, KeyLimitName, Principal, PrincipalKind } from '@svc/schemas';
+import { windowStart } from '../db/rate-counters.ts';
+import { ServiceError } from '../service-error.ts';
+import { openAiDuration } from './openai-duration.ts';
+
+/** Defaults per principal kind for callers whose resolver attached no limits of their own. */
+export type LimitDefaults = Partial<Record<PrincipalKind, EffectiveLimits>>;
+
+const MINUTE_MS = 60_000;
+/** A lease outlives its replica by at most this; live leases are renewed well before. */
+const LEASE_TTL_SECONDS = 60;
+/** An Idempotency-Key counted once stays counted this long: longer than any retry loop. */
+const COUNTED_TTL_SECONDS = 86_400;
+
+/** Who a limit counts for: the developer key itself, else the principal. */
+export const limitSubject = (principal: Principal): string =>
+  principal.developerKeyId ? `key:${principal.developerKeyId}` : `principal:${principal.kind}:${principal.id}`;
+
+const requestsBucket = (subject: string) => `limits:rpm:${subject}`;
+const tokensBucket = (subject: string) => `limits:tpm:${subject}`;
+
+function refusal(limit: KeyLimitName, message: string, retryAfterMs: number, headers: Record<string, string>): ServiceError {
+  // `retry-after-ms` is what the openai client reads first; `Retry-After` rounds up to whole seconds.
+  return new ServiceError(`key_limit_exceeded:${limit}`, message, {
+    retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+    headers: { ...headers, 'retry-after-ms': String(Math.max(1, retryAfterMs)) },
+  });
+}
+
+/**
+ * Limits per key and principal kind on every scoped route (docs/limits.md): requests per
+ * minute, requests in flight, upstream tokens per minute. Every count is a row in PostgreSQL, so
+ * replicas enforce one limit exactly. A caller with no limit costs one property read.
+ */
+export class KeyLimiter {
+  readonly #sequelize: Sequelize;
+  readonly #defaults: LimitDefaults;
+  /** Leases this process holds, renewed by `renewLeases` so a long stream keeps its place. */
+  readonly #leases = new Set<string>();
+  /** Requests under a token limit, by request id: their usage is added to the minute's tokens. */
+  readonly #tokenSubjects = new Map<string, string>();
+  readonly #onError: (error: unknown) => void;
+
+  constructor(sequelize: Sequelize, defaults: LimitDefaults, onError: (error: unknown) => void) {
+    this.#sequelize = sequelize;
+    this.#defaults = defaults;
+    this.#onError = onError;
+  }
+
+  limitsOf(principal: Principal): EffectiveLimits | undefined {
+    if (principal.kind === 'operator') return undefined;
+    return principal.limits ?? this.#defaults[principal.kind];
+  }
+
+  /** Whether the adapter must call `enforce`: checked without a promise, for the callers with no limit. */
+  applies(principal: Principal): boolean {
+    const limits = this.limitsOf(principal);
+    return (
+      limits !== undefined && (limits.requests_per_minute !== undefined || limits.tokens_per_minute !== undefined || limits.concurrent_requests !== undefined)
+    );
+  }
+
+  /** Admits the request or throws 429 `key_limit_exceeded:<limit>`; sets the `x-ratelimit-*` headers. */
+  async enforce(ctx: Context, principal: Principal): Promise<void> {
+    const limits = this.limitsOf(principal);
+    if (!limits) return;
+    const { requests_per_minute: rpm, tokens_per_minute: tpm, concurrent_requests: concurrent } = limits;
+    const subject = limitSubject(principal);
+    const headers: Record<string, string> = {};
+    const now = Date.now();
+    const resetMs = MINUTE_MS - (now % MINUTE_MS);
+    if (tpm !== undefined) {
+      const used = await this.#tokensThisMinute(subject, new Date(now));
+      headers['x-ratelimit-limit-tokens'] = String(tpm);
+      headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, tpm - used));
+      headers['x-ratelimit-reset-tokens'] = openAiDuration(resetMs);
+      if (used >= tpm) throw refusal('tokens_per_minute', `This key used its ${tpm} upstream tokens for this minute.`, resetMs, headers);
+    }
+    let lease: string | undefined;
+    if (concurrent !== undefined) {
+      lease = await this.#acquireLease(subject, concurrent);
+      if (!lease) throw refusal('concurrent_requests', `This key already has ${concurrent} requests in flight.`, 1000, headers);
+    }
+    if (rpm !== undefined) {
+      let hits: number | undefined;
+      try {
+        hits = await this.#countRequest(subject, rpm, new Date(now), idempotencyKeyOf(ctx));
+      } catch (error) {
+        if (lease) this.#release(lease);
+        throw error;
+      }
+      headers['x-ratelimit-limit-requests'] = String(rpm);
+      headers['x-ratelimit-remaining-requests'] = String(Math.max(0, rpm - (hits ?? rpm)));
+      headers['x-ratelimit-reset-requests'] = openAiDuration(resetMs);
+      if (hits === undefined) {
+        if (lease) this.#release(lease);
+        throw refusal('requests_per_minute', `This key made its ${rpm} requests for this minute.`, resetMs, headers);
+      }
+    }
+    for (const [name, value] of Object.entries(headers)) ctx.res.setHeader(name, value);
+    const requestId = tpm !== undefined ? (ctx.state as { svc: { requestId: string } }).svc.requestId : undefined;
+    if (requestId) this.#tokenSubjects.set(requestId, subject);
+    if (lease || requestId) {
+      const end = () => {
+        if (lease) this.#release(lease);
+        // Usage is reported as a call ends, which may be in this same close event (a client
+        // that left): forget the request only after it.
+        if (requestId) setImmediate(() => this.#tokenSubjects.delete(requestId));
+      };
+      if (ctx.res.closed) end();
+      else ctx.res.once('close', end);
+    }
+  }
+
+  /** A finished inference call's tokens, added to its minute when its request was under a token limit. */
+  recordTokens(requestId: string, tokens: number): void {
+    const subject = this.#tokenSubjects.get(requestId);
+    if (subject === undefined || tokens <= 0) return;
+    this.#sequelize
+      .query(
+        `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES (:bucket, :start, 1, :tokens)
+         ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1, amount = svc_rate_counters.amount + EXCLUDED.amount`,
+        { replacements: { bucket: tokensBucket(subject), start: windowStart(new Date(), 60), tokens } },
+      )
+      .catch(this.#onError);
+  }
+
+  async #tokensThisMinute(subject: string, now: Date): Promise<number> {
+    const [row] = await this.#sequelize.query<{ amount: string }>('SELECT amount FROM svc_rate_counters WHERE bucket = :bucket AND window_start = :start', {
+      replacements: { bucket: tokensBucket(subject), start: windowStart(now, 60) },
+      type: QueryTypes.SELECT,
+    });
+    return Number(row?.amount ?? 0);
+  }
+
+  /**
+   * One hit in the minute's window; answers the hits so far, or undefined when the window is full.
+   * A request whose Idempotency-Key was already counted is not counted again (a retry), and a
+   * refused one leaves its key uncounted (the transaction rolls back).
+   */
+  async #countRequest(subject: string, max: number, now: Date, idempotencyKey: string | undefined): Promise<number | undefined> {
+    const bucket = requestsBucket(subject);
+    const start = windowStart(now, 60);
+    const count = async (transaction?: Transaction) => {
+      const rows = await this.#sequelize.query<{ hits: string }>(
+        `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES (:bucket, :start, 1, 0)
+         ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1 WHERE svc_rate_counters.hits + 1 <= :max
+         RETURNING hits`,
+        { replacements: { bucket, start, max }, type: QueryTypes.SELECT, transaction },
+      );
+      return rows[0] ? Number(rows[0].hits) : undefined;
+    };
+    if (idempotencyKey === undefined) return count();
+    try {
+      return await this.#sequelize.transaction(async (transaction) => {
+        const fresh = await this.#sequelize.query(
+          `INSERT INTO svc_limit_counted (subject, idempotency_key, expires_at) VALUES (:subject, :key, now() + make_interval(secs => :ttl))
+           ON CONFLICT (subject, idempotency_key) DO NOTHING RETURNING 1`,
+          { replacements: { subject, key: idempotencyKey, ttl: COUNTED_TTL_SECONDS }, type: QueryTypes.SELECT, transaction },
+        );
+        if (fresh.length === 0) {
+          const [row] = await this.#sequelize.query<{ hits: string }>('SELECT hits FROM svc_rate_counters WHERE bucket = :bucket AND window_start = :start', {
+            replacements: { bucket, start },
+            type: QueryTypes.SELECT,
+            transaction,
+          });
+          return Number(row?.hits ?? 0);
+        }
+        const hits = await count(transaction);
+        if (hits === undefined) throw new WindowFull();
+        return hits;
+      });
+    } catch (error) {
+      if (error instanceof WindowFull) return undefined;
+      throw error;
+    }
+  }
+
+  /** A place among the subject's requests in flight, or undefined when all are taken. */
+  async #acquireLease(subject: string, max: number): Promise<string | undefined> {
+    const id = `lease_${randomBytes(12).toString('base64url')}`;
+    const taken = await this.#sequelize.transaction(async (transaction) => {
+      // Counting and inserting are one decision: replicas take the subject's lock in turn.
+      await this.#sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:subject))', { replacements: { subject: `svc-limit:${subject}` }, transaction });
+      const rows = await this.#sequelize.query(
+        `INSERT INTO svc_limit_leases (id, subject, expires_at)
+         SELECT :id, :subject, now() + make_interval(secs => :ttl)
+         WHERE (SELECT count(*) FROM svc_limit_leases WHERE subject = :subject AND expires_at > now()) < :max RETURNING id`,
+        { replacements: { id, subject, ttl: LEASE_TTL_SECONDS, max }, type: QueryTypes.SELECT, transaction },
+      );
+      return rows.length > 0;
+    });
+    if (!taken) return undefined;
+    this.#leases.add(id);
+    return id;
+  }
+
+  #release(lease: string): void {
+    if (!this.#leases.delete(lease)) return;
+    this.#sequelize.query('DELETE FROM svc_limit_leases WHERE id = :id', { replacements: { id: lease } }).catch(this.#onError);
+  }
+
+  /** Housekeeping: keeps this process's leases alive. */
+  async renewLeases(): Promise<void> {
+    if (this.#leases.size === 0) return;
+    await this.#sequelize.query('UPDATE svc_limit_leases SET expires_at = now() + make_interval(secs => :ttl) WHERE id IN (:ids)', {
+      replacements: { ttl: LEASE_TTL_SECONDS, ids: [...this.#leases] },
+    });
+  }
+
+  /** Housekeeping: drops leases of replicas that died and Idempotency-Keys counted long ago. */
+  async prune(): Promise<void> {
+    await this.#sequelize.query('DELETE FROM svc_limit_leases WHERE expires_at < now()');
+    await this.#sequelize.query('DELETE FROM svc_limit_counted WHERE expires_at < now()');
+  }
+}
+
+class WindowFull extends Error {}
+
+function idempotencyKeyOf(ctx: Context): string | undefined {
+  const value = ctx.req.headers['idempotency-key'];
+  return typeof value === 'string' && value.length > 0 && value.length <= 255 ? value : undefined;
+}

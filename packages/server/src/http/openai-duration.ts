@@ -1,0 +1,16 @@
+/**
+ * A duration as OpenAI's `x-ratelimit-reset-*` headers write it (Go's duration format): `20ms`
+ * under a second, else hours, minutes and seconds with the zero units inside kept (`6m0s`, `1s`,
+ * `1.5s`, `1h0m0s`).
+ */
+export function openAiDuration(ms: number): string {
+  const whole = Math.max(0, Math.round(ms));
+  if (whole < 1000) return `${whole}ms`;
+  const hours = Math.floor(whole / 3_600_000);
+  const minutes = Math.floor((whole % 3_600_000) / 60_000);
+  const seconds = (whole % 60_000) / 1000;
+  const secondsText = `${Number.isInteger(seconds) ? seconds : Number(seconds.toFixed(3))}s`;
+  if (hours > 0) return `${hours}h${minutes}m${secondsText}`;
+  if (minutes > 0) return `${minutes}m${secondsText}`;
+  return secondsText;
+}

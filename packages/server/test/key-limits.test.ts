@@ -1,0 +1,246 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import test from 'ava';
+import { QueryTypes } from 'sequelize';
+import { grantCredits } from '../src/features/billing/credit-ledger.ts';
+import { startFakeOpenAiUpstream, type FakeUpstream } from '@svc/testing/fake-openai-upstream';
+import { signInAgent } from '@svc/testing/identity';
+import { run } from '@svc/testing/run';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { waitUntil } from '@svc/testing/wait-until';
+
+/**
+ * Limits per key on one server (the edges, the 422s, PATCH, usage and credit caps); the
+ * two-replica proofs are in key-limits-replicas.test.ts.
+ */
+const CLI_BIN = fileURLToPath(new URL('../../cli/src/bin.ts', import.meta.url));
+let fake: FakeUpstream;
+let svc: TestServer;
+
+test.before(async () => {
+  fake = await startFakeOpenAiUpstream();
+  svc = await startTestServer({ env: { SVC_UPSTREAM_BASE_URL: fake.baseUrl, SVC_UPSTREAM_API_KEY: 'sk-fake', SVC_UPSTREAM_MODELS: 'answer-a,refuse-a' } });
+});
+test.after.always(async () => {
+  await svc?.close();
+  await fake?.close();
+});
+
+const sequelize = () => svc.server.database.sequelize;
+
+/** Waits out the end of a minute window so a burst is counted in one window. */
+async function inOneMinuteWindow(): Promise<void> {
+  const into = Date.now() % 60_000;
+  if (into > 50_000) await sleep(60_000 - into + 100);
+}
+
+async function keyWith(limits: Record<string, number | null>) {
+  const agent = await signInAgent(svc);
+  const created = await agent.client.credentials.create({
+    body: { name: 'limited', scopes: ['models:read', 'inference:invoke', 'billing:read', 'billing:write'], limits },
+  });
+  return { agent, credentialId: created.credential.credential_id, secret: created.secret, credential: created.credential };
+}
+
+const models = (secret: string, headers: Record<string, string> = {}) =>
+  fetch(`${svc.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${secret}`, ...headers } });
+
+const chat = (secret: string, model = 'answer-a', path = '/v1/chat/completions', headers: Record<string, string> = {}) =>
+  fetch(`${svc.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'count the words of this prompt' }] }),
+  });
+
+const createRaw = async (limits: unknown) => {
+  const agent = await signInAgent(svc);
+  return fetch(`${svc.baseUrl}/v1/developer/credentials`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${agent.session.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'k', scopes: ['models:read'], limits }),
+  });
+};
+
+test('bad limit values are 422 naming the field, on create and on PATCH', async (t) => {
+  const bad: Array<[string, unknown]> = [
+    ['requests_per_minute', -1],
+    ['requests_per_minute', 0],
+    ['concurrent_requests', 0],
+    ['tokens_per_minute', 1.5],
+    ['requests_per_minute', 1_000_001],
+    ['credits_per_day', -1],
+    ['credits_per_month', 1_000_000_001],
+    ['credits_per_day', '5'],
+  ];
+  const { agent, credentialId } = await keyWith({});
+  for (const [field, value] of bad) {
+    const created = await createRaw({ [field]: value });
+    t.is(created.status, 422, `${field}=${value}`);
+    const body = (await created.json()) as { code: string; detail: Array<{ loc: unknown[] }> };
+    t.is(body.code, 'validation_failed');
+    t.deepEqual(body.detail[0]!.loc, ['body', 'limits', field]);
+    const patched = await fetch(`${svc.baseUrl}/v1/developer/credentials/${credentialId}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${agent.session.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ limits: { [field]: value } }),
+    });
+    t.is(patched.status, 422);
+    t.deepEqual(((await patched.json()) as { detail: Array<{ loc: unknown[] }> }).detail[0]!.loc, ['body', 'limits', field]);
+  }
+  // The edges themselves are accepted: the maximum, 1 for rates, 0 for credit caps.
+  t.is((await createRaw({ requests_per_minute: 1_000_000, concurrent_requests: 1, credits_per_day: 0, credits_per_month: 0 })).status, 201);
+  t.is((await createRaw({ unknown_limit: 1 })).status, 422);
+});
+
+test('a limit of N requests a minute lets N through and refuses N+1, with OpenAI headers', async (t) => {
+  await inOneMinuteWindow();
+  const { secret } = await keyWith({ requests_per_minute: 3 });
+  for (let index = 0; index < 3; index++) {
+    const response = await models(secret);
+    t.is(response.status, 200);
+    t.is(response.headers.get('x-ratelimit-limit-requests'), '3');
+    t.is(response.headers.get('x-ratelimit-remaining-requests'), String(2 - index));
+    t.regex(response.headers.get('x-ratelimit-reset-requests')!, /^(\d+(\.\d+)?s|\d+ms)$/);
+  }
+  const refused = await models(secret);
+  t.is(refused.status, 429);
+  t.is(((await refused.json()) as { code: string }).code, 'key_limit_exceeded:requests_per_minute');
+  t.is(refused.headers.get('x-ratelimit-remaining-requests'), '0');
+  t.true(Number(refused.headers.get('retry-after')) >= 1 && Number(refused.headers.get('retry-after')) <= 60);
+  t.truthy(refused.headers.get('retry-after-ms'));
+});
+
+test('a retried request (same Idempotency-Key) is counted once', async (t) => {
+  await inOneMinuteWindow();
+  const { secret } = await keyWith({ requests_per_minute: 2 });
+  for (let attempt = 0; attempt < 4; attempt++) t.is((await models(secret, { 'idempotency-key': 'one-call' })).status, 200);
+  t.is((await models(secret, { 'idempotency-key': 'another-call' })).status, 200);
+  const third = await models(secret, { 'idempotency-key': 'a-third-call' });
+  t.is(third.status, 429);
+  // The refused one was not counted: once the window has room it is a new call again.
+  t.is((await models(secret, { 'idempotency-key': 'one-call' })).status, 200);
+});
+
+test('PATCH changes limits on the next request; null clears; only the owner or the operator may', async (t) => {
+  await inOneMinuteWindow();
+  const { agent, credentialId, secret, credential } = await keyWith({ requests_per_minute: 1 });
+  t.deepEqual(credential.limits, {
+    requests_per_minute: 1,
+    concurrent_requests: null,
+    tokens_per_minute: null,
+    credits_per_day: null,
+    credits_per_month: null,
+  });
+  t.is((await models(secret)).status, 200);
+  t.is((await models(secret)).status, 429);
+  const updated = await agent.client.credentials.update({
+    params: { credential_id: credentialId },
+    body: { limits: { requests_per_minute: 5, credits_per_day: 3 } },
+  });
+  t.is(updated.limits.requests_per_minute, 5);
+  t.is(updated.limits.credits_per_day, 3);
+  const next = await models(secret);
+  t.is(next.status, 200);
+  t.is(next.headers.get('x-ratelimit-limit-requests'), '5');
+  const cleared = await agent.client.credentials.update({ params: { credential_id: credentialId }, body: { limits: { requests_per_minute: null } } });
+  t.is(cleared.limits.requests_per_minute, null);
+  t.is(cleared.limits.credits_per_day, 3, 'absent fields stay');
+  const unlimited = await models(secret);
+  t.is(unlimited.status, 200);
+  t.is(unlimited.headers.get('x-ratelimit-limit-requests'), null);
+  // Another agent cannot see the key; the operator can change any key; a developer key cannot PATCH.
+  const stranger = await signInAgent(svc);
+  const foreign = await stranger.client.credentials
+    .update({ params: { credential_id: credentialId }, body: { limits: { requests_per_minute: 9 } } })
+    .catch((error) => error);
+  t.is(foreign.status, 404);
+  t.is(
+    (await svc.operator.credentials.update({ params: { credential_id: credentialId }, body: { limits: { requests_per_minute: 7 } } })).limits
+      .requests_per_minute,
+    7,
+  );
+  const byKey = await fetch(`${svc.baseUrl}/v1/developer/credentials/${credentialId}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ limits: {} }),
+  });
+  t.is(byKey.status, 403);
+});
+
+test('a token limit refuses once the minute has used it, and inference answers carry the token headers', async (t) => {
+  await inOneMinuteWindow();
+  const { secret } = await keyWith({ tokens_per_minute: 10 });
+  const first = await chat(secret);
+  t.is(first.status, 200);
+  t.is(first.headers.get('x-ratelimit-limit-tokens'), '10');
+  t.is(first.headers.get('x-ratelimit-remaining-tokens'), '10');
+  const used = ((await first.json()) as { usage: { total_tokens: number } }).usage.total_tokens;
+  t.true(used >= 10, `the fake reports ${used} tokens`);
+  let refused: Response | undefined;
+  await waitUntil('the token limit refuses', async () => (refused = await chat(secret)).status === 429);
+  t.is(((await refused!.json()) as { code: string }).code, 'key_limit_exceeded:tokens_per_minute');
+  t.is(refused!.headers.get('x-ratelimit-remaining-tokens'), '0');
+});
+
+test('usage per key and model: the route pages by cursor, and the CLI prints it', async (t) => {
+  const { agent, credentialId, secret } = await keyWith({});
+  t.is((await chat(secret)).status, 200);
+  t.is((await chat(secret)).status, 200);
+  t.not((await chat(secret, 'refuse-a')).status, 200);
+  const params = { credential_id: credentialId };
+  await waitUntil('both models in the usage', async () => (await agent.client.credentials.usage({ params, query: { limit: 10 } })).data.length === 2);
+  const first = await agent.client.credentials.usage({ params, query: { limit: 1 } });
+  t.true(first.has_more);
+  const second = await agent.client.credentials.usage({ params, query: { limit: 1, cursor: first.next_cursor! } });
+  t.false(second.has_more);
+  const rows = [...first.data, ...second.data];
+  const answer = rows.find((row) => row.model === 'answer-a')!;
+  t.is(answer.requests, 2);
+  t.true(answer.total_tokens > 0);
+  t.is(rows.find((row) => row.model === 'refuse-a')!.requests, 1, 'a failed call counts');
+  t.is(answer.day, new Date().toISOString().slice(0, 10));
+  // The operator reads any key; a stranger gets 404.
+  t.is((await svc.operator.credentials.usage({ params, query: { limit: 10 } })).data.length, 2);
+  const stranger = await signInAgent(svc);
+  t.is((await stranger.client.credentials.usage({ params, query: { limit: 10 } }).catch((error) => error)).status, 404);
+  const cli = await run(process.execPath, [CLI_BIN, 'keys', 'usage', credentialId, '--json'], {
+    cwd: process.cwd(),
+    env: { SVC_BASE_URL: svc.baseUrl, SVC_TOKEN: agent.session.accessToken },
+    timeoutMs: 30_000,
+  });
+  t.is(cli.code, 0, cli.stderr);
+  const printed = JSON.parse(cli.stdout) as { data: Array<{ model: string; requests: number }> };
+  t.deepEqual(printed.data.map((row) => row.model).sort(), ['answer-a', 'refuse-a']);
+});
+
+test('a credit cap of N a day lets N calls draw and refuses N+1 with 429; a failed call gives its share back', async (t) => {
+  const { agent, credentialId, secret } = await keyWith({ credits_per_day: 2 });
+  await sequelize().transaction((transaction) => grantCredits(sequelize(), transaction, agent.id, 10, `cap-grant-${agent.id}`));
+  const credit = (key: string, model = 'answer-a') => chat(secret, model, '/v1/credits/chat/completions', { 'idempotency-key': key });
+  t.not((await credit('fail-1', 'refuse-a')).status, 200, 'a failed call');
+  t.is((await credit('call-1')).status, 200);
+  t.is((await credit('call-2')).status, 200);
+  const refused = await credit('call-3');
+  t.is(refused.status, 429);
+  t.is(((await refused.json()) as { code: string }).code, 'key_limit_exceeded:credits_per_day');
+  t.true(Number(refused.headers.get('retry-after')) > 0);
+  t.is((await credit('call-1')).headers.get('idempotent-replayed'), 'true', 'a replay draws nothing');
+  const [balance] = await sequelize().query<{ spendable: string; reserved: string }>(
+    'SELECT spendable, reserved FROM billing_accounts WHERE principal_id = :id',
+    {
+      replacements: { id: agent.id },
+      type: QueryTypes.SELECT,
+    },
+  );
+  t.deepEqual([Number(balance!.spendable), Number(balance!.reserved)], [8, 0]);
+  const receipts = await sequelize().query<{ credential_id: string }>('SELECT credential_id FROM billing_receipts WHERE principal_id = :id', {
+    replacements: { id: agent.id },
+    type: QueryTypes.SELECT,
+  });
+  t.deepEqual(
+    receipts.map((row) => row.credential_id),
+    [credentialId, credentialId],
+  );
+  const usage = await agent.client.credentials.usage({ params: { credential_id: credentialId }, query: { limit: 10 } });
+  t.is(usage.data.find((row) => row.model === 'answer-a')!.credits, 2);
+});
