@@ -42,20 +42,19 @@ const FORWARDED_RESPONSE_HEADERS = ['content-type', 'mcp-protocol-version', 'www
 const STATUSES_WITH_BODY = [200, 400, 404, 405, 406, 413, 415, 500] as const;
 type StatusWithBody = (typeof STATUSES_WITH_BODY)[number];
 
-function toContractAnswer(response: Response) {
+async function toContractAnswer(response: Response) {
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_RESPONSE_HEADERS) {
     const value = response.headers.get(name);
     if (value !== null) headers[name] = value;
   }
   if (response.status === 202) return { status: 202 as const, headers };
-  const known = (STATUSES_WITH_BODY as readonly number[]).includes(response.status);
-  // Passed on as it arrives: an event stream (progress notifications, then the result) is not held back.
-  return {
-    status: (known ? response.status : 500) as StatusWithBody,
-    headers,
-    body: response.body ? Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>) : new Uint8Array(),
-  };
+  const status = ((STATUSES_WITH_BODY as readonly number[]).includes(response.status) ? response.status : 500) as StatusWithBody;
+  // An event stream (progress notifications, then the result) is passed on as it arrives; a JSON
+  // answer is read whole, which costs less than piping a web stream through a Node one.
+  if (response.body && headers['content-type']?.startsWith('text/event-stream'))
+    return { status, headers, body: Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>) };
+  return { status, headers, body: new Uint8Array(await response.arrayBuffer()) };
 }
 
 /**
@@ -141,7 +140,7 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
 
     const versionHeader = request.headers['mcp-protocol-version'];
     const refused = precheckMcpRequest(body, typeof versionHeader === 'string' ? versionHeader : undefined);
-    if (refused) return toContractAnswer(Response.json(refused.body, { status: refused.status }));
+    if (refused) return await toContractAnswer(Response.json(refused.body, { status: refused.status }));
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
       if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
@@ -153,7 +152,7 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     const response = (await isLegacyRequest(webRequest, body))
       ? await serveLegacy(buildServer(caller), webRequest, body)
       : await modern.fetch(webRequest, { parsedBody: body });
-    return toContractAnswer(response);
+    return await toContractAnswer(response);
   };
 }
 
