@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import type { ResponseSpec, SseMessage } from '@svc/schemas';
+import { SerializedJson } from './serialized-json.ts';
 import { writeSse } from './sse.ts';
 import { ServiceError } from '../service-error.ts';
 
@@ -44,7 +45,7 @@ export function writeJson(ctx: Context, result: HandlerResult): void {
   ctx.status = result.status;
   // Header set directly: Koa's `type` setter does a MIME lookup per request.
   ctx.res.setHeader('content-type', 'application/json; charset=utf-8');
-  ctx.body = JSON.stringify(result.body);
+  ctx.body = result.body instanceof SerializedJson ? result.body.text : JSON.stringify(result.body);
 }
 
 /**
@@ -62,7 +63,7 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
   if (!spec) throw new Error(`Handler answered status ${result.status}, which its contract entry does not declare`);
   if (spec instanceof z.ZodType) {
     if (options.validate) {
-      const checked = spec.safeParse(result.body);
+      const checked = spec.safeParse(result.body instanceof SerializedJson ? result.body.toJSON() : result.body);
       if (!checked.success) throw new Error(`Response of status ${result.status} breaks its contract: ${z.prettifyError(checked.error)}`);
     }
     writeJson(ctx, result);

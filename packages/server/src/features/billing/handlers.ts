@@ -97,7 +97,8 @@ export function createBillingHandlers(deps: ServerDeps, responseCache: ResponseC
       // The cache sits inside the funded work: a hit is a successful call, charged its one credit.
       let cache: CacheStatus | undefined;
       const chat = async (chatBody: typeof body, chatRequest: typeof request) => {
-        const answer = await cachedChatCompletion(deps, responseCache, headers, chatBody, chatRequest);
+        // Parsed, not serialized: the funding step reads the completion (its model, its usage).
+        const answer = await cachedChatCompletion(deps, responseCache, headers, chatBody, chatRequest, { serialized: false });
         cache = answer.cache;
         return answer.body;
       };

@@ -49,19 +49,19 @@ export function createInferenceHandlers(
   const cache = sources.responseCache;
   return defineHandlers(inferenceContract, {
     async chat({ body, headers }, request) {
-      return cachedResult(await cachedChatCompletion(deps, cache, headers, body, request));
+      return cachedResult(await cachedChatCompletion(deps, cache, headers, body, request, { serialized: true }));
     },
     async embeddings({ body }, request) {
       const call = { operation: 'embeddings', resolved: deps.models.resolve('embeddings', body.model), body };
-      return cachedResult(await cache.through(request, call, () => runEmbeddings(deps, body, request)));
+      return cachedResult(await cache.through(request, call, () => runEmbeddings(deps, body, request), { serialized: true }));
     },
     async rerank({ body }, request) {
       const call = { operation: 'rerank', resolved: deps.models.resolve('rerank', body.model), body };
-      return cachedResult(await cache.through(request, call, () => runRerank(deps, body, request)));
+      return cachedResult(await cache.through(request, call, () => runRerank(deps, body, request), { serialized: true }));
     },
     async classify({ body }, request) {
       const call = { operation: 'classify', resolved: deps.models.resolve('classify', body.model), body };
-      return cachedResult(await cache.through(request, call, () => runClassify(deps, body, request)));
+      return cachedResult(await cache.through(request, call, () => runClassify(deps, body, request), { serialized: true }));
     },
     async summarize({ body }, request) {
       const answer = () => runSummarize(deps, body, request);

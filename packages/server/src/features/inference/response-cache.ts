@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { CACHE_OPT_IN_HEADER, CACHE_STATUS_HEADER, RESPONSE_CACHE_NAME, type Principal } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { canonicalJson } from '../../http/canonical-json.ts';
+import { SerializedJson } from '../../http/serialized-json.ts';
 import type { CacheStats, PurgeResult } from '../../observability/cache-registry.ts';
 import { principalKey } from '../identity/index.ts';
 import type { ResolvedModel } from '../models/index.ts';
@@ -62,7 +63,7 @@ export function cacheHeaders(status: CacheStatus | undefined): Record<string, st
 /**
  * The exact response cache (docs/inference.md, "Response cache"): answers of upstream models kept
  * in the database for every replica, keyed by principal, operation, model and canonical request.
- * A hit is the stored JSON text parsed back, which the route serialises to the same bytes. Hits
+ * A hit is the stored JSON text, sent as it is (see `through`). Hits
  * and misses are counted per process; entries and bytes are read from the database.
  */
 export class ResponseCache {
@@ -94,8 +95,18 @@ export class ResponseCache {
    * Answers a call from the cache, or runs it and stores its answer. A hit is reported to the
    * usage hook as `cache: 'hit'` with zero tokens (no engine ran). A failed read or write is
    * logged and the call goes on as if uncached: the cache is never why a call fails.
+   *
+   * With `serialized`, the answer (hit or miss) is a SerializedJson typed as the answer it holds:
+   * for a route that hands it straight to its response, which writes the text as it is, so a hit
+   * parses and serialises nothing. Without it (the credit route, whose funding step reads the
+   * completion), a hit is the stored text parsed back, which serialises to the same bytes.
    */
-  async through<T>(request: InvocationContext & { principal: Principal }, call: CacheableCall, compute: () => Promise<T>): Promise<CachedAnswer<T>> {
+  async through<T>(
+    request: InvocationContext & { principal: Principal },
+    call: CacheableCall,
+    compute: () => Promise<T>,
+    options: { serialized: boolean },
+  ): Promise<CachedAnswer<T>> {
     if (!this.applies(request.principal, call.resolved)) return { body: await compute() };
     const started = performance.now();
     const key = cacheKey(request.principal, call);
@@ -106,7 +117,7 @@ export class ResponseCache {
     if (stored !== undefined) {
       this.hits++;
       this.reportHit(request, call, started);
-      return { body: JSON.parse(stored) as T, cache: 'hit' };
+      return { body: options.serialized ? (new SerializedJson(stored) as unknown as T) : (JSON.parse(stored) as T), cache: 'hit' };
     }
     this.misses++;
     const body = await compute();
@@ -117,7 +128,8 @@ export class ResponseCache {
       const entry = { key, principal: principalKey(request.principal), operation: call.operation, model: call.resolved.model.id, body: text, bytes };
       await this.store.write(entry).catch((error: unknown) => request.log.warn({ err: error }, 'response cache write failed; the answer is sent unkept'));
     }
-    return { body, cache: 'miss' };
+    // Serialised once: what was stored is what is sent.
+    return { body: options.serialized ? (new SerializedJson(text) as unknown as T) : body, cache: 'miss' };
   }
 
   private reportHit(request: InvocationContext, call: CacheableCall, started: number): void {

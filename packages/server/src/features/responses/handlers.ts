@@ -13,7 +13,7 @@ export function createResponsesHandlers(deps: ResponsesDeps, responseCache: Resp
       const capability = body.model !== undefined && deps.models.model(body.model)?.capabilities.includes('responses') ? 'responses' : 'chat';
       const call = { operation: 'responses', resolved: deps.models.resolve(capability, body.model), body };
       // Not streamed (chatMayBeCached), so createResponse answers one response object.
-      const answer = await responseCache.through(request, call, () => createResponse(deps, body, request) as Promise<ResponseObject>);
+      const answer = await responseCache.through(request, call, () => createResponse(deps, body, request) as Promise<ResponseObject>, { serialized: true });
       return { status: 200, body: answer.body, headers: cacheHeaders(answer.cache) ?? {} };
     },
     async retrieve({ params }, request) {
