@@ -257,6 +257,22 @@ test('least in flight sends concurrent calls to the idler deployment; max_in_fli
   t.is(fakes.least1.requests.length + fakes.least2.requests.length, 4, 'the fifth call reached no deployment');
   for (const stream of streams) t.true((await stream.text()).includes('[DONE]'), 'the held streams end whole');
   await waitUntil('the slots are given back', async () => (await health('least')).every((item) => item.in_flight === 0));
+  // A client that leaves mid-stream gives its slot back too, and says nothing of the deployment's health.
+  const leaving = new AbortController();
+  const left = await postJson(
+    svc,
+    '/v1/chat/completions',
+    { model: 'least', messages: [{ role: 'user', content: 'bye' }], stream: true },
+    { signal: leaving.signal },
+  );
+  t.is(left.status, 200);
+  t.is(
+    (await health('least')).reduce((sum, item) => sum + item.in_flight, 0),
+    1,
+  );
+  leaving.abort();
+  await waitUntil('the slot of the client that left is given back', async () => (await health('least')).every((item) => item.in_flight === 0));
+  t.true((await health('least')).every((item) => item.failures === 0));
 });
 
 test('the health route is operator-only, and lists every deployment with its figures', async (t) => {

@@ -111,7 +111,11 @@ export function createDeploymentPool(
     );
   }
 
-  async function run<T>(options: EngineCallOptions, attempt: Attempt<T>, keepsSlot?: (value: T, settle: (failure?: unknown) => void) => T): Promise<T> {
+  async function run<T>(
+    options: EngineCallOptions,
+    attempt: Attempt<T>,
+    keepsSlot?: (value: T, settle: (failure?: unknown) => void, signal: AbortSignal) => T,
+  ): Promise<T> {
     const started = performance.now();
     let tried = 0;
     let lastFailure: EngineUnavailableError | undefined;
@@ -146,7 +150,7 @@ export function createDeploymentPool(
         if (!(error instanceof EngineUnavailableError)) throw error;
         options.log.warn(
           { model: model.id, upstream: deployment.upstream, code: error.code, err: error.message },
-          'deployment failed before answering; trying a sibling',
+          'deployment failed before answering; trying a sibling, if one is left',
         );
         lastFailure = error;
         continue;
@@ -157,11 +161,15 @@ export function createDeploymentPool(
         return value;
       }
       // A stream holds its slot until it ends; its outcome is known then.
-      return keepsSlot(value, (failure) => {
-        if (options.signal.aborted) deployment.health.released(admission);
-        else if (failure === undefined) recordOk(deployment, admission, seconds);
-        else recordFailure(deployment, admission, seconds, failure);
-      });
+      return keepsSlot(
+        value,
+        (failure) => {
+          if (options.signal.aborted) deployment.health.released(admission);
+          else if (failure === undefined) recordOk(deployment, admission, seconds);
+          else recordFailure(deployment, admission, seconds, failure);
+        },
+        options.signal,
+      );
     }
     throw lastFailure ?? noneAvailable(Date.now());
   }
@@ -217,16 +225,20 @@ export function createDeploymentPool(
 
 /**
  * A stream that calls `settle` once when it ends: with nothing when it ran to its end or the
- * reader stopped, with the failure when it broke. The chunks pass through untouched.
+ * reader stopped, with the failure when it broke, and at once when the client leaves (a reader
+ * that never started would otherwise hold the deployment's slot). The chunks pass through untouched.
  */
-function settledAtEnd<T>(stream: AsyncIterable<T>, settle: (failure?: unknown) => void): AsyncIterableIterator<T> {
+function settledAtEnd<T>(stream: AsyncIterable<T>, settle: (failure?: unknown) => void, signal: AbortSignal): AsyncIterableIterator<T> {
   const iterator = stream[Symbol.asyncIterator]();
   let open = true;
   const finish = (failure?: unknown) => {
     if (!open) return;
     open = false;
+    signal.removeEventListener('abort', onAbort);
     settle(failure);
   };
+  const onAbort = () => finish();
+  signal.addEventListener('abort', onAbort, { once: true });
   const onResult = (result: IteratorResult<T>) => {
     if (result.done) finish();
     return result;
