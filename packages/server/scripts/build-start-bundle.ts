@@ -31,7 +31,7 @@ const manifestFile = path.join(directory, START_BUNDLE_MANIFEST);
 const keptExternal = [
   ...['@electric-sql/pglite', '@electric-sql/pglite-socket', '@embedpdf/pdfium', 'mupdf', 'pdfjs-dist', 're2-wasm', 'piscina'],
   ...['pg-native', 'pg-hstore'],
-  ...['umzug', 'tar', 'mammoth', 'mathjs', 'stripe', '@google-cloud/storage', '@x402/evm', 'viem', '@opentelemetry/sdk-node'],
+  ...['umzug', 'tar', 'mammoth', 'mathjs', 'stripe', '@google-cloud/storage', '@x402/evm', 'viem', '@opentelemetry/api', '@opentelemetry/sdk-node'],
 ];
 const bundled = new RegExp(`^(?!(?:${keptExternal.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})(?:/|$))`);
 

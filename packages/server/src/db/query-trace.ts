@@ -1,6 +1,5 @@
-import { context, SpanKind, trace } from '@opentelemetry/api';
 import type { Sequelize } from 'sequelize';
-import { endSpanFailed, tracer, tracingOn } from '../observability/tracing.ts';
+import { endSpanFailed, otel, tracer, tracingOn } from '../observability/tracing.ts';
 
 /**
  * Words of a statement that may name it: SQL keywords and identifiers (a qualified name of two
@@ -32,11 +31,12 @@ export function querySummary(sql: unknown): string {
 export function traceQueries(sequelize: Sequelize): void {
   if (!tracingOn()) return;
   const query = sequelize.query.bind(sequelize) as (...args: unknown[]) => Promise<unknown>;
+  const { context, SpanKind, trace } = otel();
   const traced = async (...args: unknown[]): Promise<unknown> => {
     // Housekeeping and health checks outside any request would each be a trace of one query: noise.
     if (!trace.getActiveSpan()) return query(...args);
     const summary = querySummary(args[0]);
-    const span = tracer.startSpan(summary, {
+    const span = tracer().startSpan(summary, {
       kind: SpanKind.CLIENT,
       attributes: { 'db.system.name': 'postgresql', 'db.query.summary': summary, 'db.operation.name': summary.split(' ')[0]!.toUpperCase() },
     });

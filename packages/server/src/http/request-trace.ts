@@ -1,6 +1,6 @@
-import { context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import type { Context, Next } from 'koa';
-import { tracer } from '../observability/tracing.ts';
+import { otel, tracer } from '../observability/tracing.ts';
 import type { RequestState } from './request-state.ts';
 
 /**
@@ -12,9 +12,10 @@ import type { RequestState } from './request-state.ts';
  */
 export async function traceRequest(ctx: Context, next: Next): Promise<void> {
   const { req, res } = ctx;
+  const { context, propagation, ROOT_CONTEXT, SpanKind, trace } = otel();
   const method = req.method ?? 'GET';
   const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-  const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
+  const span = tracer().startSpan(method, { kind: SpanKind.SERVER, attributes: { 'http.request.method': method } }, parent);
   res.once('close', () => endRequestSpan(span, ctx, method));
   await context.with(trace.setSpan(parent, span), next);
 }
@@ -33,6 +34,6 @@ function endRequestSpan(span: Span, ctx: Context, method: string): void {
     ...(state ? { 'svc.request_id': state.requestId } : {}),
   });
   if (!ctx.res.writableFinished) span.setAttribute('svc.client_disconnected', true);
-  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  if (status >= 500) span.setStatus({ code: otel().SpanStatusCode.ERROR });
   span.end();
 }

@@ -1,6 +1,6 @@
-import { context, type Span, SpanKind, trace } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 import type { InferenceUsage } from '@svc/schemas';
-import { endSpanFailed, tracer, tracingOn } from '../observability/tracing.ts';
+import { endSpanFailed, otel, tracer, tracingOn } from '../observability/tracing.ts';
 import type { InferenceProvider, ModelEntry } from './provider.ts';
 
 /** The model a call is made to, as the model registry resolves it. */
@@ -26,9 +26,10 @@ const openCalls = new WeakMap<object, Span>();
 export function traceModelCall<T>(caller: object, operation: string, called: CalledModel, call: () => Promise<T>): Promise<T> {
   if (!tracingOn()) return call();
   const { model, provider } = called;
+  const { context, SpanKind, trace } = otel();
   // The protocol spoken names the provider: an OpenAI-compatible upstream speaks OpenAI's API.
   const providerName = provider.kind === 'openai-compatible' ? 'openai' : 'svc';
-  const span = tracer.startSpan(`${operation} ${model.engineModel}`, {
+  const span = tracer().startSpan(`${operation} ${model.engineModel}`, {
     kind: SpanKind.CLIENT,
     attributes: {
       'gen_ai.operation.name': operation,
