@@ -6,6 +6,7 @@
  * then the same batches again (each a hit: one read of the entry). Every answer's `x-svc-cache`
  * is checked, so a round that did not hit or miss as planned fails rather than measures.
  */
+import { randomUUID } from 'node:crypto';
 import { startFakeOpenAiUpstream } from '@svc/testing/fake-openai-upstream';
 
 export interface CacheRound {
@@ -39,9 +40,11 @@ export async function measureResponseCache(
 ): Promise<CacheRound[]> {
   const upstream = await startFakeOpenAiUpstream();
   const server = await startServer({ SVC_UPSTREAM_BASE_URL: upstream.baseUrl, SVC_UPSTREAM_MODELS: 'embed-a=embeddings' });
+  // A run's own texts, so a database kept from an earlier run (PostgreSQL) holds none of them.
+  const run = randomUUID().slice(0, 8);
   const batchesOf = (round: number) =>
     Array.from({ length: options.requests }, (_, request) =>
-      Array.from({ length: options.batch }, (_, index) => `${round}.${request} ${texts[(request * options.batch + index) % texts.length]}`),
+      Array.from({ length: options.batch }, (_, index) => `${run}.${round}.${request} ${texts[(request * options.batch + index) % texts.length]}`),
     );
   try {
     const warm = batchesOf(-1).slice(0, 20);

@@ -6,9 +6,10 @@
  * average is printed with the figures, since the machine may be shared.
  *
  * Then the response cache: requests per second of hits against misses through a loopback
- * upstream (bench/embeddings-cache.ts); the target is hits at least 5x a miss.
+ * upstream (bench/embeddings-cache.ts), on the embedded database or, with --cache-database-url,
+ * on PostgreSQL; the target is hits at least 5x a miss.
  *
- * Run: pnpm bench:embeddings [-- --texts 20000 --batch 256 --rounds 3 --cache-requests 200 --cache-batch 32]
+ * Run: pnpm bench:embeddings [-- --texts 20000 --batch 256 --rounds 3 --cache-requests 200 --cache-batch 32 --cache-database-url postgres://...]
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     'cache-requests': { type: 'string', default: '200' },
     'cache-batch': { type: 'string', default: '32' },
+    'cache-database-url': { type: 'string', default: '' },
   },
 });
 const textCount = Number(values.texts);
@@ -117,7 +119,8 @@ const cacheDataDir = await mkdtemp(path.join(tmpdir(), 'svc-bench-embeddings-cac
 const cacheOptions = { requests: Number(values['cache-requests']), batch: Number(values['cache-batch']), rounds };
 let cache: Awaited<ReturnType<typeof measureResponseCache>>;
 try {
-  cache = await measureResponseCache((env) => startServer(cacheDataDir, env), OPERATOR_TOKEN, texts, cacheOptions);
+  const cacheDatabaseUrl = values['cache-database-url'];
+  cache = await measureResponseCache((env) => startServer(cacheDataDir, { ...env, DATABASE_URL: cacheDatabaseUrl }), OPERATOR_TOKEN, texts, cacheOptions);
 } finally {
   await rm(cacheDataDir, { recursive: true, force: true });
 }
@@ -131,7 +134,7 @@ process.stdout.write(
     `  baseline loop (lower-case + split): ${rate(median(baseline))}`,
     `  in process (embedText):            ${rate(median(inProcess))}  = ${(median(inProcess) / median(baseline)).toFixed(3)} x baseline`,
     `  HTTP (batches of ${batchSize}, base64):     ${rate(median(http))}  = ${(median(http) / median(inProcess)).toFixed(3)} x in process`,
-    `  response cache, ${cacheOptions.requests} requests of ${cacheOptions.batch} texts, one at a time, loopback upstream:`,
+    `  response cache, ${cacheOptions.requests} requests of ${cacheOptions.batch} texts, one at a time, loopback upstream, ${values['cache-database-url'] ? 'PostgreSQL' : 'embedded database'}:`,
     `    misses (upstream call + store): ${median(cache.map((round) => round.missesPerSecond)).toFixed(0)} requests/s`,
     `    hits (one read):                ${median(cache.map((round) => round.hitsPerSecond)).toFixed(0)} requests/s  = ${median(hitRatios).toFixed(2)} x a miss (target >= 5x)`,
     `  load average before: ${load(loadBefore)}, after: ${load(loadavg())} (${cpus().length} CPUs)`,
@@ -161,6 +164,6 @@ reportFigures('embeddings', [
     unit: 'requests/s',
     ratio: median(hitRatios),
     target: { on: 'ratio', op: '>=', value: 5 },
-    note: 'baseline: the same requests the first time (upstream call and the write of the entry), one at a time, embedded database',
+    note: `baseline: the same requests the first time (upstream call and the write of the entry), one at a time, ${values['cache-database-url'] ? 'PostgreSQL' : 'embedded database'}`,
   },
 ]);
