@@ -105,3 +105,14 @@ test('the byte and entry-size caps at their edges, from the measured size of one
     { entries: 0, misses: 2 },
   );
 });
+
+test('SVC_RESPONSE_CACHE=false: nothing is looked up or stored, every call goes upstream, and the report still answers', async (t) => {
+  const harness = await serverWith({ SVC_RESPONSE_CACHE: 'false' });
+  t.is((await embed(harness, 'off')).cache, null);
+  t.is((await embed(harness, 'off')).cache, null);
+  t.is(harness.fake.requests.filter((request) => request.path === '/v1/embeddings').length, 2);
+  t.like(
+    (await harness.svc.operator.models.cache()).caches.find((cache) => cache.name === 'response-cache'),
+    { entries: 0, hits: 0, misses: 0, hit_rate: null },
+  );
+});
