@@ -1,4 +1,5 @@
 import test from 'ava';
+import OpenAI from 'openai';
 import { QueryTypes } from 'sequelize';
 import { CACHE_OPT_IN_HEADER, CACHE_STATUS_HEADER, RESPONSE_CACHE_NAME, type CacheResponse } from '@svc/schemas';
 import { createKey, signInAgent } from '@svc/testing/identity';
@@ -198,4 +199,14 @@ test.serial('the operator purges the cache, all of it or one model; other princi
   t.true(all.purged_bytes > 0);
   t.is((await responseCacheReport()).entries, 0);
   t.is((await post('/v1/rerank', rerank)).headers.get(CACHE_STATUS_HEADER), 'miss');
+});
+
+test.serial('the openai client, unchanged, gets the cached answer: the same embeddings, x-svc-cache on the response', async (t) => {
+  const openai = new OpenAI({ baseURL: `${harness.svc.baseUrl}/v1`, apiKey: harness.svc.operatorToken, maxRetries: 0 });
+  const input = ['through the openai client'];
+  const first = await openai.embeddings.create({ model: 'team-embed', input }).withResponse();
+  const second = await openai.embeddings.create({ model: 'team-embed', input }).withResponse();
+  t.deepEqual([first.response.headers.get(CACHE_STATUS_HEADER), second.response.headers.get(CACHE_STATUS_HEADER)], ['miss', 'hit']);
+  t.deepEqual(second.data, first.data);
+  t.is(upstreamCalls('input', input), 1);
 });
