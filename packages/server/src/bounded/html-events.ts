@@ -3,7 +3,7 @@ import { runInSlices, runToEnd, type Steps } from './work-in-slices.ts';
 
 /** What a reader of HTML hears: the events htmlparser2's Parser emits, with the same implied closes. */
 export interface HtmlHandler {
-  onopentag?(name: string, attributes: Record<string, string>): void;
+  onopentag?(name: string, attributes: Readonly<Record<string, string>>): void;
   ontext?(text: string): void;
   onclosetag?(name: string): void;
 }
@@ -86,6 +86,9 @@ const voidElements = new Set([
 ]);
 const foreignElements = new Set(['math', 'svg']);
 const integrationElements = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml', 'foreignobject', 'desc', 'title']);
+/** What a tag without attributes hands its handler: one frozen object for all of them. */
+const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
+
 /** A tag with a million attributes would otherwise build a million-key object nobody reads. */
 const MAX_ATTRIBUTES = 64;
 const MAX_INTERNED_NAMES = 1024;
@@ -96,10 +99,15 @@ export class HtmlEventStream {
   private readonly open: string[] = [];
   private readonly openCount = new Map<string, number>();
   private readonly names = new Map<string, string>();
+  /** The latest tag name as written, what it was read as, and in which context (`image` differs in svg). */
+  private lastTagName: { raw: string; name: string; foreign: boolean } | undefined;
   /** True where a foreign (svg, math) context starts, false where an integration point ends one. */
   private readonly foreign: boolean[] = [false];
   private tagname = '';
-  private attributes: Record<string, string> | null = null;
+  /** Inside an open tag (between its name and its `>`): its attributes are being read. */
+  private inOpenTag = false;
+  /** Made at the tag's first attribute: most tags have none, and 200,000 `<div>`s need no 200,000 objects. */
+  private attributes: Record<string, string> | undefined;
   private attributeCount = 0;
   private attributeName = '';
   private attributeValue = '';
@@ -151,14 +159,16 @@ export class HtmlEventStream {
       if (foreignElements.has(name)) this.foreign.push(true);
       else if (integrationElements.has(name)) this.foreign.push(false);
     }
-    this.attributes = {};
+    this.inOpenTag = true;
+    this.attributes = undefined;
     this.attributeCount = 0;
   }
 
   private endOpenTag(): void {
-    if (this.attributes) {
-      this.handler.onopentag?.(this.tagname, this.attributes);
-      this.attributes = null;
+    if (this.inOpenTag) {
+      this.handler.onopentag?.(this.tagname, this.attributes ?? NO_ATTRIBUTES);
+      this.inOpenTag = false;
+      this.attributes = undefined;
     }
     if (voidElements.has(this.tagname)) this.handler.onclosetag?.(this.tagname);
     this.tagname = '';
@@ -174,8 +184,16 @@ export class HtmlEventStream {
   }
 
   private readTagName(start: number, end: number): string {
-    const name = this.html.slice(start, end).toLowerCase();
-    return name === 'image' && !this.inForeignContext ? 'img' : this.interned(name);
+    // The same name as the tag before (200,000 `<div>`s, or a table's `<td>`s) is read without a
+    // slice: comparing in place allocates nothing.
+    const last = this.lastTagName;
+    if (last !== undefined && end - start === last.raw.length && this.html.startsWith(last.raw, start) && last.foreign === this.inForeignContext)
+      return last.name;
+    const raw = this.html.slice(start, end);
+    const lower = raw.toLowerCase();
+    const name = lower === 'image' && !this.inForeignContext ? 'img' : this.interned(lower);
+    this.lastTagName = { raw, name, foreign: this.inForeignContext };
+    return name;
   }
 
   /**
@@ -232,8 +250,8 @@ export class HtmlEventStream {
         this.attributeValue += String.fromCodePoint(codepoint);
       },
       onattribend: () => {
-        if (this.attributes && this.attributeCount < MAX_ATTRIBUTES && !Object.hasOwn(this.attributes, this.attributeName)) {
-          this.attributes[this.attributeName] = this.attributeValue;
+        if (this.inOpenTag && this.attributeCount < MAX_ATTRIBUTES && !(this.attributes && Object.hasOwn(this.attributes, this.attributeName))) {
+          (this.attributes ??= {})[this.attributeName] = this.attributeValue;
           this.attributeCount += 1;
         }
         this.attributeValue = '';
