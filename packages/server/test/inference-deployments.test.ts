@@ -17,12 +17,37 @@ import { postJson, sseData } from './helpers/inference-upstream-setup.ts';
  */
 
 const COOLDOWN_MS = 2_000;
-const names = ['a', 'b', 'c', 'cool1', 'cool2', 'lim1', 'lim2', 'solo', 'retry1', 'retry2', 'mid1', 'mid2', 'least1', 'least2', 'paid1', 'paid2'] as const;
+const names = [
+  'a',
+  'b',
+  'c',
+  'cool1',
+  'cool2',
+  'lim1',
+  'lim2',
+  'solo',
+  'retry1',
+  'retry2',
+  'mid1',
+  'mid2',
+  'least1',
+  'least2',
+  'paid1',
+  'paid2',
+  'rep1',
+  'rep2',
+] as const;
 type Name = (typeof names)[number];
 
 let database: TestDatabase;
 let svc: TestServer;
 let openai: OpenAI;
+/**
+ * A second replica with the same models file: its own view of every deployment's health. Its own
+ * database too (the embedded one belongs to one process), which changes nothing here: health is
+ * never in the database.
+ */
+let replica: TestServer;
 const fakes = {} as Record<Name, FakeUpstream>;
 
 const deployment = (upstream: Name, extra: Record<string, unknown> = {}) => ({ upstream, ...extra });
@@ -52,6 +77,7 @@ test.before(async () => {
           deployments: [deployment('retry1', { weight: 1000 }), deployment('retry2')],
         },
         { id: 'midstream', upstream_model: 'midstream-error-x', capabilities: ['chat'], deployments: [deployment('mid1'), deployment('mid2')] },
+        { id: 'replicated', upstream_model: 'answer-replicated', capabilities: ['chat'], deployments: [deployment('rep1'), deployment('rep2')] },
         { id: 'paid', upstream_model: 'answer-paid', capabilities: ['chat'], deployments: [deployment('paid1', { weight: 1000 }), deployment('paid2')] },
         {
           id: 'least',
@@ -73,9 +99,13 @@ test.before(async () => {
     },
   });
   openai = new OpenAI({ baseURL: `${svc.baseUrl}/v1`, apiKey: svc.operatorToken, maxRetries: 0 });
+  replica = await startTestServer({
+    env: { SVC_MODELS_FILE: file, SVC_UPSTREAM_COOLDOWN_FAILURES: '3', SVC_UPSTREAM_COOLDOWN_MS: String(COOLDOWN_MS), SVC_UPSTREAM_RETRY_BACKOFF_MS: '20' },
+  });
 });
 
 test.after.always(async () => {
+  await replica?.close();
   await svc?.close();
   await database?.drop();
   await Promise.all(Object.values(fakes).map((fake) => fake.close()));
@@ -317,4 +347,27 @@ test('a paid call (credits) retried on a sibling is charged once, with one usage
   t.is(usage.data.length, 1);
   t.like(usage.data[0], { credits: 1, model: 'paid', idempotency_key: 'paid-once' });
   fakes.paid1.setOutage(undefined);
+});
+
+test('health is per replica: another replica still tries a deployment the first one cools, spends at most 3 attempts on it, and its callers all succeed', async (t) => {
+  fakes.rep2.setOutage({ status: 502 });
+  await waitUntil('the first replica cooled rep2', async () => {
+    await chat('replicated');
+    return fakes.rep2.requests.length >= 3;
+  });
+  const first = (await svc.operator.upstreams.health()).data.find((item) => item.upstream === 'rep2')!;
+  t.is(first.state, 'cooling_down');
+  const second = (await replica.operator.upstreams.health()).data.find((item) => item.upstream === 'rep2')!;
+  t.like(second, { state: 'healthy', calls: 0 }, "the other replica has not heard of it: the state is each process's own");
+
+  const replicaChat = new OpenAI({ baseURL: `${replica.baseUrl}/v1`, apiKey: replica.operatorToken, maxRetries: 0 });
+  const before = fakes.rep2.requests.length;
+  for (let call = 0; call < 30; call++) {
+    const completion = await replicaChat.chat.completions.create({ model: 'replicated', messages: [{ role: 'user', content: 'hi' }] });
+    t.is(completion.choices[0]!.message.content, FAKE_ANSWER, 'every caller of the second replica gets an answer');
+  }
+  const spent = fakes.rep2.requests.length - before;
+  t.true(spent <= 3, `the second replica spent ${spent} attempts (at most SVC_UPSTREAM_COOLDOWN_FAILURES) before cooling it too`);
+  t.log(`second replica: ${spent} attempts on the failing deployment, each retried on its sibling`);
+  fakes.rep2.setOutage(undefined);
 });
