@@ -37,7 +37,7 @@ async function startSvc(env: Record<string, string>): Promise<ServerProcess> {
     SVC_OPERATOR_TOKEN: TOKEN,
     SVC_UPSTREAM_BASE_URL: fake.baseUrl,
     SVC_UPSTREAM_API_KEY: UPSTREAM_KEY,
-    SVC_UPSTREAM_MODELS: 'answer-a',
+    SVC_UPSTREAM_MODELS: 'answer-a,broken-a',
     ...env,
   });
 }
@@ -86,6 +86,14 @@ test.serial('with an OTLP endpoint, a chat call and a PDF parse reach the collec
   );
   let streamUsage: OpenAI.CompletionUsage | undefined;
   for await (const chunk of stream) streamUsage = chunk.usage ?? streamUsage;
+  // An upstream that fails: the GenAI span and the request span end as errors, naming the stable code.
+  const failedTrace = hex(16);
+  const failed = await fetch(`${server.baseUrl}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', traceparent: `00-${failedTrace}-${hex(8)}-01` },
+    body: JSON.stringify({ model: 'broken-a', messages: [{ role: 'user', content: 'Say hello.' }] }),
+  });
+  const failure = (await failed.json()) as { code: string };
   t.is(collector.spans.length, 0, 'the batch is sent when the server stops, not before');
   await server.stop();
 
@@ -119,6 +127,15 @@ test.serial('with an OTLP endpoint, a chat call and a PDF parse reach the collec
 
   const streamed = inTrace(streamTrace).find((span) => span.attributes['gen_ai.operation.name'] === 'chat')!;
   t.like(streamed.attributes, { 'gen_ai.usage.input_tokens': streamUsage!.prompt_tokens, 'gen_ai.usage.output_tokens': streamUsage!.completion_tokens });
+
+  const failedSpans = inTrace(failedTrace);
+  const failedCall = failedSpans.find((span) => span.name === 'chat broken-a')!;
+  t.truthy(failedCall, JSON.stringify({ status: failed.status, failure, spans: failedSpans.map((span) => [span.name, span.attributes]) }));
+  t.is(failedCall.statusCode, 2);
+  t.is(failedCall.attributes['error.type'], failure.code);
+  const failedRequest = failedSpans.find((span) => span.kind === SERVER)!;
+  t.is(failedRequest.attributes['http.response.status_code'], failed.status);
+  t.is(failedRequest.statusCode, failed.status >= 500 ? 2 : 0);
 
   const pdfSpans = inTrace(pdfTrace);
   const pdfRequest = pdfSpans.find((span) => span.kind === SERVER)!;
