@@ -22,9 +22,9 @@ test.after.always(async () => {
 
 const REDIRECT = 'http://127.0.0.1:53682/callback';
 
-async function form(path: string, fields: Record<string, string | undefined>, headers: Record<string, string> = {}) {
+async function form(path: string, fields: Record<string, string | string[] | undefined>, headers: Record<string, string> = {}) {
   const body = new URLSearchParams();
-  for (const [name, value] of Object.entries(fields)) if (value !== undefined) body.set(name, value);
+  for (const [name, value] of Object.entries(fields)) for (const one of value === undefined ? [] : [value].flat()) body.append(name, one);
   const response = await fetch(`${svc.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
   return { status: response.status, body: (await response.json()) as Record<string, string> };
 }
@@ -38,32 +38,29 @@ async function publicClient(): Promise<string> {
   return ((await response.json()) as { client_id: string }).client_id;
 }
 
-/** Runs the auto-approving authorize endpoint; answers the callback URL's parameters. */
-async function authorize(clientId: string, challenge: string, resource?: string): Promise<URLSearchParams> {
+function authorizeUrl(clientId: string, challenge: string, resource?: string | string[]): URL {
   const url = new URL(`${svc.baseUrl}/oauth/authorize`);
-  const fields = {
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    response_type: 'code',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    state: 's',
-    resource,
-  };
-  for (const [name, value] of Object.entries(fields)) if (value !== undefined) url.searchParams.set(name, value);
-  const response = await fetch(url, { redirect: 'manual' });
+  const fields = { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 's' };
+  for (const [name, value] of Object.entries(fields)) url.searchParams.set(name, value);
+  for (const value of resource === undefined ? [] : [resource].flat()) url.searchParams.append('resource', value);
+  return url;
+}
+
+/** Runs the auto-approving authorize endpoint; answers the callback URL's parameters. */
+async function authorize(clientId: string, challenge: string, resource?: string | string[]): Promise<URLSearchParams> {
+  const response = await fetch(authorizeUrl(clientId, challenge, resource), { redirect: 'manual' });
   if (response.status !== 302) throw new Error(`authorize answered ${response.status}: ${await response.text()}`);
   return new URL(response.headers.get('location')!).searchParams;
 }
 
-async function codeFor(resource?: string) {
+async function codeFor(resource?: string | string[]) {
   const clientId = await publicClient();
   const verifier = oauth.generateRandomCodeVerifier();
   const callback = await authorize(clientId, await oauth.calculatePKCECodeChallenge(verifier), resource);
   return { clientId, verifier, code: callback.get('code')! };
 }
 
-const exchange = (grant: { clientId: string; verifier: string; code: string }, resource?: string) =>
+const exchange = (grant: { clientId: string; verifier: string; code: string }, resource?: string | string[]) =>
   form('/oauth/token', {
     grant_type: 'authorization_code',
     client_id: grant.clientId,
@@ -120,6 +117,43 @@ test('a resource svc does not serve is invalid_target: at authorize (by redirect
   t.is(refused.status, 400);
   t.is(refused.body.error, 'invalid_target');
   t.true(refused.body.error_description!.includes(resources.mcp), 'the answer names the resources svc serves');
+});
+
+test('one resource per token: different repeated values are invalid_target, the same value repeated (up to 10) binds it, 11 are 422', async (t) => {
+  const clientId = await publicClient();
+  const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier());
+  const two = await authorize(clientId, challenge, [resources.mcp, resources.apiMcp]);
+  t.is(two.get('error'), 'invalid_target');
+  t.regex(two.get('error_description')!, /bound to one resource/);
+
+  const tenSame = await exchange(await codeFor(Array(10).fill(resources.mcp)), Array(10).fill(resources.mcp));
+  t.is(tenSame.status, 200, JSON.stringify(tenSame.body));
+  t.is((await whoami(tenSame.body.access_token!)).resource, resources.mcp);
+
+  const eleven = await fetch(authorizeUrl(clientId, challenge, Array(11).fill(resources.mcp)), { redirect: 'manual' });
+  t.is(eleven.status, 422);
+  t.regex(await eleven.text(), /query\.resource/);
+  const elevenAtToken = await exchange(await codeFor(), Array(11).fill(resources.mcp));
+  t.is(elevenAtToken.status, 422, 'a wrongly shaped field is 422, as everywhere');
+  t.is(elevenAtToken.body.code, 'validation_failed');
+  t.regex(JSON.stringify(elevenAtToken.body), /body\.resource/);
+
+  const mixedAtToken = await exchange(await codeFor(), [resources.mcp, resources.base]);
+  t.is(mixedAtToken.status, 400);
+  t.is(mixedAtToken.body.error, 'invalid_target');
+});
+
+test('any other parameter repeated at the token endpoint is refused (RFC 6749 3.2), not silently read as its last value', async (t) => {
+  const grant = await codeFor();
+  const repeated = await form('/oauth/token', {
+    grant_type: ['authorization_code', 'authorization_code'],
+    client_id: grant.clientId,
+    code: grant.code,
+    code_verifier: grant.verifier,
+  });
+  t.is(repeated.status, 422);
+  t.regex(JSON.stringify(repeated.body), /body\.grant_type/);
+  t.is((await exchange(grant)).status, 200, 'the refused request spent nothing');
 });
 
 test("the base URL binds with or without its trailing slash, in svc's spelling", async (t) => {

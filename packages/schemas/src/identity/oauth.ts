@@ -33,7 +33,10 @@ export const clientMetadataDocumentLimits = { maxBytes: 5120, timeoutMs: 3000, m
 const resourceDescription =
   "RFC 8707 resource indicator: the URL the token will be used at. Accepted: the base URL (svc's REST API), `{base}/mcp` or `{api}/api/mcp`; " +
   'anything else is `invalid_target`. The issued access token is bound to it (its audience), refresh tokens carry it, and `/mcp` refuses a token bound elsewhere. ' +
-  'Omitted: the token is bound to no resource and is accepted everywhere, as before resource indicators existed. One value per request.';
+  'Omitted: the token is bound to no resource and is accepted everywhere, as before resource indicators existed. ' +
+  'A token is bound to one resource: the parameter repeated with different values is `invalid_target` (repeating the same value is accepted).';
+/** RFC 8707 lets `resource` repeat; up to 10 values are read, so the refusal can say why. */
+const ResourceParameter = z.union([z.string().max(2048), z.array(z.string().max(2048)).min(1).max(10)]);
 
 /**
  * An OAuth error as the RFCs write it: `error` is the machine code (RFC 6749 5.2), unlike the
@@ -95,7 +98,7 @@ export const OAuthAuthorizeQuery = z
     state: z.string().optional(),
     code_challenge: z.string().optional(),
     code_challenge_method: z.string().optional(),
-    resource: z.string().optional().describe(resourceDescription),
+    resource: ResourceParameter.optional().describe(resourceDescription),
   })
   .meta({ id: 'OAuthAuthorizeQuery' });
 
@@ -110,12 +113,9 @@ export const OAuthTokenRequest = z
     client_secret: z.string().optional(),
     refresh_token: z.string().optional(),
     scope: z.string().optional(),
-    resource: z
-      .string()
-      .optional()
-      .describe(
-        `${resourceDescription} With authorization_code and refresh_token it may only repeat the resource the authorization was bound to (or bind an unbound one); another is \`invalid_target\`.`,
-      ),
+    resource: ResourceParameter.optional().describe(
+      `${resourceDescription} With authorization_code and refresh_token it may only repeat the resource the authorization was bound to (or bind an unbound one); another is \`invalid_target\`.`,
+    ),
   })
   .meta({ id: 'OAuthTokenRequest' });
 export type OAuthTokenRequest = z.input<typeof OAuthTokenRequest>;

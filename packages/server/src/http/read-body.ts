@@ -99,11 +99,27 @@ function readBytesWithin(request: IncomingMessage, plan: BodyPlan, timeoutMs: nu
   });
 }
 
+/**
+ * A form as an object, a repeated field as the array of its values in order: RFC 6749 forbids
+ * repeating a parameter (so the route's schema refuses the array), while RFC 8707 lets `resource`
+ * repeat; keeping only the last value, as `Object.fromEntries` would, hides both.
+ */
+function formFields(text: string): Record<string, string | string[]> {
+  const fields: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    const earlier = fields[name];
+    if (earlier === undefined) fields[name] = value;
+    else if (Array.isArray(earlier)) earlier.push(value);
+    else fields[name] = [earlier, value];
+  }
+  return fields;
+}
+
 /** Decodes the bytes as the plan's encoding: parsed JSON, a form as an object, or the bytes. */
 function decodeBody(plan: BodyPlan, raw: Buffer | string, scan: JsonBodyScan | undefined): unknown {
   if (typeof raw !== 'string') return raw;
   const textBody = raw;
-  if (plan.encoding === 'form' || !scan) return Object.fromEntries(new URLSearchParams(textBody));
+  if (plan.encoding === 'form' || !scan) return formFields(textBody);
   // Depth is refused before parsing, NUL and lone surrogates after: what no route may store.
   const { mayHoldUnstorable } = scan.finish();
   let value: unknown;

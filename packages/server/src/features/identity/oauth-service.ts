@@ -24,7 +24,7 @@ export interface AuthorizeRequest {
   state?: string;
   code_challenge?: string;
   code_challenge_method?: string;
-  resource?: string;
+  resource?: string | string[];
 }
 
 /** Where an authorization answer goes: a redirect when the URI is trusted, else a direct 400. */
@@ -50,7 +50,7 @@ export interface TokenRequest {
   client_secret?: string;
   refresh_token?: string;
   scope?: string;
-  resource?: string;
+  resource?: string | string[];
 }
 
 /**
@@ -90,8 +90,15 @@ export class OAuthService {
    * authorization already carries. A request may repeat that one or bind an unbound grant, never
    * switch it (a token for one resource must not be turned into a token for another).
    */
-  #boundResource(requested: string | undefined, granted: string | undefined): string | undefined {
-    if (requested === undefined) return granted;
+  #boundResource(asked: string | string[] | undefined, granted: string | undefined): string | undefined {
+    if (asked === undefined) return granted;
+    const distinct = [...new Set(typeof asked === 'string' ? [asked] : asked)];
+    if (distinct.length > 1)
+      throw new OAuthFailure(
+        'invalid_target',
+        `A token is bound to one resource; ask for one of ${distinct.map((value) => JSON.stringify(value.slice(0, 200))).join(', ')}.`,
+      );
+    const requested = distinct[0]!;
     const resource = matchResource(requested, this.#publicUrls());
     if (resource === undefined) {
       throw new OAuthFailure(
