@@ -72,37 +72,32 @@ export function parseAuthorizationRedirect(location: string): AuthorizationResul
 }
 
 /** OAuth helpers over the contract-derived `oauth` methods. */
+/** The authorization request's query: a code with PKCE (S256), as both ways of starting one send it. */
+function authorizeQuery({ clientId, redirectUri, codeChallenge, state, scope }: Parameters<OAuthHelpers['authorizeUrl']>[0]) {
+  return {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: codeChallenge,
+    code_challenge_method: 'S256',
+    state,
+    scope,
+  } as const;
+}
+
 export function createOAuthHelpers(methods: ClientOf<Contract>['oauth'], baseUrl: string): OAuthHelpers {
   const token = (body: Record<string, string | undefined>): Promise<OAuthTokenResponse> => methods.token({ body }, { retry: 0 });
   const helpers: OAuthHelpers = {
     createPkce: createPkcePair,
     pkceChallenge,
-    authorizeUrl({ clientId, redirectUri, codeChallenge, state, scope }) {
+    authorizeUrl(request) {
       const url = new URL(`${baseUrl}${pathFor(oauthContract.authorize)}`);
-      const params = {
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: redirectUri,
-        code_challenge: codeChallenge,
-        code_challenge_method: 'S256',
-        state,
-        scope,
-      };
-      for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.set(name, value);
+      for (const [name, value] of Object.entries(authorizeQuery(request))) if (value !== undefined) url.searchParams.set(name, value);
       return url.toString();
     },
-    async authorizeDirect({ clientId, redirectUri, codeChallenge, state, scope }) {
-      const { location } = await methods.authorize({
-        query: {
-          response_type: 'code',
-          client_id: clientId,
-          redirect_uri: redirectUri,
-          code_challenge: codeChallenge,
-          code_challenge_method: 'S256',
-          state,
-          scope,
-        },
-      });
+    async authorizeDirect(request) {
+      const { state } = request;
+      const { location } = await methods.authorize({ query: authorizeQuery(request) });
       const result = parseAuthorizationRedirect(location);
       if (state !== undefined && result.state !== state) throw new OAuthFlowError('invalid_state', 'the state in the redirect differs from the one sent');
       if (result.iss !== undefined && result.iss !== baseUrl)
