@@ -210,3 +210,14 @@ test.serial('the openai client, unchanged, gets the cached answer: the same embe
   t.deepEqual(second.data, first.data);
   t.is(upstreamCalls('input', input), 1);
 });
+
+test.serial('any field that changes the answer changes the key: another encoding or size is a miss of its own', async (t) => {
+  const input = ['the key covers every field'];
+  const statusOf = async (extra: Record<string, unknown>) =>
+    (await post('/v1/embeddings', { model: 'team-embed', input, ...extra })).headers.get(CACHE_STATUS_HEADER);
+  t.is(await statusOf({ encoding_format: 'float' }), 'miss');
+  t.is(await statusOf({ encoding_format: 'base64' }), 'miss', 'base64 answers other bytes');
+  t.is(await statusOf({ dimensions: 2 }), 'miss');
+  t.deepEqual([await statusOf({}), await statusOf({ encoding_format: 'base64' }), await statusOf({ dimensions: 2 })], ['hit', 'hit', 'hit']);
+  t.is(upstreamCalls('input', input), 3);
+});
