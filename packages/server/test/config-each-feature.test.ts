@@ -21,6 +21,7 @@ const wrongValueOf = {
   inference: { variable: 'SVC_SSE_KEEPALIVE_MS', value: '9', says: 'expected milliseconds from 10 to 600000' },
   jobs: { variable: 'SVC_JOBS_WORKERS', value: 'two', says: 'expected a worker count from 0 to 64' },
   responses: { variable: 'SVC_RESPONSES_RETENTION_DAYS', value: '0', says: 'expected days from 1 to 3650' },
+  limits: { variable: 'SVC_LIMITS_AGENT', value: 'requests_per_minute=0', says: 'requests_per_minute must be at least 1' },
   responseCache: { variable: 'SVC_RESPONSE_CACHE_TTL_SECONDS', value: '0', says: 'expected seconds from 1 to 2592000' },
 };
 

@@ -20,10 +20,11 @@ test.after.always(async () => {
 
 const routes = walkContract(contract);
 
-function call(route: RouteDefinition, bearer: string, params: Record<string, string> = {}): Promise<Response> {
+function call(route: RouteDefinition, bearer: string, params: Record<string, string> = {}, body?: unknown): Promise<Response> {
   const filled = Object.fromEntries([...route.path.matchAll(/[:*]([A-Za-z0-9_]+)/g)].map((match) => [match[1]!, params[match[1]!] ?? 'svc-walk-probe']));
   const root = route.surface === 'api' ? svc.apiUrl : svc.baseUrl;
-  return fetch(`${root}${fillPath(route.path, filled)}`, { method: route.method, headers: { authorization: `Bearer ${bearer}` }, redirect: 'manual' });
+  const json = body === undefined ? {} : { body: JSON.stringify(body), headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' } };
+  return fetch(`${root}${fillPath(route.path, filled)}`, { method: route.method, headers: { authorization: `Bearer ${bearer}` }, redirect: 'manual', ...json });
 }
 
 const servesAgents = (route: RouteDefinition) =>
@@ -85,11 +86,13 @@ test('every bearer-only route refuses a developer key, even one with every scope
  * NOT_OWNER_SCOPED; the guard test below fails with instructions when a new one is not.
  */
 /** `ownerStatus`: what the owner's call answers when not a success (the resource was found, the action not allowed in its state). */
-type Maker = (svc: TestServer) => Promise<{ owner: string; params: Record<string, string>; ownerStatus?: number }>;
+type Maker = (svc: TestServer) => Promise<{ owner: string; params: Record<string, string>; ownerStatus?: number; body?: unknown }>;
 const OWNED_RESOURCES: Record<string, Maker> = {
   'credentials.rotate': makeCredential,
   'credentials.revoke': makeCredential,
   'credentials.receipts': makeCredential,
+  'credentials.update': async (server) => ({ ...(await makeCredential(server)), body: { limits: { requests_per_minute: 5 } } }),
+  'credentials.usage': makeCredential,
   'requests.receipt': makeCatalogRequest,
   'jobs.get': makeFinishedJob,
   'jobs.result': makeFinishedJob,
@@ -148,12 +151,12 @@ test('every owner-scoped resource answers 404 to another principal, and the owne
       t.fail(`${id} is listed in OWNED_RESOURCES but is not in the contract`);
       continue;
     }
-    const { owner, params, ownerStatus } = await make(svc);
+    const { owner, params, ownerStatus, body } = await make(svc);
     // The other principal presents whatever credential the route takes.
     const bearer = entry.route.auth.kind === 'bearer' ? other.accessToken : otherKey;
-    const response = await call(entry.route, bearer, params);
+    const response = await call(entry.route, bearer, params, body);
     t.is(response.status, 404, `${id} as another principal`);
-    const mine = await call(entry.route, owner, params);
+    const mine = await call(entry.route, owner, params, body);
     if (ownerStatus === undefined) t.true(mine.status < 400, `${id} as its owner answered ${mine.status}`);
     else t.is(mine.status, ownerStatus, `${id} as its owner`);
   }
