@@ -16,12 +16,12 @@
  *   BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) for the PostgreSQL
  *   row; `--no-postgres` skips it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { SERVER_BIN } from '@svc/testing/server-process';
+import { startServerProcess } from '@svc/testing/server-process';
 import { parseArgs } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
 import { numberedPdf } from '@svc/testing/pdf-fixtures';
@@ -127,37 +127,21 @@ class Measured {
 
 async function start(database: TestDatabase): Promise<Measured> {
   const probeFile = path.join(database.dataDir, 'memory-probe.json');
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'DATABASE_URL' && name !== 'NODE_OPTIONS'),
-  );
-  const child = spawn(process.execPath, ['--import', PROBE, SERVER_BIN, 'start'], {
-    env: {
-      ...inherited,
-      SVC_HOST: '127.0.0.1',
-      SVC_PORT: '0',
-      SVC_LOG_LEVEL: 'info',
-      SVC_DATA_DIR: database.dataDir,
+  const server = await startServerProcess(
+    database,
+    {
       SVC_OPERATOR_TOKEN: TOKEN,
       SVC_MEMORY_PROBE_FILE: probeFile,
       SVC_PDF_RATE_LIMIT: '0',
       // The load is one client's: the per-IP and per-channel admission windows would refuse it.
       ...LIFTED_BLACKBOARD_LIMITS,
-      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
+      // The probe is loaded once, by the argument below, whatever the shell's NODE_OPTIONS say.
+      NODE_OPTIONS: '',
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const measured = new Measured(child, probeFile);
-  measured.baseUrl = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    // Read to the end of its life, so the pipe of its log never blocks it.
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      const line = buffered.split('\n').find((candidate) => candidate.includes('"svc listening"'));
-      if (line) resolve(JSON.parse(line).baseUrl);
-      if (buffered.length > 1_000_000) buffered = buffered.slice(-100_000);
-    });
-    child.once('exit', (code) => reject(new Error(`svc-server exited with ${code} before listening`)));
-  });
+    { nodeArguments: ['--import', PROBE], deadlineMs: 60 * 60_000 },
+  );
+  const measured = new Measured(server.child, probeFile);
+  measured.baseUrl = server.baseUrl;
   return measured;
 }
 

@@ -30,12 +30,14 @@ export interface ServerProcessOptions {
   timeoutMs?: number;
   /** Killed after this, whatever happens to the test (default 10 min). */
   deadlineMs?: number;
+  /** Node's own arguments before the binary (`--import` a probe, `--cpu-prof`). */
+  nodeArguments?: readonly string[];
 }
 
 /** Starts the binary on `database` with `env`, resolving once it logs that it listens (port 0 unless given). */
 export async function startServerProcess(database: TestDatabase, env: Record<string, string> = {}, options: ServerProcessOptions = {}): Promise<ServerProcess> {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'DATABASE_URL'));
-  const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
+  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), SERVER_BIN, 'start'], {
     env: {
       ...inherited,
       SVC_HOST: '127.0.0.1',
