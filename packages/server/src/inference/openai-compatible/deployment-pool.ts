@@ -120,14 +120,19 @@ export function createDeploymentPool(
     let tried = 0;
     let lastFailure: EngineUnavailableError | undefined;
     for (let retry = 0; ; retry++) {
+      let chosen = pick(tried, Date.now());
+      if (!chosen) break;
       if (retry > 0) {
+        // Only when a sibling is left to try: a model with none goes on to its fallbacks at once.
         const delay = Math.random() * Math.min(BACKOFF_CAP_MS, routing.backoffBaseMs * 2 ** (retry - 1));
         if (performance.now() + delay - started > routing.retryWindowMs) break;
-        if (delay >= 1) await sleep(delay, undefined, { signal: options.signal });
+        if (delay >= 1) {
+          await sleep(delay, undefined, { signal: options.signal });
+          // The wait may have changed who can take the call.
+          chosen = pick(tried, Date.now());
+          if (!chosen) break;
+        }
       }
-      const now = Date.now();
-      const chosen = pick(tried, now);
-      if (!chosen) break;
       const { deployment, admission } = chosen;
       tried |= 1 << deployments.indexOf(deployment);
       deployment.health.start(admission);
