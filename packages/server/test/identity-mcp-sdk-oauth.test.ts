@@ -1,9 +1,15 @@
 import test from 'ava';
 import type { ServerResponse } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, UnauthorizedError, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+  UnauthorizedError as UnauthorizedErrorV2,
+  type VersionNegotiationMode,
+} from '@modelcontextprotocol/client';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
 
@@ -52,6 +58,7 @@ class MemoryProvider implements OAuthClientProvider {
   #client: OAuthClientInformationMixed | undefined;
   #tokens: OAuthTokens | undefined;
   #verifier = '';
+  #discovery: OAuthDiscoveryState | undefined;
   readonly clientMetadataUrl: string | undefined;
 
   constructor(clientMetadataUrl?: string) {
@@ -90,16 +97,28 @@ class MemoryProvider implements OAuthClientProvider {
   codeVerifier() {
     return this.#verifier;
   }
+  // Kept between the two legs so the v2 client can check the callback came from the server it discovered (SEP-2352).
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.#discovery = state;
+  }
+  discoveryState() {
+    return this.#discovery;
+  }
 }
 
 /** The browser's part: follow the authorization URL (svc approves at once) and read the code off the redirect. */
 async function approve(provider: MemoryProvider): Promise<string> {
+  return (await callbackOf(provider)).get('code')!;
+}
+
+/** The whole callback query (code, state, iss): what the v2 client's finishAuth takes. */
+async function callbackOf(provider: MemoryProvider): Promise<URLSearchParams> {
   if (!provider.authorizationUrl) throw new Error('the SDK did not ask for authorization');
   const response = await fetch(provider.authorizationUrl, { redirect: 'manual' });
   if (response.status !== 302) throw new Error(`authorize answered ${response.status}: ${await response.text()}`);
   const callback = new URL(response.headers.get('location')!);
   if (`${callback.origin}${callback.pathname}` !== REDIRECT) throw new Error(`redirected to ${callback.href}`);
-  return callback.searchParams.get('code')!;
+  return callback.searchParams;
 }
 
 async function authorizeWithSdk(t: import('ava').ExecutionContext, provider: MemoryProvider, serverUrl: string) {
@@ -184,6 +203,27 @@ test('{base}/mcp: the same with a client ID metadata document as client_id', asy
   const me = await callAfterOAuth(t, new MemoryProvider(documentUrl));
   t.is(me.client_id, documentUrl);
 });
+
+for (const mode of ['legacy', 'auto'] as const satisfies readonly VersionNegotiationMode[]) {
+  test(`{base}/mcp: the v2 client (${mode === 'legacy' ? '2025-11-25' : '2026-07-28'}) meets the 401, completes OAuth through its provider, and retries the call`, async (t) => {
+    const serverUrl = `${svc.baseUrl}/mcp`;
+    const provider = new MemoryProvider(mode === 'auto' ? documentUrl : undefined);
+    const transport = new TransportV2(new URL(serverUrl), { authProvider: provider });
+    const client = new ClientV2({ name: 'svc-sdk-oauth-v2', version: '1.0.0' }, { versionNegotiation: { mode } });
+    await client.connect(transport);
+    try {
+      await t.throwsAsync(client.callTool({ name: 'models_list', arguments: {} }), { instanceOf: UnauthorizedErrorV2 });
+      t.is(provider.authorizationUrl?.searchParams.get('resource'), serverUrl);
+      await transport.finishAuth(await callbackOf(provider));
+      t.is((await svc.client({ token: provider.tokens()!.access_token }).oauth.whoami()).resource, serverUrl);
+      const result = await client.callTool({ name: 'models_list', arguments: {} });
+      t.falsy(result.isError, JSON.stringify(result));
+      t.true(Array.isArray((result.structuredContent as { data?: unknown[] }).data));
+    } finally {
+      await client.close();
+    }
+  });
+}
 
 /** A raw tools/call at /mcp with a bearer token: only the status and challenge matter here. */
 async function callMcp(token: string) {
