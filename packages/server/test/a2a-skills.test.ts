@@ -11,6 +11,7 @@ import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './hel
  * A2A with a credential, proven with @a2a-js/sdk unchanged (its 1.0 default and its 0.3 legacy
  * mode): each skill is its REST route run in-process, so the artifact's data part is the REST
  * answer to the same input; tasks are stored per caller; a stream streams; cancel stops the work.
+ * Serial: one caller runs at most 4 tasks at once (a2a-limits.test.ts proves that bound).
  */
 const certificate = selfSignedCertificate(['pdf.test']);
 let svc: TestServer;
@@ -108,7 +109,7 @@ const TEXT =
 for (const legacy of [false, true]) {
   const mode = legacy ? '0.3 legacy mode' : '1.0 default';
 
-  test(`@a2a-js/sdk ${mode}: the summarize skill completes with the REST answer as its data part`, async (t) => {
+  test.serial(`@a2a-js/sdk ${mode}: the summarize skill completes with the REST answer as its data part`, async (t) => {
     const client = await sdkClient(key, legacy);
     t.is(client.protocolVersion, legacy ? '0.3' : '1.0');
     const answer = (await client.sendMessage(
@@ -127,7 +128,7 @@ for (const legacy of [false, true]) {
     t.deepEqual(dataOf(again), dataOf(answer));
   });
 
-  test(`@a2a-js/sdk ${mode}: RAG named by a data part answers with its citations, as REST does`, async (t) => {
+  test.serial(`@a2a-js/sdk ${mode}: RAG named by a data part answers with its citations, as REST does`, async (t) => {
     const client = await sdkClient(key, legacy);
     const request = { question: 'Where does svc keep its state?', documents: [TEXT, 'Bananas are yellow.'] };
     const answer = (await client.sendMessage(
@@ -141,7 +142,7 @@ for (const legacy of [false, true]) {
     t.is(data.citations[0].document_index, 0);
   });
 
-  test(`@a2a-js/sdk ${mode}: message/stream streams the task, its artifact and its final status`, async (t) => {
+  test.serial(`@a2a-js/sdk ${mode}: message/stream streams the task, its artifact and its final status`, async (t) => {
     const client = await sdkClient(key, legacy);
     const events: string[] = [];
     let artifactData: any;
@@ -171,7 +172,7 @@ for (const legacy of [false, true]) {
     t.is((await client.getTask({ tenant: '', id: taskId, historyLength: undefined })).status?.state, TaskState.TASK_STATE_COMPLETED);
   });
 
-  test(`@a2a-js/sdk ${mode}: the extended card lists the skills this credential may use`, async (t) => {
+  test.serial(`@a2a-js/sdk ${mode}: the extended card lists the skills this credential may use`, async (t) => {
     const full = await (await sdkClient(key, legacy)).getAgentCard();
     t.deepEqual(
       full.skills.map((skill) => skill.id),
@@ -184,7 +185,7 @@ for (const legacy of [false, true]) {
     );
   });
 
-  test(`@a2a-js/sdk ${mode}: another caller's task is not found`, async (t) => {
+  test.serial(`@a2a-js/sdk ${mode}: another caller's task is not found`, async (t) => {
     const mine = (await (
       await sdkClient(key, legacy)
     ).sendMessage(
@@ -198,7 +199,7 @@ for (const legacy of [false, true]) {
   });
 }
 
-test('every skill over raw JSON-RPC answers what its REST route answers', async (t) => {
+test.serial('every skill over raw JSON-RPC answers what its REST route answers', async (t) => {
   const pdf = numberedPdf(3);
   const cases: Array<[string, Record<string, unknown>[], 'GET' | 'POST', string, unknown]> = [
     [
@@ -250,7 +251,7 @@ test('every skill over raw JSON-RPC answers what its REST route answers', async 
   t.deepEqual(got.body.result.history[0].parts[0], { kind: 'file', file: { mimeType: 'application/pdf', name: 'three.pdf' } });
 });
 
-test('a skill whose REST route refuses the input ends its task failed with the REST error body', async (t) => {
+test.serial('a skill whose REST route refuses the input ends its task failed with the REST error body', async (t) => {
   const answer = await rpc({
     jsonrpc: '2.0',
     id: 'bad',
@@ -267,7 +268,7 @@ test('a skill whose REST route refuses the input ends its task failed with the R
   t.deepEqual({ ...error.body, request_id: undefined }, { ...expected.body, request_id: undefined });
 });
 
-test('unknown skill, missing scope, invalid token and a message naming no skill', async (t) => {
+test.serial('unknown skill, missing scope, invalid token and a message naming no skill', async (t) => {
   const send = (metadata: Record<string, unknown>) => ({
     jsonrpc: '2.0',
     id: 'x',
@@ -293,7 +294,7 @@ test('unknown skill, missing scope, invalid token and a message naming no skill'
   t.is(foreign.body.error.code, -32001);
 });
 
-test('bodies: without a credential the trial cap stays 64 KiB; with one a PDF of some MiB fits', async (t) => {
+test.serial('bodies: without a credential the trial cap stays 64 KiB; with one a PDF of some MiB fits', async (t) => {
   const big = {
     jsonrpc: '2.0',
     id: 'b',
@@ -307,7 +308,7 @@ test('bodies: without a credential the trial cap stays 64 KiB; with one a PDF of
   t.is(withCredential.status, 200, 'no skill named: the trial, read whole');
 });
 
-test('tasks/cancel stops a running task: the skill work is aborted and the task reads canceled', async (t) => {
+test.serial('tasks/cancel stops a running task: the skill work is aborted and the task reads canceled', async (t) => {
   const started = await rpc({
     jsonrpc: '2.0',
     id: 's',

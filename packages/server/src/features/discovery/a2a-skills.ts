@@ -30,13 +30,15 @@ export function skillOf(message: IncomingMessage): Skill | undefined {
 
 /**
  * The REST input of the skill's route, read from the message: its data parts' members (without
- * `skill`), the text parts into the skill's text field when the data leave it out, and a file part
+ * `skill`, and without `stream`: A2A streams with message/stream), the text parts into the skill's text field when the data leave it out, and a file part
  * as `data_base64` or `url`. The route validates the result exactly as it validates a REST call.
  */
 export function dispatchInputOf(skill: A2aSkillDefinition, message: IncomingMessage): DispatchInput {
   const input: Record<string, unknown> = {};
   for (const part of message.parts) if ('data' in part) Object.assign(input, part.data);
   delete input.skill;
+  // A2A streams with its own method (message/stream); the REST answer is always read whole.
+  delete input.stream;
   const texts = message.parts.flatMap((part) => ('text' in part ? [part.text] : []));
   if (skill.textField && input[skill.textField] === undefined && texts.length > 0) input[skill.textField] = skill.textsAsList ? texts : texts.join('\n\n');
   if (skill.takesFile) {
