@@ -44,6 +44,12 @@ test.before(async () => {
   const routes: Record<string, Parameters<typeof startHttpsSource>[1][string]> = {};
   const serve = (path: string, answer: (response: ServerResponse) => void) => (routes[path] = counted(path, answer));
   serve('/cached.json', (response) => json(response, JSON.stringify(documentFor('/cached.json')), { 'cache-control': 'max-age=300' }));
+  serve('/short-lived.json', (response) => json(response, JSON.stringify(documentFor('/short-lived.json')), { 'cache-control': 'max-age=1' }));
+  // Held 1.5 s: all five concurrent uses reach svc while the one download is under way, even on a loaded machine.
+  serve('/slow-no-store.json', (response) => {
+    const timer = setTimeout(() => json(response, JSON.stringify(documentFor('/slow-no-store.json')), { 'cache-control': 'no-store' }), 1500);
+    response.on('close', () => clearTimeout(timer));
+  });
   serve('/no-store.json', (response) => json(response, JSON.stringify(documentFor('/no-store.json')), { 'cache-control': 'no-store' }));
   serve('/at-cap.json', (response) => json(response, documentOfSize('/at-cap.json', maxBytes)));
   serve('/over-cap.json', (response) => json(response, documentOfSize('/over-cap.json', maxBytes + 1)));
@@ -142,6 +148,25 @@ test('a document served with no-store is fetched at every use', async (t) => {
     t.is(answer.status, 302, JSON.stringify(answer.body));
   }
   t.is(hits.get('/no-store.json'), 2);
+});
+
+test('a cached document is fetched again once its max-age has passed', async (t) => {
+  const use = async () => t.is((await authorize(urlOf('/short-lived.json'), (await challenge()).challenge)).status, 302);
+  await use();
+  await use();
+  t.is(hits.get('/short-lived.json'), 1, 'fresh for 1 s');
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await use();
+  t.is(hits.get('/short-lived.json'), 2, 'stale after max-age=1');
+});
+
+test('concurrent first uses of one client share one download', async (t) => {
+  const answers = await Promise.all(Array.from({ length: 5 }, async () => authorize(urlOf('/slow-no-store.json'), (await challenge()).challenge)));
+  t.deepEqual(
+    answers.map((answer) => answer.status),
+    [302, 302, 302, 302, 302],
+  );
+  t.is(hits.get('/slow-no-store.json'), 1);
 });
 
 test(`size cap: a document of exactly ${maxBytes} bytes is taken, one byte more is refused (declared or chunked)`, async (t) => {
