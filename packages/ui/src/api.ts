@@ -3,8 +3,11 @@ import { systemContract, type ContractTree } from '@svc/schemas';
 import { accessToken } from './session.ts';
 
 export interface Surfaces {
+  /** The base surface as this page reaches it: its own origin. */
   baseUrl: string;
   apiUrl: string;
+  /** The base surface's public URL: the OAuth issuer. */
+  issuer: string;
 }
 
 /** The console is served by the base surface; where the api surface listens, `/` says (it may have its own port). */
@@ -14,7 +17,7 @@ export function surfacesOnce(): Promise<Surfaces> {
     const baseUrl = location.origin;
     const root = createContractClient({ root: systemContract.root }, new Transport(resolveOptions({ baseUrl, retry: 2 })));
     const described = await root.methods.root();
-    return { baseUrl, apiUrl: new URL(described.surfaces.api).origin };
+    return { baseUrl, apiUrl: new URL(described.surfaces.api).origin, issuer: described.surfaces.base };
   })().catch((error: unknown) => {
     surfaces = undefined;
     throw error;

@@ -5,18 +5,34 @@ import { ChannelPage } from './pages/channel.tsx';
 import { ItemPage } from './pages/item.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { PostPage } from './pages/post.tsx';
+import { session } from './session.ts';
 import { SessionBadge } from './session-badge.tsx';
 
 // The board is the first page most people open, so it is in the first load; the rest loads on demand.
 const CatalogPage = lazy(() => import('./pages/catalog.tsx').then((module) => module.CatalogPage));
 const ArtifactPage = lazy(() => import('./pages/artifact.tsx').then((module) => module.ArtifactPage));
 const RankingsPage = lazy(() => import('./pages/rankings.tsx').then((module) => module.RankingsPage));
+// Signed-in pages carry the whole client (every feature's contract): loaded only when opened.
+const SignInPage = lazy(() => import('./pages/account/sign-in.tsx').then((module) => module.SignInPage));
+const CallbackPage = lazy(() => import('./pages/account/sign-in.tsx').then((module) => module.CallbackPage));
+const KeysPage = lazy(() => import('./pages/account/keys.tsx').then((module) => module.KeysPage));
+const JobsPage = lazy(() => import('./pages/account/jobs.tsx').then((module) => module.JobsPage));
+const RequestsPage = lazy(() => import('./pages/account/requests.tsx').then((module) => module.RequestsPage));
+const CreditsPage = lazy(() => import('./pages/account/credits.tsx').then((module) => module.CreditsPage));
+const OperatorPage = lazy(() => import('./pages/account/operator.tsx').then((module) => module.OperatorPage));
 
 const NAVIGATION = [
   { href: BASE, label: 'Board' },
   { href: `${BASE}post`, label: 'Post' },
   { href: `${BASE}catalog`, label: 'Catalog' },
   { href: `${BASE}rankings`, label: 'Rankings' },
+];
+const SIGNED_IN_NAVIGATION = [
+  { href: `${BASE}keys`, label: 'Keys', operator: false },
+  { href: `${BASE}credits`, label: 'Credits', operator: false },
+  { href: `${BASE}jobs`, label: 'Jobs', operator: false },
+  { href: `${BASE}requests`, label: 'Requests', operator: true },
+  { href: `${BASE}operator`, label: 'Operator', operator: true },
 ];
 
 /** Moves focus to the page's heading after a navigation, so keyboard and screen-reader users start at the new content. */
@@ -46,6 +62,12 @@ export function App() {
                 <a href={entry.href}>{entry.label}</a>
               </li>
             ))}
+            {session.value &&
+              SIGNED_IN_NAVIGATION.filter((entry) => session.value?.kind !== 'operator' || entry.operator).map((entry) => (
+                <li key={entry.href}>
+                  <a href={entry.href}>{entry.label}</a>
+                </li>
+              ))}
           </ul>
         </nav>
         <SessionBadge />
@@ -60,6 +82,13 @@ export function App() {
             <Route path={`${BASE}catalog`} component={CatalogPage} />
             <Route path={`${BASE}artifact`} component={ArtifactPage} />
             <Route path={`${BASE}rankings`} component={RankingsPage} />
+            <Route path={`${BASE}sign-in`} component={SignInPage} />
+            <Route path={`${BASE}callback`} component={CallbackPage} />
+            <Route path={`${BASE}keys`} component={KeysPage} />
+            <Route path={`${BASE}credits`} component={CreditsPage} />
+            <Route path={`${BASE}jobs`} component={JobsPage} />
+            <Route path={`${BASE}requests`} component={RequestsPage} />
+            <Route path={`${BASE}operator`} component={OperatorPage} />
             <Route default component={NotFoundPage} />
           </Router>
         </ErrorBoundary>

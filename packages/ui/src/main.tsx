@@ -3,3 +3,4 @@ import { App } from './app.tsx';
 import './styles.css';
 
 render(<App />, document.getElementById('app')!);
+document.getElementById('boot')?.remove();

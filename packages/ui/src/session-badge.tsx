@@ -1,5 +1,8 @@
-import { session } from './session.ts';
 import { BASE } from './links.ts';
+import { session } from './session.ts';
+
+/** Signing out revokes the OAuth tokens on the server; the OAuth code loads only then. */
+const signOut = () => import('./oauth-flow.ts').then((module) => module.signOut());
 
 /** Who the console acts as: nobody (the public pages), an OAuth sign-in, or the operator token. */
 export function SessionBadge() {
@@ -9,7 +12,7 @@ export function SessionBadge() {
       {current ? (
         <>
           <span>{current.kind === 'operator' ? 'Operator' : 'Signed in'}</span>{' '}
-          <button type="button" onClick={() => (session.value = undefined)}>
+          <button type="button" onClick={signOut}>
             Sign out
           </button>
         </>

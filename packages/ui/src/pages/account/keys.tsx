@@ -1,0 +1,178 @@
+import type { DeveloperCredential, DeveloperCredentialSecretResponse } from '@svc/schemas';
+import { scopes } from '@svc/schemas';
+import { useState } from 'preact/hooks';
+import { CopyButton } from '../../components/copy-button.tsx';
+import { ErrorNote } from '../../components/error-note.tsx';
+import { useLoad, useTitle } from '../../hooks.ts';
+import { signedInClient } from '../../signed-in.ts';
+import { RequireSession } from './require-session.tsx';
+
+/** The secret of a key just created or rotated: shown once, here, kept nowhere else. */
+function SecretOnce({ issued }: { issued: DeveloperCredentialSecretResponse }) {
+  return (
+    <section class="panel secret" aria-labelledby="secret-heading" role="status">
+      <h2 id="secret-heading">Key {issued.credential.name}: secret shown once</h2>
+      <p>Store it now: the server keeps only its hash, and this page forgets it when you leave.</p>
+      <p>
+        <code class="secret-value" data-testid="key-secret">
+          {issued.secret}
+        </code>{' '}
+        <CopyButton value={issued.secret} label="Copy the key" />
+      </p>
+    </section>
+  );
+}
+
+function Receipts({ credentialId }: { credentialId: string }) {
+  const [loaded] = useLoad(
+    async (signal) => (await signedInClient()).credentials.receipts({ params: { credential_id: credentialId } }, { signal }),
+    [credentialId],
+  );
+  if (loaded.state === 'loading') return <p>Loading receipts…</p>;
+  if (loaded.state === 'failed') return <ErrorNote error={loaded.error} />;
+  return (
+    <ol class="receipts">
+      {loaded.value.data.map((receipt) => (
+        <li key={receipt.receipt_id}>
+          <time dateTime={receipt.occurred_at}>{new Date(receipt.occurred_at).toLocaleString()}</time> {receipt.event} by {receipt.actor}
+          {receipt.related_credential_id && <> (related {receipt.related_credential_id})</>}
+          <details class="inert">
+            <summary>Signed receipt</summary>
+            <pre>{receipt.signed_receipt}</pre>
+          </details>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function KeyRow({ credential, onChange }: { credential: DeveloperCredential; onChange: (issued?: DeveloperCredentialSecretResponse) => void }) {
+  const [failure, setFailure] = useState<unknown>();
+  const [showReceipts, setShowReceipts] = useState(false);
+  const act = async (action: 'rotate' | 'revoke') => {
+    setFailure(undefined);
+    try {
+      const svc = await signedInClient();
+      if (action === 'rotate') onChange(await svc.credentials.rotate({ params: { credential_id: credential.credential_id } }));
+      else {
+        await svc.credentials.revoke({ params: { credential_id: credential.credential_id } });
+        onChange();
+      }
+    } catch (error) {
+      setFailure(error);
+    }
+  };
+  const active = credential.status === 'active';
+  return (
+    <tr>
+      <td>{credential.name}</td>
+      <td>
+        <code>{credential.key_prefix}</code>
+      </td>
+      <td>{credential.scopes.join(' ')}</td>
+      <td>{credential.status}</td>
+      <td class="actions">
+        {active && (
+          <>
+            <button type="button" onClick={() => act('rotate')} aria-label={`Rotate ${credential.name}`}>
+              Rotate
+            </button>{' '}
+            <button type="button" class="danger" onClick={() => act('revoke')} aria-label={`Revoke ${credential.name}`}>
+              Revoke
+            </button>{' '}
+          </>
+        )}
+        <button type="button" onClick={() => setShowReceipts(!showReceipts)} aria-expanded={showReceipts} aria-label={`Receipts of ${credential.name}`}>
+          Receipts
+        </button>
+        {showReceipts && <Receipts credentialId={credential.credential_id} />}
+        {failure !== undefined && <ErrorNote error={failure} />}
+      </td>
+    </tr>
+  );
+}
+
+/** Developer keys: create with scopes, rotate, revoke, and each key's signed receipts. */
+export function KeysPage() {
+  useTitle('Developer keys');
+  const [issued, setIssued] = useState<DeveloperCredentialSecretResponse | undefined>();
+  const [failure, setFailure] = useState<unknown>();
+  const [loaded, reload] = useLoad(async (signal) => {
+    const svc = await signedInClient();
+    const [whoami, keys] = await Promise.all([svc.oauth.whoami(undefined, { signal }), svc.credentials.list({ query: { limit: 100 } }, { signal })]);
+    return { whoami, keys };
+  }, []);
+  const create = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    setFailure(undefined);
+    try {
+      const svc = await signedInClient();
+      const chosen = scopes.filter((scope) => data.get(`scope:${scope}`) === 'on');
+      setIssued(await svc.credentials.create({ body: { name: String(data.get('name') ?? ''), scopes: chosen } }));
+      form.reset();
+      reload();
+    } catch (error) {
+      setFailure(error);
+    }
+  };
+  const changed = (next?: DeveloperCredentialSecretResponse) => {
+    setIssued(next);
+    reload();
+  };
+  return (
+    <RequireSession>
+      <h1>Developer keys</h1>
+      {loaded.state === 'done' && (
+        <p class="meta">
+          Signed in as {loaded.value.whoami.kind} <code>{loaded.value.whoami.id}</code>
+        </p>
+      )}
+      {issued && <SecretOnce issued={issued} />}
+      <form class="stack panel" onSubmit={create} aria-labelledby="create-heading">
+        <h2 id="create-heading">Create a key</h2>
+        <label>
+          Name
+          <input name="name" required maxLength={100} />
+        </label>
+        <fieldset>
+          <legend>Scopes</legend>
+          {scopes.map((scope) => (
+            <label class="inline" key={scope}>
+              <input type="checkbox" name={`scope:${scope}`} /> {scope}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit">Create the key</button>
+      </form>
+      {failure !== undefined && <ErrorNote error={failure} />}
+      {loaded.state === 'failed' && <ErrorNote error={loaded.error} />}
+      {loaded.state === 'done' && (
+        <section aria-labelledby="keys-heading">
+          <h2 id="keys-heading">Your keys</h2>
+          {loaded.value.keys.data.length === 0 ? (
+            <p>No keys yet.</p>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {loaded.value.keys.data.map((credential) => (
+                  <KeyRow key={credential.credential_id} credential={credential} onChange={changed} />
+                ))}
+              </tbody>
+            </table>
+          )}
+        </section>
+      )}
+    </RequireSession>
+  );
+}

@@ -1,0 +1,213 @@
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { waitUntil } from '@svc/testing/wait-until';
+import { launchChromium, overflowAt360, screenshots, seriousAxeViolations } from './helpers/browser.ts';
+
+/**
+ * The signed-in console in Debian's Chromium against a real server: OAuth code + PKCE run by the
+ * page against svc's own /oauth, keys, jobs, credits, and the operator's moderation. One browser
+ * for the file; the tests share one page, since each journey goes on from the sign-in before it.
+ */
+let svc: TestServer;
+let browser: Browser;
+let page: Page;
+const errors: string[] = [];
+test.before(async () => {
+  [svc, browser] = await Promise.all([startTestServer(), launchChromium()]);
+  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.on('pageerror', (error) => errors.push(error.message));
+});
+test.after.always(async () => {
+  await browser?.close();
+  await svc?.close();
+});
+
+async function checkPage(t: import('ava').ExecutionContext, name: string) {
+  t.deepEqual(await seriousAxeViolations(page), [], `${name}: axe found serious or critical violations`);
+  t.is(await overflowAt360(page), 0, `${name}: nothing scrolls sideways at 360 px`);
+  await screenshots(page, name);
+}
+
+/** What the page says now, for a wait's failure message. */
+let lastText = '';
+const mainText = () => `the page said: ${lastText.slice(0, 600)}`;
+const textOf = async (testId: string) => {
+  lastText = (await page.locator('main').textContent()) ?? '';
+  return page
+    .getByTestId(testId)
+    .first()
+    .textContent({ timeout: 1000 })
+    .catch(() => null);
+};
+
+const storedSession = () => page.evaluate(() => JSON.parse(sessionStorage.getItem('svc.console.session') ?? 'null') as Record<string, unknown> | null);
+
+test.serial('sign in through the OAuth redirect: code + PKCE in the browser, tokens in this tab only', async (t) => {
+  const navigations: string[] = [];
+  page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
+  await page.goto(`${svc.baseUrl}/ui/sign-in`);
+  await checkPage(t, 'sign-in');
+  await page.getByRole('button', { name: 'Sign in with svc' }).click();
+  await page.getByRole('heading', { name: 'Developer keys' }).waitFor({ timeout: 15_000 });
+  // The browser went through svc's authorization endpoint and came back with a code...
+  t.true(
+    navigations.some((url) => url.startsWith(`${svc.baseUrl}/ui/callback?code=`)),
+    navigations.join('\n'),
+  );
+  // ...which is gone from the address, and no token was ever in one.
+  t.false(page.url().includes('code='));
+  const session = (await storedSession())!;
+  t.is(session.kind, 'oauth');
+  t.truthy(session.refreshToken);
+  for (const url of navigations) t.false(url.includes(String(session.accessToken)));
+  t.deepEqual(await page.evaluate(() => Object.keys(localStorage)), []);
+  const whoami = await svc.client({ token: String(session.accessToken) }).oauth.whoami();
+  t.is(whoami.kind, 'agent');
+
+  t.regex((await page.locator('main .meta').first().textContent()) ?? '', /Signed in as agent/);
+});
+
+test.serial('create, rotate and revoke a key: the secret is shown once, each step has a receipt', async (t) => {
+  await page.getByLabel('Name').fill('ci key');
+  await page.getByLabel('models:read').check();
+  await page.getByRole('button', { name: 'Create the key' }).click();
+  const first = (await page.getByTestId('key-secret').textContent({ timeout: 10_000 }))!;
+  t.is((await svc.client({ token: first }).oauth.whoami()).credential, 'developer_key');
+  await page.getByRole('cell', { name: 'active' }).waitFor();
+  await checkPage(t, 'keys-secret');
+
+  await page.getByRole('button', { name: 'Rotate ci key' }).click();
+  const second = await waitUntil(
+    'the rotated secret',
+    async () => {
+      const shown = await page.getByTestId('key-secret').textContent();
+      return shown !== first && shown;
+    },
+    { timeoutMs: 10_000 },
+  );
+  t.is((await svc.client({ token: second }).oauth.whoami()).credential, 'developer_key');
+  t.is(
+    await svc
+      .client({ token: first })
+      .oauth.whoami()
+      .catch((error: { status: number }) => error.status),
+    401,
+  );
+
+  await page.getByRole('button', { name: 'Revoke ci key' }).first().click();
+  await waitUntil('the revoked key', async () => (await page.getByRole('button', { name: 'Revoke ci key' }).count()) === 0, { timeoutMs: 10_000 });
+  t.is(
+    await svc
+      .client({ token: second })
+      .oauth.whoami()
+      .catch((error: { status: number }) => error.status),
+    401,
+  );
+  // Leaving the page forgets the secret: it is in no storage.
+  t.false(JSON.stringify(await page.evaluate(() => ({ ...sessionStorage, ...localStorage }))).includes(second));
+
+  await page.getByRole('button', { name: 'Receipts of ci key' }).last().click();
+  await page.locator('.receipts li').first().waitFor();
+  t.regex((await page.locator('.receipts').last().textContent()) ?? '', /rotated|revoked/);
+  await checkPage(t, 'keys');
+});
+
+test.serial('an expired access token is renewed by refresh rotation before the next call', async (t) => {
+  const before = (await storedSession())!;
+  await page.evaluate(() => {
+    const stored = JSON.parse(sessionStorage.getItem('svc.console.session')!);
+    sessionStorage.setItem('svc.console.session', JSON.stringify({ ...stored, expiresAt: Date.now() - 1000 }));
+  });
+  await page.reload();
+  await page.getByRole('heading', { name: 'Your keys' }).waitFor({ timeout: 10_000 });
+  const after = await waitUntil(
+    'the renewed session',
+    async () => {
+      const current = await storedSession();
+      return current && current.refreshToken !== before.refreshToken && current;
+    },
+    { timeoutMs: 10_000 },
+  );
+  t.not(after.accessToken, before.accessToken);
+  // The old refresh token was rotated away: it works no more.
+  const reuse = await svc
+    .client()
+    .oauth.refresh({ refreshToken: String(before.refreshToken), clientId: String(before.clientId) })
+    .catch((error: { status: number }) => error.status);
+  t.is(reuse, 400);
+  // Reusing a rotated refresh token revokes its whole family (a stolen copy is worth nothing), so
+  // the console has to sign in again. Each authorization is a new agent (as for `svc login`).
+  const agentBefore = (
+    await svc
+      .client({ token: String(after.accessToken) })
+      .oauth.whoami()
+      .catch(() => undefined)
+  )?.id;
+  t.is(agentBefore, undefined, 'the family is revoked');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.goto(`${svc.baseUrl}/ui/sign-in`);
+  await page.getByRole('button', { name: 'Sign in with svc' }).click();
+  await page.getByRole('heading', { name: 'Your keys' }).waitFor({ timeout: 15_000 });
+  const again = (await storedSession())!;
+  t.is((await svc.client({ token: String(again.accessToken) }).oauth.whoami()).kind, 'agent');
+});
+
+test.serial('follow a job to its result', async (t) => {
+  await page.goto(`${svc.baseUrl}/ui/jobs`);
+  await page.getByRole('button', { name: 'Submit the job' }).click();
+  await waitUntil(
+    () => `the job to complete; ${mainText()}`,
+    async () => (await textOf('job-status')) === 'completed',
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+  const result = (await page.getByTestId('job-result').textContent()) ?? '';
+  t.true(result.includes('1024'), result);
+  await checkPage(t, 'jobs');
+});
+
+test.serial('credits: the balance, usage table and chart, and the packs to buy', async (t) => {
+  await page.goto(`${svc.baseUrl}/ui/credits`);
+  await waitUntil(
+    () => `the balance; ${mainText()}`,
+    () => textOf('spendable'),
+    { timeoutMs: 10_000, intervalMs: 100 },
+  );
+  t.is(await page.getByTestId('spendable').textContent(), '0');
+  t.true((await page.getByRole('button', { name: /credits for/ }).count()) > 0);
+  await checkPage(t, 'credits');
+});
+
+test.serial('file a catalog request, then moderate it as the operator with its history', async (t) => {
+  await page.goto(`${svc.baseUrl}/ui/requests`);
+  await page.getByLabel('Repository').fill('BAAI/bge-m3');
+  await page.getByLabel('Use case').fill('multilingual retrieval');
+  await page.getByLabel('Target tool').fill('vllm');
+  await page.getByRole('button', { name: 'File the request' }).click();
+  await waitUntil(
+    () => `the filed request; ${mainText()}`,
+    () => textOf('request-status'),
+    { timeoutMs: 10_000, intervalMs: 100 },
+  );
+  t.is(await page.getByTestId('request-status').first().textContent(), 'submitted');
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.goto(`${svc.baseUrl}/ui/sign-in`);
+  await page.getByLabel(/^Operator token/).fill(svc.operatorToken);
+  await page.getByRole('button', { name: 'Use the operator token' }).click();
+  await page.getByRole('heading', { name: 'Busiest routes' }).waitFor({ timeout: 10_000 });
+  t.true((await page.locator('tbody tr').count()) > 0);
+  await checkPage(t, 'operator');
+
+  await page.getByRole('link', { name: 'Moderation queue' }).click();
+  await page.getByRole('heading', { name: 'Moderation queue' }).waitFor();
+  await page.getByRole('button', { name: 'History and moderation' }).first().click();
+  await page.getByLabel('New status').selectOption('accepted');
+  await page.getByLabel('Note').fill('mirroring next week');
+  await page.getByRole('button', { name: 'Set the status' }).click();
+  await waitUntil('the accepted status', async () => (await page.getByTestId('request-status').first().textContent()) === 'accepted', { timeoutMs: 10_000 });
+  await page.locator('.history li').nth(1).waitFor({ timeout: 10_000 });
+  t.regex((await page.locator('.history').textContent()) ?? '', /operator: submitted → accepted — mirroring next week/);
+  await checkPage(t, 'moderation');
+  t.deepEqual(errors, []);
+});
