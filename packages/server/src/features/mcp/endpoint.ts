@@ -17,6 +17,7 @@ import { ServiceError } from '../../service-error.ts';
 import { precheckMcpRequest } from '../blackboard/index.ts';
 import { acceptsResource } from '../identity/index.ts';
 import { readResource, resourceTemplates } from './resources.ts';
+import { InFlightCalls } from './in-flight.ts';
 import { callTool, ToolCatalogue } from './tool-calls.ts';
 
 export const MCP_BASE_SERVER_NAME = 'svc';
@@ -68,6 +69,7 @@ async function toContractAnswer(response: Response) {
 export function createBaseMcpEndpoint(deps: ServerDeps) {
   const catalogue = new ToolCatalogue();
   const callers = new WeakMap<Request, Caller>();
+  const inFlight = new InFlightCalls();
 
   const buildServer = (caller: Caller): Server => {
     const server = new Server(
@@ -83,12 +85,16 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     server.setRequestHandler('tools/call', async (call, ctx) => {
       const tool = catalogue.find(call.params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${call.params.name}. tools/list names every tool.`);
-      // Cancelling the call (notifications/cancelled) or leaving (a closed connection) aborts the route's work as a REST disconnect does.
-      return callTool(deps.dispatch, tool, call.params.arguments ?? {}, {
-        authorization,
-        ip: request.ip,
-        signal: AbortSignal.any([ctx.mcpReq.signal, request.signal]),
-      });
+      // Cancelling the call (notifications/cancelled, here or through the registry, since a stateless
+      // client sends it as a request of its own) or leaving (a closed connection) aborts the route's
+      // work as a REST disconnect does.
+      const running = inFlight.start(callerKey(caller), ctx.mcpReq.id);
+      try {
+        const signal = AbortSignal.any([ctx.mcpReq.signal, request.signal, running.signal]);
+        return await callTool(deps.dispatch, tool, call.params.arguments ?? {}, { authorization, ip: request.ip, signal });
+      } finally {
+        running.done();
+      }
     });
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates }));
     server.setRequestHandler('resources/list', () => ({ resources: [] }));
@@ -137,6 +143,9 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
       });
     const principal = request.principal.kind === 'anonymous' && deps.config.openAccess ? openAccessPrincipal : request.principal;
     refuseUnauthorisedCalls(body, principal, catalogue, challenge);
+    for (const message of (Array.isArray(body) ? body : [body]) as Array<{ method?: unknown; params?: { requestId?: unknown } }>) {
+      if (message?.method === 'notifications/cancelled') inFlight.cancel(callerKey({ request, principal }), message.params?.requestId);
+    }
 
     const versionHeader = request.headers['mcp-protocol-version'];
     const refused = precheckMcpRequest(body, typeof versionHeader === 'string' ? versionHeader : undefined);
@@ -154,6 +163,12 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
       : await modern.fetch(webRequest, { parsedBody: body });
     return await toContractAnswer(response);
   };
+}
+
+/** Who may cancel a call: the same principal from the same address (a shared principal, the demo or none, is many callers). */
+function callerKey(caller: Caller): string {
+  const { principal, request } = caller;
+  return `${principal.kind}:${principal.id}:${request.ip}`;
 }
 
 function asksForProgress(body: unknown): boolean {
