@@ -1,8 +1,12 @@
 import test from 'ava';
 import { SendMessageRequest, TaskState, type Task } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { createKey, signInAgent } from '@svc/testing/identity';
 import { killAllServerProcesses, startServerProcess, type ServerProcess } from '@svc/testing/server-process';
 import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { waitUntil } from '@svc/testing/wait-until';
+import { selfSignedCertificate, startHttpsSource } from './helpers/https-source.ts';
 
 /**
  * A2A tasks live in the database, never in a process: a task one `svc-server` process ran is read
@@ -75,5 +79,61 @@ test('a task run on one process is read by GetTask and tasks/get on another', as
       t.is(read.status?.state, TaskState.TASK_STATE_COMPLETED);
       t.deepEqual(read.artifacts, task.artifacts, 'the same artifacts, whichever version wrote or reads them');
     }
+  }
+});
+
+test('tasks/cancel on one replica stops the work running on another', async (t) => {
+  // In-process replicas (the PDF source needs the test seam); on the embedded database, whose data
+  // directory one server holds, both "replicas" are the one server.
+  const shared = await createTestDatabase();
+  const certificate = selfSignedCertificate(['pdf.test']);
+  let stalled = 0;
+  const source = await startHttpsSource(certificate, {
+    '/stall.pdf': (_request, response) => {
+      stalled++;
+      response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': '100000' });
+      response.write('%PDF-1.4\n');
+      response.on('close', () => stalled--);
+    },
+  });
+  const lookup = async () => [{ address: '127.0.0.1', family: 4 }];
+  const options = {
+    database: shared,
+    env: { SVC_PDF_FETCH_TIMEOUT_MS: '60000', SVC_PDF_RATE_LIMIT: '0', SVC_SIGNING_SECRET: 'a2a-replicas-secret-0123456789-abcdefghij' },
+    testSeams: { pdfSourceFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } },
+  };
+  const servers: TestServer[] = [await startTestServer(options)];
+  try {
+    if (shared.kind === 'postgres') servers.push(await startTestServer(options));
+    const [a, b] = [servers[0]!, servers.at(-1)!];
+    const agent = await signInAgent(a);
+    const key = (await createKey(agent.client, ['inference:invoke'])).secret;
+    const rpc = async (server: TestServer, body: unknown) => {
+      const response = await fetch(`${server.baseUrl}/a2a`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify(body),
+      });
+      return (await response.json()) as any;
+    };
+    const started = await rpc(a, {
+      jsonrpc: '2.0',
+      id: 's',
+      method: 'SendMessage',
+      params: {
+        message: { messageId: 'm-stall', role: 'ROLE_USER', parts: [{ url: `https://pdf.test:${source.port}/stall.pdf` }], metadata: { skill: 'pdf-extract' } },
+        configuration: { returnImmediately: true },
+      },
+    });
+    const id = started.result.task.id as string;
+    await waitUntil('the PDF download started on the first replica', () => stalled === 1, { timeoutMs: 10_000 });
+    const canceled = await rpc(b, { jsonrpc: '2.0', id: 'c', method: 'CancelTask', params: { id } });
+    t.is(canceled.result.status.state, 'TASK_STATE_CANCELLED');
+    await waitUntil('the first replica aborted the download', () => stalled === 0, { timeoutMs: 10_000 });
+    t.is((await rpc(a, { jsonrpc: '2.0', id: 'g', method: 'GetTask', params: { id } })).result.status.state, 'TASK_STATE_CANCELLED');
+  } finally {
+    for (const server of servers) await server.close();
+    await source.close();
+    await shared.drop();
   }
 });
