@@ -15,6 +15,11 @@ const REDIRECT = 'http://127.0.0.1:53682/callback';
 const { maxBytes, timeoutMs } = clientMetadataDocumentLimits;
 const names: Record<string, string> = { 'client.test': '127.0.0.1', 'private.test': '10.0.0.7' };
 const hits = new Map<string, number>();
+/** Downloads a client address may cause per minute (they count as registrations). */
+const DOWNLOADS_PER_MINUTE = 4;
+/** Each request comes from its own address (X-Forwarded-For), so only the limit's own test meets the limit. */
+let addresses = 0;
+const freshAddress = () => `198.51.100.${++addresses}`;
 let source: HttpsSource;
 let svc: TestServer;
 let origin = '';
@@ -50,6 +55,8 @@ test.before(async () => {
     const timer = setTimeout(() => json(response, JSON.stringify(documentFor('/slow-no-store.json')), { 'cache-control': 'no-store' }), 1500);
     response.on('close', () => clearTimeout(timer));
   });
+  serve('/limit-no-store.json', (response) => json(response, JSON.stringify(documentFor('/limit-no-store.json')), { 'cache-control': 'no-store' }));
+  serve('/limit-cached.json', (response) => json(response, JSON.stringify(documentFor('/limit-cached.json')), { 'cache-control': 'max-age=300' }));
   serve('/no-store.json', (response) => json(response, JSON.stringify(documentFor('/no-store.json')), { 'cache-control': 'no-store' }));
   serve('/at-cap.json', (response) => json(response, documentOfSize('/at-cap.json', maxBytes)));
   serve('/over-cap.json', (response) => json(response, documentOfSize('/over-cap.json', maxBytes + 1)));
@@ -77,14 +84,17 @@ test.before(async () => {
     if (!address) throw new Error(`ENOTFOUND ${hostname}`);
     return [{ address, family: 4 }];
   };
-  svc = await startTestServer({ testSeams: { clientMetadataFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } } });
+  svc = await startTestServer({
+    env: { SVC_OAUTH_REGISTER_RATE_PER_MINUTE: String(DOWNLOADS_PER_MINUTE), SVC_TRUST_PROXY: 'true' },
+    testSeams: { clientMetadataFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } },
+  });
 });
 test.after.always(async () => {
   await svc?.close();
   await source?.close();
 });
 
-async function authorize(clientId: string, challenge: string, redirectUri = REDIRECT) {
+async function authorize(clientId: string, challenge: string, redirectUri = REDIRECT, address = freshAddress()) {
   const url = new URL(`${svc.baseUrl}/oauth/authorize`);
   const fields = {
     client_id: clientId,
@@ -95,7 +105,7 @@ async function authorize(clientId: string, challenge: string, redirectUri = REDI
     state: 's',
   };
   for (const [name, value] of Object.entries(fields)) url.searchParams.set(name, value);
-  const response = await fetch(url, { redirect: 'manual' });
+  const response = await fetch(url, { redirect: 'manual', headers: { 'x-forwarded-for': address } });
   const text = await response.text();
   return {
     status: response.status,
@@ -131,7 +141,7 @@ test('a document client: authorize and token with the URL as client_id; the docu
   t.truthy(code);
   const token = await fetch(`${svc.baseUrl}/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': freshAddress() },
     body: new URLSearchParams({ grant_type: 'authorization_code', client_id: clientId, code, code_verifier: pkce.verifier, redirect_uri: REDIRECT }),
   });
   const tokens = (await token.json()) as { access_token: string; refresh_token: string };
@@ -167,6 +177,35 @@ test('concurrent first uses of one client share one download', async (t) => {
     [302, 302, 302, 302, 302],
   );
   t.is(hits.get('/slow-no-store.json'), 1);
+});
+
+test(`downloads count as registrations: ${DOWNLOADS_PER_MINUTE} a minute per address pass, one more is 429; a cached document costs nothing`, async (t) => {
+  // Start well inside a minute window so the count is not split across two windows.
+  const intoWindow = Date.now() % 60_000;
+  if (intoWindow > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoWindow + 100));
+  const cached = urlOf('/limit-cached.json');
+  t.is((await authorize(cached, (await challenge()).challenge)).status, 302, 'cached by another address');
+  const address = '203.0.113.40';
+  const use = async (clientId: string) => {
+    const url = new URL(`${svc.baseUrl}/oauth/authorize`);
+    const fields = {
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      code_challenge: (await challenge()).challenge,
+      code_challenge_method: 'S256',
+    };
+    for (const [name, value] of Object.entries(fields)) url.searchParams.set(name, value);
+    return fetch(url, { redirect: 'manual', headers: { 'x-forwarded-for': address } });
+  };
+  for (let download = 1; download <= DOWNLOADS_PER_MINUTE; download++) t.is((await use(urlOf('/limit-no-store.json'))).status, 302, `download ${download}`);
+  const refused = await use(urlOf('/limit-no-store.json'));
+  t.is(refused.status, 429);
+  const retryAfter = Number(refused.headers.get('retry-after'));
+  t.true(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+  t.is(((await refused.json()) as { code: string }).code, 'rate_limited');
+  t.is(hits.get('/limit-no-store.json'), DOWNLOADS_PER_MINUTE, 'the refused use downloaded nothing');
+  t.is((await use(cached)).status, 302, 'a cached document needs no download, so no allowance');
 });
 
 test(`size cap: a document of exactly ${maxBytes} bytes is taken, one byte more is refused (declared or chunked)`, async (t) => {

@@ -57,8 +57,10 @@ export const oauthContract = defineContract({
       'svc fetches such a document through its SSRF-guarded fetcher (public https hosts only, no redirects, at most 5120 bytes within 3 s), honours its HTTP caching headers',
       '(at most a day), and requires its `client_id` to equal the URL and `redirect_uri` to be one of its `redirect_uris`; otherwise 400 `invalid_client` says which rule failed.',
       'The document describes a public PKCE client (token_endpoint_auth_method `none`).',
+      'Downloading a document counts as a registration under the per-address limit of `/oauth/register` (SVC_OAUTH_REGISTER_RATE_PER_MINUTE): past it, 429 `rate_limited` with Retry-After; a cached document costs nothing.',
     ].join(' '),
     query: OAuthAuthorizeQuery,
+    errors: [429],
     responses: { 302: redirect(), 400: OAuthError },
   }),
   token: defineRoute({

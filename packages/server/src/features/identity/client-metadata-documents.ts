@@ -80,8 +80,12 @@ export class ClientMetadataDocuments {
     this.#seam = seam;
   }
 
-  /** The registration a client_id URL stands for; `invalid_client` says which rule it broke. */
-  async registration(clientId: string): Promise<ClientRegistration> {
+  /**
+   * The registration a client_id URL stands for; `invalid_client` says which rule it broke.
+   * `beforeDownload` runs only when the document must be downloaded (not cached, no download of
+   * it under way): the caller's per-address limit, which may refuse the download.
+   */
+  async registration(clientId: string, beforeDownload?: () => Promise<void>): Promise<ClientRegistration> {
     const url = checkedClientIdUrl(clientId);
     const cached = this.#cache.get(clientId);
     if (cached && cached.expiresAt > Date.now()) {
@@ -94,7 +98,10 @@ export class ClientMetadataDocuments {
     // Concurrent first uses of one client share one download.
     let pending = this.#inFlight.get(clientId);
     if (!pending) {
-      pending = this.#fetch(clientId, url).finally(() => this.#inFlight.delete(clientId));
+      pending = (async () => {
+        await beforeDownload?.();
+        return this.#fetch(clientId, url);
+      })().finally(() => this.#inFlight.delete(clientId));
       this.#inFlight.set(clientId, pending);
     }
     return pending;

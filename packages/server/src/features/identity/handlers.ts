@@ -62,7 +62,7 @@ export function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
       }
     },
     async authorize({ query }, request) {
-      const outcome = await service.authorize(query);
+      const outcome = await service.authorize(query, request.ip);
       if (outcome.kind === 'direct') return { status: 400, headers: NO_STORE, body: oauthErrorBody(outcome.failure, request) };
       return { status: 302, headers: { location: outcome.location, ...NO_STORE } };
     },
@@ -70,7 +70,7 @@ export function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
       await service.limitTokenRequests(request.ip);
       const basic = basicCredentials(request.headers.authorization);
       try {
-        return { status: 200, headers: NO_STORE, body: await service.token(body, basic) };
+        return { status: 200, headers: NO_STORE, body: await service.token(body, basic, request.ip) };
       } catch (error) {
         if (!(error instanceof OAuthFailure)) throw error;
         return clientEndpointFailure(error, basic, request);
@@ -80,7 +80,7 @@ export function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
       await service.limitTokenRequests(request.ip);
       const basic = basicCredentials(request.headers.authorization);
       try {
-        await service.revoke(body, basic);
+        await service.revoke(body, basic, request.ip);
         return { status: 200, headers: NO_STORE };
       } catch (error) {
         if (!(error instanceof OAuthFailure)) throw error;

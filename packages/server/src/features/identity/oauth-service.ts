@@ -170,9 +170,13 @@ export class OAuthService {
     };
   }
 
-  /** A signed registration, or (for a client_id that is a URL) the client's metadata document. */
-  async #client(clientId: string): Promise<ClientRegistration> {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(clientId)) return this.#clientDocuments.registration(clientId);
+  /**
+   * A signed registration, or (for a client_id that is a URL) the client's metadata document.
+   * Downloading a document counts as a registration under the caller's per-address limit, so
+   * nobody makes svc fetch URLs faster than they could register clients.
+   */
+  async #client(clientId: string, ip: string): Promise<ClientRegistration> {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(clientId)) return this.#clientDocuments.registration(clientId, () => this.limitRegistrations(ip));
     try {
       return await this.tokens.verifyClient(clientId);
     } catch {
@@ -181,13 +185,14 @@ export class OAuthService {
   }
 
   /** RFC 6749 4.1.2.1: problems with the client or redirect URI are answered directly, the rest by redirect. */
-  async authorize(request: AuthorizeRequest): Promise<AuthorizeOutcome> {
+  async authorize(request: AuthorizeRequest, ip: string): Promise<AuthorizeOutcome> {
     if (!request.client_id) return { kind: 'direct', failure: new OAuthFailure('invalid_request', 'client_id is required.') };
     let client: ClientRegistration;
     try {
-      client = await this.#client(request.client_id);
+      client = await this.#client(request.client_id, ip);
     } catch (error) {
-      return { kind: 'direct', failure: error as OAuthFailure };
+      if (!(error instanceof OAuthFailure)) throw error;
+      return { kind: 'direct', failure: error };
     }
     let redirectUri = request.redirect_uri;
     if (redirectUri === undefined && client.redirectUris.length === 1) redirectUri = client.redirectUris[0];
@@ -266,8 +271,8 @@ export class OAuthService {
    * RFC 7009 revocation. A token that is not ours, malformed or expired is answered like a
    * revoked one (nothing to do), so the caller learns nothing and a retry is always safe.
    */
-  async revoke(request: RevocationRequest, basic: { id: string; secret: string } | undefined): Promise<void> {
-    const { client, authenticated } = await this.#authenticateClient(request, basic);
+  async revoke(request: RevocationRequest, basic: { id: string; secret: string } | undefined, ip: string): Promise<void> {
+    const { client, authenticated } = await this.#authenticateClient(request, basic, ip);
     if (!request.token) throw new OAuthFailure('invalid_request', 'token is required.');
     const target = await this.#revocable(request.token, request.token_type_hint);
     if (!target) return;
@@ -297,6 +302,7 @@ export class OAuthService {
   async #authenticateClient(
     request: TokenRequest | RevocationRequest,
     basic: { id: string; secret: string } | undefined,
+    ip: string,
   ): Promise<{ client?: ClientRegistration; authenticated: boolean }> {
     if (basic && request.client_secret) throw new OAuthFailure('invalid_request', 'Use one client authentication method, not both.');
     const clientId = basic?.id ?? request.client_id;
@@ -304,7 +310,7 @@ export class OAuthService {
     if (basic && request.client_id && request.client_id !== basic.id)
       throw new OAuthFailure('invalid_request', 'client_id in the body differs from the Basic credentials.');
     if (!clientId) return { authenticated: false };
-    const client = await this.#client(clientId);
+    const client = await this.#client(clientId, ip);
     if (client.authMethod === 'none') {
       if (secret) throw new OAuthFailure('invalid_client', 'This is a public client; it has no secret.');
       return { client, authenticated: false };
@@ -314,8 +320,8 @@ export class OAuthService {
     return { client, authenticated: true };
   }
 
-  async token(request: TokenRequest, basic: { id: string; secret: string } | undefined): Promise<OAuthTokenResponse> {
-    const { client, authenticated } = await this.#authenticateClient(request, basic);
+  async token(request: TokenRequest, basic: { id: string; secret: string } | undefined, ip: string): Promise<OAuthTokenResponse> {
+    const { client, authenticated } = await this.#authenticateClient(request, basic, ip);
     switch (request.grant_type) {
       case 'authorization_code':
         return this.#authorizationCodeGrant(request, client, authenticated);
