@@ -88,9 +88,12 @@ async function rpc(body: unknown, token: string | null = key) {
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
 
-/** The answers' `svc` member says which engine served the call and how long it took: equal in all but the timings. */
+/**
+ * The answers' `svc` member says which engine served the call and how long it took: equal in all
+ * but the timings. A streamed PDF extraction also carries its phases as `timings_ms`, as REST's stream does.
+ */
 function withoutTimings(answer: any) {
-  const { svc: servedBy, ...rest } = answer;
+  const { svc: servedBy, timings_ms: _timings, ...rest } = answer;
   return servedBy ? { ...rest, svc: { ...servedBy, latency_ms: undefined, timings: undefined } } : rest;
 }
 
@@ -172,6 +175,49 @@ for (const legacy of [false, true]) {
     t.is((await client.getTask({ tenant: '', id: taskId, historyLength: undefined })).status?.state, TaskState.TASK_STATE_COMPLETED);
   });
 
+  test.serial(`@a2a-js/sdk ${mode}: message/stream of summarize streams the route's own events, then the REST answer`, async (t) => {
+    const client = await sdkClient(key, legacy);
+    const kinds: string[] = [];
+    const progress: Array<{ event: string; data: any }> = [];
+    let result: any;
+    for await (const event of client.sendMessageStream(
+      SendMessageRequest.fromJSON({
+        message: {
+          messageId: `m-${Math.random()}`,
+          role: 'ROLE_USER',
+          parts: [{ text: TEXT }, { data: { max_sentences: 2 } }],
+          metadata: { skill: 'summarize' },
+        },
+      }),
+    )) {
+      const payload = event.payload;
+      if (payload?.$case !== 'artifactUpdate') {
+        kinds.push(payload?.$case === 'task' ? 'task' : `status:${payload?.$case === 'statusUpdate' ? payload.value.status?.state : ''}`);
+        continue;
+      }
+      const artifact = payload.value.artifact!;
+      const data = artifact.parts.find((part) => part.content?.$case === 'data')?.content;
+      if (artifact.name === 'progress') {
+        kinds.push(payload.value.append ? 'progress+' : 'progress');
+        if (data?.$case === 'data') progress.push(data.value as any);
+      } else {
+        kinds.push('result');
+        if (data?.$case === 'data') result = data.value;
+      }
+    }
+    t.deepEqual(kinds, ['task', 'progress', 'progress+', 'result', `status:${TaskState.TASK_STATE_COMPLETED}`]);
+    t.deepEqual(
+      progress.map((chunk) => chunk.event),
+      ['sentence-selected', 'sentence-selected'],
+    );
+    const expected = await rest('POST', '/v1/summarize', { text: TEXT, max_sentences: 2 });
+    t.deepEqual(withoutTimings(result), withoutTimings(expected.body));
+    t.deepEqual(
+      progress.map((chunk) => chunk.data.text),
+      expected.body.sentences.map((sentence: any) => sentence.text),
+    );
+  });
+
   test.serial(`@a2a-js/sdk ${mode}: the extended card lists the skills this credential may use`, async (t) => {
     const full = await (await sdkClient(key, legacy)).getAgentCard();
     t.deepEqual(
@@ -249,6 +295,49 @@ test.serial('every skill over raw JSON-RPC answers what its REST route answers',
   });
   const got = await rpc({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: stored.body.result.id } });
   t.deepEqual(got.body.result.history[0].parts[0], { kind: 'file', file: { mimeType: 'application/pdf', name: 'three.pdf' } });
+});
+
+test.serial('message/stream of a PDF streams its pages as they are extracted; the result is the REST answer', async (t) => {
+  const pdf = numberedPdf(3);
+  const response = await fetch(`${svc.baseUrl}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'pdf-stream',
+      method: 'message/stream',
+      params: {
+        message: {
+          messageId: 'm-pdf-stream',
+          role: 'user',
+          parts: [{ kind: 'file', file: { bytes: pdf.toString('base64') } }],
+          metadata: { skill: 'pdf-extract' },
+        },
+      },
+    }),
+  });
+  t.regex(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+  const results = (await response.text())
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => JSON.parse(block.slice('data: '.length)).result);
+  t.deepEqual(
+    results.map((result) => result.kind),
+    ['task', 'artifact-update', 'artifact-update', 'artifact-update', 'artifact-update', 'status-update'],
+  );
+  const pages = results.filter((result) => result.artifact?.name === 'progress').map((result) => result.artifact.parts[0].data);
+  t.deepEqual(
+    pages.map((page) => [page.event, page.data.page_number]),
+    [
+      ['page-extracted', 1],
+      ['page-extracted', 2],
+      ['page-extracted', 3],
+    ],
+  );
+  const expected = await rest('POST', '/v1/pdf/extract', { data_base64: pdf.toString('base64') });
+  t.deepEqual(withoutTimings(results[4].artifact.parts[1].data), withoutTimings(expected.body));
+  t.true(results[5].final);
+  t.is(results[5].status.state, 'completed');
 });
 
 test.serial('a skill whose REST route refuses the input ends its task failed with the REST error body', async (t) => {

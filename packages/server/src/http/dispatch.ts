@@ -49,6 +49,9 @@ function completeOnEnd(listener: Listener): Listener {
     // handler's abort signal), which a synthesized request's own destruction does not give.
     const signal = (req as { _lightMyRequest?: { signal?: AbortSignal } })._lightMyRequest?.signal;
     signal?.addEventListener('abort', () => (res as { destroy(): void }).destroy(), { once: true });
+    // An event stream asks its socket for no delay (respond.ts); the synthesized socket has no Nagle to turn off.
+    const socket = (req as { socket?: { setNoDelay?: unknown } }).socket;
+    if (socket && typeof socket.setNoDelay !== 'function') socket.setNoDelay = () => socket;
     listener(req, res);
   };
 }

@@ -12,6 +12,7 @@ import {
 } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
 import { principalKey } from '../identity/index.ts';
+import type { RouteEvent } from './a2a-skill-stream.ts';
 import type { TrialTask } from './a2a-trial.ts';
 import type { A2aTaskRunner } from './a2a-task-runner.ts';
 import type { A2aTaskStore } from './a2a-task-store.ts';
@@ -180,6 +181,7 @@ export async function answerSkillRequest(
         );
       }
       let started: { task: NeutralTask; done: Promise<NeutralTask> } | undefined;
+      const progress = streams ? new EventQueue<RouteEvent>() : undefined;
       try {
         const skill = skillOf(message);
         if (!skill) return trialAnswer(deps.trial(), version, id, streams);
@@ -205,12 +207,16 @@ export async function answerSkillRequest(
           // A blocking call or a stream is the caller's connection: going away cancels it, as on REST.
           // A task answered at once runs on under its deadline and `tasks/cancel`.
           connection: message.returnImmediately && !streams ? undefined : request.signal,
+          onEvent: progress ? (event) => progress.push(event) : undefined,
         });
       } catch (error) {
         if (error instanceof SkillInputError) return failure(400, id, RPC.invalidParams, error.svcCode, error.message, requestId);
         throw error;
       }
-      if (streams) return { status: 200, body: streamOf(version, id, started) };
+      if (progress) {
+        void started.done.finally(() => progress.close());
+        return { status: 200, body: streamOf(version, id, started, progress) };
+      }
       if (message.returnImmediately) return success(renderSendResult(version, started.task, message.historyLength));
       return success(renderSendResult(version, await started.done, message.historyLength));
     }
@@ -243,14 +249,50 @@ function trialAnswer(trial: TrialTask, version: Version, id: string | number, st
   };
 }
 
-/** The stream of a task: the task as it starts, then its artifacts and its final status as they come. */
+/** The route's events of a running task, taken as they come; closed when the task ends. */
+class EventQueue<T> {
+  readonly #items: T[] = [];
+  #closed = false;
+  #wake: (() => void) | undefined;
+
+  push(item: T): void {
+    this.#items.push(item);
+    this.#wake?.();
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#wake?.();
+  }
+
+  async *drain(): AsyncGenerator<T> {
+    for (;;) {
+      while (this.#items.length > 0) yield this.#items.shift()!;
+      if (this.#closed) return;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#wake = undefined;
+    }
+  }
+}
+
+/**
+ * The stream of a task: the task as it starts, the route's own events as they come (one
+ * `progress` artifact, appended to, each chunk a data part `{ event, data }`: pages, sentences,
+ * passages), then the result artifact and the final status.
+ */
 async function* streamOf(
   version: Version,
   id: string | number,
   started: { task: NeutralTask; done: Promise<NeutralTask> },
+  progress: EventQueue<RouteEvent>,
 ): AsyncIterable<SseMessage<RpcSuccess>> {
   const event = (result: Record<string, unknown>): SseMessage<RpcSuccess> => ({ event: 'message', data: { jsonrpc: '2.0', id, result } });
   yield event(renderStreamTask(version, started.task));
+  let chunks = 0;
+  for await (const routeEvent of progress.drain()) {
+    const artifact = { artifactId: `${started.task.id}-progress`, name: 'progress', parts: [{ data: { event: routeEvent.event, data: routeEvent.data } }] };
+    yield event(renderArtifactUpdate(version, started.task, artifact, { append: chunks++ > 0, lastChunk: false }));
+  }
   const done = await started.done;
   for (const artifact of done.artifacts) yield event(renderArtifactUpdate(version, done, artifact));
   yield event(renderStatusUpdate(version, done));

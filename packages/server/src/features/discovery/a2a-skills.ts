@@ -1,5 +1,5 @@
 import { a2aSkills, type A2aSkillDefinition } from '@svc/schemas';
-import type { DispatchAnswer, DispatchInput } from '../../http/dispatch.ts';
+import type { DispatchInput } from '../../http/dispatch.ts';
 import type { IncomingMessage, NeutralArtifact, NeutralMessage, NeutralPart } from './a2a-wire.ts';
 
 export type Skill = (typeof a2aSkills)[number];
@@ -82,8 +82,8 @@ function textOf(skill: Skill, answer: Json): string {
 }
 
 /** A completed skill's artifact: a text reading and the REST answer itself (RAG's citations are in it). */
-export function resultArtifact(taskId: string, skill: Skill, answer: DispatchAnswer): NeutralArtifact {
-  const json = answer.json as Json;
+export function resultArtifact(taskId: string, skill: Skill, answer: unknown): NeutralArtifact {
+  const json = answer as Json;
   return {
     artifactId: `${taskId}-result`,
     name: skill.id,
@@ -92,13 +92,12 @@ export function resultArtifact(taskId: string, skill: Skill, answer: DispatchAns
   };
 }
 
-/** A failed skill's status message: the REST error's message, and its body as REST gives it. */
-export function failureMessage(taskId: string, answer: DispatchAnswer): NeutralMessage {
-  const body = (answer.json ?? { error: answer.text }) as Json;
+/** A failed skill's status message: the REST error's message, and its body as REST gives it (a stream's `error` event under status 200). */
+export function failureMessage(taskId: string, status: number, body: Json): NeutralMessage {
   const code = typeof body.code === 'string' ? body.code : 'error';
   return {
     messageId: `${taskId}-failed`,
     role: 'agent',
-    parts: [{ text: `HTTP ${answer.status} ${code}: ${String(body.error ?? body.message ?? answer.text)}` }, { data: { status: answer.status, body } }],
+    parts: [{ text: `HTTP ${status} ${code}: ${String(body.error ?? body.message ?? '')}` }, { data: { status, body } }],
   };
 }

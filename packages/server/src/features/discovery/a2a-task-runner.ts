@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { a2aLimits } from '@svc/schemas';
 import type { ContractDispatch, DispatchCaller, DispatchInput } from '../../http/dispatch.ts';
+import { readRouteEvents, readWhole, streamsEvents, type RouteEvent } from './a2a-skill-stream.ts';
 import { failureMessage, resultArtifact, type Skill } from './a2a-skills.ts';
 import type { A2aTaskStore } from './a2a-task-store.ts';
 import type { NeutralArtifact, NeutralMessage, NeutralTask, TaskState } from './a2a-wire.ts';
@@ -18,7 +19,11 @@ export interface StartTask {
   caller: Omit<DispatchCaller, 'signal'>;
   /** The caller's connection, when the task lives only as long as it (a blocking call, a stream). */
   connection: AbortSignal | undefined;
+  /** A streaming caller's: the route's own events as they come (pages, sentences, passages), when the route streams. */
+  onEvent?: ((event: RouteEvent) => void) | undefined;
 }
+
+type Ending = { state: TaskState; message?: NeutralMessage; artifacts: NeutralArtifact[] };
 
 type StopReason = 'canceled' | 'deadline' | 'disconnected' | 'shutdown';
 
@@ -96,14 +101,10 @@ export class A2aTaskRunner {
   }
 
   async #run(args: StartTask, task: NeutralTask, signal: AbortSignal, reason: () => StopReason | undefined): Promise<NeutralTask> {
-    let ending: { state: TaskState; message?: NeutralMessage; artifacts: NeutralArtifact[] };
+    let ending: Ending;
     try {
-      const answer = await this.#dispatch.call(args.skill.route, args.input, { ...args.caller, signal });
+      ending = await this.#work(args, task, signal);
       if (signal.aborted) throw signal.reason;
-      ending =
-        answer.status >= 200 && answer.status < 300
-          ? { state: 'completed', artifacts: [resultArtifact(task.id, args.skill, answer)] }
-          : { state: 'failed', message: failureMessage(task.id, answer), artifacts: [] };
     } catch (error) {
       const why = reason();
       if (why === 'canceled') return (await this.#store.get(args.owner, task.id)) ?? { ...task, state: 'canceled' };
@@ -115,6 +116,30 @@ export class A2aTaskRunner {
     // A cancel that won the race stands: the stored task says so.
     if (!ended) return (await this.#store.get(args.owner, task.id)) ?? { ...task, state: 'canceled' };
     return { ...task, state: ending.state, statusMessage: ending.message, artifacts: ending.artifacts, timestamp: new Date().toISOString() };
+  }
+
+  /**
+   * The skill's route, called as REST would be: read whole, or, for a streaming caller and a route
+   * that streams, as its own event stream whose events are handed on as they come.
+   */
+  async #work(args: StartTask, task: NeutralTask, signal: AbortSignal): Promise<Ending> {
+    const caller = { ...args.caller, signal };
+    const body = args.input.body as Record<string, unknown> | undefined;
+    if (args.onEvent && body && streamsEvents(args.skill.route)) {
+      const answer = await this.#dispatch.call(args.skill.route, { ...args.input, body: { ...body, stream: true } }, caller, { stream: true });
+      if (answer.status !== 200)
+        return { state: 'failed', message: failureMessage(task.id, answer.status, JSON.parse(await readWhole(answer.stream!))), artifacts: [] };
+      const read = await readRouteEvents(answer.stream!, args.onEvent);
+      if (!read.ok) return { state: 'failed', message: failureMessage(task.id, 200, read.error as Record<string, unknown>), artifacts: [] };
+      return { state: 'completed', artifacts: [resultArtifact(task.id, args.skill, read.json)] };
+    }
+    const answer = await this.#dispatch.call(args.skill.route, args.input, caller);
+    if (answer.status >= 200 && answer.status < 300) return { state: 'completed', artifacts: [resultArtifact(task.id, args.skill, answer.json)] };
+    return {
+      state: 'failed',
+      message: failureMessage(task.id, answer.status, (answer.json ?? { error: answer.text }) as Record<string, unknown>),
+      artifacts: [],
+    };
   }
 
   /** Cancels the owner's task on any replica; a task running here stops at once. Undefined: no such task. */

@@ -151,9 +151,14 @@ export function renderStatusUpdate(version: Version, task: NeutralTask): Record<
   return version === '0.3' ? { kind: 'status-update', ...update, final: isFinal(task.state) } : { statusUpdate: update };
 }
 
-/** A stream event's result: one whole artifact. */
-export function renderArtifactUpdate(version: Version, task: NeutralTask, artifact: NeutralArtifact): Record<string, unknown> {
-  const update = { taskId: task.id, contextId: task.contextId, artifact: artifactOf(version, artifact), append: false, lastChunk: true };
+/** A stream event's result: an artifact, whole by default, or a chunk appended to one. */
+export function renderArtifactUpdate(
+  version: Version,
+  task: Pick<NeutralTask, 'id' | 'contextId'>,
+  artifact: NeutralArtifact,
+  chunk: { append: boolean; lastChunk: boolean } = { append: false, lastChunk: true },
+): Record<string, unknown> {
+  const update = { taskId: task.id, contextId: task.contextId, artifact: artifactOf(version, artifact), ...chunk };
   return version === '0.3' ? { kind: 'artifact-update', ...update } : { artifactUpdate: update };
 }
 
