@@ -66,7 +66,26 @@ export interface AgentMarker {
   readonly reason?: string;
   /** The call removes or ends something (cancel, revoke); default: a DELETE or a key named cancel, revoke, delete or tombstone. */
   readonly destructive?: boolean;
+  /** How a tool call reports progress when the client gives a `progressToken`: see AgentProgress. */
+  readonly progress?: AgentProgress;
 }
+
+/**
+ * Progress of a long operation, as a tool reports it (`notifications/progress`):
+ * - `stream`: the route streams (`stream: true`); each `itemEvent` is one step, the answer is the
+ *   `finalEvent`'s data with the items gathered under `itemsField` (the JSON the route answers
+ *   unstreamed); an `errorEvent` ends the call as an error;
+ * - `poll`: the route is read again every `intervalMs` until `read` says done; each read is one
+ *   report, the last read is the answer.
+ */
+export type AgentProgress =
+  | { readonly stream: { readonly itemEvent: string; readonly itemsField: string; readonly finalEvent: string; readonly errorEvent: string } }
+  | {
+      readonly poll: {
+        readonly intervalMs: number;
+        readonly read: (answer: never) => { readonly done: boolean; readonly progress: number; readonly total?: number; readonly message?: string };
+      };
+    };
 
 export interface RouteDefinition {
   readonly __route: true;

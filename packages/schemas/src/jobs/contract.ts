@@ -1,10 +1,17 @@
 import { defineContract, defineRoute } from '../route.ts';
 import { jobLimits as limits, batchJobRequestSchemaId } from './limits.ts';
-import { BatchJob, BatchJobRequest, BatchJobResult, JobIdParams, JobSubmitHeaders } from './records.ts';
+import { BatchJob, BatchJobRequest, BatchJobResult, finishedJobStatuses, JobIdParams, JobSubmitHeaders } from './records.ts';
 
 /** Jobs belong to registered agents (and the operator): the shared demo and open-auth principals are refused with 403 `principal_not_allowed`. */
 const jobsAuth = (scope: 'jobs:read' | 'jobs:write') => ({ kind: 'scoped', scopes: [scope], principals: ['operator', 'agent'] }) as const;
 const common = { surface: 'base', tags: ['jobs'] } as const;
+/** A job's progress for an MCP progress report: items finished of the total, done once the job is. */
+const readJobProgress = (job: BatchJob) => ({
+  done: (finishedJobStatuses as readonly string[]).includes(job.status),
+  progress: job.progress.succeeded + job.progress.failed,
+  total: job.progress.total,
+  message: job.status,
+});
 const notFound = "Another principal's job, an unknown id and a job past retention are all 404 `job_not_found`.";
 
 export const jobsContract = defineContract({
@@ -44,6 +51,8 @@ export const jobsContract = defineContract({
     params: JobIdParams,
     errors: [404],
     responses: { 200: BatchJob },
+    // An MCP tool call with a progressToken follows the job until it is finished, reporting its items.
+    agent: { progress: { poll: { intervalMs: 250, read: readJobProgress } } },
   }),
   cancel: defineRoute({
     ...common,

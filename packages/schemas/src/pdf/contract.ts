@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineContract, defineRoute, jsonOrSse } from '../route.ts';
 import { DocumentExtraction, DocumentExtractRequest } from './documents.ts';
-import { PdfExtraction, PdfExtractQuery, PdfExtractRequest, PdfStreamEvent } from './extraction.ts';
+import { PdfExtraction, PdfExtractQuery, PdfExtractRequest, PdfStreamEvent, pdfStreamEventNames } from './extraction.ts';
 import { pdfJsonBodyLimitBytes, pdfLimits } from './limits.ts';
 
 const invoke = { auth: { kind: 'scoped', scopes: ['inference:invoke'] }, surface: 'base' } as const;
@@ -46,6 +46,12 @@ export const pdfContract = defineContract({
     errorEnvelope: 'bayrun',
     errors: [408, 413, 429, 503, 504],
     responses: { 200: jsonOrSse(PdfExtraction, PdfStreamEvent) },
+    // An MCP tool call with a progressToken reports each page as it is extracted.
+    agent: {
+      progress: {
+        stream: { itemEvent: pdfStreamEventNames.page, itemsField: 'pages', finalEvent: pdfStreamEventNames.completed, errorEvent: pdfStreamEventNames.error },
+      },
+    },
   }),
 });
 

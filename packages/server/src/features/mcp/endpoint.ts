@@ -91,7 +91,13 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
       const running = inFlight.start(callerKey(caller), ctx.mcpReq.id);
       try {
         const signal = AbortSignal.any([ctx.mcpReq.signal, request.signal, running.signal]);
-        return await callTool(deps.dispatch, tool, call.params.arguments ?? {}, { authorization, ip: request.ip, signal });
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        const report =
+          progressToken === undefined
+            ? undefined
+            : (update: { progress: number; total?: number; message?: string }) =>
+                ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...update } });
+        return await callTool(deps.dispatch, tool, call.params.arguments ?? {}, { authorization, ip: request.ip, signal }, report);
       } finally {
         running.done();
       }

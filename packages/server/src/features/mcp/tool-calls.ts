@@ -1,5 +1,6 @@
 import { agentTools, contract, principalMayCall, type AgentTool, type Principal } from '@svc/schemas';
 import type { DispatchAnswer, DispatchCaller, DispatchInput, ContractDispatch } from '../../http/dispatch.ts';
+import { followProgress, type ReportProgress } from './progress.ts';
 
 type ObjectSchema = { type: 'object'; [keyword: string]: unknown };
 
@@ -102,8 +103,18 @@ export function toolResultOf(answer: DispatchAnswer): ToolResult {
   };
 }
 
-/** Runs one tool call through its REST route, as the caller. */
-export async function callTool(dispatch: ContractDispatch, tool: AgentTool, args: Record<string, unknown>, caller: DispatchCaller): Promise<ToolResult> {
+/**
+ * Runs one tool call through its REST route, as the caller. With `report` (the client gave a
+ * progressToken) a route that declares how it reports progress (`agent.progress`) is followed
+ * step by step; its answer is still the route's JSON.
+ */
+export async function callTool(
+  dispatch: ContractDispatch,
+  tool: AgentTool,
+  args: Record<string, unknown>,
+  caller: DispatchCaller,
+  report?: ReportProgress,
+): Promise<ToolResult> {
   const missing = missingPathParams(tool, args);
   if (missing.length > 0) {
     const body = {
@@ -114,6 +125,8 @@ export async function callTool(dispatch: ContractDispatch, tool: AgentTool, args
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   }
   const { input, headers } = requestOf(tool, args);
-  const answer = await dispatch.call(tool.route, input, { ...caller, headers: { ...caller.headers, ...headers } });
-  return toolResultOf(answer);
+  const withHeaders = { ...caller, headers: { ...caller.headers, ...headers } };
+  const progress = tool.route.agent?.progress;
+  if (report && progress) return toolResultOf(await followProgress(dispatch, tool.route, progress, input, withHeaders, report));
+  return toolResultOf(await dispatch.call(tool.route, input, withHeaders));
 }
