@@ -28,11 +28,11 @@ const NAVIGATION = [
   { href: `${BASE}rankings`, label: 'Rankings' },
 ];
 const SIGNED_IN_NAVIGATION = [
-  { href: `${BASE}keys`, label: 'Keys', operator: false },
-  { href: `${BASE}credits`, label: 'Credits', operator: false },
-  { href: `${BASE}jobs`, label: 'Jobs', operator: false },
-  { href: `${BASE}requests`, label: 'Requests', operator: true },
-  { href: `${BASE}operator`, label: 'Operator', operator: true },
+  { href: `${BASE}keys`, label: 'Keys', for: ['oauth'] },
+  { href: `${BASE}credits`, label: 'Credits', for: ['oauth'] },
+  { href: `${BASE}jobs`, label: 'Jobs', for: ['oauth', 'operator'] },
+  { href: `${BASE}requests`, label: 'Requests', for: ['oauth', 'operator'] },
+  { href: `${BASE}operator`, label: 'Operator', for: ['operator'] },
 ];
 
 /** Moves focus to the page's heading after a navigation, so keyboard and screen-reader users start at the new content. */
@@ -63,7 +63,7 @@ export function App() {
               </li>
             ))}
             {session.value &&
-              SIGNED_IN_NAVIGATION.filter((entry) => session.value?.kind !== 'operator' || entry.operator).map((entry) => (
+              SIGNED_IN_NAVIGATION.filter((entry) => entry.for.includes(session.value!.kind)).map((entry) => (
                 <li key={entry.href}>
                   <a href={entry.href}>{entry.label}</a>
                 </li>

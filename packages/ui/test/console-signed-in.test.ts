@@ -1,6 +1,7 @@
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { grantCredits } from '@svc/testing/server-internals';
 import { waitUntil } from '@svc/testing/wait-until';
 import { launchChromium, overflowAt360, screenshots, seriousAxeViolations } from './helpers/browser.ts';
 
@@ -166,16 +167,50 @@ test.serial('follow a job to its result', async (t) => {
   await checkPage(t, 'jobs');
 });
 
-test.serial('credits: the balance, usage table and chart, and the packs to buy', async (t) => {
+test.serial('see usage and the balance change after a credit-funded call; the chart and the CSV export', async (t) => {
+  const token = String((await storedSession())!.accessToken);
+  const agent = await svc.client({ token }).oauth.whoami();
+  // Credits granted through the ledger, as a paid Checkout's webhook grants them (Stripe is the third party here).
+  const sequelize = svc.server.database.sequelize;
+  await sequelize.transaction((transaction) => grantCredits(sequelize, transaction, agent.id, 10, `ui-test-grant-${agent.id}`));
   await page.goto(`${svc.baseUrl}/ui/credits`);
-  await waitUntil(
-    () => `the balance; ${mainText()}`,
-    () => textOf('spendable'),
-    { timeoutMs: 10_000, intervalMs: 100 },
+  t.is(
+    await waitUntil(
+      () => `the balance; ${mainText()}`,
+      () => textOf('spendable'),
+      { timeoutMs: 10_000, intervalMs: 100 },
+    ),
+    '10',
   );
-  t.is(await page.getByTestId('spendable').textContent(), '0');
   t.true((await page.getByRole('button', { name: /credits for/ }).count()) > 0);
+
+  const call = await fetch(`${svc.baseUrl}/v1/credits/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'ui-credit-call-1' },
+    body: JSON.stringify({ messages: [{ role: 'user', content: 'What is svc?' }] }),
+  });
+  t.is(call.status, 200, await call.clone().text());
+  await page.reload();
+  t.is(
+    await waitUntil(
+      () => `the new balance; ${mainText()}`,
+      () => textOf('spendable'),
+      { timeoutMs: 10_000, intervalMs: 100 },
+    ),
+    '9',
+  );
+  t.is(await page.locator('table.usage tbody tr').count(), 1);
+  t.true(await page.locator('.chart canvas').first().isVisible(), 'the chart of calls per day is drawn');
   await checkPage(t, 'credits');
+
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export every receipt as CSV' }).click();
+  const csv = await (await download).createReadStream().then(async (stream) => {
+    let text = '';
+    for await (const chunk of stream) text += chunk;
+    return text;
+  });
+  t.is(csv.trim().split('\n').length, 2, csv);
 });
 
 test.serial('file a catalog request, then moderate it as the operator with its history', async (t) => {

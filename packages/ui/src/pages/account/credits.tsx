@@ -81,7 +81,8 @@ export function CreditsPage() {
             <button type="button" onClick={exportCsv}>
               Export every receipt as CSV
             </button>
-            <table>
+            <table class="usage">
+              <caption>Usage receipts, newest first</caption>
               <thead>
                 <tr>
                   <th scope="col">When</th>
