@@ -23,6 +23,7 @@ const wrongValueOf = {
   responses: { variable: 'SVC_RESPONSES_RETENTION_DAYS', value: '0', says: 'expected days from 1 to 3650' },
   limits: { variable: 'SVC_LIMITS_AGENT', value: 'requests_per_minute=0', says: 'requests_per_minute must be at least 1' },
   responseCache: { variable: 'SVC_RESPONSE_CACHE_TTL_SECONDS', value: '0', says: 'expected seconds from 1 to 2592000' },
+  console: { variable: 'SVC_UI', value: 'maybe', says: 'expected on or off' },
 };
 
 const issueOf = ({ variable, value, says }: (typeof wrongValueOf)[keyof typeof wrongValueOf]) => `${variable}=${JSON.stringify(value)}: ${says}`;
