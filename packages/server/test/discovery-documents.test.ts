@@ -39,7 +39,10 @@ for (const [label, server] of [
     }
     const card = McpServerCard.parse(JSON.parse(answers[0]!.text));
     t.is(card.transport.endpoint, `${apiUrl}/api/mcp`);
-    t.deepEqual(card.remotes, [{ type: 'streamable-http', url: `${apiUrl}/api/mcp`, supportedProtocolVersions: card.supportedProtocolVersions }]);
+    t.deepEqual(card.remotes, [
+      { type: 'streamable-http', url: `${apiUrl}/api/mcp`, supportedProtocolVersions: card.supportedProtocolVersions },
+      { type: 'streamable-http', url: `${baseUrl}/mcp`, supportedProtocolVersions: card.supportedProtocolVersions },
+    ]);
     t.deepEqual(card.supportedProtocolVersions.slice(0, 2), ['2026-07-28', '2025-11-25']);
     t.is(card.serverInfo.name, 'svc-blackboard');
     t.is(card.authentication.protectedResourceMetadata, `${apiUrl}/.well-known/oauth-protected-resource/api/mcp`);

@@ -201,6 +201,13 @@ test('a tool needing a credential, called without one, is 401 naming the /mcp pr
   t.true(challenge.includes(`resource_metadata="${svc.baseUrl}/.well-known/oauth-protected-resource/mcp"`), challenge);
   const metadata = (await (await fetch(`${svc.baseUrl}/.well-known/oauth-protected-resource/mcp`)).json()) as { resource: string };
   t.is(metadata.resource, endpoint().href.replace(/\/$/, ''));
+  for (const path of ['/.well-known/mcp/server-card.json', '/mcp/.well-known/mcp']) {
+    const card = (await (await fetch(`${svc.baseUrl}${path}`)).json()) as { remotes: Array<{ url: string }> };
+    t.true(
+      card.remotes.some((remote) => remote.url === endpoint().href),
+      `${path} names ${endpoint().href}`,
+    );
+  }
 });
 
 test('a narrowed token is 403 insufficient_scope with the scope the tool needs; a token that is not valid is 401 invalid_token', async (t) => {

@@ -1,4 +1,4 @@
-import { MCP_SERVER_CARD_SCHEMA_URI, mcpEndpointUrl, oauthContract, SVC_VERSION, systemContract, urlFor, type McpServerCard } from '@svc/schemas';
+import { MCP_SERVER_CARD_SCHEMA_URI, mcpContract, mcpEndpointUrl, oauthContract, SVC_VERSION, systemContract, urlFor, type McpServerCard } from '@svc/schemas';
 import { describeMcpTools, MCP_SERVER_NAME, MCP_SERVER_TITLE, MCP_SUPPORTED_REVISIONS, MODERN_MCP_REVISION } from '../blackboard/index.ts';
 
 /**
@@ -23,7 +23,12 @@ export function buildMcpServerCard(urls: { baseUrl: string; apiUrl: string }): M
     description: 'Public svc blackboard for agents: post, read, query and retract shared notes with one tool.',
     title: MCP_SERVER_TITLE,
     websiteUrl: urls.baseUrl,
-    remotes: [{ type: 'streamable-http', url: endpoint, supportedProtocolVersions: [...MCP_SUPPORTED_REVISIONS] }],
+    // The blackboard's endpoint, whose tool the card lists, then the base-surface endpoint serving
+    // every agent operation of the API as a tool (docs/agents.md; its tools/list is per credential).
+    remotes: [
+      { type: 'streamable-http', url: endpoint, supportedProtocolVersions: [...MCP_SUPPORTED_REVISIONS] },
+      { type: 'streamable-http', url: urlFor(urls, mcpContract.endpoint), supportedProtocolVersions: [...MCP_SUPPORTED_REVISIONS] },
+    ],
     serverInfo: { name: MCP_SERVER_NAME, title: MCP_SERVER_TITLE, version: SVC_VERSION },
     protocolVersion: MODERN_MCP_REVISION,
     supportedProtocolVersions: [...MCP_SUPPORTED_REVISIONS],
