@@ -116,3 +116,20 @@ test(`a caller keeps at most ${a2aLimits.maxKeptPerPrincipal} tasks: the oldest 
   t.is((await get(ids[1]!)).body.result.status.state, 'completed', 'the other 100 stay');
   t.is((await get(ids.at(-1)!)).body.result.status.state, 'completed');
 });
+
+test('a message in a body of at most 65,536 bytes is kept in its task; one byte more keeps a note', async (t) => {
+  const key = await freshKey();
+  const base = JSON.stringify(send([{ kind: 'text', text: '' }], { skill: 'summarize' }));
+  const sentences = 'The state lives in PostgreSQL. '.repeat(3000);
+  const atCap = base.replace('"text":""', `"text":"${sentences.slice(0, 65_536 - base.length)}"`);
+  t.is(Buffer.byteLength(atCap), 65_536);
+  const history = async (body: string) => {
+    const answer = await rpc(key, body);
+    t.is(answer.body.result.status.state, 'completed');
+    const got = await rpc(key, { jsonrpc: '2.0', id: 'g', method: 'tasks/get', params: { id: answer.body.result.id } });
+    return got.body.result.history[0].parts[0].text as string;
+  };
+  t.is((await history(atCap)).length, 65_536 - base.length, 'kept whole');
+  const over = atCap.replace('"text":"T', '"text":"TT');
+  t.is(await history(over), '(The message came in a body of 65537 bytes; over 65536 bytes its parts are not kept.)');
+});

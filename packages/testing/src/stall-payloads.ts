@@ -372,6 +372,7 @@ const NAMED_PAYLOADS: Record<string, () => StallPayload[]> = {
     { kind: 'rouge_l on two 32 KiB items', method: 'POST', path: '/v1/eval', body: evalPairs(1), contentType: 'application/json', credential: 'developerKey' },
     { kind: 'rouge_l on a 4 MiB body', method: 'POST', path: '/v1/eval', body: evalPairs(60), contentType: 'application/json', credential: 'developerKey' },
   ],
+  'discovery.a2a': a2aSkillPayloads,
   'blackboard.put': () => [
     {
       kind: 'value of a. x 65 KB, no credential',
@@ -383,6 +384,35 @@ const NAMED_PAYLOADS: Record<string, () => StallPayload[]> = {
     },
   ],
 };
+
+/**
+ * A2A skills with a credential: each skill's REST input near its caps, inside the A2A body cap
+ * (a2aLimits.bodyBytes), so the skill's route runs as it does over REST, with the A2A parse, the
+ * in-process dispatch and the stored task on top.
+ */
+function a2aSkillPayloads(): StallPayload[] {
+  const send = (kind: string, skill: string, parts: unknown[], method = 'message/send'): StallPayload => ({
+    kind: `a2a ${kind}`,
+    method: 'POST',
+    path: '/a2a',
+    body: json({ jsonrpc: '2.0', id: kind, method, params: { message: { messageId: `stall-${kind}`, role: 'user', parts, metadata: { skill } } } }),
+    contentType: 'application/json',
+    credential: 'developerKey',
+  });
+  const data = (value: Record<string, unknown>) => ({ kind: 'data', data: value });
+  const sentences = (chars: number) => 'PostgreSQL keeps the state of every replica. '.repeat(Math.ceil(chars / 46)).slice(0, chars);
+  return [
+    send('rerank, 120 documents of 32 KiB', 'rerank', [
+      data({ query: 'state replica', documents: Array.from({ length: 120 }, () => words('replica', 32_768)) }),
+    ]),
+    send('summarize, 400,000 characters, streamed', 'summarize', [{ kind: 'text', text: sentences(400_000) }], 'message/stream'),
+    // RAG at its 1,000,000-character cap holds the loop over budget on REST itself (inference.rag): see docs/agents.md.
+    send('rag, 200,000 characters in 5 documents', 'rag', [
+      data({ question: 'Where is the state kept?', documents: Array.from({ length: 5 }, () => sentences(40_000)) }),
+    ]),
+    send('classify, 60 texts of 32 KiB', 'classify', [data({ task: 'sentiment', inputs: Array.from({ length: 60 }, () => words('good', 32_768)) })]),
+  ];
+}
 
 export const namedPayloads = (routeId: string): StallPayload[] => NAMED_PAYLOADS[routeId]?.() ?? [];
 

@@ -202,7 +202,7 @@ export async function answerSkillRequest(
           skill,
           input,
           contextId: message.contextId,
-          history: historyMessage(message),
+          history: historyMessage(message, request.headers['content-length'] === undefined ? undefined : Number(request.headers['content-length'])),
           caller: { authorization: String(request.headers.authorization ?? ''), ip: request.ip },
           // A blocking call or a stream is the caller's connection: going away cancels it, as on REST.
           // A task answered at once runs on under its deadline and `tasks/cancel`.

@@ -51,8 +51,23 @@ export function dispatchInputOf(skill: A2aSkillDefinition, message: IncomingMess
   return skill.inputIn === 'query' ? { query: input } : { body: input };
 }
 
-/** The user's message as a task keeps it: a file's bytes are not kept (the answer holds what was read from them). */
-export function historyMessage(message: IncomingMessage): NeutralMessage {
+/** Above this, a message's parts are not kept in its task's history (the stored row stays small; the call got its answer). */
+export const HISTORY_KEPT_BYTES = 65_536;
+
+/**
+ * The user's message as a task keeps it: a file's bytes are not kept (the answer holds what was
+ * read from them), and a message sent in a body over HISTORY_KEPT_BYTES (or of unknown length)
+ * keeps a note instead of its parts.
+ */
+export function historyMessage(message: IncomingMessage, bodyBytes: number | undefined): NeutralMessage {
+  if (bodyBytes === undefined || bodyBytes > HISTORY_KEPT_BYTES) {
+    const size = bodyBytes === undefined ? 'of unknown length' : `of ${bodyBytes} bytes`;
+    return {
+      messageId: message.messageId,
+      role: 'user',
+      parts: [{ text: `(The message came in a body ${size}; over ${HISTORY_KEPT_BYTES} bytes its parts are not kept.)` }],
+    };
+  }
   const parts = message.parts.map(
     (part): NeutralPart => ('file' in part && part.file.bytes !== undefined ? { file: { ...part.file, bytes: undefined } } : part),
   );
