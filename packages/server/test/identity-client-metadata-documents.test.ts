@@ -57,6 +57,19 @@ test.before(async () => {
   });
   serve('/limit-no-store.json', (response) => json(response, JSON.stringify(documentFor('/limit-no-store.json')), { 'cache-control': 'no-store' }));
   serve('/limit-cached.json', (response) => json(response, JSON.stringify(documentFor('/limit-cached.json')), { 'cache-control': 'max-age=300' }));
+  // Revalidated: ETag "v1" for 1 s; a conditional request that still holds "v1" gets a 304.
+  routes['/etag.json'] = (request, response) => {
+    const revalidation = request.headers['if-none-match'] === '"v1"';
+    const path = revalidation ? '/etag.json 304' : '/etag.json';
+    hits.set(path, (hits.get(path) ?? 0) + 1);
+    if (revalidation) response.writeHead(304, { etag: '"v1"', 'cache-control': 'max-age=1' }).end();
+    else json(response, JSON.stringify(documentFor('/etag.json')), { etag: '"v1"', 'cache-control': 'max-age=1' });
+  };
+  // Served once with a validator, then gone: the revalidation fails and the copy is dropped.
+  serve('/etag-gone.json', (response) => {
+    if ((hits.get('/etag-gone.json') ?? 0) > 1) response.writeHead(404).end();
+    else json(response, JSON.stringify(documentFor('/etag-gone.json')), { etag: '"g1"', 'cache-control': 'max-age=1' });
+  });
   serve('/no-store.json', (response) => json(response, JSON.stringify(documentFor('/no-store.json')), { 'cache-control': 'no-store' }));
   serve('/at-cap.json', (response) => json(response, documentOfSize('/at-cap.json', maxBytes)));
   serve('/over-cap.json', (response) => json(response, documentOfSize('/over-cap.json', maxBytes + 1)));
@@ -168,6 +181,19 @@ test('a cached document is fetched again once its max-age has passed', async (t)
   await new Promise((resolve) => setTimeout(resolve, 1100));
   await use();
   t.is(hits.get('/short-lived.json'), 2, 'stale after max-age=1');
+});
+
+test('a stale document with an ETag is revalidated: a 304 keeps the copy; a failed revalidation refuses the client', async (t) => {
+  const use = async (path: string) => (await authorize(urlOf(path), (await challenge()).challenge)).status;
+  t.is(await use('/etag.json'), 302);
+  t.is(await use('/etag-gone.json'), 302);
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  t.is(await use('/etag.json'), 302);
+  t.is(hits.get('/etag.json'), 1, 'downloaded whole once');
+  t.is(hits.get('/etag.json 304'), 1, 'then revalidated with If-None-Match');
+  t.is(await use('/etag.json'), 302, 'fresh again for max-age after the 304');
+  t.is(hits.get('/etag.json 304'), 1);
+  t.is(await use('/etag-gone.json'), 400, 'the document is gone: refused, not served from the stale copy');
 });
 
 test('concurrent first uses of one client share one download', async (t) => {

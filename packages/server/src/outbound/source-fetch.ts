@@ -67,10 +67,14 @@ export interface FetchLimits {
   accept?: string;
   /** The User-Agent header; default `svc-pdf-fetch`. */
   userAgent?: string;
+  /** Conditional request headers (`if-none-match`, `if-modified-since`) of a cache revalidating its copy. */
+  conditional?: { 'if-none-match'?: string; 'if-modified-since'?: string };
 }
 
 /** A fetched body with the final answer's headers (for a caller that caches by them). */
 export interface FetchedResponse {
+  /** 304 only for a conditional request whose copy is still good; the body is then empty. */
+  status: 200 | 304;
   body: Buffer;
   headers: IncomingHttpHeaders;
   /** The URL that answered (after redirects). */
@@ -100,7 +104,7 @@ export async function fetchPublicHttpsResponse(url: string, limits: FetchLimits,
     if (current.protocol !== 'https:') throw new ServiceError('source_url_refused', 'Only https URLs are fetched (a redirect led elsewhere).');
     const target = await beforeDeadline(vettedAddress(current.hostname, seam), remaining(), limits.timeoutMs);
     const answer = await getOnce(current, target, { ...limits, remainingMs: remaining() }, seam.ca);
-    if (answer.kind === 'body') return { body: answer.body, headers: answer.headers, url: current.href };
+    if (answer.kind === 'body') return { status: answer.status, body: answer.body, headers: answer.headers, url: current.href };
     if (limits.maxRedirects === 0) throw new ServiceError('source_fetch_failed', 'The URL answered with a redirect, and redirects are not followed here.');
     current = new URL(answer.location, current);
   }
@@ -127,13 +131,13 @@ function getOnce(
   target: ResolvedAddress,
   limits: FetchLimits & { remainingMs: number },
   ca: string | undefined,
-): Promise<{ kind: 'body'; body: Buffer; headers: IncomingHttpHeaders } | { kind: 'redirect'; location: string }> {
+): Promise<{ kind: 'body'; status: 200 | 304; body: Buffer; headers: IncomingHttpHeaders } | { kind: 'redirect'; location: string }> {
   return new Promise((resolve, reject) => {
     const request = httpsRequest(
       url,
       {
         method: 'GET',
-        headers: { accept: limits.accept ?? 'application/pdf, */*;q=0.5', 'user-agent': limits.userAgent ?? 'svc-pdf-fetch' },
+        headers: { accept: limits.accept ?? 'application/pdf, */*;q=0.5', 'user-agent': limits.userAgent ?? 'svc-pdf-fetch', ...limits.conditional },
         lookup: pinnedLookup(target),
         timeout: limits.remainingMs,
         signal: limits.signal,
@@ -144,6 +148,10 @@ function getOnce(
         if (status >= 300 && status < 400 && response.headers.location) {
           response.resume();
           return resolve({ kind: 'redirect', location: response.headers.location });
+        }
+        if (status === 304 && limits.conditional) {
+          response.resume();
+          return resolve({ kind: 'body', status: 304, body: Buffer.alloc(0), headers: response.headers });
         }
         if (status !== 200) {
           response.resume();
@@ -165,7 +173,7 @@ function getOnce(
           }
           chunks.push(chunk);
         });
-        response.on('end', () => resolve({ kind: 'body', body: Buffer.concat(chunks), headers: response.headers }));
+        response.on('end', () => resolve({ kind: 'body', status: 200, body: Buffer.concat(chunks), headers: response.headers }));
         response.on('error', () => reject(new ServiceError('source_fetch_failed', 'The download broke off.')));
       },
     );

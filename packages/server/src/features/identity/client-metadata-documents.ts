@@ -1,6 +1,6 @@
 import CachePolicy from 'http-cache-semantics';
 import { clientMetadataDocumentLimits as limits, OAuthClientMetadataDocument } from '@svc/schemas';
-import { fetchPublicHttpsResponse, type SourceFetchSeam } from '../../outbound/source-fetch.ts';
+import { fetchPublicHttpsResponse, type FetchedResponse, type SourceFetchSeam } from '../../outbound/source-fetch.ts';
 import { ServiceError } from '../../service-error.ts';
 import { DEMO_TIER_SCOPES, OAuthFailure, redirectUriProblem, scopesFrom } from './oauth-rules.ts';
 import type { ClientRegistration } from './oauth-tokens.ts';
@@ -60,16 +60,23 @@ function registrationFrom(clientId: string, body: Buffer): ClientRegistration {
 
 interface CachedDocument {
   registration: ClientRegistration;
-  expiresAt: number;
+  policy: CachePolicy;
+  /** Fresh until then; after it the copy is revalidated (a 304 keeps it) rather than thrown away. */
+  freshUntil: number;
 }
+
+/** The request svc makes for a document, as http-cache-semantics wants to see it. */
+const documentRequest = (url: URL) => ({ url: `${url.pathname}${url.search}`, method: 'GET', headers: { host: url.host, accept: 'application/json' } });
 
 /**
  * Client ID metadata documents: a client names itself by the https URL of its metadata, and svc
  * fetches it when the client shows up (authorize, token). The fetch goes through the SSRF-guarded
  * fetcher (public addresses only, pinned, no redirects) under a size cap and a deadline. Answers
  * are cached as HTTP caching says (Cache-Control, Expires, Age; `no-store` and `private` are not
- * kept), at most a day and at most `maxCachedDocuments` of them, per replica: a cache, not state,
- * so replicas need not agree. A failed fetch is never cached, so a corrected document works at once.
+ * kept), fresh for at most a day, at most `maxCachedDocuments` of them, per replica: a cache, not
+ * state, so replicas need not agree. A stale copy with a validator (ETag, Last-Modified) is
+ * revalidated with a conditional request, and a 304 keeps it. A failed fetch is never cached (and
+ * drops a stale copy), so a corrected document works at once.
  */
 export class ClientMetadataDocuments {
   readonly #seam: SourceFetchSeam;
@@ -82,54 +89,88 @@ export class ClientMetadataDocuments {
 
   /**
    * The registration a client_id URL stands for; `invalid_client` says which rule it broke.
-   * `beforeDownload` runs only when the document must be downloaded (not cached, no download of
-   * it under way): the caller's per-address limit, which may refuse the download.
+   * `beforeDownload` runs only when the document must be downloaded or revalidated (no fresh copy,
+   * no download of it under way): the caller's per-address limit, which may refuse the download.
    */
   async registration(clientId: string, beforeDownload?: () => Promise<void>): Promise<ClientRegistration> {
     const url = checkedClientIdUrl(clientId);
     const cached = this.#cache.get(clientId);
-    if (cached && cached.expiresAt > Date.now()) {
+    if (cached) {
       // Least recently used goes first: re-inserting moves the entry to the end.
       this.#cache.delete(clientId);
       this.#cache.set(clientId, cached);
-      return cached.registration;
+      if (cached.freshUntil > Date.now()) return cached.registration;
     }
-    this.#cache.delete(clientId);
-    // Concurrent first uses of one client share one download.
+    // Concurrent uses of one client share one download.
     let pending = this.#inFlight.get(clientId);
     if (!pending) {
       pending = (async () => {
         await beforeDownload?.();
-        return this.#fetch(clientId, url);
+        return this.#download(clientId, url, cached);
       })().finally(() => this.#inFlight.delete(clientId));
       this.#inFlight.set(clientId, pending);
     }
     return pending;
   }
 
-  async #fetch(clientId: string, url: URL): Promise<ClientRegistration> {
-    let response: Awaited<ReturnType<typeof fetchPublicHttpsResponse>>;
+  async #download(clientId: string, url: URL, stale: CachedDocument | undefined): Promise<ClientRegistration> {
+    const request = documentRequest(url);
+    const conditional = stale ? validatorsOf(stale.policy.revalidationHeaders(request)) : undefined;
+    let response: FetchedResponse;
     try {
       response = await fetchPublicHttpsResponse(
         clientId,
-        { maxBytes: limits.maxBytes, timeoutMs: limits.timeoutMs, maxRedirects: 0, accept: 'application/json', userAgent: 'svc-oauth-client-metadata' },
+        {
+          maxBytes: limits.maxBytes,
+          timeoutMs: limits.timeoutMs,
+          maxRedirects: 0,
+          accept: 'application/json',
+          userAgent: 'svc-oauth-client-metadata',
+          ...(conditional ? { conditional } : {}),
+        },
         this.#seam,
       );
     } catch (error) {
+      this.#cache.delete(clientId);
       if (!(error instanceof ServiceError)) throw error;
       throw refused(clientId, `names a metadata document that could not be used: ${error.message}`);
     }
-    const registration = registrationFrom(clientId, response.body);
-    const policy = new CachePolicy(
-      { url: `${url.pathname}${url.search}`, method: 'GET', headers: { host: url.host, accept: 'application/json' } },
-      { status: 200, headers: response.headers },
-      { shared: true },
-    );
-    const ttlMs = policy.storable() ? Math.min(policy.timeToLive(), limits.maxCacheSeconds * 1000) : 0;
-    if (ttlMs > 0) {
-      while (this.#cache.size >= limits.maxCachedDocuments) this.#cache.delete(this.#cache.keys().next().value!);
-      this.#cache.set(clientId, { registration, expiresAt: Date.now() + ttlMs });
+    if (response.status === 304 && stale) {
+      const revised = stale.policy.revalidatedPolicy(request, { status: 304, headers: response.headers });
+      // A 304 that does not match the copy's validators says nothing about it: download it whole.
+      if (revised.modified) return this.#download(clientId, url, undefined);
+      this.#keep(clientId, stale.registration, revised.policy);
+      return stale.registration;
     }
+    let registration: ClientRegistration;
+    try {
+      registration = registrationFrom(clientId, response.body);
+    } catch (error) {
+      this.#cache.delete(clientId);
+      throw error;
+    }
+    this.#keep(clientId, registration, new CachePolicy(request, { status: 200, headers: response.headers }, { shared: true }));
     return registration;
   }
+
+  /** Stores a copy HTTP caching allows to store: fresh for its lifetime (at most a day), revalidated after it when it has a validator. */
+  #keep(clientId: string, registration: ClientRegistration, policy: CachePolicy): void {
+    const freshMs = Math.min(policy.timeToLive(), limits.maxCacheSeconds * 1000);
+    const revalidatable = Object.keys(validatorsOf(policy.revalidationHeaders(documentRequest(new URL(clientId)))) ?? {}).length > 0;
+    this.#cache.delete(clientId);
+    if (!policy.storable() || (freshMs <= 0 && !revalidatable)) return;
+    while (this.#cache.size >= limits.maxCachedDocuments) this.#cache.delete(this.#cache.keys().next().value!);
+    this.#cache.set(clientId, { registration, policy, freshUntil: Date.now() + freshMs });
+  }
+}
+
+/** The conditional headers of a revalidation (http-cache-semantics gives the whole header set). */
+function validatorsOf(headers: Record<string, string | string[] | undefined>): { 'if-none-match'?: string; 'if-modified-since'?: string } | undefined {
+  const etag = headers['if-none-match'];
+  const since = headers['if-modified-since'];
+  const validators = {
+    ...(typeof etag === 'string' ? { 'if-none-match': etag } : {}),
+    ...(typeof since === 'string' ? { 'if-modified-since': since } : {}),
+  };
+  return Object.keys(validators).length > 0 ? validators : undefined;
 }
