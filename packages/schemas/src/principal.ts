@@ -50,6 +50,12 @@ export interface Principal {
    * limits over the defaults for keys); absent: the defaults of its principal kind apply.
    */
   readonly limits?: EffectiveLimits;
+  /**
+   * Set when the resolver already counted this request against the requests-per-minute limit, in
+   * the query that resolved the credential (one round trip instead of two): the minute's hits so
+   * far, or null when the minute was full; `windowStart` is that minute (epoch ms).
+   */
+  readonly requestCount?: { readonly hits: number | null; readonly windowStart: number };
 }
 
 export const anonymousPrincipal: Principal = Object.freeze({ kind: 'anonymous', id: 'anonymous', scopes: [], credential: 'none' });

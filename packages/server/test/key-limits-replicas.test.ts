@@ -103,7 +103,7 @@ test.serial('a concurrency limit of 2 holds under 20 parallel streams, and the p
   });
   // Every request arrived while the first two were still in their pause: two ran, the rest were refused.
   t.true(performance.now() - started < PAUSE_MS * 2, 'the burst arrived within one pause');
-  t.is(results.filter((result) => result.status === 200).length, 2);
+  t.is(results.filter((result) => result.status === 200).length, 2, results.map((result) => result.status).join(' '));
   const refused = results.filter((result) => result.status === 429);
   t.is(refused.length, 18);
   for (const result of refused) t.is((JSON.parse(result.text) as { code: string }).code, 'key_limit_exceeded:concurrent_requests');

@@ -9,7 +9,12 @@ import { ServiceError } from '../service-error.ts';
  */
 export interface PrincipalResolver {
   readonly name: string;
-  resolve(token: string): Promise<Principal | null>;
+  resolve(token: string, hints?: ResolveHints): Promise<Principal | null>;
+}
+
+/** What the adapter tells a resolver about the request: whether it may count it against a requests-per-minute limit (docs/limits.md). */
+export interface ResolveHints {
+  countRequest: boolean;
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -42,6 +47,8 @@ export interface AuthenticateOptions {
   openAccess: boolean;
   /** For `WWW-Authenticate: Bearer resource_metadata="..."` (RFC 9728). */
   resourceMetadataUrl: () => string;
+  /** A scoped request without an Idempotency-Key: a resolver may count it in its own query. */
+  countRequest?: boolean;
 }
 
 function challenge(options: AuthenticateOptions, extra = ''): Record<string, string> {
@@ -56,7 +63,7 @@ export async function authenticate(options: AuthenticateOptions): Promise<{ prin
   if (token) {
     try {
       for (const resolver of options.resolvers) {
-        principal = await resolver.resolve(token);
+        principal = await resolver.resolve(token, { countRequest: options.countRequest === true });
         if (principal) break;
       }
     } catch (error) {

@@ -103,11 +103,17 @@ export class KeyLimiter {
     }
     if (rpm !== undefined) {
       let hits: number | undefined;
-      try {
-        hits = await this.#countRequest(subject, rpm, new Date(now), idempotencyKeyOf(ctx));
-      } catch (error) {
-        if (lease) this.#release(lease);
-        throw error;
+      // The developer-key resolver may have counted it already, in the query that found the key.
+      // A minute that ended since then still counted this request: it is not counted again.
+      const counted = principal.requestCount;
+      if (counted) hits = counted.hits ?? undefined;
+      else {
+        try {
+          hits = await this.#countRequest(subject, rpm, new Date(now), idempotencyKeyOf(ctx));
+        } catch (error) {
+          if (lease) this.#release(lease);
+          throw error;
+        }
       }
       headers['x-ratelimit-limit-requests'] = String(rpm);
       headers['x-ratelimit-remaining-requests'] = String(Math.max(0, rpm - (hits ?? rpm)));

@@ -198,6 +198,7 @@ export async function serveRoute(
           resolvers: options.resolvers,
           openAccess: options.openAccess,
           resourceMetadataUrl: () => urlFor(options.publicUrls(), oauthContract.protectedResource),
+          countRequest: compiled.limited && options.keyLimits !== undefined && ctx.req.headers['idempotency-key'] === undefined,
         });
   state.principal = principal;
   const input = parseHeadParts(route, ctx, params);

@@ -19,6 +19,8 @@ import { newId } from './oauth-tokens.ts';
 import type { Receipts } from '../receipts/index.ts';
 import { developerKeyEventRecord } from './developer-key-receipts.ts';
 import { keyUsagePage } from './key-usage.ts';
+import { prepared, queryPrepared } from '../../db/prepared.ts';
+import { asyncCommitSql } from '../../db/wal-flush.ts';
 
 interface KeyRow {
   id: string;
@@ -87,6 +89,26 @@ function requireHeld(keyScopes: readonly Scope[], heldScopes: readonly Scope[], 
   const notHeld = keyScopes.filter((scope) => !heldScopes.includes(scope));
   if (notHeld.length > 0) throw new ServiceError('scope_not_held', `A token cannot ${action} scopes it lacks: ${notHeld.join(', ')}.`);
 }
+
+/**
+ * A key's row and, for a key with a requests-per-minute limit whose secret matches, the minute's
+ * hit (the limiter's statement, see http/key-limits.ts: only while under the limit, committed
+ * asynchronously). One round trip where the limiter would add a second.
+ */
+const RESOLVE_AND_COUNT = prepared(
+  `WITH key AS (
+     SELECT owner, scopes, secret_hash, status, limits, COALESCE((limits->>'requests_per_minute')::bigint, $3::bigint) AS rpm
+     FROM svc_developer_keys WHERE id = $1::text
+   ), hit AS (
+     INSERT INTO svc_rate_counters (bucket, window_start, hits, amount)
+     SELECT $5::text, $4::timestamptz, 1, 0 FROM key, (SELECT ${asyncCommitSql}) AS commit_mode
+     WHERE key.status = 'active' AND key.secret_hash = $2::text AND key.rpm IS NOT NULL
+     ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1
+       WHERE svc_rate_counters.hits + 1 <= (SELECT rpm FROM key)
+     RETURNING hits
+   )
+   SELECT key.owner, key.scopes, key.secret_hash, key.status, key.limits, key.rpm, (SELECT hits FROM hit) AS hits FROM key`,
+);
 
 const notFound = (credentialId: string) => new ServiceError('credential_not_found', `No developer key ${credentialId} among yours.`);
 
@@ -350,8 +372,18 @@ export class DeveloperKeyService {
     if (!owned) throw notFound(credentialId);
   }
 
-  /** The owner, scopes and own limits of a presented key, or undefined when it is unknown, revoked or rotated. */
-  async resolve(credentialId: string, key: string): Promise<{ owner: string; scopes: Scope[]; limits: EffectiveLimits } | undefined> {
+  /**
+   * The owner, scopes and own limits of a presented key, or undefined when it is unknown, revoked
+   * or rotated. With `count`, the same statement also counts the request against the key's
+   * requests-per-minute limit (its own, else `defaultLimit`) when it has one: `hits` is the
+   * minute's count, or null when the minute was full.
+   */
+  async resolve(
+    credentialId: string,
+    key: string,
+    count?: { defaultLimit: number | undefined; windowStart: Date },
+  ): Promise<{ owner: string; scopes: Scope[]; limits: EffectiveLimits; counted?: { hits: number | null } } | undefined> {
+    if (count) return this.#resolveCounting(credentialId, key, count);
     const [row] = await this.#sequelize.query<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status' | 'limits'>>(
       'SELECT owner, scopes, secret_hash, status, limits FROM svc_developer_keys WHERE id = :id',
       {
@@ -362,5 +394,18 @@ export class DeveloperKeyService {
     if (!row || row.status !== 'active') return undefined;
     const match = timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hashDeveloperKey(key), 'hex'));
     return match ? { owner: row.owner, scopes: row.scopes, limits: row.limits } : undefined;
+  }
+
+  async #resolveCounting(credentialId: string, key: string, count: { defaultLimit: number | undefined; windowStart: Date }) {
+    const hash = hashDeveloperKey(key);
+    const [row] = await queryPrepared<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status' | 'limits'> & { rpm: string | null; hits: string | null }>(
+      this.#sequelize,
+      RESOLVE_AND_COUNT,
+      [credentialId, hash, count.defaultLimit ?? null, count.windowStart, `limits:rpm:key:${credentialId}`],
+    );
+    if (!row || row.status !== 'active') return undefined;
+    if (!timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
+    const found = { owner: row.owner, scopes: row.scopes, limits: row.limits };
+    return row.rpm === null ? found : { ...found, counted: { hits: row.hits === null ? null : Number(row.hits) } };
   }
 }

@@ -8,6 +8,8 @@ import { effectiveKeyLimits } from './limits-config.ts';
 import { OAuthTokens } from './oauth-tokens.ts';
 import type { OAuthStore } from './oauth-store.ts';
 
+const minuteStart = (ms: number) => ms - (ms % 60_000);
+
 const invalid = (message: string) => new ServiceError('invalid_token', message);
 
 /**
@@ -46,11 +48,16 @@ export function accessTokenResolver(tokens: OAuthTokens, store: OAuthStore): Pri
 export function developerKeyResolver(keys: DeveloperKeyService, keyDefaults: EffectiveLimits): PrincipalResolver {
   return {
     name: 'developer-key',
-    async resolve(token) {
+    async resolve(token, hints) {
       if (!looksLikeDeveloperKey(token)) return null;
       const parsed = parseDeveloperKey(token);
       if (!parsed) throw invalid('The developer key is malformed (bad length or checksum).');
-      const found = await keys.resolve(parsed.credentialId, token);
+      const windowStart = hints?.countRequest ? minuteStart(Date.now()) : undefined;
+      const found = await keys.resolve(
+        parsed.credentialId,
+        token,
+        windowStart === undefined ? undefined : { defaultLimit: keyDefaults.requests_per_minute, windowStart: new Date(windowStart) },
+      );
       if (!found) throw invalid('The developer key is unknown, revoked or rotated.');
       const principal: Principal = {
         kind: 'agent',
@@ -59,6 +66,7 @@ export function developerKeyResolver(keys: DeveloperKeyService, keyDefaults: Eff
         credential: 'developer_key',
         developerKeyId: parsed.credentialId,
         limits: effectiveKeyLimits(found.limits, keyDefaults),
+        ...(found.counted && windowStart !== undefined ? { requestCount: { hits: found.counted.hits, windowStart } } : {}),
       };
       return principal;
     },
