@@ -72,10 +72,12 @@ test.serial('sign in through the OAuth redirect: code + PKCE in the browser, tok
 test.serial('create, rotate and revoke a key: the secret is shown once, each step has a receipt', async (t) => {
   await page.getByLabel('Name').fill('ci key');
   await page.getByLabel('models:read').check();
+  await page.getByLabel('requests per minute').fill('30');
   await page.getByRole('button', { name: 'Create the key' }).click();
   const first = (await page.getByTestId('key-secret').textContent({ timeout: 10_000 }))!;
   t.is((await svc.client({ token: first }).oauth.whoami()).credential, 'developer_key');
   await page.getByRole('cell', { name: 'active' }).waitFor();
+  t.regex((await page.getByRole('row', { name: /ci key/ }).textContent()) ?? '', /requests per minute 30/);
   await checkPage(t, 'keys-secret');
 
   await page.getByRole('button', { name: 'Rotate ci key' }).click();

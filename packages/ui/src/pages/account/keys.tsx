@@ -1,5 +1,5 @@
 import type { DeveloperCredential, DeveloperCredentialSecretResponse } from '@svc/schemas';
-import { scopes } from '@svc/schemas';
+import { keyLimitMaximums, keyLimitNames, scopes } from '@svc/schemas';
 import { useState } from 'preact/hooks';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ErrorNote } from '../../components/error-note.tsx';
@@ -69,7 +69,16 @@ function KeyRow({ credential, onChange }: { credential: DeveloperCredential; onC
       <td>
         <code>{credential.key_prefix}</code>
       </td>
-      <td>{credential.scopes.join(' ')}</td>
+      <td>
+        {credential.scopes.join(' ')}
+        <span class="meta">
+          {' '}
+          {Object.entries(credential.limits)
+            .filter(([, value]) => value !== null)
+            .map(([name, value]) => `${name.replaceAll('_', ' ')} ${value}`)
+            .join(', ')}
+        </span>
+      </td>
       <td>{credential.status}</td>
       <td class="actions">
         {active && (
@@ -110,7 +119,16 @@ export function KeysPage() {
     try {
       const svc = await signedInClient();
       const chosen = scopes.filter((scope) => data.get(`scope:${scope}`) === 'on');
-      setIssued(await svc.credentials.create({ body: { name: String(data.get('name') ?? ''), scopes: chosen } }));
+      // Only the limits given: an absent one takes the server's default for keys.
+      const limits = Object.fromEntries(
+        keyLimitNames.flatMap((name) => {
+          const value = String(data.get(`limit:${name}`) ?? '').trim();
+          return value === '' ? [] : [[name, Number(value)]];
+        }),
+      );
+      setIssued(
+        await svc.credentials.create({ body: { name: String(data.get('name') ?? ''), scopes: chosen, ...(Object.keys(limits).length > 0 ? { limits } : {}) } }),
+      );
       form.reset();
       reload();
     } catch (error) {
@@ -143,6 +161,24 @@ export function KeysPage() {
               <input type="checkbox" name={`scope:${scope}`} /> {scope}
             </label>
           ))}
+        </fieldset>
+        <fieldset>
+          <legend>Limits (empty: the server's default for keys)</legend>
+          <div class="row">
+            {keyLimitNames.map((name) => (
+              <label key={name}>
+                {name.replaceAll('_', ' ')}
+                <input
+                  name={`limit:${name}`}
+                  type="number"
+                  inputMode="numeric"
+                  min={name.startsWith('credits') ? 0 : 1}
+                  max={keyLimitMaximums[name]}
+                  step={1}
+                />
+              </label>
+            ))}
+          </div>
         </fieldset>
         <button type="submit">Create the key</button>
       </form>
