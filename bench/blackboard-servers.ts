@@ -13,7 +13,7 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { createServer, loadConfig } from '@svc/server';
+import { startSvcInThread } from './svc-servers.ts';
 import { LIFTED_BLACKBOARD_LIMITS } from './lifted-limits.ts';
 
 // Koa and pg are the server package's dependencies; borrow them from there.
@@ -24,21 +24,13 @@ const pg = requireFromServer('pg') as typeof import('../packages/server/node_mod
 const { kind, databaseUrl, dataDir } = workerData as { kind: 'svc' | 'baseline'; databaseUrl: string; dataDir: string };
 
 async function startSvc(): Promise<{ url: string; close(): Promise<void> }> {
-  const svc = await createServer(
-    loadConfig({
-      SVC_HOST: '127.0.0.1',
-      SVC_PORT: '0',
-      SVC_DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      SVC_LOG_LEVEL: 'silent',
-      ...LIFTED_BLACKBOARD_LIMITS,
-      // autocannon keeps sending on a connection after the answer that says `Connection: close`
-      // (svc's default keep-alive limit, 1000 requests), and Node answers those with an empty
-      // 503: with one connection a round passes 1000 requests. Real clients reconnect.
-      SVC_HTTP_MAX_REQUESTS_PER_SOCKET: '0',
-    }),
-  );
-  const { apiUrl } = await svc.listen();
+  const { svc, apiUrl } = await startSvcInThread(dataDir, databaseUrl, {
+    ...LIFTED_BLACKBOARD_LIMITS,
+    // autocannon keeps sending on a connection after the answer that says `Connection: close`
+    // (svc's default keep-alive limit, 1000 requests), and Node answers those with an empty
+    // 503: with one connection a round passes 1000 requests. Real clients reconnect.
+    SVC_HTTP_MAX_REQUESTS_PER_SOCKET: '0',
+  });
   return { url: `${apiUrl}/api/v1/blackboard`, close: () => svc.close() };
 }
 

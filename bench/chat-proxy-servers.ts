@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { GCProfiler } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createServer, loadConfig } from '@svc/server';
+import { startSvcInThread } from './svc-servers.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median, percentile } from './stats.ts';
 
@@ -85,21 +85,13 @@ async function listenOnLoopback(server: HttpServer, onClose: () => void = () => 
 async function startSvc(): Promise<{ url: string; close(): Promise<void> }> {
   // A worker thread has its own copy of the environment, read by svc's tracing and the OpenTelemetry SDK.
   if (otlpEndpoint) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = otlpEndpoint;
-  const svc = await createServer(
-    loadConfig({
-      SVC_HOST: '127.0.0.1',
-      SVC_PORT: '0',
-      SVC_DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      SVC_LOG_LEVEL: 'silent',
-      SVC_OPEN_ACCESS: 'true',
-      SVC_CATALOG_DEMO: 'off',
-      ...(deployments
-        ? { SVC_MODELS_FILE: await writeDeploymentsFile(deployments) }
-        : { SVC_UPSTREAM_BASE_URL: upstreamUrl, SVC_UPSTREAM_MODELS: Object.keys(gaps ?? {}).join(',') }),
-    }),
-  );
-  const { baseUrl } = await svc.listen();
+  const { svc, baseUrl } = await startSvcInThread(dataDir, databaseUrl, {
+    SVC_OPEN_ACCESS: 'true',
+    SVC_CATALOG_DEMO: 'off',
+    ...(deployments
+      ? { SVC_MODELS_FILE: await writeDeploymentsFile(deployments) }
+      : { SVC_UPSTREAM_BASE_URL: upstreamUrl, SVC_UPSTREAM_MODELS: Object.keys(gaps ?? {}).join(',') }),
+  });
   return { url: `${baseUrl}/v1`, close: () => svc.close() };
 }
 

@@ -5,11 +5,10 @@
  *
  * Run: pnpm bench:cold-start [-- --rounds 3]
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { SERVER_BIN } from '@svc/testing/server-process';
+import { spawnSvc } from './svc-servers.ts';
 import { parseArgs } from 'node:util';
 import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
@@ -21,27 +20,14 @@ const rounds = Number(values.rounds);
 /** Starts the server, waits for the first 200 on /healthz, stops it with SIGTERM; answers ms to ready. */
 async function timeToHealthy(dataDir: string): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
-    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', DATABASE_URL: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      const line = buffered.split('\n').find((candidate) => candidate.includes('"svc listening"'));
-      if (line) resolve(JSON.parse(line).baseUrl);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
-  });
+  const server = await spawnSvc(dataDir);
   let ready: number | undefined;
   while (ready === undefined) {
-    const response = await fetch(`${baseUrl}/healthz`).catch(() => undefined);
+    const response = await fetch(`${server.baseUrl}/healthz`).catch(() => undefined);
     if (response?.status === 200) ready = performance.now() - started;
     else await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
+  await server.stop();
   return ready;
 }
 

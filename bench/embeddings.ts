@@ -11,11 +11,10 @@
  *
  * Run: pnpm bench:embeddings [-- --texts 20000 --batch 256 --rounds 3 --cache-requests 200 --cache-batch 32 --cache-database-url postgres://...]
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { SERVER_BIN } from '@svc/testing/server-process';
+import { spawnSvc } from './svc-servers.ts';
 import { parseArgs } from 'node:util';
 import { embedText } from '@svc/testing/server-internals';
 import { median } from './stats.ts';
@@ -59,28 +58,8 @@ function textsPerSecond(texts: string[], work: (text: string) => unknown): numbe
   return texts.length / seconds;
 }
 
-async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
-    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', SVC_OPERATOR_TOKEN: OPERATOR_TOKEN, DATABASE_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const baseUrl = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      buffered += chunk;
-      const line = buffered.split('\n').find((candidate) => candidate.includes('"svc listening"'));
-      if (line) resolve(JSON.parse(line).baseUrl);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
-  });
-  return {
-    baseUrl,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
-    },
-  };
-}
+/** svc-server on the embedded database in `dataDir`, with the bench's operator token. */
+const startServer = (dataDir: string, env: Record<string, string> = {}) => spawnSvc(dataDir, { SVC_OPERATOR_TOKEN: OPERATOR_TOKEN, ...env });
 
 async function httpTextsPerSecond(baseUrl: string, texts: string[]): Promise<number> {
   const started = performance.now();

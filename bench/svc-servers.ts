@@ -1,0 +1,59 @@
+/**
+ * How the benches start svc: in the bench's own process (a worker thread's, so its CPU time can
+ * be read apart from the load generator's) or as `svc-server start`, its own process, as a user
+ * runs it. One place for the settings every bench server shares.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, loadConfig, type SvcServer } from '@svc/server';
+import { SERVER_BIN } from '@svc/testing/server-process';
+
+/** svc in this thread on `dataDir` (and `databaseUrl` when given), listening on a free loopback port, logging nothing. */
+export async function startSvcInThread(
+  dataDir: string,
+  databaseUrl: string | undefined,
+  env: Record<string, string | undefined> = {},
+): Promise<{ svc: SvcServer; baseUrl: string; apiUrl: string }> {
+  const svc = await createServer(
+    loadConfig({
+      SVC_HOST: '127.0.0.1',
+      SVC_PORT: '0',
+      SVC_DATA_DIR: dataDir,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+      SVC_LOG_LEVEL: 'silent',
+      ...env,
+    }),
+  );
+  const { baseUrl, apiUrl } = await svc.listen();
+  return { svc, baseUrl, apiUrl };
+}
+
+/**
+ * `svc-server start` on the embedded database in `dataDir`, resolved the moment it logs that it
+ * listens (the cold-start bench times exactly that), with `stop` sending SIGTERM and waiting.
+ */
+export async function spawnSvc(dataDir: string, env: Record<string, string> = {}): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
+    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', DATABASE_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      buffered += chunk;
+      const line = buffered.split('\n').find((candidate) => candidate.includes('"svc listening"'));
+      if (line) resolve(JSON.parse(line).baseUrl);
+      // Read to the end of its life, so the pipe of its log never blocks it.
+      if (buffered.length > 1_000_000) buffered = buffered.slice(-100_000);
+    });
+    child.once('exit', (code) => reject(new Error(`svc-server exited with ${code} before listening`)));
+  });
+  return {
+    baseUrl,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
