@@ -244,3 +244,29 @@ test('a credit cap of N a day lets N calls draw and refuses N+1 with 429; a fail
   const usage = await agent.client.credentials.usage({ params: { credential_id: credentialId }, query: { limit: 10 } });
   t.is(usage.data.find((row) => row.model === 'answer-a')!.credits, 2);
 });
+
+test('defaults: per principal kind for bearer calls, and for each limit a key leaves unset', async (t) => {
+  const defaults = await startTestServer({
+    env: { SVC_LIMITS_AGENT: 'requests_per_minute=2', SVC_LIMITS_DEVELOPER_KEY: 'requests_per_minute=3, concurrent_requests=4' },
+  });
+  try {
+    await inOneMinuteWindow();
+    const agent = await signInAgent(defaults);
+    const call = (token: string) => fetch(`${defaults.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${token}` } });
+    const statuses = async (token: string, count: number) => {
+      const seen: number[] = [];
+      for (let index = 0; index < count; index++) seen.push((await call(token)).status);
+      return seen;
+    };
+    // Signing in already made one scoped call with the bearer (whoami).
+    t.deepEqual(await statuses(agent.session.accessToken, 2), [200, 429], 'the OAuth bearer: SVC_LIMITS_AGENT');
+    const plain = await agent.client.credentials.create({ body: { name: 'default', scopes: ['models:read'] } });
+    t.deepEqual(await statuses(plain.secret, 4), [200, 200, 200, 429], 'a key without its own: SVC_LIMITS_DEVELOPER_KEY');
+    const own = await agent.client.credentials.create({ body: { name: 'own', scopes: ['models:read'], limits: { requests_per_minute: 5 } } });
+    t.deepEqual(await statuses(own.secret, 6), [200, 200, 200, 200, 200, 429], 'its own limit wins');
+    t.is(own.credential.limits.concurrent_requests, null, 'the answer shows only the key’s own limits');
+    t.deepEqual(await statuses(defaults.operatorToken, 5), [200, 200, 200, 200, 200], 'the operator is never limited');
+  } finally {
+    await defaults.close();
+  }
+});
