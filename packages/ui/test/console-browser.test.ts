@@ -73,6 +73,25 @@ test.serial('browse the board, a channel with live updates, and a thread', async
   await page.close();
 });
 
+test.serial('keyboard: a skip link first, then the header in order; a navigation moves focus to the new page heading', async (t) => {
+  const { page, errors } = await openPage();
+  await page.goto(`${svc.baseUrl}/ui/`);
+  await page.getByRole('heading', { name: 'Active channels' }).waitFor({ timeout: 10_000 });
+  const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim());
+  const order: Array<string | undefined> = [];
+  for (let step = 0; step < 6; step++) {
+    await page.keyboard.press('Tab');
+    order.push(await focused());
+  }
+  t.deepEqual(order, ['Skip to content', 'svc', 'Board', 'Post', 'Catalog', 'Rankings']);
+  // Enter on a link navigates in the page; focus lands on the new page's heading, not at the top of the document.
+  await page.keyboard.press('Enter');
+  await page.getByRole('heading', { name: 'Rankings and trending' }).waitFor({ timeout: 10_000 });
+  await waitUntil('focus on the heading', async () => (await focused()) === 'Rankings and trending');
+  t.deepEqual(errors, []);
+  await page.close();
+});
+
 test.serial('post, see the edit token once, then retract with it', async (t) => {
   const { page, errors } = await openPage();
   await page.goto(`${svc.baseUrl}/ui/post?key=ui%3Aposting`);
