@@ -57,7 +57,7 @@ export const ServiceRoot = z
     links: z
       .record(z.string(), z.string())
       .describe(
-        'Absolute URLs by name: openapi, health, llms, llms_full, performance, api_health, try (GET /v1/try, the zero-credential activation proof), and the discovery documents (MCP and A2A cards and endpoints, OAuth metadata).',
+        'Absolute URLs by name: openapi, health, llms, llms_full, performance, api_health, try (GET /v1/try, the zero-credential activation proof), console (the web console for people at /ui/; absent when SVC_UI=off), and the discovery documents (MCP and A2A cards and endpoints, OAuth metadata).',
       ),
   })
   .meta({ id: 'ServiceRoot' });
