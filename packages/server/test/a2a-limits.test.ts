@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { waitUntil } from '@svc/testing/wait-until';
 import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
 
-/** Every bound of A2A with a credential at its edge: N passes, N+1 is refused. */
+/** Every bound of A2A with a credential at its edge: N passes, N+1 is refused. Serial: two tests count the stalled downloads. */
 const certificate = selfSignedCertificate(['pdf.test']);
 let svc: TestServer;
 let source: HttpsSource;
@@ -54,7 +54,7 @@ const send = (parts: unknown[], metadata: Record<string, unknown> = {}, configur
   params: { message: { messageId: `m-${Math.random()}`, role: 'user', parts, metadata }, ...(configuration ? { configuration } : {}) },
 });
 
-test(`a message holds at most ${a2aLimits.maxParts} parts`, async (t) => {
+test.serial(`a message holds at most ${a2aLimits.maxParts} parts`, async (t) => {
   const key = await freshKey();
   const text = (count: number) => Array.from({ length: count }, (_, index) => ({ kind: 'text', text: `The ${index}th sentence is here.` }));
   const atCap = await rpc(key, send(text(a2aLimits.maxParts), { skill: 'summarize' }));
@@ -66,7 +66,7 @@ test(`a message holds at most ${a2aLimits.maxParts} parts`, async (t) => {
   t.regex(over.body.error.message, /at most 16 parts/);
 });
 
-test(`with a credential the body is at most ${a2aLimits.bodyBytes} bytes`, async (t) => {
+test.serial(`with a credential the body is at most ${a2aLimits.bodyBytes} bytes`, async (t) => {
   const key = await freshKey();
   const base = JSON.stringify(send([{ kind: 'text', text: '' }]));
   const atCap = base.replace('"text":""', `"text":"${'a'.repeat(a2aLimits.bodyBytes - base.length)}"`);
@@ -78,7 +78,7 @@ test(`with a credential the body is at most ${a2aLimits.bodyBytes} bytes`, async
   t.is(over.body.error.data.code, 'payload_too_large');
 });
 
-test(`at most ${a2aLimits.maxRunningPerPrincipal} running tasks per caller; a canceled one frees its place`, async (t) => {
+test.serial(`at most ${a2aLimits.maxRunningPerPrincipal} running tasks per caller; a canceled one frees its place`, async (t) => {
   const key = await freshKey();
   const stallingPdf = () =>
     rpc(key, send([{ kind: 'file', file: { uri: `https://pdf.test:${source.port}/stall.pdf` } }], { skill: 'pdf-extract' }, { blocking: false }));
@@ -104,7 +104,7 @@ test(`at most ${a2aLimits.maxRunningPerPrincipal} running tasks per caller; a ca
   await waitUntil('every stalled download was aborted', () => stalled === 0, { timeoutMs: 10_000 });
 });
 
-test(`a caller keeps at most ${a2aLimits.maxKeptPerPrincipal} tasks: the oldest goes first`, async (t) => {
+test.serial(`a caller keeps at most ${a2aLimits.maxKeptPerPrincipal} tasks: the oldest goes first`, async (t) => {
   const key = await freshKey();
   const ids: string[] = [];
   for (let index = 0; index <= a2aLimits.maxKeptPerPrincipal; index++) {
@@ -117,7 +117,7 @@ test(`a caller keeps at most ${a2aLimits.maxKeptPerPrincipal} tasks: the oldest 
   t.is((await get(ids.at(-1)!)).body.result.status.state, 'completed');
 });
 
-test('a message in a body of at most 65,536 bytes is kept in its task; one byte more keeps a note', async (t) => {
+test.serial('a message in a body of at most 65,536 bytes is kept in its task; one byte more keeps a note', async (t) => {
   const key = await freshKey();
   const base = JSON.stringify(send([{ kind: 'text', text: '' }], { skill: 'summarize' }));
   const sentences = 'The state lives in PostgreSQL. '.repeat(3000);
@@ -132,4 +132,29 @@ test('a message in a body of at most 65,536 bytes is kept in its task; one byte 
   t.is((await history(atCap)).length, 65_536 - base.length, 'kept whole');
   const over = atCap.replace('"text":"T', '"text":"TT');
   t.is(await history(over), '(The message came in a body of 65537 bytes; over 65536 bytes its parts are not kept.)');
+});
+
+test.serial('a blocking call whose caller goes away cancels its task and aborts the work, as a REST disconnect does', async (t) => {
+  const key = await freshKey();
+  const controller = new AbortController();
+  const call = fetch(`${svc.baseUrl}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(send([{ kind: 'file', file: { uri: `https://pdf.test:${source.port}/stall.pdf` } }], { skill: 'pdf-extract' })),
+    signal: controller.signal,
+  }).catch((error: unknown) => error);
+  await waitUntil('the PDF download started', () => stalled === 1, { timeoutMs: 10_000 });
+  controller.abort();
+  await call;
+  await waitUntil('the download was aborted with the call', () => stalled === 0, { timeoutMs: 10_000 });
+  // Its place among the caller's running tasks is free again: four more can run.
+  const more = await Promise.all(
+    Array.from({ length: a2aLimits.maxRunningPerPrincipal }, () =>
+      rpc(key, send([{ kind: 'text', text: 'One sentence. Another one.' }], { skill: 'summarize' })),
+    ),
+  );
+  t.deepEqual(
+    more.map((answer) => answer.body.result.status.state),
+    Array.from({ length: a2aLimits.maxRunningPerPrincipal }, () => 'completed'),
+  );
 });

@@ -50,8 +50,10 @@ function completeOnEnd(listener: Listener): Listener {
     const signal = (req as { _lightMyRequest?: { signal?: AbortSignal } })._lightMyRequest?.signal;
     signal?.addEventListener('abort', () => (res as { destroy(): void }).destroy(), { once: true });
     // An event stream asks its socket for no delay (respond.ts); the synthesized socket has no Nagle to turn off.
-    const socket = (req as { socket?: { setNoDelay?: unknown } }).socket;
+    // An early answer lingers on the unread body and may cut the connection (linger.ts): here that ends the request.
+    const socket = (req as { socket?: { setNoDelay?: unknown; destroy?: unknown } }).socket;
     if (socket && typeof socket.setNoDelay !== 'function') socket.setNoDelay = () => socket;
+    if (socket && typeof socket.destroy !== 'function') socket.destroy = () => (req as { destroy(): void }).destroy();
     listener(req, res);
   };
 }
