@@ -1,4 +1,6 @@
 import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -17,9 +19,15 @@ export function launchChromium(): Promise<Browser> {
 export const WIDE = { width: 1440, height: 900 };
 export const NARROW = { width: 390, height: 844 };
 
-const SCREENSHOTS = fileURLToPath(new URL('../../../../docs/ui/', import.meta.url));
+/**
+ * With SVC_UI_SCREENSHOTS=1 the screenshots go to docs/ui/, which docs/ui.md shows; otherwise
+ * they are still taken (a page that cannot be drawn fails) but written to a temporary folder,
+ * so a test run does not leave the checkout's images changed (their dates differ every run).
+ */
+const SCREENSHOTS =
+  process.env.SVC_UI_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../../../docs/ui/', import.meta.url)) : `${path.join(tmpdir(), 'svc-ui-screenshots')}/`;
 
-/** Writes docs/ui/<name>-1440.png and -390.png (docs/ui.md shows them), and leaves the page wide again. */
+/** Writes <name>-1440.png and -390.png (see SCREENSHOTS), and leaves the page wide again. */
 export async function screenshots(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
   for (const viewport of [WIDE, NARROW]) {
