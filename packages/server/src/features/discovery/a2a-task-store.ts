@@ -56,11 +56,21 @@ export class A2aTaskStore {
     this.#sequelize = sequelize;
   }
 
-  /** Stores a new working task and deletes the owner's oldest beyond the per-owner bound. */
+  /**
+   * Stores a new working task and deletes the owner's oldest beyond the per-owner bound, in one
+   * statement (one round trip). The DELETE reads the table as it was before the INSERT (one
+   * snapshot), so it keeps the newest `maxKeptPerPrincipal - 1` rows besides the new one.
+   */
   async create(owner: string, task: NeutralTask): Promise<void> {
     await this.#sequelize.query(
-      `INSERT INTO a2a_tasks (id, owner, context_id, skill, state, status_message, artifacts, history, deadline_at, created_at, updated_at)
-       VALUES (:id, :owner, :contextId, :skill, :state, NULL, '[]', :history, clock_timestamp() + make_interval(secs => :deadlineSeconds), clock_timestamp(), clock_timestamp())`,
+      `WITH created AS (
+         INSERT INTO a2a_tasks (id, owner, context_id, skill, state, status_message, artifacts, history, deadline_at, created_at, updated_at)
+         VALUES (:id, :owner, :contextId, :skill, :state, NULL, '[]', :history, clock_timestamp() + make_interval(secs => :deadlineSeconds), clock_timestamp(), clock_timestamp())
+         RETURNING id
+       )
+       DELETE FROM a2a_tasks WHERE id IN (
+         SELECT id FROM a2a_tasks WHERE owner = :owner ORDER BY created_at DESC OFFSET ${a2aLimits.maxKeptPerPrincipal - 1}
+       )`,
       {
         replacements: {
           id: task.id,
@@ -72,12 +82,6 @@ export class A2aTaskStore {
           deadlineSeconds: a2aLimits.taskDeadlineMs / 1000,
         },
       },
-    );
-    await this.#sequelize.query(
-      `DELETE FROM a2a_tasks WHERE id IN (
-         SELECT id FROM a2a_tasks WHERE owner = :owner ORDER BY created_at DESC OFFSET ${a2aLimits.maxKeptPerPrincipal}
-       )`,
-      { replacements: { owner } },
     );
   }
 
