@@ -46,10 +46,24 @@ function a2aInfo(urls: { baseUrl: string }): A2aEndpointInfo {
     agentCard: `${urls.baseUrl}${A2A_AGENT_CARD_PATHS[0]}`,
     agentCardAliases: A2A_AGENT_CARD_PATHS.slice(1).map((path) => `${urls.baseUrl}${path}`),
     methods: [
-      { method: 'message/send', protocolVersion: '0.3', description: 'Send a message; answers the completed public trial task' },
-      { method: 'tasks/get', protocolVersion: '0.3', description: 'Read the public trial task, svc-public-trial-v1' },
-      { method: 'SendMessage', protocolVersion: '1.0', description: 'Send a message; answers { task } with the completed public trial task' },
-      { method: 'GetTask', protocolVersion: '1.0', description: 'Read the public trial task, svc-public-trial-v1' },
+      {
+        method: 'message/send',
+        protocolVersion: '0.3',
+        description: 'Send a message; answers the completed public trial task (with a credential: runs the skill it names)',
+      },
+      { method: 'tasks/get', protocolVersion: '0.3', description: 'Read the public trial task, svc-public-trial-v1 (with a credential: one of your tasks)' },
+      { method: 'message/stream', protocolVersion: '0.3', description: 'With a credential: run a skill, its progress and result as server-sent events' },
+      { method: 'tasks/cancel', protocolVersion: '0.3', description: 'With a credential: stop one of your running tasks' },
+      { method: 'agent/getAuthenticatedExtendedCard', protocolVersion: '0.3', description: 'With a credential: the card listing the skills it may use' },
+      {
+        method: 'SendMessage',
+        protocolVersion: '1.0',
+        description: 'Send a message; answers { task } with the completed public trial task (with a credential: runs the skill it names)',
+      },
+      { method: 'GetTask', protocolVersion: '1.0', description: 'Read the public trial task, svc-public-trial-v1 (with a credential: one of your tasks)' },
+      { method: 'SendStreamingMessage', protocolVersion: '1.0', description: 'With a credential: run a skill, its progress and result as server-sent events' },
+      { method: 'CancelTask', protocolVersion: '1.0', description: 'With a credential: stop one of your running tasks' },
+      { method: 'GetExtendedAgentCard', protocolVersion: '1.0', description: 'With a credential: the card listing the skills it may use' },
     ],
     example: {
       jsonrpc: '2.0',
