@@ -9,7 +9,7 @@ import { KeyLimiter } from './http/key-limits.ts';
 export function createKeyLimiter(deps: ServerDeps): KeyLimiter {
   const { database, log, scheduler, usage, config } = deps;
   const limiter = new KeyLimiter(database.sequelize, config.limits.byKind, (error) => log.error({ err: error }, 'a key limit count failed'));
-  usage.subscribe((event) => limiter.recordTokens(event.requestId, event.usage.total_tokens));
+  usage.subscribe((event) => limiter.recordTokens(event, event.usage.total_tokens));
   scheduler.every('key-limits.renew-leases', 20_000, () => limiter.renewLeases());
   scheduler.every('key-limits.prune', 10 * 60_000, () => limiter.prune());
   return limiter;

@@ -19,7 +19,9 @@ let svc: TestServer;
 
 test.before(async () => {
   fake = await startFakeOpenAiUpstream();
-  svc = await startTestServer({ env: { SVC_UPSTREAM_BASE_URL: fake.baseUrl, SVC_UPSTREAM_API_KEY: 'sk-fake', SVC_UPSTREAM_MODELS: 'answer-a,refuse-a' } });
+  svc = await startTestServer({
+    env: { SVC_UPSTREAM_BASE_URL: fake.baseUrl, SVC_UPSTREAM_API_KEY: 'sk-fake', SVC_UPSTREAM_MODELS: 'answer-a,refuse-a,pause-a' },
+  });
 });
 test.after.always(async () => {
   await svc?.close();
@@ -180,6 +182,23 @@ test('a token limit refuses once the minute has used it, and inference answers c
   await waitUntil('the token limit refuses', async () => (refused = await chat(secret)).status === 429);
   t.is(((await refused!.json()) as { code: string }).code, 'key_limit_exceeded:tokens_per_minute');
   t.is(refused!.headers.get('x-ratelimit-remaining-tokens'), '0');
+});
+
+test('calls in flight at once under one request id, which the caller chooses, each count their tokens', async (t) => {
+  await inOneMinuteWindow();
+  const { secret } = await keyWith({ tokens_per_minute: 100_000 });
+  // pause-a holds each answer 300 ms, so the five are in flight together and end one by one.
+  const answers = await Promise.all(Array.from({ length: 5 }, () => chat(secret, 'pause-a', undefined, { 'x-request-id': 'same-id-every-time' })));
+  let used = 0;
+  for (const answer of answers) {
+    t.is(answer.status, 200);
+    used += ((await answer.json()) as { usage: { total_tokens: number } }).usage.total_tokens;
+  }
+  await waitUntil('all five calls counted', async () => {
+    const remaining = Number((await models(secret)).headers.get('x-ratelimit-remaining-tokens'));
+    return remaining === 100_000 - used;
+  });
+  t.pass();
 });
 
 test('usage per key and model: the route pages by cursor, and the CLI prints it', async (t) => {

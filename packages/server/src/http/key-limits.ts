@@ -6,6 +6,7 @@ import { prepared, queryPrepared } from '../db/prepared.ts';
 import { windowStart } from '../db/rate-counters.ts';
 import { asyncCommitSql } from '../db/wal-flush.ts';
 import { ServiceError } from '../service-error.ts';
+import type { UsageEvent } from '../inference/usage-hook.ts';
 import { openAiDuration } from './openai-duration.ts';
 
 /** Defaults per principal kind for callers whose resolver attached no limits of their own. */
@@ -39,6 +40,13 @@ const COUNT_HIT = prepared(
 const READ_AMOUNT = prepared('SELECT amount FROM svc_rate_counters WHERE bucket = $1 AND window_start = $2');
 const tokensBucket = (subject: string) => `limits:tpm:${subject}`;
 
+/**
+ * A request under a token limit, as its usage event names it too: the caller (key, else
+ * principal) with the request id, which the caller may choose, so two callers' ids never meet.
+ */
+const tokenRequestKey = (requestId: string, caller: { id: string; developerKeyId?: string | undefined }) =>
+  `${caller.developerKeyId ?? caller.id}\u0000${requestId}`;
+
 function refusal(limit: KeyLimitName, message: string, retryAfterMs: number, headers: Record<string, string>): ServiceError {
   // `retry-after-ms` is what the openai client reads first; `Retry-After` rounds up to whole seconds.
   return new ServiceError(`key_limit_exceeded:${limit}`, message, {
@@ -57,8 +65,12 @@ export class KeyLimiter {
   readonly #defaults: LimitDefaults;
   /** Leases this process holds, renewed by `renewLeases` so a long stream keeps its place. */
   readonly #leases = new Set<string>();
-  /** Requests under a token limit, by request id: their usage is added to the minute's tokens. */
-  readonly #tokenSubjects = new Map<string, string>();
+  /**
+   * Requests under a token limit, by caller and request id (`tokenRequestKey`): their usage is
+   * added to the minute's tokens. A caller picks its request ids, so one id may be in flight
+   * several times at once: each holds a reference, and the entry goes with the last of them.
+   */
+  readonly #tokenSubjects = new Map<string, { subject: string; requests: number }>();
   readonly #onError: (error: unknown) => void;
 
   constructor(sequelize: Sequelize, defaults: LimitDefaults, onError: (error: unknown) => void) {
@@ -124,23 +136,32 @@ export class KeyLimiter {
       }
     }
     for (const [name, value] of Object.entries(headers)) ctx.res.setHeader(name, value);
-    const requestId = tpm !== undefined ? (ctx.state as { svc: { requestId: string } }).svc.requestId : undefined;
-    if (requestId) this.#tokenSubjects.set(requestId, subject);
-    if (lease || requestId) {
+    const tokenKey = tpm !== undefined ? tokenRequestKey((ctx.state as { svc: { requestId: string } }).svc.requestId, principal) : undefined;
+    if (tokenKey) {
+      const entry = this.#tokenSubjects.get(tokenKey);
+      if (entry) entry.requests += 1;
+      else this.#tokenSubjects.set(tokenKey, { subject, requests: 1 });
+    }
+    if (lease || tokenKey) {
       const end = () => {
         if (lease) this.#release(lease);
         // Usage is reported as a call ends, which may be in this same close event (a client
         // that left): forget the request only after it.
-        if (requestId) setImmediate(() => this.#tokenSubjects.delete(requestId));
+        if (tokenKey) setImmediate(() => this.#forgetTokenRequest(tokenKey));
       };
       if (ctx.res.closed) end();
       else ctx.res.once('close', end);
     }
   }
 
+  #forgetTokenRequest(key: string): void {
+    const entry = this.#tokenSubjects.get(key);
+    if (entry && --entry.requests === 0) this.#tokenSubjects.delete(key);
+  }
+
   /** A finished inference call's tokens, added to its minute when its request was under a token limit. */
-  recordTokens(requestId: string, tokens: number): void {
-    const subject = this.#tokenSubjects.get(requestId);
+  recordTokens(event: Pick<UsageEvent, 'requestId' | 'principalId' | 'developerKeyId'>, tokens: number): void {
+    const subject = this.#tokenSubjects.get(tokenRequestKey(event.requestId, { id: event.principalId, developerKeyId: event.developerKeyId }))?.subject;
     if (subject === undefined || tokens <= 0) return;
     this.#sequelize
       .query(
