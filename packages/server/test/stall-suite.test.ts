@@ -1,7 +1,8 @@
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
-import { contract, finishedJobStatuses, walkContract } from '@svc/schemas';
+import { match as matchPath } from 'path-to-regexp';
+import { agentTools, contract, finishedJobStatuses, mcpContract, pathFor, walkContract, type AgentTool } from '@svc/schemas';
 import { checkAnswer, fuzzTarget, type FuzzAnswer, type FuzzTarget } from '@svc/testing/contract-fuzz';
 import { createKey, signInAgent } from '@svc/testing/identity';
 import { HealthzProbe, LoopDelay, PROBE_EVERY_MS, STALL_BUDGET_MS } from './helpers/stall-meter.ts';
@@ -18,7 +19,8 @@ import { LIFTED_BLACKBOARD_LIMITS } from '../../../bench/lifted-limits.ts';
  * 100 ms), or when an answer breaks the contract (a 5xx, an error without its code).
  *
  * SVC_STALL_ROUNDS (1) runs more rounds, each with other union alternatives and array widths;
- * SVC_STALL_ROUTES (comma-separated route id prefixes, such as `documents,jobs.submit`) runs some.
+ * SVC_STALL_ROUTES (comma-separated route id prefixes, such as `documents,jobs.submit`) runs some;
+ * `mcp:` (or `mcp:inference`) runs the MCP tool calls of those routes.
  */
 const ROUNDS = Number(process.env.SVC_STALL_ROUNDS ?? 1);
 const ONLY = process.env.SVC_STALL_ROUTES?.split(',').filter(Boolean);
@@ -126,7 +128,9 @@ function send(url: string, payload: StallPayload, deadlineMs = ANSWER_DEADLINE_M
 /** A job started by a payload runs after the answer: it is waited for, under the same measurement. */
 async function waitForJob(answer: FuzzAnswer, credential: CredentialKind): Promise<void> {
   if (answer.status >= 300) return;
-  const jobId = (JSON.parse(answer.text) as { job_id?: string }).job_id;
+  const parsed = JSON.parse(answer.text) as { job_id?: string; result?: { structuredContent?: { job_id?: string } } };
+  // A job submitted as an MCP tool call carries its id in the tool's structuredContent.
+  const jobId = parsed.job_id ?? parsed.result?.structuredContent?.job_id;
   if (!jobId) return;
   const stopAt = performance.now() + JOB_DEADLINE_MS;
   while (performance.now() < stopAt) {
@@ -152,7 +156,7 @@ async function measure(
   let problem: string | undefined;
   try {
     answer = await send(url, payload);
-    if (target.id === 'jobs.submit') await waitForJob(answer, payload.credential);
+    if (target.id === 'jobs.submit' || payload.kind.startsWith('mcp jobs_submit')) await waitForJob(answer, payload.credential);
   } catch (error) {
     problem = (error as Error).message;
   }
@@ -220,6 +224,92 @@ for (const { id, route } of routes) {
       `${id}: /healthz took ${row.worstHealthz.ms.toFixed(0)} ms during ${row.worstHealthz.kind} (budget ${STALL_BUDGET_MS} ms)`,
     );
     t.deepEqual(row.problems, [], `${id}: answers breaking the contract`);
+  });
+}
+
+/**
+ * The same payloads as MCP tool calls: each agent-callable route's payloads, its path, query and
+ * JSON body turned into the tool's arguments, sent to `POST /mcp` as `tools/call`, so the tools
+ * (derived from the contract, so later routes too) are held to the same budget. Payloads a tool
+ * call cannot carry (a body that is not JSON, another method) are left out.
+ */
+const mcpTarget = () => fuzzTarget('mcp.endpoint', mcpContract.endpoint, svc.baseUrl);
+
+function toolCallPayload(tool: AgentTool, payload: StallPayload): StallPayload | undefined {
+  if (payload.method !== tool.route.method) return undefined;
+  const [pathname, search = ''] = payload.path.split('?', 2) as [string, string?];
+  let matched: ReturnType<ReturnType<typeof matchPath>>;
+  try {
+    matched = matchPath(tool.route.path, { decode: decodeURIComponent })(pathname);
+  } catch {
+    // A malformed percent-escape in the path: no tool argument can carry it.
+    return undefined;
+  }
+  if (!matched) return undefined;
+  const args: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(matched.params)) args[name] = Array.isArray(value) ? value.join('/') : value;
+  for (const [name, value] of new URLSearchParams(search)) args[name] = name in args ? [args[name], value].flat() : value;
+  if (payload.body !== undefined) {
+    let body: unknown;
+    try {
+      body = JSON.parse(typeof payload.body === 'string' ? payload.body : Buffer.from(payload.body).toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (tool.bodyWhole) args.body = body;
+    else if (body && typeof body === 'object' && !Array.isArray(body)) Object.assign(args, body);
+    else return undefined;
+  }
+  const key = payload.headers?.['idempotency-key'];
+  if (key) args.idempotency_key = key;
+  return {
+    kind: `mcp ${tool.name}: ${payload.kind}`,
+    method: 'POST',
+    path: pathFor(mcpContract.endpoint),
+    contentType: 'application/json',
+    headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool.name, arguments: args } }),
+    credential: payload.credential,
+  };
+}
+
+for (const tool of agentTools(contract).filter(({ id }) => !ONLY || ONLY.some((prefix) => `mcp:${id}`.startsWith(prefix) || prefix === 'mcp:'))) {
+  test.serial(`stall: mcp tool ${tool.name}`, async (t) => {
+    let worst = { loopMs: 0, healthzMs: 0, kind: '' };
+    const problems: string[] = [];
+    let sentPayloads = 0;
+    const routeTarget = fuzzTarget(tool.id, tool.route, tool.route.surface === 'api' ? svc.apiUrl : svc.baseUrl);
+    for (const original of stallPayloads(routeTarget, 0)) {
+      const payload = toolCallPayload(tool, original);
+      if (!payload) continue;
+      sentPayloads++;
+      let { loopMs, healthzMs, problem } = await measure(mcpTarget(), payload);
+      // As for the routes: a payload over budget is measured again, the lower figures kept.
+      for (let again = 0; again < 2 && overBudget(loopMs, healthzMs) && !overBudget(loopMs / 10, healthzMs / 10); again++) {
+        const next = await measure(mcpTarget(), payload);
+        [loopMs, healthzMs] = [Math.min(loopMs, next.loopMs), Math.min(healthzMs, next.healthzMs)];
+      }
+      if (loopMs > worst.loopMs) worst = { ...worst, loopMs, kind: payload.kind };
+      if (healthzMs > worst.healthzMs) worst = { ...worst, healthzMs };
+      if (problem) problems.push(`${payload.kind}: ${problem.slice(0, 300)}`);
+    }
+    rows.push({
+      id: `mcp tool ${tool.name}`,
+      payloads: sentPayloads,
+      worstLoop: { ms: worst.loopMs, kind: worst.kind },
+      worstHealthz: { ms: worst.healthzMs, kind: worst.kind },
+      problems,
+      skipped: 0,
+      retried: [],
+      statuses: new Map(),
+      refusals: new Map(),
+    });
+    t.log(
+      `${sentPayloads} payloads as tool calls; worst loop delay ${worst.loopMs.toFixed(0)} ms (${worst.kind}), worst /healthz ${worst.healthzMs.toFixed(0)} ms`,
+    );
+    t.true(worst.loopMs <= STALL_BUDGET_MS, `${tool.name}: event loop held ${worst.loopMs.toFixed(0)} ms by ${worst.kind} (budget ${STALL_BUDGET_MS} ms)`);
+    t.true(worst.healthzMs <= STALL_BUDGET_MS, `${tool.name}: /healthz took ${worst.healthzMs.toFixed(0)} ms (budget ${STALL_BUDGET_MS} ms)`);
+    t.deepEqual(problems, [], `${tool.name}: answers breaking the contract`);
   });
 }
 

@@ -115,12 +115,19 @@ export async function callTool(
   caller: DispatchCaller,
   report?: ReportProgress,
 ): Promise<ToolResult> {
-  const missing = missingPathParams(tool, args);
-  if (missing.length > 0) {
+  // What the REST route could not be asked: a path parameter missing (no route would match), or an
+  // argument the tool does not take (a route without a query schema ignores unknown parameters,
+  // while the tool's schema refuses them). Said in the REST validation error's shape.
+  const missing = missingPathParams(tool, args).map((name) => ({ loc: ['path', name], msg: 'Required', type: 'missing' }));
+  const unknown = Object.keys(args)
+    .filter((name) => !tool.placement[name])
+    .map((name) => ({ loc: ['arguments', name], msg: `Unrecognized argument: ${name}`, type: 'unrecognized_keys' }));
+  const refused = [...missing, ...unknown];
+  if (refused.length > 0) {
     const body = {
-      error: `Invalid request: ${missing.map((name) => `path.${name}: Required`).join('; ')}`,
+      error: `Invalid request: ${refused.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; ')}`,
       code: 'validation_failed',
-      detail: missing.map((name) => ({ loc: ['path', name], msg: 'Required', type: 'missing' })),
+      detail: refused,
     };
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   }
