@@ -53,7 +53,7 @@ test('svc billing usage lists receipts; --csv prints CSV; --all --json prints JS
   t.is(page.stdout.trim().split('\n').length, 3, 'two calls, two receipts (the replay charged nothing)');
   const csv = await runCli(['billing', 'usage', '--csv'], { env });
   const lines = csv.stdout.trim().split('\r\n');
-  t.is(lines[0], 'receipt_id,created_at,credits,operation,model,request_id,idempotency_key,prompt_tokens,completion_tokens,total_tokens');
+  t.is(lines[0], 'receipt_id,created_at,credits,operation,model,request_id,idempotency_key,prompt_tokens,completion_tokens,total_tokens,credential_id');
   t.is(lines.length, 3);
   const all = await runCli(['--json', 'billing', 'usage', '--all', '--limit', '1'], { env });
   const items = all.stdout
