@@ -1,6 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { agentTools, contract, mcpContract, urlFor } from '@svc/schemas';
+import { agentTools, contract, fillPath, mcpContract, urlFor, type AgentTool } from '@svc/schemas';
 import { invalidVariants, validValue, type JsonSchema } from '@svc/testing/schema-arbitrary';
 import { LoopDelay, STALL_BUDGET_MS } from './helpers/stall-meter.ts';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
@@ -101,4 +101,69 @@ test.serial('every MCP tool is fuzzed from its own input schema', async (t) => {
   t.log(`worst event-loop delay ${worstLoop.ms.toFixed(0)} ms during ${worstLoop.label}`);
   t.true(worstLoop.ms <= STALL_BUDGET_MS, `the event loop was held ${worstLoop.ms.toFixed(0)} ms during ${worstLoop.label}`);
   t.is((await fetch(`${svc.baseUrl}/healthz`)).status, 200);
+});
+
+/** The REST request a tool's arguments stand for, built the way a REST client writes it. */
+function restUrlOf(tool: AgentTool, args: Record<string, unknown>): string {
+  const params: Record<string, unknown> = {};
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(args)) {
+    if (tool.placement[name] === 'params') params[name] = value;
+    else if (Array.isArray(value)) for (const item of value) query.append(name, String(item));
+    else if (value !== undefined && value !== null && value !== '') query.append(name, typeof value === 'object' ? JSON.stringify(value) : String(value));
+  }
+  const search = query.toString();
+  const { baseUrl, apiUrl } = svc.server.urls();
+  return `${tool.route.surface === 'api' ? apiUrl : baseUrl}${fillPath(tool.route.path, params)}${search ? `?${search}` : ''}`;
+}
+
+const withoutRequestId = (body: unknown) => {
+  if (!body || typeof body !== 'object') return body;
+  const { request_id: _ignored, ...rest } = body as Record<string, unknown>;
+  return rest;
+};
+
+test.serial('every read-only tool answers what its REST route answers, for arguments drawn from its schema', async (t) => {
+  const authorization = `Bearer ${svc.operatorToken}`;
+  let compared = 0;
+  const moving = new Set<string>();
+  for (const tool of agentTools(contract).filter((candidate) => candidate.annotations.readOnlyHint)) {
+    const schema = tool.inputSchema as JsonSchema;
+    for (const args of fc.sample(validValue(schema, schema), { numRuns: 3, seed: SEED }) as Array<Record<string, unknown>>) {
+      // A path parameter the URL cannot carry (empty, `.` or `..`) has no REST twin to compare with.
+      let url: string;
+      try {
+        url = restUrlOf(tool, args);
+      } catch {
+        continue;
+      }
+      const restAnswer = async () => {
+        const rest = await fetch(url, { headers: { authorization } });
+        return {
+          status: rest.status,
+          body: withoutRequestId((rest.headers.get('content-type') ?? '').includes('json') ? await rest.json() : await rest.text()),
+        };
+      };
+      const before = await restAnswer();
+      const answer = await callTool(tool.name, args, authorization);
+      const after = await restAnswer();
+      if (answer.status !== 200) {
+        // The body guard refused the whole call (a lone surrogate): REST refuses the same input.
+        t.true(answer.status === 400 && before.status >= 400, `${tool.name}: MCP ${answer.status}, REST ${before.status}: ${answer.text.slice(0, 200)}`);
+        continue;
+      }
+      const result = (JSON.parse(answer.text) as { result?: { isError?: boolean; structuredContent?: unknown } }).result;
+      if (!result) continue;
+      // An answer that moves between two identical REST calls (a clock in it) has no fixed value to compare.
+      if (JSON.stringify(before) !== JSON.stringify(after)) {
+        moving.add(tool.name);
+        continue;
+      }
+      t.is(Boolean(result.isError), before.status >= 400, `${tool.name} ${JSON.stringify(args).slice(0, 200)}: REST ${before.status}`);
+      t.deepEqual(withoutRequestId(result.structuredContent), before.body, `${tool.name} ${JSON.stringify(args).slice(0, 200)}`);
+      compared++;
+    }
+  }
+  t.log(`${compared} tool calls compared with their REST twins; answers that move between two REST calls: ${[...moving].join(', ') || 'none'}`);
+  t.true(compared > 20);
 });
