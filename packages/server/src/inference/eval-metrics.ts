@@ -52,8 +52,7 @@ export function tokenF1(prediction: string, reference: string): number {
 }
 
 /** ROUGE-L tokens: lower-cased words, punctuation dropped, articles kept (rouge-score's tokenizer). */
-export const rougeTokens = (text: string) => text.toLowerCase().match(ROUGE_TOKEN) ?? [];
-const ROUGE_TOKEN = /[\p{L}\p{N}]+/gu;
+export const rougeTokens = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
 /**
  * How many tokens `rougeTokens(text)` would give, without building them: pricing a request from
@@ -61,7 +60,8 @@ const ROUGE_TOKEN = /[\p{L}\p{N}]+/gu;
  * the heap they grow stays resident after the request is refused).
  */
 export function countRougeTokens(text: string): number {
-  const pattern = new RegExp(ROUGE_TOKEN);
+  // The same pattern as rougeTokens'; a fresh literal each call, so its lastIndex starts at 0.
+  const pattern = /[\p{L}\p{N}]+/gu;
   const lowered = text.toLowerCase();
   let count = 0;
   while (pattern.test(lowered)) count++;
