@@ -128,6 +128,8 @@ export class ContractDispatch {
       url: `${fillPath(route.path, input.params)}${searchOf(input.query)}`,
       headers,
       remoteAddress: caller.ip,
+      // The options are built here, always well-formed: skip light-my-request's per-call schema check.
+      validate: false,
       ...(payload !== undefined ? { payload } : {}),
       ...(caller.signal ? { signal: caller.signal } : {}),
       ...(options.stream ? { payloadAsStream: true } : {}),
