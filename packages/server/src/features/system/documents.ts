@@ -184,7 +184,7 @@ export function performanceProtocol(): PerformanceProtocol {
         name: 'embeddings',
         measures: 'built-in embeddings texts/s in process and through HTTP',
         baseline: 'a loop that only lower-cases and splits each text; the same embedding in process',
-        target: 'none set',
+        target: 'none set for the engine; response cache hits at least 5x the requests/s of misses through a loopback upstream',
         command: 'pnpm bench:embeddings',
       },
       {
@@ -219,6 +219,20 @@ export function performanceProtocol(): PerformanceProtocol {
         baseline: 'the first interval after warm-up',
         target: 'no errors among the rest; /healthz p99 under 50 ms; memory growth under 10% after warm-up',
         command: 'pnpm bench:soak -- --minutes 3',
+      },
+      {
+        name: 'mcp',
+        measures: 'server CPU per call of a 4-document rerank as an MCP tools/call on /mcp (2026-07-28, stateless)',
+        baseline: 'the same rerank through its REST route on the same server, in alternating rounds',
+        target: "at most 1.3x REST's CPU per call",
+        command: 'pnpm bench:mcp',
+      },
+      {
+        name: 'ui',
+        measures: "the web console's board page in headless Chromium against a local server: first contentful paint and the JavaScript transferred",
+        baseline: 'absolute targets',
+        target: 'first contentful paint under 500 ms; under 100 KB of JavaScript, gzipped',
+        command: 'pnpm bench:ui (Debian chromium)',
       },
     ],
     last_local_run: {
