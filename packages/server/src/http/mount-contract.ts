@@ -57,19 +57,24 @@ function normaliseParams(params: Record<string, unknown>): Record<string, unknow
 
 function abortSignalFor(ctx: Context): AbortSignal {
   const controller = new AbortController();
-  const abort = () => controller.abort();
+  // 'finish' as well as writableFinished: an in-process request (http/dispatch.ts) has no real
+  // socket, so its answer never reads as written out, and its close would abort every call that
+  // already answered (an AbortError made, stack and all, per call).
+  let answered = false;
+  const abort = () => {
+    if (!answered && !ctx.res.writableFinished) controller.abort();
+  };
   // The signal is made when a handler first reads it, possibly after the client left: its close
   // events will not come again, so a connection already gone aborts at once.
-  if (ctx.req.socket.destroyed && !ctx.res.writableFinished) {
+  if (ctx.req.socket.destroyed) {
     abort();
     return controller.signal;
   }
-  ctx.req.once('close', () => {
-    if (!ctx.res.writableFinished) abort();
+  ctx.res.once('finish', () => {
+    answered = true;
   });
-  ctx.res.once('close', () => {
-    if (!ctx.res.writableFinished) abort();
-  });
+  ctx.req.once('close', abort);
+  ctx.res.once('close', abort);
   return controller.signal;
 }
 
