@@ -18,6 +18,24 @@ export function fillPath(template: string, params: Record<string, unknown> | und
   });
 }
 
+/**
+ * A route's query string as svc's callers write it (the client, the in-process dispatch of /mcp
+ * tools and A2A skills): undefined, null and empty values are left out, arrays repeat the key,
+ * objects are JSON. Answers `?...`, or '' when nothing is left.
+ */
+export function toSearchParams(query: Record<string, unknown> | undefined): string {
+  if (!query) return '';
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null || value === '') continue;
+    if (Array.isArray(value)) for (const item of value) search.append(key, String(item));
+    else if (typeof value === 'object') search.append(key, JSON.stringify(value));
+    else search.append(key, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
 /** The params a route's path takes, typed from its params schema; none when it has no schema. */
 export type PathParams<R extends RouteDefinition> = R extends { params: infer S extends z.ZodType } ? [params: z.input<S>] : [];
 

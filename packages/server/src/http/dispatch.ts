@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type Koa from 'koa';
 import { inject } from 'light-my-request';
-import { fillPath, type RouteDefinition } from '@svc/schemas';
+import { fillPath, toSearchParams, type RouteDefinition } from '@svc/schemas';
 
 /** Who calls, as the outer request (an MCP or A2A call) knows them. */
 export interface DispatchCaller {
@@ -70,27 +70,14 @@ const NOT_PASSED_ON = new Set([
   'forwarded',
 ]);
 
-/** Query string as the REST client writes it (packages/client, toSearchParams): arrays repeat the key, objects are JSON. */
-function searchOf(query: Record<string, unknown> | undefined): string {
-  if (!query) return '';
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null || value === '') continue;
-    if (Array.isArray(value)) for (const item of value) search.append(key, String(item));
-    else if (typeof value === 'object') search.append(key, JSON.stringify(value));
-    else search.append(key, String(value));
-  }
-  const text = search.toString();
-  return text ? `?${text}` : '';
-}
-
 function requestBodyOf(route: RouteDefinition, body: unknown): { payload?: string | Buffer; contentType?: string } {
   if (body === undefined) return {};
   if (route.bodyEncoding === 'bytes') {
     const bytes = body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : Buffer.from(String(body));
     return { payload: bytes, contentType: route.bodyMediaTypes?.[0] ?? 'application/octet-stream' };
   }
-  if (route.bodyEncoding === 'form') return { payload: searchOf(body as Record<string, unknown>).slice(1), contentType: 'application/x-www-form-urlencoded' };
+  if (route.bodyEncoding === 'form')
+    return { payload: toSearchParams(body as Record<string, unknown>).slice(1), contentType: 'application/x-www-form-urlencoded' };
   return { payload: JSON.stringify(body), contentType: 'application/json' };
 }
 
@@ -125,7 +112,7 @@ export class ContractDispatch {
     if (contentType) headers['content-type'] = contentType;
     const response = await inject(listener, {
       method: route.method,
-      url: `${fillPath(route.path, input.params)}${searchOf(input.query)}`,
+      url: `${fillPath(route.path, input.params)}${toSearchParams(input.query)}`,
       headers,
       remoteAddress: caller.ip,
       // The options are built here, always well-formed: skip light-my-request's per-call schema check.
