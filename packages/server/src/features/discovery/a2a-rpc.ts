@@ -8,29 +8,15 @@ import {
   type JsonRpcError,
   type A2aJsonRpcSuccess,
 } from '@svc/schemas';
+import { firstIssue, RPC, rpcError, rpcIdOf, SPOKEN_VERSIONS, type RpcId } from './a2a-json-rpc.ts';
 import type { TrialTask } from './a2a-trial.ts';
 
-/** JSON-RPC 2.0 and A2A error codes (A2A: TaskNotFound -32001, VersionNotSupported -32009). */
-const RPC = { invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, taskNotFound: -32001, versionNotSupported: -32009 } as const;
-const SPOKEN_VERSIONS = new Set(['1.0', '0.3', '0.3.0']);
 const METHODS = 'message/send and tasks/get (A2A 0.3), SendMessage and GetTask (A2A 1.0)';
 
-type RpcId = string | number | null;
 export type A2aAnswer = { status: 200; body: A2aJsonRpcSuccess } | { status: 400 | 404; body: JsonRpcError };
 
 function failure(status: 400 | 404, id: RpcId, code: number, svcCode: string, message: string, requestId: string): A2aAnswer {
-  return { status, body: { jsonrpc: '2.0', id, error: { code, message, data: { code: svcCode, request_id: requestId } } } };
-}
-
-/** `params.message.role: Invalid input: expected "user"`: the first problem, where it is. */
-function firstIssue(error: z.ZodError, prefix: string): string {
-  const issue = error.issues[0]!;
-  return `${[prefix, ...issue.path].join('.')}: ${issue.message}`;
-}
-
-function idOf(body: unknown): RpcId {
-  const id = (body as { id?: unknown } | null)?.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
+  return { status, body: rpcError(id, code, svcCode, message, requestId) };
 }
 
 /** History trimmed to the newest `historyLength` messages when the caller asks (0 means none). */
@@ -46,7 +32,14 @@ function withHistory<T extends { history: unknown[] }>(task: T, historyLength: n
 export function answerA2aRequest(body: unknown, versionHeader: string | undefined, trial: TrialTask, requestId: string): A2aAnswer {
   const envelope = A2aJsonRpcEnvelope.safeParse(body);
   if (!envelope.success)
-    return failure(400, idOf(body), RPC.invalidRequest, 'invalid_json_rpc', `Invalid JSON-RPC request: ${firstIssue(envelope.error, '(request)')}`, requestId);
+    return failure(
+      400,
+      rpcIdOf(body),
+      RPC.invalidRequest,
+      'invalid_json_rpc',
+      `Invalid JSON-RPC request: ${firstIssue(envelope.error, '(request)')}`,
+      requestId,
+    );
   const { id, method, params } = envelope.data;
   if (versionHeader !== undefined && !SPOKEN_VERSIONS.has(versionHeader)) {
     return failure(

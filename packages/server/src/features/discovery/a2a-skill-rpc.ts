@@ -13,6 +13,7 @@ import {
 import type { RequestContext } from '../../http/request-context.ts';
 import { principalKey } from '../identity/index.ts';
 import type { RouteEvent } from './a2a-skill-stream.ts';
+import { firstIssue, RPC, rpcError, rpcIdOf, SPOKEN_VERSIONS, type RpcId } from './a2a-json-rpc.ts';
 import type { TrialTask } from './a2a-trial.ts';
 import type { A2aTaskRunner } from './a2a-task-runner.ts';
 import type { A2aTaskStore } from './a2a-task-store.ts';
@@ -30,21 +31,9 @@ import {
   type Version,
 } from './a2a-wire.ts';
 
-/** JSON-RPC 2.0 and A2A codes: TaskNotFound -32001, TaskNotCancelable -32002, VersionNotSupported -32009; -32000 for auth and limits. */
-const RPC = {
-  invalidRequest: -32600,
-  methodNotFound: -32601,
-  invalidParams: -32602,
-  server: -32000,
-  taskNotFound: -32001,
-  taskNotCancelable: -32002,
-  versionNotSupported: -32009,
-} as const;
-const SPOKEN_VERSIONS = new Set(['1.0', '0.3', '0.3.0']);
 const METHODS =
   'message/send, message/stream, tasks/get, tasks/cancel and agent/getAuthenticatedExtendedCard (A2A 0.3); SendMessage, SendStreamingMessage, GetTask, CancelTask and GetExtendedAgentCard (A2A 1.0)';
 
-type RpcId = string | number | null;
 type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 429;
 type RpcSuccess = { jsonrpc: '2.0'; id: string | number; result: Record<string, unknown> };
 export type SkillRpcAnswer =
@@ -60,17 +49,7 @@ function failure(
   requestId: string,
   headers?: Record<string, string>,
 ): SkillRpcAnswer {
-  return { status, headers, body: { jsonrpc: '2.0', id, error: { code, message, data: { code: svcCode, request_id: requestId } } } };
-}
-
-function firstIssue(error: z.ZodError, prefix: string): string {
-  const issue = error.issues[0]!;
-  return `${[prefix, ...issue.path].join('.')}: ${issue.message}`;
-}
-
-function idOf(body: unknown): RpcId {
-  const id = (body as { id?: unknown } | null)?.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : null;
+  return { status, headers, body: rpcError(id, code, svcCode, message, requestId) };
 }
 
 export const holdsInvoke = (principal: Principal) => principal.kind === 'operator' || principal.scopes.includes('inference:invoke');
@@ -98,7 +77,14 @@ export async function answerSkillRequest(
   const { requestId, principal } = request;
   const envelope = A2aAuthenticatedEnvelope.safeParse(body);
   if (!envelope.success)
-    return failure(400, idOf(body), RPC.invalidRequest, 'invalid_json_rpc', `Invalid JSON-RPC request: ${firstIssue(envelope.error, '(request)')}`, requestId);
+    return failure(
+      400,
+      rpcIdOf(body),
+      RPC.invalidRequest,
+      'invalid_json_rpc',
+      `Invalid JSON-RPC request: ${firstIssue(envelope.error, '(request)')}`,
+      requestId,
+    );
   const { id, method, params } = envelope.data;
   if (versionHeader !== undefined && !SPOKEN_VERSIONS.has(versionHeader))
     return failure(

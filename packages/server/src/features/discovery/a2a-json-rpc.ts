@@ -1,0 +1,41 @@
+import type { z } from 'zod';
+import type { JsonRpcError } from '@svc/schemas';
+
+/**
+ * What the two A2A answerers share, the public trial (a2a-rpc.ts) and the skills of a caller with
+ * a credential (a2a-skill-rpc.ts): JSON-RPC 2.0 and A2A error codes, the request id, the first
+ * problem of a refused envelope, and the error body with svc's code and request id.
+ */
+
+/** JSON-RPC 2.0 and A2A codes: TaskNotFound -32001, TaskNotCancelable -32002, VersionNotSupported -32009; -32000 for auth and limits. */
+export const RPC = {
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  server: -32000,
+  taskNotFound: -32001,
+  taskNotCancelable: -32002,
+  versionNotSupported: -32009,
+} as const;
+
+/** The A2A versions one implementation speaks: 1.0 and 0.3. */
+export const SPOKEN_VERSIONS = new Set(['1.0', '0.3', '0.3.0']);
+
+export type RpcId = string | number | null;
+
+/** The request's id when it is one JSON-RPC allows; null otherwise (an answer must still name one). */
+export function rpcIdOf(body: unknown): RpcId {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+/** `params.message.role: Invalid input: expected "user"`: the first problem, where it is. */
+export function firstIssue(error: z.ZodError, prefix: string): string {
+  const issue = error.issues[0]!;
+  return `${[prefix, ...issue.path].join('.')}: ${issue.message}`;
+}
+
+/** A JSON-RPC error whose `data` carries svc's stable code and the request id, as every svc error does. */
+export function rpcError(id: RpcId, code: number, svcCode: string, message: string, requestId: string): JsonRpcError {
+  return { jsonrpc: '2.0', id, error: { code, message, data: { code: svcCode, request_id: requestId } } };
+}
