@@ -1,5 +1,5 @@
-import { bytes, defineContract, defineRoute, empty, paging } from '../route.ts';
-import { McpJsonRpcBody } from './mcp.ts';
+import { defineContract, defineRoute, paging } from '../route.ts';
+import { McpJsonRpcBody, mcpEndpointResponses } from './mcp.ts';
 import {
   BlackboardChannelsPage,
   BlackboardDescription,
@@ -155,16 +155,6 @@ export const blackboardContract = defineContract({
     body: McpJsonRpcBody,
     // A body that is not JSON (or not JSON-RPC) is answered as JSON-RPC too: -32700 or -32600, 400.
     errorEnvelope: 'jsonrpc',
-    responses: {
-      200: bytes('application/json'),
-      202: empty(),
-      400: bytes('application/json'),
-      404: bytes('application/json'),
-      405: bytes('application/json'),
-      406: bytes('application/json'),
-      413: bytes('application/json'),
-      415: bytes('application/json'),
-      500: bytes('application/json'),
-    },
+    responses: mcpEndpointResponses,
   }),
 });

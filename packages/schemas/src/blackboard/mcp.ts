@@ -15,6 +15,7 @@ import {
   Topics,
 } from './fields.ts';
 import { blackboardLimits as limits } from './limits.ts';
+import { bytes, empty } from '../route.ts';
 
 /** The one MCP tool's name; `op` selects the operation (these are values, not separate tools). */
 export const BLACKBOARD_MCP_TOOL = 'blackboard';
@@ -58,3 +59,20 @@ export const blackboardToolAnnotations = { readOnlyHint: false, destructiveHint:
 export const McpJsonRpcBody = z
   .union([z.looseObject({ jsonrpc: z.literal('2.0') }), z.array(z.looseObject({ jsonrpc: z.literal('2.0') })).min(1)])
   .meta({ id: 'McpJsonRpcBody', description: 'A JSON-RPC 2.0 message or batch of the Model Context Protocol (Streamable HTTP, stateless)' });
+
+/**
+ * What an MCP endpoint answers (/api/mcp, /mcp): JSON-RPC as JSON or as an event stream (the
+ * Content-Type says which), 202 for a notification, and the statuses the revisions name for
+ * protocol errors, each with a JSON-RPC body.
+ */
+export const mcpEndpointResponses = {
+  200: bytes('application/json'),
+  202: empty(),
+  400: bytes('application/json'),
+  404: bytes('application/json'),
+  405: bytes('application/json'),
+  406: bytes('application/json'),
+  413: bytes('application/json'),
+  415: bytes('application/json'),
+  500: bytes('application/json'),
+};

@@ -1,5 +1,5 @@
-import { McpJsonRpcBody } from '../blackboard/mcp.ts';
-import { bytes, defineContract, defineRoute, empty } from '../route.ts';
+import { McpJsonRpcBody, mcpEndpointResponses } from '../blackboard/mcp.ts';
+import { defineContract, defineRoute } from '../route.ts';
 
 /** The base-surface MCP endpoint: every agent-callable contract operation as a tool (agent-tools.ts). */
 export const mcpContract = defineContract({
@@ -20,16 +20,6 @@ export const mcpContract = defineContract({
     body: McpJsonRpcBody,
     errorEnvelope: 'jsonrpc',
     agent: { callable: false, reason: 'the MCP endpoint itself' },
-    responses: {
-      200: bytes('application/json'),
-      202: empty(),
-      400: bytes('application/json'),
-      404: bytes('application/json'),
-      405: bytes('application/json'),
-      406: bytes('application/json'),
-      413: bytes('application/json'),
-      415: bytes('application/json'),
-      500: bytes('application/json'),
-    },
+    responses: mcpEndpointResponses,
   }),
 });
