@@ -179,6 +179,19 @@ interface Phase {
 }
 
 /**
+ * One round: each side measured once, starting with a different side each round, so no side is
+ * always the one measured first (or right after the same neighbour) on a machine that drifts.
+ */
+async function measureInTurn(sides: readonly WorkerServer[], round: number, phase: Phase): Promise<Map<WorkerServer, Measured>> {
+  const measured = new Map<WorkerServer, Measured>();
+  for (let turn = 0; turn < sides.length; turn++) {
+    const side = sides[(round + turn) % sides.length]!;
+    measured.set(side, await measure(side, durationMs, phase));
+  }
+  return measured;
+}
+
+/**
  * `concurrency` streams kept open for `ms` against `server`: each finished one is replaced at
  * once. CPU per stream is read for every thread, so a round through svc shows what it costs
  * besides the upstream and the client, and how many of the machine's cores the round kept busy.
@@ -267,11 +280,7 @@ async function runPhase(phase: Phase, pairs: number, hop?: WorkerServer) {
   };
   const sides: WorkerServer[] = hop ? [upstream, svc, hop] : [upstream, svc];
   for (let round = 0; round < pairs; round++) {
-    const measured = new Map<WorkerServer, Measured>();
-    for (let turn = 0; turn < sides.length; turn++) {
-      const side = sides[(round + turn) % sides.length]!;
-      measured.set(side, await measure(side, durationMs, phase));
-    }
+    const measured = await measureInTurn(sides, round, phase);
     const direct = measured.get(upstream)!;
     const proxied = measured.get(svc)!;
     result.rateRatios.push(proxied.perSecond / direct.perSecond);
@@ -350,11 +359,7 @@ async function runTracingPhase(phase: Phase, pairs: number) {
   const result = { added: addedSeries(), cpuOff: [] as number[], cpuOn: [] as number[], rows: [] as string[] };
   const sides = [svc, tracedSvc];
   for (let round = 0; round < pairs; round++) {
-    const measured = new Map<WorkerServer, Measured>();
-    for (let turn = 0; turn < sides.length; turn++) {
-      const side = sides[(round + turn) % sides.length]!;
-      measured.set(side, await measure(side, durationMs, phase));
-    }
+    const measured = await measureInTurn(sides, round, phase);
     const off = measured.get(svc)!;
     const on = measured.get(tracedSvc)!;
     pushAdded(result.added, on, off);
@@ -376,11 +381,7 @@ async function runDeploymentsPhase(phase: Phase, pairs: number) {
   const result = { added: addedSeries(), overOne: addedSeries(), cpuOne: [] as number[], cpuThree: [] as number[], rows: [] as string[] };
   const sides = [upstream, svc, deployedSvc];
   for (let round = 0; round < pairs; round++) {
-    const measured = new Map<WorkerServer, Measured>();
-    for (let turn = 0; turn < sides.length; turn++) {
-      const side = sides[(round + turn) % sides.length]!;
-      measured.set(side, await measure(side, durationMs, phase));
-    }
+    const measured = await measureInTurn(sides, round, phase);
     const direct = measured.get(upstream)!;
     const one = measured.get(svc)!;
     const three = measured.get(deployedSvc)!;
