@@ -132,6 +132,20 @@ export class DeveloperKeyService {
     return toReceipt(row, await this.#receipts.sign(developerKeyEventRecord(row)));
   }
 
+  /** The `created` receipt of a new key, by its owner: the first of a key, or the new half of a rotation (`related`: the old key). */
+  #createdReceipt(transaction: Transaction, row: KeyRow, owner: string, now: Date, related: string | null) {
+    return this.#insertReceipt(transaction, {
+      credential_id: row.id,
+      owner,
+      event: 'created',
+      occurred_at: now,
+      actor: owner,
+      name: row.name,
+      scopes: row.scopes,
+      related_credential_id: related,
+    });
+  }
+
   async #insertReceipt(
     transaction: Transaction,
     receipt: Omit<ReceiptRow, 'seq' | 'id' | 'occurred_at'> & { owner: string; occurred_at: Date },
@@ -202,16 +216,7 @@ export class DeveloperKeyService {
       }
       const now = new Date();
       const { row, key } = await this.#insertKey(transaction, owner, request.name, request.scopes, now, null, request.limits ?? {});
-      const receipt = await this.#insertReceipt(transaction, {
-        credential_id: row.id,
-        owner,
-        event: 'created',
-        occurred_at: now,
-        actor: owner,
-        name: row.name,
-        scopes: row.scopes,
-        related_credential_id: null,
-      });
+      const receipt = await this.#createdReceipt(transaction, row, owner, now, null);
       return { credential: toCredential(row), secret: key, receipt };
     });
   }
@@ -269,16 +274,7 @@ export class DeveloperKeyService {
           transaction,
         },
       );
-      const receipt = await this.#insertReceipt(transaction, {
-        credential_id: row.id,
-        owner,
-        event: 'created',
-        occurred_at: now,
-        actor: owner,
-        name: row.name,
-        scopes: row.scopes,
-        related_credential_id: old.id,
-      });
+      const receipt = await this.#createdReceipt(transaction, row, owner, now, old.id);
       return { credential: toCredential(row), secret: key, receipt };
     });
   }
