@@ -133,7 +133,9 @@ function inputOf(id: string, route: RouteDefinition) {
     const requiredFields = new Set((json.required ?? []) as string[]);
     // A tool answers JSON: a streamed answer is the REST route's other form, not an argument.
     const streams = part === 'body' && successStatuses(route).some((status) => (route.responses[status] as { kind?: string }).kind === 'json-or-sse');
-    for (const [name, field] of Object.entries(fields)) if (!(streams && name === 'stream')) add(part, name, field, requiredFields.has(name));
+    const omitted = new Set(route.agent?.omit ?? []);
+    for (const [name, field] of Object.entries(fields))
+      if (!(streams && name === 'stream') && !omitted.has(name)) add(part, name, field, requiredFields.has(name));
   }
   if (honoursIdempotencyKey(route)) {
     add(

@@ -68,6 +68,11 @@ export interface AgentMarker {
   readonly destructive?: boolean;
   /** How a tool call reports progress when the client gives a `progressToken`: see AgentProgress. */
   readonly progress?: AgentProgress;
+  /**
+   * Arguments the tool does not take: a REST choice of another answer form than the JSON a tool
+   * answers with (`format=csv` answers bytes). The route's default then applies.
+   */
+  readonly omit?: readonly string[];
 }
 
 /**

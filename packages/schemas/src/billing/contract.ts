@@ -55,6 +55,8 @@ export const billingContract = defineContract({
     query: UsageExportQuery,
     paging: paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' }),
     responses: { 200: jsonOrBytes(StripeCreditUsagePage, 'text/csv; charset=utf-8') },
+    // As a tool the page is JSON: the CSV form (and `all`, which only CSV streams) are REST's.
+    agent: { omit: ['format', 'all'] },
   }),
   webhook: defineRoute({
     ...billing,
