@@ -30,7 +30,11 @@ test.after.always(async () => {
 });
 
 const endless = endlessPdf(); // minutes of work, no text: always meets the deadline
-const shortPdf = slowPdf(1, 5_000); // about 0.1 s idle, under 1.5 s loaded
+const shortPdf = slowPdf(1, 5_000); // about 0.05 s idle, under 1.5 s loaded
+// The second upload below must still hold its worker when the third arrives 50 ms later, and free
+// it before the third's 2 s queue wait ends: about 0.3 s idle (shortPdf, 0.05 s, had ended first
+// on a quiet machine, so the third never queued), well under 2 s loaded.
+const heldPdf = slowPdf(1, 30_000);
 
 interface Answer {
   status: number;
@@ -61,7 +65,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test.serial('two parses admitted, the third queued then given a worker, the fourth refused with 503 once the queue wait passes', async (t) => {
   const first = upload(endless);
-  const second = upload(shortPdf); // frees its worker for the third
+  const second = upload(heldPdf); // frees its worker for the third
   await sleep(50);
   const third = upload(endless);
   await sleep(50);
