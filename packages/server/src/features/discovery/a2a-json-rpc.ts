@@ -39,3 +39,33 @@ export function firstIssue(error: z.ZodError, prefix: string): string {
 export function rpcError(id: RpcId, code: number, svcCode: string, message: string, requestId: string): JsonRpcError {
   return { jsonrpc: '2.0', id, error: { code, message, data: { code: svcCode, request_id: requestId } } };
 }
+
+/**
+ * How both answerers open a request: its JSON-RPC envelope, then the A2A version its header asks
+ * for. Answers the parsed envelope, or the 400 refusal of the first that fails.
+ */
+export function openEnvelope<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  versionHeader: string | undefined,
+  requestId: string,
+): { ok: true; envelope: z.output<S> } | { ok: false; refusal: JsonRpcError } {
+  const parsed = schema.safeParse(body);
+  if (!parsed.success)
+    return {
+      ok: false,
+      refusal: rpcError(rpcIdOf(body), RPC.invalidRequest, 'invalid_json_rpc', `Invalid JSON-RPC request: ${firstIssue(parsed.error, '(request)')}`, requestId),
+    };
+  if (versionHeader !== undefined && !SPOKEN_VERSIONS.has(versionHeader))
+    return {
+      ok: false,
+      refusal: rpcError(
+        rpcIdOf(body),
+        RPC.versionNotSupported,
+        'a2a_version_not_supported',
+        `A2A version ${versionHeader} is not supported; this agent speaks 1.0 and 0.3.`,
+        requestId,
+      ),
+    };
+  return { ok: true, envelope: parsed.data };
+}

@@ -8,7 +8,7 @@ import {
   type JsonRpcError,
   type A2aJsonRpcSuccess,
 } from '@svc/schemas';
-import { firstIssue, RPC, rpcError, rpcIdOf, SPOKEN_VERSIONS, type RpcId } from './a2a-json-rpc.ts';
+import { firstIssue, openEnvelope, RPC, rpcError, type RpcId } from './a2a-json-rpc.ts';
 import type { TrialTask } from './a2a-trial.ts';
 
 const METHODS = 'message/send and tasks/get (A2A 0.3), SendMessage and GetTask (A2A 1.0)';
@@ -30,27 +30,9 @@ function withHistory<T extends { history: unknown[] }>(task: T, historyLength: n
  * (which picks the protocol version) and on the request being well formed.
  */
 export function answerA2aRequest(body: unknown, versionHeader: string | undefined, trial: TrialTask, requestId: string): A2aAnswer {
-  const envelope = A2aJsonRpcEnvelope.safeParse(body);
-  if (!envelope.success)
-    return failure(
-      400,
-      rpcIdOf(body),
-      RPC.invalidRequest,
-      'invalid_json_rpc',
-      `Invalid JSON-RPC request: ${firstIssue(envelope.error, '(request)')}`,
-      requestId,
-    );
-  const { id, method, params } = envelope.data;
-  if (versionHeader !== undefined && !SPOKEN_VERSIONS.has(versionHeader)) {
-    return failure(
-      400,
-      id,
-      RPC.versionNotSupported,
-      'a2a_version_not_supported',
-      `A2A version ${versionHeader} is not supported; this agent speaks 1.0 and 0.3.`,
-      requestId,
-    );
-  }
+  const opened = openEnvelope(A2aJsonRpcEnvelope, body, versionHeader, requestId);
+  if (!opened.ok) return { status: 400, body: opened.refusal };
+  const { id, method, params } = opened.envelope;
   const checked = <S extends z.ZodType>(schema: S): { ok: true; value: z.output<S> } | { ok: false; answer: A2aAnswer } => {
     const parsed = schema.safeParse(params);
     if (parsed.success) return { ok: true, value: parsed.data };

@@ -13,7 +13,7 @@ import {
 import type { RequestContext } from '../../http/request-context.ts';
 import { principalKey } from '../identity/index.ts';
 import type { RouteEvent } from './a2a-skill-stream.ts';
-import { firstIssue, RPC, rpcError, rpcIdOf, SPOKEN_VERSIONS, type RpcId } from './a2a-json-rpc.ts';
+import { firstIssue, openEnvelope, RPC, rpcError, type RpcId } from './a2a-json-rpc.ts';
 import type { TrialTask } from './a2a-trial.ts';
 import type { A2aTaskRunner } from './a2a-task-runner.ts';
 import type { A2aTaskStore } from './a2a-task-store.ts';
@@ -75,26 +75,9 @@ export async function answerSkillRequest(
   request: RequestContext,
 ): Promise<SkillRpcAnswer> {
   const { requestId, principal } = request;
-  const envelope = A2aAuthenticatedEnvelope.safeParse(body);
-  if (!envelope.success)
-    return failure(
-      400,
-      rpcIdOf(body),
-      RPC.invalidRequest,
-      'invalid_json_rpc',
-      `Invalid JSON-RPC request: ${firstIssue(envelope.error, '(request)')}`,
-      requestId,
-    );
-  const { id, method, params } = envelope.data;
-  if (versionHeader !== undefined && !SPOKEN_VERSIONS.has(versionHeader))
-    return failure(
-      400,
-      id,
-      RPC.versionNotSupported,
-      'a2a_version_not_supported',
-      `A2A version ${versionHeader} is not supported; this agent speaks 1.0 and 0.3.`,
-      requestId,
-    );
+  const opened = openEnvelope(A2aAuthenticatedEnvelope, body, versionHeader, requestId);
+  if (!opened.ok) return { status: 400, body: opened.refusal };
+  const { id, method, params } = opened.envelope;
   // A credential was sent but no resolver took it (unknown, expired, revoked): not a trial call.
   if (principal.kind === 'anonymous')
     return failure(401, id, RPC.server, 'invalid_token', 'The bearer token is not valid.', requestId, { 'www-authenticate': deps.challenge('invalid_token') });
