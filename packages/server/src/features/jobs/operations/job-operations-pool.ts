@@ -81,7 +81,7 @@ const bounds = {
     tooCostly: (why: string) =>
       new ServiceError(
         'json_validation_too_costly',
-        `Validating this document against this schema ${why}; validation runs under a ${jobLimits.validateJsonDeadlineMs} ms deadline and a ${WORKER_HEAP_MB} MiB heap. Simplify the schema (nested anyOf/oneOf through $ref, uniqueItems over large arrays) or the document.`,
+        `Validating this document against this schema ${why}; validation runs under a ${jobLimits.validateJsonDeadlineMs} ms deadline and a ${WORKER_HEAP_MB} MiB heap. Simplify the schema (nested anyOf/oneOf through $ref, uniqueItems over large arrays, many patternProperties over many keys) or the document.`,
       ),
   },
   calculate: {
