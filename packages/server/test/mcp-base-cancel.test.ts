@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { mcpContract, urlFor } from '@svc/schemas';
@@ -36,20 +37,17 @@ test.after.always(async () => {
   await new Promise((resolve) => upstream?.close(resolve));
 });
 
+/** One tool call with a signal, in each SDK's own signature (v1: params, schema, options; v2: params, options). */
 interface Cancellable {
-  callTool(
-    params: { name: string; arguments: Record<string, unknown> },
-    schema?: undefined,
-    options?: { signal?: AbortSignal; timeout?: number },
-  ): Promise<unknown>;
+  call(params: { name: string; arguments: Record<string, unknown> }, options: { signal: AbortSignal; timeout: number }): Promise<unknown>;
   close(): Promise<void>;
 }
 
 /**
- * The v1 SDK cancels with `notifications/cancelled`, sent as a request of its own, which the
- * endpoint matches to the running call. The v2 client (either revision) sends no notification and
- * leaves its pending POST open until its own timeout, so there the server has nothing to act on
- * before then; a client that closes its connection (the 2026-07-28 cancellation signal) is the
+ * How each client cancels: the v1 SDK (2025-11-25) and the v2 client at 2025-11-25 send
+ * `notifications/cancelled` as a request of its own, which the endpoint matches to the running
+ * call; the v2 client at 2026-07-28 aborts the call's own POST (that revision's cancellation
+ * signal), which the endpoint hears as a disconnect. A raw client closing its connection is the
  * last test.
  */
 const clients: Array<{ label: string; connect: () => Promise<Cancellable> }> = [
@@ -62,9 +60,21 @@ const clients: Array<{ label: string; connect: () => Promise<Cancellable> }> = [
           requestInit: { headers: { authorization: `Bearer ${svc.operatorToken}` } },
         }),
       );
-      return client as unknown as Cancellable;
+      return { call: (params, options) => client.callTool(params, undefined, options), close: () => client.close() };
     },
   },
+  ...(['legacy', { pin: '2026-07-28' }] as const).map((mode) => ({
+    label: `v2 SDK, ${mode === 'legacy' ? '2025-11-25' : '2026-07-28'}`,
+    async connect() {
+      const client = new ClientV2({ name: 'cancel-v2', version: '1' }, { versionNegotiation: { mode } });
+      await client.connect(
+        new TransportV2(new URL(urlFor(svc.server.urls(), mcpContract.endpoint)), {
+          requestInit: { headers: { authorization: `Bearer ${svc.operatorToken}` } },
+        }),
+      );
+      return { call: (params, options) => client.callTool(params, options), close: () => client.close() };
+    },
+  })),
 ];
 
 for (const { label, connect } of clients) {
@@ -73,9 +83,8 @@ for (const { label, connect } of clients) {
     try {
       const before = chats().length;
       const controller = new AbortController();
-      const call = client.callTool(
+      const call = client.call(
         { name: 'inference_chat', arguments: { model: 'hanging-model', messages: [{ role: 'user', content: 'take your time' }] } },
-        undefined,
         { signal: controller.signal, timeout: 60_000 },
       );
       call.catch(() => {});
