@@ -8,8 +8,11 @@
  * Target: CPU per call of the tool call at most 1.3x REST's.
  *
  * Run: pnpm bench:mcp [-- --rounds 8 --seconds 1 --concurrency 8]
+ * BENCH_PROFILE_DIR=<dir> also writes the server thread's CPU profile of 3 s of REST calls alone
+ * (rest.cpuprofile) and of 3 s of tool calls alone (mcp.cpuprofile), after the measured rounds.
  */
 import { loadavg } from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { createTestDatabase } from '@svc/testing/test-database';
@@ -104,6 +107,14 @@ for (let round = 0; round < rounds; round++) {
   rows.push(
     `  round ${round + 1}: rest ${rest.perSecond.toFixed(0)} calls/s ${rest.cpuPerCall.toFixed(0)} µs cpu/call | mcp ${mcp.perSecond.toFixed(0)} calls/s ${mcp.cpuPerCall.toFixed(0)} µs cpu/call`,
   );
+}
+const profileDir = process.env.BENCH_PROFILE_DIR;
+if (profileDir) {
+  for (const kind of ['rest', 'mcp'] as const) {
+    await server.ask('profile:start', 'profiling');
+    await measure(kind, 3000);
+    await server.ask(`profile:stop:${path.resolve(profileDir, `${kind}.cpuprofile`)}`, 'profiled');
+  }
 }
 await server.close();
 await database.drop();
