@@ -6,7 +6,7 @@ import path from 'node:path';
  * One key per purpose, so a token of one kind can never pass as another. `receipt-ed25519:<n>`
  * seeds generation n of the receipt signing key (features/receipts/receipt-keys.ts).
  */
-export type KeyPurpose = 'client' | 'client-secret' | 'code' | 'access' | 'refresh' | `receipt-ed25519:${number}`;
+export type KeyPurpose = 'client' | 'client-secret' | 'browser-subject' | 'code' | 'access' | 'refresh' | `receipt-ed25519:${number}`;
 
 export interface SigningKeys {
   key(purpose: KeyPurpose): Uint8Array;

@@ -9,7 +9,9 @@ import { publicClient } from './signed-in.ts';
  * The console is an OAuth public client of its own server: authorization code with PKCE, run
  * in the browser. It registers for each sign-in (registration is stateless and cheap); the PKCE
  * verifier, state and client id live in sessionStorage for the one round trip; tokens never
- * touch a URL or localStorage.
+ * touch a URL or localStorage. Each registration is new, yet the agent is the same for every
+ * sign-in from this browser: the authorization endpoint names the browser in its own HttpOnly
+ * cookie when the redirect is this console's callback.
  */
 const PENDING_KEY = 'svc.console.oauth-pending';
 

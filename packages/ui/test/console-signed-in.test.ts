@@ -140,20 +140,61 @@ test.serial('an expired access token is renewed by refresh rotation before the n
     .catch((error: { status: number }) => error.status);
   t.is(reuse, 400);
   // Reusing a rotated refresh token revokes its whole family (a stolen copy is worth nothing), so
-  // the console has to sign in again. Each authorization is a new agent (as for `svc login`).
-  const agentBefore = (
+  // the console has to sign in again.
+  t.is(
     await svc
       .client({ token: String(after.accessToken) })
       .oauth.whoami()
-      .catch(() => undefined)
-  )?.id;
-  t.is(agentBefore, undefined, 'the family is revoked');
+      .catch((error: { status: number }) => error.status),
+    401,
+    'the family is revoked',
+  );
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.goto(`${svc.baseUrl}/ui/sign-in`);
   await page.getByRole('button', { name: 'Sign in with svc' }).click();
   await page.getByRole('heading', { name: 'Your keys' }).waitFor({ timeout: 15_000 });
   const again = (await storedSession())!;
   t.is((await svc.client({ token: String(again.accessToken) }).oauth.whoami()).kind, 'agent');
+});
+
+test.serial('signing in again from the same browser is the same agent: the key made before is listed', async (t) => {
+  const first = await svc.client({ token: String((await storedSession())!.accessToken) }).oauth.whoami();
+  await page.goto(`${svc.baseUrl}/ui/keys`);
+  await page.getByLabel('Name').fill('kept key');
+  await page.getByLabel('models:read').check();
+  await page.getByRole('button', { name: 'Create the key' }).click();
+  await page.getByTestId('key-secret').waitFor({ timeout: 10_000 });
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  t.is(await storedSession(), null);
+
+  await page.goto(`${svc.baseUrl}/ui/sign-in`);
+  await page.getByRole('button', { name: 'Sign in with svc' }).click();
+  await page.getByRole('heading', { name: 'Your keys' }).waitFor({ timeout: 15_000 });
+  await page.getByRole('row', { name: /kept key/ }).waitFor({ timeout: 10_000 });
+  const again = await svc.client({ token: String((await storedSession())!.accessToken) }).oauth.whoami();
+  t.is(again.id, first.id);
+  t.not(again.client_id, first.client_id, 'a new registration and new tokens, the same person');
+
+  // The browser's id is in a cookie no script reads, sent only to the authorization endpoint.
+  const cookies = await page.context().cookies();
+  t.deepEqual(
+    cookies.map(({ name, path, httpOnly, sameSite }) => ({ name, path, httpOnly, sameSite })),
+    [{ name: 'svc_browser', path: '/oauth/authorize', httpOnly: true, sameSite: 'Lax' }],
+  );
+  t.is(await page.evaluate(() => document.cookie), '');
+  // Another browser (no cookie) signs in as another agent.
+  const other = await browser.newContext();
+  try {
+    const otherPage = await other.newPage();
+    await otherPage.goto(`${svc.baseUrl}/ui/sign-in`);
+    await otherPage.getByRole('button', { name: 'Sign in with svc' }).click();
+    await otherPage.getByRole('heading', { name: 'Your keys' }).waitFor({ timeout: 15_000 });
+    const stored = await otherPage.evaluate(() => JSON.parse(sessionStorage.getItem('svc.console.session')!) as { accessToken: string });
+    t.not((await svc.client({ token: stored.accessToken }).oauth.whoami()).id, first.id);
+    t.is(await otherPage.getByRole('row', { name: /kept key/ }).count(), 0);
+  } finally {
+    await other.close();
+  }
 });
 
 test.serial('follow a job to its result', async (t) => {

@@ -58,6 +58,8 @@ export const oauthContract = defineContract({
       '(at most a day), and requires its `client_id` to equal the URL and `redirect_uri` to be one of its `redirect_uris`; otherwise 400 `invalid_client` says which rule failed.',
       'The document describes a public PKCE client (token_endpoint_auth_method `none`).',
       'Downloading a document counts as a registration under the per-address limit of `/oauth/register` (SVC_OAUTH_REGISTER_RATE_PER_MINUTE): past it, 429 `rate_limited` with Retry-After; a cached document costs nothing.',
+      'Each authorization is a new agent, except a sign-in to the web console (`redirect_uri` is `{base}/ui/callback`): that is the person at this browser, one agent per browser,',
+      'named by a random id in an HttpOnly `svc_browser` cookie of this endpoint (set on the redirect, renewed by each sign-in, 400 days), so signing in again is the same agent.',
     ].join(' '),
     query: OAuthAuthorizeQuery,
     errors: [429],

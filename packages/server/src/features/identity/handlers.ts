@@ -48,6 +48,20 @@ function basicCredentials(header: string | string[] | undefined): { id: string; 
   return { id: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
 }
 
+/** The authorization endpoint's cookie naming the browser that signs in to the console (see OAuthService.authorize). */
+const BROWSER_COOKIE = 'svc_browser';
+/** 400 days, the most a browser keeps a cookie; each sign-in renews it. */
+const BROWSER_COOKIE_SECONDS = 400 * 24 * 3600;
+
+function browserCookie(header: string | string[] | undefined): string | undefined {
+  if (typeof header !== 'string') return undefined;
+  for (const pair of header.split(';')) {
+    const [name, value] = pair.trim().split('=', 2);
+    if (name === BROWSER_COOKIE) return value;
+  }
+  return undefined;
+}
+
 export function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
   const baseUrl = () => deps.publicUrls().baseUrl;
   const asMetadata = async () => ({ status: 200 as const, body: authorizationServerMetadata(baseUrl()) });
@@ -62,9 +76,14 @@ export function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
       }
     },
     async authorize({ query }, request) {
-      const outcome = await service.authorize(query, request.ip);
+      const outcome = await service.authorize(query, request.ip, browserCookie(request.headers.cookie));
       if (outcome.kind === 'direct') return { status: 400, headers: NO_STORE, body: oauthErrorBody(outcome.failure, request) };
-      return { status: 302, headers: { location: outcome.location, ...NO_STORE } };
+      // Readable by no script, sent only to this endpoint, and not on a cross-site subrequest.
+      const secure = baseUrl().startsWith('https:') ? '; Secure' : '';
+      const cookie: Record<string, string> = outcome.browser
+        ? { 'set-cookie': `${BROWSER_COOKIE}=${outcome.browser}; Path=/oauth/authorize; Max-Age=${BROWSER_COOKIE_SECONDS}; HttpOnly; SameSite=Lax${secure}` }
+        : {};
+      return { status: 302, headers: { location: outcome.location, ...NO_STORE, ...cookie } };
     },
     async token({ body }, request) {
       await service.limitTokenRequests(request.ip);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import type { OAuthClientRegistrationRequest, OAuthClientRegistrationResponse, OAuthTokenResponse, Scope } from '@svc/schemas';
+import { CONSOLE_PATH, type OAuthClientRegistrationRequest, type OAuthClientRegistrationResponse, type OAuthTokenResponse, type Scope } from '@svc/schemas';
 import type { IdentityConfig } from './identity-config.ts';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import { ServiceError } from '../../service-error.ts';
@@ -27,8 +27,15 @@ export interface AuthorizeRequest {
   resource?: string | string[];
 }
 
-/** Where an authorization answer goes: a redirect when the URI is trusted, else a direct 400. */
-export type AuthorizeOutcome = { kind: 'redirect'; location: string } | { kind: 'direct'; failure: OAuthFailure };
+/**
+ * Where an authorization answer goes: a redirect when the URI is trusted, else a direct 400.
+ * `browser` is the browser id to keep in the authorization endpoint's cookie, for a sign-in to the
+ * console (see `authorize`).
+ */
+export type AuthorizeOutcome = { kind: 'redirect'; location: string; browser?: string } | { kind: 'direct'; failure: OAuthFailure };
+
+/** A browser id: 256 random bits, base64url (what `newId(32)` makes); anything else is replaced. */
+const BROWSER_ID = /^[A-Za-z0-9_-]{43}$/;
 
 export interface RevocationRequest {
   token?: string;
@@ -184,8 +191,11 @@ export class OAuthService {
     }
   }
 
-  /** RFC 6749 4.1.2.1: problems with the client or redirect URI are answered directly, the rest by redirect. */
-  async authorize(request: AuthorizeRequest, ip: string): Promise<AuthorizeOutcome> {
+  /**
+   * RFC 6749 4.1.2.1: problems with the client or redirect URI are answered directly, the rest by redirect.
+   * `browser` is the id the browser's cookie of this endpoint carries, if any.
+   */
+  async authorize(request: AuthorizeRequest, ip: string, browser?: string): Promise<AuthorizeOutcome> {
     if (!request.client_id) return { kind: 'direct', failure: new OAuthFailure('invalid_request', 'client_id is required.') };
     let client: ClientRegistration;
     try {
@@ -202,11 +212,11 @@ export class OAuthService {
         failure: new OAuthFailure('invalid_request', 'redirect_uri must be given and equal one registered for this client, character for character.'),
       };
     }
-    const answer = (params: Record<string, string | undefined>): AuthorizeOutcome => {
+    const answer = (params: Record<string, string | undefined>, browserId?: string): AuthorizeOutcome => {
       const url = new URL(redirectUri);
       for (const [name, value] of Object.entries({ ...params, state: request.state, iss: this.#issuer() }))
         if (value !== undefined) url.searchParams.set(name, value);
-      return { kind: 'redirect', location: url.toString() };
+      return { kind: 'redirect', location: url.toString(), ...(browserId ? { browser: browserId } : {}) };
     };
     const fail = (failure: OAuthFailure) => answer({ error: failure.error, error_description: failure.message });
     if (request.response_type !== 'code') return fail(new OAuthFailure('unsupported_response_type', 'response_type must be `code`.'));
@@ -225,8 +235,14 @@ export class OAuthService {
     } catch (error) {
       return fail(error as OAuthFailure);
     }
-    // Approval is automatic: each authorization mints a fresh private agent identity that only
-    // the holder of the code (and then of its refresh tokens) can act as.
+    // Approval is automatic. A sign-in to the console (the code goes back to svc's own console
+    // page, nowhere else) is the person at this browser: one agent per browser, named by a random
+    // id in an HttpOnly cookie of this endpoint, so signing in again finds the keys made before.
+    // The code still lands only in that browser, and only the holder of its PKCE verifier can
+    // spend it. Any other client's authorization mints a fresh private agent identity that only
+    // the holder of the code (and then of its refresh tokens) can act as: a third-party client
+    // never reaches the console's agent, even when the same browser approves it.
+    const browserId = redirectUri === `${this.#issuer()}${CONSOLE_PATH}callback` ? (browser && BROWSER_ID.test(browser) ? browser : newId(32)) : undefined;
     const code = await this.tokens.signCode(
       {
         id: newId(),
@@ -235,12 +251,12 @@ export class OAuthService {
         redirectUri,
         codeChallenge: request.code_challenge,
         scopes,
-        subject: `agt_${newId()}`,
+        subject: browserId ? this.tokens.browserSubject(browserId) : `agt_${newId()}`,
         ...(resource ? { resource } : {}),
       },
       this.#config.codeTtlSeconds,
     );
-    return answer({ code });
+    return answer({ code }, browserId);
   }
 
   /** Per-IP limit of the demo tier, counted in the database so replicas share it. */

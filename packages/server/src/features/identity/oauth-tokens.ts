@@ -83,13 +83,13 @@ export class OAuthTokens {
     this.#issuer = issuer;
   }
 
-  async #sign(purpose: Exclude<KeyPurpose, 'client-secret'>, typ: string, payload: JWTPayload, expiresInSeconds?: number): Promise<string> {
+  async #sign(purpose: Exclude<KeyPurpose, 'client-secret' | 'browser-subject'>, typ: string, payload: JWTPayload, expiresInSeconds?: number): Promise<string> {
     const jwt = new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ }).setIssuedAt().setIssuer(this.#issuer());
     if (expiresInSeconds !== undefined) jwt.setExpirationTime(Math.floor(Date.now() / 1000) + expiresInSeconds);
     return jwt.sign(this.#keys.key(purpose));
   }
 
-  async #verify(purpose: Exclude<KeyPurpose, 'client-secret'>, typ: string, token: string): Promise<JWTPayload> {
+  async #verify(purpose: Exclude<KeyPurpose, 'client-secret' | 'browser-subject'>, typ: string, token: string): Promise<JWTPayload> {
     try {
       const { payload } = await jwtVerify(token, this.#keys.key(purpose), { algorithms: ['HS256'], typ, issuer: this.#issuer(), clockTolerance: 0 });
       return payload;
@@ -126,6 +126,15 @@ export class OAuthTokens {
   /** A machine client's secret is a MAC of its registration id: nothing to store, nothing to look up. */
   clientSecret(registrationId: string): string {
     return `svc_cs_${createHmac('sha256', this.#keys.key('client-secret')).update(registrationId).digest('base64url')}`;
+  }
+
+  /**
+   * The agent a browser signs in to the console as: a MAC of the browser's random id (kept in an
+   * HttpOnly cookie of the authorization endpoint), so the same browser is the same agent on every
+   * replica, and an agent id says nothing of the cookie that names it.
+   */
+  browserSubject(browserId: string): string {
+    return `agt_${createHmac('sha256', this.#keys.key('browser-subject')).update(browserId).digest('base64url').slice(0, 22)}`;
   }
 
   checkClientSecret(registrationId: string, presented: string): boolean {
