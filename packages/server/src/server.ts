@@ -106,7 +106,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const bodyBudget = new BodyBudget(config.http.bodyBudgetBytes);
   const consoleDirectory = config.console.enabled ? findConsoleDirectory() : undefined;
   const webConsole = config.console.enabled
-    ? serveConsole({ files: consoleDirectory ? await loadConsoleFiles(consoleDirectory) : undefined, publicUrls: urls })
+    ? serveConsole({ files: consoleDirectory ? await loadConsoleFiles(consoleDirectory) : undefined, publicUrls: urls, metrics: deps.metrics })
     : undefined;
   // The console's origin may call the api surface on its own port without SVC_CORS_ORIGINS.
   const cors = corsPolicyFrom(config.corsOrigins, webConsole ? () => new URL(urls().baseUrl).origin.toLowerCase() : undefined);

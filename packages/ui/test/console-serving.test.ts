@@ -79,3 +79,21 @@ test('/ and /llms.txt link the console; with SVC_UI=off there is neither console
   t.false('console' in offRoot.links);
   t.false((await (await fetch(`${off.baseUrl}/llms.txt`)).text()).includes('/ui/'));
 });
+
+test("the console's answers are counted in /v1/metrics by route, never by path", async (t) => {
+  const assets = assetPaths(await (await fetch(`${svc.baseUrl}/ui/catalog`)).text());
+  for (const asset of assets) await (await fetch(`${svc.baseUrl}${asset}`)).arrayBuffer();
+  for (const path of ['/ui/channel?key=a', '/ui/item/bb_1', '/ui/item/bb_2', '/ui/no-such-page']) await (await fetch(`${svc.baseUrl}${path}`)).arrayBuffer();
+  const metrics = await (await fetch(`${svc.baseUrl}/v1/metrics`, { headers: { authorization: `Bearer ${svc.operatorToken}` } })).text();
+  const count = (route: string) =>
+    [...metrics.matchAll(new RegExp(`^svc_http_requests_total\\{route="${route}",method="GET",status="200"\\} (\\d+)$`, 'gm'))].reduce(
+      (sum, match) => sum + Number(match[1]),
+      0,
+    );
+  t.true(count('console\\.asset') >= assets.length, metrics);
+  t.true(count('console\\.page') >= 5, metrics);
+  t.regex(metrics, /svc_http_request_duration_seconds_bucket\{le="0\.001",route="console\.page",method="GET"\}/);
+  // No series is named after a path the caller chose.
+  t.notRegex(metrics, /route="\/ui/);
+  t.notRegex(metrics, /bb_1/);
+});

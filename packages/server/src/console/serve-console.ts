@@ -1,5 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
 import { CONSOLE_PATH } from '@svc/schemas';
+import type { HttpMetrics } from '../observability/metrics.ts';
 import type { ConsoleFile } from './console-files.ts';
 
 /** Fingerprinted assets never change under their name: a year, and no revalidation. */
@@ -34,7 +35,16 @@ export interface ConsoleServingOptions {
   files: ReadonlyMap<string, ConsoleFile> | undefined;
   /** The public URLs now (the api surface may have its own origin, allowed in connect-src). */
   publicUrls: () => { baseUrl: string; apiUrl: string };
+  /** Where the console's answers are counted, as the contract's routes are (svc_http_requests_total in /v1/metrics). */
+  metrics?: HttpMetrics;
 }
+
+/**
+ * The console's answers are counted by route, never by path (a path is chosen by the caller: one
+ * series each would let anyone grow the metrics without bound): its fingerprinted files are
+ * `console.asset`, and every page of the single-page application (and the /ui redirect) `console.page`.
+ */
+export const CONSOLE_ROUTES = { asset: 'console.asset', page: 'console.page' } as const;
 
 const originOf = (url: string) => new URL(url).origin;
 
@@ -53,24 +63,32 @@ export function serveConsole(options: ConsoleServingOptions): Middleware {
     }
     return policyFor.policy;
   };
-  return async function serveConsoleFiles(ctx: Context, next: Next): Promise<void> {
+  const serve = async (ctx: Context, next: Next): Promise<string | undefined> => {
     const { path } = ctx;
-    if (!(path === '/ui' || path.startsWith(CONSOLE_PATH)) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+    if (!(path === '/ui' || path.startsWith(CONSOLE_PATH)) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
+      await next();
+      return undefined;
+    }
     if (path === '/ui') {
       ctx.status = 308;
       ctx.set('location', CONSOLE_PATH);
-      return;
+      return CONSOLE_ROUTES.page;
     }
     if (!options.files) {
       ctx.status = 503;
       ctx.set('cache-control', 'no-store');
       ctx.body = { error: 'The web console is not built in this checkout: run `pnpm build` (or set SVC_UI=off).', code: 'console_not_built' };
-      return;
+      return CONSOLE_ROUTES.page;
     }
     const relative = path.slice(CONSOLE_PATH.length);
     const isAsset = relative.startsWith('assets/');
     const file = options.files.get(isAsset ? relative : 'index.html');
-    if (!file) return next();
+    // An unknown asset goes on to the contract app's JSON 404, counted there.
+    if (!file) {
+      await next();
+      return undefined;
+    }
+    const route = isAsset ? CONSOLE_ROUTES.asset : CONSOLE_ROUTES.page;
     ctx.set('content-security-policy', policy());
     ctx.set('x-content-type-options', 'nosniff');
     ctx.set('referrer-policy', 'no-referrer');
@@ -81,7 +99,7 @@ export function serveConsole(options: ConsoleServingOptions): Middleware {
     ctx.vary('accept-encoding');
     if (isAsset && ctx.get('if-none-match') === file.etag) {
       ctx.status = 304;
-      return;
+      return route;
     }
     ctx.type = file.contentType;
     if (file.gzipped && ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
@@ -90,5 +108,13 @@ export function serveConsole(options: ConsoleServingOptions): Middleware {
     } else {
       ctx.body = file.body;
     }
+    return route;
+  };
+  const { metrics } = options;
+  if (!metrics) return async (ctx, next) => void (await serve(ctx, next));
+  return async function serveConsoleFiles(ctx: Context, next: Next): Promise<void> {
+    const startedAt = performance.now();
+    const route = await serve(ctx, next);
+    if (route) metrics.observe(route, ctx.method, ctx.status, (performance.now() - startedAt) / 1000);
   };
 }
