@@ -13,7 +13,7 @@ test.after.always(async () => {
 test('svc discover prints where the MCP endpoint and the A2A endpoint are; --json gives both cards', async (t) => {
   const text = await runCli(['discover'], { env: { SVC_BASE_URL: svc.baseUrl } });
   t.is(text.code, 0, text.stderr);
-  t.true(text.stdout.includes(`endpoint   ${svc.apiUrl}/api/mcp (Streamable HTTP)`), text.stdout);
+  t.true(text.stdout.includes(`endpoint   ${svc.baseUrl}/mcp (Streamable HTTP)`), text.stdout);
   t.true(text.stdout.includes(`endpoint   ${svc.baseUrl}/a2a (JSONRPC; A2A 1.0, 0.3)`), text.stdout);
   t.regex(text.stdout, /revisions {2}2026-07-28, 2025-11-25/);
   const json = await runCli(['discover', '--json'], { env: { SVC_BASE_URL: svc.baseUrl } });
@@ -26,7 +26,7 @@ test('svc discover prints where the MCP endpoint and the A2A endpoint are; --jso
 test('svc discover mcp and a2a print one card each, as JSON with --json', async (t) => {
   const mcp = await runCli(['discover', 'mcp', '--json'], { env: { SVC_BASE_URL: svc.baseUrl } });
   t.is(mcp.code, 0, mcp.stderr);
-  t.is(JSON.parse(mcp.stdout).transport.endpoint, `${svc.apiUrl}/api/mcp`);
+  t.is(JSON.parse(mcp.stdout).transport.endpoint, `${svc.baseUrl}/mcp`);
   const a2a = await runCli(['discover', 'a2a'], { env: { SVC_BASE_URL: svc.baseUrl } });
   t.is(a2a.code, 0, a2a.stderr);
   t.regex(a2a.stdout, /skill +public-trial/);

@@ -27,9 +27,9 @@ for (const [label, server] of [
   ['one listener', () => svc],
   ['split api port', () => split],
 ] as const) {
-  test(`MCP server card (${label}): every alias and <endpoint>/server-card serve the same bytes, naming the endpoint where it is`, async (t) => {
+  test(`MCP server cards (${label}): every alias serves the same bytes describing {base}/mcp; <endpoint>/server-card describes {api}/api/mcp`, async (t) => {
     const { baseUrl, apiUrl } = server();
-    const urls = [...MCP_SERVER_CARD_PATHS.map((path) => `${baseUrl}${path}`), `${apiUrl}/api/mcp/server-card`];
+    const urls = MCP_SERVER_CARD_PATHS.map((path) => `${baseUrl}${path}`);
     const answers = await Promise.all(urls.map(bytesOf));
     for (const [index, answer] of answers.entries()) {
       t.is(answer.status, 200, urls[index]);
@@ -38,47 +38,70 @@ for (const [label, server] of [
       t.is(answer.text, answers[0]!.text, `${urls[index]} is byte-identical`);
     }
     const card = McpServerCard.parse(JSON.parse(answers[0]!.text));
-    t.is(card.transport.endpoint, `${apiUrl}/api/mcp`);
-    t.deepEqual(card.remotes, [
-      { type: 'streamable-http', url: `${apiUrl}/api/mcp`, supportedProtocolVersions: card.supportedProtocolVersions },
-      { type: 'streamable-http', url: `${baseUrl}/mcp`, supportedProtocolVersions: card.supportedProtocolVersions },
-    ]);
+    t.is(card.transport.endpoint, `${baseUrl}/mcp`);
+    t.deepEqual(card.remotes, [{ type: 'streamable-http', url: `${baseUrl}/mcp`, supportedProtocolVersions: card.supportedProtocolVersions }]);
     t.deepEqual(card.supportedProtocolVersions.slice(0, 2), ['2026-07-28', '2025-11-25']);
-    t.is(card.serverInfo.name, 'svc-blackboard');
-    t.is(card.authentication.protectedResourceMetadata, `${apiUrl}/.well-known/oauth-protected-resource/api/mcp`);
+    t.is(card.serverInfo.name, 'svc');
+    t.true(card.tools.some((tool) => tool.name === 'inference_rerank'));
+    t.false(
+      card.tools.some((tool) => tool.name === 'blackboard'),
+      "the blackboard tool is /api/mcp's",
+    );
+    t.is(card.authentication.protectedResourceMetadata, `${baseUrl}/.well-known/oauth-protected-resource/mcp`);
     t.is(card.authentication.authorizationServerMetadata, `${baseUrl}/.well-known/oauth-authorization-server`);
     t.true(card.description.length <= 100);
 
-    // The OAuth documents the card names exist and name the MCP endpoint where it really is.
+    // The OAuth documents the card names exist and name the MCP endpoint where it really is; the
+    // /mcp/.well-known alias is the same document.
     const resource = await (await fetch(card.authentication.protectedResourceMetadata)).json();
-    t.is(resource.resource, `${apiUrl}/api/mcp`);
+    t.is(resource.resource, `${baseUrl}/mcp`);
     t.deepEqual(resource.authorization_servers, [baseUrl]);
-    // The base surface's /mcp documents are about the base-surface MCP endpoint, {base}/mcp.
-    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/mcp/.well-known/oauth-protected-resource']) {
-      t.deepEqual(await (await fetch(`${baseUrl}${path}`)).json(), { ...resource, resource: `${baseUrl}/mcp`, resource_name: 'svc MCP' }, path);
-    }
+    t.deepEqual(await (await fetch(`${baseUrl}/mcp/.well-known/oauth-protected-resource`)).json(), resource);
     const authorizationServer = await (await fetch(card.authentication.authorizationServerMetadata)).json();
     t.is(authorizationServer.issuer, baseUrl);
     // The MCP SDK's own discovery, from the endpoint URL, finds that same document.
     t.deepEqual(await discoverOAuthProtectedResourceMetadata(card.transport.endpoint), resource);
+
+    // {api}/api/mcp/server-card: the blackboard's endpoint and its one tool (spec: /api/mcp exposes one tool).
+    const apiAnswer = await bytesOf(`${apiUrl}/api/mcp/server-card`);
+    t.is(apiAnswer.status, 200);
+    t.is(apiAnswer.headers.get('access-control-allow-origin'), '*');
+    const apiCard = McpServerCard.parse(JSON.parse(apiAnswer.text));
+    t.is(apiCard.transport.endpoint, `${apiUrl}/api/mcp`);
+    t.deepEqual(apiCard.remotes, [{ type: 'streamable-http', url: `${apiUrl}/api/mcp`, supportedProtocolVersions: apiCard.supportedProtocolVersions }]);
+    t.is(apiCard.serverInfo.name, 'svc-blackboard');
+    t.deepEqual(
+      apiCard.tools.map((tool) => tool.name),
+      ['blackboard'],
+    );
+    t.is(apiCard.authentication.protectedResourceMetadata, `${apiUrl}/.well-known/oauth-protected-resource/api/mcp`);
+    const apiResource = await (await fetch(apiCard.authentication.protectedResourceMetadata)).json();
+    t.is(apiResource.resource, `${apiUrl}/api/mcp`);
+    t.deepEqual(await discoverOAuthProtectedResourceMetadata(apiCard.transport.endpoint), apiResource);
   });
 }
 
-test('MCP server card: the tools and their input schemas are what tools/list answers', async (t) => {
-  const card = McpServerCard.parse(await (await fetch(`${svc.baseUrl}/.well-known/mcp/server-card.json`)).json());
-  const client = new ClientV1({ name: 'card-check', version: '1.0.0' });
-  await client.connect(new TransportV1(new URL(card.transport.endpoint)));
-  try {
-    const { tools } = await client.listTools();
-    t.deepEqual(
-      card.tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })),
-      tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })),
-    );
-    t.is(card.serverInfo.version, client.getServerVersion()!.version);
-  } finally {
-    await client.close();
-  }
-});
+for (const [label, path] of [
+  ['/mcp', '/.well-known/mcp/server-card.json'],
+  ['/api/mcp', '/api/mcp/server-card'],
+] as const) {
+  test(`MCP server card of ${label}: the tools and their input schemas are what its tools/list answers`, async (t) => {
+    const card = McpServerCard.parse(await (await fetch(`${path.startsWith('/api') ? svc.apiUrl : svc.baseUrl}${path}`)).json());
+    const client = new ClientV1({ name: 'card-check', version: '1.0.0' });
+    await client.connect(new TransportV1(new URL(card.transport.endpoint)));
+    try {
+      const { tools } = await client.listTools();
+      t.deepEqual(
+        card.tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })),
+        tools.map(({ name, title, description, inputSchema, annotations }) => ({ name, title, description, inputSchema, annotations })),
+      );
+      t.is(card.serverInfo.name, client.getServerVersion()!.name);
+      t.is(card.serverInfo.version, client.getServerVersion()!.version);
+    } finally {
+      await client.close();
+    }
+  });
+}
 
 test('A2A agent card: every alias serves the same bytes; the card is valid for 1.0 and 0.3 readers', async (t) => {
   const urls = A2A_AGENT_CARD_PATHS.map((path) => `${svc.baseUrl}${path}`);
@@ -160,10 +183,13 @@ test('@svc/client: client.discovery.* reads every document, each alias equal to 
     client.discovery.mcpRootJson,
     client.discovery.mcpPrefixedJson,
     client.discovery.mcpPrefixed,
-    client.discovery.mcpEndpointServerCard,
   ]) {
     t.deepEqual(await alias(), mcp);
   }
+  t.deepEqual(
+    (await client.discovery.mcpEndpointServerCard()).tools.map((tool) => tool.name),
+    ['blackboard'],
+  );
   const agent = await client.discovery.agentCard();
   for (const alias of [
     client.discovery.agentJson,

@@ -65,7 +65,7 @@ const clients: Array<{ label: string; connect: () => Promise<Cancellable> }> = [
   },
   ...(['legacy', { pin: '2026-07-28' }] as const).map((mode) => ({
     label: `v2 SDK, ${mode === 'legacy' ? '2025-11-25' : '2026-07-28'}`,
-    async connect() {
+    async connect(): Promise<Cancellable> {
       const client = new ClientV2({ name: 'cancel-v2', version: '1' }, { versionNegotiation: { mode } });
       await client.connect(
         new TransportV2(new URL(urlFor(svc.server.urls(), mcpContract.endpoint)), {

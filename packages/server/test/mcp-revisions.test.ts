@@ -12,9 +12,9 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-/** The MCP endpoint exactly as the server card names it: a new user's clients start there. */
+/** The blackboard's MCP endpoint exactly as its server card (`<endpoint>/server-card`) names it: a new user's clients start there. */
 async function endpointFromCard(): Promise<URL> {
-  const card = (await (await fetch(`${svc.baseUrl}/.well-known/mcp/server-card.json`)).json()) as { remotes: Array<{ type: string; url: string }> };
+  const card = (await (await fetch(`${svc.apiUrl}/api/mcp/server-card`)).json()) as { remotes: Array<{ type: string; url: string }> };
   const remote = card.remotes.find((entry) => entry.type === 'streamable-http');
   if (!remote) throw new Error('the server card names no streamable-http endpoint');
   return new URL(remote.url);

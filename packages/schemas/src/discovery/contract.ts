@@ -11,7 +11,7 @@ import { TRY_PATH } from './urls.ts';
 const discovery = { auth: { kind: 'public' }, surface: 'base', tags: ['discovery'] } as const;
 
 const MCP_CARD_DESCRIPTION =
-  'The same bytes on every alias (/.well-known/mcp/server-card.json, /.well-known/mcp.json, /.well-known/mcp, /mcp.json, /mcp/.well-known/mcp.json, /mcp/.well-known/mcp, and {api}/api/mcp/server-card). Readable from any origin.';
+  "The card of the base-surface MCP endpoint {base}/mcp, whose tools are the API's agent operations. The same bytes on every alias (/.well-known/mcp/server-card.json, /.well-known/mcp.json, /.well-known/mcp, /mcp.json, /mcp/.well-known/mcp.json, /mcp/.well-known/mcp). Readable from any origin.";
 const mcpCard = (path: string, summary: string) =>
   defineRoute({ ...discovery, method: 'GET', path, summary, description: MCP_CARD_DESCRIPTION, responses: { 200: McpServerCard } });
 
@@ -47,8 +47,8 @@ export const discoveryContract = defineContract({
     surface: 'api',
     method: 'GET',
     path: '/api/mcp/server-card',
-    summary: 'MCP server card at the location the newer draft reserves, <mcp endpoint>/server-card',
-    description: MCP_CARD_DESCRIPTION,
+    summary: 'MCP server card of {api}/api/mcp (the blackboard tool) at the location the newer draft reserves, <mcp endpoint>/server-card',
+    description: "The card of the blackboard's MCP endpoint {api}/api/mcp and its one tool, blackboard. Readable from any origin.",
     responses: { 200: McpServerCard },
   }),
   agentCard: agentCard(

@@ -21,10 +21,11 @@ const McpCardRemote = z.looseObject({
  * The MCP server card. The upstream shape is still a draft, so one body satisfies both drafts:
  * SEP-2127's required members (`$schema`, reverse-DNS `name`, `version`, a description of at most
  * 100 characters, `remotes`) and SEP-1649's (`serverInfo`, `transport`, `capabilities`, `tools`
- * with their input schemas, `authentication`). The tools are listed from the same McpServer the
- * endpoint runs, so their schemas cannot drift from `tools/list`. Names of the OAuth documents
- * point at where they really are; the MCP endpoint needs no credential (`authentication.required`
- * is false) and the blackboard only hashes a bearer it is given.
+ * with their input schemas, `authentication`). One card per endpoint: the spec's aliases describe
+ * the base-surface `{base}/mcp` (the API's agent operations as tools, listed as `tools/list` shows
+ * them to a caller without a credential), `{api}/api/mcp/server-card` the blackboard's
+ * `{api}/api/mcp`. Names of the OAuth documents point at where they really are; connecting needs no
+ * credential (`authentication.required` is false): a tool that needs one says so with a 401.
  */
 export const McpServerCard = z
   .looseObject({

@@ -21,14 +21,18 @@ import { CountingLru } from '../../observability/cache-registry.ts';
 import { answerA2aRequest } from './a2a-rpc.ts';
 import { buildTrialTask, type TrialTask } from './a2a-trial.ts';
 import { buildAgentCard } from './agent-card.ts';
-import { buildMcpServerCard } from './mcp-server-card.ts';
+import { ToolCatalogue } from '../mcp/tool-calls.ts';
+import { buildApiMcpServerCard, buildBaseMcpServerCard } from './mcp-server-card.ts';
 import { tryIt } from './try-it.ts';
 
 /** Public documents: any origin may read them, and caches may keep them a while. */
 const PUBLIC_DOCUMENT = { 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=300' };
 
 interface DiscoveryDocuments {
+  /** The card of `{base}/mcp`, on the spec's aliases. */
   mcpCard: McpServerCard;
+  /** The card of `{api}/api/mcp`, at `{api}/api/mcp/server-card`. */
+  apiMcpCard: McpServerCard;
   agentCard: A2aAgentCard;
   a2aInfo: A2aEndpointInfo;
   trial: TrialTask;
@@ -104,17 +108,25 @@ export function createDiscoveryHandlers(deps: ServerDeps, a2a: Pick<SkillRpcDeps
     stats: () => built.stats(),
   });
   const startedAt = new Date(deps.startedAt).toISOString();
+  const tools = new ToolCatalogue();
   const documents = (): DiscoveryDocuments => {
     const urls = deps.publicUrls();
     const key = `${urls.baseUrl} ${urls.apiUrl}`;
     let entry = built.get(key);
     if (!entry) {
-      entry = { mcpCard: buildMcpServerCard(urls), agentCard: buildAgentCard(urls), a2aInfo: a2aInfo(urls), trial: buildTrialTask(urls, startedAt) };
+      entry = {
+        mcpCard: buildBaseMcpServerCard(urls, tools),
+        apiMcpCard: buildApiMcpServerCard(urls),
+        agentCard: buildAgentCard(urls),
+        a2aInfo: a2aInfo(urls),
+        trial: buildTrialTask(urls, startedAt),
+      };
       built.set(key, entry);
     }
     return entry;
   };
   const mcpCard = async () => ({ status: 200 as const, headers: PUBLIC_DOCUMENT, body: documents().mcpCard });
+  const apiMcpCard = async () => ({ status: 200 as const, headers: PUBLIC_DOCUMENT, body: documents().apiMcpCard });
   const agentCard = async () => ({ status: 200 as const, headers: PUBLIC_DOCUMENT, body: documents().agentCard });
   const skillRpc: SkillRpcDeps = {
     ...a2a,
@@ -137,7 +149,7 @@ export function createDiscoveryHandlers(deps: ServerDeps, a2a: Pick<SkillRpcDeps
     mcpRootJson: mcpCard,
     mcpPrefixedJson: mcpCard,
     mcpPrefixed: mcpCard,
-    mcpEndpointServerCard: mcpCard,
+    mcpEndpointServerCard: apiMcpCard,
     agentCard,
     agentJson: agentCard,
     agentDirectoryWellKnown: agentCard,

@@ -21,7 +21,7 @@ import { InFlightCalls } from './in-flight.ts';
 import { callTool, ToolCatalogue } from './tool-calls.ts';
 
 export const MCP_BASE_SERVER_NAME = 'svc';
-const MCP_BASE_SERVER_TITLE = 'svc: every agent operation of the API';
+export const MCP_BASE_SERVER_TITLE = 'svc: every agent operation of the API';
 
 /**
  * How long a client may reuse `tools/list` (2026-07-28): the list depends on the credential, so only

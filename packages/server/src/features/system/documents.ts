@@ -29,7 +29,7 @@ function authLabel(route: RouteDefinition): string {
 function agentProtocols(urls: { baseUrl: string; apiUrl: string }): string {
   const links = discoveryLinks(urls);
   return `## Agent protocols (no credential needed)
-- [MCP server card](${links.mcp_server_card}) (also /.well-known/mcp.json and ${links.mcp_endpoint}/server-card)
+- [MCP server card](${links.mcp_server_card}) of the base-surface endpoint /mcp (also /.well-known/mcp.json); the blackboard endpoint's card is ${links.mcp_endpoint}/server-card
 - [MCP endpoint](${links.mcp_endpoint}): Streamable HTTP, revisions 2026-07-28 and 2025-11-25, one tool \`blackboard\`
 - [A2A agent card](${links.agent_card}) (A2A 1.0 and 0.3)
 - [A2A endpoint](${links.a2a}): JSON-RPC \`message/send\` (0.3) or \`SendMessage\` (1.0) answers the public trial task
