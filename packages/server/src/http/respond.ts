@@ -45,7 +45,7 @@ export function writeJson(ctx: Context, result: HandlerResult): void {
   ctx.status = result.status;
   // Header set directly: Koa's `type` setter does a MIME lookup per request.
   ctx.res.setHeader('content-type', 'application/json; charset=utf-8');
-  ctx.body = result.body instanceof SerializedJson ? result.body.text : JSON.stringify(result.body);
+  ctx.body = result.body instanceof SerializedJson ? result.body.bytes : JSON.stringify(result.body);
 }
 
 /**

@@ -7,6 +7,8 @@ const MIB = 1024 * 1024;
  * The response cache's settings (docs/inference.md, "Response cache"). The caps bound what the
  * database holds: the oldest entries go first once either is passed. An answer larger than
  * SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES is passed on but not stored, so one answer cannot empty the cache.
+ * SVC_RESPONSE_CACHE_MEMORY_BYTES bounds the bodies each process also holds in memory (0: none),
+ * which a hit of a held entry sends after reading only the row's version.
  */
 export const responseCacheConfigFrom = z
   .object({
@@ -15,6 +17,7 @@ export const responseCacheConfigFrom = z
     SVC_RESPONSE_CACHE_MAX_ENTRIES: integer(1, 10_000_000, 'an entry count').default(100_000),
     SVC_RESPONSE_CACHE_MAX_BYTES: integer(1_024, 64 * 1_024 * MIB, 'bytes').default(512 * MIB),
     SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES: integer(1_024, 1_024 * MIB, 'bytes').default(8 * MIB),
+    SVC_RESPONSE_CACHE_MEMORY_BYTES: integer(0, 64 * 1_024 * MIB, 'bytes').default(32 * MIB),
   })
   .refine((env) => env.SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES <= env.SVC_RESPONSE_CACHE_MAX_BYTES, {
     path: ['SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES'],
@@ -26,6 +29,7 @@ export const responseCacheConfigFrom = z
     maxEntries: env.SVC_RESPONSE_CACHE_MAX_ENTRIES,
     maxBytes: env.SVC_RESPONSE_CACHE_MAX_BYTES,
     maxEntryBytes: env.SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES,
+    memoryBytes: env.SVC_RESPONSE_CACHE_MEMORY_BYTES,
   }));
 
 export type ResponseCacheConfig = z.output<typeof responseCacheConfigFrom>;

@@ -29,8 +29,14 @@ const live = (maxEntries: string, maxBytes: string) =>
 const evictable = (row: string, maxEntries: string, maxBytes: string) =>
   `(${row}.expires_at <= now() OR ${row}.entry_seq <= t.entries_written - ${maxEntries} OR ${row}.bytes_end - ${row}.bytes < t.bytes_written - ${maxBytes})`;
 
+/**
+ * The live entry under a key: its version (`entry_seq`, new at every write of the key) and its
+ * body, unless the version is `$4`, the one this process holds in memory (then the body is not
+ * read, detoasted or sent: the row's version is all the hit needs from the database).
+ */
 const READ_LIVE_ENTRY = prepared(
-  `SELECT c.body FROM svc_response_cache c, svc_response_cache_totals t WHERE c.key = $1 AND t.id = 1 AND ${live('$2::bigint', '$3::bigint')}`,
+  `SELECT c.entry_seq, CASE WHEN c.entry_seq = $4::bigint THEN NULL ELSE c.body END AS body
+   FROM svc_response_cache c, svc_response_cache_totals t WHERE c.key = $1 AND t.id = 1 AND ${live('$2::bigint', '$3::bigint')}`,
 );
 
 /** The response cache's SQL (svc_response_cache): every statement touches a bounded number of rows on the request path. */
@@ -44,21 +50,29 @@ export class ResponseCacheStore {
   }
 
   /**
-   * The stored answer's JSON text, when the key has a live entry: one primary-key read, as a
-   * prepared statement (the hit path is this read and little else, so Sequelize's per-query work showed).
+   * The key's live entry: its version, and its JSON text unless the version is `heldVersion`
+   * (the one the caller holds already; `null` when the body was not read). Undefined when the key
+   * has no live entry. One primary-key read, as a prepared statement (the hit path is this read
+   * and little else, so Sequelize's per-query work showed).
    */
-  async read(key: string): Promise<string | undefined> {
-    const [row] = await queryPrepared<{ body: string }>(this.sequelize, READ_LIVE_ENTRY, [key, this.config.maxEntries, this.config.maxBytes]);
-    return row?.body;
+  async read(key: string, heldVersion: string | undefined): Promise<{ version: string; body: string | null } | undefined> {
+    const [row] = await queryPrepared<{ entry_seq: string; body: string | null }>(this.sequelize, READ_LIVE_ENTRY, [
+      key,
+      this.config.maxEntries,
+      this.config.maxBytes,
+      heldVersion ?? null,
+    ]);
+    return row === undefined ? undefined : { version: String(row.entry_seq), body: row.body };
   }
 
   /**
    * Stores an answer (replacing an older one under the same key) and evicts, in the same
    * statement, those of the oldest entries that the caps or their TTL put out: at most
-   * EVICT_WINDOW rows, read by the `entry_seq` index. The totals row is locked only for this statement.
+   * EVICT_WINDOW rows, read by the `entry_seq` index. The totals row is locked only for this
+   * statement. Answers the version the entry was stored with (its `entry_seq`).
    */
-  async write(entry: StoredEntry): Promise<void> {
-    await this.sequelize.query(
+  async write(entry: StoredEntry): Promise<string> {
+    const [row] = await this.sequelize.query<{ entry_seq: string }>(
       `WITH t AS (
          UPDATE svc_response_cache_totals SET entries_written = entries_written + 1, bytes_written = bytes_written + $6
          WHERE id = 1 RETURNING entries_written, bytes_written
@@ -67,12 +81,14 @@ export class ResponseCacheStore {
          SELECT $1, $2, $3, $4, $5, $6, t.entries_written, t.bytes_written, now(), now() + make_interval(secs => $7) FROM t
          ON CONFLICT (key) DO UPDATE SET body = excluded.body, bytes = excluded.bytes, entry_seq = excluded.entry_seq, bytes_end = excluded.bytes_end,
            created_at = excluded.created_at, expires_at = excluded.expires_at
-         RETURNING key
+         RETURNING key, entry_seq
+       ), evicted AS (
+         DELETE FROM svc_response_cache WHERE key IN (
+           SELECT oldest.key FROM (SELECT key, entry_seq, bytes_end, bytes, expires_at FROM svc_response_cache ORDER BY entry_seq LIMIT ${EVICT_WINDOW}) oldest, t
+           WHERE oldest.key NOT IN (SELECT key FROM stored) AND ${evictable('oldest', '$8', '$9')}
+         )
        )
-       DELETE FROM svc_response_cache WHERE key IN (
-         SELECT oldest.key FROM (SELECT key, entry_seq, bytes_end, bytes, expires_at FROM svc_response_cache ORDER BY entry_seq LIMIT ${EVICT_WINDOW}) oldest, t
-         WHERE oldest.key NOT IN (SELECT key FROM stored) AND ${evictable('oldest', '$8', '$9')}
-       )`,
+       SELECT entry_seq FROM stored`,
       {
         bind: [
           entry.key,
@@ -85,8 +101,11 @@ export class ResponseCacheStore {
           this.config.maxEntries,
           this.config.maxBytes,
         ],
+        type: QueryTypes.SELECT,
       },
     );
+    if (row === undefined) throw new Error('the response cache entry was not stored');
+    return String(row.entry_seq);
   }
 
   /** Entries and bytes that are live: a scan bounded by the entry cap, on the report route only. */

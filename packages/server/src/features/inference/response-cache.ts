@@ -8,6 +8,7 @@ import { principalKey } from '../identity/index.ts';
 import type { ResolvedModel } from '../models/index.ts';
 import type { InvocationContext } from './invoke-model.ts';
 import type { ResponseCacheConfig } from './response-cache-config.ts';
+import { ResponseCacheFront } from './response-cache-front.ts';
 import { ResponseCacheStore } from './response-cache-store.ts';
 
 /** How often expired and over-cap entries are swept while no write evicts them. */
@@ -63,11 +64,13 @@ export function cacheHeaders(status: CacheStatus | undefined): Record<string, st
 /**
  * The exact response cache (docs/inference.md, "Response cache"): answers of upstream models kept
  * in the database for every replica, keyed by principal, operation, model and canonical request.
- * A hit is the stored JSON text, sent as it is (see `through`). Hits
+ * A hit is the stored JSON text, sent as it is (see `through`). The bodies of recent entries are
+ * also held in memory (ResponseCacheFront), so a hit of one reads only the row's version. Hits
  * and misses are counted per process; entries and bytes are read from the database.
  */
 export class ResponseCache {
   private readonly store: ResponseCacheStore;
+  private readonly front: ResponseCacheFront;
   private readonly config: ResponseCacheConfig;
   private readonly deps: Pick<ServerDeps, 'usage' | 'log'>;
   private hits = 0;
@@ -77,6 +80,7 @@ export class ResponseCache {
     this.config = deps.config.responseCache;
     this.deps = deps;
     this.store = new ResponseCacheStore(deps.database.sequelize, this.config);
+    this.front = new ResponseCacheFront(this.config.memoryBytes);
     deps.caches.register({
       name: RESPONSE_CACHE_NAME,
       description: 'Answers of upstream models to repeated deterministic requests, per principal, shared by every replica through the database',
@@ -110,26 +114,44 @@ export class ResponseCache {
     if (!this.applies(request.principal, call.resolved)) return { body: await compute() };
     const started = performance.now();
     const key = cacheKey(request.principal, call);
-    const stored = await this.store.read(key).catch((error: unknown) => {
+    const held = this.front.get(key);
+    const stored = await this.store.read(key, held?.version).catch((error: unknown) => {
       request.log.warn({ err: error }, 'response cache read failed; answering without it');
       return undefined;
     });
     if (stored !== undefined) {
+      // No body: the row's version is the one held, so the held bytes are its body.
+      let bytes = held?.bytes;
+      if (stored.body !== null || bytes === undefined) {
+        bytes = Buffer.from(stored.body ?? '');
+        this.front.set(key, { version: stored.version, bytes });
+      }
       this.hits++;
       this.reportHit(request, call, started);
-      return { body: options.serialized ? (new SerializedJson(stored) as unknown as T) : (JSON.parse(stored) as T), cache: 'hit' };
+      return { body: options.serialized ? (new SerializedJson(bytes) as unknown as T) : (JSON.parse(bytes.toString('utf8')) as T), cache: 'hit' };
     }
+    if (held !== undefined) this.front.delete(key);
     this.misses++;
     const body = await compute();
     const text = JSON.stringify(body);
-    const bytes = Buffer.byteLength(text);
+    const bytes = Buffer.from(text);
     // A caller that left gets nothing, so nothing is kept either; an answer past the entry cap is passed on unkept.
-    if (bytes <= this.config.maxEntryBytes && !request.signal.aborted) {
-      const entry = { key, principal: principalKey(request.principal), operation: call.operation, model: call.resolved.model.id, body: text, bytes };
-      await this.store.write(entry).catch((error: unknown) => request.log.warn({ err: error }, 'response cache write failed; the answer is sent unkept'));
+    if (bytes.length <= this.config.maxEntryBytes && !request.signal.aborted) {
+      const entry = {
+        key,
+        principal: principalKey(request.principal),
+        operation: call.operation,
+        model: call.resolved.model.id,
+        body: text,
+        bytes: bytes.length,
+      };
+      await this.store.write(entry).then(
+        (version) => this.front.set(key, { version, bytes }),
+        (error: unknown) => request.log.warn({ err: error }, 'response cache write failed; the answer is sent unkept'),
+      );
     }
     // Serialised once: what was stored is what is sent.
-    return { body: options.serialized ? (new SerializedJson(text) as unknown as T) : body, cache: 'miss' };
+    return { body: options.serialized ? (new SerializedJson(bytes) as unknown as T) : body, cache: 'miss' };
   }
 
   private reportHit(request: InvocationContext, call: CacheableCall, started: number): void {
@@ -152,6 +174,8 @@ export class ResponseCache {
   }
 
   purge(options: { model?: string }): Promise<PurgeResult> {
+    // Only to free the memory: a held body is never sent without its live row, which the purge deletes.
+    this.front.clear();
     return this.store.purge(options.model);
   }
 }
