@@ -48,6 +48,14 @@ let openai: OpenAI;
  * never in the database.
  */
 let replica: TestServer;
+/**
+ * The replica's cooldown: longer than its test's 30 calls can take on any machine, so the
+ * attempts it spends on a failing deployment are exactly its failures in a row. With the 2 s of
+ * the first server, a loaded run that took more than 2 s after the third failure let the
+ * cooldown end and sent its one probe: a fourth attempt, as designed, that the test read as a
+ * fifth of a budget of three.
+ */
+const REPLICA_COOLDOWN_MS = 600_000;
 const fakes = {} as Record<Name, FakeUpstream>;
 
 const deployment = (upstream: Name, extra: Record<string, unknown> = {}) => ({ upstream, ...extra });
@@ -100,7 +108,12 @@ test.before(async () => {
   });
   openai = new OpenAI({ baseURL: `${svc.baseUrl}/v1`, apiKey: svc.operatorToken, maxRetries: 0 });
   replica = await startTestServer({
-    env: { SVC_MODELS_FILE: file, SVC_UPSTREAM_COOLDOWN_FAILURES: '3', SVC_UPSTREAM_COOLDOWN_MS: String(COOLDOWN_MS), SVC_UPSTREAM_RETRY_BACKOFF_MS: '20' },
+    env: {
+      SVC_MODELS_FILE: file,
+      SVC_UPSTREAM_COOLDOWN_FAILURES: '3',
+      SVC_UPSTREAM_COOLDOWN_MS: String(REPLICA_COOLDOWN_MS),
+      SVC_UPSTREAM_RETRY_BACKOFF_MS: '20',
+    },
   });
 });
 
@@ -349,7 +362,7 @@ test('a paid call (credits) retried on a sibling is charged once, with one usage
   fakes.paid1.setOutage(undefined);
 });
 
-test('health is per replica: another replica still tries a deployment the first one cools, spends at most 3 attempts on it, and its callers all succeed', async (t) => {
+test('health is per replica: another replica still tries a deployment the first one cools, spends exactly 3 attempts on it, and its callers all succeed', async (t) => {
   fakes.rep2.setOutage({ status: 502 });
   await waitUntil('the first replica cooled rep2', async () => {
     await chat('replicated');
@@ -362,12 +375,20 @@ test('health is per replica: another replica still tries a deployment the first 
 
   const replicaChat = new OpenAI({ baseURL: `${replica.baseUrl}/v1`, apiKey: replica.operatorToken, maxRetries: 0 });
   const before = fakes.rep2.requests.length;
+  const started = performance.now();
   for (let call = 0; call < 30; call++) {
     const completion = await replicaChat.chat.completions.create({ model: 'replicated', messages: [{ role: 'user', content: 'hi' }] });
     t.is(completion.choices[0]!.message.content, FAKE_ANSWER, 'every caller of the second replica gets an answer');
   }
+  const elapsed = performance.now() - started;
+  t.true(elapsed < REPLICA_COOLDOWN_MS, 'the calls ended inside the cooldown, so no probe was due');
   const spent = fakes.rep2.requests.length - before;
-  t.true(spent <= 3, `the second replica spent ${spent} attempts (at most SVC_UPSTREAM_COOLDOWN_FAILURES) before cooling it too`);
-  t.log(`second replica: ${spent} attempts on the failing deployment, each retried on its sibling`);
+  t.is(spent, 3, `the second replica spent ${spent} attempts: SVC_UPSTREAM_COOLDOWN_FAILURES, then none while it cools`);
+  t.like(
+    (await replica.operator.upstreams.health()).data.find((item) => item.upstream === 'rep2'),
+    { state: 'cooling_down', calls: 3, failures: 3 },
+    'the replica cooled it after its own three failures',
+  );
+  t.log(`second replica: ${spent} attempts on the failing deployment in ${Math.round(elapsed)} ms, each retried on its sibling`);
   fakes.rep2.setOutage(undefined);
 });
