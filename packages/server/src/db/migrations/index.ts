@@ -15,6 +15,7 @@ import responses from './20261126T2300-responses.ts';
 import responseCache from './20261127T0320-response-cache.ts';
 import keyLimits from './20261127T0300-key-limits.ts';
 import a2aTasks from './20261127T0310-a2a-tasks.ts';
+import mcpCancelledCalls from './20261127T0400-mcp-cancelled-calls.ts';
 import type { Migration } from './types.ts';
 
 /**
@@ -39,4 +40,5 @@ export const migrations: Migration[] = [
   a2aTasks,
   keyLimits,
   responseCache,
+  mcpCancelledCalls,
 ].sort((a, b) => a.name.localeCompare(b.name));

@@ -17,7 +17,7 @@ import { ServiceError } from '../../service-error.ts';
 import { precheckMcpRequest } from '../blackboard/index.ts';
 import { acceptsResource } from '../identity/index.ts';
 import { readResource, resourceTemplates } from './resources.ts';
-import { InFlightCalls } from './in-flight.ts';
+import { CANCEL_POLL_MS, InFlightCalls } from './in-flight.ts';
 import { callTool, ToolCatalogue } from './tool-calls.ts';
 
 export const MCP_BASE_SERVER_NAME = 'svc';
@@ -69,7 +69,11 @@ async function toContractAnswer(response: Response) {
 export function createBaseMcpEndpoint(deps: ServerDeps) {
   const catalogue = new ToolCatalogue();
   const callers = new WeakMap<Request, Caller>();
-  const inFlight = new InFlightCalls();
+  // A cancellation received here for a call running on another replica reaches it through the
+  // database: each replica polls for its calls in flight.
+  const inFlight = new InFlightCalls(deps.database.sequelize);
+  deps.scheduler.every('mcp.cancelled-calls.poll', CANCEL_POLL_MS, () => inFlight.pollCancellations());
+  deps.scheduler.every('mcp.cancelled-calls.prune', 10 * 60_000, () => inFlight.prune());
 
   const buildServer = (caller: Caller): Server => {
     const server = new Server(
@@ -85,9 +89,9 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     server.setRequestHandler('tools/call', async (call, ctx) => {
       const tool = catalogue.find(call.params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${call.params.name}. tools/list names every tool.`);
-      // Cancelling the call (notifications/cancelled, here or through the registry, since a stateless
-      // client sends it as a request of its own) or leaving (a closed connection) aborts the route's
-      // work as a REST disconnect does.
+      // Cancelling the call (notifications/cancelled, which a stateless client sends as a request of
+      // its own, received here or by another replica) or leaving (a closed connection) aborts the
+      // route's work as a REST disconnect does.
       const running = inFlight.start(callerKey(caller), ctx.mcpReq.id);
       try {
         const signal = AbortSignal.any([ctx.mcpReq.signal, request.signal, running.signal]);
@@ -150,7 +154,11 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     const principal = request.principal.kind === 'anonymous' && deps.config.openAccess ? openAccessPrincipal : request.principal;
     refuseUnauthorisedCalls(body, principal, catalogue, challenge);
     for (const message of (Array.isArray(body) ? body : [body]) as Array<{ method?: unknown; params?: { requestId?: unknown } }>) {
-      if (message?.method === 'notifications/cancelled') inFlight.cancel(callerKey({ request, principal }), message.params?.requestId);
+      if (message?.method === 'notifications/cancelled') {
+        await inFlight
+          .cancel(callerKey({ request, principal }), message.params?.requestId)
+          .catch((error: unknown) => request.log.error({ err: error }, 'recording an MCP cancellation for another replica failed'));
+      }
     }
 
     const versionHeader = request.headers['mcp-protocol-version'];

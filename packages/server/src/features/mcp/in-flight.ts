@@ -1,30 +1,103 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+
+/** How often a replica with tool calls in flight asks the database whether one of them was cancelled elsewhere. */
+export const CANCEL_POLL_MS = 500;
+/**
+ * A cancellation names a call already sent, so it is never much older than the call it names;
+ * one older than the call's start by more than this is about an earlier call that reused the id
+ * (clients number their requests from 0 again in each session). Covers the clocks of two replicas.
+ */
+const CANCEL_BEFORE_START_MS = 2_000;
+/** Rows of cancellations kept for a call that may still be running somewhere; a tool call ends long before. */
+const CANCELLATION_TTL_MS = 3_600_000;
+
+interface Running {
+  readonly caller: string;
+  readonly id: string;
+  readonly startedAt: number;
+  readonly controller: AbortController;
+}
+
+const keyOf = (caller: string, id: string) => `${caller}\u0000${id}`;
+
 /**
  * Tool calls in progress on this process, by caller and JSON-RPC id, so a `notifications/cancelled`
  * (which a stateless client sends as a request of its own) aborts the call it names. The caller key
  * keeps one caller from cancelling another's call that happens to share an id.
+ *
+ * A notification that finds no such call here is written to the database (`mcp_cancelled_calls`):
+ * the replica running the call reads it within CANCEL_POLL_MS (`pollCancellations`, which the
+ * scheduler runs) and aborts the call there.
  */
 export class InFlightCalls {
-  private readonly calls = new Map<string, AbortController>();
+  private readonly calls = new Map<string, Running>();
+  private readonly sequelize: Sequelize | undefined;
+
+  /** Without a database, a cancellation reaches only the calls of this process. */
+  constructor(sequelize?: Sequelize) {
+    this.sequelize = sequelize;
+  }
 
   /** Registers a call; answers its signal and how to forget it once done. */
   start(caller: string, id: string | number): { signal: AbortSignal; done: () => void } {
-    const key = `${caller}\u0000${String(id)}`;
-    const controller = new AbortController();
-    this.calls.set(key, controller);
+    const running: Running = { caller, id: String(id), startedAt: Date.now(), controller: new AbortController() };
+    const key = keyOf(caller, running.id);
+    this.calls.set(key, running);
     return {
-      signal: controller.signal,
+      signal: running.controller.signal,
       done: () => {
-        if (this.calls.get(key) === controller) this.calls.delete(key);
+        if (this.calls.get(key) === running) this.calls.delete(key);
       },
     };
   }
 
-  /** Aborts the caller's call of that id, if it is running here. */
-  cancel(caller: string, id: unknown): boolean {
+  /**
+   * Aborts the caller's call of that id if it runs here; otherwise records the cancellation for the
+   * replica that runs it. Answers whether the call was running here.
+   */
+  async cancel(caller: string, id: unknown): Promise<boolean> {
     if (typeof id !== 'string' && typeof id !== 'number') return false;
-    const controller = this.calls.get(`${caller}\u0000${String(id)}`);
-    controller?.abort(new Error('cancelled by the client (notifications/cancelled)'));
-    return controller !== undefined;
+    const running = this.calls.get(keyOf(caller, String(id)));
+    if (running) {
+      running.controller.abort(new Error('cancelled by the client (notifications/cancelled)'));
+      return true;
+    }
+    await this.sequelize?.query(
+      `INSERT INTO mcp_cancelled_calls (caller, request_id, cancelled_at) VALUES (:caller, :id, :at)
+       ON CONFLICT (caller, request_id) DO UPDATE SET cancelled_at = EXCLUDED.cancelled_at`,
+      { replacements: { caller, id: String(id), at: new Date() } },
+    );
+    return false;
+  }
+
+  /**
+   * Aborts the calls running here that another replica was asked to cancel: one query for every
+   * caller with a call in flight, none when there is no call.
+   */
+  async pollCancellations(): Promise<void> {
+    if (!this.sequelize || this.calls.size === 0) return;
+    const callers = new Set<string>();
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const running of this.calls.values()) {
+      callers.add(running.caller);
+      oldest = Math.min(oldest, running.startedAt);
+    }
+    const rows = await this.sequelize.query<{ caller: string; request_id: string; cancelled_at: Date | string }>(
+      'SELECT caller, request_id, cancelled_at FROM mcp_cancelled_calls WHERE caller IN (:callers) AND cancelled_at >= :since',
+      { replacements: { callers: [...callers], since: new Date(oldest - CANCEL_BEFORE_START_MS) }, type: QueryTypes.SELECT },
+    );
+    for (const row of rows) {
+      const running = this.calls.get(keyOf(row.caller, row.request_id));
+      if (running && new Date(row.cancelled_at).getTime() >= running.startedAt - CANCEL_BEFORE_START_MS)
+        running.controller.abort(new Error('cancelled by the client (notifications/cancelled, received by another replica)'));
+    }
+  }
+
+  /** Forgets cancellations no call can still be waiting for. */
+  async prune(): Promise<void> {
+    await this.sequelize?.query('DELETE FROM mcp_cancelled_calls WHERE cancelled_at < :before', {
+      replacements: { before: new Date(Date.now() - CANCELLATION_TTL_MS) },
+    });
   }
 
   get size(): number {
