@@ -63,6 +63,21 @@ export const CacheInfo = z
       .boolean()
       .optional()
       .describe('True when the entries live in the database and every replica reads them; the counts of hits and misses are still per process.'),
+    workers: z
+      .object({
+        threads: z.number().int().nonnegative().describe('Worker threads alive (0 before the first job: the pool starts on first use).'),
+        starting: z
+          .number()
+          .int()
+          .nonnegative()
+          .describe('Workers starting: a thread loading its module, or loading its engine, under the worker start deadline.'),
+        busy: z.number().int().nonnegative().describe('Jobs a worker is running.'),
+        waiting: z.number().int().nonnegative().describe('Jobs admitted and waiting for a worker (a starting one, or a busy one under the queue deadline).'),
+      })
+      .optional()
+      .describe(
+        'Where the entry is a worker pool (`pdf-workers`): what its workers are doing now. A 503 `pdf_queue_timeout` means every worker was busy; `pdf_worker_unavailable`, that none started.',
+      ),
   })
   .meta({ id: 'CacheInfo' });
 

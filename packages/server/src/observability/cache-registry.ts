@@ -7,6 +7,8 @@ export interface CacheStats {
   bytes?: number;
   ttl_seconds?: number;
   shared?: boolean;
+  /** Where the entry is a worker pool: threads alive, starting, running a job, and jobs waiting for one. */
+  workers?: { threads: number; starting: number; busy: number; waiting: number };
 }
 
 /** What a purge removed. */

@@ -16,7 +16,16 @@ export function createPdfFeature(deps: ServerDeps) {
   deps.caches.register({
     name: 'pdf-workers',
     description: `PDF parser workers (${deps.config.pdf.engine})`,
-    stats: () => ({ entries: pool.stats.in_flight, max_entries: deps.config.pdf.workers + deps.config.pdf.maxPending, hits: pool.stats.completed, misses: 0 }),
+    stats: () => {
+      const { in_flight, running, starting, threads, completed } = pool.stats;
+      return {
+        entries: in_flight,
+        max_entries: deps.config.pdf.workers + deps.config.pdf.maxPending,
+        hits: completed,
+        misses: 0,
+        workers: { threads, starting, busy: running, waiting: in_flight - running },
+      };
+    },
   });
 
   // A queue place and the rate limit are decided before up to 16 MiB of body is read.

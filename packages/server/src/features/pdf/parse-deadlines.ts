@@ -14,6 +14,11 @@ export class WorkerStarts {
     return this.count > 0;
   }
 
+  /** Threads loading their module plus warm-ups loading the engine, now. */
+  get starting(): number {
+    return this.count;
+  }
+
   begin(): void {
     this.count += 1;
     if (this.count === 1) this.notify();

@@ -70,6 +70,8 @@ export class ParserPool {
   private readonly log: Logger;
   private readonly workerModule: URL;
   private inFlight = 0;
+  /** Admitted parses a worker has begun (the rest of `inFlight` waits for one). */
+  private running = 0;
   /** Places held by requests whose bytes are still arriving (`reserve`): they count against the queue. */
   private reserved = 0;
   /** Threads loading their module and warm-ups loading the engine (each under the start deadline). */
@@ -250,6 +252,8 @@ export class ParserPool {
       workers: this.config.workers,
       threads: pool?.threads.length ?? 0,
       in_flight: this.inFlight,
+      running: this.running,
+      starting: this.starts.starting,
       queued: pool?.queueSize ?? 0,
       completed: pool?.completed ?? 0,
       peak_heap_bytes: this.peakHeapBytes,
@@ -325,6 +329,7 @@ export class ParserPool {
     let startedAt: number | undefined;
     let watchdog: NodeJS.Timeout | undefined;
     const answer = parseAnswer(running, port1, (threadId, at) => {
+      if (startedAt === undefined && !ended) this.running += 1;
       startedAt = at;
       this.waiting.delete(giveUp);
       deadlines.began(at);
@@ -354,6 +359,7 @@ export class ParserPool {
         clearInterval(watchdog);
         this.waiting.delete(giveUp);
         this.inFlight -= 1;
+        if (startedAt !== undefined) this.running -= 1;
         port1.close();
       });
     traceSettled('pdf.parse', dispatchStarted, result, { 'svc.pdf.engine': engine });
