@@ -1,15 +1,16 @@
-/** One answer held in memory: the version of the database row it is the body of, and its bytes. */
+import type { EntryStanding } from './response-cache-store.ts';
+
+/** One answer held in memory: where the database row it is the body of stood when last seen, and its bytes. */
 export interface HeldAnswer {
-  version: string;
+  standing: EntryStanding;
   bytes: Buffer;
 }
 
 /**
  * The bodies of recent response-cache entries, in this process's memory, least recently used
- * first out once their bytes pass `maxBytes`. Never an answer on its own: a hit still reads the
- * entry's row (is it live, and which version), and the held bytes are sent only when the row's
- * version is the one held. So purges, TTLs and caps, whichever replica caused them, hold exactly
- * as without it; what it saves is reading, sending and decoding the body for every hit.
+ * first out once their bytes pass `maxBytes`. How a hit may use one is ResponseCache's rule: on a
+ * database other replicas share, only after reading the row's standing (live, and the version
+ * held); on the embedded database, which no other process opens, by the standing held.
  */
 export class ResponseCacheFront {
   private readonly maxBytes: number;

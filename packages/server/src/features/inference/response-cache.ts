@@ -9,7 +9,7 @@ import type { ResolvedModel } from '../models/index.ts';
 import type { InvocationContext } from './invoke-model.ts';
 import type { ResponseCacheConfig } from './response-cache-config.ts';
 import { ResponseCacheFront } from './response-cache-front.ts';
-import { ResponseCacheStore } from './response-cache-store.ts';
+import { type EntryStanding, ResponseCacheStore } from './response-cache-store.ts';
 
 /** How often expired and over-cap entries are swept while no write evicts them. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -65,12 +65,24 @@ export function cacheHeaders(status: CacheStatus | undefined): Record<string, st
  * The exact response cache (docs/inference.md, "Response cache"): answers of upstream models kept
  * in the database for every replica, keyed by principal, operation, model and canonical request.
  * A hit is the stored JSON text, sent as it is (see `through`). The bodies of recent entries are
- * also held in memory (ResponseCacheFront), so a hit of one reads only the row's version. Hits
- * and misses are counted per process; entries and bytes are read from the database.
+ * also held in memory (ResponseCacheFront): on a shared database a hit of one reads only the row's
+ * standing, on the embedded one it reads nothing. Hits and misses are counted per process;
+ * entries and bytes are read from the database.
  */
 export class ResponseCache {
   private readonly store: ResponseCacheStore;
   private readonly front: ResponseCacheFront;
+  /**
+   * On the embedded database: no other process opens it (its data directory is locked), so every
+   * write, purge and eviction of the cache is this process's own, and a held body's standing
+   * against the totals this process has seen is the database's answer without asking it.
+   */
+  private readonly exclusive: boolean;
+  /** The highest running totals seen (writes and reads answer them): on the embedded database, the database's own. */
+  private entriesWritten = 0;
+  private bytesWritten = 0;
+  /** Moves at the start and the end of each purge: a read or write that overlapped one does not leave its body held. */
+  private generation = 0;
   private readonly config: ResponseCacheConfig;
   private readonly deps: Pick<ServerDeps, 'usage' | 'log'>;
   private hits = 0;
@@ -81,6 +93,7 @@ export class ResponseCache {
     this.deps = deps;
     this.store = new ResponseCacheStore(deps.database.sequelize, this.config);
     this.front = new ResponseCacheFront(this.config.memoryBytes);
+    this.exclusive = deps.database.kind === 'embedded';
     deps.caches.register({
       name: RESPONSE_CACHE_NAME,
       description: 'Answers of upstream models to repeated deterministic requests, per principal, shared by every replica through the database',
@@ -115,20 +128,18 @@ export class ResponseCache {
     const started = performance.now();
     const key = cacheKey(request.principal, call);
     const held = this.front.get(key);
-    const stored = await this.store.read(key, held?.version).catch((error: unknown) => {
+    if (held !== undefined && this.exclusive && this.isLive(held.standing)) return this.hit(request, call, started, held.bytes, options);
+    const generation = this.generation;
+    const stored = await this.store.read(key, held?.standing.version).catch((error: unknown) => {
       request.log.warn({ err: error }, 'response cache read failed; answering without it');
       return undefined;
     });
     if (stored !== undefined) {
+      this.saw(stored.standing);
       // No body: the row's version is the one held, so the held bytes are its body.
-      let bytes = held?.bytes;
-      if (stored.body !== null || bytes === undefined) {
-        bytes = Buffer.from(stored.body ?? '');
-        this.front.set(key, { version: stored.version, bytes });
-      }
-      this.hits++;
-      this.reportHit(request, call, started);
-      return { body: options.serialized ? (new SerializedJson(bytes) as unknown as T) : (JSON.parse(bytes.toString('utf8')) as T), cache: 'hit' };
+      const bytes = stored.body === null && held !== undefined ? held.bytes : Buffer.from(stored.body ?? '');
+      if (generation === this.generation) this.front.set(key, { standing: stored.standing, bytes });
+      return this.hit(request, call, started, bytes, options);
     }
     if (held !== undefined) this.front.delete(key);
     this.misses++;
@@ -146,12 +157,41 @@ export class ResponseCache {
         bytes: bytes.length,
       };
       await this.store.write(entry).then(
-        (version) => this.front.set(key, { version, bytes }),
+        (standing) => {
+          this.saw(standing);
+          if (generation === this.generation) this.front.set(key, { standing, bytes });
+        },
         (error: unknown) => request.log.warn({ err: error }, 'response cache write failed; the answer is sent unkept'),
       );
     }
     // Serialised once: what was stored is what is sent.
     return { body: options.serialized ? (new SerializedJson(bytes) as unknown as T) : body, cache: 'miss' };
+  }
+
+  private hit<T>(
+    request: InvocationContext & { principal: Principal },
+    call: CacheableCall,
+    started: number,
+    bytes: Buffer,
+    options: { serialized: boolean },
+  ): CachedAnswer<T> {
+    this.hits++;
+    this.reportHit(request, call, started);
+    return { body: options.serialized ? (new SerializedJson(bytes) as unknown as T) : (JSON.parse(bytes.toString('utf8')) as T), cache: 'hit' };
+  }
+
+  private saw(standing: EntryStanding): void {
+    this.entriesWritten = Math.max(this.entriesWritten, standing.entriesWritten);
+    this.bytesWritten = Math.max(this.bytesWritten, standing.bytesWritten);
+  }
+
+  /** The store's `live` test (response-cache-store.ts) on a held standing, against the totals seen. */
+  private isLive(standing: EntryStanding): boolean {
+    return (
+      standing.expiresAtMs > Date.now() &&
+      standing.entrySeq > this.entriesWritten - this.config.maxEntries &&
+      standing.bytesEnd - standing.bytes >= this.bytesWritten - this.config.maxBytes
+    );
   }
 
   private reportHit(request: InvocationContext, call: CacheableCall, started: number): void {
@@ -173,9 +213,15 @@ export class ResponseCache {
     return { entries, max_entries: this.config.maxEntries, hits: this.hits, misses: this.misses, bytes, ttl_seconds: this.config.ttlSeconds, shared: true };
   }
 
-  purge(options: { model?: string }): Promise<PurgeResult> {
-    // Only to free the memory: a held body is never sent without its live row, which the purge deletes.
+  async purge(options: { model?: string }): Promise<PurgeResult> {
+    // Emptied before (no held body is served while the rows go) and after (none read during the purge is kept).
+    this.generation++;
     this.front.clear();
-    return this.store.purge(options.model);
+    try {
+      return await this.store.purge(options.model);
+    } finally {
+      this.generation++;
+      this.front.clear();
+    }
   }
 }
