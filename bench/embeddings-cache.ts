@@ -3,7 +3,8 @@
  * process over a loopback OpenAI-compatible upstream (the test kit's fake, answering
  * `/v1/embeddings` at once), one request at a time, batches of `batch` texts, base64. A round
  * sends `requests` distinct batches (each a miss: the upstream call and the write of the entry),
- * then the same batches again (each a hit: one read of the entry). Every answer's `x-svc-cache`
+ * then the same batches again (each a hit of the body the miss left held in memory: no read on
+ * the embedded database, a read of the row's standing on PostgreSQL). Every answer's `x-svc-cache`
  * is checked, so a round that did not hit or miss as planned fails rather than measures.
  */
 import { randomUUID } from 'node:crypto';
@@ -36,10 +37,10 @@ export async function measureResponseCache(
   startServer: StartServer,
   token: string,
   texts: string[],
-  options: { requests: number; batch: number; rounds: number },
+  options: { requests: number; batch: number; rounds: number; env?: Record<string, string> },
 ): Promise<CacheRound[]> {
   const upstream = await startFakeOpenAiUpstream();
-  const server = await startServer({ SVC_UPSTREAM_BASE_URL: upstream.baseUrl, SVC_UPSTREAM_MODELS: 'embed-a=embeddings' });
+  const server = await startServer({ SVC_UPSTREAM_BASE_URL: upstream.baseUrl, SVC_UPSTREAM_MODELS: 'embed-a=embeddings', ...options.env });
   // A run's own texts, so a database kept from an earlier run (PostgreSQL) holds none of them.
   const run = randomUUID().slice(0, 8);
   const batchesOf = (round: number) =>
