@@ -71,3 +71,35 @@ test('the caller address is the one per-IP rules see, and query parameters trave
     ['from dispatch'],
   );
 });
+
+test('a JSON route served in process answers the HTTP status, headers and body, refusals included', async (t) => {
+  const { dispatch } = svc.server.deps;
+  const authorization = `Bearer ${svc.operatorToken}`;
+  const cases: Array<{ label: string; body: unknown; authorization?: string }> = [
+    { label: 'an answer', body: rerank, authorization },
+    { label: 'no credential', body: rerank },
+    { label: 'a credential that is not valid', body: rerank, authorization: 'Bearer not-a-token' },
+    { label: 'a schema refusal', body: { query: '', documents: [] }, authorization },
+    { label: 'a NUL character', body: { query: 'post\u0000gres', documents: ['a'] }, authorization },
+    { label: 'a lone surrogate', body: { query: 'post\ud800gres', documents: ['a'] }, authorization },
+    { label: 'a body over the limit', body: { query: 'q', documents: ['x'.repeat(9 * 1024 * 1024)] }, authorization },
+  ];
+  for (const { label, body, authorization: credential } of cases) {
+    const dispatched = await dispatch.call(inferenceContract.rerank, { body }, { ip: '127.0.0.1', ...(credential ? { authorization: credential } : {}) });
+    const response = await fetch(urlFor(svc.server.urls(), inferenceContract.rerank), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(credential ? { authorization: credential } : {}) },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    t.is(dispatched.status, response.status, label);
+    for (const name of ['content-type', 'cache-control', 'www-authenticate', 'x-content-type-options'])
+      t.is(dispatched.headers[name] === undefined ? null : String(dispatched.headers[name]), response.headers.get(name), `${label}: ${name}`);
+    t.truthy(dispatched.headers['x-request-id'], `${label}: x-request-id`);
+    const withoutId = (value: unknown) => {
+      const { request_id: _id, ...rest } = value as Record<string, unknown>;
+      return rest;
+    };
+    t.deepEqual(withoutId(dispatched.json), withoutId(JSON.parse(text)), label);
+  }
+});

@@ -15,6 +15,7 @@ import { waitUntil } from '@svc/testing/wait-until';
 let upstream: Server;
 const received: Array<{ request: IncomingMessage; closedAt?: number }> = [];
 const chats = () => received.filter((entry) => entry.request.url?.endsWith('/chat/completions'));
+const embeddings = () => received.filter((entry) => entry.request.url?.endsWith('/embeddings'));
 let svc: TestServer;
 
 test.before(async () => {
@@ -28,7 +29,7 @@ test.before(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   svc = await startTestServer({
-    env: { SVC_UPSTREAM_BASE_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, SVC_UPSTREAM_MODELS: 'hanging-model' },
+    env: { SVC_UPSTREAM_BASE_URL: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`, SVC_UPSTREAM_MODELS: 'hanging-model=chat+embeddings' },
   });
 });
 test.after.always(async () => {
@@ -98,6 +99,26 @@ for (const { label, connect } of clients) {
     }
   });
 }
+
+test.serial('a cancelled call of a route served in process without HTTP emulation (embeddings, JSON only) aborts its upstream call too', async (t) => {
+  const client = await clients[0]!.connect();
+  try {
+    const before = embeddings().length;
+    const controller = new AbortController();
+    const call = client.call(
+      { name: 'inference_embeddings', arguments: { model: 'hanging-model', input: 'take your time' } },
+      { signal: controller.signal, timeout: 60_000 },
+    );
+    call.catch(() => {});
+    const entry = await waitUntil('the upstream to receive the embeddings call', () => embeddings()[before]);
+    t.is(entry.closedAt, undefined, 'the upstream call is running');
+    controller.abort();
+    await waitUntil('svc to give the upstream call up', () => entry.closedAt !== undefined, { timeoutMs: 10_000 });
+    await t.throwsAsync(call);
+  } finally {
+    await client.close();
+  }
+});
 
 test.serial('a client that closes its connection mid-call (2026-07-28 cancellation) aborts the work too', async (t) => {
   const before = chats().length;

@@ -27,6 +27,14 @@ export interface ContractAppOptions extends MountOptions {
   before?: Koa.Middleware;
 }
 
+/** Each app's contract middleware, for the in-process dispatch (dispatch.ts): the very function every HTTP request of the app runs. */
+const contractMiddlewares = new WeakMap<Koa, (ctx: Context) => Promise<void>>();
+
+/** The contract middleware of an app built by buildContractApp. */
+export function contractMiddlewareOf(app: Koa): ((ctx: Context) => Promise<void>) | undefined {
+  return contractMiddlewares.get(app);
+}
+
 /**
  * A Koa app serving a contract. One middleware does the fixed order for every request: request
  * id, route match (JSON 404, or 405 with `Allow`), the contract adapter, errors as the contract's
@@ -41,7 +49,7 @@ export function buildContractApp(appOptions: ContractAppOptions): Koa {
   const draining = options.draining ?? (() => false);
   if (options.before) app.use(options.before);
   if (tracingOn()) app.use(traceRequest);
-  app.use(async function serveContract(ctx: Context): Promise<void> {
+  const serveContract = async function serveContract(ctx: Context): Promise<void> {
     // Node's request and response directly: Koa's delegating getters cost on every request.
     const { req, res } = ctx;
     const { headers } = req;
@@ -79,7 +87,9 @@ export function buildContractApp(appOptions: ContractAppOptions): Koa {
       lingerOnUnreadBody(req);
     }
     startStream?.();
-  });
+  };
+  app.use(serveContract);
+  contractMiddlewares.set(app, serveContract);
   // Errors are answered above; what reaches here is a client that went away mid-stream.
   app.on('error', (error: Error) => options.log.debug({ err: error }, 'connection error'));
   return app;

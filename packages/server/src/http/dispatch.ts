@@ -1,7 +1,12 @@
-import type { Readable } from 'node:stream';
+import { EventEmitter } from 'node:events';
+import { parse as parseQuery } from 'node:querystring';
+import { Readable } from 'node:stream';
 import type Koa from 'koa';
+import type { Context } from 'koa';
 import { inject } from 'light-my-request';
+import { z } from 'zod';
 import { fillPath, toSearchParams, type RouteDefinition } from '@svc/schemas';
+import { contractMiddlewareOf } from './build-app.ts';
 
 /** Who calls, as the outer request (an MCP or A2A call) knows them. */
 export interface DispatchCaller {
@@ -70,6 +75,139 @@ const NOT_PASSED_ON = new Set([
   'forwarded',
 ]);
 
+/**
+ * The request of an in-process call: its body as a stream of the one buffer (the route reads it as
+ * it reads a socket's), its headers, and a socket that is never a real one.
+ */
+class InProcessRequest extends Readable {
+  readonly headers: Record<string, string>;
+  readonly method: string;
+  readonly url: string;
+  readonly socket: { destroyed: boolean; remoteAddress: string; setNoDelay: () => void; destroy: () => void };
+  /** The body is all here: nothing is still arriving (linger.ts reads it). */
+  readonly complete = true;
+
+  constructor(method: string, url: string, headers: Record<string, string>, ip: string, payload: string | Buffer | undefined) {
+    super();
+    this.method = method;
+    this.url = url;
+    this.headers = headers;
+    this.socket = { destroyed: false, remoteAddress: ip, setNoDelay: () => {}, destroy: () => this.destroy() };
+    if (payload !== undefined) this.push(payload);
+    this.push(null);
+  }
+
+  override _read(): void {}
+}
+
+/** The response of an in-process call: what the route sets, kept; 'finish' and 'close' when the answer is taken, as a socket's. */
+class InProcessResponse extends EventEmitter {
+  statusCode = 404;
+  headersSent = false;
+  writableFinished = false;
+  closed = false;
+  readonly headers: Record<string, string | string[] | number> = {};
+
+  setHeader(name: string, value: string | string[] | number): this {
+    this.headers[name.toLowerCase()] = value;
+    return this;
+  }
+  getHeader(name: string): string | string[] | number | undefined {
+    return this.headers[name.toLowerCase()];
+  }
+  hasHeader(name: string): boolean {
+    return name.toLowerCase() in this.headers;
+  }
+  removeHeader(name: string): void {
+    delete this.headers[name.toLowerCase()];
+  }
+  /** The caller left: the route hears a disconnect. */
+  destroy(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.emit('close');
+  }
+  /** The answer was taken: places held for the request are given back. */
+  finish(): void {
+    if (this.closed) return;
+    this.writableFinished = true;
+    this.emit('finish');
+    this.closed = true;
+    this.emit('close');
+  }
+}
+
+/**
+ * The part of Koa's context the contract middleware and the adapter use (build-app.ts,
+ * mount-contract.ts, respond.ts' JSON answers, error-handler.ts, key-limits.ts), over the
+ * in-process request and response: the route runs the REST code itself, without an HTTP request
+ * to parse and an HTTP response to write and read back.
+ */
+class InProcessContext {
+  readonly req: InProcessRequest;
+  readonly res: InProcessResponse;
+  readonly state: Record<string, unknown> = {};
+  readonly method: string;
+  readonly path: string;
+  readonly querystring: string;
+  readonly ip: string;
+  body: unknown;
+  respond = true;
+
+  constructor(req: InProcessRequest, res: InProcessResponse, ip: string) {
+    this.req = req;
+    this.res = res;
+    this.method = req.method;
+    const mark = req.url.indexOf('?');
+    this.path = mark < 0 ? req.url : req.url.slice(0, mark);
+    this.querystring = mark < 0 ? '' : req.url.slice(mark + 1);
+    this.ip = ip;
+  }
+  /** As Koa's: the query string parsed by node:querystring. */
+  get query(): Record<string, unknown> {
+    return parseQuery(this.querystring);
+  }
+  get headers(): Record<string, string> {
+    return this.req.headers;
+  }
+  get headerSent(): boolean {
+    return false;
+  }
+  get status(): number {
+    return this.res.statusCode;
+  }
+  set status(code: number) {
+    this.res.statusCode = code;
+  }
+  get(name: string): string {
+    return this.req.headers[name.toLowerCase()] ?? '';
+  }
+  set(name: string, value: string): void {
+    this.res.setHeader(name, value);
+  }
+  remove(name: string): void {
+    this.res.removeHeader(name);
+  }
+  /** As Koa's: adds a field to `Vary` once. */
+  vary(field: string): void {
+    const fields = String(this.res.getHeader('vary') ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    if (!fields.includes(field)) this.res.setHeader('vary', [...fields, field].join(', '));
+  }
+}
+
+/**
+ * A route served in process without HTTP emulation: its every answer is JSON (or an error, which
+ * is JSON) and its body, if any, is JSON. Other routes (event streams, bytes, forms, text) go
+ * through the app with a synthesized HTTP request.
+ */
+function answersJsonOnly(route: RouteDefinition): boolean {
+  if (route.body && (route.bodyEncoding ?? 'json') !== 'json') return false;
+  return Object.values(route.responses).every((spec) => spec instanceof z.ZodType);
+}
+
 function requestBodyOf(route: RouteDefinition, body: unknown): { payload?: string | Buffer; contentType?: string } {
   if (body === undefined) return {};
   if (route.bodyEncoding === 'bytes') {
@@ -82,11 +220,17 @@ function requestBodyOf(route: RouteDefinition, body: unknown): { payload?: strin
 }
 
 /**
- * Runs a contract route in-process through the very Koa app that serves it over HTTP: request
- * id, route match, authentication, validation, admission, body limits, the handler (funding,
- * limits), the error body, metrics and the log line are the REST ones, not a copy. The request is
- * a synthesized one (light-my-request) carrying the caller's credential and address, so an MCP
- * tool or an A2A skill answers exactly what the REST route answers.
+ * Runs a contract route in-process through the very app that serves it over HTTP: request id,
+ * route match, authentication, validation, admission, body limits, the handler (funding, limits),
+ * the error body, metrics and the log line are the REST ones, not a copy, carrying the caller's
+ * credential and address, so an MCP tool or an A2A skill answers exactly what the REST route
+ * answers.
+ *
+ * A route whose answers are all JSON runs the app's contract middleware directly on an in-process
+ * context (callInProcess): no HTTP request is synthesized, parsed, answered and read back, which
+ * cost ten times the dispatch itself (bench:mcp). Other routes (event streams, bytes, text, forms)
+ * and streamed calls go through the app's HTTP handler with a synthesized request
+ * (light-my-request).
  *
  * The features are built before the apps, so the server attaches the apps once it has them; a
  * call before that is a programming error.
@@ -94,11 +238,17 @@ function requestBodyOf(route: RouteDefinition, body: unknown): { payload?: strin
 export class ContractDispatch {
   private base: Listener | undefined;
   private api: Listener | undefined;
+  private baseMiddleware: ((ctx: Context) => Promise<void>) | undefined;
+  private apiMiddleware: ((ctx: Context) => Promise<void>) | undefined;
+  /** Routes served in process without HTTP emulation (answersJsonOnly), decided once per route. */
+  private readonly jsonOnly = new WeakMap<RouteDefinition, boolean>();
 
   /** Called by the server once its apps exist; `api` only when the api surface listens on its own port. */
   attach(apps: { base: Koa; api?: Koa | undefined }): void {
     this.base = completeOnEnd(apps.base.callback() as Listener);
     this.api = apps.api ? completeOnEnd(apps.api.callback() as Listener) : this.base;
+    this.baseMiddleware = contractMiddlewareOf(apps.base);
+    this.apiMiddleware = apps.api ? contractMiddlewareOf(apps.api) : this.baseMiddleware;
   }
 
   /** Calls `route` with `input` as `caller`; answers the REST status, headers and body. Never throws for an error status. */
@@ -110,9 +260,14 @@ export class ContractDispatch {
     if (caller.authorization) headers.authorization = caller.authorization;
     const { payload, contentType } = requestBodyOf(route, input.body);
     if (contentType) headers['content-type'] = contentType;
+    const url = `${fillPath(route.path, input.params)}${toSearchParams(input.query)}`;
+    const middleware = route.surface === 'api' ? this.apiMiddleware : this.baseMiddleware;
+    let jsonOnly = this.jsonOnly.get(route);
+    if (jsonOnly === undefined) this.jsonOnly.set(route, (jsonOnly = answersJsonOnly(route)));
+    if (middleware && jsonOnly && !options.stream) return callInProcess(middleware, route, url, headers, payload, caller);
     const response = await inject(listener, {
       method: route.method,
-      url: `${fillPath(route.path, input.params)}${toSearchParams(input.query)}`,
+      url,
       headers,
       remoteAddress: caller.ip,
       // The options are built here, always well-formed: skip light-my-request's per-call schema check.
@@ -132,4 +287,47 @@ export class ContractDispatch {
       stream: undefined,
     };
   }
+}
+
+/**
+ * Runs the app's contract middleware (request id, route match, authentication, validation, limits,
+ * admission, the handler, the error body, metrics and the log line) on an in-process context, and
+ * answers what it set: the same status, headers and JSON text an HTTP caller gets, with no request
+ * to parse and no response to write and read back.
+ */
+async function callInProcess(
+  middleware: (ctx: Context) => Promise<void>,
+  route: RouteDefinition,
+  url: string,
+  headers: Record<string, string>,
+  payload: string | Buffer | undefined,
+  caller: DispatchCaller,
+): Promise<DispatchAnswer> {
+  if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
+  const req = new InProcessRequest(route.method, url, headers, caller.ip, payload);
+  const res = new InProcessResponse();
+  const ctx = new InProcessContext(req, res, caller.ip);
+  const { signal } = caller;
+  const leave = () => {
+    req.socket.destroyed = true;
+    res.destroy();
+  };
+  if (signal?.aborted) leave();
+  else signal?.addEventListener('abort', leave, { once: true });
+  try {
+    await middleware(ctx as unknown as Context);
+  } finally {
+    signal?.removeEventListener('abort', leave);
+    res.finish();
+  }
+  const { body } = ctx;
+  const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : body === undefined || body === null ? '' : String(body);
+  const type = String(res.headers['content-type'] ?? '');
+  return {
+    status: res.statusCode,
+    headers: res.headers,
+    text,
+    json: type.includes('json') && text ? JSON.parse(text) : undefined,
+    stream: undefined,
+  };
 }
