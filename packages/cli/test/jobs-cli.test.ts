@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { signInAgent } from '@svc/testing/identity';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { runCli } from './helpers/run-cli.ts';
 
@@ -69,4 +70,44 @@ test('svc jobs cancel a queued job; wait then exits 1; bad input is a usage erro
   t.is((await runCli(['jobs', 'submit', '--op', 'chat', '--item', '{}'], { env })).code, 2);
   t.is((await runCli(['jobs', 'submit', '--op', 'calculate'], { env })).code, 2);
   t.is((await runCli(['jobs', 'submit', '--op', 'calculate', '--item', '{nope'], { env })).code, 2);
+});
+
+test('svc jobs list --json prints a page of my jobs, newest first; --all walks every page as JSON lines', async (t) => {
+  // An agent of its own on the server that runs nothing: its two queued jobs are the whole list.
+  const agent = await signInAgent(idle, 'jobs:read jobs:write');
+  const env = { SVC_BASE_URL: idle.baseUrl, SVC_TOKEN: agent.session.accessToken };
+  const submitted: string[] = [];
+  for (const expression of ['1+1', '2+2']) {
+    const run = await runCli(['jobs', 'submit', '--op', 'calculate', '--item', JSON.stringify({ expression }), '--json'], { env });
+    t.is(run.code, 0, run.stderr);
+    submitted.push((JSON.parse(run.stdout) as { job_id: string }).job_id);
+  }
+  const list = await runCli(['jobs', 'list', '--json'], { env });
+  t.is(list.code, 0, list.stderr);
+  const page = JSON.parse(list.stdout) as { object: string; data: Array<{ job_id: string; created_at: string }>; has_more: boolean };
+  t.is(page.object, 'list');
+  t.deepEqual(
+    page.data.map((job) => job.job_id),
+    [...submitted].reverse(),
+    'newest first',
+  );
+  t.false(page.has_more);
+
+  const walked = await runCli(['jobs', 'list', '--all', '--limit', '1', '--json'], { env });
+  t.is(walked.code, 0, walked.stderr);
+  t.deepEqual(
+    walked.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { job_id: string }).job_id),
+    [submitted[1]],
+  );
+  const every = await runCli(['jobs', 'list', '--all', '--json'], { env });
+  t.is(every.stdout.trim().split('\n').length, 2);
+  const human = await runCli(['jobs', 'list', '--limit', '1'], { env });
+  t.regex(human.stdout, /^ID\s+STATUS\s+OPERATION\s+ITEMS\s+CREATED\n/);
+  t.regex(human.stdout, /more: --cursor \S+ \(or --all\)/);
+  const bad = await runCli(['jobs', 'list', '--status', 'sleeping'], { env });
+  t.not(bad.code, 0);
+  t.regex(bad.stderr, /unknown status sleeping/);
 });

@@ -1,8 +1,22 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { batchJobRequestSchemaId, jobLimits, jobOperations, type BatchJob, type BatchJobRequest, type BatchJobResult, type JobOperation } from '@svc/schemas';
+import {
+  batchJobRequestSchemaId,
+  jobLimits,
+  jobOperations,
+  jobsContract,
+  jobStatuses,
+  type BatchJob,
+  type BatchJobRequest,
+  type BatchJobResult,
+  type JobOperation,
+  type JobStatus,
+} from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
+import { requestFrom } from '../contract-flags.ts';
 import { CliFailure, UsageError } from '../failure.ts';
+import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
+import { table } from '../output.ts';
 
 function parseItem(text: string, where: string): unknown {
   try {
@@ -79,7 +93,15 @@ function failUnlessCompleted(job: BatchJob): void {
   if (job.status !== 'completed') throw new CliFailure(`job ${job.job_id} ${job.status}${job.error ? `: ${job.error.code}` : ''}`, { silent: false });
 }
 
-/** `svc jobs submit|status|wait|cancel|result`: batch jobs of up to 8 items. */
+const listRow = (job: BatchJob) => [
+  job.job_id,
+  job.status,
+  job.operation,
+  `${job.progress.succeeded + job.progress.failed}/${job.progress.total}${job.progress.failed > 0 ? ` (${job.progress.failed} failed)` : ''}`,
+  job.created_at,
+];
+
+/** `svc jobs submit|list|status|wait|cancel|result`: batch jobs of up to 8 items. */
 export function registerJobsCommands(program: Command): void {
   const jobs = program.command('jobs').description(`Batch jobs: one operation over 1..${jobLimits.maxItems} items, run in the background`);
 
@@ -116,6 +138,38 @@ export function registerJobsCommands(program: Command): void {
         failUnlessCompleted(ended);
       }),
     );
+
+  allOption(
+    jobs
+      .command('list')
+      .description('Your jobs still kept (active, and finished ones until their retention ends), newest first')
+      .option('--status <status>', `only jobs in this status: ${jobStatuses.join(', ')}`)
+      .option('--limit <n>', limitHelp(jobsContract.list, 'query', 'jobs'))
+      .option('--cursor <cursor>', 'continue from a previous page'),
+  ).action(
+    withContext(async (cli, flags: { status?: string; limit?: string; cursor?: string; all?: boolean }) => {
+      if (flags.status !== undefined && !(jobStatuses as readonly string[]).includes(flags.status))
+        throw new UsageError(`unknown status ${flags.status}; statuses: ${jobStatuses.join(', ')}`);
+      const client = cli.client().jobs;
+      const limit = listLimit(jobsContract.list, 'query', flags);
+      const query = (pageSize: number | undefined) =>
+        requestFrom(jobsContract.list, 'query', { limit: pageSize, cursor: flags.cursor, status: flags.status as JobStatus | undefined });
+      await printList(
+        cli,
+        { all: flags.all, limit },
+        {
+          page: (pageSize) => client.list({ query: query(pageSize) }),
+          all: (total) => client.list.all({ query: query(undefined) }, { limit: total }),
+          renderPage: (page) => {
+            if (page.data.length === 0) return 'No jobs.';
+            const lines = table([['ID', 'STATUS', 'OPERATION', 'ITEMS', 'CREATED'], ...page.data.map(listRow)]);
+            return page.next_cursor ? `${lines}\nmore: --cursor ${page.next_cursor} (or --all)` : lines;
+          },
+          renderItem: (job) => listRow(job).join('  '),
+        },
+      );
+    }),
+  );
 
   jobs
     .command('status')

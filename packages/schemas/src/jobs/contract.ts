@@ -1,6 +1,6 @@
-import { defineContract, defineRoute } from '../route.ts';
+import { defineContract, defineRoute, paging } from '../route.ts';
 import { jobLimits as limits, batchJobRequestSchemaId } from './limits.ts';
-import { BatchJob, BatchJobRequest, BatchJobResult, finishedJobStatuses, JobIdParams, JobSubmitHeaders } from './records.ts';
+import { BatchJob, BatchJobListResponse, BatchJobRequest, BatchJobResult, finishedJobStatuses, JobIdParams, JobPage, JobSubmitHeaders } from './records.ts';
 
 /** Jobs belong to registered agents (and the operator): the shared demo and open-auth principals are refused with 403 `principal_not_allowed`. */
 const jobsAuth = (scope: 'jobs:read' | 'jobs:write') => ({ kind: 'scoped', scopes: [scope], principals: ['operator', 'agent'] }) as const;
@@ -38,6 +38,20 @@ export const jobsContract = defineContract({
     bodyLimitBytes: limits.maxRequestBytes,
     errors: [409, 413, 429],
     responses: { 202: BatchJob },
+  }),
+  list: defineRoute({
+    ...common,
+    auth: jobsAuth('jobs:read'),
+    method: 'GET',
+    path: '/v1/jobs',
+    summary: "Your jobs, newest first, by cursor: status, attempts and progress (the results are at each job's /result)",
+    description:
+      'The jobs still kept: active ones, and finished ones until the result TTL or the retention cap drops them ' +
+      `(${limits.maxRetainedPerPrincipal} finished per principal), so the list is short and each page reads at most \`limit\` rows. ` +
+      '`status` keeps one status. Pages by an opaque keyset cursor: `next_cursor` of one page is the `cursor` of the next; a job submitted meanwhile is on no later page.',
+    query: JobPage,
+    responses: { 200: BatchJobListResponse },
+    paging: paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' }),
   }),
   get: defineRoute({
     ...common,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageLimit } from '../query.ts';
 import { jobLimits, batchJobRequestSchemaId } from './limits.ts';
 import { jobItemSchemas, type jobOperations, jobResultSchemas, JobOperation } from './operations.ts';
 
@@ -80,6 +81,23 @@ export const BatchJob = z
   })
   .meta({ id: 'BatchJob' });
 export type BatchJob = z.infer<typeof BatchJob>;
+
+/** A page of the caller's jobs, newest first: the same view as `GET /v1/jobs/:job_id`. */
+export const BatchJobListResponse = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(BatchJob),
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable().describe('Give it as `cursor` for the next page; null on the last page.'),
+  })
+  .meta({ id: 'BatchJobListResponse' });
+export type BatchJobListResponse = z.infer<typeof BatchJobListResponse>;
+
+export const JobPage = z.object({
+  limit: pageLimit(100, 20),
+  cursor: z.string().max(1024).optional().describe('Opaque; from `next_cursor`'),
+  status: JobStatus.optional().describe('Only jobs in this status.'),
+});
 
 export const JobItemOutcome = z
   .discriminatedUnion('status', [

@@ -4,7 +4,7 @@ import { defineHandlers } from '../../http/handler-types.ts';
 import { requestFingerprint } from '../../http/canonical-json.ts';
 import { runIdempotent } from '../../http/idempotency.ts';
 import { ServiceError } from '../../service-error.ts';
-import { cancelJob, findJob, insertJob } from './job-store.ts';
+import { cancelJob, findJob, insertJob, listJobs } from './job-store.ts';
 import { warmCalculator } from './operations/job-operations-pool.ts';
 import { toBatchJob, toBatchJobResult } from './job-row.ts';
 
@@ -28,6 +28,10 @@ export function createJobsHandlers(deps: ServerDeps, onQueued: () => void) {
       );
       if (answer.headers['idempotent-replayed'] === undefined) onQueued();
       return { status: 202, body: answer.body, headers: answer.headers };
+    },
+    async list({ query }, request) {
+      const { rows, nextCursor } = await listJobs(sequelize, request.principal.id, query);
+      return { status: 200, body: { object: 'list', data: rows.map(toBatchJob), has_more: nextCursor !== null, next_cursor: nextCursor } };
     },
     async get({ params }, request) {
       return { status: 200, body: toBatchJob(await findJob(sequelize, request.principal.id, params.job_id)) };

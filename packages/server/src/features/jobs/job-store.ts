@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
-import type { BatchJobBody, Principal } from '@svc/schemas';
+import type { BatchJobBody, JobStatus, Principal } from '@svc/schemas';
+import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cursor.ts';
 import { ServiceError } from '../../service-error.ts';
 import type { JobsConfig } from './jobs-config.ts';
 import { JOB_SUMMARY_COLUMNS, type JobRow } from './job-row.ts';
@@ -76,6 +77,29 @@ export async function findJob(sequelize: Sequelize, principalId: string, jobId: 
   );
   if (!row) throw notFound(jobId);
   return row;
+}
+
+/**
+ * A page of the caller's jobs still kept, newest first, by a (created_at, id) keyset cursor. The
+ * caller's rows are few (active caps plus the retention cap of finished ones), and the page reads
+ * at most `limit + 1` of them.
+ */
+export async function listJobs(
+  sequelize: Sequelize,
+  principalId: string,
+  options: { limit: number; cursor?: string | undefined; status?: JobStatus | undefined },
+): Promise<{ rows: JobRow[]; nextCursor: string | null }> {
+  const after = decodeCursor(options.cursor, isTimeIdCursor);
+  const rows = await sequelize.query<JobRow>(
+    `SELECT ${JOB_SUMMARY_COLUMNS} FROM svc_jobs
+     WHERE principal_id = $1 AND (expires_at IS NULL OR expires_at > now())
+       AND ($2::text IS NULL OR status = $2) AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::text))
+     ORDER BY created_at DESC, id DESC LIMIT $5`,
+    { bind: [principalId, options.status ?? null, after?.[0] ?? null, after?.[1] ?? null, options.limit + 1], type: QueryTypes.SELECT },
+  );
+  const page = rows.slice(0, options.limit);
+  const last = page[page.length - 1];
+  return { rows: page, nextCursor: rows.length > options.limit && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null };
 }
 
 /**

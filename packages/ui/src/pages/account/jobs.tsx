@@ -1,18 +1,26 @@
-import type { BatchJob, BatchJobResult } from '@svc/schemas';
+import type { BatchJob, BatchJobListResponse, BatchJobResult } from '@svc/schemas';
 import { useState } from 'preact/hooks';
 import { ErrorNote } from '../../components/error-note.tsx';
-import { useTitle } from '../../hooks.ts';
+import { useLoad, useTitle } from '../../hooks.ts';
 import { signedInClient } from '../../signed-in.ts';
 import { RequireSession } from './require-session.tsx';
 
-/** The contract has no list of jobs: the console remembers, in this tab, the ids it submitted. */
-const JOBS_KEY = 'svc.console.jobs';
-const rememberedJobs = (): string[] => JSON.parse(sessionStorage.getItem(JOBS_KEY) ?? '[]') as string[];
+/** Jobs shown per page of the list (GET /v1/jobs, newest first). */
+const PAGE_SIZE = 20;
 
-/** Jobs: submit a small calculation, follow any job id to its status and result. */
+/** Jobs: your jobs (any tab, any client), submit a small calculation, follow a job to its status and result. */
 export function JobsPage() {
   useTitle('Jobs');
-  const [jobIds, setJobIds] = useState(rememberedJobs);
+  // The cursors of the pages before this one, so "Newer" goes back without a second kind of cursor.
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const [listed, reloadList] = useLoad(
+    async (signal): Promise<BatchJobListResponse> => {
+      const svc = await signedInClient();
+      return svc.jobs.list({ query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } }, { signal });
+    },
+    [cursor],
+  );
   const [followed, setFollowed] = useState<{ job: BatchJob; result?: BatchJobResult } | undefined>();
   const [failure, setFailure] = useState<unknown>();
 
@@ -23,6 +31,7 @@ export function JobsPage() {
       // The client's wait polls the job until it finishes, with the job's own backoff.
       const job = await svc.jobs.wait(jobId, { onProgress: (current) => setFollowed({ job: current }) });
       setFollowed({ job, result: job.status === 'cancelled' ? undefined : await svc.jobs.result({ params: { job_id: jobId } }) });
+      reloadList();
     } catch (error) {
       setFailure(error);
     }
@@ -41,9 +50,9 @@ export function JobsPage() {
         operation: 'calculate',
         items: expressions.map((expression) => ({ expression })),
       });
-      const ids = [job.job_id, ...jobIds.filter((id) => id !== job.job_id)].slice(0, 20);
-      sessionStorage.setItem(JOBS_KEY, JSON.stringify(ids));
-      setJobIds(ids);
+      // Back to the first page, where the new job is.
+      if (cursors.length > 1) setCursors([undefined]);
+      else reloadList();
       await follow(job.job_id);
     } catch (error) {
       setFailure(error);
@@ -88,20 +97,63 @@ export function JobsPage() {
           )}
         </section>
       )}
-      {jobIds.length > 0 && (
-        <section aria-labelledby="recent-jobs-heading">
-          <h2 id="recent-jobs-heading">Submitted from this tab</h2>
-          <ul>
-            {jobIds.map((id) => (
-              <li key={id}>
-                <button type="button" onClick={() => follow(id)}>
-                  Follow {id}
-                </button>
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      <section aria-labelledby="jobs-heading">
+        <h2 id="jobs-heading">Your jobs</h2>
+        {listed.state === 'loading' && <p>Loading…</p>}
+        {listed.state === 'failed' && <ErrorNote error={listed.error} />}
+        {listed.state === 'done' &&
+          (listed.value.data.length === 0 && cursors.length === 1 ? (
+            <p>No jobs yet (finished jobs are kept for a day at most).</p>
+          ) : (
+            <>
+              <table class="jobs">
+                <caption>Your jobs, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Job</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Operation</th>
+                    <th scope="col">Items done</th>
+                    <th scope="col">Submitted</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {listed.value.data.map((job) => (
+                    <tr key={job.job_id}>
+                      <td>
+                        <code>{job.job_id}</code>{' '}
+                        <button type="button" onClick={() => follow(job.job_id)} aria-label={`Follow ${job.job_id}`}>
+                          Follow
+                        </button>
+                      </td>
+                      <td data-testid="listed-job-status">{job.status}</td>
+                      <td>{job.operation}</td>
+                      <td>
+                        {job.progress.succeeded + job.progress.failed} of {job.progress.total}
+                        {job.progress.failed > 0 ? ` (${job.progress.failed} failed)` : ''}
+                      </td>
+                      <td>
+                        <time dateTime={job.created_at}>{new Date(job.created_at).toLocaleString()}</time>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <nav class="row" aria-label="Pages of jobs">
+                {cursors.length > 1 && (
+                  <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>
+                    Newer jobs
+                  </button>
+                )}
+                {listed.value.next_cursor && (
+                  <button type="button" onClick={() => setCursors([...cursors, listed.value.next_cursor ?? undefined])}>
+                    Older jobs
+                  </button>
+                )}
+              </nav>
+            </>
+          ))}
+      </section>
     </RequireSession>
   );
 }
