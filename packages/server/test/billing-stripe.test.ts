@@ -83,7 +83,7 @@ test('checkout creates a one-time session bound to the principal and pack; the s
   t.is(first.status, 201);
   const session = await first.json();
   t.regex(session.session_id, /^cs_test_/);
-  t.is(session.url, `https://checkout.stripe.com/c/pay/${session.session_id}`);
+  t.is(session.url, `${stripe.url}/c/pay/${session.session_id}`);
   t.like(session, { pack_code: 'starter_1000', credits: 1000, amount: 500, currency: 'usd', replayed: false });
   const sent = stripe.requests.find((request) => request.idempotencyKey?.endsWith(key))!;
   t.is(sent.form.mode, 'payment');

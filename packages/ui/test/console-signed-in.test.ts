@@ -1,7 +1,8 @@
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
-import { grantCredits } from '@svc/testing/server-internals';
+import { randomBytes } from 'node:crypto';
+import { startFakeStripe, type FakeStripe } from '@svc/testing/fake-stripe';
 import { waitUntil } from '@svc/testing/wait-until';
 import { launchChromium, overflowAt360, screenshots, seriousAxeViolations } from './helpers/browser.ts';
 
@@ -11,17 +12,27 @@ import { launchChromium, overflowAt360, screenshots, seriousAxeViolations } from
  * for the file; the tests share one page, since each journey goes on from the sign-in before it.
  */
 let svc: TestServer;
+let stripe: FakeStripe;
 let browser: Browser;
 let page: Page;
 const errors: string[] = [];
+const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
 test.before(async () => {
-  [svc, browser] = await Promise.all([startTestServer(), launchChromium()]);
-  page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  // Stripe is the third party: its local fake speaks its API, plays the hosted Checkout page and signs its webhooks.
+  stripe = await startFakeStripe();
+  [svc, browser] = await Promise.all([
+    startTestServer({ env: { STRIPE_SECRET_KEY: 'sk_test_fake_for_svc', STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, SVC_STRIPE_API_BASE: stripe.url } }),
+    launchChromium(),
+  ]);
+  stripe.deliverWebhooksTo(`${svc.baseUrl}/webhooks/processor`, WEBHOOK_SECRET);
+  // A context of its own (one browser profile), so a test can open a second tab of it.
+  page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
   page.on('pageerror', (error) => errors.push(error.message));
 });
 test.after.always(async () => {
   await browser?.close();
   await svc?.close();
+  await stripe?.close();
 });
 
 async function checkPage(t: import('ava').ExecutionContext, name: string) {
@@ -165,7 +176,7 @@ test.serial('signing in again from the same browser is the same agent: the key m
   await page.getByRole('button', { name: 'Create the key' }).click();
   await page.getByTestId('key-secret').waitFor({ timeout: 10_000 });
   await page.getByRole('button', { name: 'Sign out' }).click();
-  t.is(await storedSession(), null);
+  await waitUntil('the session forgotten', async () => (await storedSession()) === null, { timeoutMs: 10_000 });
 
   await page.goto(`${svc.baseUrl}/ui/sign-in`);
   await page.getByRole('button', { name: 'Sign in with svc' }).click();
@@ -207,15 +218,29 @@ test.serial('follow a job to its result', async (t) => {
   );
   const result = (await page.getByTestId('job-result').textContent()) ?? '';
   t.true(result.includes('1024'), result);
+  const jobId = ((await page.locator('#job-heading code').textContent()) ?? '').trim();
+  t.regex(jobId, /^job_/);
+  // The list is the server's (GET /v1/jobs), not this tab's memory: another tab of this browser
+  // signs in (the same agent) and lists the job.
+  const fresh = await page.context().newPage();
+  try {
+    await fresh.goto(`${svc.baseUrl}/ui/sign-in`);
+    await fresh.getByRole('button', { name: 'Sign in with svc' }).click();
+    await fresh.getByRole('heading', { name: 'Your keys' }).waitFor({ timeout: 15_000 });
+    await fresh.getByRole('link', { name: 'Jobs' }).click();
+    const row = fresh.getByRole('row', { name: new RegExp(jobId) });
+    await row.waitFor({ timeout: 10_000 });
+    t.regex((await row.textContent()) ?? '', /completed\s*calculate\s*2 of 2/);
+    await fresh.getByRole('button', { name: `Follow ${jobId}` }).click();
+    await fresh.getByTestId('job-result').waitFor({ timeout: 10_000 });
+    t.true(((await fresh.getByTestId('job-result').textContent()) ?? '').includes('1024'));
+  } finally {
+    await fresh.close();
+  }
   await checkPage(t, 'jobs');
 });
 
-test.serial('see usage and the balance change after a credit-funded call; the chart and the CSV export', async (t) => {
-  const token = String((await storedSession())!.accessToken);
-  const agent = await svc.client({ token }).oauth.whoami();
-  // Credits granted through the ledger, as a paid Checkout's webhook grants them (Stripe is the third party here).
-  const sequelize = svc.server.database.sequelize;
-  await sequelize.transaction((transaction) => grantCredits(sequelize, transaction, agent.id, 10, `ui-test-grant-${agent.id}`));
+test.serial('buy credits through Checkout: the redirect, the hosted page, the webhook, and the new balance on return', async (t) => {
   await page.goto(`${svc.baseUrl}/ui/credits`);
   t.is(
     await waitUntil(
@@ -223,27 +248,57 @@ test.serial('see usage and the balance change after a credit-funded call; the ch
       () => textOf('spendable'),
       { timeoutMs: 10_000, intervalMs: 100 },
     ),
-    '10',
+    '0',
   );
-  t.true((await page.getByRole('button', { name: /credits for/ }).count()) > 0);
+  await page.getByRole('button', { name: '1000 credits for 5.00 USD' }).click();
+  // Off to the processor's page (another origin), as Checkout's redirect does.
+  await page.waitForURL(`${stripe.url}/c/pay/**`, { timeout: 10_000 });
+  await page.getByRole('button', { name: 'Pay' }).click();
+  await page.waitForURL(`${svc.baseUrl}/ui/credits`, { timeout: 10_000 });
+  // The grant is the webhook's, which comes after the buyer is back: the page waits for it.
+  await waitUntil(
+    () => `the confirmed payment; ${mainText()}`,
+    async () => (await textOf('checkout-outcome'))?.startsWith('Payment confirmed: 1000 credits added'),
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+  t.is(
+    await waitUntil(
+      () => `the new balance; ${mainText()}`,
+      async () => (await textOf('spendable')) === '1000' && '1000',
+      { timeoutMs: 10_000 },
+    ),
+    '1000',
+  );
+  t.deepEqual(
+    stripe.deliveries.map(({ type, status }) => ({ type, status })),
+    [{ type: 'checkout.session.completed', status: 200 }],
+  );
+  const sent = stripe.requests.at(-1)!;
+  t.is(sent.form.success_url, `${svc.baseUrl}/ui/credits?checkout=success`);
+  t.is(sent.form.cancel_url, `${svc.baseUrl}/ui/credits?checkout=cancelled`);
+  t.false(page.url().includes('checkout='), 'the address is cleaned');
+  await checkPage(t, 'credits-bought');
+});
 
+test.serial('see usage and the balance change after a credit-funded call; the chart and the CSV export', async (t) => {
+  const token = String((await storedSession())!.accessToken);
   const call = await fetch(`${svc.baseUrl}/v1/credits/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'ui-credit-call-1' },
     body: JSON.stringify({ messages: [{ role: 'user', content: 'What is svc?' }] }),
   });
   t.is(call.status, 200, await call.clone().text());
-  await page.reload();
+  await page.goto(`${svc.baseUrl}/ui/credits`);
   t.is(
     await waitUntil(
       () => `the new balance; ${mainText()}`,
-      () => textOf('spendable'),
+      async () => (await textOf('spendable')) === '999' && '999',
       { timeoutMs: 10_000, intervalMs: 100 },
     ),
-    '9',
+    '999',
   );
   t.is(await page.locator('table.usage tbody tr').count(), 1);
-  t.true(await page.locator('.chart canvas').first().isVisible(), 'the chart of calls per day is drawn');
+  await page.locator('.chart canvas').first().waitFor({ state: 'visible', timeout: 10_000 });
   await checkPage(t, 'credits');
 
   const download = page.waitForEvent('download');

@@ -25,7 +25,7 @@ export const billingContract = defineContract({
     auth: { kind: 'scoped', scopes: ['billing:write'], principals: ['agent', 'operator'] },
     summary: 'Start buying a credit pack: a one-time Stripe Checkout Session',
     description:
-      'Body `{ pack_code }`: `starter_1000` (1000 credit-funded chat calls for 500 USD cents) or `builder_5000` (5000 for 2000). ' +
+      'Body `{ pack_code, return_to? }`: `starter_1000` (1000 credit-funded chat calls for 500 USD cents) or `builder_5000` (5000 for 2000). ' +
       'Answers the session id and the URL where the buyer pays; credits are granted when Stripe reports the payment (webhook). ' +
       'With an `Idempotency-Key`, a retry answers the same session (200, `replayed: true`) and the same key with another pack is a 409 `idempotency_conflict`. ' +
       'Without Stripe configured the route answers 503 `billing_not_configured`. The shared demo and open-access principals cannot buy credits (403).',

@@ -3,7 +3,18 @@ import { pageLimit, queryBoolean } from '../query.ts';
 import { InferenceUsage } from '../inference/usage.ts';
 import { billingLimits, CreditPack, PackCode } from './packs.ts';
 
-export const CheckoutSessionRequest = z.strictObject({ pack_code: PackCode }).meta({ id: 'CheckoutSessionRequest' });
+export const CheckoutSessionRequest = z
+  .strictObject({
+    pack_code: PackCode,
+    return_to: z
+      .enum(['service', 'console'])
+      .optional()
+      .describe(
+        "Where Checkout sends the buyer back: `console`, the web console's credits page (`/ui/credits?checkout=success` or `=cancelled`), when the console is on; " +
+          '`service` or absent, SVC_BILLING_SUCCESS_URL / SVC_BILLING_CANCEL_URL, by default the service root.',
+      ),
+  })
+  .meta({ id: 'CheckoutSessionRequest' });
 export type CheckoutSessionRequest = z.input<typeof CheckoutSessionRequest>;
 
 export const CheckoutSessionResponse = z

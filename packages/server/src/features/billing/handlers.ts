@@ -1,4 +1,4 @@
-import { billingContract, creditsContract, offeredPacks } from '@svc/schemas';
+import { billingContract, consoleUrl, creditsContract, offeredPacks } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
@@ -42,12 +42,14 @@ export function createBillingHandlers(deps: ServerDeps, responseCache: ResponseC
       requireOwnAccount(request.principal.kind);
       if (!stripe) throw new ServiceError('billing_not_configured', 'Billing is not configured on this server (STRIPE_SECRET_KEY is unset).');
       const root = deps.publicUrls().baseUrl;
+      // A purchase started in the web console comes back to its credits page, which waits for the webhook's grant.
+      const toConsole = body.return_to === 'console' && deps.config.console.enabled;
       const session = await createCheckoutSession(
         {
           sequelize,
           stripe: await stripe(),
-          successUrl: config.successUrl ?? `${root}/?checkout=success`,
-          cancelUrl: config.cancelUrl ?? `${root}/?checkout=cancelled`,
+          successUrl: toConsole ? `${consoleUrl(root)}credits?checkout=success` : (config.successUrl ?? `${root}/?checkout=success`),
+          cancelUrl: toConsole ? `${consoleUrl(root)}credits?checkout=cancelled` : (config.cancelUrl ?? `${root}/?checkout=cancelled`),
         },
         { principalId: request.principal.id, packCode: body.pack_code, idempotencyKey: headers['idempotency-key'] },
       );

@@ -1,5 +1,5 @@
-import type { CreditUsageReceipt } from '@svc/schemas';
-import { useState } from 'preact/hooks';
+import type { CreditBalance, CreditUsageReceipt } from '@svc/schemas';
+import { useEffect, useState } from 'preact/hooks';
 import { ErrorNote } from '../../components/error-note.tsx';
 import { useLoad, useTitle } from '../../hooks.ts';
 import { signedInClient } from '../../signed-in.ts';
@@ -15,11 +15,59 @@ const perDay = (receipts: CreditUsageReceipt[]) => {
   return [...counts.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([day, calls]) => ({ day, calls }));
 };
 
+/**
+ * A purchase on its way through Stripe Checkout: what the balance was and what was bought, kept in
+ * this tab for the round trip (no secret: amounts only), so the page can tell when the grant lands.
+ */
+const CHECKOUT_KEY = 'svc.console.checkout';
+interface PendingCheckout {
+  before: number;
+  credits: number;
+}
+/** The webhook that grants the credits may come after the buyer is back: look again for up to about 30 s. */
+const GRANT_WAITS_MS = [500, 1000, 2000, 4000, 8000, 15_000];
+
+type Returned = { state: 'waiting'; credits: number } | { state: 'granted'; credits: number } | { state: 'late' } | { state: 'cancelled' };
+
+/** Back from Checkout (`?checkout=success|cancelled`): clears the address, then waits for the webhook's grant. */
+function useCheckoutReturn(onGranted: () => void): Returned | undefined {
+  const [returned, setReturned] = useState<Returned | undefined>();
+  useEffect(() => {
+    const outcome = new URLSearchParams(location.search).get('checkout');
+    if (outcome !== 'success' && outcome !== 'cancelled') return;
+    history.replaceState(null, '', location.pathname);
+    const pending = JSON.parse(sessionStorage.getItem(CHECKOUT_KEY) ?? 'null') as PendingCheckout | null;
+    sessionStorage.removeItem(CHECKOUT_KEY);
+    if (outcome === 'cancelled' || !pending) {
+      setReturned(outcome === 'cancelled' ? { state: 'cancelled' } : undefined);
+      return;
+    }
+    setReturned({ state: 'waiting', credits: pending.credits });
+    const stop = new AbortController();
+    void (async () => {
+      const svc = await signedInClient();
+      for (const wait of GRANT_WAITS_MS) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        if (stop.signal.aborted) return;
+        const balance: CreditBalance = await svc.billing.balance(undefined, { signal: stop.signal });
+        if (balance.spendable + balance.reserved >= pending.before + pending.credits) {
+          setReturned({ state: 'granted', credits: pending.credits });
+          onGranted();
+          return;
+        }
+      }
+      setReturned({ state: 'late' });
+    })().catch(() => stop.signal.aborted || setReturned({ state: 'late' }));
+    return () => stop.abort();
+  }, []);
+  return returned;
+}
+
 /** Credits: spendable and reserved, usage as a table and a chart of calls per day, the CSV export, and buying a pack. */
 export function CreditsPage() {
   useTitle('Credits');
   const [failure, setFailure] = useState<unknown>();
-  const [loaded] = useLoad(async (signal) => {
+  const [loaded, reload] = useLoad(async (signal) => {
     const svc = await signedInClient();
     const balance = await svc.billing.balance(undefined, { signal });
     const receipts: CreditUsageReceipt[] = [];
@@ -27,6 +75,7 @@ export function CreditsPage() {
       receipts.push(receipt as CreditUsageReceipt);
     return { balance, receipts };
   }, []);
+  const returned = useCheckoutReturn(reload);
   const exportCsv = async () => {
     try {
       const svc = await signedInClient();
@@ -41,11 +90,16 @@ export function CreditsPage() {
       setFailure(error);
     }
   };
-  const buy = async (packCode: string) => {
+  const buy = async (packCode: string, balance: CreditBalance) => {
     try {
       const svc = await signedInClient();
-      // One idempotency key per click: a retried request answers the same Checkout Session.
-      const checkout = await svc.billing.checkout({ body: { pack_code: packCode as never }, headers: { 'idempotency-key': crypto.randomUUID() } });
+      // One idempotency key per click: a retried request answers the same Checkout Session. Checkout sends the buyer back here.
+      const checkout = await svc.billing.checkout({
+        body: { pack_code: packCode as never, return_to: 'console' },
+        headers: { 'idempotency-key': crypto.randomUUID() },
+      });
+      const pending: PendingCheckout = { before: balance.spendable + balance.reserved, credits: checkout.credits };
+      sessionStorage.setItem(CHECKOUT_KEY, JSON.stringify(pending));
       location.assign(checkout.url);
     } catch (error) {
       setFailure(error);
@@ -54,6 +108,14 @@ export function CreditsPage() {
   return (
     <RequireSession>
       <h1>Credits</h1>
+      {returned && (
+        <p class="notice" role="status" data-testid="checkout-outcome">
+          {returned.state === 'waiting' && `Paid. Waiting for Stripe to confirm the payment; ${returned.credits} credits are added when it does…`}
+          {returned.state === 'granted' && `Payment confirmed: ${returned.credits} credits added.`}
+          {returned.state === 'late' && 'Stripe has not confirmed the payment yet; the credits are added when it does. Reload this page later.'}
+          {returned.state === 'cancelled' && 'Checkout was left without paying; nothing was charged.'}
+        </p>
+      )}
       {failure !== undefined && <ErrorNote error={failure} />}
       {loaded.state === 'loading' && <p>Loading…</p>}
       {loaded.state === 'failed' && <ErrorNote error={loaded.error} />}
@@ -68,7 +130,7 @@ export function CreditsPage() {
             <ul class="row">
               {loaded.value.balance.packs.map((pack) => (
                 <li key={pack.pack_code}>
-                  <button type="button" onClick={() => buy(pack.pack_code)}>
+                  <button type="button" onClick={() => buy(pack.pack_code, loaded.value.balance)}>
                     {pack.credits} credits for {(pack.amount / 100).toFixed(2)} {pack.currency.toUpperCase()}
                   </button>
                 </li>
