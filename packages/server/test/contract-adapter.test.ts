@@ -131,6 +131,8 @@ const testContract = defineContract({
 
 let handlerSawAbort: () => void = () => {};
 const handlerSawAbortPromise = new Promise<void>((resolve) => (handlerSawAbort = resolve));
+let longHoldStarted: () => void = () => {};
+const longHoldStartedPromise = new Promise<void>((resolve) => (longHoldStarted = resolve));
 let lateStarted: () => void = () => {};
 const lateStartedPromise = new Promise<void>((resolve) => (lateStarted = resolve));
 let lateSaw: (aborted: boolean) => void = () => {};
@@ -178,6 +180,7 @@ const handlers = defineHandlers(testContract, {
     return { status: 200, body: ticks() };
   },
   async hold({ query }, request) {
+    if (query.ms >= 1000) longHoldStarted();
     await sleep(query.ms, undefined, { signal: request.signal }).catch(() => handlerSawAbort());
     return { status: 200, body: { aborted: request.signal.aborted } };
   },
@@ -417,7 +420,8 @@ test('the handler signal stays quiet for a patient client and aborts when the cl
   t.deepEqual(await (await fetch(`${closed.url}/v1/hold?ms=100`)).json(), { aborted: false });
   const controller = new AbortController();
   const pending = fetch(`${closed.url}/v1/hold?ms=5000`, { signal: controller.signal });
-  await sleep(100);
+  // The client leaves once the handler holds (not after a fixed pause, which a loaded machine may not have reached the handler in).
+  await longHoldStartedPromise;
   controller.abort();
   await t.throwsAsync(pending);
   const aborted = await Promise.race([handlerSawAbortPromise.then(() => true), sleep(4000).then(() => false)]);
