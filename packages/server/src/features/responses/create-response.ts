@@ -18,7 +18,7 @@ import { principalKey } from '../identity/index.ts';
 import { callWithFallbacks, chatStreamEvents, invokeModel, reportUsage, servedBy } from '../inference/index.ts';
 import type { ResolvedModel } from '../models/index.ts';
 import { gatherConversation, itemsForUpstream, type Conversation } from './conversation.ts';
-import { passedThroughEvents, translatedEvents } from './response-events.ts';
+import { passedThroughEvents, translatedEvents, type Persist } from './response-events.ts';
 import type { ResponseStore } from './response-store.ts';
 import type { ResponsesConfig } from './responses-config.ts';
 
@@ -88,10 +88,10 @@ function frameOf(call: Call, served: ResolvedModel): ResponseFrame {
   };
 }
 
-/** Keeps the answer when the request asked for it (`store`); a response kept nothing otherwise. */
-function persister(deps: ResponsesDeps, call: Call) {
-  return async (response: ResponseObject) => {
-    if (call.store) await deps.store.save(call.owner, { response, inputItems: call.conversation.input, context: call.conversation.history });
+/** Keeps the answer when the request asked for it (`store`); a response kept nothing otherwise. `json`: its text, when already written. */
+function persister(deps: ResponsesDeps, call: Call): Persist {
+  return async (response, json) => {
+    if (call.store) await deps.store.save(call.owner, { response, inputItems: call.conversation.input, context: call.conversation.history }, json);
   };
 }
 

@@ -39,7 +39,8 @@ export class ResponseStore {
     return `created_at > clock_timestamp() - make_interval(days => ${this.#config.retentionDays})`;
   }
 
-  async save(owner: string, stored: StoredResponse): Promise<void> {
+  /** `responseJson`: the response's JSON text, when the caller has it already (a stream's terminal event). */
+  async save(owner: string, stored: StoredResponse, responseJson = JSON.stringify(stored.response)): Promise<void> {
     await this.#sequelize.query(
       'INSERT INTO responses (id, owner, model, response, input_items, context, created_at) VALUES (:id, :owner, :model, :response, :inputItems, :context, clock_timestamp())',
       {
@@ -47,7 +48,7 @@ export class ResponseStore {
           id: stored.response.id,
           owner,
           model: stored.response.model,
-          response: JSON.stringify(stored.response),
+          response: responseJson,
           inputItems: JSON.stringify(stored.inputItems),
           context: JSON.stringify(stored.context),
         },

@@ -46,6 +46,7 @@ export class ChatStreamTranslator {
   #finishReason: string | null | undefined;
   #usage: InferenceUsage | undefined;
   #final: ResponseObject | undefined;
+  #finalJson: string | undefined;
 
   constructor(frame: ResponseFrame) {
     this.#frame = frame;
@@ -61,10 +62,17 @@ export class ChatStreamTranslator {
     return this.#usage;
   }
 
+  /** The response as it ended, as JSON text: what the terminal event carries, and what `store` keeps (serialised once for both). */
+  get finalJson(): string | undefined {
+    return this.#finalJson;
+  }
+
   start(events: ResponseStreamEvent[]): void {
     const snapshot = responseObject(this.#frame, { status: 'in_progress', output: [], usage: null, error: null });
-    this.#emit(events, { type: 'response.created', response: snapshot });
-    this.#emit(events, { type: 'response.in_progress', response: snapshot });
+    // The two events carry the same snapshot: serialised once.
+    const json = JSON.stringify(snapshot);
+    this.#emitResponse(events, 'response.created', snapshot, json);
+    this.#emitResponse(events, 'response.in_progress', snapshot, json);
   }
 
   chunk(chunk: ChatCompletionChunk, events: ResponseStreamEvent[]): void {
@@ -98,8 +106,7 @@ export class ChatStreamTranslator {
       error: null,
       ...(incompleteReason ? { incompleteReason } : {}),
     });
-    this.#final = response;
-    this.#emit(events, { type: incompleteReason ? 'response.incomplete' : 'response.completed', response });
+    this.#end(events, incompleteReason ? 'response.incomplete' : 'response.completed', response);
     return response;
   }
 
@@ -112,9 +119,25 @@ export class ChatStreamTranslator {
       usage: this.#usage ? responseUsageFromChat(this.#usage) : null,
       error: { code, message },
     });
-    this.#final = response;
-    this.#emit(events, { type: 'response.failed', response });
+    this.#end(events, 'response.failed', response);
     return response;
+  }
+
+  #end(events: ResponseStreamEvent[], type: 'response.completed' | 'response.incomplete' | 'response.failed', response: ResponseObject): void {
+    this.#final = response;
+    this.#finalJson = JSON.stringify(response);
+    this.#emitResponse(events, type, response, this.#finalJson);
+  }
+
+  /**
+   * An event that carries the whole response (`response.created`, `.in_progress` and the terminal
+   * one), with its JSON text written around the response's, serialised once: the largest events
+   * of a stream, in the key order `JSON.stringify` gives the object.
+   */
+  #emitResponse(events: ResponseStreamEvent[], type: string, response: ResponseObject, json: string): void {
+    const sequence = this.#sequence++;
+    const event = { type, response, sequence_number: sequence } as unknown as ResponseStreamEvent;
+    events.push(withWireJson(event, `{"type":"${type}","response":${json},"sequence_number":${sequence}}`));
   }
 
   #emit(events: ResponseStreamEvent[], event: Record<string, unknown> & { type: string }): void {
