@@ -250,6 +250,21 @@ test.serial('buy credits through Checkout: the redirect, the hosted page, the we
     ),
     '0',
   );
+  // Leaving Checkout without paying comes back with nothing charged.
+  await page.getByRole('button', { name: '1000 credits for 5.00 USD' }).click();
+  await page.waitForURL(`${stripe.url}/c/pay/**`, { timeout: 10_000 });
+  await page.getByRole('link', { name: 'Back' }).click();
+  await page.waitForURL(`${svc.baseUrl}/ui/credits`, { timeout: 10_000 });
+  t.is(
+    await waitUntil(
+      () => `the cancelled checkout; ${mainText()}`,
+      () => textOf('checkout-outcome'),
+      { timeoutMs: 10_000, intervalMs: 100 },
+    ),
+    'Checkout was left without paying; nothing was charged.',
+  );
+  t.is(await textOf('spendable'), '0');
+
   await page.getByRole('button', { name: '1000 credits for 5.00 USD' }).click();
   // Off to the processor's page (another origin), as Checkout's redirect does.
   await page.waitForURL(`${stripe.url}/c/pay/**`, { timeout: 10_000 });
