@@ -93,6 +93,38 @@ test.serial('a key limited to 10 requests a minute gets exactly 10 of 30 concurr
   }
 });
 
+test.serial(
+  'a busy key, counted in chunks of slots on each replica (while its minute has 256 or more left), gets exactly 1,100 of 1,200 calls; the minute ends at 1,100 with none lent',
+  async (t) => {
+    t.timeout(120_000);
+    const into = Date.now() % 60_000;
+    if (into > 30_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - into + 100));
+    const { credentialId, secret } = await keyWith({ requests_per_minute: 1_100 });
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 60; batch++) {
+      statuses.push(
+        ...(await both(20, async (url) => {
+          const response = await fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${secret}` } });
+          await response.arrayBuffer();
+          return response.status;
+        })),
+      );
+    }
+    t.is(statuses.filter((status) => status === 200).length, 1_100);
+    t.is(statuses.filter((status) => status === 429).length, 100);
+    const counter = async () => {
+      const [row] = await sequelize().query<{ hits: string; amount: string }>(
+        `SELECT hits, amount FROM svc_rate_counters WHERE bucket = :bucket AND window_start = date_trunc('minute', now())`,
+        { replacements: { bucket: `limits:rpm:key:${credentialId}` }, type: QueryTypes.SELECT },
+      );
+      return { hits: Number(row?.hits), lent: Number(row?.amount) };
+    };
+    const deadline = Date.now() + 5_000;
+    while ((await counter()).lent !== 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    t.deepEqual(await counter(), { hits: 1_100, lent: 0 });
+  },
+);
+
 test.serial('a concurrency limit of 2 holds under 20 parallel streams, and the places come back when they end', async (t) => {
   const { secret } = await keyWith({ concurrent_requests: 2 });
   const started = performance.now();

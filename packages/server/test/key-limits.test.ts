@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { QueryTypes } from 'sequelize';
 import { grantCredits } from '../src/features/billing/credit-ledger.ts';
+import { SLOT_SETTLE_MS } from '../src/http/key-limit-slots.ts';
 import { startFakeOpenAiUpstream, type FakeUpstream } from '@svc/testing/fake-openai-upstream';
 import { signInAgent } from '@svc/testing/identity';
 import { run } from '@svc/testing/run';
@@ -30,14 +31,17 @@ test.after.always(async () => {
 
 const sequelize = () => svc.server.database.sequelize;
 
-/** Waits out the end of a minute window so a burst is counted in one window. */
-async function inOneMinuteWindow(): Promise<void> {
+/** Waits out the end of a minute window so a burst (of at most `burstMs`) is counted in one window. */
+async function inOneMinuteWindow(burstMs = 10_000): Promise<void> {
   const into = Date.now() % 60_000;
-  if (into > 50_000) await sleep(60_000 - into + 100);
+  if (into > 60_000 - burstMs) await sleep(60_000 - into + 100);
 }
 
-async function keyWith(limits: Record<string, number | null>) {
-  const agent = await signInAgent(svc);
+/** An agent tests share where its keys do not matter: each sign-in registers a client, 20 a minute from one address. */
+let sharedAgent: ReturnType<typeof signInAgent> | undefined;
+
+async function keyWith(limits: Record<string, number | null>, options: { shared?: boolean } = {}) {
+  const agent = await (options.shared ? (sharedAgent ??= signInAgent(svc)) : signInAgent(svc));
   const created = await agent.client.credentials.create({
     body: { name: 'limited', scopes: ['models:read', 'inference:invoke', 'billing:read', 'billing:write'], limits },
   });
@@ -55,7 +59,7 @@ const chat = (secret: string, model = 'answer-a', path = '/v1/chat/completions',
   });
 
 const createRaw = async (limits: unknown) => {
-  const agent = await signInAgent(svc);
+  const agent = await (sharedAgent ??= signInAgent(svc));
   return fetch(`${svc.baseUrl}/v1/developer/credentials`, {
     method: 'POST',
     headers: { authorization: `Bearer ${agent.session.accessToken}`, 'content-type': 'application/json' },
@@ -110,6 +114,91 @@ test('a limit of N requests a minute lets N through and refuses N+1, with OpenAI
   t.is(refused.headers.get('x-ratelimit-remaining-requests'), '0');
   t.true(Number(refused.headers.get('retry-after')) >= 1 && Number(refused.headers.get('retry-after')) <= 60);
   t.truthy(refused.headers.get('retry-after-ms'));
+});
+
+test('a busy key is counted in chunks of slots (while its minute has 256 or more left): of 1,200 requests exactly 1,100 pass, the minute ends at 1,100 with none lent, and a lowered limit holds at once', async (t) => {
+  t.timeout(120_000);
+  await inOneMinuteWindow(20_000);
+  const { agent, credentialId, secret } = await keyWith({ requests_per_minute: 1_100 }, { shared: true });
+  const row = async () => {
+    const [counter] = await sequelize().query<{ hits: string; amount: string }>(
+      `SELECT hits, amount FROM svc_rate_counters WHERE bucket = :bucket AND window_start = date_trunc('minute', now())`,
+      { replacements: { bucket: `limits:rpm:key:${credentialId}` }, type: QueryTypes.SELECT },
+    );
+    return { hits: Number(counter?.hits ?? 0), lent: Number(counter?.amount ?? 0) };
+  };
+  const statuses: number[] = [];
+  let mostLent = 0;
+  let bursting = true;
+  const watching = (async () => {
+    while (bursting) mostLent = Math.max(mostLent, (await row()).lent);
+  })();
+  for (let batch = 0; batch < 75; batch++) {
+    const answers = await Promise.all(Array.from({ length: 16 }, () => models(secret)));
+    for (const answer of answers) {
+      statuses.push(answer.status);
+      await answer.arrayBuffer();
+    }
+  }
+  bursting = false;
+  await watching;
+  t.is(statuses.filter((status) => status === 200).length, 1_100);
+  t.is(statuses.filter((status) => status === 429).length, 100);
+  // Slots were lent (reserved ahead, then settled), and every one came back or was used.
+  t.true(mostLent > 0, 'no chunk of slots was ever reserved');
+  await waitUntil('every lent slot settled', async () => (await row()).lent === 0);
+  t.deepEqual(await row(), { hits: 1_100, lent: 0 });
+
+  // A key whose limit is lowered while this replica holds slots: its next request counts one by one.
+  const second = await agent.client.credentials.create({ body: { name: 'lowered', scopes: ['models:read'], limits: { requests_per_minute: 2_000 } } });
+  const [lowered, loweredSecret] = [second.credential.credential_id, second.secret];
+  for (let index = 0; index < 40; index++) t.is((await models(loweredSecret)).status, 200);
+  const patched = await fetch(`${svc.baseUrl}/v1/developer/credentials/${lowered}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${agent.session.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ limits: { requests_per_minute: 30 } }),
+  });
+  t.is(patched.status, 200);
+  const after = await models(loweredSecret);
+  t.is(after.status, 429);
+  t.is(after.headers.get('x-ratelimit-limit-requests'), '30');
+});
+
+test('a request refused while slots are lent waits for them to come back; slots never settled (a replica that died) only delay the refusal', async (t) => {
+  t.timeout(60_000);
+  await inOneMinuteWindow(20_000);
+  const { credentialId, secret } = await keyWith({ requests_per_minute: 1_100 }, { shared: true });
+  const bucket = `limits:rpm:key:${credentialId}`;
+  const counter = async () => {
+    const [row] = await sequelize().query<{ hits: string; amount: string }>(
+      `SELECT hits, amount FROM svc_rate_counters WHERE bucket = :bucket AND window_start = date_trunc('minute', now())`,
+      { replacements: { bucket }, type: QueryTypes.SELECT },
+    );
+    return { hits: Number(row?.hits ?? 0), lent: Number(row?.amount ?? 0) };
+  };
+  const setCounter = (hits: number, lent: number) =>
+    sequelize().query(`UPDATE svc_rate_counters SET hits = :hits, amount = :lent WHERE bucket = :bucket AND window_start = date_trunc('minute', now())`, {
+      replacements: { bucket, hits, lent },
+    });
+  t.is((await models(secret)).status, 200);
+  // The chunk this first count reserved ahead (in the background) is settled within its period.
+  await sleep(SLOT_SETTLE_MS * 3);
+  await waitUntil('the reserved chunk settled', async () => (await counter()).lent === 0);
+  t.is((await counter()).hits, 1);
+  // Another replica holds 5 slots of a full minute and gives them back 30 ms later.
+  await setCounter(1_100, 5);
+  const settled = sleep(30).then(() => setCounter(1_095, 0));
+  const waited = await models(secret);
+  await settled;
+  t.is(waited.status, 200);
+  t.deepEqual(await counter(), { hits: 1_096, lent: 0 });
+  // Slots that never come back: refused, after a few short waits.
+  await setCounter(1_100, 5);
+  const started = performance.now();
+  const refused = await models(secret);
+  t.is(refused.status, 429);
+  t.true(performance.now() - started >= 150);
+  t.is(((await refused.json()) as { code: string }).code, 'key_limit_exceeded:requests_per_minute');
 });
 
 test('a retried request (same Idempotency-Key) is counted once', async (t) => {

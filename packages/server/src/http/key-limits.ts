@@ -6,6 +6,7 @@ import { prepared, queryPrepared } from '../db/prepared.ts';
 import { windowStart } from '../db/rate-counters.ts';
 import { asyncCommitSql } from '../db/wal-flush.ts';
 import { ServiceError } from '../service-error.ts';
+import { CHUNK_HEADROOM, SLOT_CHUNK_MIN, SLOT_SETTLE_MS, lentSlots } from './key-limit-slots.ts';
 import type { UsageEvent } from '../inference/usage-hook.ts';
 import { openAiDuration } from './openai-duration.ts';
 
@@ -15,6 +16,12 @@ export type LimitDefaults = Partial<Record<PrincipalKind, EffectiveLimits>>;
 const MINUTE_MS = 60_000;
 /** A lease outlives its replica by at most this; live leases are renewed well before. */
 const LEASE_TTL_SECONDS = 60;
+/**
+ * How many times a request refused while slots are lent waits half a settle period and tries
+ * again: enough for every live replica to settle; a replica that died holding slots leaves them
+ * lent until its minute ends, and then the refusal comes after these waits.
+ */
+const LENT_RETRIES = 4;
 /** An Idempotency-Key counted once stays counted this long: longer than any retry loop. */
 const COUNTED_TTL_SECONDS = 86_400;
 
@@ -118,14 +125,18 @@ export class KeyLimiter {
       // The developer-key resolver may have counted it already, in the query that found the key.
       // A minute that ended since then still counted this request: it is not counted again.
       const counted = principal.requestCount;
-      if (counted) hits = counted.hits ?? undefined;
-      else {
-        try {
-          hits = await this.#countRequest(subject, rpm, new Date(now), idempotencyKeyOf(ctx));
-        } catch (error) {
-          if (lease) this.#release(lease);
-          throw error;
-        }
+      const idempotencyKey = counted ? undefined : idempotencyKeyOf(ctx);
+      const countAt = new Date(counted ? counted.windowStart : now);
+      try {
+        hits = counted ? (counted.hits ?? undefined) : await this.#countRequest(subject, rpm, countAt, idempotencyKey);
+        // Refused while replicas hold slots of the minute they have not used (`KeyLimitSlots`, only
+        // for keys whose limit leaves room for a chunk): they give them back within SLOT_SETTLE_MS,
+        // so the request waits for them rather than be refused while the minute still has room.
+        if (hits === undefined && principal.developerKeyId && rpm >= SLOT_CHUNK_MIN * CHUNK_HEADROOM)
+          hits = await this.#countWhileLent(subject, () => this.#countRequest(subject, rpm, countAt, idempotencyKey), countAt);
+      } catch (error) {
+        if (lease) this.#release(lease);
+        throw error;
       }
       headers['x-ratelimit-limit-requests'] = String(rpm);
       headers['x-ratelimit-remaining-requests'] = String(Math.max(0, rpm - (hits ?? rpm)));
@@ -221,6 +232,20 @@ export class KeyLimiter {
       if (error instanceof WindowFull) return undefined;
       throw error;
     }
+  }
+
+  async #countWhileLent(subject: string, count: () => Promise<number | undefined>, now: Date): Promise<number | undefined> {
+    const bucket = requestsBucket(subject);
+    const start = windowStart(now, 60);
+    // Lent slots read before each count: a count refused after a reading of none lent is final,
+    // and slots given back between the first refusal and the first reading are counted again.
+    for (let attempt = 0; attempt <= LENT_RETRIES; attempt++) {
+      const lent = await lentSlots(this.#sequelize, bucket, start);
+      const hits = await count();
+      if (hits !== undefined || lent <= 0) return hits;
+      if (attempt < LENT_RETRIES) await new Promise((resolve) => setTimeout(resolve, SLOT_SETTLE_MS / 2));
+    }
+    return undefined;
   }
 
   /** A place among the subject's requests in flight, or undefined when all are taken. */

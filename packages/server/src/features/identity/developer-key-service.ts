@@ -20,6 +20,7 @@ import type { Receipts } from '../receipts/index.ts';
 import { developerKeyEventRecord } from './developer-key-receipts.ts';
 import { keyUsagePage } from './key-usage.ts';
 import { prepared, queryPrepared } from '../../db/prepared.ts';
+import { KeyLimitSlots } from '../../http/key-limit-slots.ts';
 import { asyncCommitSql } from '../../db/wal-flush.ts';
 
 interface KeyRow {
@@ -93,7 +94,8 @@ function requireHeld(keyScopes: readonly Scope[], heldScopes: readonly Scope[], 
 /**
  * A key's row and, for a key with a requests-per-minute limit whose secret matches, the minute's
  * hit (the limiter's statement, see http/key-limits.ts: only while under the limit, committed
- * asynchronously). One round trip where the limiter would add a second.
+ * asynchronously). One round trip where the limiter would add a second. With `$6` false (the
+ * request holds a slot this replica reserved, `KeyLimitSlots`) it only reads the key.
  */
 const RESOLVE_AND_COUNT = prepared(
   `WITH key AS (
@@ -102,7 +104,7 @@ const RESOLVE_AND_COUNT = prepared(
    ), hit AS (
      INSERT INTO svc_rate_counters (bucket, window_start, hits, amount)
      SELECT $5::text, $4::timestamptz, 1, 0 FROM key, (SELECT ${asyncCommitSql}) AS commit_mode
-     WHERE key.status = 'active' AND key.secret_hash = $2::text AND key.rpm IS NOT NULL
+     WHERE key.status = 'active' AND key.secret_hash = $2::text AND key.rpm IS NOT NULL AND $6::boolean
      ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1
        WHERE svc_rate_counters.hits + 1 <= (SELECT rpm FROM key)
      RETURNING hits
@@ -121,10 +123,18 @@ export class DeveloperKeyService {
   readonly #maxActive: number;
   readonly #receipts: Receipts;
 
-  constructor(sequelize: Sequelize, options: { maxActive: number; receipts: Receipts }) {
+  readonly #slots: KeyLimitSlots;
+
+  constructor(sequelize: Sequelize, options: { maxActive: number; receipts: Receipts; onError?: (error: unknown) => void }) {
     this.#sequelize = sequelize;
     this.#maxActive = options.maxActive;
     this.#receipts = options.receipts;
+    this.#slots = new KeyLimitSlots(sequelize, options.onError ?? ((error) => process.emitWarning(error as Error)));
+  }
+
+  /** Gives back the requests-per-minute slots this replica holds for busy keys. */
+  close(): Promise<void> {
+    return this.#slots.close();
   }
 
   /** A stored receipt with its signature, which is derived from the row alone (the same every time). */
@@ -392,16 +402,40 @@ export class DeveloperKeyService {
     return match ? { owner: row.owner, scopes: row.scopes, limits: row.limits } : undefined;
   }
 
+  /**
+   * A busy key's request takes a slot this replica reserved for the minute when it holds one (the
+   * statement then only reads the key), else counts in the statement; a count far from the limit
+   * has the replica reserve a chunk of slots in the background (`KeyLimitSlots`).
+   */
   async #resolveCounting(credentialId: string, key: string, count: { defaultLimit: number | undefined; windowStart: Date }) {
     const hash = hashDeveloperKey(key);
-    const [row] = await queryPrepared<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status' | 'limits'> & { rpm: string | null; hits: string | null }>(
-      this.#sequelize,
-      RESOLVE_AND_COUNT,
-      [credentialId, hash, count.defaultLimit ?? null, count.windowStart, `limits:rpm:key:${credentialId}`],
-    );
-    if (!row || row.status !== 'active') return undefined;
-    if (!timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
+    const bucket = `limits:rpm:key:${credentialId}`;
+    const windowStart = count.windowStart.getTime();
+    const run = (counting: boolean) =>
+      queryPrepared<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status' | 'limits'> & { rpm: string | null; hits: string | null }>(
+        this.#sequelize,
+        RESOLVE_AND_COUNT,
+        [credentialId, hash, count.defaultLimit ?? null, count.windowStart, bucket, counting],
+      );
+    const slot = this.#slots.take(bucket, windowStart);
+    let [row] = await run(slot === undefined);
+    if (!row || row.status !== 'active' || !timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex'))) {
+      if (slot) this.#slots.giveBack(bucket, slot, { dropChunks: false });
+      return undefined;
+    }
     const found = { owner: row.owner, scopes: row.scopes, limits: row.limits };
-    return row.rpm === null ? found : { ...found, counted: { hits: row.hits === null ? null : Number(row.hits) } };
+    const limit = row.rpm === null ? undefined : Number(row.rpm);
+    if (slot) {
+      if (slot.limit === limit) return { ...found, counted: { hits: slot.ordinal } };
+      // The key's limit changed since the chunk was reserved (or it has none now): counted one by one.
+      this.#slots.giveBack(bucket, slot, { dropChunks: true });
+      if (limit === undefined) return found;
+      [row] = await run(true);
+      if (!row) return undefined;
+    }
+    if (limit === undefined) return found;
+    const hits = row.hits === null ? null : Number(row.hits);
+    if (hits !== null) this.#slots.reserve(bucket, windowStart, limit, hits);
+    return { ...found, counted: { hits } };
   }
 }

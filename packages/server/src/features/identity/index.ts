@@ -26,13 +26,20 @@ export async function createIdentityFeature(deps: ServerDeps, given: { signingKe
     publicUrls: () => deps.publicUrls(),
     clientDocuments: new ClientMetadataDocuments(deps.testSeams?.clientMetadataFetch),
   });
-  const developerKeys = new DeveloperKeyService(database.sequelize, { maxActive: config.identity.maxActiveDeveloperKeys, receipts: given.receipts });
+  const developerKeys = new DeveloperKeyService(database.sequelize, {
+    maxActive: config.identity.maxActiveDeveloperKeys,
+    receipts: given.receipts,
+    onError: (error) => deps.log.error({ err: error }, 'a key limit slot reservation failed'),
+  });
   given.receipts.registerRecordLoader('developer-key-event', developerKeyEventLoader(database.sequelize));
   // Spent ids and revoked families outlive nothing they record; prune them now and then.
   deps.scheduler.every('identity.prune', 10 * 60_000, () => service.store.prune());
   const stopKeyUsage = deps.usage.subscribe(keyUsageListener(database.sequelize, (error) => deps.log.error({ err: error }, 'recording key usage failed')));
   return {
-    close: async () => stopKeyUsage(),
+    close: async () => {
+      stopKeyUsage();
+      await developerKeys.close();
+    },
     handlers: { oauth: createOAuthHandlers(deps, service), credentials: createCredentialsHandlers(developerKeys) },
     resolvers: [
       accessTokenResolver(tokens, service.store),

@@ -1,0 +1,170 @@
+import type { Sequelize } from 'sequelize';
+import { prepared, queryPrepared } from '../db/prepared.ts';
+import { asyncCommitSql } from '../db/wal-flush.ts';
+
+/** The most slots a replica reserves at once for a busy key's minute. */
+export const SLOT_CHUNK = 256;
+/** A chunk is at most this fraction of what the minute has left, so chunks shrink towards the edge... */
+export const CHUNK_HEADROOM = 16;
+/** ...and below this size none is reserved: near the edge every request is counted one by one. */
+export const SLOT_CHUNK_MIN = 16;
+/** A chunk's unused slots go back to the minute this long after it was reserved, used up or not. */
+export const SLOT_SETTLE_MS = 100;
+
+/**
+ * The reservation of `$3` slots: `hits` counts them as taken and `amount` (unused otherwise by a
+ * requests bucket) counts the slots lent to replicas and not yet settled. Sized from the count a
+ * request saw (`CHUNK_HEADROOM`), it holds while the minute still has half that headroom (the
+ * count moved on meanwhile), so near the edge every request is counted one by one.
+ */
+const RESERVE = prepared(
+  `UPDATE svc_rate_counters SET hits = hits + $3::bigint, amount = amount + $3::bigint
+   FROM (SELECT ${asyncCommitSql}) AS commit_mode
+   WHERE bucket = $1::text AND window_start = $2::timestamptz AND $4::bigint - hits >= $3::bigint * $5::bigint
+   RETURNING hits`,
+);
+/** A chunk settled: its unused slots are given back to the minute and it is lent no more. */
+const SETTLE = prepared(
+  `UPDATE svc_rate_counters SET hits = hits - $3::bigint, amount = amount - $4::bigint
+   FROM (SELECT ${asyncCommitSql}) AS commit_mode
+   WHERE bucket = $1::text AND window_start = $2::timestamptz`,
+);
+const LENT = prepared('SELECT amount FROM svc_rate_counters WHERE bucket = $1::text AND window_start = $2::timestamptz');
+
+/** Slots of the bucket's minute lent to replicas and not settled yet (0 when none). */
+export async function lentSlots(sequelize: Sequelize, bucket: string, windowStart: Date): Promise<number> {
+  const [row] = await queryPrepared<{ amount: string }>(sequelize, LENT, [bucket, windowStart]);
+  return Number(row?.amount ?? 0);
+}
+
+interface Chunk {
+  windowStart: number;
+  /** The limit the chunk was reserved under: a key whose limit changed drops its chunks. */
+  limit: number;
+  /** How many slots it lent. */
+  size: number;
+  /** The next slot's ordinal in the minute, and the chunk's last. */
+  next: number;
+  last: number;
+  timer: NodeJS.Timeout;
+}
+
+/** A slot taken from a chunk: its ordinal in the minute and the limit its chunk was reserved under. */
+export interface Slot {
+  ordinal: number;
+  limit: number;
+  windowStart: number;
+}
+
+interface BucketSlots {
+  chunks: Chunk[];
+  reserving: boolean;
+}
+
+/**
+ * Requests-per-minute slots a replica holds for busy keys (docs/limits.md, "Cost on the hot
+ * path"): instead of one write to the minute's counter row per request, which every request of
+ * the key waits for in turn, the replica reserves a chunk of slots (up to `SLOT_CHUNK`, at most a
+ * sixteenth of what the minute has left) in one statement and hands
+ * them out locally, then settles the chunk (one more statement) when it is used up or
+ * `SLOT_SETTLE_MS` after it was reserved, giving back what was left. The row's `hits` always
+ * counts every slot handed out or held, so no replica ever admits past the limit; `amount` counts
+ * the slots held and not settled, so a request refused while some are held waits for them to come
+ * back (`KeyLimiter`) instead of being refused while the minute still has room.
+ */
+export class KeyLimitSlots {
+  readonly #sequelize: Sequelize;
+  readonly #onError: (error: unknown) => void;
+  readonly #buckets = new Map<string, BucketSlots>();
+
+  constructor(sequelize: Sequelize, onError: (error: unknown) => void) {
+    this.#sequelize = sequelize;
+    this.#onError = onError;
+  }
+
+  /**
+   * Takes a held slot of the bucket's current minute, or undefined. Chunks of an ended minute are
+   * dropped. The slot stands only if the key's limit, read in the same round trip, is still the
+   * one its chunk was reserved under: else the caller gives it back (`giveBack`).
+   */
+  take(bucket: string, windowStart: number): Slot | undefined {
+    const slots = this.#buckets.get(bucket);
+    if (!slots) return undefined;
+    while (slots.chunks.length > 0) {
+      const chunk = slots.chunks[0]!;
+      if (chunk.windowStart !== windowStart) {
+        this.#settle(bucket, chunk);
+        continue;
+      }
+      const ordinal = chunk.next++;
+      if (chunk.next > chunk.last) this.#settle(bucket, chunk);
+      if (this.#held(slots) < chunk.size / 2) this.reserve(bucket, windowStart, chunk.limit, ordinal);
+      return { ordinal, limit: chunk.limit, windowStart };
+    }
+    return undefined;
+  }
+
+  /**
+   * A slot taken for a request that does not use it goes back to the minute: a key presented with
+   * a wrong secret, or one whose limit changed since the chunk was reserved (`dropChunks`: every
+   * chunk the replica holds for the bucket goes back too, and requests are counted one by one).
+   */
+  giveBack(bucket: string, slot: Slot, options: { dropChunks: boolean }): void {
+    if (options.dropChunks) for (const chunk of [...(this.#buckets.get(bucket)?.chunks ?? [])]) this.#settle(bucket, chunk);
+    queryPrepared(this.#sequelize, SETTLE, [bucket, new Date(slot.windowStart), 1, 0]).catch(this.#onError);
+  }
+
+  /**
+   * After a request counted in the database (the minute at `hits`): reserves a chunk in the
+   * background when the minute is far from its limit and none is being reserved already.
+   */
+  reserve(bucket: string, windowStart: number, limit: number, hits: number): void {
+    const size = Math.min(SLOT_CHUNK, Math.floor((limit - hits) / CHUNK_HEADROOM));
+    if (size < SLOT_CHUNK_MIN) return;
+    let slots = this.#buckets.get(bucket);
+    if (slots?.reserving) return;
+    if (!slots) {
+      slots = { chunks: [], reserving: false };
+      this.#buckets.set(bucket, slots);
+    }
+    const held = slots;
+    held.reserving = true;
+    queryPrepared<{ hits: string }>(this.#sequelize, RESERVE, [bucket, new Date(windowStart), size, limit, CHUNK_HEADROOM / 2])
+      .then(([row]) => {
+        if (!row) return;
+        const last = Number(row.hits);
+        const chunk: Chunk = { windowStart, limit, size, next: last - size + 1, last, timer: undefined as never };
+        chunk.timer = setTimeout(() => this.#settle(bucket, chunk), SLOT_SETTLE_MS).unref();
+        held.chunks.push(chunk);
+      })
+      .catch(this.#onError)
+      .finally(() => {
+        held.reserving = false;
+        if (held.chunks.length === 0 && this.#buckets.get(bucket) === held) this.#buckets.delete(bucket);
+      });
+  }
+
+  /** Gives back every slot this replica holds (a closing server). */
+  async close(): Promise<void> {
+    const settling: Promise<unknown>[] = [];
+    for (const [bucket, slots] of this.#buckets) for (const chunk of [...slots.chunks]) settling.push(this.#settle(bucket, chunk));
+    await Promise.all(settling);
+  }
+
+  #held(slots: BucketSlots): number {
+    let held = 0;
+    for (const chunk of slots.chunks) held += chunk.last - chunk.next + 1;
+    return held;
+  }
+
+  #settle(bucket: string, chunk: Chunk): Promise<unknown> {
+    clearTimeout(chunk.timer);
+    const slots = this.#buckets.get(bucket);
+    const index = slots?.chunks.indexOf(chunk) ?? -1;
+    if (index < 0) return Promise.resolve();
+    slots!.chunks.splice(index, 1);
+    if (slots!.chunks.length === 0 && !slots!.reserving) this.#buckets.delete(bucket);
+    const unused = Math.max(0, chunk.last - chunk.next + 1);
+    return queryPrepared(this.#sequelize, SETTLE, [bucket, new Date(chunk.windowStart), unused, chunk.size]).catch(this.#onError);
+  }
+}
