@@ -2,10 +2,12 @@
  * The response cache's hit path against a miss's, for bench:embeddings: a server in its own
  * process over a loopback OpenAI-compatible upstream (the test kit's fake, answering
  * `/v1/embeddings` at once), one request at a time, batches of `batch` texts, base64. A round
- * sends `requests` distinct batches (each a miss: the upstream call and the write of the entry),
- * then the same batches again (each a hit of the body the miss left held in memory: no read on
- * the embedded database, a read of the row's standing on PostgreSQL). Every answer's `x-svc-cache`
- * is checked, so a round that did not hit or miss as planned fails rather than measures.
+ * sends `requests` distinct batches, in blocks of 20: the block's batches (each a miss: the
+ * upstream call and the write of the entry), then the same batches again (each a hit of the body
+ * the miss left held in memory: no read on the embedded database, a read of the row's standing on
+ * PostgreSQL). Blocks, so that on a shared machine whose load moves, misses and hits meet the same
+ * load. Every answer's `x-svc-cache` is checked, so a round that did not hit or miss as planned
+ * fails rather than measures.
  */
 import { randomUUID } from 'node:crypto';
 import { startFakeOpenAiUpstream } from '@svc/testing/fake-openai-upstream';
@@ -17,7 +19,8 @@ export interface CacheRound {
 
 type StartServer = (env: Record<string, string>) => Promise<{ baseUrl: string; stop: () => Promise<void> }>;
 
-async function requestsPerSecond(baseUrl: string, token: string, batches: string[][], expected: 'hit' | 'miss'): Promise<number> {
+/** Sends the batches one at a time; answers the seconds they took. */
+async function secondsFor(baseUrl: string, token: string, batches: string[][], expected: 'hit' | 'miss'): Promise<number> {
   const started = performance.now();
   for (const input of batches) {
     const response = await fetch(`${baseUrl}/v1/embeddings`, {
@@ -30,8 +33,11 @@ async function requestsPerSecond(baseUrl: string, token: string, batches: string
     const cache = response.headers.get('x-svc-cache');
     if (cache !== expected) throw new Error(`expected x-svc-cache ${expected}, got ${cache}`);
   }
-  return batches.length / ((performance.now() - started) / 1000);
+  return (performance.now() - started) / 1000;
 }
+
+/** Requests in a block: misses of a block, then its hits, so a change of the machine's load meets both alike. */
+const BLOCK = 20;
 
 export async function measureResponseCache(
   startServer: StartServer,
@@ -49,14 +55,19 @@ export async function measureResponseCache(
     );
   try {
     const warm = batchesOf(-1).slice(0, 20);
-    await requestsPerSecond(server.baseUrl, token, warm, 'miss');
-    await requestsPerSecond(server.baseUrl, token, warm, 'hit');
+    await secondsFor(server.baseUrl, token, warm, 'miss');
+    await secondsFor(server.baseUrl, token, warm, 'hit');
     const rounds: CacheRound[] = [];
     for (let round = 0; round < options.rounds; round++) {
       const batches = batchesOf(round);
-      const missesPerSecond = await requestsPerSecond(server.baseUrl, token, batches, 'miss');
-      const hitsPerSecond = await requestsPerSecond(server.baseUrl, token, batches, 'hit');
-      rounds.push({ missesPerSecond, hitsPerSecond });
+      let missSeconds = 0;
+      let hitSeconds = 0;
+      for (let start = 0; start < batches.length; start += BLOCK) {
+        const block = batches.slice(start, start + BLOCK);
+        missSeconds += await secondsFor(server.baseUrl, token, block, 'miss');
+        hitSeconds += await secondsFor(server.baseUrl, token, block, 'hit');
+      }
+      rounds.push({ missesPerSecond: batches.length / missSeconds, hitsPerSecond: batches.length / hitSeconds });
     }
     const upstreamCalls = upstream.requests.filter((request) => request.path === '/v1/embeddings').length;
     if (upstreamCalls !== warm.length + options.rounds * options.requests) throw new Error(`the upstream got ${upstreamCalls} calls: hits reached it`);

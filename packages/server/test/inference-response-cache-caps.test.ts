@@ -118,7 +118,8 @@ test('SVC_RESPONSE_CACHE=false: nothing is looked up or stored, every call goes 
 });
 
 test('a body held in memory is sent only while its row is live and of the same version, whoever changed the database', async (t) => {
-  const harness = await serverWith({});
+  // Trust 0: on PostgreSQL every held hit reads its row's standing (the next test has the trusted window).
+  const harness = await serverWith({ SVC_RESPONSE_CACHE_MEMORY_TRUST_MS: '0' });
   const database = harness.svc.server.database;
   const sql = (text: string, bind?: unknown[]) => database.sequelize.query(text, bind ? { bind } : {});
   const upstreamCalls = () => harness.fake.requests.filter((request) => request.path === '/v1/embeddings').length;
@@ -161,6 +162,21 @@ test('a body held in memory is sent only while its row is live and of the same v
     await sql('UPDATE svc_response_cache_totals SET entries_written = entries_written + 100000');
     t.is((await held()).cache, 'miss', 'pushed past the entry cap by writes elsewhere');
     t.is(upstreamCalls(), 4);
+  }
+
+  if (database.kind === 'postgres') {
+    const trusting = await serverWith({ SVC_RESPONSE_CACHE_MEMORY_TRUST_MS: '10000' });
+    const manager = trusting.svc.server.database.sequelize.connectionManager as unknown as { getConnection: (...args: unknown[]) => Promise<unknown> };
+    const getConnection = manager.getConnection.bind(manager);
+    let taken = 0;
+    manager.getConnection = (...args) => {
+      taken++;
+      return getConnection(...args);
+    };
+    t.is((await embed(trusting, 'trusted')).cache, 'miss');
+    const before = taken;
+    t.is((await embed(trusting, 'trusted')).cache, 'hit');
+    t.is(taken - before, 0, 'within SVC_RESPONSE_CACHE_MEMORY_TRUST_MS of its write a held hit asks the database nothing');
   }
 
   const none = await serverWith({ SVC_RESPONSE_CACHE_MEMORY_BYTES: '0' });

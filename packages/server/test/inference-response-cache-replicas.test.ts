@@ -64,8 +64,10 @@ test('an answer stored by one replica is a hit on the other, byte for byte, with
     t.is(fake.requests.filter((request) => request.path === '/v1/embeddings').length, 2);
     // a holds that answer in memory since its hit; b's purge still makes it a miss on a.
     t.is((await embed(a, 'stored by the second')).cache, 'hit');
+    const purging = performance.now();
     const purge = await fetch(`${b.baseUrl}/v1/cache`, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } });
     t.is(purge.status, 200, await purge.text());
+    t.true(performance.now() - purging >= 1_000, 'the purge answered once no replica trusts what it read before (SVC_RESPONSE_CACHE_MEMORY_TRUST_MS, 1 s)');
     t.is((await embed(a, 'stored by the second')).cache, 'miss', "the other replica's purge holds on the replica that held the answer");
     t.is((await embed(b, 'stored by the second')).cache, 'hit', 'stored again by that miss, for both');
   }

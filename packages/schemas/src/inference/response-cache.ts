@@ -24,7 +24,9 @@ export const responseCacheNote =
   'Response cache: an answer of an upstream model is stored in the database for its TTL, keyed by the principal, the operation, the model and the canonical request, and a repeat ' +
   `of that request by the same principal is answered from it, byte for byte, with \`${CACHE_STATUS_HEADER}: hit\` (a stored answer says \`${CACHE_STATUS_HEADER}: miss\`). ` +
   'Embeddings, rerank and classify are cached; chat and Responses only when not streamed, `temperature` is 0 and the caller sends ' +
-  `\`${CACHE_OPT_IN_HEADER}: true\`. Answers of the built-in engine and of shared principals (the demo credential, open access) are never cached.`;
+  `\`${CACHE_OPT_IN_HEADER}: true\`. Answers of the built-in engine and of shared principals (the demo credential, open access) are never cached: ` +
+  'the cache saves upstream calls, and a built-in answer has none to save. Only the built-in engine classifies today (no upstream protocol svc speaks has a classify call), ' +
+  'so classify answers are not cached in practice.';
 
 export const CachePurgeQuery = z.object({
   model: z.string().min(1).max(256).optional().describe('Purge only the entries of this model id (as /v1/models names it); absent: every entry.'),

@@ -154,6 +154,7 @@ export const modelsContract = defineContract({
     summary: 'Purge the response cache (operator only)',
     description:
       'Deletes the stored answers of the response cache, every one or those of one `model`, for every replica at once (they share the database). ' +
+      'On PostgreSQL it answers once no replica trusts a body it held from before the delete (`SVC_RESPONSE_CACHE_MEMORY_TRUST_MS`, 1 s): from then on no replica serves a purged answer. ' +
       'Answers the count and bytes removed. Purging again is harmless: it removes what was stored since.',
     query: CachePurgeQuery,
     responses: { 200: CachePurgeResponse },

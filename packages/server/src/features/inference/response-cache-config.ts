@@ -8,7 +8,9 @@ const MIB = 1024 * 1024;
  * database holds: the oldest entries go first once either is passed. An answer larger than
  * SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES is passed on but not stored, so one answer cannot empty the cache.
  * SVC_RESPONSE_CACHE_MEMORY_BYTES bounds the bodies each process also holds in memory (0: none),
- * which a hit of a held entry sends after reading only the row's version.
+ * which a hit sends without a read while their row's standing is trusted (on PostgreSQL
+ * SVC_RESPONSE_CACHE_MEMORY_TRUST_MS after it was read, which a purge waits out), else after reading
+ * only the row's standing.
  */
 export const responseCacheConfigFrom = z
   .object({
@@ -18,6 +20,7 @@ export const responseCacheConfigFrom = z
     SVC_RESPONSE_CACHE_MAX_BYTES: integer(1_024, 64 * 1_024 * MIB, 'bytes').default(512 * MIB),
     SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES: integer(1_024, 1_024 * MIB, 'bytes').default(8 * MIB),
     SVC_RESPONSE_CACHE_MEMORY_BYTES: integer(0, 64 * 1_024 * MIB, 'bytes').default(32 * MIB),
+    SVC_RESPONSE_CACHE_MEMORY_TRUST_MS: integer(0, 10_000, 'milliseconds').default(1_000),
   })
   .refine((env) => env.SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES <= env.SVC_RESPONSE_CACHE_MAX_BYTES, {
     path: ['SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES'],
@@ -30,6 +33,7 @@ export const responseCacheConfigFrom = z
     maxBytes: env.SVC_RESPONSE_CACHE_MAX_BYTES,
     maxEntryBytes: env.SVC_RESPONSE_CACHE_MAX_ENTRY_BYTES,
     memoryBytes: env.SVC_RESPONSE_CACHE_MEMORY_BYTES,
+    memoryTrustMs: env.SVC_RESPONSE_CACHE_MEMORY_TRUST_MS,
   }));
 
 export type ResponseCacheConfig = z.output<typeof responseCacheConfigFrom>;

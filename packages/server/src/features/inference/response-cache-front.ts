@@ -4,13 +4,14 @@ import type { EntryStanding } from './response-cache-store.ts';
 export interface HeldAnswer {
   standing: EntryStanding;
   bytes: Buffer;
+  /** Until when (performance.now()) the standing may be trusted without reading the row again. */
+  trustedUntil: number;
 }
 
 /**
  * The bodies of recent response-cache entries, in this process's memory, least recently used
- * first out once their bytes pass `maxBytes`. How a hit may use one is ResponseCache's rule: on a
- * database other replicas share, only after reading the row's standing (live, and the version
- * held); on the embedded database, which no other process opens, by the standing held.
+ * first out once their bytes pass `maxBytes`. How a hit may use one is ResponseCache's rule (by
+ * the standing held while it is trusted, else after reading the row's standing).
  */
 export class ResponseCacheFront {
   private readonly maxBytes: number;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CACHE_OPT_IN_HEADER, CACHE_STATUS_HEADER, RESPONSE_CACHE_NAME, type Principal } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { canonicalJson } from '../../http/canonical-json.ts';
@@ -65,19 +66,22 @@ export function cacheHeaders(status: CacheStatus | undefined): Record<string, st
  * The exact response cache (docs/inference.md, "Response cache"): answers of upstream models kept
  * in the database for every replica, keyed by principal, operation, model and canonical request.
  * A hit is the stored JSON text, sent as it is (see `through`). The bodies of recent entries are
- * also held in memory (ResponseCacheFront): on a shared database a hit of one reads only the row's
- * standing, on the embedded one it reads nothing. Hits and misses are counted per process;
+ * also held in memory (ResponseCacheFront) with the standing of their row: a hit of one reads
+ * nothing while that standing is trusted (see `trustMs`), and only the row's standing after. Hits and misses are counted per process;
  * entries and bytes are read from the database.
  */
 export class ResponseCache {
   private readonly store: ResponseCacheStore;
   private readonly front: ResponseCacheFront;
   /**
-   * On the embedded database: no other process opens it (its data directory is locked), so every
-   * write, purge and eviction of the cache is this process's own, and a held body's standing
-   * against the totals this process has seen is the database's answer without asking it.
+   * How long a held body's standing is trusted without reading its row again, from the moment
+   * the read or write that gave it began. On the embedded database, for ever: no other process
+   * opens it (its data directory is locked), so every write, purge and eviction of the cache is
+   * this process's own, and the standing against the totals this process has seen is the
+   * database's answer. On a shared one, SVC_RESPONSE_CACHE_MEMORY_TRUST_MS: a purge answers only
+   * once that long has passed since its delete, so no replica serves a purged answer after it.
    */
-  private readonly exclusive: boolean;
+  private readonly trustMs: number;
   /** The highest running totals seen (writes and reads answer them): on the embedded database, the database's own. */
   private entriesWritten = 0;
   private bytesWritten = 0;
@@ -93,7 +97,7 @@ export class ResponseCache {
     this.deps = deps;
     this.store = new ResponseCacheStore(deps.database.sequelize, this.config);
     this.front = new ResponseCacheFront(this.config.memoryBytes);
-    this.exclusive = deps.database.kind === 'embedded';
+    this.trustMs = deps.database.kind === 'embedded' ? Number.POSITIVE_INFINITY : this.config.memoryTrustMs;
     deps.caches.register({
       name: RESPONSE_CACHE_NAME,
       description: 'Answers of upstream models to repeated deterministic requests, per principal, shared by every replica through the database',
@@ -128,8 +132,9 @@ export class ResponseCache {
     const started = performance.now();
     const key = cacheKey(request.principal, call);
     const held = this.front.get(key);
-    if (held !== undefined && this.exclusive && this.isLive(held.standing)) return this.hit(request, call, started, held.bytes, options);
+    if (held !== undefined && performance.now() < held.trustedUntil && this.isLive(held.standing)) return this.hit(request, call, started, held.bytes, options);
     const generation = this.generation;
+    const trustedUntil = performance.now() + this.trustMs;
     const stored = await this.store.read(key, held?.standing.version).catch((error: unknown) => {
       request.log.warn({ err: error }, 'response cache read failed; answering without it');
       return undefined;
@@ -138,7 +143,7 @@ export class ResponseCache {
       this.saw(stored.standing);
       // No body: the row's version is the one held, so the held bytes are its body.
       const bytes = stored.body === null && held !== undefined ? held.bytes : Buffer.from(stored.body ?? '');
-      if (generation === this.generation) this.front.set(key, { standing: stored.standing, bytes });
+      if (generation === this.generation) this.front.set(key, { standing: stored.standing, bytes, trustedUntil });
       return this.hit(request, call, started, bytes, options);
     }
     if (held !== undefined) this.front.delete(key);
@@ -159,7 +164,7 @@ export class ResponseCache {
       await this.store.write(entry).then(
         (standing) => {
           this.saw(standing);
-          if (generation === this.generation) this.front.set(key, { standing, bytes });
+          if (generation === this.generation) this.front.set(key, { standing, bytes, trustedUntil });
         },
         (error: unknown) => request.log.warn({ err: error }, 'response cache write failed; the answer is sent unkept'),
       );
@@ -213,12 +218,19 @@ export class ResponseCache {
     return { entries, max_entries: this.config.maxEntries, hits: this.hits, misses: this.misses, bytes, ttl_seconds: this.config.ttlSeconds, shared: true };
   }
 
+  /**
+   * Deletes the entries, then, on a shared database, waits until no replica trusts a standing it
+   * read before the delete (SVC_RESPONSE_CACHE_MEMORY_TRUST_MS): once the purge answers, no
+   * replica serves what it deleted.
+   */
   async purge(options: { model?: string }): Promise<PurgeResult> {
     // Emptied before (no held body is served while the rows go) and after (none read during the purge is kept).
     this.generation++;
     this.front.clear();
     try {
-      return await this.store.purge(options.model);
+      const purged = await this.store.purge(options.model);
+      if (Number.isFinite(this.trustMs) && this.trustMs > 0) await sleep(this.trustMs);
+      return purged;
     } finally {
       this.generation++;
       this.front.clear();
