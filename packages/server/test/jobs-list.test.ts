@@ -73,3 +73,19 @@ test('a cursor the server did not give out, or a status that is not one, is 422;
   t.is(refused.status, 403);
   t.is((await fetch(`${idle.baseUrl}/v1/jobs`)).status, 401);
 });
+
+test('jobs made in the same millisecond are each on a page: the cursor keeps the microseconds', async (t) => {
+  const { client, id } = await signInAgent(idle, 'jobs:read jobs:write');
+  const jobs: BatchJob[] = [];
+  for (let index = 0; index < 3; index++) jobs.push(await client.jobs.submit(calculateJob(1)));
+  // Three creation times within one millisecond, the ids in the order that would expose a cut to milliseconds.
+  const sequelize = idle.server.database.sequelize;
+  for (const [index, job] of jobs.entries()) {
+    await sequelize.query('UPDATE svc_jobs SET created_at = $1::timestamptz WHERE id = $2 AND principal_id = $3', {
+      bind: [`2026-01-01T00:00:00.123${String(index + 1).padStart(3, '0')}Z`, job.job_id, id],
+    });
+  }
+  const walked: string[] = [];
+  for await (const job of client.jobs.list.all({ query: { limit: 1 } })) walked.push(job.job_id);
+  t.deepEqual(walked, jobs.map((job) => job.job_id).reverse());
+});

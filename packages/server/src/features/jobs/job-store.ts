@@ -90,8 +90,10 @@ export async function listJobs(
   options: { limit: number; cursor?: string | undefined; status?: JobStatus | undefined },
 ): Promise<{ rows: JobRow[]; nextCursor: string | null }> {
   const after = decodeCursor(options.cursor, isTimeIdCursor);
-  const rows = await sequelize.query<JobRow>(
-    `SELECT ${JOB_SUMMARY_COLUMNS} FROM svc_jobs
+  // The cursor keeps created_at to the microsecond (a Date would cut it to the millisecond and skip
+  // a job made in the same millisecond as the page's last one).
+  const rows = await sequelize.query<JobRow & { cursor_at: string }>(
+    `SELECT ${JOB_SUMMARY_COLUMNS}, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at FROM svc_jobs
      WHERE principal_id = $1 AND (expires_at IS NULL OR expires_at > now())
        AND ($2::text IS NULL OR status = $2) AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::text))
      ORDER BY created_at DESC, id DESC LIMIT $5`,
@@ -99,7 +101,7 @@ export async function listJobs(
   );
   const page = rows.slice(0, options.limit);
   const last = page[page.length - 1];
-  return { rows: page, nextCursor: rows.length > options.limit && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null };
+  return { rows: page, nextCursor: rows.length > options.limit && last ? encodeCursor([last.cursor_at, last.id]) : null };
 }
 
 /**
