@@ -1,5 +1,6 @@
 import test from 'ava';
-import { blackboardContract, inferenceContract, jobsContract, urlFor } from '@svc/schemas';
+import { blackboardContract, inferenceContract, jobsContract, modelsContract, urlFor } from '@svc/schemas';
+import { signInAgent } from '@svc/testing/identity';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 let svc: TestServer;
@@ -102,4 +103,25 @@ test('a JSON route served in process answers the HTTP status, headers and body, 
     };
     t.deepEqual(withoutId(dispatched.json), withoutId(JSON.parse(text)), label);
   }
+});
+
+test("a key's limits hold for a route served in process: the requests are counted, a lease is given back when the answer is taken", async (t) => {
+  const { dispatch } = svc.server.deps;
+  const agent = await signInAgent(svc);
+  const created = await agent.client.credentials.create({
+    body: { name: 'dispatch-limits', scopes: ['models:read'], limits: { requests_per_minute: 2, concurrent_requests: 1 } },
+  });
+  const caller = { authorization: `Bearer ${created.secret}`, ip: '127.0.0.1' };
+  // The three calls fall in one minute's window.
+  if (Date.now() % 60_000 > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 100));
+  // One request in flight at a time: each call below starts after the one before was answered.
+  const first = await dispatch.call(modelsContract.list, {}, caller);
+  const second = await dispatch.call(modelsContract.list, {}, caller);
+  t.is(first.status, 200, first.text);
+  t.is(second.status, 200, `${second.text}: the first call's lease was given back`);
+  t.is(second.headers['x-ratelimit-limit-requests'], '2');
+  const third = await dispatch.call(modelsContract.list, {}, caller);
+  t.is(third.status, 429, third.text);
+  t.is((third.json as { code: string }).code, 'key_limit_exceeded:requests_per_minute');
+  t.is(third.headers['x-ratelimit-remaining-requests'], '0');
 });
