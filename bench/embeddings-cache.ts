@@ -4,8 +4,8 @@
  * `/v1/embeddings` at once), one request at a time, batches of `batch` texts, base64. A round
  * sends `requests` distinct batches, in blocks of 20: the block's batches (each a miss: the
  * upstream call and the write of the entry), then the same batches again (each a hit of the body
- * the miss left held in memory: no read on the embedded database, a read of the row's standing on
- * PostgreSQL). Blocks, so that on a shared machine whose load moves, misses and hits meet the same
+ * the miss left held in memory: no read on the embedded database; on PostgreSQL none within
+ * SVC_RESPONSE_CACHE_MEMORY_TRUST_MS of the miss, a read of the row's standing after). Blocks, so that on a shared machine whose load moves, misses and hits meet the same
  * load. Every answer's `x-svc-cache` is checked, so a round that did not hit or miss as planned
  * fails rather than measures.
  */

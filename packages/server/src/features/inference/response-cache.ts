@@ -67,8 +67,8 @@ export function cacheHeaders(status: CacheStatus | undefined): Record<string, st
  * in the database for every replica, keyed by principal, operation, model and canonical request.
  * A hit is the stored JSON text, sent as it is (see `through`). The bodies of recent entries are
  * also held in memory (ResponseCacheFront) with the standing of their row: a hit of one reads
- * nothing while that standing is trusted (see `trustMs`), and only the row's standing after. Hits and misses are counted per process;
- * entries and bytes are read from the database.
+ * nothing while that standing is trusted (see `trustMs`), and only the row's standing after.
+ * Hits and misses are counted per process; entries and bytes are read from the database.
  */
 export class ResponseCache {
   private readonly store: ResponseCacheStore;
@@ -107,7 +107,7 @@ export class ResponseCache {
     deps.scheduler.every('inference.response-cache.sweep', SWEEP_INTERVAL_MS, () => this.store.sweep());
   }
 
-  /** Whether a call may be answered from the cache at all (see OWN_PRINCIPALS; built-in answers cost less to compute than to fetch). */
+  /** Whether a call may be answered from the cache at all (see OWN_PRINCIPALS; the cache saves upstream calls, and a built-in answer has none to save). */
   applies(principal: Principal, resolved: ResolvedModel): boolean {
     return this.config.enabled && OWN_PRINCIPALS.has(principal.kind) && resolved.provider.kind !== 'builtin';
   }
@@ -134,6 +134,7 @@ export class ResponseCache {
     const held = this.front.get(key);
     if (held !== undefined && performance.now() < held.trustedUntil && this.isLive(held.standing)) return this.hit(request, call, started, held.bytes, options);
     const generation = this.generation;
+    // Trusted from before the read: a purge whose delete the read did not see had begun after that.
     const trustedUntil = performance.now() + this.trustMs;
     const stored = await this.store.read(key, held?.standing.version).catch((error: unknown) => {
       request.log.warn({ err: error }, 'response cache read failed; answering without it');
@@ -161,10 +162,12 @@ export class ResponseCache {
         body: text,
         bytes: bytes.length,
       };
+      // Trusted from when the write began: a purge that deleted it had begun after that.
+      const writeTrustedUntil = performance.now() + this.trustMs;
       await this.store.write(entry).then(
         (standing) => {
           this.saw(standing);
-          if (generation === this.generation) this.front.set(key, { standing, bytes, trustedUntil });
+          if (generation === this.generation) this.front.set(key, { standing, bytes, trustedUntil: writeTrustedUntil });
         },
         (error: unknown) => request.log.warn({ err: error }, 'response cache write failed; the answer is sent unkept'),
       );
