@@ -49,7 +49,8 @@ test.before(async () => {
       },
       testSeams: { pdfSourceFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } },
     }),
-    startTestServer({ env: { SVC_JOBS_RESULT_TTL_SECONDS: '1', SVC_OPEN_ACCESS: 'true' } }),
+    // A TTL of 5 s, not 1 s: at load 20 a job's result had expired before the client, polling, read it.
+    startTestServer({ env: { SVC_JOBS_RESULT_TTL_SECONDS: '5', SVC_OPEN_ACCESS: 'true' } }),
     startTestServer({ env: { SVC_JOBS_MAX_RETAINED_GLOBAL: '2' } }),
   ]);
 });
