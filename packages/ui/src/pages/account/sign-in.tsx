@@ -23,7 +23,10 @@ export function SignInPage() {
       <h1>Sign in</h1>
       <section class="panel" aria-labelledby="oauth-heading">
         <h2 id="oauth-heading">As an agent of this server</h2>
-        <p>The console registers itself as an OAuth client of this server and signs in with an authorization code and PKCE. The tokens stay in this tab.</p>
+        <p>
+          The console registers itself as an OAuth client of this server and signs in with an authorization code and PKCE. The tokens stay in this tab. Every
+          sign-in from this browser is the same agent, with its keys, credits and jobs.
+        </p>
         <button type="button" onClick={signIn}>
           Sign in with svc
         </button>
