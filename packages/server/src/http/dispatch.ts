@@ -6,7 +6,9 @@ import type { Context } from 'koa';
 import { inject } from 'light-my-request';
 import { z } from 'zod';
 import { fillPath, toSearchParams, type RouteDefinition } from '@svc/schemas';
+import { tracingOn } from '../observability/tracing.ts';
 import { contractMiddlewareOf } from './build-app.ts';
+import { traceRequest } from './request-trace.ts';
 
 /** Who calls, as the outer request (an MCP or A2A call) knows them. */
 export interface DispatchCaller {
@@ -315,7 +317,9 @@ async function callInProcess(
   if (signal?.aborted) leave();
   else signal?.addEventListener('abort', leave, { once: true });
   try {
-    await middleware(ctx as unknown as Context);
+    // While tracing is on, the call has its own request span, as the app's HTTP requests do.
+    const run = () => middleware(ctx as unknown as Context);
+    await (tracingOn() ? traceRequest(ctx as unknown as Context, run) : run());
   } finally {
     signal?.removeEventListener('abort', leave);
     res.finish();
