@@ -181,7 +181,7 @@ test('a request refused while slots are lent waits for them to come back; slots 
       replacements: { bucket, hits, lent },
     });
   t.is((await models(secret)).status, 200);
-  // The chunk this first count reserved ahead (in the background) is settled within its period.
+  // One request reserves no chunk (a key is busy from a few counts within a settle period); were one reserved, it settles within its period.
   await sleep(SLOT_SETTLE_MS * 3);
   await waitUntil('the reserved chunk settled', async () => (await counter()).lent === 0);
   t.is((await counter()).hits, 1);

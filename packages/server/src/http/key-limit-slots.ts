@@ -8,6 +8,8 @@ export const SLOT_CHUNK = 256;
 export const CHUNK_HEADROOM = 16;
 /** ...and below this size none is reserved: near the edge every request is counted one by one. */
 export const SLOT_CHUNK_MIN = 16;
+/** A key counted one by one this many times within a settle period is busy: it gets chunks. */
+export const BUSY_COUNTS = 4;
 /** A chunk's unused slots go back to the minute this long after it was reserved, used up or not. */
 export const SLOT_SETTLE_MS = 100;
 
@@ -76,6 +78,9 @@ export class KeyLimitSlots {
   readonly #sequelize: Sequelize;
   readonly #onError: (error: unknown) => void;
   readonly #buckets = new Map<string, BucketSlots>();
+  /** Requests counted one by one per bucket since `#recentSince` (at most a settle period ago). */
+  readonly #recent = new Map<string, number>();
+  #recentSince = 0;
 
   constructor(sequelize: Sequelize, onError: (error: unknown) => void) {
     this.#sequelize = sequelize;
@@ -115,8 +120,24 @@ export class KeyLimitSlots {
   }
 
   /**
-   * After a request counted in the database (the minute at `hits`): reserves a chunk in the
-   * background when the minute is far from its limit and none is being reserved already.
+   * After a request counted one by one in the database (the minute at `hits`): a key this replica
+   * counted `BUSY_COUNTS` times within the settle period gets a chunk reserved. A quieter key keeps
+   * its one write per request; a chunk would cost it two writes and mostly go back unused.
+   */
+  counted(bucket: string, windowStart: number, limit: number, hits: number): void {
+    const now = Date.now();
+    if (now - this.#recentSince >= SLOT_SETTLE_MS) {
+      this.#recent.clear();
+      this.#recentSince = now;
+    }
+    const recent = (this.#recent.get(bucket) ?? 0) + 1;
+    this.#recent.set(bucket, recent);
+    if (recent >= BUSY_COUNTS) this.reserve(bucket, windowStart, limit, hits);
+  }
+
+  /**
+   * Reserves a chunk in the background when the minute is far from its limit and none is being
+   * reserved already.
    */
   reserve(bucket: string, windowStart: number, limit: number, hits: number): void {
     const size = Math.min(SLOT_CHUNK, Math.floor((limit - hits) / CHUNK_HEADROOM));

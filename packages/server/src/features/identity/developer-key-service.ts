@@ -404,8 +404,8 @@ export class DeveloperKeyService {
 
   /**
    * A busy key's request takes a slot this replica reserved for the minute when it holds one (the
-   * statement then only reads the key), else counts in the statement; a count far from the limit
-   * has the replica reserve a chunk of slots in the background (`KeyLimitSlots`).
+   * statement then only reads the key), else counts in the statement; a busy key's count far from
+   * the limit has the replica reserve a chunk of slots in the background (`KeyLimitSlots`).
    */
   async #resolveCounting(credentialId: string, key: string, count: { defaultLimit: number | undefined; windowStart: Date }) {
     const hash = hashDeveloperKey(key);
@@ -435,7 +435,7 @@ export class DeveloperKeyService {
     }
     if (limit === undefined) return found;
     const hits = row.hits === null ? null : Number(row.hits);
-    if (hits !== null) this.#slots.reserve(bucket, windowStart, limit, hits);
+    if (hits !== null) this.#slots.counted(bucket, windowStart, limit, hits);
     return { ...found, counted: { hits } };
   }
 }
