@@ -6,10 +6,13 @@ import { idle, waitForWorkers } from './helpers/pdf-pool-state.ts';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { encryptedPdf, endlessPdf, numberedPdf, pdfOfSize, textPdf } from '@svc/testing/pdf-fixtures';
 
+const PARSE_MS = 60_000;
 let svc: TestServer;
 test.before(async () => {
-  // The pool's limits have their own test file; here many tests run at once.
-  svc = await startTestServer({ env: { SVC_PDF_MAX_PENDING: '64', SVC_PDF_QUEUE_TIMEOUT_MS: '60000', SVC_PDF_RATE_LIMIT: '0' } });
+  // The pool's limits have their own test file; here many tests run at once, so a parse may wait and run long (a 16 MiB one on a loaded machine).
+  svc = await startTestServer({
+    env: { SVC_PDF_MAX_PENDING: '64', SVC_PDF_QUEUE_TIMEOUT_MS: '60000', SVC_PDF_PARSE_TIMEOUT_MS: String(PARSE_MS), SVC_PDF_RATE_LIMIT: '0' },
+  });
 });
 test.after.always(async () => {
   await svc?.close();
@@ -305,7 +308,9 @@ test('the upload deadline: a body that takes 8 s is read; one that stops is 408 
   t.is(slow.status, 200);
   t.is(stalled.status, 408);
   t.is(stalled.code, 'request_timeout');
-  t.true(stalled.ms >= pdfLimits.uploadTimeoutMs && stalled.ms < pdfLimits.uploadTimeoutMs + 2000, `408 after ${Math.round(stalled.ms)} ms`);
+  // The deadline runs from when the server begins reading the body, which on a loaded machine with this file's other tests is seconds after the
+  // client sent the head (seen: 408 after 13.6 s at load 19); the bound above only says it was this route's deadline, not the server-wide 30 s.
+  t.true(stalled.ms >= pdfLimits.uploadTimeoutMs && stalled.ms < 2 * pdfLimits.uploadTimeoutMs, `408 after ${Math.round(stalled.ms)} ms`);
 });
 
 test.serial('a client that goes away mid-page frees its worker at once (the parse is stopped, not left to its deadline)', async (t) => {
@@ -328,10 +333,7 @@ test.serial('a client that goes away mid-page frees its worker at once (the pars
   // Left to run, the parses would hold both workers until their deadline, at least that long after they were sent.
   const served = performance.now() - sent;
   t.log(`served ${Math.round(served)} ms after the parses were sent`);
-  t.true(
-    served < pdfLimits.parseTimeoutMs,
-    `served ${Math.round(served)} ms after the parses were sent (the parse deadline is ${pdfLimits.parseTimeoutMs} ms)`,
-  );
+  t.true(served < PARSE_MS, `served ${Math.round(served)} ms after the parses were sent (the parse deadline is ${PARSE_MS} ms)`);
 });
 
 test('an encrypted PDF opens with its password on the JSON route; a wrong password is pdf_password_incorrect', async (t) => {
