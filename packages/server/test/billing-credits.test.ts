@@ -153,7 +153,9 @@ test('a hold whose server died expires and its credit comes back', async (t) => 
   t.is(hold.kind, 'held');
   t.like(await client.billing.balance(), { spendable: 0, reserved: 1 });
   await new Promise((resolve) => setTimeout(resolve, 1200));
-  t.true((await releaseExpiredHolds(sequelize())) >= 1);
+  // The server's own housekeeping may have released it first (a loaded run saw 0 here), so the
+  // count is not asserted; what must hold is the credit back once the hold has expired.
+  await releaseExpiredHolds(sequelize());
   t.like(await client.billing.balance(), { spendable: 1, reserved: 0 });
 });
 
