@@ -12,6 +12,7 @@ import { waitUntil } from '@svc/testing/wait-until';
  * exactly 127.0.0.1 is exempt from the refusal (127.0.0.2 and every other private address is not).
  * Connection counts and durations are read by serial tests (AVA runs them before the others).
  */
+/** The fetch deadline of the server that tests it; the other server's is a minute, since fetching 16 MiB over TLS took more than 5 s at load 17. */
 const FETCH_MS = 5000;
 const CAP = pdfLimits.maxFileBytes;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -49,6 +50,7 @@ const certificate = selfSignedCertificate(['pdf.test', 'rebind.test', 'ten.test'
 let source: HttpsSource;
 let stranger: HttpsSource;
 let svc: TestServer;
+let deadlineSvc: TestServer;
 let base = '';
 
 test.before(async () => {
@@ -84,22 +86,23 @@ test.before(async () => {
   // Same loopback address, but a certificate the fetcher was not told to trust.
   stranger = await startHttpsSource(selfSignedCertificate(['untrusted.test']), { '/doc.pdf': (_request, response) => response.end(small) });
   base = `https://pdf.test:${source.port}`;
-  svc = await startTestServer({
-    env: { SVC_PDF_FETCH_TIMEOUT_MS: String(FETCH_MS), SVC_PDF_RATE_LIMIT: '0', SVC_PDF_MAX_PENDING: '16', SVC_PDF_QUEUE_TIMEOUT_MS: '60000' },
+  const options = (fetchMs: number) => ({
+    env: { SVC_PDF_FETCH_TIMEOUT_MS: String(fetchMs), SVC_PDF_RATE_LIMIT: '0', SVC_PDF_MAX_PENDING: '16', SVC_PDF_QUEUE_TIMEOUT_MS: '60000' },
     testSeams: { pdfSourceFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } },
   });
+  [svc, deadlineSvc] = await Promise.all([startTestServer(options(60_000)), startTestServer(options(FETCH_MS))]);
 });
 test.after.always(async () => {
-  await svc?.close();
+  await Promise.all([svc?.close(), deadlineSvc?.close()]);
   await source?.close();
   await stranger?.close();
 });
 
-async function extractUrl(url: string, extra: Record<string, unknown> = {}) {
+async function extractUrl(url: string, extra: Record<string, unknown> = {}, server = svc) {
   const started = performance.now();
-  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract`, {
+  const response = await fetch(`${server.baseUrl}/v1/pdf/extract`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${server.operatorToken}`, 'content-type': 'application/json' },
     body: JSON.stringify({ url, ...extra }),
   });
   const body = (await response.json()) as {
@@ -154,9 +157,9 @@ test('the byte cap while streaming, without Content-Length: exactly 16777216 byt
 
 test.serial('the fetch deadline: a source that takes a tenth of it is read; one that stalls or trickles is refused at the deadline', async (t) => {
   const [inTime, stalled, trickle] = await Promise.all([
-    extractUrl(`${base}/slow-in-time.pdf`),
-    extractUrl(`${base}/stalled.pdf`),
-    extractUrl(`${base}/trickle.pdf`),
+    extractUrl(`${base}/slow-in-time.pdf`, {}, deadlineSvc),
+    extractUrl(`${base}/stalled.pdf`, {}, deadlineSvc),
+    extractUrl(`${base}/trickle.pdf`, {}, deadlineSvc),
   ]);
   t.log(
     `in time ${Math.round(inTime.ms)} ms (${/source_ms;dur=([\d.]+)/.exec(inTime.timing)?.[1]} ms fetching), stalled ${Math.round(stalled.ms)} ms, trickle ${Math.round(trickle.ms)} ms`,
