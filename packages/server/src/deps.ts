@@ -51,4 +51,6 @@ export interface TestSeams {
   pdfSourceFetch?: SourceFetchSeam;
   /** The same for the fetcher of client ID metadata documents (OAuth client_id URLs served by the test). */
   clientMetadataFetch?: SourceFetchSeam;
+  /** Every /mcp request goes through the MCP SDK's handler, plain tool calls included (features/mcp/fast-tool-call.ts). */
+  mcpSdkOnly?: boolean;
 }

@@ -9,7 +9,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
-import { mcpContract, oauthContract, principalMayCall, SVC_VERSION, urlFor, type Principal } from '@svc/schemas';
+import { mcpContract, oauthContract, principalMayCall, SVC_VERSION, urlFor, type AgentTool, type Principal } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { openAccessPrincipal } from '../../http/auth.ts';
 import type { RequestContext } from '../../http/request-context.ts';
@@ -18,10 +18,13 @@ import { precheckMcpRequest } from '../blackboard/index.ts';
 import { acceptsResource } from '../identity/index.ts';
 import { readResource, resourceTemplates } from './resources.ts';
 import { CANCEL_POLL_MS, InFlightCalls } from './in-flight.ts';
-import { callTool, ToolCatalogue } from './tool-calls.ts';
+import { answerPlainToolCall, plainToolCall } from './fast-tool-call.ts';
+import type { ReportProgress } from './progress.ts';
+import { callTool, ToolCatalogue, type ToolResult } from './tool-calls.ts';
 
 export const MCP_BASE_SERVER_NAME = 'svc';
 export const MCP_BASE_SERVER_TITLE = 'svc: every agent operation of the API';
+const SERVER_INFO = { name: MCP_BASE_SERVER_NAME, title: MCP_BASE_SERVER_TITLE, version: SVC_VERSION } as const;
 
 /**
  * How long a client may reuse `tools/list` (2026-07-28): the list depends on the credential, so only
@@ -68,6 +71,10 @@ async function toContractAnswer(response: Response) {
  */
 export function createBaseMcpEndpoint(deps: ServerDeps) {
   const catalogue = new ToolCatalogue();
+  // Diagnostic: SVC_MCP_SDK_ONLY=1 (read once, at start) or the test seam sends plain tool calls
+  // through the SDK's handler too (fast-tool-call.ts): the test comparing both paths' answers and
+  // bench:mcp's A/B use it.
+  const sdkOnly = deps.testSeams?.mcpSdkOnly ?? process.env.SVC_MCP_SDK_ONLY === '1';
   const callers = new WeakMap<Request, Caller>();
   // A cancellation received here for a call running on another replica reaches it through the
   // database: each replica polls for its calls in flight.
@@ -75,9 +82,34 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
   deps.scheduler.every('mcp.cancelled-calls.poll', CANCEL_POLL_MS, () => inFlight.pollCancellations());
   deps.scheduler.every('mcp.cancelled-calls.prune', 10 * 60_000, () => inFlight.prune());
 
+  /**
+   * One tool call, as the SDK's handler and the fast path (fast-tool-call.ts) run it. Cancelling
+   * the call (notifications/cancelled, which a stateless client sends as a request of its own,
+   * received here or by another replica) or leaving (a closed connection) aborts the route's work
+   * as a REST disconnect does.
+   */
+  const runToolCall = async (
+    caller: Caller,
+    tool: AgentTool,
+    args: Record<string, unknown>,
+    id: string | number,
+    sdkSignal: AbortSignal | undefined,
+    report?: ReportProgress,
+  ): Promise<ToolResult> => {
+    const { request } = caller;
+    const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
+    const running = inFlight.start(callerKey(caller), id);
+    try {
+      const signal = sdkSignal ? AbortSignal.any([sdkSignal, request.signal, running.signal]) : AbortSignal.any([request.signal, running.signal]);
+      return await callTool(deps.dispatch, tool, args, { authorization, ip: request.ip, signal }, report);
+    } finally {
+      running.done();
+    }
+  };
+
   const buildServer = (caller: Caller): Server => {
     const server = new Server(
-      { name: MCP_BASE_SERVER_NAME, title: MCP_BASE_SERVER_TITLE, version: SVC_VERSION },
+      { ...SERVER_INFO },
       {
         capabilities: { tools: { listChanged: false }, resources: {} },
         cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT, 'resources/templates/list': TOOL_LIST_CACHE_HINT },
@@ -89,22 +121,13 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     server.setRequestHandler('tools/call', async (call, ctx) => {
       const tool = catalogue.find(call.params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${call.params.name}. tools/list names every tool.`);
-      // Cancelling the call (notifications/cancelled, which a stateless client sends as a request of
-      // its own, received here or by another replica) or leaving (a closed connection) aborts the
-      // route's work as a REST disconnect does.
-      const running = inFlight.start(callerKey(caller), ctx.mcpReq.id);
-      try {
-        const signal = AbortSignal.any([ctx.mcpReq.signal, request.signal, running.signal]);
-        const progressToken = ctx.mcpReq._meta?.progressToken;
-        const report =
-          progressToken === undefined
-            ? undefined
-            : (update: { progress: number; total?: number; message?: string }) =>
-                ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...update } });
-        return await callTool(deps.dispatch, tool, call.params.arguments ?? {}, { authorization, ip: request.ip, signal }, report);
-      } finally {
-        running.done();
-      }
+      const progressToken = ctx.mcpReq._meta?.progressToken;
+      const report =
+        progressToken === undefined
+          ? undefined
+          : (update: { progress: number; total?: number; message?: string }) =>
+              ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...update } });
+      return await runToolCall(caller, tool, call.params.arguments ?? {}, ctx.mcpReq.id, ctx.mcpReq.signal, report);
     });
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates }));
     server.setRequestHandler('resources/list', () => ({ resources: [] }));
@@ -164,13 +187,17 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     const versionHeader = request.headers['mcp-protocol-version'];
     const refused = precheckMcpRequest(body, typeof versionHeader === 'string' ? versionHeader : undefined);
     if (refused) return await toContractAnswer(Response.json(refused.body, { status: refused.status }));
+    const caller = { request, principal };
+    if (!sdkOnly) {
+      const plain = plainToolCall(body, request.headers, catalogue);
+      if (plain) return await answerPlainToolCall(plain, SERVER_INFO, (tool, args, id) => runToolCall(caller, tool, args, id, undefined));
+    }
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
       if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
       headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
     const webRequest = new Request(urlFor(urls, mcpContract.endpoint), { method: 'POST', headers, signal: request.signal });
-    const caller = { request, principal };
     callers.set(webRequest, caller);
     const response = (await isLegacyRequest(webRequest, body))
       ? await serveLegacy(buildServer(caller), webRequest, body)
