@@ -44,7 +44,7 @@ type ServerBodyOf<S> = S extends { kind: 'json-or-sse'; json: infer J extends z.
     : S extends { kind: 'text' }
       ? string
       : S extends { kind: 'bytes' }
-        ? Uint8Array | AsyncIterable<Uint8Array> | NodeJS.ReadableStream
+        ? Uint8Array | string | AsyncIterable<Uint8Array> | NodeJS.ReadableStream
         : S extends { kind: 'sse'; event: infer E extends z.ZodType }
           ? AsyncIterable<SseMessage<z.input<E>>>
           : S extends { kind: 'redirect' } | { kind: 'empty' }

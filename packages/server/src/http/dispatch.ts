@@ -326,12 +326,29 @@ async function callInProcess(
   }
   const { body } = ctx;
   const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : body === undefined || body === null ? '' : String(body);
-  const type = String(res.headers['content-type'] ?? '');
-  return {
-    status: res.statusCode,
-    headers: res.headers,
-    text,
-    json: type.includes('json') && text ? JSON.parse(text) : undefined,
-    stream: undefined,
-  };
+  return new InProcessAnswer(res.statusCode, res.headers, text);
+}
+
+/** An in-process answer: its JSON is decoded when first read (an MCP tool call's fast path passes the text on as it is). */
+class InProcessAnswer implements DispatchAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | number>;
+  readonly text: string;
+  readonly stream = undefined;
+  private decoded: unknown;
+  private isDecoded = false;
+
+  constructor(status: number, headers: Record<string, string | string[] | number>, text: string) {
+    this.status = status;
+    this.headers = headers;
+    this.text = text;
+  }
+
+  get json(): unknown {
+    if (!this.isDecoded) {
+      this.isDecoded = true;
+      this.decoded = String(this.headers['content-type'] ?? '').includes('json') && this.text ? JSON.parse(this.text) : undefined;
+    }
+    return this.decoded;
+  }
 }

@@ -90,7 +90,13 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
       // A handler that names its own Content-Type (the MCP endpoint's JSON or event stream) keeps it.
       ctx.type = result.headers?.['content-type'] ?? spec.contentType;
       const body = result.body;
-      ctx.body = body instanceof Uint8Array ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : Readable.from(body as AsyncIterable<Uint8Array>);
+      // A string is its UTF-8 bytes, written with the headers in one write (a buffer takes two).
+      ctx.body =
+        typeof body === 'string'
+          ? body
+          : body instanceof Uint8Array
+            ? Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+            : Readable.from(body as AsyncIterable<Uint8Array>);
       return undefined;
     }
     case 'sse': {

@@ -98,9 +98,9 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
   ): Promise<ToolResult> => {
     const { request } = caller;
     const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
-    const running = inFlight.start(callerKey(caller), id);
+    const running = inFlight.start(callerKey(caller), id, request.signal);
     try {
-      const signal = sdkSignal ? AbortSignal.any([sdkSignal, request.signal, running.signal]) : AbortSignal.any([request.signal, running.signal]);
+      const signal = sdkSignal ? AbortSignal.any([sdkSignal, running.signal]) : running.signal;
       return await callTool(deps.dispatch, tool, args, { authorization, ip: request.ip, signal }, report);
     } finally {
       running.done();

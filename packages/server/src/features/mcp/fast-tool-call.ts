@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { AgentTool } from '@svc/schemas';
 import { MODERN_MCP_REVISION } from '../blackboard/mcp-precheck.ts';
-import type { ToolCatalogue, ToolResult } from './tool-calls.ts';
+import { STRUCTURED_TEXT, type ToolCatalogue, type ToolResult } from './tool-calls.ts';
 
 /**
  * The fast path of `/mcp`: a plain `tools/call` (one request, no progress token, so its answer is
@@ -114,12 +114,14 @@ export async function answerPlainToolCall(
   call: PlainToolCall,
   serverInfo: ServerInfo,
   run: (tool: AgentTool, args: Record<string, unknown>, id: string | number) => Promise<ToolResult>,
-): Promise<{ status: 200; headers: Record<string, string>; body: Buffer }> {
+): Promise<{ status: 200; headers: Record<string, string>; body: string }> {
   answeredHere++;
   let message: string;
   try {
     const result = await run(call.tool, call.args, call.id);
-    message = JSON.stringify({ result: call.modern ? encodeModern(result, serverInfo) : result, jsonrpc: '2.0', id: call.id });
+    message =
+      encodedWhole(result, call, serverInfo) ??
+      JSON.stringify({ result: call.modern ? encodeModern(result, serverInfo) : result, jsonrpc: '2.0', id: call.id });
   } catch (error) {
     const { code, message: text, data } = error as { code?: unknown; message?: unknown; data?: unknown };
     message = JSON.stringify({
@@ -132,7 +134,26 @@ export async function answerPlainToolCall(
       },
     });
   }
-  return { status: 200, headers: { ...JSON_HEADERS }, body: Buffer.from(message) };
+  return { status: 200, headers: { ...JSON_HEADERS }, body: message };
+}
+
+const serverInfoTexts = new WeakMap<ServerInfo, string>();
+
+/**
+ * The JSON-RPC answer written around the REST answer's own JSON text (toolResultOf's
+ * STRUCTURED_TEXT), with the keys in the order the SDK writes them: what JSON.stringify of the
+ * SDK's message gives, without decoding the REST answer and encoding it again.
+ */
+function encodedWhole(result: ToolResult, call: PlainToolCall, serverInfo: ServerInfo): string | undefined {
+  const structured = (result as { [STRUCTURED_TEXT]?: string })[STRUCTURED_TEXT];
+  if (structured === undefined || result.content.length !== 1) return undefined;
+  let tail = result.isError ? ',"isError":true' : '';
+  if (call.modern) {
+    let info = serverInfoTexts.get(serverInfo);
+    if (info === undefined) serverInfoTexts.set(serverInfo, (info = JSON.stringify(serverInfo)));
+    tail += `,"resultType":"complete","_meta":{"${SERVER_INFO_META_KEY}":${info}}`;
+  }
+  return `{"result":{"content":[{"type":"text","text":${JSON.stringify(result.content[0]!.text)}}],"structuredContent":${structured}${tail}},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
 }
 
 /** The 2026-07-28 codec's encoding of a tools/call result (stampResultType, then stampServerInfoMeta). */

@@ -91,13 +91,30 @@ function missingPathParams(tool: AgentTool, args: Record<string, unknown>): stri
     .map(([name]) => name);
 }
 
+/**
+ * The JSON text of a tool result's `structuredContent`, when it is the REST answer's text as it
+ * came (compact JSON of an object): the fast path (fast-tool-call.ts) writes it into the MCP
+ * answer without decoding and encoding it again.
+ */
+export const STRUCTURED_TEXT = Symbol('structuredContent as JSON text');
+
 /** The REST answer as a tool result: the same JSON as `structuredContent` and as text; an error status is `isError`. */
 export function toolResultOf(answer: DispatchAnswer): ToolResult {
   const isError = answer.status >= 400;
+  const { text } = answer;
+  const content = [{ type: 'text' as const, text }];
+  // A JSON answer whose text opens with `{` is an object: its decoding waits until something reads it.
+  if (text.charCodeAt(0) === 123 && String(answer.headers['content-type'] ?? '').includes('json')) {
+    const result = { content } as ToolResult & { [STRUCTURED_TEXT]?: string };
+    Object.defineProperty(result, 'structuredContent', { enumerable: true, configurable: true, get: () => answer.json as Record<string, unknown> });
+    if (isError) result.isError = true;
+    result[STRUCTURED_TEXT] = text;
+    return result;
+  }
   const json = answer.json;
   const structured = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
   return {
-    content: [{ type: 'text', text: answer.text }],
+    content,
     ...(structured ? { structuredContent: structured } : {}),
     ...(isError ? { isError: true } : {}),
   };
