@@ -75,8 +75,7 @@ export function plainToolCall(body: unknown, headers: IncomingHttpHeaders, catal
     // 2026-07-28: the SDK's classifier validates the envelope and the header cross-checks; its
     // standard-header rung wants all three headers, Mcp-Name plainly equal to the name.
     if (protocolVersionHeader !== MODERN_MCP_REVISION || mcpMethodHeader !== 'tools/call' || mcpNameHeader !== params.name) return undefined;
-    const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader, mcpMethodHeader, mcpNameHeader, body });
-    if (outcome.kind !== 'modern' || outcome.messageKind !== 'request' || outcome.classification.revision !== MODERN_MCP_REVISION) return undefined;
+    if (!modernEnvelopeAccepted(body, meta as Record<string, unknown>)) return undefined;
   } else {
     // 2025-11-25, served by the SDK's stateless transport: its Accept and protocol-version checks.
     const accept = headerOf(headers, 'accept');
@@ -88,7 +87,42 @@ export function plainToolCall(body: unknown, headers: IncomingHttpHeaders, catal
   return { modern, id, tool, args };
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+/**
+ * The SDK classifier's verdicts on the envelopes seen, by the envelope's JSON text: with the
+ * request's shape, method and headers already checked above (and the headers fixed to the
+ * revision, the method and the name), the verdict depends on the `_meta` envelope alone, and
+ * clients send the same few envelopes again and again, while the classifier's Zod checks cost
+ * several µs per request. Bounded: short envelopes only, and the map is emptied when full.
+ */
+const envelopeVerdicts = new Map<string, boolean>();
+const ENVELOPE_VERDICTS_MAX = 256;
+const ENVELOPE_TEXT_MAX = 2048;
+
+function modernEnvelopeAccepted(body: Record<string, unknown>, meta: Record<string, unknown>): boolean {
+  const classify = () => {
+    const params = body.params as { name: string };
+    const outcome = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: MODERN_MCP_REVISION,
+      mcpMethodHeader: 'tools/call',
+      mcpNameHeader: params.name,
+      body,
+    });
+    return outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === MODERN_MCP_REVISION;
+  };
+  const key = JSON.stringify(meta);
+  if (key.length > ENVELOPE_TEXT_MAX) return classify();
+  let verdict = envelopeVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = classify();
+    if (envelopeVerdicts.size >= ENVELOPE_VERDICTS_MAX) envelopeVerdicts.clear();
+    envelopeVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+// With its charset, as Koa would write it: Koa's type setter then skips its MIME lookup.
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' } as const;
 
 let answeredHere = 0;
 /** How many tool calls this process answered on the fast path (the test comparing both paths checks which took it). */
