@@ -101,7 +101,8 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     const running = inFlight.start(callerKey(caller), id, request.signal);
     try {
       const signal = sdkSignal ? AbortSignal.any([sdkSignal, running.signal]) : running.signal;
-      return await callTool(deps.dispatch, tool, args, { authorization, ip: request.ip, signal }, report);
+      // The fast path (no SDK signal) writes the REST answer's JSON text as it came.
+      return await callTool(deps.dispatch, tool, args, { authorization, ip: request.ip, signal }, report, sdkSignal === undefined);
     } finally {
       running.done();
     }

@@ -180,7 +180,7 @@ const serverInfoTexts = new WeakMap<ServerInfo, string>();
  */
 function encodedWhole(result: ToolResult, call: PlainToolCall, serverInfo: ServerInfo): string | undefined {
   const structured = (result as { [STRUCTURED_TEXT]?: string })[STRUCTURED_TEXT];
-  if (structured === undefined || result.content.length !== 1) return undefined;
+  if (structured === undefined) return undefined;
   let tail = result.isError ? ',"isError":true' : '';
   if (call.modern) {
     let info = serverInfoTexts.get(serverInfo);

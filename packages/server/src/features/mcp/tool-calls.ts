@@ -86,9 +86,20 @@ export function requestOf(tool: AgentTool, args: Record<string, unknown>): { inp
 
 /** A path parameter the call did not give: the REST route would not even match, so it is said here, the way the route words a missing field. */
 function missingPathParams(tool: AgentTool, args: Record<string, unknown>): string[] {
-  return Object.entries(tool.placement)
-    .filter(([name, part]) => part === 'params' && (args[name] === undefined || args[name] === null || args[name] === ''))
-    .map(([name]) => name);
+  const missing: string[] = [];
+  for (const name in tool.placement) {
+    if (tool.placement[name] !== 'params') continue;
+    const value = args[name];
+    if (value === undefined || value === null || value === '') missing.push(name);
+  }
+  return missing;
+}
+
+/** An argument the tool does not take; none, the common case, allocates nothing. */
+function unknownArguments(tool: AgentTool, args: Record<string, unknown>): string[] {
+  let unknown: string[] | undefined;
+  for (const name in args) if (!tool.placement[name]) (unknown ??= []).push(name);
+  return unknown ?? [];
 }
 
 /**
@@ -98,19 +109,18 @@ function missingPathParams(tool: AgentTool, args: Record<string, unknown>): stri
  */
 export const STRUCTURED_TEXT = Symbol('structuredContent as JSON text');
 
-/** The REST answer as a tool result: the same JSON as `structuredContent` and as text; an error status is `isError`. */
-export function toolResultOf(answer: DispatchAnswer): ToolResult {
+/**
+ * The REST answer as a tool result: the same JSON as `structuredContent` and as text; an error
+ * status is `isError`. With `raw` (the fast path, fast-tool-call.ts), a JSON object answer keeps
+ * its text as STRUCTURED_TEXT instead of a decoded `structuredContent`.
+ */
+export function toolResultOf(answer: DispatchAnswer, raw = false): ToolResult {
   const isError = answer.status >= 400;
   const { text } = answer;
   const content = [{ type: 'text' as const, text }];
-  // A JSON answer whose text opens with `{` is an object: its decoding waits until something reads it.
-  if (text.charCodeAt(0) === 123 && String(answer.headers['content-type'] ?? '').includes('json')) {
-    const result = { content } as ToolResult & { [STRUCTURED_TEXT]?: string };
-    Object.defineProperty(result, 'structuredContent', { enumerable: true, configurable: true, get: () => answer.json as Record<string, unknown> });
-    if (isError) result.isError = true;
-    result[STRUCTURED_TEXT] = text;
-    return result;
-  }
+  // A JSON answer whose text opens with `{` is an object.
+  if (raw && text.charCodeAt(0) === 123 && String(answer.headers['content-type'] ?? '').includes('json'))
+    return isError ? { content, isError: true, [STRUCTURED_TEXT]: text } : { content, [STRUCTURED_TEXT]: text };
   const json = answer.json;
   const structured = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
   return {
@@ -131,14 +141,13 @@ export async function callTool(
   args: Record<string, unknown>,
   caller: DispatchCaller,
   report?: ReportProgress,
+  raw = false,
 ): Promise<ToolResult> {
   // What the REST route could not be asked: a path parameter missing (no route would match), or an
   // argument the tool does not take (a route without a query schema ignores unknown parameters,
   // while the tool's schema refuses them). Said in the REST validation error's shape.
   const missing = missingPathParams(tool, args).map((name) => ({ loc: ['path', name], msg: 'Required', type: 'missing' }));
-  const unknown = Object.keys(args)
-    .filter((name) => !tool.placement[name])
-    .map((name) => ({ loc: ['arguments', name], msg: `Unrecognized argument: ${name}`, type: 'unrecognized_keys' }));
+  const unknown = unknownArguments(tool, args).map((name) => ({ loc: ['arguments', name], msg: `Unrecognized argument: ${name}`, type: 'unrecognized_keys' }));
   const refused = [...missing, ...unknown];
   if (refused.length > 0) {
     const body = {
@@ -152,5 +161,5 @@ export async function callTool(
   const withHeaders = { ...caller, headers: { ...caller.headers, ...headers } };
   const progress = tool.route.agent?.progress;
   if (report && progress) return toolResultOf(await followProgress(dispatch, tool.route, progress, input, withHeaders, report));
-  return toolResultOf(await dispatch.call(tool.route, input, withHeaders));
+  return toolResultOf(await dispatch.call(tool.route, input, withHeaders), raw);
 }
