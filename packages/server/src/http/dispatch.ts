@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { fillPath, toSearchParams, type RouteDefinition } from '@svc/schemas';
 import { tracingOn } from '../observability/tracing.ts';
 import { contractMiddlewareOf } from './build-app.ts';
+import { HELD_BODY } from './read-body.ts';
 import { traceRequest } from './request-trace.ts';
 
 /** Who calls, as the outer request (an MCP or A2A call) knows them. */
@@ -88,14 +89,19 @@ class InProcessRequest extends Readable {
   readonly socket: { destroyed: boolean; remoteAddress: string; setNoDelay: () => void; destroy: () => void };
   /** The body is all here: nothing is still arriving (linger.ts reads it). */
   readonly complete = true;
+  /** A JSON body, read from here by read-body.ts instead of through the stream. */
+  readonly [HELD_BODY]: Buffer | undefined;
 
-  constructor(method: string, url: string, headers: Record<string, string>, ip: string, payload: string | Buffer | undefined) {
+  constructor(method: string, url: string, headers: Record<string, string>, ip: string, payload: Buffer | undefined) {
     super();
     this.method = method;
     this.url = url;
     this.headers = headers;
     this.socket = { destroyed: false, remoteAddress: ip, setNoDelay: () => {}, destroy: () => this.destroy() };
-    if (payload !== undefined) this.push(payload);
+    if (payload !== undefined) {
+      this[HELD_BODY] = payload;
+      this.push(payload);
+    }
     this.push(null);
   }
 
@@ -305,8 +311,9 @@ async function callInProcess(
   payload: string | Buffer | undefined,
   caller: DispatchCaller,
 ): Promise<DispatchAnswer> {
-  if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
-  const req = new InProcessRequest(route.method, url, headers, caller.ip, payload);
+  const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
+  if (bytes !== undefined) headers['content-length'] = String(bytes.length);
+  const req = new InProcessRequest(route.method, url, headers, caller.ip, bytes);
   const res = new InProcessResponse();
   const ctx = new InProcessContext(req, res, caller.ip);
   const { signal } = caller;

@@ -144,6 +144,9 @@ export function bodyBytesToHold(plan: BodyPlan, request: IncomingMessage): numbe
   return declared === undefined ? plan.limit : Number(declared);
 }
 
+/** A request whose JSON body is already in memory (an in-process call, dispatch.ts) holds it here. */
+export const HELD_BODY = Symbol('request body held in memory');
+
 /**
  * The raw request body as the route's plan says: parsed JSON, a form as an object, or bytes.
  * Answers undefined at once when no body was sent (the schema decides if that is fine), so a
@@ -154,6 +157,14 @@ export function readRouteBody(plan: BodyPlan, request: IncomingMessage, defaultT
   if (!hasBody(request)) return undefined;
   checkMediaType(plan, request.headers['content-type']);
   const scan = plan.encoding === 'json' ? new JsonBodyScan() : undefined;
+  const held = (request as { [HELD_BODY]?: Buffer })[HELD_BODY];
+  if (scan && held !== undefined) {
+    // An in-process call (dispatch.ts): the body is in memory already, so no stream is read and no
+    // deadline set; its length, scan and decoding are the same as a socket's.
+    checkDeclaredLength(request, plan.limit);
+    scan.write(held);
+    return new Promise((resolve) => resolve(decodeBody(plan, held.toString('utf8'), scan)));
+  }
   const declared = Number(request.headers['content-length']);
   // A small JSON body of known length (nearly every call) is read whole and scanned once: the
   // streaming reader's listener, decoder and per-chunk bookkeeping cost more than they save there.
