@@ -10,6 +10,8 @@
  * Run: pnpm bench:mcp [-- --rounds 8 --seconds 1 --concurrency 8]
  * BENCH_PROFILE_DIR=<dir> also writes the server thread's CPU profile of 3 s of REST calls alone
  * (rest.cpuprofile) and of 3 s of tool calls alone (mcp.cpuprofile), after the measured rounds.
+ * SVC_MCP_SDK_ONLY=1 (a diagnostic) sends the tool calls through the MCP SDK's handler instead of
+ * svc's fast path for a plain tools/call (features/mcp/fast-tool-call.ts): the A/B of the two.
  */
 import { loadavg } from 'node:os';
 import path from 'node:path';
