@@ -162,16 +162,25 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     return response;
   }
 
-  return async function handleBaseMcpRequest(body: unknown, request: RequestContext) {
+  // The two URLs every request needs, worked out again only when the public URLs change.
+  let known: { baseUrl: string; apiUrl: string; endpoint: string; metadata: string } | undefined;
+  const urlsNow = () => {
     const urls = deps.publicUrls();
+    if (known?.baseUrl !== urls.baseUrl || known.apiUrl !== urls.apiUrl)
+      known = { ...urls, endpoint: urlFor(urls, mcpContract.endpoint), metadata: urlFor(urls, oauthContract.protectedResourceMcp) };
+    return known;
+  };
+
+  return async function handleBaseMcpRequest(body: unknown, request: RequestContext) {
+    const urls = urlsNow();
     const challenge = (extra = '') => ({
-      'www-authenticate': `Bearer realm="svc", resource_metadata="${urlFor(urls, oauthContract.protectedResourceMcp)}"${extra}`,
+      'www-authenticate': `Bearer realm="svc", resource_metadata="${urls.metadata}"${extra}`,
     });
     const presented = request.headers.authorization !== undefined;
     if (presented && request.principal.kind === 'anonymous')
       throw new ServiceError('invalid_token', 'The bearer token is not valid.', { headers: challenge(', error="invalid_token"') });
     // RFC 8707: a token bound to another resource (the REST API, /api/mcp) is not good here.
-    if (!acceptsResource(request.principal, urlFor(urls, mcpContract.endpoint)))
+    if (!acceptsResource(request.principal, urls.endpoint))
       throw new ServiceError('invalid_token', 'The token was issued for another resource than this MCP endpoint.', {
         headers: challenge(', error="invalid_token"'),
       });
@@ -198,7 +207,7 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
       if (value === undefined || name === 'content-length' || name === 'transfer-encoding') continue;
       headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
-    const webRequest = new Request(urlFor(urls, mcpContract.endpoint), { method: 'POST', headers, signal: request.signal });
+    const webRequest = new Request(urls.endpoint, { method: 'POST', headers, signal: request.signal });
     callers.set(webRequest, caller);
     const response = (await isLegacyRequest(webRequest, body))
       ? await serveLegacy(buildServer(caller), webRequest, body)
