@@ -21,7 +21,7 @@ import { CountingLru } from '../../observability/cache-registry.ts';
 import { answerA2aRequest } from './a2a-rpc.ts';
 import { buildTrialTask, type TrialTask } from './a2a-trial.ts';
 import { buildAgentCard } from './agent-card.ts';
-import { ToolCatalogue } from '../mcp/tool-calls.ts';
+import { ToolCatalogue } from '../mcp/index.ts';
 import { buildApiMcpServerCard, buildBaseMcpServerCard } from './mcp-server-card.ts';
 import { tryIt } from './try-it.ts';
 

@@ -10,8 +10,7 @@ import {
   type McpServerCard,
 } from '@svc/schemas';
 import { describeMcpTools, MCP_SERVER_NAME, MCP_SERVER_TITLE, MCP_SUPPORTED_REVISIONS, MODERN_MCP_REVISION } from '../blackboard/index.ts';
-import { MCP_BASE_SERVER_NAME, MCP_BASE_SERVER_TITLE } from '../mcp/endpoint.ts';
-import type { ToolCatalogue } from '../mcp/tool-calls.ts';
+import { MCP_BASE_SERVER_NAME, MCP_BASE_SERVER_TITLE, type ToolCatalogue } from '../mcp/index.ts';
 
 /**
  * The card's reverse-DNS `name` from a public host (`api.example.com` gives

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { classifyInboundRequest, isJsonContentType, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type { AgentTool } from '@svc/schemas';
-import { MODERN_MCP_REVISION } from '../blackboard/mcp-precheck.ts';
+import { MODERN_MCP_REVISION } from '../blackboard/index.ts';
 import { STRUCTURED_TEXT, type ToolCatalogue, type ToolResult } from './tool-calls.ts';
 
 /**
