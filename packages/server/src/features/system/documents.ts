@@ -182,7 +182,8 @@ export function performanceProtocol(): PerformanceProtocol {
       },
       {
         name: 'embeddings',
-        measures: 'built-in embeddings texts/s in process and through HTTP; response cache requests/s of hits and misses, with bodies held in memory and with none held',
+        measures:
+          'built-in embeddings texts/s in process and through HTTP; response cache requests/s of hits and misses, with bodies held in memory and with none held',
         baseline: 'a loop that only lower-cases and splits each text; the same embedding in process; the same requests as misses',
         target: 'none set for the engine; response cache hits at least 5x the requests/s of misses through a loopback upstream',
         command: 'pnpm bench:embeddings',
