@@ -42,6 +42,8 @@ const PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
+const CLIENT_CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
+const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -98,6 +100,28 @@ const envelopeVerdicts = new Map<string, boolean>();
 const ENVELOPE_VERDICTS_MAX = 256;
 const ENVELOPE_TEXT_MAX = 2048;
 
+/**
+ * The key of the envelope nearly every client sends, built without encoding it: exactly the
+ * protocol version, empty client capabilities and a client info of a name and a version, which
+ * those three strings determine whole. Undefined for any other envelope (its JSON text is the key).
+ */
+function commonEnvelopeKey(meta: Record<string, unknown>): string | undefined {
+  let keys = 0;
+  for (const _ in meta) keys++;
+  const version = meta[PROTOCOL_VERSION_META_KEY];
+  const capabilities = meta[CLIENT_CAPABILITIES_META_KEY];
+  const info = meta[CLIENT_INFO_META_KEY];
+  if (keys !== 3 || typeof version !== 'string' || !isPlainObject(capabilities) || !isPlainObject(info)) return undefined;
+  for (const _ in capabilities) return undefined;
+  let infoKeys = 0;
+  for (const _ in info) infoKeys++;
+  const { name, version: clientVersion } = info;
+  if (infoKeys !== 2 || typeof name !== 'string' || typeof clientVersion !== 'string') return undefined;
+  // NUL separates the three (and opens the key, apart from JSON texts, which open with `{`).
+  if (version.includes('\u0000') || name.includes('\u0000') || clientVersion.includes('\u0000')) return undefined;
+  return `\u0000${version}\u0000${name}\u0000${clientVersion}`;
+}
+
 function modernEnvelopeAccepted(body: Record<string, unknown>, meta: Record<string, unknown>): boolean {
   const classify = () => {
     const params = body.params as { name: string };
@@ -110,7 +134,7 @@ function modernEnvelopeAccepted(body: Record<string, unknown>, meta: Record<stri
     });
     return outcome.kind === 'modern' && outcome.messageKind === 'request' && outcome.classification.revision === MODERN_MCP_REVISION;
   };
-  const key = JSON.stringify(meta);
+  const key = commonEnvelopeKey(meta) ?? JSON.stringify(meta);
   if (key.length > ENVELOPE_TEXT_MAX) return classify();
   let verdict = envelopeVerdicts.get(key);
   if (verdict === undefined) {
