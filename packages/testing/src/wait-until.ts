@@ -31,6 +31,10 @@ export async function waitUntil<T>(
     const value = await condition();
     if (value) return value as Exclude<T, false | 0 | '' | null | undefined>;
     if (expired) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}`);
-    await sleep(Math.min(options.intervalMs ?? 20, Math.max(0, deadline - performance.now())));
+    // Near the deadline, one sleep that ends past it: timers run on a whole-millisecond clock, so
+    // sleeping the fraction left woke early again and again (7 checks in a 100 ms wait in CI).
+    const intervalMs = options.intervalMs ?? 20;
+    const leftMs = deadline - performance.now();
+    await sleep(leftMs < intervalMs ? Math.max(0, Math.ceil(leftMs)) + 1 : intervalMs);
   }
 }
