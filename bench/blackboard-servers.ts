@@ -9,11 +9,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFile } from 'node:fs/promises';
-import { Session } from 'node:inspector/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { startSvcInThread } from './svc-servers.ts';
+import { answerBenchMessages, startSvcInThread } from './svc-servers.ts';
 import { LIFTED_BLACKBOARD_LIMITS } from './lifted-limits.ts';
 
 // Koa and pg are the server package's dependencies; borrow them from there.
@@ -84,23 +82,4 @@ async function startBaseline(): Promise<{ url: string; close(): Promise<void> }>
 
 const server = kind === 'svc' ? await startSvc() : await startBaseline();
 parentPort!.postMessage({ url: server.url });
-// BENCH_PROFILE_DIR: the bench profiles this thread's CPU over the get rounds only ('profile:start',
-// then 'profile:stop:<file>'), leaving out start-up, migrations and the put rounds.
-let profiler: Session | undefined;
-parentPort!.on('message', async (message: string) => {
-  if (message === 'cpu') parentPort!.postMessage({ cpu: process.threadCpuUsage() });
-  if (message === 'profile:start') {
-    profiler = new Session();
-    profiler.connect();
-    await profiler.post('Profiler.enable');
-    await profiler.post('Profiler.start');
-    parentPort!.postMessage({ profiling: true });
-  }
-  if (message.startsWith('profile:stop:') && profiler) {
-    const { profile } = await profiler.post('Profiler.stop');
-    await writeFile(message.slice('profile:stop:'.length), JSON.stringify(profile));
-    profiler.disconnect();
-    parentPort!.postMessage({ profiled: true });
-  }
-  if (message === 'close') void server.close().then(() => process.exit(0));
-});
+answerBenchMessages(parentPort!, () => server.close());

@@ -4,6 +4,9 @@
  * runs it. One place for the settings every bench server shares.
  */
 import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import type { MessagePort } from 'node:worker_threads';
 import { createServer, loadConfig, type SvcServer } from '@svc/server';
 import { SERVER_BIN } from '@svc/testing/server-process';
 
@@ -56,4 +59,31 @@ export async function spawnSvc(dataDir: string, env: Record<string, string> = {}
       await exited;
     },
   };
+}
+
+/**
+ * The messages a bench's server thread answers from the bench: `cpu` (this thread's CPU time),
+ * BENCH_PROFILE_DIR's `profile:start` and `profile:stop:<file>` (this thread's CPU profile over
+ * chosen rounds only, leaving out start-up and migrations) and `close`. `more` answers the rest.
+ */
+export function answerBenchMessages(port: MessagePort, close: () => Promise<void>, more?: (message: string) => void): void {
+  let profiler: Session | undefined;
+  port.on('message', async (message: string) => {
+    if (message === 'cpu') port.postMessage({ cpu: process.threadCpuUsage() });
+    if (message === 'profile:start') {
+      profiler = new Session();
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+      port.postMessage({ profiling: true });
+    }
+    if (message.startsWith('profile:stop:') && profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      await writeFile(message.slice('profile:stop:'.length), JSON.stringify(profile));
+      profiler.disconnect();
+      port.postMessage({ profiled: true });
+    }
+    if (message === 'close') void close().then(() => process.exit(0));
+    more?.(message);
+  });
 }
