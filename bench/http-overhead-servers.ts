@@ -43,16 +43,21 @@ function contractApp(): Koa {
 }
 
 /**
- * The baseline: the endpoint's work by hand. With `sameHeaders` it also gives the two headers
- * every svc response must carry (a request id and the latency), so both sides send the same
- * bytes; without, it is the bare minimum, reported for reference.
+ * The baseline: the endpoint's work by hand. With `sameHeaders` it also gives the headers every
+ * svc response must carry (a request id of svc's length, `x-content-type-options: nosniff` and
+ * the latency), so both sides send the same bytes; without, it is the bare minimum, reported for
+ * reference.
  */
 function plainApp(sameHeaders: boolean): Koa {
   const app = new Koa();
   let counter = 0;
   app.use(async (ctx) => {
     const started = performance.now();
-    if (sameHeaders) ctx.set('x-request-id', `req_bench${(++counter).toString(16).padStart(8, '0')}`);
+    if (sameHeaders) {
+      // svc's shape: `req_`, a 16-hex-digit process prefix and an 8-digit counter (request-id.ts).
+      ctx.set('x-request-id', `req_0123456789abcdef${(++counter).toString(16).padStart(8, '0')}`);
+      ctx.set('x-content-type-options', 'nosniff');
+    }
     if (ctx.method !== 'POST' || ctx.path !== '/v1/echo') {
       ctx.status = 404;
       return;
