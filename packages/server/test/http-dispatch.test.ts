@@ -1,5 +1,5 @@
 import test from 'ava';
-import { blackboardContract, inferenceContract, jobsContract, modelsContract, urlFor } from '@svc/schemas';
+import { blackboardContract, credentialsContract, inferenceContract, jobsContract, modelsContract, urlFor } from '@svc/schemas';
 import { signInAgent } from '@svc/testing/identity';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
@@ -124,4 +124,34 @@ test("a key's limits hold for a route served in process: the requests are counte
   t.is(third.status, 429, third.text);
   t.is((third.json as { code: string }).code, 'key_limit_exceeded:requests_per_minute');
   t.is(third.headers['x-ratelimit-remaining-requests'], '0');
+});
+
+test("a principal carried from the outer request is taken instead of resolving the credential again, and the route's requirement is checked on it", async (t) => {
+  const { dispatch } = svc.server.deps;
+  const agent = await signInAgent(svc);
+  const key = await agent.client.credentials.create({ body: { name: 'dispatch-carried', scopes: ['models:read'] } });
+  const authorization = `Bearer ${key.secret}`;
+  const resolved = await dispatch.call(modelsContract.list, {}, { authorization, ip: '127.0.0.1' });
+  t.is(resolved.status, 200, resolved.text);
+  // The outer request resolved this credential to a developer key's principal: the route takes it
+  // (an unknown token beside it would otherwise be refused), and its requirement still holds.
+  const principal = {
+    kind: 'agent',
+    id: agent.id,
+    scopes: ['models:read'],
+    credential: 'developer_key',
+    developerKeyId: key.credential.credential_id,
+  } as const;
+  const unknownToken = 'Bearer svc_not_a_known_token';
+  const carried = await dispatch.call(modelsContract.list, {}, { authorization: unknownToken, principal, ip: '127.0.0.1' });
+  t.is(carried.status, 200, carried.text);
+  const notCarried = await dispatch.call(modelsContract.list, {}, { authorization: unknownToken, ip: '127.0.0.1' });
+  t.is(notCarried.status, 401, notCarried.text);
+  // A route that takes no developer key refuses the carried one as REST refuses the key itself.
+  const refused = await dispatch.call(credentialsContract.list, {}, { authorization: unknownToken, principal, ip: '127.0.0.1' });
+  const restRefused = await overHttp(urlFor(svc.server.urls(), credentialsContract.list), { headers: { authorization } });
+  t.is(restRefused.status, 403);
+  t.is(refused.status, restRefused.status, refused.text);
+  t.is((refused.json as { code: string }).code, (restRefused.body as { code: string }).code);
+  t.is((refused.json as { code: string }).code, 'developer_key_not_accepted');
 });

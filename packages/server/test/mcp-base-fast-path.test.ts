@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import test from 'ava';
-import { mcpContract, urlFor } from '@svc/schemas';
+import { inferenceContract, mcpContract, urlFor } from '@svc/schemas';
 import { plainToolCallsAnswered } from '../src/features/mcp/fast-tool-call.ts';
 import { signInAgent } from '@svc/testing/identity';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
@@ -246,3 +246,40 @@ test('the table reaches both paths: a plain call succeeds with the REST answer, 
   const unknown = await send(fast, cases[2]!);
   t.is((unknown.body as { error: { code: number } }).error.code, -32602);
 });
+
+// Serial: the table test counts the calls the fast path answered in this process.
+test.serial(
+  "a developer key's requests per minute count each tool call exactly once on both paths (the tool's route takes the principal /mcp resolved)",
+  async (t) => {
+    for (const svc of [fast, sdk]) {
+      const agent = await signInAgent(svc);
+      const created = await agent.client.credentials.create({
+        body: { name: 'mcp-limits', scopes: ['inference:invoke'], limits: { requests_per_minute: 3 } },
+      });
+      const authorization = `Bearer ${created.secret}`;
+      const call = async (id: number) => {
+        const response = await fetch(urlFor(svc.server.urls(), mcpContract.endpoint), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization, ...modernHeaders('inference_rerank') },
+          body: JSON.stringify(modernCall(id, 'inference_rerank', rerank)),
+        });
+        t.is(response.status, 200);
+        return ((await response.json()) as { result: { isError?: boolean; structuredContent: { code?: string } } }).result;
+      };
+      // The four requests fall in one minute's window.
+      if (Date.now() % 60_000 > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - (Date.now() % 60_000) + 100));
+      t.falsy((await call(1)).isError);
+      const rest = await fetch(urlFor(svc.server.urls(), inferenceContract.rerank), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization },
+        body: JSON.stringify(rerank),
+      });
+      t.is(rest.status, 200);
+      t.is(rest.headers.get('x-ratelimit-remaining-requests'), '1', 'the tool call and the REST call counted once each');
+      t.falsy((await call(2)).isError);
+      const refused = await call(3);
+      t.true(refused.isError);
+      t.is(refused.structuredContent.code, 'key_limit_exceeded:requests_per_minute');
+    }
+  },
+);

@@ -49,6 +49,32 @@ export interface AuthenticateOptions {
   resourceMetadataUrl: () => string;
   /** A scoped request without an Idempotency-Key: a resolver may count it in its own query. */
   countRequest?: boolean;
+  /**
+   * The principal this very `authorization` header already resolved to, carried by an in-process
+   * call (carriedPrincipal): taken instead of walking the resolvers again; the route's requirement
+   * is checked on it exactly as on a resolved one.
+   */
+  resolved?: Principal | undefined;
+}
+
+/**
+ * The principal an in-process request carries from the outer request that authenticated its
+ * credential (an MCP tool call, dispatch.ts). Module-private: only a request object built in
+ * process can hold it, never anything a client sends (headers are strings, this is a Symbol).
+ */
+const CARRIED_PRINCIPAL = Symbol('principal carried from the outer request');
+
+/**
+ * Marks an in-process request as made with a credential already resolved to `principal`; the
+ * caller guarantees the request's `Authorization` header is the one that resolved to it.
+ */
+export function carryPrincipal(request: object, principal: Principal): void {
+  (request as { [CARRIED_PRINCIPAL]?: Principal })[CARRIED_PRINCIPAL] = principal;
+}
+
+/** The principal an in-process request carries (carryPrincipal); undefined for every request from a socket. */
+export function carriedPrincipal(request: object): Principal | undefined {
+  return (request as { [CARRIED_PRINCIPAL]?: Principal })[CARRIED_PRINCIPAL];
 }
 
 function challenge(options: AuthenticateOptions, extra = ''): Record<string, string> {
@@ -60,7 +86,8 @@ export async function authenticate(options: AuthenticateOptions): Promise<{ prin
   const { requirement } = options;
   const { token, invalid } = bearerFrom(options.authorization);
   let principal: Principal | null = null;
-  if (token) {
+  if (token && options.resolved) principal = options.resolved;
+  else if (token) {
     try {
       for (const resolver of options.resolvers) {
         principal = await resolver.resolve(token, { countRequest: options.countRequest === true });

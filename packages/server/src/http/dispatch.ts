@@ -5,8 +5,9 @@ import type Koa from 'koa';
 import type { Context } from 'koa';
 import { inject } from 'light-my-request';
 import { z } from 'zod';
-import { fillPath, toSearchParams, type RouteDefinition } from '@svc/schemas';
+import { fillPath, toSearchParams, type Principal, type RouteDefinition } from '@svc/schemas';
 import { tracingOn } from '../observability/tracing.ts';
+import { carryPrincipal } from './auth.ts';
 import { contractMiddlewareOf } from './build-app.ts';
 import { HELD_BODY } from './read-body.ts';
 import { traceRequest } from './request-trace.ts';
@@ -15,6 +16,13 @@ import { traceRequest } from './request-trace.ts';
 export interface DispatchCaller {
   /** The caller's `Authorization` header, passed on unchanged: the route authenticates it exactly as REST does. */
   readonly authorization?: string | undefined;
+  /**
+   * The principal the outer request resolved from exactly this `authorization` (never from anything
+   * else): a route served in process (callInProcess) takes it instead of resolving the credential a
+   * second time, and checks its requirement on it as REST does. Set by svc's code only; a client
+   * cannot send it (it travels on the in-process request object, under a module-private Symbol).
+   */
+  readonly principal?: Principal | undefined;
   /** The caller's address: per-IP limits count the call as theirs. */
   readonly ip: string;
   /** Aborting it aborts the route's work, as a REST client's disconnect does. */
@@ -314,6 +322,7 @@ async function callInProcess(
   const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
   if (bytes !== undefined) headers['content-length'] = String(bytes.length);
   const req = new InProcessRequest(route.method, url, headers, caller.ip, bytes);
+  if (caller.principal && caller.authorization) carryPrincipal(req, caller.principal);
   const res = new InProcessResponse();
   const ctx = new InProcessContext(req, res, caller.ip);
   const { signal } = caller;

@@ -10,7 +10,7 @@ import {
   type Surface,
   type ValidationIssue,
 } from '@svc/schemas';
-import { authenticate, type PrincipalResolver } from './auth.ts';
+import { authenticate, carriedPrincipal, type PrincipalResolver } from './auth.ts';
 import { BodyBudget } from './body-budget.ts';
 import type { KeyLimiter } from './key-limits.ts';
 import { handlerAt, type AdmitStep, type AnyHandler } from './handler-types.ts';
@@ -204,6 +204,8 @@ export async function serveRoute(
           openAccess: options.openAccess,
           resourceMetadataUrl: () => urlFor(options.publicUrls(), oauthContract.protectedResource),
           countRequest: compiled.limited && options.keyLimits !== undefined && ctx.req.headers['idempotency-key'] === undefined,
+          // An in-process call (an MCP tool call) whose outer request resolved this credential already.
+          resolved: carriedPrincipal(ctx.req),
         });
   state.principal = principal;
   const input = parseHeadParts(route, ctx, params);

@@ -102,7 +102,7 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     try {
       const signal = sdkSignal ? AbortSignal.any([sdkSignal, running.signal]) : running.signal;
       // The fast path (no SDK signal) writes the REST answer's JSON text as it came.
-      return await callTool(deps.dispatch, tool, args, { authorization, ip: request.ip, signal }, report, sdkSignal === undefined);
+      return await callTool(deps.dispatch, tool, args, { authorization, principal: carried(request), ip: request.ip, signal }, report, sdkSignal === undefined);
     } finally {
       running.done();
     }
@@ -133,7 +133,12 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates }));
     server.setRequestHandler('resources/list', () => ({ resources: [] }));
     server.setRequestHandler('resources/read', (read, ctx) =>
-      readResource(deps.dispatch, read.params.uri, { authorization, ip: request.ip, signal: AbortSignal.any([ctx.mcpReq.signal, request.signal]) }),
+      readResource(deps.dispatch, read.params.uri, {
+        authorization,
+        principal: carried(request),
+        ip: request.ip,
+        signal: AbortSignal.any([ctx.mcpReq.signal, request.signal]),
+      }),
     );
     return server;
   };
@@ -214,6 +219,16 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
       : await modern.fetch(webRequest, { parsedBody: body });
     return await toContractAnswer(response);
   };
+}
+
+/**
+ * The principal this request's credential resolved to, passed to the tool's REST route so it does
+ * not resolve the same credential again (dispatch.ts, DispatchCaller.principal): only a principal
+ * resolved from the request's own `Authorization` header, never the anonymous one (a request
+ * without a credential, or open access, is authenticated by the route as REST authenticates it).
+ */
+function carried(request: RequestContext): Principal | undefined {
+  return typeof request.headers.authorization === 'string' && request.principal.kind !== 'anonymous' ? request.principal : undefined;
 }
 
 /** Who may cancel a call: the same principal from the same address (a shared principal, the demo or none, is many callers). */
