@@ -283,3 +283,55 @@ test.serial(
     }
   },
 );
+
+/** A modern tool call whose arguments are the JSON text given (written by hand: `__proto__` members stay members). */
+async function toolCallText(svc: TestServer, name: string, argumentsText: string) {
+  const text = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":${JSON.stringify(envelope)},"name":${JSON.stringify(name)},"arguments":${argumentsText}}}`;
+  const response = await fetch(urlFor(svc.server.urls(), mcpContract.endpoint), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${svc.operatorToken}`,
+      ...modernHeaders(name),
+    },
+    body: text,
+  });
+  if (response.status !== 200) throw new Error(`the tool call answered ${response.status}`);
+  return ((await response.json()) as { result: { isError?: boolean; structuredContent: Record<string, unknown> } }).result;
+}
+async function restText(svc: TestServer, url: string, bodyText: string) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.operatorToken}` },
+    body: bodyText,
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+const withoutRequestId = ({ request_id: _id, ...rest }: Record<string, unknown>) => rest;
+
+test("a tool's arguments are held to the route's body cap by their JSON text's length, as REST holds the same text (413), on both paths", async (t) => {
+  // /v1/route takes 64 KiB; /mcp takes the call whole.
+  const argumentsText = JSON.stringify({ task: 'x'.repeat(70_000) });
+  for (const svc of [fast, sdk]) {
+    const tool = await toolCallText(svc, 'inference_route', argumentsText);
+    const rest = await restText(svc, urlFor(svc.server.urls(), inferenceContract.route), argumentsText);
+    t.is(rest.status, 413);
+    t.true(tool.isError);
+    t.deepEqual(withoutRequestId(tool.structuredContent), withoutRequestId(rest.body));
+  }
+});
+
+// The fast path only: the SDK's handler rebuilds the arguments object, where a `__proto__` member
+// becomes the prototype (the route then does not see it, while REST refuses it as an unknown key).
+test("a `__proto__` member of the arguments is a member of the route's body, as in the same REST body (the fast path)", async (t) => {
+  for (const argumentsText of [
+    `{"__proto__":{"query":"postgres"},"documents":["a","b"]}`,
+    `{"query":"postgres","documents":["a","b"],"__proto__":{"top_n":1}}`,
+  ]) {
+    const tool = await toolCallText(fast, 'inference_rerank', argumentsText);
+    const rest = await restText(fast, urlFor(fast.server.urls(), inferenceContract.rerank), argumentsText);
+    t.is(Boolean(tool.isError), rest.status >= 400, argumentsText);
+    t.deepEqual(withoutRequestId(tool.structuredContent), withoutRequestId(rest.body), argumentsText);
+  }
+});

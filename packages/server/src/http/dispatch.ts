@@ -9,7 +9,7 @@ import { fillPath, toSearchParams, type Principal, type RouteDefinition } from '
 import { tracingOn } from '../observability/tracing.ts';
 import { carryPrincipal } from './auth.ts';
 import { contractMiddlewareOf } from './build-app.ts';
-import { HELD_BODY } from './read-body.ts';
+import { HELD_BODY, HELD_VALUE } from './read-body.ts';
 import { traceRequest } from './request-trace.ts';
 
 /** Who calls, as the outer request (an MCP or A2A call) knows them. */
@@ -36,6 +36,13 @@ export interface DispatchInput {
   readonly params?: Record<string, unknown>;
   readonly query?: Record<string, unknown>;
   readonly body?: unknown;
+  /**
+   * The body is part of a JSON text this server's body reader decoded and checked already (nesting
+   * depth, strings no route may store): an MCP tool call's arguments. A JSON route served in process
+   * then takes it as its decoded body, without encoding it to bytes and scanning and decoding them
+   * again; its length against the route's cap is still its JSON text's.
+   */
+  readonly bodyChecked?: boolean;
 }
 
 /** The REST answer, byte for byte what an HTTP caller of the route gets. */
@@ -99,14 +106,17 @@ class InProcessRequest extends Readable {
   readonly complete = true;
   /** A JSON body, read from here by read-body.ts instead of through the stream. */
   readonly [HELD_BODY]: Buffer | undefined;
+  /** A JSON body already decoded (DispatchInput.bodyChecked), taken by read-body.ts as it is; the stream is then empty. */
+  readonly [HELD_VALUE]: { value: unknown } | undefined;
 
-  constructor(method: string, url: string, headers: Record<string, string>, ip: string, payload: Buffer | undefined) {
+  constructor(method: string, url: string, headers: Record<string, string>, ip: string, payload: Buffer | undefined, decoded?: { value: unknown }) {
     super();
     this.method = method;
     this.url = url;
     this.headers = headers;
     this.socket = { destroyed: false, remoteAddress: ip, setNoDelay: () => {}, destroy: () => this.destroy() };
-    if (payload !== undefined) {
+    if (decoded !== undefined) this[HELD_VALUE] = decoded;
+    else if (payload !== undefined) {
       this[HELD_BODY] = payload;
       this.push(payload);
     }
@@ -280,7 +290,16 @@ export class ContractDispatch {
     const middleware = route.surface === 'api' ? this.apiMiddleware : this.baseMiddleware;
     let jsonOnly = this.jsonOnly.get(route);
     if (jsonOnly === undefined) this.jsonOnly.set(route, (jsonOnly = answersJsonOnly(route)));
-    if (middleware && jsonOnly && !options.stream) return callInProcess(middleware, route, url, headers, payload, caller);
+    if (middleware && jsonOnly && !options.stream)
+      return callInProcess(
+        middleware,
+        route,
+        url,
+        headers,
+        payload,
+        caller,
+        input.bodyChecked && typeof payload === 'string' ? { value: input.body } : undefined,
+      );
     const response = await inject(listener, {
       method: route.method,
       url,
@@ -318,10 +337,18 @@ async function callInProcess(
   headers: Record<string, string>,
   payload: string | Buffer | undefined,
   caller: DispatchCaller,
+  decoded: { value: unknown } | undefined,
 ): Promise<DispatchAnswer> {
-  const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
-  if (bytes !== undefined) headers['content-length'] = String(bytes.length);
-  const req = new InProcessRequest(route.method, url, headers, caller.ip, bytes);
+  let req: InProcessRequest;
+  if (decoded !== undefined) {
+    // Only the length of the body's JSON text is needed (the route's cap): no bytes are made.
+    headers['content-length'] = String(Buffer.byteLength(payload as string));
+    req = new InProcessRequest(route.method, url, headers, caller.ip, undefined, decoded);
+  } else {
+    const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
+    if (bytes !== undefined) headers['content-length'] = String(bytes.length);
+    req = new InProcessRequest(route.method, url, headers, caller.ip, bytes);
+  }
   if (caller.principal && caller.authorization) carryPrincipal(req, caller.principal);
   const res = new InProcessResponse();
   const ctx = new InProcessContext(req, res, caller.ip);

@@ -148,6 +148,14 @@ export function bodyBytesToHold(plan: BodyPlan, request: IncomingMessage): numbe
 export const HELD_BODY = Symbol('request body held in memory');
 
 /**
+ * A request whose JSON body is already decoded holds it here: an in-process call whose body is part
+ * of a JSON text this reader decoded and checked already (an MCP tool call's arguments, dispatch.ts),
+ * so its nesting and strings passed the same checks. Its Content-Length is its JSON text's, checked
+ * against the route's cap as any other body's.
+ */
+export const HELD_VALUE = Symbol('request body held decoded');
+
+/**
  * The raw request body as the route's plan says: parsed JSON, a form as an object, or bytes.
  * Answers undefined at once when no body was sent (the schema decides if that is fine), so a
  * bodiless request costs no promise. Every body has a deadline: the route's own (uploads), or
@@ -156,6 +164,11 @@ export const HELD_BODY = Symbol('request body held in memory');
 export function readRouteBody(plan: BodyPlan, request: IncomingMessage, defaultTimeoutMs: number): Promise<unknown> | undefined {
   if (!hasBody(request)) return undefined;
   checkMediaType(plan, request.headers['content-type']);
+  const decoded = (request as { [HELD_VALUE]?: { value: unknown } })[HELD_VALUE];
+  if (decoded !== undefined && plan.encoding === 'json') {
+    checkDeclaredLength(request, plan.limit);
+    return Promise.resolve(decoded.value);
+  }
   const scan = plan.encoding === 'json' ? new JsonBodyScan() : undefined;
   const held = (request as { [HELD_BODY]?: Buffer })[HELD_BODY];
   if (scan && held !== undefined) {

@@ -79,9 +79,12 @@ export function requestOf(tool: AgentTool, args: Record<string, unknown>): { inp
     else if (part === 'query' || (!part && !tool.route.body)) query[name] = value;
     else if (part === 'header') headers['idempotency-key'] = String(value);
     else if (tool.bodyWhole && name === 'body') wholeBody = value;
+    // As JSON.parse makes a REST body's `__proto__` member: an own property, not the object's prototype.
+    else if (name === '__proto__') Object.defineProperty((body ??= {}), name, { value, enumerable: true, writable: true, configurable: true });
     else (body ??= {})[name] = value;
   }
-  return { input: { params, query, body: tool.bodyWhole ? wholeBody : body }, headers };
+  // The arguments are part of the /mcp request's body, which the body reader decoded and checked.
+  return { input: { params, query, body: tool.bodyWhole ? wholeBody : body, bodyChecked: true }, headers };
 }
 
 /** A path parameter the call did not give: the REST route would not even match, so it is said here, the way the route words a missing field. */
