@@ -231,6 +231,8 @@ async function serve(openAccess: boolean): Promise<{ server: Server; url: string
     publicUrls: () => ({ baseUrl: 'http://svc.test', apiUrl: 'http://svc.test' }),
     log: createLogger('silent'),
     metrics: createHttpMetrics(),
+    // The deadline of a JSON body (the default is 30 s): short, so a test can wait it out.
+    bodyTimeoutMs: 1000,
   });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -263,12 +265,12 @@ interface RawAnswer {
  * so the cap and the deadline can be hit while streaming. The answer may come before the body
  * is all written; writes after the server hung up are ignored.
  */
-function rawUpload(options: { headers?: Record<string, string>; chunks: Buffer[]; pauseMs?: number; end?: boolean }): Promise<RawAnswer> {
+function rawUpload(options: { path?: string; headers?: Record<string, string>; chunks: Buffer[]; pauseMs?: number; end?: boolean }): Promise<RawAnswer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     let answered = false;
     const request = httpRequest(
-      `${closed.url}/v1/upload`,
+      `${closed.url}${options.path ?? '/v1/upload'}`,
       { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...options.headers } },
       (response) => {
         answered = true;
@@ -378,6 +380,31 @@ test('a body slower than the route deadline is 408 request_timeout', async (t) =
   const slow = await rawUpload({ headers: { 'content-length': '10' }, chunks: [Buffer.alloc(5)], end: false });
   t.is(slow.status, 408);
   t.true(slow.elapsedMs >= 350 && slow.elapsedMs < 8000, `answered after ${slow.elapsedMs} ms`);
+  t.is(JSON.parse(slow.body).code, 'request_timeout');
+  t.is(slow.headers.connection, 'close', 'the half-read connection is not reused');
+});
+
+test('a small JSON body arriving in pieces is read whole', async (t) => {
+  const body = Buffer.from('{"text":"hi"}');
+  const answer = await rawUpload({
+    path: '/v1/echo/abc',
+    headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
+    chunks: [body.subarray(0, 5), body.subarray(5, 9), body.subarray(9)],
+    pauseMs: 30,
+  });
+  t.is(answer.status, 200, answer.body);
+  t.like(JSON.parse(answer.body), { id: 'abc', text: 'hi' });
+});
+
+test('a small JSON body that stops short of its Content-Length is 408 request_timeout at the deadline', async (t) => {
+  const slow = await rawUpload({
+    path: '/v1/echo/abc',
+    headers: { 'content-type': 'application/json', 'content-length': '20' },
+    chunks: [Buffer.from('{"text":')],
+    end: false,
+  });
+  t.is(slow.status, 408);
+  t.true(slow.elapsedMs >= 900 && slow.elapsedMs < 15_000, `answered after ${slow.elapsedMs} ms`);
   t.is(JSON.parse(slow.body).code, 'request_timeout');
   t.is(slow.headers.connection, 'close', 'the half-read connection is not reused');
 });

@@ -37,17 +37,22 @@ export class JsonBodyScan {
   private inString = false;
   /** Inside a string, the backslashes right before where the next chunk starts. */
   private backslashesBefore = 0;
-  /** The body's last bytes so far, where a suspect escape may start. */
+  /** The body's last bytes before the previous chunk, where a suspect escape may start. */
   private carry = '';
+  /** The chunk before this one: its last bytes join the carry only if another chunk comes (most bodies are one). */
+  private previous: Buffer | undefined;
   private suspect = false;
 
   readonly write = (chunk: Buffer): void => {
     if (this.tooDeep || chunk.length === 0) return;
+    const carry =
+      this.previous === undefined ? this.carry : (this.carry + this.previous.subarray(-(SUSPECT_LENGTH - 1)).toString('latin1')).slice(-(SUSPECT_LENGTH - 1));
+    this.carry = carry;
+    this.previous = chunk;
     // Most bodies hold no `\u` escape at all: one native search per chunk says so. A chunk that
-    // does is searched for a suspect one, with the last bytes of the chunk before it (an escape
+    // does is searched for a suspect one, with the last bytes of the chunks before it (an escape
     // cut in two), as Latin-1: the pattern is ASCII, and no byte of a multi-byte character is.
-    if (!this.suspect && (this.carry.includes('\\') || chunk.includes(BACKSLASH_U))) this.suspect = SUSPECT_ESCAPE.test(this.carry + chunk.toString('latin1'));
-    this.carry = (this.carry + chunk.subarray(-(SUSPECT_LENGTH - 1)).toString('latin1')).slice(-(SUSPECT_LENGTH - 1));
+    if (!this.suspect && (carry.includes('\\') || chunk.includes(BACKSLASH_U))) this.suspect = SUSPECT_ESCAPE.test(carry + chunk.toString('latin1'));
     const length = chunk.length;
     let index = 0;
     while (index < length) {
