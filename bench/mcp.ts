@@ -10,6 +10,7 @@
  * Run: pnpm bench:mcp [-- --rounds 8 --seconds 1 --concurrency 8]
  * BENCH_PROFILE_DIR=<dir> also writes the server thread's CPU profile of 3 s of REST calls alone
  * (rest.cpuprofile) and of 3 s of tool calls alone (mcp.cpuprofile), after the measured rounds.
+ * It prints the calls each profile holds (for a per-call comparison of the two).
  * SVC_MCP_SDK_ONLY=1 (a diagnostic) sends the tool calls through the MCP SDK's handler instead of
  * svc's fast path for a plain tools/call (features/mcp/fast-tool-call.ts): the A/B of the two.
  */
@@ -114,8 +115,10 @@ const profileDir = process.env.BENCH_PROFILE_DIR;
 if (profileDir) {
   for (const kind of ['rest', 'mcp'] as const) {
     await server.ask('profile:start', 'profiling');
-    await measure(kind, 3000);
+    const profiled = await measure(kind, 3000);
     await server.ask(`profile:stop:${path.resolve(profileDir, `${kind}.cpuprofile`)}`, 'profiled');
+    // The calls profiled, for a per-call comparison of the two profiles (/tmp/prof/cmp.mjs takes them).
+    process.stdout.write(`profiled ${kind}: ${Math.round(profiled.perSecond * 3)} calls, ${profiled.cpuPerCall.toFixed(0)} µs cpu/call\n`);
   }
 }
 await server.close();

@@ -234,6 +234,11 @@ function answersJsonOnly(route: RouteDefinition): boolean {
   return Object.values(route.responses).every((spec) => spec instanceof z.ZodType);
 }
 
+function hasMembers(value: Record<string, unknown> | undefined): boolean {
+  for (const _ in value) return true;
+  return false;
+}
+
 function requestBodyOf(route: RouteDefinition, body: unknown): { payload?: string | Buffer; contentType?: string } {
   if (body === undefined) return {};
   if (route.bodyEncoding === 'bytes') {
@@ -282,11 +287,19 @@ export class ContractDispatch {
     const listener = route.surface === 'api' ? this.api : this.base;
     if (!listener) throw new Error('ContractDispatch.call before the server attached its apps');
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(caller.headers ?? {})) if (!NOT_PASSED_ON.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+    const passed = caller.headers;
+    if (passed) {
+      for (const name in passed) {
+        const lower = name.toLowerCase();
+        if (!NOT_PASSED_ON.has(lower)) headers[lower] = passed[name]!;
+      }
+    }
     if (caller.authorization) headers.authorization = caller.authorization;
     const { payload, contentType } = requestBodyOf(route, input.body);
     if (contentType) headers['content-type'] = contentType;
-    const url = `${fillPath(route.path, input.params)}${toSearchParams(input.query)}`;
+    // A path without parameters and an empty query (most tool calls) cost no replace and no URLSearchParams.
+    const path = route.path.includes(':') || route.path.includes('*') ? fillPath(route.path, input.params) : route.path;
+    const url = hasMembers(input.query) ? `${path}${toSearchParams(input.query)}` : path;
     const middleware = route.surface === 'api' ? this.apiMiddleware : this.baseMiddleware;
     let jsonOnly = this.jsonOnly.get(route);
     if (jsonOnly === undefined) this.jsonOnly.set(route, (jsonOnly = answersJsonOnly(route)));
