@@ -6,7 +6,7 @@ import test from 'ava';
 import pino from 'pino';
 import { numberedPdf } from '@svc/testing/pdf-fixtures';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
-import { pdfWorkers } from './helpers/pdf-pool-state.ts';
+import { idle, pdfWorkers, waitForWorkers } from './helpers/pdf-pool-state.ts';
 
 /**
  * A PDF worker whose module throws while loading (a missing file or dependency). The pool used to
@@ -97,5 +97,9 @@ test.serial(
     const served = await upload();
     t.is(served.status, 200, JSON.stringify(served));
     t.is(loadFailures, 3);
+    // The failed pools' starts are all settled: a start count left over from them would hold every
+    // later wait in the start phase (30 s) instead of the queue's (2 s).
+    const settled = await waitForWorkers(svc, 'every worker of the new pool up and idle, no start left counted', idle(2), 20_000);
+    t.log(`after recovery: ${JSON.stringify(settled)}`);
   },
 );
