@@ -219,12 +219,15 @@ export async function serveRoute(
   if (compiled.admit) releaseOnEnd(ctx, await compiled.admit(request));
   if (bytesToHold > 0) releaseOnEnd(ctx, options.bodyBudget.hold(bytesToHold));
   if (plan) {
-    // Input that is already invalid was refused above, before the body is read. Routes with an
-    // upload deadline (PDF, documents) report their ingress as `upload_read_ms`.
+    // Input that is already invalid was refused above, before the body is read; no body sent
+    // reads as undefined, and the schema decides. Routes with an upload deadline (PDF, documents)
+    // report their ingress as `upload_read_ms`.
     const raw =
-      plan.timeoutMs !== undefined
-        ? await state.timing.measure('upload_read_ms', () => readRouteBody(plan, ctx.req, options.bodyTimeoutMs))
-        : await readRouteBody(plan, ctx.req, options.bodyTimeoutMs);
+      bytesToHold === 0
+        ? undefined
+        : plan.timeoutMs !== undefined
+          ? await state.timing.measure('upload_read_ms', () => readRouteBody(plan, ctx.req, options.bodyTimeoutMs))
+          : await readRouteBody(plan, ctx.req, options.bodyTimeoutMs);
     input.body = parseBody(route, raw);
   }
   const result = await compiled.handler(input, request);

@@ -201,13 +201,12 @@ export const HELD_VALUE = Symbol('request body held decoded');
 
 /**
  * The raw request body as the route's plan says: parsed JSON, a form as an object, or bytes.
- * Answers undefined at once when no body was sent (the schema decides if that is fine), so a
- * bodiless request costs no promise. Every body has a deadline: the route's own (uploads), or
- * `defaultTimeoutMs`, so a client trickling a body cannot hold its buffer for long.
+ * Called once `bodyBytesToHold` has found a body and checked its framing (media type, declared
+ * length): a request without one never gets here, so it costs no promise. Every body has a
+ * deadline: the route's own (uploads), or `defaultTimeoutMs`, so a client trickling a body cannot
+ * hold its buffer for long.
  */
-export function readRouteBody(plan: BodyPlan, request: IncomingMessage, defaultTimeoutMs: number): Promise<unknown> | undefined {
-  if (!hasBody(request)) return undefined;
-  checkMediaType(plan, request.headers['content-type']);
+export function readRouteBody(plan: BodyPlan, request: IncomingMessage, defaultTimeoutMs: number): Promise<unknown> {
   const decoded = (request as { [HELD_VALUE]?: { value: unknown } })[HELD_VALUE];
   if (decoded !== undefined && plan.encoding === 'json') {
     checkDeclaredLength(request, plan.limit);
