@@ -215,6 +215,8 @@ export interface PauseStats {
   promotedBytes: number;
   /** With `--in-thread`: the time content chunks spent in this proxy's thread. */
   chunks?: ChunkStats;
+  /** svc only: connections its upstream pools opened (undici's `client:connected`); each is a connect, a parser and a socket's set-up on both sides. */
+  connects?: number;
 }
 
 /** The old generation's spaces: what a young collection promotes into. */
@@ -263,13 +265,25 @@ function watchPauses(): () => PauseStats {
   };
 }
 
+/** Connections svc's upstream pools opened since the last ask. */
+let connects = 0;
+if (kind === 'svc') subscribe('undici:client:connected', () => connects++);
+const takeConnects = () => {
+  const taken = connects;
+  connects = 0;
+  return taken;
+};
+
 const server = kind === 'upstream' ? await startUpstream() : kind === 'svc' ? await startSvc() : await startBareProxy();
 const takePauses = watchPauses();
 const stopProfile = profileFile ? await startProfile(profileFile) : undefined;
 parentPort!.postMessage({ url: server.url });
 parentPort!.on('message', (message: string) => {
   if (message === 'cpu') parentPort!.postMessage({ cpu: process.threadCpuUsage() });
-  if (message === 'pauses') parentPort!.postMessage({ pauses: { ...takePauses(), ...(chunkWatch ? { chunks: chunkWatch.take() } : {}) } });
+  if (message === 'pauses')
+    parentPort!.postMessage({
+      pauses: { ...takePauses(), ...(chunkWatch ? { chunks: chunkWatch.take() } : {}), ...(kind === 'svc' ? { connects: takeConnects() } : {}) },
+    });
   if (message === 'close')
     void (async () => {
       await stopProfile?.();
