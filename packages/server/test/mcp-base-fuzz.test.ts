@@ -2,7 +2,8 @@ import test from 'ava';
 import fc from 'fast-check';
 import { agentTools, contract, fillPath, mcpContract, urlFor, type AgentTool } from '@svc/schemas';
 import { invalidVariants, validValue, type JsonSchema } from '@svc/testing/schema-arbitrary';
-import { LoopDelay, STALL_BUDGET_MS } from './helpers/stall-meter.ts';
+import { LoopHold } from './helpers/loop-hold.ts';
+import { STALL_BUDGET_MS } from './helpers/stall-meter.ts';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
@@ -18,11 +19,12 @@ const TOTAL_RUNS = Number(process.env.SVC_FUZZ_RUNS ?? 600);
 const SEED = process.env.SVC_FUZZ_SEED === undefined ? Date.now() ^ (Math.random() * 0x7fffffff) : Number(process.env.SVC_FUZZ_SEED);
 
 let svc: TestServer;
-let loop: LoopDelay;
+/** The main thread's CPU-time holds (helpers/loop-hold.ts): a thread the machine did not schedule is not a stall. */
+let loop: LoopHold;
 let worstLoop = { ms: 0, label: '' };
 test.before(async () => {
   svc = await startTestServer({ env: { SVC_CATALOG_DEMO: 'on' } });
-  loop = new LoopDelay();
+  loop = new LoopHold();
 });
 test.after.always(async () => {
   loop?.stop();

@@ -59,6 +59,8 @@ export interface RecordedRequest {
   abortedAt?: number;
   /** The W3C trace context svc passed on (only while its tracing is on). */
   traceparent: string | undefined;
+  /** performance.now() when the request arrived. */
+  receivedAt: number;
   /** performance.now() when the answer ended normally. */
   finishedAt?: number;
 }
@@ -200,6 +202,7 @@ export async function startFakeOpenAiUpstream(options: FakeUpstreamOptions = {})
       path,
       authorization: request.headers.authorization,
       traceparent: request.headers.traceparent as string | undefined,
+      receivedAt: performance.now(),
       body: {},
     };
     let ended = false;
