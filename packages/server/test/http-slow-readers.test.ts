@@ -55,7 +55,10 @@ test('clients that ask for ~20 MB of answers and never read are cut off at the s
     socket.pause();
     socket.write(`GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`.repeat(requests));
   }
-  await settle(STALL_MS * 4);
+  // Long enough for the server to answer requests until the kernel's buffers are full, then see no
+  // progress for STALL_MS. Reading any sooner is progress and the stall never comes: at load 7 (two
+  // suites at once) 4 x STALL_MS was not enough.
+  await settle(STALL_MS * 4 + 6_000);
   const outcomes = await Promise.all(sockets.map((socket) => drain(socket, requests * one, 10_000)));
   for (const { bytes, closed } of outcomes) {
     t.true(closed, 'the server closed the stalled connection');
