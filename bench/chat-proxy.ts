@@ -13,7 +13,7 @@
  * - **Saturation** (no target): chunks `--saturate-gap` ms apart (1) and all 50 streams started
  *   at once, so the machine runs out of cores: streams/s through svc against direct (median of
  *   pair ratios) and CPU per stream. The added latency printed here is mostly queueing for a
- *   core (three busy threads on two cores), which is why the target is read in the first phase.
+ *   core (three busy threads on two cores), which is why the target is read in the latency phase.
  *
  * - **Responses** (targets, with `store: false`): the paced streams through svc's
  *   `/v1/responses` (translated to chat, the same upstream) against its `/v1/chat/completions`,
@@ -48,8 +48,8 @@
  * `--cpu-prof-dir <dir>` writes each server thread's CPU profile (warm-up and rounds, start-up left
  * out) as `<dir>/chat-proxy-{svc,upstream,deployed}.cpuprofile` (`deployed`: the three-deployment
  * svc), to see where svc's time per stream goes.
- * `--phase <names>` runs only the phases named (comma-separated: latency, saturation, responses,
- * tracing, deployments; all by default), and prints and reports only their figures. The servers
+ * `--phase <names>` runs only the phases named (comma-separated: deployments, latency, saturation,
+ * responses, tracing; all by default, in that order), and prints and reports only their figures. The servers
  * start and warm up alike either way; note that a phase run alone follows only that warm-up,
  * while in a full run the later phases follow the earlier phases' rounds through the same svc.
  * With DATABASE_URL set svc uses that PostgreSQL; otherwise an embedded database in a temporary
@@ -69,7 +69,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { benchArguments } from './args.ts';
 
 /** The bench's phases, in the order they run; `--phase` picks some (comma-separated). */
-const PHASES = ['latency', 'saturation', 'responses', 'tracing', 'deployments'] as const;
+const PHASES = ['deployments', 'latency', 'saturation', 'responses', 'tracing'] as const;
 type PhaseName = (typeof PHASES)[number];
 
 const { values } = parseArgs({
@@ -498,11 +498,15 @@ for (let warm = 0; warm < 2; warm++) {
   await measure(deployedSvc, 1000, saturating);
 }
 
+// The deployments phase first: it compares the one-deployment svc with the three-deployment svc,
+// which must come to it with the same history. Run last, it followed minutes of the other phases
+// through the one-deployment svc alone, while the three-deployment svc sat idle and went cold
+// (about 500 µs more CPU per stream for several rounds, gone when the phase runs alone).
+const deployed = runs('deployments') ? await runDeploymentsPhase(paced, deploymentsRounds) : undefined;
 const latency = runs('latency') ? await runPhase(paced, rounds, bareProxy) : undefined;
 const saturation = runs('saturation') ? await runPhase(saturating, saturateRounds) : undefined;
 const responses = runs('responses') ? await runResponsesPhase(paced, responsesRounds) : undefined;
 const tracing = runs('tracing') ? await runTracingPhase(paced, tracingRounds) : undefined;
-const deployed = runs('deployments') ? await runDeploymentsPhase(paced, deploymentsRounds) : undefined;
 await svc.close();
 await deployedSvc.close();
 // Closing the traced svc flushes its last spans.
