@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { parse as parseQuery } from 'node:querystring';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type Koa from 'koa';
 import type { Context } from 'koa';
 import { inject } from 'light-my-request';
@@ -94,20 +94,24 @@ const NOT_PASSED_ON = new Set([
 ]);
 
 /**
- * The request of an in-process call: its body as a stream of the one buffer (the route reads it as
- * it reads a socket's), its headers, and a socket that is never a real one.
+ * The request of an in-process call: its headers, its body held in memory (read-body.ts takes it
+ * from here, as HELD_BODY or, decoded already, HELD_VALUE), and a socket that is never a real one.
+ * No stream: only routes with a JSON body run in process (answersJsonOnly), and the body reader
+ * takes those from the fields, so a Readable's state would be built for nothing on every call.
  */
-class InProcessRequest extends Readable {
+class InProcessRequest extends EventEmitter {
   readonly headers: Record<string, string>;
   readonly method: string;
   readonly url: string;
   readonly socket: { destroyed: boolean; remoteAddress: string; setNoDelay: () => void; destroy: () => void };
   /** The body is all here: nothing is still arriving (linger.ts reads it). */
   readonly complete = true;
-  /** A JSON body, read from here by read-body.ts instead of through the stream. */
+  readonly readableEnded = true;
+  /** A JSON body, read from here by read-body.ts. */
   readonly [HELD_BODY]: Buffer | undefined;
-  /** A JSON body already decoded (DispatchInput.bodyChecked), taken by read-body.ts as it is; the stream is then empty. */
+  /** A JSON body already decoded (DispatchInput.bodyChecked), taken by read-body.ts as it is. */
   readonly [HELD_VALUE]: { value: unknown } | undefined;
+  private closed = false;
 
   constructor(method: string, url: string, headers: Record<string, string>, ip: string, payload: Buffer | undefined, decoded?: { value: unknown }) {
     super();
@@ -116,14 +120,15 @@ class InProcessRequest extends Readable {
     this.headers = headers;
     this.socket = { destroyed: false, remoteAddress: ip, setNoDelay: () => {}, destroy: () => this.destroy() };
     if (decoded !== undefined) this[HELD_VALUE] = decoded;
-    else if (payload !== undefined) {
-      this[HELD_BODY] = payload;
-      this.push(payload);
-    }
-    this.push(null);
+    else if (payload !== undefined) this[HELD_BODY] = payload;
   }
 
-  override _read(): void {}
+  /** As a socket's request: 'close' once. */
+  destroy(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.emit('close');
+  }
 }
 
 /** The response of an in-process call: what the route sets, kept; 'finish' and 'close' when the answer is taken, as a socket's. */

@@ -55,7 +55,8 @@ function normaliseParams(params: Record<string, unknown>): Record<string, unknow
   return Object.fromEntries(Object.entries(params).map(([key, value]) => [key, Array.isArray(value) ? value.join('/') : value]));
 }
 
-function abortSignalFor(ctx: Context): AbortSignal {
+/** The controller behind a request's signal: the client leaving aborts it, and so may svc (HandlerRequest.abort). */
+function abortControllerFor(ctx: Context): AbortController {
   const controller = new AbortController();
   // 'finish' as well as writableFinished: an in-process request (http/dispatch.ts) has no real
   // socket, so its answer never reads as written out, and its close would abort every call that
@@ -68,14 +69,14 @@ function abortSignalFor(ctx: Context): AbortSignal {
   // events will not come again, so a connection already gone aborts at once.
   if (ctx.req.socket.destroyed) {
     abort();
-    return controller.signal;
+    return controller;
   }
   ctx.res.once('finish', () => {
     answered = true;
   });
   ctx.req.once('close', abort);
   ctx.res.once('close', abort);
-  return controller.signal;
+  return controller;
 }
 
 const ANONYMOUS = Object.freeze({ principal: anonymousPrincipal, bearer: undefined });
@@ -91,7 +92,7 @@ class HandlerRequest implements RequestContext {
   private readonly state: RequestState;
   private readonly apiSurface: boolean;
   private readonly urls: () => { baseUrl: string; apiUrl: string };
-  private abortSignal: AbortSignal | undefined;
+  private abortController: AbortController | undefined;
 
   constructor(
     ctx: Context,
@@ -119,7 +120,11 @@ class HandlerRequest implements RequestContext {
     return this.ctx.ip;
   }
   get signal() {
-    return (this.abortSignal ??= abortSignalFor(this.ctx));
+    return (this.abortController ??= abortControllerFor(this.ctx)).signal;
+  }
+  /** See abortRequest. */
+  abort(reason: Error) {
+    (this.abortController ??= abortControllerFor(this.ctx)).abort(reason);
   }
   get timing() {
     return this.state.timing;
@@ -134,6 +139,16 @@ class HandlerRequest implements RequestContext {
   get headers() {
     return this.ctx.headers;
   }
+}
+
+/**
+ * Aborts a request's signal with `reason`, as if its client had left: a request cancelled by its
+ * protocol (an MCP `notifications/cancelled` naming it) stops its work without a second signal
+ * for the work to follow. Only a request this adapter serves can be aborted.
+ */
+export function abortRequest(request: RequestContext, reason: Error): void {
+  if (!(request instanceof HandlerRequest)) throw new Error('abortRequest: the request is not one the contract adapter serves');
+  request.abort(reason);
 }
 
 /**

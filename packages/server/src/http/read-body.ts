@@ -208,16 +208,12 @@ export const HELD_VALUE = Symbol('request body held decoded');
  */
 export function readRouteBody(plan: BodyPlan, request: IncomingMessage, defaultTimeoutMs: number): Promise<unknown> {
   const decoded = (request as { [HELD_VALUE]?: { value: unknown } })[HELD_VALUE];
-  if (decoded !== undefined && plan.encoding === 'json') {
-    checkDeclaredLength(request, plan.limit);
-    return Promise.resolve(decoded.value);
-  }
+  if (decoded !== undefined && plan.encoding === 'json') return Promise.resolve(decoded.value);
   const scan = plan.encoding === 'json' ? new JsonBodyScan() : undefined;
   const held = (request as { [HELD_BODY]?: Buffer })[HELD_BODY];
   if (scan && held !== undefined) {
     // An in-process call (dispatch.ts): the body is in memory already, so no stream is read and no
-    // deadline set; its length, scan and decoding are the same as a socket's.
-    checkDeclaredLength(request, plan.limit);
+    // deadline set; its scan and decoding are the same as a socket's.
     scan.write(held);
     return new Promise((resolve) => resolve(decodeBody(plan, held.toString('utf8'), scan)));
   }

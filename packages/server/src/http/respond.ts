@@ -87,8 +87,10 @@ export function respond(ctx: Context, spec: ResponseSpec | undefined, result: Ha
       ctx.body = String(result.body ?? '');
       return undefined;
     case 'bytes': {
-      // A handler that names its own Content-Type (the MCP endpoint's JSON or event stream) keeps it.
-      ctx.type = result.headers?.['content-type'] ?? spec.contentType;
+      // A handler that names its own Content-Type (the MCP endpoint's JSON or event stream) keeps
+      // it; one with its charset already was set above as Koa's type setter (a MIME lookup) would write it.
+      const given = result.headers?.['content-type'];
+      if (given === undefined || !given.includes('charset=')) ctx.type = given ?? spec.contentType;
       const body = result.body;
       // A string is its UTF-8 bytes, written with the headers in one write (a buffer takes two).
       ctx.body =

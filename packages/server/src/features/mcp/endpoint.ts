@@ -12,6 +12,7 @@ import {
 import { mcpContract, oauthContract, principalMayCall, SVC_VERSION, urlFor, type AgentTool, type Principal } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { openAccessPrincipal } from '../../http/auth.ts';
+import { abortRequest } from '../../http/mount-contract.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../service-error.ts';
 import { precheckMcpRequest } from '../blackboard/index.ts';
@@ -98,13 +99,25 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
   ): Promise<ToolResult> => {
     const { request } = caller;
     const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
-    const running = inFlight.start(callerKey(caller), id, request.signal);
+    let signal: AbortSignal;
+    let done: () => void;
+    if (sdkSignal) {
+      // The SDK's path (progress, batches): a call of a batch is cancelled alone, so it has a
+      // controller of its own, and follows the SDK's signal and the request's too.
+      const controller = new AbortController();
+      done = inFlight.start(callerKey(caller), id, (reason) => controller.abort(reason));
+      signal = AbortSignal.any([sdkSignal, request.signal, controller.signal]);
+    } else {
+      // The fast path: one call per request, so cancelling the call aborts its request, whose
+      // signal the route's work follows already (abortRequest; no second signal per call).
+      done = inFlight.start(callerKey(caller), id, (reason) => abortRequest(request, reason));
+      signal = request.signal;
+    }
     try {
-      const signal = sdkSignal ? AbortSignal.any([sdkSignal, running.signal]) : running.signal;
       // The fast path (no SDK signal) writes the REST answer's JSON text as it came.
       return await callTool(deps.dispatch, tool, args, { authorization, principal: carried(request), ip: request.ip, signal }, report, sdkSignal === undefined);
     } finally {
-      running.done();
+      done();
     }
   };
 

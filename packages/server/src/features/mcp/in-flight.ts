@@ -15,7 +15,8 @@ interface Running {
   readonly caller: string;
   readonly id: string;
   readonly startedAt: number;
-  readonly controller: AbortController;
+  /** Stops the call's work (its request's signal aborts). */
+  readonly abort: (reason: Error) => void;
 }
 
 const keyOf = (caller: string, id: string) => `${caller}\u0000${id}`;
@@ -39,24 +40,16 @@ export class InFlightCalls {
   }
 
   /**
-   * Registers a call; answers its signal and how to forget it once done. `linked` (the request's
-   * own signal: the client left) aborts the call too, without a composite signal
-   * (AbortSignal.any's weak references cost the garbage collector on every call).
+   * Registers a call, with how to stop it; answers how to forget it once done. Aborting is the
+   * caller's: the fast path aborts the /mcp request's own signal (RequestContext.abort), which the
+   * route's work already follows, so a call makes no signal of its own.
    */
-  start(caller: string, id: string | number, linked?: AbortSignal): { signal: AbortSignal; done: () => void } {
-    const controller = new AbortController();
-    const running: Running = { caller, id: String(id), startedAt: Date.now(), controller };
+  start(caller: string, id: string | number, abort: (reason: Error) => void): () => void {
+    const running: Running = { caller, id: String(id), startedAt: Date.now(), abort };
     const key = keyOf(caller, running.id);
     this.calls.set(key, running);
-    const follow = linked && (() => controller.abort(linked.reason));
-    if (linked?.aborted) controller.abort(linked.reason);
-    else if (follow) linked.addEventListener('abort', follow, { once: true });
-    return {
-      signal: controller.signal,
-      done: () => {
-        if (follow) linked.removeEventListener('abort', follow);
-        if (this.calls.get(key) === running) this.calls.delete(key);
-      },
+    return () => {
+      if (this.calls.get(key) === running) this.calls.delete(key);
     };
   }
 
@@ -68,7 +61,7 @@ export class InFlightCalls {
     if (typeof id !== 'string' && typeof id !== 'number') return false;
     const running = this.calls.get(keyOf(caller, String(id)));
     if (running) {
-      running.controller.abort(new Error('cancelled by the client (notifications/cancelled)'));
+      running.abort(new Error('cancelled by the client (notifications/cancelled)'));
       return true;
     }
     await this.sequelize?.query(
@@ -98,7 +91,7 @@ export class InFlightCalls {
     for (const row of rows) {
       const running = this.calls.get(keyOf(row.caller, row.request_id));
       if (running && new Date(row.cancelled_at).getTime() >= running.startedAt - CANCEL_BEFORE_START_MS)
-        running.controller.abort(new Error('cancelled by the client (notifications/cancelled, received by another replica)'));
+        running.abort(new Error('cancelled by the client (notifications/cancelled, received by another replica)'));
     }
   }
 
