@@ -1,5 +1,5 @@
 import test from 'ava';
-import { pdfLimits } from '@svc/schemas';
+import { documentsContract, pdfLimits, urlFor, type DocumentExtraction } from '@svc/schemas';
 import { measureLoopHold } from './helpers/loop-hold.ts';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
@@ -12,8 +12,10 @@ import { startTestServer, type TestServer } from '@svc/testing/test-server';
 const MAX_TEXT = 16_777_216;
 /**
  * The issue's budget: no request holds other callers for longer. The loop is this process's,
- * which also runs the client, and a 16 MiB body costs JSON work at both ends that is not the
- * parser's; the budget is checked on 4 MiB documents, the answers on 16 MiB ones too.
+ * which also runs the client: the request's body is encoded before the watch begins (encoding
+ * 4 MiB of escapes took this thread 60 to 110 ms, the test's work, not the server's), while the
+ * server's decoding of it is watched. The budget is checked on 4 MiB documents, the answers on
+ * 16 MiB ones too.
  */
 const LOOP_BUDGET_MS = 100;
 const WATCHED_TEXT = 4 * 1024 * 1024;
@@ -33,7 +35,16 @@ const fill = (head: string, unit: string, tail: string, size = MAX_TEXT) =>
 
 /** The request's answer and the longest the server's event loop (this process) was held meanwhile. */
 async function extractWatchingLoop(text: string, format: 'html' | 'text' = 'html') {
-  const { result: doc, heldMs } = await measureLoopHold(() => svc.operator.documents.extract({ body: { text, format } }));
+  const body = JSON.stringify({ text, format });
+  const { result: doc, heldMs } = await measureLoopHold(async () => {
+    const response = await fetch(urlFor(svc.server.urls(), documentsContract.extract), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${svc.operatorToken}` },
+      body,
+    });
+    if (response.status !== 200) throw new Error(`extract answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as DocumentExtraction;
+  });
   return { doc, worstDelayMs: heldMs };
 }
 

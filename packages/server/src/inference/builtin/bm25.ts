@@ -1,9 +1,9 @@
 import { runToEnd, type Steps } from '../../bounded/work-in-slices.ts';
 import { indexTermsSteps } from './text-units.ts';
 
-/** Characters of text indexed, or documents scored, between two yields. */
+/** Characters of text indexed, or term lookups made while scoring, between two yields. */
 const CHARS_PER_YIELD = 16_384;
-const DOCUMENTS_PER_YIELD = 4096;
+const LOOKUPS_PER_YIELD = 16_384;
 
 /**
  * Okapi BM25 with the usual parameters: k1 = 1.2 (how fast a term's repeats saturate) and
@@ -13,11 +13,16 @@ const DOCUMENTS_PER_YIELD = 4096;
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 
+/**
+ * Each document's term counts and length. No corpus-wide table of document frequencies: only the
+ * query's terms need one, and scoring counts them (bm25ScoresSteps). A table of every distinct
+ * term of a 4 MiB body (640,000 of them) grew by rehashing its whole self, one step of tens of
+ * milliseconds, and kept the collector busy; the query's table stays small.
+ */
 export interface Bm25Index {
   documents: Array<Map<string, number>>;
   lengths: number[];
   averageLength: number;
-  documentFrequency: Map<string, number>;
 }
 
 export function buildBm25Index(texts: readonly string[]): Bm25Index {
@@ -26,11 +31,14 @@ export function buildBm25Index(texts: readonly string[]): Bm25Index {
 
 export function* buildBm25IndexSteps(texts: readonly string[]): Steps<Bm25Index> {
   const documents: Array<Map<string, number>> = [];
+  const lengths: number[] = [];
   let sinceYield = 0;
   for (const text of texts) {
     const counts = new Map<string, number>();
-    for (const term of yield* indexTermsSteps(text)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    const terms = yield* indexTermsSteps(text);
+    for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
     documents.push(counts);
+    lengths.push(terms.length);
     // A tiny document still costs a map: it counts as 64 characters.
     sinceYield += text.length + 64;
     if (sinceYield >= CHARS_PER_YIELD) {
@@ -38,28 +46,12 @@ export function* buildBm25IndexSteps(texts: readonly string[]): Steps<Bm25Index>
       yield;
     }
   }
-  const lengths: number[] = [];
-  const documentFrequency = new Map<string, number>();
-  for (const counts of documents) {
-    let length = 0;
-    for (const [term, count] of counts) {
-      length += count;
-      documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-    }
-    lengths.push(length);
-    sinceYield += counts.size * 4;
-    if (sinceYield >= CHARS_PER_YIELD) {
-      sinceYield = 0;
-      yield;
-    }
-  }
   const averageLength = lengths.reduce((sum, length) => sum + length, 0) / Math.max(1, lengths.length);
-  return { documents, lengths, averageLength: averageLength || 1, documentFrequency };
+  return { documents, lengths, averageLength: averageLength || 1 };
 }
 
-function idf(index: Bm25Index, term: string): number {
-  const n = index.documentFrequency.get(term) ?? 0;
-  return Math.log(1 + (index.documents.length - n + 0.5) / (n + 0.5));
+function idfOf(documentCount: number, withTerm: number): number {
+  return Math.log(1 + (documentCount - withTerm + 0.5) / (withTerm + 0.5));
 }
 
 /**
@@ -74,33 +66,56 @@ export function bm25Scores(index: Bm25Index, query: string): { raw: number[]; no
 
 export function* bm25ScoresSteps(index: Bm25Index, query: string): Steps<{ raw: number[]; normalised: number[] }> {
   const terms = [...new Set(yield* indexTermsSteps(query))];
-  const ceiling = terms.reduce((sum, term) => sum + idf(index, term) * (BM25_K1 + 1), 0);
   const termOrder = new Map(terms.map((term, order) => [term, order]));
-  const raw: number[] = [];
-  for (const [documentIndex, counts] of index.documents.entries()) {
-    if ((documentIndex + 1) % DOCUMENTS_PER_YIELD === 0) yield;
-    const lengthNorm = 1 - BM25_B + (BM25_B * index.lengths[documentIndex]!) / index.averageLength;
-    /*
-     * Walking every query term for every document is documents x terms (300,000 one-word
-     * passages against a 4,000-character question: seconds); walking the smaller side keeps it
-     * linear in the text. Matches are summed in query order either way, so scores are unchanged.
-     */
-    let matched: string[];
+  /*
+   * The query's terms each document holds, in query order, and how many documents hold each term.
+   * Walking every query term for every document is documents x terms (300,000 one-word passages
+   * against a 4,000-character question: seconds); walking the smaller side keeps it linear in the
+   * text, and the lookups made count towards a yield, so 128 documents of 32,768 characters are
+   * many steps, not one.
+   */
+  const withTerm = new Array<number>(terms.length).fill(0);
+  const held: number[][] = [];
+  let lookups = 0;
+  for (const counts of index.documents) {
+    const orders: number[] = [];
     if (counts.size < terms.length) {
-      const orders: number[] = [];
       for (const term of counts.keys()) {
         const order = termOrder.get(term);
         if (order !== undefined) orders.push(order);
       }
-      matched = orders.sort((a, b) => a - b).map((order) => terms[order]!);
-    } else matched = terms;
+      orders.sort((a, b) => a - b);
+      lookups += counts.size;
+    } else {
+      for (let order = 0; order < terms.length; order++) if (counts.has(terms[order]!)) orders.push(order);
+      lookups += terms.length;
+    }
+    for (const order of orders) withTerm[order]!++;
+    held.push(orders);
+    if (lookups >= LOOKUPS_PER_YIELD) {
+      lookups = 0;
+      yield;
+    }
+  }
+  const documentCount = index.documents.length;
+  const idf = withTerm.map((count) => idfOf(documentCount, count));
+  const ceiling = idf.reduce((sum, value) => sum + value * (BM25_K1 + 1), 0);
+  const raw: number[] = [];
+  for (const [documentIndex, counts] of index.documents.entries()) {
+    const lengthNorm = 1 - BM25_B + (BM25_B * index.lengths[documentIndex]!) / index.averageLength;
+    // Summed in query order, whichever side was walked, so scores do not depend on it.
     let score = 0;
-    for (const term of matched) {
-      const frequency = counts.get(term);
-      if (!frequency) continue;
-      score += (idf(index, term) * frequency * (BM25_K1 + 1)) / (frequency + BM25_K1 * lengthNorm);
+    const orders = held[documentIndex]!;
+    for (const order of orders) {
+      const frequency = counts.get(terms[order]!)!;
+      score += (idf[order]! * frequency * (BM25_K1 + 1)) / (frequency + BM25_K1 * lengthNorm);
     }
     raw.push(score);
+    lookups += orders.length + 1;
+    if (lookups >= LOOKUPS_PER_YIELD) {
+      lookups = 0;
+      yield;
+    }
   }
   const normalised = raw.map((score) => (ceiling > 0 ? Math.min(1, score / ceiling) : 0));
   return { raw, normalised };
