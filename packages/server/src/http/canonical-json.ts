@@ -7,11 +7,29 @@ import { createHash } from 'node:crypto';
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((entry) => canonicalJson(entry === undefined ? null : entry)).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, entry]) => entry !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${canonicalJson(entry)}`).join(',')}}`;
+  // Written with loops and `+=` into one string: a job's document of 20,000 keys made 20,000
+  // entry arrays, a filtered copy and a sort calling back into JS for every comparison, about
+  // 40 ms at once on the event loop (jobs-validate-json-bounded).
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) text += ',';
+      const entry: unknown = value[index];
+      text += entry === undefined ? 'null' : canonicalJson(entry);
+    }
+    return `${text}]`;
+  }
+  const record = value as Record<string, unknown>;
+  // The default sort compares UTF-16 code units, as `<` on two strings does.
+  const keys = Object.keys(record).sort();
+  let text = '{';
+  for (const key of keys) {
+    const entry = record[key];
+    if (entry === undefined) continue;
+    if (text.length > 1) text += ',';
+    text += `${JSON.stringify(key)}:${canonicalJson(entry)}`;
+  }
+  return `${text}}`;
 }
 
 /** SHA-256 of the canonical JSON of a request: what an idempotency key is bound to. */
