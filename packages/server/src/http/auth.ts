@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { anonymousPrincipal, scopes as allScopes, type AuthRequirement, type Principal } from '@svc/schemas';
 import { ServiceError } from '../service-error.ts';
+import type { RequestContext } from './request-context.ts';
 
 /**
  * Turns a presented credential into a principal. Answers null when the credential is not of
@@ -70,6 +71,15 @@ const CARRIED_PRINCIPAL = Symbol('principal carried from the outer request');
  */
 export function carryPrincipal(request: object, principal: Principal): void {
   (request as { [CARRIED_PRINCIPAL]?: Principal })[CARRIED_PRINCIPAL] = principal;
+}
+
+/**
+ * The principal to carry into an in-process call made for `request` (DispatchCaller.principal):
+ * only one resolved from the request's own `Authorization` header, never the anonymous one (a
+ * request without a credential, or open access, is authenticated by the route as REST does).
+ */
+export function principalToCarry(request: RequestContext): Principal | undefined {
+  return typeof request.headers.authorization === 'string' && request.principal.kind !== 'anonymous' ? request.principal : undefined;
 }
 
 /** The principal an in-process request carries (carryPrincipal); undefined for every request from a socket. */

@@ -10,6 +10,7 @@ import {
   type Principal,
   type SseMessage,
 } from '@svc/schemas';
+import { principalToCarry } from '../../http/auth.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { principalKey } from '../identity/index.ts';
 import type { RouteEvent } from './a2a-skill-stream.ts';
@@ -172,7 +173,8 @@ export async function answerSkillRequest(
           input,
           contextId: message.contextId,
           history: historyMessage(message, request.headers['content-length'] === undefined ? undefined : Number(request.headers['content-length'])),
-          caller: { authorization: String(request.headers.authorization ?? ''), ip: request.ip },
+          // The skill's route takes the principal this request resolved, not resolving the credential again.
+          caller: { authorization: String(request.headers.authorization ?? ''), principal: principalToCarry(request), ip: request.ip },
           // A blocking call or a stream is the caller's connection: going away cancels it, as on REST.
           // A task answered at once runs on under its deadline and `tasks/cancel`.
           connection: message.returnImmediately && !streams ? undefined : request.signal,

@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { mcpContract, oauthContract, principalMayCall, SVC_VERSION, urlFor, type AgentTool, type Principal } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
-import { openAccessPrincipal } from '../../http/auth.ts';
+import { openAccessPrincipal, principalToCarry } from '../../http/auth.ts';
 import { abortRequest } from '../../http/mount-contract.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../service-error.ts';
@@ -115,7 +115,14 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     }
     try {
       // The fast path (no SDK signal) writes the REST answer's JSON text as it came.
-      return await callTool(deps.dispatch, tool, args, { authorization, principal: carried(request), ip: request.ip, signal }, report, sdkSignal === undefined);
+      return await callTool(
+        deps.dispatch,
+        tool,
+        args,
+        { authorization, principal: principalToCarry(request), ip: request.ip, signal },
+        report,
+        sdkSignal === undefined,
+      );
     } finally {
       done();
     }
@@ -148,7 +155,7 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     server.setRequestHandler('resources/read', (read, ctx) =>
       readResource(deps.dispatch, read.params.uri, {
         authorization,
-        principal: carried(request),
+        principal: principalToCarry(request),
         ip: request.ip,
         signal: AbortSignal.any([ctx.mcpReq.signal, request.signal]),
       }),
@@ -232,16 +239,6 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
       : await modern.fetch(webRequest, { parsedBody: body });
     return await toContractAnswer(response);
   };
-}
-
-/**
- * The principal this request's credential resolved to, passed to the tool's REST route so it does
- * not resolve the same credential again (dispatch.ts, DispatchCaller.principal): only a principal
- * resolved from the request's own `Authorization` header, never the anonymous one (a request
- * without a credential, or open access, is authenticated by the route as REST authenticates it).
- */
-function carried(request: RequestContext): Principal | undefined {
-  return typeof request.headers.authorization === 'string' && request.principal.kind !== 'anonymous' ? request.principal : undefined;
 }
 
 /** Who may cancel a call: the same principal from the same address (a shared principal, the demo or none, is many callers). */
