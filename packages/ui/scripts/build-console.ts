@@ -9,7 +9,7 @@ import { build } from 'vite';
 
 try {
   await build({ root: fileURLToPath(new URL('..', import.meta.url)), logLevel: 'error' });
-  console.log('svc: the web console is built (packages/server/console)');
+  process.stdout.write('svc: the web console is built (packages/server/console)\n');
 } catch (error) {
-  console.error(`svc: the web console was not built (${(error as Error).message}); \`pnpm build\` builds it`);
+  process.stderr.write(`svc: the web console was not built (${(error as Error).message}); \`pnpm build\` builds it\n`);
 }
