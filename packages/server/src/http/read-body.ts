@@ -243,8 +243,9 @@ export function readRouteBody(plan: BodyPlan, request: IncomingMessage, defaultT
  * JSON.parse first copies into one. At 16 MiB that copy took 68 ms and the parse 88 ms on a 2-core
  * VM (each fresh page of memory costs a fault there), one stretch of about 144 ms on the event loop
  * (the stall suite's documents.extract). So a large body is joined in one turn of the loop,
- * parsed in the next, and handed on in a third. Joining relies on V8 flattening a string in place when a regular expression
- * runs on it: were that to change, the parse would join it again, slower but the same.
+ * parsed in the next, and handed on in a third. Joining relies on V8 flattening a string in place
+ * when a regular expression runs on it: were that to change, the parse would join it again,
+ * slower but the same.
  */
 const JOIN_APART_CHARS = 1024 * 1024;
 const TOUCHES_EVERY_STRING = /^/;

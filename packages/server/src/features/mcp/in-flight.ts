@@ -41,7 +41,7 @@ export class InFlightCalls {
 
   /**
    * Registers a call, with how to stop it; answers how to forget it once done. Aborting is the
-   * caller's: the fast path aborts the /mcp request's own signal (RequestContext.abort), which the
+   * caller's: the fast path aborts the /mcp request's own signal (abortRequest), which the
    * route's work already follows, so a call makes no signal of its own.
    */
   start(caller: string, id: string | number, abort: (reason: Error) => void): () => void {
