@@ -110,6 +110,11 @@ test('cursor rules: each *_id needs its timestamp, since excludes before, limit 
   t.is((await raw('/get?key=k&limit=0')).status, 422);
   t.is((await raw('/get')).status, 422, 'get needs a key');
   t.is((await raw('/get?key=k&since=yesterday')).status, 422);
+  // The edges of what PostgreSQL reads: year 0001 and ±15:59 pass, year 0000 and ±16:00 do not.
+  t.is((await raw('/get?key=k&since=0001-01-01T00:00:00Z')).status, 200);
+  t.is((await raw('/get?key=k&since=0000-02-29T22:10:12.290Z')).status, 422);
+  t.is((await raw(`/get?key=k&before=${encodeURIComponent('9999-12-31T23:59:59-15:59')}`)).status, 200);
+  t.is((await raw(`/get?key=k&before=${encodeURIComponent('9999-12-31T23:59:59-16:00')}`)).status, 422);
   t.is((await raw(`/query?q=${'q'.repeat(200)}`)).status, 200);
   t.is((await raw(`/query?q=${'q'.repeat(201)}`)).status, 422);
   t.is((await raw('/query?nonsense=1')).status, 422);

@@ -71,11 +71,15 @@ export const KeyFrom = z
   .meta({ id: 'BlackboardKeyFrom' });
 
 /**
- * A cursor time (`since`, `before`): ISO 8601 with an offset PostgreSQL can read (at most
- * ±15:59), so an exotic offset is a 422 rather than a database error. Kept as text so the
+ * A cursor time (`since`, `before`): ISO 8601 that PostgreSQL can read, so an exotic value is a
+ * 422 rather than a database error: an offset of at most ±15:59, and a year from 0001 (ISO's
+ * year 0000 has no counterpart in PostgreSQL, which counts 1 BC before AD 1). Kept as text so the
  * microseconds of a cursor the server handed out survive.
  */
-export const CursorTimestamp = z.iso.datetime({ offset: true }).refine((value) => {
-  const offset = /([+-])(\d{2}):?(\d{2})$/.exec(value);
-  return !offset || Number(offset[2]) * 60 + Number(offset[3]) <= 15 * 60 + 59;
-}, 'the UTC offset must be within -15:59..+15:59');
+export const CursorTimestamp = z.iso
+  .datetime({ offset: true })
+  .refine((value) => !value.startsWith('0000-'), 'the year must be 0001 or later')
+  .refine((value) => {
+    const offset = /([+-])(\d{2}):?(\d{2})$/.exec(value);
+    return !offset || Number(offset[2]) * 60 + Number(offset[3]) <= 15 * 60 + 59;
+  }, 'the UTC offset must be within -15:59..+15:59');
