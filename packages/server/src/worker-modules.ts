@@ -10,6 +10,7 @@ export const WORKER_MODULES = {
   'job-operations-worker': 'features/jobs/operations/job-operations-worker.ts',
   'documents-worker': 'features/system/documents-worker.ts',
   'x402-defaults-worker': 'features/billing/x402-defaults-worker.ts',
+  'json-body-worker': 'http/json-body-worker.ts',
 } as const;
 
 export type WorkerModuleName = keyof typeof WORKER_MODULES;

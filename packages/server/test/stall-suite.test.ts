@@ -107,7 +107,17 @@ function send(url: string, payload: StallPayload, deadlineMs = ANSWER_DEADLINE_M
           const answerHeaders = new Headers();
           for (const [name, value] of Object.entries(response.headers))
             if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-          resolve({ status: response.statusCode ?? 0, headers: answerHeaders, text: Buffer.concat(chunks).toString('utf8') });
+          // Decoded when first read, after the window closes: a large answer's decoding is the
+          // suite's own work on the thread it measures, not the server's.
+          let text: string | undefined;
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: answerHeaders,
+            get text() {
+              text ??= Buffer.concat(chunks).toString('utf8');
+              return text;
+            },
+          });
         });
         response.on('error', reject);
       },
@@ -147,8 +157,10 @@ async function measure(
   payload: StallPayload,
 ): Promise<{ loopMs: number; healthzMs: number; status?: number; refusal?: string; problem?: string }> {
   const url = `${target.root}${payload.path}`;
-  // Building the payload is the suite's own work: the window opens after it, once a late probe
-  // and the histogram's late timer (both already due) have run.
+  // Building the payload is the suite's own work, and so is encoding its text (16 MiB of it took
+  // 20-40 ms on this thread, which the server shares): a client elsewhere sends bytes. The window
+  // opens after both, once a late probe and the histogram's late timer (already due) have run.
+  if (typeof payload.body === 'string') payload = { ...payload, body: Buffer.from(payload.body, 'utf8') };
   await sleep(15);
   await probe.take();
   loop.take();

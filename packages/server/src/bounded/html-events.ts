@@ -1,4 +1,5 @@
 import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
+import { ChunkedStack } from './chunked-stack.ts';
 import { runInSlices, runToEnd, type Steps } from './work-in-slices.ts';
 
 /** What a reader of HTML hears: the events htmlparser2's Parser emits, with the same implied closes. */
@@ -96,13 +97,14 @@ const MAX_INTERNED_NAMES = 1024;
 /** The HTML event stream over one document: write it whole or in slices, then end. */
 export class HtmlEventStream {
   private readonly tokenizer: Tokenizer;
-  private readonly open: string[] = [];
+  /** Open elements: 16 MiB of unclosed tags is 3 million of them (chunked-stack.ts says why not an array). */
+  private readonly open = new ChunkedStack<string>();
   private readonly openCount = new Map<string, number>();
   private readonly names = new Map<string, string>();
   /** The latest tag name as written, what it was read as, and in which context (`image` differs in svg). */
   private lastTagName: { raw: string; name: string; foreign: boolean } | undefined;
   /** True where a foreign (svg, math) context starts, false where an integration point ends one. */
-  private readonly foreign: boolean[] = [false];
+  private readonly foreign = new ChunkedStack<boolean>();
   private tagname = '';
   /** Inside an open tag (between its name and its `>`): its attributes are being read. */
   private inOpenTag = false;
@@ -141,7 +143,7 @@ export class HtmlEventStream {
   }
 
   private get inForeignContext(): boolean {
-    return this.foreign[this.foreign.length - 1]!;
+    return this.foreign.peek() ?? false;
   }
 
   private emitOpenTag(name: string): void {
@@ -152,7 +154,7 @@ export class HtmlEventStream {
       return;
     }
     const impliesClose = openImpliesClose.get(name);
-    if (impliesClose) while (this.open.length > 0 && impliesClose.has(this.open[this.open.length - 1]!)) this.popElement();
+    if (impliesClose) while (this.open.length > 0 && impliesClose.has(this.open.peek()!)) this.popElement();
     if (!voidElements.has(name)) {
       this.open.push(name);
       this.openCount.set(name, (this.openCount.get(name) ?? 0) + 1);
@@ -218,7 +220,7 @@ export class HtmlEventStream {
         const name = this.tagname;
         this.endOpenTag();
         // Only foreign content (svg, math) honours `/>`; in HTML `<div/>` opens a div.
-        if (this.inForeignContext && this.open[this.open.length - 1] === name) this.popElement();
+        if (this.inForeignContext && this.open.peek() === name) this.popElement();
       },
       onclosetag: (start, end) => {
         const name = this.readTagName(start, end);
@@ -226,14 +228,14 @@ export class HtmlEventStream {
           if (this.openCount.has(name)) {
             let top: string;
             do {
-              top = this.open[this.open.length - 1]!;
+              top = this.open.peek()!;
               this.popElement();
             } while (top !== name);
           } else if (name === 'p') {
             // A stray </p> is an empty paragraph, as browsers read it.
             this.emitOpenTag('p');
             this.endOpenTag();
-            if (this.open[this.open.length - 1] === 'p') this.popElement();
+            if (this.open.peek() === 'p') this.popElement();
           }
         } else if (name === 'br') {
           this.handler.onopentag?.('br', {});

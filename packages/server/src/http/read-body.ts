@@ -4,6 +4,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import getRawBody from 'raw-body';
 import { bodyRules, type RouteDefinition } from '@svc/schemas';
 import { JsonBodyScan, refuseUnstorableStrings } from './json-text-guard.ts';
+import { parseJsonOffThread } from './json-body-pool.ts';
 import { ServiceError } from '../service-error.ts';
 
 /** How a route's body is read, decided once when the contract is mounted rather than per request. */
@@ -148,24 +149,34 @@ export function bodyBytesToHold(plan: BodyPlan, request: IncomingMessage): numbe
   return declared === undefined ? plan.limit : Number(declared);
 }
 
+/** Where a whole-body reader puts each chunk as it arrives, and what it makes of them at the end. */
+interface BodySink {
+  add(chunk: Buffer, receivedBefore: number): void;
+  finish(received: number): unknown;
+}
+
 /**
- * A small body of declared length, read whole and decoded in one promise. raw-body's general
- * reader, the deadline's race and the promises chained on them cost more than the body itself on
- * the hot path of every call (bench/http-overhead). The answers are readBytesWithin's: 400 when
- * the client aborts or the body ends short of its Content-Length (Node's parser never passes more
- * than it declares), 408 at the deadline.
+ * A body read whole, each chunk handed to the sink as it arrives, then decoded by it in one
+ * promise. raw-body's general reader, the deadline's race and the promises chained on them cost
+ * more than a small body itself on the hot path of every call (bench/http-overhead). The answers
+ * are readBytesWithin's: 413 past the cap (a chunked body; a declared length was checked before),
+ * 400 when the client aborts or the body ends short of its Content-Length (Node's parser never
+ * passes more than it declares), 408 at the deadline.
  */
-function readSmallBody(request: IncomingMessage, length: number, timeoutMs: number, decode: (bytes: Buffer) => unknown): Promise<unknown> {
+function readWhole(request: IncomingMessage, declared: number | undefined, limit: number, timeoutMs: number, sink: BodySink): Promise<unknown> {
   return new Promise((resolve, reject) => {
     if (request.readableEnded) {
       reject(new ServiceError('bad_request', 'The request body could not be read.'));
       return;
     }
-    const chunks: Buffer[] = [];
     let received = 0;
     const onData = (chunk: Buffer) => {
+      if (received + chunk.length > limit) {
+        finish(new ServiceError('payload_too_large', `The body is over ${limit} bytes, the most this endpoint takes.`));
+        return;
+      }
+      sink.add(chunk, received);
       received += chunk.length;
-      chunks.push(chunk);
     };
     const finish = (error: ServiceError | undefined) => {
       clearTimeout(timer);
@@ -175,12 +186,13 @@ function readSmallBody(request: IncomingMessage, length: number, timeoutMs: numb
         return;
       }
       try {
-        resolve(decode(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received)));
+        resolve(sink.finish(received));
       } catch (decodeError) {
         reject(decodeError);
       }
     };
-    const onEnd = () => finish(received === length ? undefined : new ServiceError('bad_request', 'The body length does not match Content-Length.'));
+    const onEnd = () =>
+      finish(declared === undefined || received === declared ? undefined : new ServiceError('bad_request', 'The body length does not match Content-Length.'));
     const onAborted = () => finish(new ServiceError('bad_request', 'The client aborted the request body.'));
     // 'end' comes before 'close' for a whole body: a close without it is a client gone mid-body.
     const onClose = () => onAborted();
@@ -188,6 +200,56 @@ function readSmallBody(request: IncomingMessage, length: number, timeoutMs: numb
     request.on('data', onData).on('end', onEnd).on('error', onAborted).on('close', onClose);
   });
 }
+
+/** A small JSON body's chunks, kept as they came and joined once (most bodies are one chunk). */
+function smallJsonSink(plan: BodyPlan, scan: JsonBodyScan): BodySink {
+  const chunks: Buffer[] = [];
+  return {
+    add(chunk) {
+      chunks.push(chunk);
+    },
+    finish(received) {
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      scan.write(bytes);
+      return decodeBody(plan, bytes.toString('utf8'), scan);
+    },
+  };
+}
+
+/** ES2024's resizable ArrayBuffer (Node 20+), which the project's TypeScript lib predates. */
+interface ResizableArrayBuffer extends ArrayBuffer {
+  resize(byteLength: number): void;
+}
+const ResizableArrayBuffer = ArrayBuffer as unknown as new (byteLength: number, options: { maxByteLength: number }) => ResizableArrayBuffer;
+
+/**
+ * A large JSON body's bytes, copied as they arrive into one buffer that grows in place (its pages
+ * are touched a chunk at a time, never 16 MiB in one task), scanned chunk by chunk, then moved to
+ * a worker thread that decodes and parses it (json-body-pool.ts). On a 2-core VM a 16 MiB body
+ * held the event loop 110-200 ms when joined and parsed here, 40-60 ms when only its value comes
+ * back from the worker.
+ */
+function largeJsonSink(maxBytes: number, scan: JsonBodyScan): BodySink {
+  const bytes = new ResizableArrayBuffer(0, { maxByteLength: maxBytes });
+  return {
+    add(chunk, receivedBefore) {
+      bytes.resize(receivedBefore + chunk.length);
+      new Uint8Array(bytes, receivedBefore, chunk.length).set(chunk);
+      scan.write(chunk);
+    },
+    async finish() {
+      const { mayHoldUnstorable } = scan.finish();
+      const value = await parseJsonOffThread(bytes, mayHoldUnstorable);
+      // The value arrived in one task of the loop (its copy); the route's validation and the
+      // handler's first slice of work start in a turn of their own.
+      await nextTurn();
+      return value;
+    },
+  };
+}
+
+/** A JSON body over this many bytes is parsed in a worker thread; every route under the default cap (1 MiB) parses here. */
+export const OFF_THREAD_JSON_BYTES = 1_048_576;
 
 /** A request whose JSON body is already in memory (an in-process call, dispatch.ts) holds it here. */
 export const HELD_BODY = Symbol('request body held in memory');
@@ -218,37 +280,15 @@ export function readRouteBody(plan: BodyPlan, request: IncomingMessage, defaultT
     scan.write(held);
     return new Promise((resolve) => resolve(decodeBody(plan, held.toString('utf8'), scan)));
   }
-  const declared = Number(request.headers['content-length']);
+  const timeoutMs = plan.timeoutMs ?? defaultTimeoutMs;
+  const length = request.headers['content-length'];
+  const declared = length === undefined ? undefined : Number(length);
   // A small JSON body of known length (nearly every call) is read whole and scanned once: the
   // streaming reader's listener, decoder and per-chunk bookkeeping cost more than they save there.
-  if (scan && declared > 0 && declared <= SMALL_BODY_BYTES) {
-    return readSmallBody(request, declared, plan.timeoutMs ?? defaultTimeoutMs, (bytes) => {
-      scan.write(bytes);
-      return decodeBody(plan, bytes.toString('utf8'), scan);
-    });
-  }
-  return readBytesWithin(request, plan, plan.timeoutMs ?? defaultTimeoutMs, scan).then(async (raw) => {
-    if (typeof raw !== 'string' || raw.length < JOIN_APART_CHARS) return decodeBody(plan, raw, scan);
-    joinPieces(raw);
-    await nextTurn();
-    const value = decodeBody(plan, raw, scan);
-    // The route's validation and the handler's first slice of work start in a turn of their own too.
-    await nextTurn();
-    return value;
-  });
-}
-
-/**
- * A text body is decoded piece by piece as it arrives, so it is a string of many pieces, which
- * JSON.parse first copies into one. At 16 MiB that copy took 68 ms and the parse 88 ms on a 2-core
- * VM (each fresh page of memory costs a fault there), one stretch of about 144 ms on the event loop
- * (the stall suite's documents.extract). So a large body is joined in one turn of the loop,
- * parsed in the next, and handed on in a third. Joining relies on V8 flattening a string in place
- * when a regular expression runs on it: were that to change, the parse would join it again,
- * slower but the same.
- */
-const JOIN_APART_CHARS = 1024 * 1024;
-const TOUCHES_EVERY_STRING = /^/;
-function joinPieces(text: string): void {
-  TOUCHES_EVERY_STRING.test(text);
+  if (scan && declared !== undefined && declared > 0 && declared <= SMALL_BODY_BYTES)
+    return readWhole(request, declared, plan.limit, timeoutMs, smallJsonSink(plan, scan));
+  // A large one (or a chunked one that may be) is parsed off the event loop.
+  if (scan && plan.limit > OFF_THREAD_JSON_BYTES && (declared === undefined || declared > OFF_THREAD_JSON_BYTES))
+    return readWhole(request, declared, plan.limit, timeoutMs, largeJsonSink(declared ?? plan.limit, scan));
+  return readBytesWithin(request, plan, timeoutMs, scan).then((raw) => decodeBody(plan, raw, scan));
 }
