@@ -11,6 +11,7 @@ export const WORKER_MODULES = {
   'documents-worker': 'features/system/documents-worker.ts',
   'x402-defaults-worker': 'features/billing/x402-defaults-worker.ts',
   'json-body-worker': 'http/json-body-worker.ts',
+  'document-sections-worker': 'features/pdf/document-sections-worker.ts',
 } as const;
 
 export type WorkerModuleName = keyof typeof WORKER_MODULES;

@@ -37,3 +37,13 @@ export async function runInSlices<T>(steps: Steps<T>, signal?: AbortSignal): Pro
     signal?.throwIfAborted();
   }
 }
+
+/**
+ * A turn of the whole event loop, its timers included. An immediate queued from I/O (a worker's
+ * message, a request's last chunk) runs in the same iteration, before any timer: two costly
+ * steps with only `setImmediate` between them hold the loop as one.
+ */
+export async function yieldToLoop(): Promise<void> {
+  await nextTurn();
+  await nextTurn();
+}

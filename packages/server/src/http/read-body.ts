@@ -1,11 +1,11 @@
 import { SMALL_BODY_BYTES } from './body-budget.ts';
 import type { IncomingMessage } from 'node:http';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import getRawBody from 'raw-body';
 import { bodyRules, type RouteDefinition } from '@svc/schemas';
 import { JsonBodyScan, refuseUnstorableStrings } from './json-text-guard.ts';
 import { parseJsonOffThread } from './json-body-pool.ts';
 import { ServiceError } from '../service-error.ts';
+import { yieldToLoop } from '../bounded/work-in-slices.ts';
 
 /** How a route's body is read, decided once when the contract is mounted rather than per request. */
 export interface BodyPlan {
@@ -241,8 +241,8 @@ function largeJsonSink(maxBytes: number, scan: JsonBodyScan): BodySink {
       const { mayHoldUnstorable } = scan.finish();
       const value = await parseJsonOffThread(bytes, mayHoldUnstorable);
       // The value arrived in one task of the loop (its copy); the route's validation and the
-      // handler's first slice of work start in a turn of their own.
-      await nextTurn();
+      // handler's first slice of work start after a turn of the whole loop.
+      await yieldToLoop();
       return value;
     },
   };

@@ -1,12 +1,10 @@
-import { pdfLimits, type DocumentExtraction, type DocumentSection, type ExtractionWarning } from '@svc/schemas';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { DocumentExtraction, ExtractionWarning } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../service-error.ts';
-import { detectFormat, detectTextFormat, sectionPlainText, type SectionedDocument } from './document-sections.ts';
-import { sectionHtmlInSlices } from './html-sections.ts';
-import { sectionMarkdownInSlices } from './markdown-sections.ts';
-import { normaliseTextInSlices } from './normalise-in-slices.ts';
+import { detectFormat, detectTextFormat } from './document-sections.ts';
+import { OFF_THREAD_DOCUMENT_CHARS, sectionOffThread } from './document-sections-pool.ts';
 import type { PdfService } from './pdf-service.ts';
+import { sectionTextDocument, type TextDocumentFormat } from './section-document.ts';
 
 export interface DocumentRequest {
   text?: string;
@@ -19,12 +17,12 @@ export interface DocumentRequest {
 }
 
 /**
- * Documents into sections. HTML, Markdown and text are parsed in the request (linear-time
- * parsers over input already capped by the body limit); HTML, the HTML mammoth makes of a
- * DOCX, and Markdown, in slices between turns of the event loop, since even linear work on 16 MiB
- * takes a second. DOCX (a ZIP, so possibly a bomb) is
- * converted to HTML by mammoth in a parser worker, and PDFs are extracted there, both under the
- * same admission, rate limit, deadlines and memory cap as the PDF routes.
+ * Documents into sections. HTML, Markdown and text are parsed by linear-time parsers over input
+ * already capped by the body limit (section-document.ts): a small document here, in slices
+ * between turns of the event loop, a large one (over 1 MiB of text, or the HTML of a large DOCX)
+ * in a worker thread. DOCX (a ZIP, so possibly a bomb) is converted to HTML by mammoth in a
+ * parser worker, and PDFs are extracted there, both under the same admission, rate limit,
+ * deadlines and memory cap as the PDF routes.
  */
 export async function extractDocument(body: DocumentRequest, request: RequestContext, pdf: PdfService, handlerStarted: number): Promise<DocumentExtraction> {
   // Text stays text: encoding 16 MiB to UTF-8 and decoding it back took 70 ms at once.
@@ -64,93 +62,22 @@ export async function extractDocument(body: DocumentRequest, request: RequestCon
   }
 
   const warnings: ExtractionWarning[] = [];
-  let document: SectionedDocument;
-  const started = performance.now();
+  // The document as text, or as the UTF-8 bytes it was sent as (base64): bytes go to a worker as they are.
+  let source: string | Buffer;
+  let textFormat: TextDocumentFormat;
   if (format === 'docx') {
     await pdf.admit(request.principal, request);
     const converted = await pdf.convertDocx(bytes(), request, handlerStarted);
     warnings.push(...converted.warnings);
-    document = await sectionHtmlInSlices(converted.html, request.signal);
+    [source, textFormat] = [converted.html, 'html'];
   } else {
-    const text = sentBytes?.toString('utf8') ?? sentText ?? '';
-    document =
-      format === 'html'
-        ? await sectionHtmlInSlices(text, request.signal)
-        : format === 'markdown'
-          ? await sectionMarkdownInSlices(text, request.signal)
-          : sectionPlainText(text);
+    [source, textFormat] = [sentBytes ?? sentText ?? '', format];
   }
-
-  const heading = async (raw: string | null) =>
-    raw === null ? null : capHeading(document.headingsToNormalise ? await normaliseTextInSlices(raw, pdfLimits.maxHeadingChars, request.signal) : raw);
-  const sections: DocumentSection[] = [];
-  let chars = 0;
-  // Short texts are normalised at once, so 10,000 of them take a turn of the event loop now and then.
-  let sinceTurn = 0;
-  let truncatedReason: 'max_chars' | 'max_sections' | null = null;
-  for (const raw of document.sections) {
-    if (chars >= body.max_chars) {
-      truncatedReason = 'max_chars';
-      break;
-    }
-    if (sections.length >= pdfLimits.maxDocumentSections) {
-      truncatedReason = 'max_sections';
-      break;
-    }
-    sinceTurn += raw.text.length + (raw.heading?.length ?? 0);
-    if (sinceTurn > TURN_AFTER_CHARS) {
-      sinceTurn = 0;
-      await nextTurn();
-      request.signal.throwIfAborted();
-    }
-    let text = await normaliseTextInSlices(raw.text, body.max_chars - chars, request.signal);
-    if (chars + text.length > body.max_chars) {
-      text = text.slice(0, body.max_chars - chars);
-      truncatedReason = 'max_chars';
-    }
-    chars += text.length;
-    sections.push({
-      section_number: sections.length + 1,
-      heading: await heading(raw.heading),
-      level: raw.level,
-      page_number: null,
-      text,
-      char_count: text.length,
-    });
-    if (truncatedReason) break;
-  }
-  const title = document.title === undefined ? undefined : (await heading(document.title)) || undefined;
-  const sectionCount = document.sectionCount ?? document.sections.length;
-  // The HTML reader keeps only the sections an answer can hold, and counts the rest.
-  if (truncatedReason === null && sectionCount > sections.length) truncatedReason = 'max_sections';
+  const started = performance.now();
+  const sectioned =
+    source.length > OFF_THREAD_DOCUMENT_CHARS
+      ? await sectionOffThread(source, textFormat, body.max_chars, request.signal)
+      : await sectionTextDocument(typeof source === 'string' ? source : source.toString('utf8'), textFormat, body.max_chars, request.signal);
   request.timing.record('extract_ms', performance.now() - started);
-  return {
-    format,
-    section_count: sectionCount,
-    sections_returned: sections.length,
-    char_count: chars,
-    truncated: truncatedReason !== null,
-    truncated_reason: truncatedReason,
-    metadata: {
-      ...(title ? { title } : {}),
-      ...(document.author ? { author: document.author } : {}),
-      ...(document.language ? { language: document.language } : {}),
-    },
-    warnings,
-    sections,
-  };
-}
-
-/** Characters normalised between two turns of the event loop: a few milliseconds' work. */
-const TURN_AFTER_CHARS = 65_536;
-
-/**
- * A heading cut to the contract's cap (headings cost no `max_chars`, so nothing else bounds
- * them), never between the halves of a surrogate pair.
- */
-function capHeading<T extends string | null>(heading: T): T {
-  if (heading === null || heading.length <= pdfLimits.maxHeadingChars) return heading;
-  const last = heading.charCodeAt(pdfLimits.maxHeadingChars - 1);
-  const end = last >= 0xd800 && last <= 0xdbff ? pdfLimits.maxHeadingChars - 1 : pdfLimits.maxHeadingChars;
-  return heading.slice(0, end).trimEnd() as T;
+  return { format, ...sectioned, warnings };
 }
