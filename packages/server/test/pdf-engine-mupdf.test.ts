@@ -3,6 +3,9 @@ import { checkEngineContract, checkEngineRefusals, checkPasswordRoundTrip } from
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /** The opt-in MuPDF engine answers the same contract (SVC_PDF_ENGINE=mupdf). */
+// One parse at a time: the tests check the engine's answers, and run side by side on a loaded
+// machine their parses would queue behind each other past the 2 s queue deadline (503
+// pdf_queue_timeout, the server's right answer to that, tested in pdf-worker-deadlines).
 let svc: TestServer;
 test.before(async () => {
   svc = await startTestServer({ env: { SVC_PDF_ENGINE: 'mupdf', SVC_PDF_RATE_LIMIT: '0' } });
@@ -11,14 +14,14 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-test('mupdf extracts pages, metadata and layout through the same contract; a path is streamed from disk', async (t) => {
+test.serial('mupdf extracts pages, metadata and layout through the same contract; a path is streamed from disk', async (t) => {
   await checkEngineContract(t, svc.operator, 'mupdf');
 });
 
-test('mupdf refuses encrypted and broken files with the same codes', async (t) => {
+test.serial('mupdf refuses encrypted and broken files with the same codes', async (t) => {
   await checkEngineRefusals(t, svc.operator);
 });
 
-test('an encrypted PDF opens with its password on the JSON route; a wrong password is pdf_password_incorrect', async (t) => {
+test.serial('an encrypted PDF opens with its password on the JSON route; a wrong password is pdf_password_incorrect', async (t) => {
   await checkPasswordRoundTrip(t, svc.operator);
 });

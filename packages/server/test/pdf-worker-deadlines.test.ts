@@ -182,7 +182,7 @@ test.serial(
     t.is(waiting.code, 'pdf_worker_unavailable');
     t.is(waiting.retryAfter, '5');
     t.true(waiting.ms >= START_MS && waiting.ms < 2 * START_MS, 'it waited the start deadline, not the queue wait');
-    t.is(terminations.length, 1);
+    t.is(terminations.length, 1, JSON.stringify(terminations));
     const terminated = terminations[0]!.at;
     t.true(
       terminated - created >= START_MS && terminated - listening < 2 * START_MS,

@@ -1,35 +1,24 @@
 import http from 'node:http';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { threadCpuMs } from './loop-hold.ts';
 
 /**
- * What the stall suite measures while one payload is handled: the worst event-loop delay of this
- * process (the test server runs in it) and the worst latency of a `/healthz` probe due every
- * 50 ms over its own keep-alive socket, as another caller would see it.
+ * What the stall suite measures while one payload is handled: the longest hold of this process's
+ * event loop (the test server runs in it; LoopHold, loop-hold.ts) and the worst latency of a
+ * `/healthz` probe due every 50 ms over its own keep-alive socket, as another caller would see it.
+ * Both count only the main thread's own CPU time: on a machine another suite also loads, a thread
+ * that was not scheduled is slow in wall time without any stall of its own, and the same stall
+ * shows either way (a thread held by its own work spends the whole wait on the CPU).
  */
 export const STALL_BUDGET_MS = Number(process.env.SVC_STALL_BUDGET_MS ?? 100);
 export const PROBE_EVERY_MS = 50;
 
-export class LoopDelay {
-  private readonly histogram = monitorEventLoopDelay({ resolution: 10 });
-  constructor() {
-    this.histogram.enable();
-  }
-  /** The worst delay since the last call, in ms; starts a new window. */
-  take(): number {
-    const worst = this.histogram.count > 0 ? this.histogram.max / 1e6 : 0;
-    this.histogram.reset();
-    return worst;
-  }
-  stop(): void {
-    this.histogram.disable();
-  }
-}
-
 export class HealthzProbe {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   private worst = 0;
+  private worstWall = 0;
   private windowStart = 0;
+  private windowStartCpu = 0;
   private inFlight: Promise<void> = Promise.resolve();
   private running = true;
   private readonly loop: Promise<void>;
@@ -43,15 +32,23 @@ export class HealthzProbe {
   /**
    * Latency counts from when a probe was due, not from when it left: the probe shares the
    * server's thread, so during a stall it cannot even be sent, while another caller's would wait.
-   * Nothing before the window's start counts (building a payload is the suite's own work).
+   * It is capped by the main thread's CPU time since the answer before (a superset of the wait):
+   * wall time the thread spent unscheduled is the machine's load, not a stall. Nothing before the
+   * window's start counts (building a payload is the suite's own work).
    */
   private async run(): Promise<void> {
     let due = performance.now();
+    let cpuMark = threadCpuMs();
     while (this.running) {
       this.inFlight = this.probe();
       await this.inFlight;
       const answered = performance.now();
-      this.worst = Math.max(this.worst, answered - Math.max(due, this.windowStart));
+      const cpu = threadCpuMs();
+      const wallMs = answered - Math.max(due, this.windowStart);
+      const cpuMs = cpu - Math.max(cpuMark, this.windowStartCpu);
+      this.worst = Math.max(this.worst, Math.min(wallMs, cpuMs));
+      this.worstWall = Math.max(this.worstWall, wallMs);
+      cpuMark = cpu;
       due = Math.max(due + PROBE_EVERY_MS, answered);
       await sleep(Math.max(0, due - answered));
     }
@@ -73,10 +70,16 @@ export class HealthzProbe {
   async take(): Promise<number> {
     await this.inFlight;
     const worst = this.worst;
+    this.lastWallMs = this.worstWall;
     this.worst = 0;
+    this.worstWall = 0;
     this.windowStart = performance.now();
+    this.windowStartCpu = threadCpuMs();
     return worst;
   }
+
+  /** The window's worst latency in wall time, load included (reported beside the judged figure). */
+  lastWallMs = 0;
 
   async stop(): Promise<void> {
     this.running = false;
