@@ -31,7 +31,7 @@ export async function parseJsonOffThread(bytes: ArrayBuffer, mayHoldUnstorable: 
   }
   if ('refusal' in outcome) {
     const { code, message, detail } = outcome.refusal;
-    throw new ServiceError(code, message, { detail: detail as ServiceError['detail'] });
+    throw new ServiceError(code, message, { detail });
   }
   return outcome.value;
 }

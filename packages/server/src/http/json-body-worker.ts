@@ -1,3 +1,4 @@
+import type { ValidationIssue } from '@svc/schemas';
 import { unstorableRefusal } from './unstorable-strings.ts';
 
 /** A large JSON body's bytes, moved (not copied) to this thread, and what the scan of its chunks found. */
@@ -9,7 +10,7 @@ export interface JsonBodyTask {
 /** The parsed value, or the refusal the main thread throws as a ServiceError (errors do not cross threads whole). */
 export type JsonBodyOutcome =
   | { value: unknown }
-  | { refusal: { code: 'malformed_json' | 'json_nul_character' | 'json_lone_surrogate'; message: string; detail?: unknown[] } };
+  | { refusal: { code: 'malformed_json' | 'json_nul_character' | 'json_lone_surrogate'; message: string; detail?: ValidationIssue[] } };
 
 /**
  * Decodes and parses a large JSON body in a worker thread (json-body-pool.ts): a 16 MiB body's

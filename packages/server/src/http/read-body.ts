@@ -172,7 +172,7 @@ function readWhole(request: IncomingMessage, declared: number | undefined, limit
     let received = 0;
     const onData = (chunk: Buffer) => {
       if (received + chunk.length > limit) {
-        finish(new ServiceError('payload_too_large', `The body is over ${limit} bytes, the most this endpoint takes.`));
+        finish(bodyReadError({ type: 'entity.too.large' }, limit));
         return;
       }
       sink.add(chunk, received);
