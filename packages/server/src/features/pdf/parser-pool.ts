@@ -216,8 +216,12 @@ export class ParserPool {
     const { port1, port2 } = new MessageChannel();
     const abort = new AbortController();
     let deadline: NodeJS.Timeout | undefined;
+    let settled = false;
     port1.on('message', (message: WorkerMessage) => {
-      if (message.type !== 'started' || deadline) return;
+      // `started` comes on this port, the task's end on Piscina's own: the two are not ordered,
+      // so a warm-up may have ended before its `started` is read. A deadline armed then would
+      // outlive it and, a start deadline later, log a termination that never happened.
+      if (message.type !== 'started' || deadline || settled) return;
       deadline = setTimeout(() => {
         this.log.warn(
           { threadId: message.thread_id, deadlineMs: this.config.workerStartTimeoutMs },
@@ -240,6 +244,7 @@ export class ParserPool {
       .run(task, { transferList: [port2] as never, signal: abort.signal })
       .catch(() => {})
       .finally(() => {
+        settled = true;
         clearTimeout(deadline);
         this.starts.end();
         setImmediate(() => port1.close());
@@ -329,7 +334,9 @@ export class ParserPool {
     let startedAt: number | undefined;
     let watchdog: NodeJS.Timeout | undefined;
     const answer = parseAnswer(running, port1, (threadId, at) => {
-      if (startedAt === undefined && !ended) this.running += 1;
+      // A task stopped before its `started` was read (cancelled, timed out) has nothing left to watch.
+      if (ended) return;
+      if (startedAt === undefined) this.running += 1;
       startedAt = at;
       this.waiting.delete(giveUp);
       deadlines.began(at);
