@@ -36,7 +36,10 @@ export const serverConfigFrom = z
     SVC_HTTP_HEADERS_TIMEOUT_MS: milliseconds(100, 600_000).default(10_000),
     SVC_HTTP_REQUEST_TIMEOUT_MS: milliseconds(1_000, 3_600_000).default(300_000),
     SVC_HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds(100, 600_000).default(65_000),
-    SVC_HTTP_MAX_REQUESTS_PER_SOCKET: integer(0, 1_000_000, 'a request count (0: unlimited)').default(1000),
+    // 0 (Node's own default): Node's fetch opens a new connection for every request that follows
+    // a server's close of a busy connection (nodejs/undici#5022), so a cap turned each request
+    // past it into a connection of its own. Set one where a load balancer wants connections recycled.
+    SVC_HTTP_MAX_REQUESTS_PER_SOCKET: integer(0, 1_000_000, 'a request count (0: unlimited)').default(0),
     SVC_HTTP_MAX_HEADER_BYTES: integer(1024, 1_048_576, 'bytes').default(16_384),
     SVC_HTTP_BODY_BUDGET_BYTES: integer(1_048_576, 17_179_869_184, 'bytes').default(268_435_456),
     SVC_HTTP_BODY_TIMEOUT_MS: milliseconds(100, 3_600_000).default(30_000),
