@@ -16,7 +16,6 @@ export const PROBE_EVERY_MS = 50;
 export class HealthzProbe {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   private worst = 0;
-  private worstWall = 0;
   private windowStart = 0;
   private windowStartCpu = 0;
   private inFlight: Promise<void> = Promise.resolve();
@@ -47,7 +46,6 @@ export class HealthzProbe {
       const wallMs = answered - Math.max(due, this.windowStart);
       const cpuMs = cpu - Math.max(cpuMark, this.windowStartCpu);
       this.worst = Math.max(this.worst, Math.min(wallMs, cpuMs));
-      this.worstWall = Math.max(this.worstWall, wallMs);
       cpuMark = cpu;
       due = Math.max(due + PROBE_EVERY_MS, answered);
       await sleep(Math.max(0, due - answered));
@@ -70,16 +68,11 @@ export class HealthzProbe {
   async take(): Promise<number> {
     await this.inFlight;
     const worst = this.worst;
-    this.lastWallMs = this.worstWall;
     this.worst = 0;
-    this.worstWall = 0;
     this.windowStart = performance.now();
     this.windowStartCpu = threadCpuMs();
     return worst;
   }
-
-  /** The window's worst latency in wall time, load included (reported beside the judged figure). */
-  lastWallMs = 0;
 
   async stop(): Promise<void> {
     this.running = false;
