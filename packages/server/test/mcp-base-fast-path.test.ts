@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import test from 'ava';
-import { inferenceContract, mcpContract, urlFor } from '@svc/schemas';
+import { inferenceContract, inferenceLimits, mcpContract, urlFor } from '@svc/schemas';
 import { plainToolCallsAnswered } from '../src/features/mcp/fast-tool-call.ts';
 import { signInAgent } from '@svc/testing/identity';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
@@ -214,7 +214,9 @@ function comparable(value: unknown, svc: TestServer): unknown {
 
 const HEADERS = ['content-type', 'www-authenticate', 'mcp-protocol-version', 'cache-control', 'allow'];
 
-test('every request of the table: the fast path answers what the SDK answers (status, headers, body)', async (t) => {
+// Serial (AVA runs serial tests before the others, one at a time): which calls took the fast path
+// is read from a process-wide counter, which another test's tool call would move.
+test.serial('every request of the table: the fast path answers what the SDK answers (status, headers, body)', async (t) => {
   const tookFastPath: string[] = [];
   const differences: Array<{ label: string; fast: unknown; sdk: unknown }> = [];
   for (const entry of cases) {
@@ -319,6 +321,25 @@ test("a tool's arguments are held to the route's body cap by their JSON text's l
     t.is(rest.status, 413);
     t.true(tool.isError);
     t.deepEqual(withoutRequestId(tool.structuredContent), withoutRequestId(rest.body));
+  }
+});
+
+test("arguments whose JSON text is exactly the route's body cap are read, one byte more is 413, as REST reads the same text, on both paths", async (t) => {
+  const cap = inferenceLimits.describeBodyBytes;
+  const argumentsOf = (length: number) => {
+    const text = JSON.stringify({ task: 'x'.repeat(length - '{"task":""}'.length) });
+    if (text.length !== length) throw new Error('the arguments text is not the length asked for');
+    return text;
+  };
+  for (const svc of [fast, sdk]) {
+    for (const length of [cap, cap + 1]) {
+      const argumentsText = argumentsOf(length);
+      const tool = await toolCallText(svc, 'inference_route', argumentsText);
+      const rest = await restText(svc, urlFor(svc.server.urls(), inferenceContract.route), argumentsText);
+      t.is(rest.status === 413, length > cap, `REST at ${length} bytes`);
+      t.is(tool.structuredContent.code === 'payload_too_large', length > cap, `the tool at ${length} bytes`);
+      t.deepEqual(withoutRequestId(tool.structuredContent), withoutRequestId(rest.body));
+    }
   }
 });
 

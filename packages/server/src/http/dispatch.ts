@@ -9,7 +9,7 @@ import { fillPath, toSearchParams, type Principal, type RouteDefinition } from '
 import { tracingOn } from '../observability/tracing.ts';
 import { carryPrincipal } from './auth.ts';
 import { contractMiddlewareOf } from './build-app.ts';
-import { HELD_BODY, HELD_VALUE } from './read-body.ts';
+import { bodyLimitOf, HELD_BODY, HELD_VALUE } from './read-body.ts';
 import { traceRequest } from './request-trace.ts';
 
 /** Who calls, as the outer request (an MCP or A2A call) knows them. */
@@ -43,6 +43,13 @@ export interface DispatchInput {
    * again; its length against the route's cap is still its JSON text's.
    */
   readonly bodyChecked?: boolean;
+  /**
+   * With `bodyChecked`: the byte length of the JSON text the body is a part of (the MCP request's
+   * own body). When that is within the route's cap, the body's text, a part of it, is too, and
+   * the body's length is not worked out (its JSON text is never made); the route holds this many
+   * bytes of its body budget. Past the cap, the length of the body's own JSON text decides.
+   */
+  readonly bodyBytesAtMost?: number | undefined;
 }
 
 /** The REST answer, byte for byte what an HTTP caller of the route gets. */
@@ -239,7 +246,8 @@ function answersJsonOnly(route: RouteDefinition): boolean {
   return Object.values(route.responses).every((spec) => spec instanceof z.ZodType);
 }
 
-function hasMembers(value: Record<string, unknown> | undefined): boolean {
+/** Whether an object has an own enumerable member, without allocating a key list. */
+export function hasMembers(value: Record<string, unknown> | undefined): boolean {
   for (const _ in value) return true;
   return false;
 }
@@ -300,15 +308,21 @@ export class ContractDispatch {
       }
     }
     if (caller.authorization) headers.authorization = caller.authorization;
-    const { payload, contentType } = requestBodyOf(route, input.body);
-    if (contentType) headers['content-type'] = contentType;
     // A path without parameters and an empty query (most tool calls) cost no replace and no URLSearchParams.
     const path = route.path.includes(':') || route.path.includes('*') ? fillPath(route.path, input.params) : route.path;
     const url = hasMembers(input.query) ? `${path}${toSearchParams(input.query)}` : path;
     const middleware = route.surface === 'api' ? this.apiMiddleware : this.baseMiddleware;
     let jsonOnly = this.jsonOnly.get(route);
     if (jsonOnly === undefined) this.jsonOnly.set(route, (jsonOnly = answersJsonOnly(route)));
-    if (middleware && jsonOnly && !options.stream)
+    const inProcess = middleware !== undefined && jsonOnly && !options.stream;
+    const { bodyBytesAtMost } = input;
+    if (inProcess && input.bodyChecked && input.body !== undefined && bodyBytesAtMost !== undefined && bodyBytesAtMost <= bodyLimitOf(route)) {
+      headers['content-type'] = 'application/json';
+      return callInProcess(middleware, route, url, headers, undefined, caller, { value: input.body, bytes: bodyBytesAtMost });
+    }
+    const { payload, contentType } = requestBodyOf(route, input.body);
+    if (contentType) headers['content-type'] = contentType;
+    if (inProcess)
       return callInProcess(
         middleware,
         route,
@@ -316,7 +330,7 @@ export class ContractDispatch {
         headers,
         payload,
         caller,
-        input.bodyChecked && typeof payload === 'string' ? { value: input.body } : undefined,
+        input.bodyChecked && typeof payload === 'string' ? { value: input.body, bytes: Buffer.byteLength(payload) } : undefined,
       );
     const response = await inject(listener, {
       method: route.method,
@@ -355,12 +369,12 @@ async function callInProcess(
   headers: Record<string, string>,
   payload: string | Buffer | undefined,
   caller: DispatchCaller,
-  decoded: { value: unknown } | undefined,
+  decoded: { value: unknown; bytes: number } | undefined,
 ): Promise<DispatchAnswer> {
   let req: InProcessRequest;
   if (decoded !== undefined) {
-    // Only the length of the body's JSON text is needed (the route's cap): no bytes are made.
-    headers['content-length'] = String(Buffer.byteLength(payload as string));
+    // Only a length is needed (the route's cap, its body budget): no bytes are made.
+    headers['content-length'] = String(decoded.bytes);
     req = new InProcessRequest(route.method, url, headers, caller.ip, undefined, decoded);
   } else {
     const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;

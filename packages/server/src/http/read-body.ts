@@ -17,6 +17,11 @@ export interface BodyPlan {
 }
 
 /** The route's body plan, or undefined when it takes no body. */
+/** The most bytes a route's body may have (413 past it). */
+export function bodyLimitOf(route: RouteDefinition): number {
+  return route.bodyLimitBytes ?? bodyRules.defaultLimitBytes;
+}
+
 export function bodyPlanFor(route: RouteDefinition): BodyPlan | undefined {
   if (!route.body) return undefined;
   const encoding = route.bodyEncoding ?? 'json';
@@ -28,7 +33,7 @@ export function bodyPlanFor(route: RouteDefinition): BodyPlan | undefined {
         : ['application/json'];
   return Object.freeze({
     encoding,
-    limit: route.bodyLimitBytes ?? bodyRules.defaultLimitBytes,
+    limit: bodyLimitOf(route),
     timeoutMs: route.bodyTimeoutMs,
     mediaTypes: Object.freeze([...mediaTypes]),
   });

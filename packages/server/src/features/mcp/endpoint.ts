@@ -120,8 +120,7 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
         tool,
         args,
         { authorization, principal: principalToCarry(request), ip: request.ip, signal },
-        report,
-        sdkSignal === undefined,
+        { report, raw: sdkSignal === undefined, argumentsBytesAtMost: declaredLength(request) },
       );
     } finally {
       done();
@@ -239,6 +238,13 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
       : await modern.fetch(webRequest, { parsedBody: body });
     return await toContractAnswer(response);
   };
+}
+
+/** The /mcp request's declared body length (it holds a tool call's arguments); undefined when chunked. */
+function declaredLength(request: RequestContext): number | undefined {
+  const header = request.headers['content-length'];
+  const length = typeof header === 'string' ? Number(header) : Number.NaN;
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
 
 /** Who may cancel a call: the same principal from the same address (a shared principal, the demo or none, is many callers). */

@@ -1,5 +1,5 @@
 import { agentTools, contract, principalMayCall, type AgentTool, type Principal } from '@svc/schemas';
-import type { DispatchAnswer, DispatchCaller, DispatchInput, ContractDispatch } from '../../http/dispatch.ts';
+import { hasMembers, type DispatchAnswer, type DispatchCaller, type DispatchInput, type ContractDispatch } from '../../http/dispatch.ts';
 import { followProgress, type ReportProgress } from './progress.ts';
 
 type ObjectSchema = { type: 'object'; [keyword: string]: unknown };
@@ -65,8 +65,11 @@ export class ToolCatalogue {
   }
 }
 
-/** Splits a tool call's arguments into the REST request's parts, as the tool's input schema placed them. */
-export function requestOf(tool: AgentTool, args: Record<string, unknown>): { input: DispatchInput; headers: Record<string, string> } {
+/**
+ * Splits a tool call's arguments into the REST request's parts, as the tool's input schema placed
+ * them. `bytesAtMost` is the length of the JSON text the arguments came in (DispatchInput.bodyBytesAtMost).
+ */
+export function requestOf(tool: AgentTool, args: Record<string, unknown>, bytesAtMost?: number): { input: DispatchInput; headers: Record<string, string> } {
   const params: Record<string, unknown> = {};
   const query: Record<string, unknown> = {};
   let body: Record<string, unknown> | undefined = tool.route.body && !tool.bodyWhole ? {} : undefined;
@@ -84,7 +87,7 @@ export function requestOf(tool: AgentTool, args: Record<string, unknown>): { inp
     else (body ??= {})[name] = value;
   }
   // The arguments are part of the /mcp request's body, which the body reader decoded and checked.
-  return { input: { params, query, body: tool.bodyWhole ? wholeBody : body, bodyChecked: true }, headers };
+  return { input: { params, query, body: tool.bodyWhole ? wholeBody : body, bodyChecked: true, bodyBytesAtMost: bytesAtMost }, headers };
 }
 
 /** A path parameter the call did not give: the REST route would not even match, so it is said here, the way the route words a missing field. */
@@ -133,18 +136,23 @@ export function toolResultOf(answer: DispatchAnswer, raw = false): ToolResult {
   };
 }
 
-/**
- * Runs one tool call through its REST route, as the caller. With `report` (the client gave a
- * progressToken) a route that declares how it reports progress (`agent.progress`) is followed
- * step by step; its answer is still the route's JSON.
- */
+/** How a tool call is run (callTool). */
+export interface ToolCallOptions {
+  /** The client gave a progressToken: a route that declares how it reports progress (`agent.progress`) is followed step by step. */
+  readonly report?: ReportProgress | undefined;
+  /** The fast path (fast-tool-call.ts): a JSON object answer keeps its text (toolResultOf). */
+  readonly raw?: boolean;
+  /** The byte length of the MCP request's body, which holds the arguments' JSON text (DispatchInput.bodyBytesAtMost). */
+  readonly argumentsBytesAtMost?: number | undefined;
+}
+
+/** Runs one tool call through its REST route, as the caller; with a progress report, the answer is still the route's JSON. */
 export async function callTool(
   dispatch: ContractDispatch,
   tool: AgentTool,
   args: Record<string, unknown>,
   caller: DispatchCaller,
-  report?: ReportProgress,
-  raw = false,
+  { report, raw = false, argumentsBytesAtMost }: ToolCallOptions = {},
 ): Promise<ToolResult> {
   // What the REST route could not be asked: a path parameter missing (no route would match), or an
   // argument the tool does not take (a route without a query schema ignores unknown parameters,
@@ -160,8 +168,9 @@ export async function callTool(
     };
     return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
   }
-  const { input, headers } = requestOf(tool, args);
-  const withHeaders = { ...caller, headers: { ...caller.headers, ...headers } };
+  const { input, headers } = requestOf(tool, args, argumentsBytesAtMost);
+  // Most calls carry no header of their own (only an Idempotency-Key argument is one).
+  const withHeaders = hasMembers(headers) ? { ...caller, headers: { ...caller.headers, ...headers } } : caller;
   const progress = tool.route.agent?.progress;
   if (report && progress) return toolResultOf(await followProgress(dispatch, tool.route, progress, input, withHeaders, report));
   return toolResultOf(await dispatch.call(tool.route, input, withHeaders), raw);
