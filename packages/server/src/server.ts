@@ -76,12 +76,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   }
 
   let listening: { port: number; apiPort?: number } | undefined;
-  // Asked on many requests (discovery documents, challenges, MCP): worked out again only once the ports are known.
-  let urlsFor: { listening: typeof listening; urls: ReturnType<typeof publicUrls> } | undefined;
-  const urls = () => {
-    if (urlsFor === undefined || urlsFor.listening !== listening) urlsFor = { listening, urls: Object.freeze(publicUrls(config, listening)) };
-    return urlsFor.urls;
-  };
+  const urls = () => publicUrls(config, listening);
   const models = new ModelRegistry();
   const usage = new UsageHook((error) => log.error({ err: error }, 'a usage listener failed'));
   const lifecycle = new ServerLifecycle();
