@@ -40,7 +40,7 @@ export interface DispatchInput {
    * The body is part of a JSON text this server's body reader decoded and checked already (nesting
    * depth, strings no route may store): an MCP tool call's arguments. A JSON route served in process
    * then takes it as its decoded body, without encoding it to bytes and scanning and decoding them
-   * again; its length against the route's cap is still its JSON text's.
+   * again; its length against the route's cap is its JSON text's (or see `bodyBytesAtMost`).
    */
   readonly bodyChecked?: boolean;
   /**
