@@ -315,23 +315,17 @@ export class ContractDispatch {
     let jsonOnly = this.jsonOnly.get(route);
     if (jsonOnly === undefined) this.jsonOnly.set(route, (jsonOnly = answersJsonOnly(route)));
     const inProcess = middleware !== undefined && jsonOnly && !options.stream;
-    const { bodyBytesAtMost } = input;
-    if (inProcess && input.bodyChecked && input.body !== undefined && bodyBytesAtMost !== undefined && bodyBytesAtMost <= bodyLimitOf(route)) {
+    if (inProcess && input.bodyChecked && input.body !== undefined) {
+      // Decoded already: only a length is needed (the route's cap, its body budget), the bound
+      // when it is within the cap, else the length of the body's own JSON text.
+      const { bodyBytesAtMost } = input;
+      const bytes = bodyBytesAtMost !== undefined && bodyBytesAtMost <= bodyLimitOf(route) ? bodyBytesAtMost : Buffer.byteLength(JSON.stringify(input.body));
       headers['content-type'] = 'application/json';
-      return callInProcess(middleware, route, url, headers, undefined, caller, { value: input.body, bytes: bodyBytesAtMost });
+      return callInProcess(middleware, route, url, headers, undefined, caller, { value: input.body, bytes });
     }
     const { payload, contentType } = requestBodyOf(route, input.body);
     if (contentType) headers['content-type'] = contentType;
-    if (inProcess)
-      return callInProcess(
-        middleware,
-        route,
-        url,
-        headers,
-        payload,
-        caller,
-        input.bodyChecked && typeof payload === 'string' ? { value: input.body, bytes: Buffer.byteLength(payload) } : undefined,
-      );
+    if (inProcess) return callInProcess(middleware, route, url, headers, payload, caller, undefined);
     const response = await inject(listener, {
       method: route.method,
       url,
@@ -373,7 +367,6 @@ async function callInProcess(
 ): Promise<DispatchAnswer> {
   let req: InProcessRequest;
   if (decoded !== undefined) {
-    // Only a length is needed (the route's cap, its body budget): no bytes are made.
     headers['content-length'] = String(decoded.bytes);
     req = new InProcessRequest(route.method, url, headers, caller.ip, undefined, decoded);
   } else {
