@@ -85,7 +85,7 @@ export function createBillingHandlers(deps: ServerDeps, responseCache: ResponseC
     async webhook({ body }, request) {
       const signature = request.headers['stripe-signature'];
       const result = await handleProcessorWebhook(
-        { sequelize, webhooks: await webhookVerifier(), secret: config.stripeWebhookSecret, log: request.log },
+        { sequelize, webhooks: webhookVerifier, secret: config.stripeWebhookSecret, log: request.log },
         body,
         typeof signature === 'string' ? signature : undefined,
       );

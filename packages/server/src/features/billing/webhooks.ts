@@ -12,14 +12,23 @@ import { grantCredits, takeBackCredits } from './credit-ledger.ts';
  * in whatever order they come.
  */
 export async function handleProcessorWebhook(
-  deps: { sequelize: Sequelize; webhooks: Stripe['webhooks']; secret: string | undefined; log: Logger },
+  deps: {
+    sequelize: Sequelize;
+    /** Loads the Stripe SDK, only once the secret is known to be set (see below). */
+    webhooks: () => Promise<Stripe['webhooks']>;
+    secret: string | undefined;
+    log: Logger;
+  },
   raw: Buffer,
   signature: string | undefined,
 ): Promise<{ duplicate: boolean }> {
+  // Checked before the SDK loads: on a server without Stripe, an anonymous POST here would load it
+  // (15 MiB resident, and tens of milliseconds of compiling on the event loop) only to answer 503.
   if (!deps.secret) throw new ServiceError('billing_not_configured', 'Webhooks are not configured on this server (STRIPE_WEBHOOK_SECRET).');
+  const webhooks = await deps.webhooks();
   let event: Stripe.Event;
   try {
-    event = deps.webhooks.constructEvent(raw, signature ?? '', deps.secret);
+    event = webhooks.constructEvent(raw, signature ?? '', deps.secret);
   } catch (error) {
     // stripe-node says which check failed (no signature, wrong secret, timestamp outside the tolerance).
     throw new ServiceError('webhook_signature_invalid', `Webhook signature verification failed: ${(error as Error).message}`);
