@@ -17,14 +17,18 @@ registerHooks({
   },
 });
 
+/** A delivery whose signature no secret matches. */
+const deliverBadlySigned = (baseUrl: string) =>
+  fetch(`${baseUrl}/webhooks/processor`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+    body: '{"id":"evt_1","object":"event","type":"checkout.session.completed"}',
+  });
+
 test.serial('without Stripe, the webhook and checkout answer 503 billing_not_configured and the SDK is never loaded', async (t) => {
   const bare = await startTestServer();
   try {
-    const hook = await fetch(`${bare.baseUrl}/webhooks/processor`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
-      body: '{"id":"evt_1","object":"event","type":"checkout.session.completed"}',
-    });
+    const hook = await deliverBadlySigned(bare.baseUrl);
     t.is(hook.status, 503);
     t.is((await hook.json()).code, 'billing_not_configured');
     const checkout = await fetch(`${bare.baseUrl}/v1/billing/processor/checkout-session`, {
@@ -42,11 +46,7 @@ test.serial('without Stripe, the webhook and checkout answer 503 billing_not_con
 test.serial('with a webhook secret, a delivery loads the SDK to verify its signature (400 on a bad one)', async (t) => {
   const configured = await startTestServer({ env: { STRIPE_WEBHOOK_SECRET: 'whsec_for_the_unconfigured_test' } });
   try {
-    const hook = await fetch(`${configured.baseUrl}/webhooks/processor`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
-      body: '{"id":"evt_1","object":"event","type":"checkout.session.completed"}',
-    });
+    const hook = await deliverBadlySigned(configured.baseUrl);
     t.is(hook.status, 400);
     t.is((await hook.json()).code, 'webhook_signature_invalid');
     t.true(resolved.has('stripe'));
