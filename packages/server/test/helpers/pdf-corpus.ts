@@ -24,7 +24,7 @@ export function realPdfCorpus(): string[] {
     .map((name) => path.join(directory, name));
 }
 
-/** The malformed, fuzzed and encrypted files of ../shared/corpus/tricky-pdfs. */
+/** The malformed, fuzzed and encrypted files of ../shared/corpus/tricky-pdfs (TRICKY_PDF_DIR): only the corpus lane reads them. */
 export function trickyPdfCorpus(): string[] {
   const directory = process.env.TRICKY_PDF_DIR ?? path.resolve(ROOT, '../shared/corpus/tricky-pdfs');
   return readdirSync(directory)
