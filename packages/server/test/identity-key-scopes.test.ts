@@ -1,4 +1,7 @@
 import test from 'ava';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mcpContract, urlFor } from '@svc/schemas';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { createKey, signInAgent } from '@svc/testing/identity';
 
@@ -23,7 +26,7 @@ async function wideKeyAndNarrowSession() {
   const narrow = svc.client({ token: narrowed.accessToken });
   const me = await narrow.oauth.whoami();
   if (me.scopes.join(' ') !== 'models:read') throw new Error(`the refresh did not narrow: ${me.scopes.join(' ')}`);
-  return { wide, narrow, key };
+  return { wide, narrow, key, narrowToken: narrowed.accessToken };
 }
 
 const codeOf = async (promise: Promise<unknown>) => {
@@ -68,4 +71,31 @@ test('a narrow token may rotate and revoke a key within its scopes', async (t) =
   const narrow = svc.client({ token: narrowed.accessToken });
   const rotated = await narrow.credentials.rotate({ params: { credential_id: key.credential.credential_id } });
   t.is((await narrow.credentials.revoke({ params: { credential_id: rotated.credential.credential_id } })).status, 'revoked');
+});
+
+test('a narrowed token cannot change the limits of a key wider than itself, over REST or through /mcp', async (t) => {
+  const { wide, narrow, key, narrowToken } = await wideKeyAndNarrowSession();
+  const id = key.credential.credential_id;
+  await wide.credentials.update({ params: { credential_id: id }, body: { limits: { credits_per_day: 0 } } });
+  const raise = { limits: { credits_per_day: 100_000_000 } };
+  t.is(await codeOf(narrow.credentials.update({ params: { credential_id: id }, body: raise })), '403 scope_not_held');
+
+  // The same change as an MCP tool call, through the official SDK client with the narrowed token.
+  const mcp = new McpClient({ name: 'svc-test', version: '1.0.0' });
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(urlFor(svc.server.urls(), mcpContract.endpoint)), {
+      requestInit: { headers: { authorization: `Bearer ${narrowToken}` } },
+    }),
+  );
+  try {
+    const called = await mcp.callTool({ name: 'credentials_update', arguments: { credential_id: id, ...raise } });
+    t.true(called.isError);
+    t.is((called.structuredContent as { code?: string }).code, 'scope_not_held');
+  } finally {
+    await mcp.close();
+  }
+  const [stored] = (await wide.credentials.list()).data.filter((credential) => credential.credential_id === id);
+  t.is(stored!.limits.credits_per_day, 0, 'neither refused change reached the key');
+  // The token that holds every scope of the key still changes it.
+  t.is((await wide.credentials.update({ params: { credential_id: id }, body: raise })).limits.credits_per_day, 100_000_000);
 });

@@ -183,7 +183,8 @@ export const credentialsContract = defineContract({
       "Body `{ limits }`: each field present replaces the key's own value, `null` clears it (the configured default for keys applies), absent fields stay. " +
       `Rates are whole numbers from 1 (requests_per_minute up to ${keyLimitMaximums.requests_per_minute}, concurrent_requests up to ${keyLimitMaximums.concurrent_requests}, tokens_per_minute up to ${keyLimitMaximums.tokens_per_minute}); ` +
       `credit caps from 0 (credits_per_day up to ${keyLimitMaximums.credits_per_day}, credits_per_month up to ${keyLimitMaximums.credits_per_month}). Any other value is 422 naming the field. ` +
-      'The owner changes its own keys (a key of another owner is 404); the operator token changes any key. Any status may be changed; limits of a revoked key no longer matter.',
+      'The owner changes its own keys (a key of another owner is 404); the operator token changes any key. The calling token must hold every scope of the key, as for rotating or revoking it (403 `scope_not_held`), so a token narrowed by refresh cannot raise the limits of a wider key. ' +
+      'Any status may be changed; limits of a revoked key no longer matter.',
     params: CredentialIdParams,
     body: DeveloperCredentialUpdateRequest,
     bodyLimitBytes: 4096,

@@ -343,17 +343,25 @@ export class DeveloperKeyService {
 
   /**
    * A key's own limits: fields present replace (null clears), absent fields stay. The owner acts
-   * on its keys only; the operator on any. The resolver reads the row on every request, so the
-   * next request on any replica is held to the new values.
+   * on its keys only; the operator on any. Like rotate and revoke, the calling token must hold
+   * every scope of the key: a session narrowed to `models:read` must not lift the credit cap of
+   * a `billing:write` key. The resolver reads the row on every request, so the next request on
+   * any replica is held to the new values.
    */
   async update(actor: Principal, credentialId: string, limits: KeyLimits): Promise<DeveloperCredential> {
-    const [row] = await this.#sequelize.query<KeyRow>(
-      `UPDATE svc_developer_keys SET limits = jsonb_strip_nulls(limits || :patch::jsonb)
-       WHERE id = :id ${actor.kind === 'operator' ? '' : 'AND owner = :owner'} RETURNING *`,
-      { replacements: { id: credentialId, owner: actor.id, patch: JSON.stringify(limits) }, type: QueryTypes.SELECT },
-    );
-    if (!row) throw notFound(credentialId);
-    return toCredential(row);
+    return this.#sequelize.transaction(async (transaction) => {
+      const [key] = await this.#sequelize.query<Pick<KeyRow, 'scopes'>>(
+        `SELECT scopes FROM svc_developer_keys WHERE id = :id ${actor.kind === 'operator' ? '' : 'AND owner = :owner'} FOR UPDATE`,
+        { replacements: { id: credentialId, owner: actor.id }, type: QueryTypes.SELECT, transaction },
+      );
+      if (!key) throw notFound(credentialId);
+      requireHeld(key.scopes, actor.scopes, 'change a key with');
+      const [row] = await this.#sequelize.query<KeyRow>(
+        'UPDATE svc_developer_keys SET limits = jsonb_strip_nulls(limits || :patch::jsonb) WHERE id = :id RETURNING *',
+        { replacements: { id: credentialId, patch: JSON.stringify(limits) }, type: QueryTypes.SELECT, transaction },
+      );
+      return toCredential(row!);
+    });
   }
 
   /** A key's usage per UTC day and model; its owner or the operator reads it. */
