@@ -104,6 +104,21 @@ test.serial(`at most ${a2aLimits.maxRunningPerPrincipal} running tasks per calle
   await waitUntil('every stalled download was aborted', () => stalled === 0, { timeoutMs: 10_000 });
 });
 
+test.serial(`20 background tasks sent at once: exactly ${a2aLimits.maxRunningPerPrincipal} run, the rest get 429`, async (t) => {
+  const key = await freshKey();
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      rpc(key, send([{ kind: 'file', file: { uri: `https://pdf.test:${source.port}/stall.pdf` } }], { skill: 'pdf-extract' }, { blocking: false })),
+    ),
+  );
+  const accepted = answers.filter((answer) => answer.status === 200);
+  t.is(accepted.length, a2aLimits.maxRunningPerPrincipal);
+  t.true(answers.filter((answer) => answer.status === 429).every((answer) => answer.body.error.data.code === 'a2a_tasks_running'));
+  t.is(answers.filter((answer) => answer.status === 429).length, 20 - a2aLimits.maxRunningPerPrincipal);
+  for (const answer of accepted) await rpc(key, { jsonrpc: '2.0', id: 'c', method: 'tasks/cancel', params: { id: answer.body.result.id } });
+  await waitUntil('every stalled download was aborted', () => stalled === 0, { timeoutMs: 10_000 });
+});
+
 test.serial(`a caller keeps at most ${a2aLimits.maxKeptPerPrincipal} tasks: the oldest goes first`, async (t) => {
   const key = await freshKey();
   const ids: string[] = [];

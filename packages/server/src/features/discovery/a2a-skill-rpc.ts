@@ -156,17 +156,6 @@ export async function answerSkillRequest(
         const skill = skillOf(message);
         if (!skill) return trialAnswer(deps.trial(), version, id, streams);
         const input = dispatchInputOf(skill, message);
-        if (deps.runner.runningFor(owner) >= a2aLimits.maxRunningPerPrincipal) {
-          return failure(
-            429,
-            id,
-            RPC.server,
-            'a2a_tasks_running',
-            `${a2aLimits.maxRunningPerPrincipal} tasks of this caller are running; wait for one to end or cancel one.`,
-            requestId,
-            { 'retry-after': '1' },
-          );
-        }
         started = await deps.runner.start({
           owner,
           skill,
@@ -180,6 +169,17 @@ export async function answerSkillRequest(
           connection: message.returnImmediately && !streams ? undefined : request.signal,
           onEvent: progress ? (event) => progress.push(event) : undefined,
         });
+        if (!started) {
+          return failure(
+            429,
+            id,
+            RPC.server,
+            'a2a_tasks_running',
+            `${a2aLimits.maxRunningPerPrincipal} tasks of this caller are running; wait for one to end or cancel one.`,
+            requestId,
+            { 'retry-after': '1' },
+          );
+        }
       } catch (error) {
         if (error instanceof SkillInputError) return failure(400, id, RPC.invalidParams, error.svcCode, error.message, requestId);
         throw error;

@@ -53,14 +53,12 @@ export class A2aTaskRunner {
     this.#log = log;
   }
 
-  runningFor(owner: string): number {
-    let count = 0;
-    for (const entry of this.#running.values()) if (entry.owner === owner) count++;
-    return count;
-  }
-
-  /** Stores the task as working and starts its work; `done` settles with the task as it ended. */
-  async start(args: StartTask): Promise<{ task: NeutralTask; done: Promise<NeutralTask> }> {
+  /**
+   * Stores the task as working and starts its work; `done` settles with the task as it ended.
+   * Undefined, and nothing stored or started, when the owner already has `a2aLimits.maxRunningPerPrincipal`
+   * tasks running on any replica (the store counts them in PostgreSQL).
+   */
+  async start(args: StartTask): Promise<{ task: NeutralTask; done: Promise<NeutralTask> } | undefined> {
     const id = `a2a-${randomBytes(18).toString('base64url')}`;
     const task: NeutralTask = {
       id,
@@ -71,7 +69,7 @@ export class A2aTaskRunner {
       artifacts: [],
       history: [args.history],
     };
-    await this.#store.create(args.owner, task);
+    if (!(await this.#store.create(args.owner, task, a2aLimits.maxRunningPerPrincipal))) return undefined;
     const controller = new AbortController();
     let reason: StopReason | undefined;
     const stop = (why: StopReason) => {

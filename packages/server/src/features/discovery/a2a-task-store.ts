@@ -57,32 +57,46 @@ export class A2aTaskStore {
   }
 
   /**
-   * Stores a new working task and deletes the owner's oldest beyond the per-owner bound, in one
-   * statement (one round trip). The DELETE reads the table as it was before the INSERT (one
-   * snapshot), so it keeps the newest `maxKeptPerPrincipal - 1` rows besides the new one.
+   * Stores a new working task if its owner has fewer than `maxRunning` running, and deletes the
+   * owner's oldest beyond the per-owner bound; answers whether it was stored. Counting and inserting
+   * are one decision for every replica: the owner's advisory lock, taken in the transaction, makes
+   * concurrent starts (on any replica) count one after another, so the cap is exact. A task whose
+   * replica died counts until its deadline, after which it reads as failed. The DELETE reads the
+   * table as it was before the INSERT (one snapshot), so it keeps the newest
+   * `maxKeptPerPrincipal - 1` rows besides the new one.
    */
-  async create(owner: string, task: NeutralTask): Promise<void> {
-    await this.#sequelize.query(
-      `WITH created AS (
-         INSERT INTO a2a_tasks (id, owner, context_id, skill, state, status_message, artifacts, history, deadline_at, created_at, updated_at)
-         VALUES (:id, :owner, :contextId, :skill, :state, NULL, '[]', :history, clock_timestamp() + make_interval(secs => :deadlineSeconds), clock_timestamp(), clock_timestamp())
-         RETURNING id
-       )
-       DELETE FROM a2a_tasks WHERE id IN (
-         SELECT id FROM a2a_tasks WHERE owner = :owner ORDER BY created_at DESC OFFSET ${a2aLimits.maxKeptPerPrincipal - 1}
-       )`,
-      {
-        replacements: {
-          id: task.id,
-          owner,
-          contextId: task.contextId,
-          skill: task.skill,
-          state: task.state,
-          history: JSON.stringify(task.history),
-          deadlineSeconds: a2aLimits.taskDeadlineMs / 1000,
+  async create(owner: string, task: NeutralTask, maxRunning: number): Promise<boolean> {
+    return this.#sequelize.transaction(async (transaction) => {
+      await this.#sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:lock))', { replacements: { lock: `svc-a2a-running:${owner}` }, transaction });
+      const created = await this.#sequelize.query(
+        `WITH created AS (
+           INSERT INTO a2a_tasks (id, owner, context_id, skill, state, status_message, artifacts, history, deadline_at, created_at, updated_at)
+           SELECT :id, :owner, :contextId, :skill, :state, NULL, '[]', :history, clock_timestamp() + make_interval(secs => :deadlineSeconds), clock_timestamp(), clock_timestamp()
+           WHERE (SELECT count(*) FROM a2a_tasks WHERE owner = :owner AND state IN ('submitted', 'working') AND deadline_at > clock_timestamp()) < :maxRunning
+           RETURNING id
+         ), pruned AS (
+           DELETE FROM a2a_tasks WHERE EXISTS (SELECT 1 FROM created) AND id IN (
+             SELECT id FROM a2a_tasks WHERE owner = :owner ORDER BY created_at DESC OFFSET ${a2aLimits.maxKeptPerPrincipal - 1}
+           )
+         )
+         SELECT id FROM created`,
+        {
+          replacements: {
+            id: task.id,
+            owner,
+            contextId: task.contextId,
+            skill: task.skill,
+            state: task.state,
+            history: JSON.stringify(task.history),
+            deadlineSeconds: a2aLimits.taskDeadlineMs / 1000,
+            maxRunning,
+          },
+          type: QueryTypes.SELECT,
+          transaction,
         },
-      },
-    );
+      );
+      return created.length > 0;
+    });
   }
 
   /** Ends a task, unless it already ended (a cancel won the race): answers whether this call ended it. */
