@@ -148,3 +148,32 @@ test.serial('a worker that passes its memory cap dies alone with a clear 422; th
   const after = await upload(numberedPdf(1));
   t.is(after.status, 200);
 });
+
+async function extractJson(body: Record<string, unknown>): Promise<Answer> {
+  const started = performance.now();
+  const response = await fetch(`${svc.baseUrl}/v1/pdf/extract`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${svc.operatorToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const answer = (await response.json()) as { code?: string };
+  return { status: response.status, code: answer.code, ms: performance.now() - started, timing: {}, retryAfter: response.headers.get('retry-after') };
+}
+
+test.serial('with the pool and its waiting room full, a refused URL is still a 422, and a document still a 503', async (t) => {
+  const held = ['full-a', 'full-b', 'full-c', 'full-d'];
+  const running = held.map((name) => upload(gates.held(name)));
+  await waitForWorkers(svc, 'two parses running and two waiting', (state) => state.busy === 2 && state.waiting === 2);
+
+  const refusedUrl = await extractJson({ url: 'https://[fec0::1]/x.pdf' });
+  t.is(refusedUrl.status, 422, describe(refusedUrl));
+  t.is(refusedUrl.code, 'source_url_refused');
+  // A document that needs a worker still meets the full queue, read first or not.
+  const document = await extractJson({ data_base64: numberedPdf(1).toString('base64') });
+  t.is(document.status, 503, describe(document));
+  t.is(document.code, 'pdf_queue_full');
+
+  for (const name of held) gates.open(name);
+  await Promise.all(running);
+  t.is((await extractJson({ data_base64: numberedPdf(1).toString('base64') })).status, 200, 'the place a refused request took was given back');
+});

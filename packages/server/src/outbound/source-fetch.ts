@@ -49,6 +49,19 @@ export async function vettedAddress(hostname: string, seam: SourceFetchSeam): Pr
   return vetted[0]!;
 }
 
+/**
+ * The refusal that needs no lookup: a URL whose host is an address literal that is not public
+ * (`https://[fec0::1]/x.pdf`). A route checks it before it takes a place in a queue, so the cheap,
+ * certain 422 comes before a busy queue's 503; a host name is still judged by `vettedAddress`
+ * when the URL is fetched.
+ */
+export function refuseUnfetchableLiteral(url: string, seam: SourceFetchSeam = {}): void {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  if (!isAddressLiteral(host) || seam.allowAddresses?.includes(host)) return;
+  if (!publicAddress(host))
+    throw new ServiceError('source_url_refused', `The URL's host is an address that is not public unicast (${host}); only public https hosts are fetched.`);
+}
+
 /** A `lookup` for node:https that answers only the vetted address, so no second DNS answer can swap in another. */
 export function pinnedLookup(target: ResolvedAddress) {
   return (_hostname: string, options: unknown, callback: (error: null, address: string | ResolvedAddress[], family?: number) => void) => {

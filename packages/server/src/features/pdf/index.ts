@@ -5,7 +5,7 @@ import { defineHandlers, withAdmission } from '../../http/handler-types.ts';
 import type { Feature } from '../feature.ts';
 import { extractDocument } from './document-service.ts';
 import { ParserPool } from './parser-pool.ts';
-import { PdfService } from './pdf-service.ts';
+import { PdfService, type PdfSource } from './pdf-service.ts';
 
 export type { PdfService } from './pdf-service.ts';
 
@@ -38,14 +38,24 @@ export function createPdfFeature(deps: ServerDeps) {
       const extraction = await service.extract(bytes, { startPage: query.start_page, maxPages: query.max_pages, maxChars: query.max_chars }, request, started);
       return { status: 200, body: extraction };
     }),
-    extract: withAdmission(admitBeforeBody, async ({ body }, request) => {
-      const started = performance.now();
-      await service.admit(request.principal, request);
-      const bytes = await service.source(body.url !== undefined ? { kind: 'url', url: body.url } : { kind: 'base64', data: body.data_base64 ?? '' }, request);
-      const options = { startPage: body.start_page, maxPages: body.max_pages, maxChars: body.max_chars, password: body.password };
-      if (body.stream) return { status: 200, body: service.stream(bytes, options, request, started) };
-      return { status: 200, body: await service.extract(bytes, options, request, started) };
-    }),
+    // A small JSON body (a URL) is read before the queue is asked, so a refused URL is a 422 however busy the pool is.
+    extract: withAdmission(
+      (request) => service.admitBeforeJsonBody(request),
+      async ({ body }, request) => {
+        const started = performance.now();
+        const source: PdfSource = body.url !== undefined ? { kind: 'url', url: body.url } : { kind: 'base64', data: body.data_base64 ?? '' };
+        const release = await service.admitSource(source, request);
+        try {
+          const bytes = await service.source(source, request);
+          const options = { startPage: body.start_page, maxPages: body.max_pages, maxChars: body.max_chars, password: body.password };
+          if (body.stream) return { status: 200, body: service.stream(bytes, options, request, started) };
+          return { status: 200, body: await service.extract(bytes, options, request, started) };
+        } finally {
+          // A parse that started took the place over; one that never started gives it back.
+          release();
+        }
+      },
+    ),
   });
 
   // A document's format, so whether it needs a worker, is in its body: a queue place is held from the head.

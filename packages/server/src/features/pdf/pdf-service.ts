@@ -19,6 +19,12 @@ export type PdfSource = { kind: 'bytes'; bytes: Buffer } | { kind: 'base64'; dat
 
 const PDF_HEADER = Buffer.from('%PDF-');
 
+/**
+ * A JSON extract body declaring at most this many bytes is read before the queue is asked: a URL
+ * request fits many times over, and reading it costs less than the answer to a refused URL.
+ */
+const READ_BEFORE_QUEUE_BYTES = 64 * 1024;
+
 /** PDF readers accept the header anywhere in the first KiB; so do we, and nothing else. */
 export function looksLikePdf(bytes: Uint8Array): boolean {
   return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).indexOf(PDF_HEADER) !== -1;
@@ -73,6 +79,33 @@ export class PdfService {
     const place = this.pool.reserve();
     this.places.set(request, place);
     return () => void place.release();
+  }
+
+  /**
+   * The JSON extract route's admission before its body. A body declaring at most 64 KiB (a URL, a
+   * small document in base64) is read first and admitted by `admitSource`, so a refused URL gets
+   * its 422 whatever the queue holds; a larger one (or chunked) holds its place before it is read,
+   * as an upload does.
+   */
+  async admitBeforeJsonBody(request: RequestContext): Promise<(() => void) | undefined> {
+    const declared = Number(request.headers['content-length'] ?? Number.NaN);
+    if (Number.isFinite(declared) && declared <= READ_BEFORE_QUEUE_BYTES) return undefined;
+    return this.admitBeforeBody(request);
+  }
+
+  /**
+   * After the body: the cheap refusal first (a URL whose host is a non-public address literal,
+   * no lookup needed), then the queue place and the rate limit, unless the request took them
+   * before its body. Answers how to give back a place the parse did not take over.
+   */
+  async admitSource(source: PdfSource, request: RequestContext): Promise<() => void> {
+    if (source.kind === 'url') {
+      const { refuseUnfetchableLiteral } = await import('../../outbound/source-fetch.ts');
+      refuseUnfetchableLiteral(source.url, this.deps.testSeams?.pdfSourceFetch);
+    }
+    if (!this.places.has(request)) return this.admitBeforeBody(request);
+    await this.admit(request.principal, request);
+    return () => undefined;
   }
 
   /** Gives back the queue place of a request that turned out to need no worker. */
