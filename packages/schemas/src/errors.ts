@@ -122,6 +122,16 @@ export const errorCodes = {
   request_header_too_large: 431,
   /** A cross-origin preflight from an origin not in SVC_CORS_ORIGINS. */
   cors_origin_refused: 403,
+  /** A request carrying two `Authorization` headers or two `Host` headers: which one is meant cannot be known, so neither is used. */
+  duplicate_header: 400,
+  /** A `Host` that names none of svc's own hosts while it listens on loopback (DNS rebinding; SVC_ALLOWED_HOSTS adds hosts). Not 421: a retry on another connection is refused alike. */
+  host_not_allowed: 403,
+  /** An MCP request (`/mcp`, `/api/mcp`) from a browser `Origin` that is not svc's own, a loopback one, or one in SVC_CORS_ORIGINS. */
+  origin_not_allowed: 403,
+  /** The server holds as many bytes of answers not yet taken by their clients as it may (SVC_HTTP_ANSWER_BUDGET_BYTES); retry after `Retry-After`. */
+  answer_budget_full: 503,
+  /** The database cannot be reached (down, restarting, or every connection busy past the pool's wait); nothing was done, retry after `Retry-After`. */
+  database_unavailable: 503,
   gateway_timeout: 504,
   // Catalog and verified downloads.
   invalid_path: 400,

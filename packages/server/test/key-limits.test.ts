@@ -9,6 +9,7 @@ import { signInAgent } from '@svc/testing/identity';
 import { run } from '@svc/testing/run';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { waitUntil } from '@svc/testing/wait-until';
+import { calculateJob, postJob } from './helpers/jobs.ts';
 
 /**
  * Limits per key on one server (the edges, the 422s, PATCH, usage and credit caps); the
@@ -201,15 +202,33 @@ test('a request refused while slots are lent waits for them to come back; slots 
   t.is(((await refused.json()) as { code: string }).code, 'key_limit_exceeded:requests_per_minute');
 });
 
-test('a retried request (same Idempotency-Key) is counted once', async (t) => {
+test('an Idempotency-Key exempts only a true replay: the same key, route and body, on a route that stores its answer', async (t) => {
   await inOneMinuteWindow();
-  const { secret } = await keyWith({ requests_per_minute: 2 });
-  for (let attempt = 0; attempt < 4; attempt++) t.is((await models(secret, { 'idempotency-key': 'one-call' })).status, 200);
-  t.is((await models(secret, { 'idempotency-key': 'another-call' })).status, 200);
-  const third = await models(secret, { 'idempotency-key': 'a-third-call' });
-  t.is(third.status, 429);
-  // The refused one was not counted: once the window has room it is a new call again.
-  t.is((await models(secret, { 'idempotency-key': 'one-call' })).status, 200);
+  const agent = await (sharedAgent ??= signInAgent(svc));
+  const scopes = ['models:read', 'inference:invoke', 'jobs:write'] as const;
+  const { secret } = await agent.client.credentials.create({ body: { name: 'replays', scopes: [...scopes], limits: { requests_per_minute: 4 } } });
+  const job = (body: string, secretToUse = secret) => postJob(svc.baseUrl, secretToUse, body, { 'idempotency-key': 'one-call' });
+  const first = await job(JSON.stringify(calculateJob(1)));
+  t.is(first.status, 202, 'counted: 1');
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const replayed = await job(JSON.stringify(calculateJob(1)));
+    t.is(replayed.status, 202, 'a replay of the stored answer is not counted');
+    t.is(replayed.headers.get('idempotent-replayed'), 'true');
+  }
+  const otherBody = await job(JSON.stringify(calculateJob(2)));
+  t.is(otherBody.status, 409, 'counted: 2');
+  t.is(((await otherBody.json()) as { code: string }).code, 'idempotency_conflict');
+  // Another route with the same key is a new request each time: 2 more fit, then 429.
+  const chats = [];
+  for (let attempt = 0; attempt < 4; attempt++) chats.push((await chat(secret, 'answer-a', '/v1/chat/completions', { 'idempotency-key': 'one-call' })).status);
+  t.deepEqual(chats, [200, 200, 429, 429]);
+  t.is((await models(secret, { 'idempotency-key': 'one-call' })).status, 429, 'a route that stores no answer counts it too');
+  // Another key of the same agent gets the agent's stored answer, but as a request of its own: counted.
+  const other = await agent.client.credentials.create({ body: { name: 'second', scopes: [...scopes], limits: { requests_per_minute: 1 } } });
+  const replayedToOther = await job(JSON.stringify(calculateJob(1)), other.secret);
+  t.is(replayedToOther.status, 202);
+  t.is(replayedToOther.headers.get('idempotent-replayed'), 'true');
+  t.is((await models(other.secret)).status, 429);
 });
 
 test('PATCH changes limits on the next request; null clears; only the owner or the operator may', async (t) => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import type { EffectiveLimits, KeyLimitName, Principal, PrincipalKind } from '@svc/schemas';
 import { prepared, queryPrepared } from '../db/prepared.ts';
 import { windowStart } from '../db/rate-counters.ts';
@@ -8,6 +9,7 @@ import { asyncCommitSql } from '../db/wal-flush.ts';
 import { ServiceError } from '../service-error.ts';
 import { CHUNK_HEADROOM, SLOT_CHUNK_MIN, SLOT_SETTLE_MS, lentSlots } from './key-limit-slots.ts';
 import type { UsageEvent } from '../inference/usage-hook.ts';
+import { REPLAYED_HEADER } from './idempotency.ts';
 import { openAiDuration } from './openai-duration.ts';
 
 /** Defaults per principal kind for callers whose resolver attached no limits of their own. */
@@ -24,6 +26,11 @@ const LEASE_TTL_SECONDS = 60;
 const LENT_RETRIES = 4;
 /** An Idempotency-Key counted once stays counted this long: longer than any retry loop. */
 const COUNTED_TTL_SECONDS = 86_400;
+/**
+ * A stored answer that expires sooner than this is not taken as a replay: a request admitted as
+ * one must find the answer still there when its handler runs (after its body is read).
+ */
+const REPLAY_MARGIN_SECONDS = 600;
 
 /** Who a limit counts for: the developer key itself, else the principal. */
 export const limitSubject = (principal: Principal): string =>
@@ -125,15 +132,15 @@ export class KeyLimiter {
       // The developer-key resolver may have counted it already, in the query that found the key.
       // A minute that ended since then still counted this request: it is not counted again.
       const counted = principal.requestCount;
-      const idempotencyKey = counted ? undefined : idempotencyKeyOf(ctx);
+      const replay = counted ? undefined : replayScopeOf(ctx, principal);
       const countAt = new Date(counted ? counted.windowStart : now);
       try {
-        hits = counted ? (counted.hits ?? undefined) : await this.#countRequest(subject, rpm, countAt, idempotencyKey);
+        hits = counted ? (counted.hits ?? undefined) : await this.#countRequest(subject, rpm, countAt, replay);
         // Refused while replicas hold slots of the minute they have not used (`KeyLimitSlots`, only
         // for keys whose limit leaves room for a chunk): they give them back within SLOT_SETTLE_MS,
         // so the request waits for them rather than be refused while the minute still has room.
         if (hits === undefined && principal.developerKeyId && rpm >= SLOT_CHUNK_MIN * CHUNK_HEADROOM)
-          hits = await this.#countWhileLent(subject, () => this.#countRequest(subject, rpm, countAt, idempotencyKey), countAt);
+          hits = await this.#countWhileLent(subject, () => this.#countRequest(subject, rpm, countAt, replay), countAt);
       } catch (error) {
         if (lease) this.#release(lease);
         throw error;
@@ -190,48 +197,61 @@ export class KeyLimiter {
 
   /**
    * One hit in the minute's window; answers the hits so far, or undefined when the window is full.
-   * A request whose Idempotency-Key was already counted is not counted again (a retry), and a
-   * refused one leaves its key uncounted (the transaction rolls back).
+   * Only a true replay is not counted again: a request with an Idempotency-Key that this same
+   * credential was counted for, on this same route, whose answer the route stored (the
+   * idempotency table, `runIdempotent`). Its handler then answers the stored response, or 409
+   * `idempotency_conflict` for another body: it never runs the work again. Any other request
+   * with a reused key (another route, another credential, a route that stores no answer, a first
+   * try still running) is counted as a new request. A refused one leaves its key uncounted.
    */
-  async #countRequest(subject: string, max: number, now: Date, idempotencyKey: string | undefined): Promise<number | undefined> {
+  async #countRequest(subject: string, max: number, now: Date, replay: ReplayScope | undefined): Promise<number | undefined> {
     const bucket = requestsBucket(subject);
     const start = windowStart(now, 60);
-    const count = async (transaction?: Transaction) => {
-      const rows = await this.#sequelize.query<{ hits: string }>(
-        `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES (:bucket, :start, 1, 0)
-         ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1 WHERE svc_rate_counters.hits + 1 <= :max
-         RETURNING hits`,
-        { replacements: { bucket, start, max }, type: QueryTypes.SELECT, transaction },
+    const countedKey = replay && `${replay.routeId}\u0000${replay.key}`;
+    if (replay) {
+      const [stored] = await this.#sequelize.query<{ hits: string | null }>(
+        `SELECT (SELECT hits FROM svc_rate_counters WHERE bucket = :bucket AND window_start = :start) AS hits
+         FROM svc_limit_counted counted JOIN svc_idempotency_keys stored
+           ON stored.principal_id = :principal AND stored.route_id = :route AND stored.idempotency_key = :key
+         WHERE counted.subject = :subject AND counted.idempotency_key = :countedKey AND counted.expires_at > now()
+           AND stored.state = 'completed' AND stored.expires_at > now() + make_interval(secs => :margin)`,
+        {
+          replacements: { bucket, start, principal: replay.principalId, route: replay.routeId, key: replay.key, subject, countedKey, margin: REPLAY_MARGIN_SECONDS },
+          type: QueryTypes.SELECT,
+        },
       );
-      return rows[0] ? Number(rows[0].hits) : undefined;
+      if (stored) {
+        // The body is read after this: a reused key with another body is answered 409 without
+        // running anything, and counted then, as the request it is.
+        this.#countUnlessReplayed(replay.response, bucket, start);
+        return Number(stored.hits ?? 0);
+      }
+    }
+    const [row] = await queryPrepared<{ hits: string }>(this.#sequelize, COUNT_HIT, [bucket, start, max]);
+    if (!row) return undefined;
+    if (countedKey) {
+      await this.#sequelize.query(
+        `INSERT INTO svc_limit_counted (subject, idempotency_key, expires_at) VALUES (:subject, :key, now() + make_interval(secs => :ttl))
+         ON CONFLICT (subject, idempotency_key) DO UPDATE SET expires_at = EXCLUDED.expires_at`,
+        { replacements: { subject, key: countedKey, ttl: COUNTED_TTL_SECONDS } },
+      );
+    }
+    return Number(row.hits);
+  }
+
+  #countUnlessReplayed(response: ServerResponse, bucket: string, start: Date): void {
+    const count = () => {
+      if (response.getHeader(REPLAYED_HEADER) === 'true') return;
+      this.#sequelize
+        .query(
+          `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES (:bucket, :start, 1, 0)
+           ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1`,
+          { replacements: { bucket, start } },
+        )
+        .catch(this.#onError);
     };
-    if (idempotencyKey === undefined) {
-      const [row] = await queryPrepared<{ hits: string }>(this.#sequelize, COUNT_HIT, [bucket, start, max]);
-      return row ? Number(row.hits) : undefined;
-    }
-    try {
-      return await this.#sequelize.transaction(async (transaction) => {
-        const fresh = await this.#sequelize.query(
-          `INSERT INTO svc_limit_counted (subject, idempotency_key, expires_at) VALUES (:subject, :key, now() + make_interval(secs => :ttl))
-           ON CONFLICT (subject, idempotency_key) DO NOTHING RETURNING 1`,
-          { replacements: { subject, key: idempotencyKey, ttl: COUNTED_TTL_SECONDS }, type: QueryTypes.SELECT, transaction },
-        );
-        if (fresh.length === 0) {
-          const [row] = await this.#sequelize.query<{ hits: string }>('SELECT hits FROM svc_rate_counters WHERE bucket = :bucket AND window_start = :start', {
-            replacements: { bucket, start },
-            type: QueryTypes.SELECT,
-            transaction,
-          });
-          return Number(row?.hits ?? 0);
-        }
-        const hits = await count(transaction);
-        if (hits === undefined) throw new WindowFull();
-        return hits;
-      });
-    } catch (error) {
-      if (error instanceof WindowFull) return undefined;
-      throw error;
-    }
+    if (response.closed) count();
+    else response.once('close', count);
   }
 
   async #countWhileLent(subject: string, count: () => Promise<number | undefined>, now: Date): Promise<number | undefined> {
@@ -287,9 +307,18 @@ export class KeyLimiter {
   }
 }
 
-class WindowFull extends Error {}
+/** What a request's Idempotency-Key may replay: the caller's stored answer of this route under this key. */
+interface ReplayScope {
+  principalId: string;
+  routeId: string;
+  key: string;
+  /** Tells whether the stored answer was replayed (`Idempotent-Replayed: true`) once it is sent. */
+  response: ServerResponse;
+}
 
-function idempotencyKeyOf(ctx: Context): string | undefined {
+function replayScopeOf(ctx: Context, principal: Principal): ReplayScope | undefined {
   const value = ctx.req.headers['idempotency-key'];
-  return typeof value === 'string' && value.length > 0 && value.length <= 255 ? value : undefined;
+  const routeId = (ctx.state as { svc?: { routeId?: string } }).svc?.routeId;
+  if (typeof value !== 'string' || value.length === 0 || value.length > 255 || routeId === undefined) return undefined;
+  return { principalId: principal.id, routeId, key: value, response: ctx.res };
 }
