@@ -216,7 +216,16 @@ export class KeyLimiter {
          WHERE counted.subject = :subject AND counted.idempotency_key = :countedKey AND counted.expires_at > now()
            AND stored.state = 'completed' AND stored.expires_at > now() + make_interval(secs => :margin)`,
         {
-          replacements: { bucket, start, principal: replay.principalId, route: replay.routeId, key: replay.key, subject, countedKey, margin: REPLAY_MARGIN_SECONDS },
+          replacements: {
+            bucket,
+            start,
+            principal: replay.principalId,
+            route: replay.routeId,
+            key: replay.key,
+            subject,
+            countedKey,
+            margin: REPLAY_MARGIN_SECONDS,
+          },
           type: QueryTypes.SELECT,
         },
       );
