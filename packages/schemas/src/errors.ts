@@ -76,6 +76,12 @@ export const errorCodes = {
   blackboard_admission: 429,
   blackboard_posting_paused: 503,
   invalid_json_rpc: 400,
+  /** A JSON-RPC batch to an MCP endpoint at a revision without batches (every one but 2025-03-26; `mcpBatchRules`). */
+  mcp_batch_not_supported: 400,
+  /** A JSON-RPC batch to an MCP endpoint with more messages than `mcpBatchRules.maxMessages`; nothing in it was done. */
+  mcp_batch_too_large: 400,
+  /** A call of an MCP batch not run because the batch's answer reached `mcpBatchRules.answerBudgetBytes` (a member's error in a 200 answer); send it again. */
+  mcp_batch_answer_full: 413,
   /** A2A JSON-RPC (`POST /a2a`): the method or the task is not there; an A2A version it does not speak. */
   a2a_method_not_found: 404,
   a2a_task_not_found: 404,

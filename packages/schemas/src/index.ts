@@ -33,3 +33,4 @@ export * from './discovery/index.ts';
 export * from './jobs/index.ts';
 export * from './agent-tools.ts';
 export * from './mcp/contract.ts';
+export * from './mcp/batch-rules.ts';

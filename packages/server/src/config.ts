@@ -42,6 +42,8 @@ export const serverConfigFrom = z
     SVC_HTTP_MAX_REQUESTS_PER_SOCKET: integer(0, 1_000_000, 'a request count (0: unlimited)').default(0),
     SVC_HTTP_MAX_HEADER_BYTES: integer(1024, 1_048_576, 'bytes').default(16_384),
     SVC_HTTP_BODY_BUDGET_BYTES: integer(1_048_576, 17_179_869_184, 'bytes').default(268_435_456),
+    // Unset: an eighth of the body budget, so at least eight addresses share it at its fullest.
+    SVC_HTTP_BODY_BUDGET_PER_CLIENT_BYTES: integer(65_536, 17_179_869_184, 'bytes').optional(),
     SVC_HTTP_BODY_TIMEOUT_MS: milliseconds(100, 3_600_000).default(30_000),
     SVC_HTTP_RESPONSE_STALL_MS: milliseconds(100, 3_600_000).default(30_000),
     SVC_CORS_ORIGINS: z
@@ -57,6 +59,26 @@ export const serverConfigFrom = z
         z.array(z.union([z.literal('*'), z.string().regex(/^https?:\/\/[^/?#\s]+$/, 'an origin is scheme://host[:port], with no path')]), {
           error: 'expected * or comma-separated origins such as https://app.example',
         }),
+      ),
+    SVC_ALLOWED_HOSTS: z
+      .string()
+      .default('')
+      .transform((value) =>
+        value
+          .split(',')
+          .map((host) => host.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(
+          z.union([
+            z.literal('*'),
+            z.string().regex(/^\.?[a-z0-9.-]+(:\d+)?$|^\[[0-9a-f:.]+\](:\d+)?$/i, 'a host name such as svc.example, or .example for it and its subdomains'),
+          ]),
+          {
+            error: 'expected * or comma-separated host names such as svc.example,.internal.example',
+          },
+        ),
       ),
     SVC_OPEN_ACCESS: flag.default(false),
     SVC_TRUST_PROXY: flag.default(false),
@@ -87,6 +109,11 @@ export const serverConfigFrom = z
       maxHeaderBytes: env.SVC_HTTP_MAX_HEADER_BYTES,
       /** Bytes of request bodies that may be in flight at once, server-wide; past it a body is refused before it is read. */
       bodyBudgetBytes: env.SVC_HTTP_BODY_BUDGET_BYTES,
+      /** The most of that budget one client address may hold (SVC_TRUST_PROXY decides the address). */
+      bodyBudgetPerClientBytes: Math.min(
+        env.SVC_HTTP_BODY_BUDGET_PER_CLIENT_BYTES ?? Math.floor(env.SVC_HTTP_BODY_BUDGET_BYTES / 8),
+        env.SVC_HTTP_BODY_BUDGET_BYTES,
+      ),
       /** Deadline for a whole body on routes that name none of their own. */
       bodyTimeoutMs: env.SVC_HTTP_BODY_TIMEOUT_MS,
       /** A response whose connection takes none of its pending bytes for this long is destroyed. */
@@ -94,6 +121,8 @@ export const serverConfigFrom = z
     },
     /** Origins a browser may call every route from (`*`: any); discovery documents are open to all. */
     corsOrigins: env.SVC_CORS_ORIGINS,
+    /** More host names svc answers besides its public URLs' and loopback's (`*`: any); checked on loopback or when set (DNS rebinding). */
+    allowedHosts: env.SVC_ALLOWED_HOSTS,
     /** Callers with no credential act as the open-auth principal on scoped routes. */
     openAccess: env.SVC_OPEN_ACCESS,
     /** Read the client address from X-Forwarded-For (only behind a proxy you control). */

@@ -21,6 +21,7 @@ import { ContractDispatch } from './http/dispatch.ts';
 import { answerClientError } from './http/client-errors.ts';
 import { watchResponseStalls } from './http/response-stall.ts';
 import { corsPolicyFrom } from './http/cors.ts';
+import { hostPolicyFrom } from './http/edge-checks.ts';
 import { ServerLifecycle } from './lifecycle.ts';
 import { findConsoleDirectory, loadConsoleFiles } from './console/console-files.ts';
 import { serveConsole } from './console/serve-console.ts';
@@ -103,13 +104,14 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const resolvers = [operatorResolver(operatorToken), ...features.resolvers];
 
   // One budget for both listeners: memory is the process's, whichever surface a body comes in on.
-  const bodyBudget = new BodyBudget(config.http.bodyBudgetBytes);
+  const bodyBudget = new BodyBudget(config.http.bodyBudgetBytes, config.http.bodyBudgetPerClientBytes);
   const consoleDirectory = config.console.enabled ? findConsoleDirectory() : undefined;
   const webConsole = config.console.enabled
     ? serveConsole({ files: consoleDirectory ? await loadConsoleFiles(consoleDirectory) : undefined, publicUrls: urls, metrics: deps.metrics })
     : undefined;
   // The console's origin may call the api surface on its own port without SVC_CORS_ORIGINS.
   const cors = corsPolicyFrom(config.corsOrigins, webConsole ? () => new URL(urls().baseUrl).origin.toLowerCase() : undefined);
+  const hosts = hostPolicyFrom({ listenHost: config.host, allowedHosts: config.allowedHosts, publicUrls: urls });
   const buildApp = (surfaces: readonly Surface[]): Koa =>
     buildContractApp({
       contract,
@@ -124,6 +126,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
       log,
       metrics: deps.metrics,
       cors,
+      hosts,
       ...(webConsole && surfaces.includes('base') ? { before: webConsole } : {}),
       draining: () => lifecycle.draining,
       shutdownSignal: lifecycle.shutdownSignal,

@@ -20,7 +20,15 @@ test.before(async () => {
   [pdfServer, budgetServer, deadlineServer] = await Promise.all([
     startTestServer({ env: { SVC_PDF_WORKERS: '1', SVC_PDF_MAX_PENDING: '1', SVC_PDF_RATE_LIMIT: '0' } }),
     // Opening 12 connections and writing 4 MiB to each took more than 1.5 s at load 16: the first bodies were cut off (408) and freed budget for later ones.
-    startTestServer({ env: { SVC_HTTP_BODY_BUDGET_BYTES: String(16 * MiB), SVC_HTTP_BODY_TIMEOUT_MS: '15000', SVC_PDF_RATE_LIMIT: '1' } }),
+    // One address may hold the whole budget here: this server measures the server-wide budget (each address's share: http-body-budget-per-client.test.ts).
+    startTestServer({
+      env: {
+        SVC_HTTP_BODY_BUDGET_BYTES: String(16 * MiB),
+        SVC_HTTP_BODY_BUDGET_PER_CLIENT_BYTES: String(16 * MiB),
+        SVC_HTTP_BODY_TIMEOUT_MS: '15000',
+        SVC_PDF_RATE_LIMIT: '1',
+      },
+    }),
     startTestServer({ env: { SVC_HTTP_BODY_TIMEOUT_MS: '1500' } }),
   ]);
   [pdfToken, budgetToken] = await Promise.all([signInAgent(pdfServer), signInAgent(budgetServer)].map(async (agent) => (await agent).session.accessToken));

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Surface } from '@svc/schemas';
 import type { HttpMetrics } from '../observability/metrics.ts';
 import { answerPreflight, applyCors, corsPolicyFrom, type CorsPolicy } from './cors.ts';
+import { isMcpPath, refuseDuplicateHeaders, refuseForeignHost, refuseForeignMcpOrigin, type HostPolicy } from './edge-checks.ts';
 import { writeError } from './error-handler.ts';
 import { compileContract, serveRoute, withBodyDefaults, type MountOptions } from './mount-contract.ts';
 import { requestIdFrom } from './request-id.ts';
@@ -25,6 +26,8 @@ export interface ContractAppOptions extends MountOptions {
   draining?: () => boolean;
   /** Answers some paths ahead of the contract (the web console's files), passing the rest on. */
   before?: Koa.Middleware;
+  /** The hosts answered (DNS rebinding); default: any. */
+  hosts?: HostPolicy;
 }
 
 /** Each app's contract middleware, for the in-process dispatch (dispatch.ts): the very function every HTTP request of the app runs. */
@@ -47,7 +50,10 @@ export function buildContractApp(appOptions: ContractAppOptions): Koa {
   const table = compileContract(options);
   const cors = options.cors ?? corsPolicyFrom([]);
   const draining = options.draining ?? (() => false);
-  if (options.before) app.use(options.before);
+  const hosts = options.hosts?.enforced ? options.hosts : undefined;
+  const { before } = options;
+  // A refused host skips the console too, and gets its 403 from the contract's error path below.
+  if (before) app.use(hosts ? (ctx, next) => (hosts.allows(ctx.req.headers.host) ? before(ctx, next) : next()) : before);
   if (tracingOn()) app.use(traceRequest);
   const serveContract = async function serveContract(ctx: Context): Promise<void> {
     // Node's request and response directly: Koa's delegating getters cost on every request.
@@ -62,11 +68,18 @@ export function buildContractApp(appOptions: ContractAppOptions): Koa {
     /** An event stream's writer, started once the headers below are final. */
     let startStream: StartStream | undefined;
     try {
+      refuseDuplicateHeaders(req);
+      if (hosts) refuseForeignHost(hosts, headers.host);
       const method = req.method!;
       const path = ctx.path;
       const preflightMethod = origin && method === 'OPTIONS' ? ctx.get('access-control-request-method').toUpperCase() : '';
       const match = table.match(preflightMethod || method, path);
       if (origin) applyCors(ctx, cors, origin, match && 'entry' in match ? match.entry.route : undefined);
+      if (origin && match && 'entry' in match && isMcpPath(path)) {
+        // Answered in the route's envelope (a JSON-RPC error without an id, as the MCP transport allows).
+        state.route = match.entry.route;
+        refuseForeignMcpOrigin(origin, cors, options.publicUrls);
+      }
       if (match === undefined) throw new ServiceError('route_not_found', `No route for ${method} ${path}. See /openapi.json for every route.`);
       if ('allowed' in match) {
         throw new ServiceError('method_not_allowed', `${method} is not allowed on ${path}; use ${match.allowed.join(', ')}.`, {

@@ -232,7 +232,7 @@ export async function serveRoute(
   const bytesToHold = plan ? bodyBytesToHold(plan, ctx.req) : 0;
   if (compiled.limited && options.keyLimits?.applies(principal)) await options.keyLimits.enforce(ctx, principal);
   if (compiled.admit) releaseOnEnd(ctx, await compiled.admit(request));
-  if (bytesToHold > 0) releaseOnEnd(ctx, options.bodyBudget.hold(bytesToHold));
+  if (bytesToHold > 0) releaseOnEnd(ctx, options.bodyBudget.hold(bytesToHold, ctx.ip));
   if (plan) {
     // Input that is already invalid was refused above, before the body is read; no body sent
     // reads as undefined, and the schema decides. Routes with an upload deadline (PDF, documents)

@@ -17,6 +17,7 @@ import {
 } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
 import { isServiceError, ServiceError } from '../../service-error.ts';
+import { BatchAnswerFull, batchGateFor, type McpBatchGate } from './mcp-batch.ts';
 import { precheckMcpRequest } from './mcp-precheck.ts';
 import type { BlackboardService } from './service.ts';
 
@@ -91,9 +92,12 @@ function buildMcpServer(answer: (args: BlackboardToolArguments) => Promise<ToolA
   return server;
 }
 
-/** One tool call for one caller, with the same service (and validation) as the REST routes. */
-function toolCallFor(service: BlackboardService, request: RequestContext) {
-  return async (args: BlackboardToolArguments): Promise<ToolAnswer> => {
+/**
+ * One tool call for one caller, with the same service (and validation) as the REST routes; the
+ * calls of a batch pass its gate (one at a time, within the batch's answer budget).
+ */
+function toolCallFor(service: BlackboardService, request: RequestContext, batch?: McpBatchGate) {
+  const answer = async (args: BlackboardToolArguments): Promise<ToolAnswer> => {
     try {
       const result = (await runOp(service, args, request)) as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
@@ -108,6 +112,16 @@ function toolCallFor(service: BlackboardService, request: RequestContext) {
       return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
     }
   };
+  if (!batch) return answer;
+  // The tool answers its errors as results, and says so of a call the batch did not run too.
+  return (args: BlackboardToolArguments) =>
+    batch
+      .run(() => answer(args))
+      .catch((error: unknown): ToolAnswer => {
+        if (!(error instanceof BatchAnswerFull)) throw error;
+        const body = { error: error.message, code: 'mcp_batch_answer_full', status: 413, retryable: true };
+        return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
+      });
 }
 
 export type McpToolDescription = {
@@ -208,7 +222,7 @@ export function createMcpEndpoint(service: BlackboardService) {
     const webRequest = new Request(`${request.publicUrl}${pathFor(blackboardContract.mcp)}`, { method: 'POST', headers, signal: request.signal });
     callers.set(webRequest, request);
     const response = (await isLegacyRequest(webRequest, body))
-      ? await serveLegacy(buildMcpServer(toolCallFor(service, request)), webRequest, body)
+      ? await serveLegacy(buildMcpServer(toolCallFor(service, request, batchGateFor(body))), webRequest, body)
       : await modern.fetch(webRequest, { parsedBody: body });
     return toContractAnswer(response);
   };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import {
@@ -15,7 +16,7 @@ import { openAccessPrincipal, principalToCarry } from '../../http/auth.ts';
 import { abortRequest } from '../../http/mount-contract.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../service-error.ts';
-import { precheckMcpRequest } from '../blackboard/index.ts';
+import { batchGateFor, precheckMcpRequest, type McpBatchGate } from '../blackboard/index.ts';
 import { acceptsResource } from '../identity/index.ts';
 import { readResource, resourceTemplates } from './resources.ts';
 import { CANCEL_POLL_MS, InFlightCalls } from './in-flight.ts';
@@ -38,6 +39,8 @@ interface Caller {
   readonly request: RequestContext;
   /** The principal the tools are listed for (open access counts as the open principal). */
   readonly principal: Principal;
+  /** A batch's gate: its calls run one at a time, within its answer budget (McpBatchGate). */
+  readonly batch?: McpBatchGate | undefined;
 }
 
 type JsonRpcMessage = { method?: unknown; params?: { name?: unknown } };
@@ -135,9 +138,11 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
         cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT, 'resources/templates/list': TOOL_LIST_CACHE_HINT },
       },
     );
-    const { request } = caller;
+    const { request, batch } = caller;
     const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
-    server.setRequestHandler('tools/list', () => ({ tools: catalogue.listFor(caller.principal) }));
+    // Every answer of a batch passes its gate; a single message's needs none.
+    const gated = <T>(work: () => T | Promise<T>): T | Promise<T> => (batch ? batch.run(work) : work());
+    server.setRequestHandler('tools/list', () => gated(() => ({ tools: catalogue.listFor(caller.principal) })));
     server.setRequestHandler('tools/call', async (call, ctx) => {
       const tool = catalogue.find(call.params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${call.params.name}. tools/list names every tool.`);
@@ -147,17 +152,19 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
           ? undefined
           : (update: { progress: number; total?: number; message?: string }) =>
               ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, ...update } });
-      return await runToolCall(caller, tool, call.params.arguments ?? {}, ctx.mcpReq.id, ctx.mcpReq.signal, report);
+      return await gated(() => runToolCall(caller, tool, call.params.arguments ?? {}, ctx.mcpReq.id, ctx.mcpReq.signal, report));
     });
-    server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates }));
-    server.setRequestHandler('resources/list', () => ({ resources: [] }));
+    server.setRequestHandler('resources/templates/list', () => gated(() => ({ resourceTemplates })));
+    server.setRequestHandler('resources/list', () => gated(() => ({ resources: [] })));
     server.setRequestHandler('resources/read', (read, ctx) =>
-      readResource(deps.dispatch, read.params.uri, {
-        authorization,
-        principal: principalToCarry(request),
-        ip: request.ip,
-        signal: AbortSignal.any([ctx.mcpReq.signal, request.signal]),
-      }),
+      gated(() =>
+        readResource(deps.dispatch, read.params.uri, {
+          authorization,
+          principal: principalToCarry(request),
+          ip: request.ip,
+          signal: AbortSignal.any([ctx.mcpReq.signal, request.signal]),
+        }),
+      ),
     );
     return server;
   };
@@ -209,19 +216,19 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
         headers: challenge(', error="invalid_token"'),
       });
     const principal = request.principal.kind === 'anonymous' && deps.config.openAccess ? openAccessPrincipal : request.principal;
-    refuseUnauthorisedCalls(body, principal, catalogue, challenge);
-    for (const message of (Array.isArray(body) ? body : [body]) as Array<{ method?: unknown; params?: { requestId?: unknown } }>) {
-      if (message?.method === 'notifications/cancelled') {
-        await inFlight
-          .cancel(callerKey({ request, principal }), message.params?.requestId)
-          .catch((error: unknown) => request.log.error({ err: error }, 'recording an MCP cancellation for another replica failed'));
-      }
-    }
-
+    // The revision and a batch's bounds first: a refused request has done nothing (no cancellation recorded).
     const versionHeader = request.headers['mcp-protocol-version'];
     const refused = precheckMcpRequest(body, typeof versionHeader === 'string' ? versionHeader : undefined);
     if (refused) return await toContractAnswer(Response.json(refused.body, { status: refused.status }));
-    const caller = { request, principal };
+    refuseUnauthorisedCalls(body, principal, catalogue, challenge);
+    const caller: Caller = { request, principal, batch: batchGateFor(body) };
+    const cancelled = cancelledIds(body);
+    if (cancelled.length > 0) {
+      await inFlight
+        .cancel(callerKey(caller), cancelled)
+        .catch((error: unknown) => request.log.error({ err: error }, 'recording an MCP cancellation for another replica failed'));
+    }
+
     if (!sdkOnly) {
       const plain = plainToolCall(body, request.headers, catalogue);
       if (plain) return await answerPlainToolCall(plain, SERVER_INFO, (tool, args, id) => runToolCall(caller, tool, args, id, undefined));
@@ -247,10 +254,30 @@ function declaredLength(request: RequestContext): number | undefined {
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
 
-/** Who may cancel a call: the same principal from the same address (a shared principal, the demo or none, is many callers). */
+/** Principals many callers share (a publishable token, or none): a call of theirs is the address's. */
+const SHARED_PRINCIPALS: ReadonlySet<Principal['kind']> = new Set(['demo', 'open', 'anonymous']);
+
+/**
+ * Who may cancel a call: the credential that made it, not the agent it belongs to (an agent's
+ * `models:read` key may not stop a call made with its `inference:invoke` key). A developer key is
+ * its id (the same key after a rotation); any other bearer is its hash (never the secret, which
+ * the database's cancellation rows would otherwise hold). A shared principal is many callers, so
+ * its calls are also the address's, as before.
+ */
 function callerKey(caller: Caller): string {
   const { principal, request } = caller;
-  return `${principal.kind}:${principal.id}:${request.ip}`;
+  const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : '';
+  const credential = principal.developerKeyId ? `key:${principal.developerKeyId}` : `bearer:${createHash('sha256').update(authorization).digest('base64url')}`;
+  const key = `${principal.kind}:${principal.id}:${credential}`;
+  return SHARED_PRINCIPALS.has(principal.kind) ? `${key}:${request.ip}` : key;
+}
+
+/** The ids a request's `notifications/cancelled` messages name (at most a batch's cap of them). */
+function cancelledIds(body: unknown): unknown[] {
+  const ids: unknown[] = [];
+  for (const message of (Array.isArray(body) ? body : [body]) as Array<{ method?: unknown; params?: { requestId?: unknown } } | undefined>)
+    if (message?.method === 'notifications/cancelled') ids.push(message.params?.requestId);
+  return ids;
 }
 
 function asksForProgress(body: unknown): boolean {

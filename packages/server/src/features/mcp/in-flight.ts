@@ -54,22 +54,29 @@ export class InFlightCalls {
   }
 
   /**
-   * Aborts the caller's call of that id if it runs here; otherwise records the cancellation for the
-   * replica that runs it. Answers whether the call was running here.
+   * Aborts the caller's calls of those ids that run here; records the others, for the replica that
+   * runs them, in one statement (none when every call named runs here). The ids are a request's,
+   * which the batch cap bounds (`mcpBatchRules.maxMessages`). Answers how many ran here.
    */
-  async cancel(caller: string, id: unknown): Promise<boolean> {
-    if (typeof id !== 'string' && typeof id !== 'number') return false;
-    const running = this.calls.get(keyOf(caller, String(id)));
-    if (running) {
-      running.abort(new Error('cancelled by the client (notifications/cancelled)'));
-      return true;
+  async cancel(caller: string, ids: readonly unknown[]): Promise<number> {
+    const elsewhere = new Set<string>();
+    let here = 0;
+    for (const id of ids) {
+      if (typeof id !== 'string' && typeof id !== 'number') continue;
+      const running = this.calls.get(keyOf(caller, String(id)));
+      if (running) {
+        running.abort(new Error('cancelled by the client (notifications/cancelled)'));
+        here++;
+      } else elsewhere.add(String(id));
     }
-    await this.sequelize?.query(
-      `INSERT INTO mcp_cancelled_calls (caller, request_id, cancelled_at) VALUES (:caller, :id, :at)
+    if (elsewhere.size === 0 || !this.sequelize) return here;
+    // One row per id (a Set: one statement may not update the same row twice).
+    await this.sequelize.query(
+      `INSERT INTO mcp_cancelled_calls (caller, request_id, cancelled_at) SELECT :caller, id, :at FROM unnest(ARRAY[:ids]::text[]) AS id
        ON CONFLICT (caller, request_id) DO UPDATE SET cancelled_at = EXCLUDED.cancelled_at`,
-      { replacements: { caller, id: String(id), at: new Date() } },
+      { replacements: { caller, ids: [...elsewhere], at: new Date() } },
     );
-    return false;
+    return here;
   }
 
   /**

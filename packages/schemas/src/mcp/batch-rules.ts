@@ -1,0 +1,29 @@
+/**
+ * JSON-RPC batches on the MCP endpoints (`/mcp`, `/api/mcp`). MCP 2025-03-26 added batches and
+ * 2025-06-18 removed them; 2025-11-25 and 2026-07-28 have none. A request without an
+ * `MCP-Protocol-Version` header is read as 2025-03-26 (the transport specification's rule), so
+ * it may batch. Where a batch is taken, it is bounded as a whole before its first message runs.
+ * `/a2a` takes no batch at all: A2A's JSON-RPC binding carries one request object per POST.
+ */
+export const mcpBatchRules = {
+  /** The one revision whose JSON-RPC layer has batches; any other answers a batch 400 -32600 `mcp_batch_not_supported`. */
+  revisionWithBatches: '2025-03-26',
+  /**
+   * Messages in one batch, notifications included; more is 400 -32600 `mcp_batch_too_large`,
+   * before any of them is read further (a cancellation recorded, a tool found, a call run).
+   */
+  maxMessages: 32,
+  /**
+   * Bytes of the batch's answer. Its calls run one after another, in order, each as the REST
+   * request it stands for (its route's auth, scopes, key limits, body cap). A call starts only
+   * while the answers so far are under this budget; past it, each later call is not run and is
+   * answered with the JSON-RPC error -32000 whose `data.code` is `mcp_batch_answer_full`, safe
+   * to send again on its own. A call that ran keeps its answer whole (a write's result is never
+   * dropped), so an answer is at most this budget plus one call's answer, which its REST route
+   * bounds.
+   */
+  answerBudgetBytes: 4_194_304,
+} as const;
+
+/** The JSON-RPC code of a batch's call that was not run because the batch's answer was full. */
+export const MCP_BATCH_ANSWER_FULL_RPC_CODE = -32000;
