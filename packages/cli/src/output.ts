@@ -1,6 +1,10 @@
+import { jsonText, terminalSafe } from './terminal-safe.ts';
+
 /**
  * Everything the CLI prints goes through here: data to stdout (JSON with `--json`, readable
- * text otherwise), progress and notices to stderr so piped output stays clean.
+ * text otherwise), progress and notices to stderr so piped output stays clean. Server-supplied
+ * text never reaches a terminal raw (terminal-safe.ts): readable text shows control characters
+ * as `^[`-style notation, and JSON escapes every C0 and C1 control.
  */
 export class Output {
   readonly json: boolean;
@@ -15,17 +19,30 @@ export class Output {
 
   /** Prints a result: the data as JSON with `--json`, else what `human` renders. */
   result<T>(data: T, human: (data: T) => string): void {
-    this.stdout.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${human(data)}\n`);
+    this.stdout.write(this.json ? `${jsonText(data, 2)}\n` : `${terminalSafe(human(data))}\n`);
   }
 
   /** One JSON object per line with `--json` (streams), else the rendered line. */
   line<T>(data: T, human: (data: T) => string): void {
-    this.stdout.write(this.json ? `${JSON.stringify(data)}\n` : `${human(data)}\n`);
+    this.stdout.write(this.json ? `${jsonText(data)}\n` : `${terminalSafe(human(data))}\n`);
   }
 
   /** A notice for the person at the terminal; never part of the data. */
   notice(message: string): void {
-    this.stderr.write(`${message}\n`);
+    this.stderr.write(`${terminalSafe(message)}\n`);
+  }
+
+  /**
+   * Streamed text as it arrives (a chat answer's deltas, a PDF's pages). On a terminal its control
+   * characters are shown, not sent; into a pipe or a file it is written exactly as the server sent it.
+   */
+  text(chunk: string): void {
+    this.stdout.write((this.stdout as NodeJS.WriteStream).isTTY ? terminalSafe(chunk) : chunk);
+  }
+
+  /** A progress line redrawn in place on a terminal (`\r`, erase line): the line itself is made safe. */
+  progress(line: string): void {
+    this.stderr.write(`\r\x1b[2K${terminalSafe(line)}`);
   }
 
   /** True when stderr is a terminal (progress bars only then). */

@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { SVC_VERSION, SvcError } from '@svc/client';
 import { registerCommands } from './commands/index.ts';
 import { CliFailure, UsageError } from './failure.ts';
+import { jsonText, terminalSafe } from './terminal-safe.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -42,26 +43,28 @@ export async function main(argv: string[]): Promise<number> {
       return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     }
     if (error instanceof UsageError) {
-      process.stderr.write(`error: ${error.message}\n(run with --help for usage)\n`);
+      process.stderr.write(`error: ${terminalSafe(error.message)}\n(run with --help for usage)\n`);
       return EXIT_USAGE;
     }
     if (error instanceof CliFailure) {
-      if (!error.silent) process.stderr.write(`error: ${error.message}\n`);
+      if (!error.silent) process.stderr.write(`error: ${terminalSafe(error.message)}\n`);
       return EXIT_FAILURE;
     }
     if (SvcError.isInstance(error)) {
       // With --json the error is JSON too, so scripts can branch on its stable code.
       const asJson = argv.includes('--json');
       process.stderr.write(
-        asJson ? `${JSON.stringify({ error: error.message, code: error.code, status: error.status, request_id: error.requestId })}\n` : `${describe(error)}\n`,
+        asJson
+          ? `${jsonText({ error: error.message, code: error.code, status: error.status, request_id: error.requestId })}\n`
+          : `${terminalSafe(describe(error))}\n`,
       );
       return EXIT_FAILURE;
     }
     if (error instanceof TypeError) {
-      process.stderr.write(`error: ${error.message}\n`);
+      process.stderr.write(`error: ${terminalSafe(error.message)}\n`);
       return EXIT_USAGE;
     }
-    process.stderr.write(`error: ${(error as Error).message ?? String(error)}\n`);
+    process.stderr.write(`error: ${terminalSafe((error as Error).message ?? String(error))}\n`);
     return EXIT_FAILURE;
   }
 }

@@ -46,7 +46,7 @@ async function chat(cli: CliContext, words: string[], flags: ChatFlags): Promise
   for await (const chunk of stream) {
     model = chunk.model;
     const text = chunk.choices[0]?.delta.content;
-    if (text) cli.output.stdout.write(text);
+    if (text) cli.output.text(text);
   }
   cli.output.stdout.write('\n');
   if (cli.output.interactive) cli.output.notice(`(${model})`);
@@ -169,7 +169,7 @@ export function registerInferenceCommands(program: Command): void {
         }
         const events = (await client.inference.summarize({ body: { ...body, stream: true } })) as AsyncIterable<SseMessage<unknown>>;
         for await (const event of events) {
-          if (event.event === 'sentence-selected') cli.output.stdout.write(`${(event.data as SummarySentence).text}\n`);
+          if (event.event === 'sentence-selected') cli.output.text(`${(event.data as SummarySentence).text}\n`);
           if (event.event === 'error') throw new UsageError(`the summary failed: ${(event.data as { message?: string }).message ?? 'unknown error'}`);
         }
       }),

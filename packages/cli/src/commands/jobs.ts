@@ -78,7 +78,7 @@ async function waitFor(cli: CliContext, jobId: string): Promise<BatchJob> {
         const line = summary(current);
         if (line === last) return;
         last = line;
-        if (cli.output.interactive) cli.output.stderr.write(`\r\x1b[2K${line}`);
+        if (cli.output.interactive) cli.output.progress(line);
         else cli.output.notice(line);
       },
     });

@@ -4,6 +4,7 @@ import { pdfContract, type DocumentFormat } from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
 import { rangeText, requestFrom } from '../contract-flags.ts';
 import { UsageError } from '../failure.ts';
+import { jsonText } from '../terminal-safe.ts';
 
 interface PdfExtractFlags {
   startPage?: string;
@@ -42,15 +43,17 @@ async function extractPdf(cli: CliContext, file: string, flags: PdfExtractFlags)
   const pages = client.pdf.streamPages(file, bounds);
   let first = true;
   for await (const page of pages) {
-    if (flags.jsonl) cli.output.stdout.write(`${JSON.stringify({ type: 'page', ...page })}\n`);
+    if (flags.jsonl) cli.output.stdout.write(`${jsonText({ type: 'page', ...page })}\n`);
     else {
-      cli.output.stdout.write(`${first ? '' : '\f'}${page.text}\n`);
+      // The form feed between pages is svc's own separator, written as it is.
+      cli.output.stdout.write(first ? '' : '\f');
+      cli.output.text(`${page.text}\n`);
       first = false;
     }
   }
   const summary = pages.summary;
   if (!summary) return;
-  if (flags.jsonl) cli.output.stdout.write(`${JSON.stringify({ type: 'summary', ...summary })}\n`);
+  if (flags.jsonl) cli.output.stdout.write(`${jsonText({ type: 'summary', ...summary })}\n`);
   const truncation = summary.truncated ? `, truncated by ${summary.truncated_reason}` : '';
   cli.output.notice(`${summary.pages_returned} of ${summary.page_count} pages, ${summary.char_count} characters${truncation} (${summary.engine})`);
   for (const warning of summary.warnings) cli.output.notice(`warning: ${warning.page_number ? `page ${warning.page_number}: ` : ''}${warning.message}`);

@@ -4,6 +4,7 @@ import { JsonWebKeySet } from '@svc/schemas';
 import { ReceiptVerificationError, verifyReceipt } from '@svc/client';
 import { withContext } from '../context.ts';
 import { CliFailure, UsageError } from '../failure.ts';
+import { jsonText } from '../terminal-safe.ts';
 
 /** A compact JWS on its own: three base64url parts. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -92,7 +93,7 @@ export function registerReceiptCommands(program: Command): void {
       withContext(async (cli) => {
         const keys = await cli.client().receipts.jwks();
         // Always JSON: this output is the file `--jwks` reads.
-        cli.output.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
+        cli.output.stdout.write(`${jsonText(keys, 2)}\n`);
       }),
     );
 }
