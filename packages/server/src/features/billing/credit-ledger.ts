@@ -270,46 +270,95 @@ export interface ReceiptFacts {
   usage: unknown;
 }
 
-/** Spends a held credit: the hold becomes committed with the answer to replay, and an immutable receipt is written. */
-export async function commitHold(sequelize: Sequelize, holdId: string, result: unknown, facts: ReceiptFacts): Promise<'committed' | 'not_held'> {
-  return sequelize.transaction(async (transaction) => {
-    const [hold] = await sequelize.query<{ principal_id: string; idempotency_key: string; credits: number; credential_id: string | null }>(
-      `UPDATE billing_holds SET status = 'committed', result = :result, finished_at = now() WHERE id = :id AND status = 'held'
-       RETURNING principal_id, idempotency_key, credits, credential_id`,
-      { replacements: { id: holdId, result: JSON.stringify(result) }, type: QueryTypes.SELECT, transaction },
-    );
-    if (!hold) return 'not_held';
-    await move(sequelize, transaction, { principalId: hold.principal_id, kind: 'commit', spendable: 0, reserved: -hold.credits, reference: holdId });
-    await sequelize.query(
-      `INSERT INTO billing_receipts (id, principal_id, hold_id, credits, operation, model, request_id, idempotency_key, usage, credential_id)
+/**
+ * Spends a held credit: the hold becomes committed with the answer to replay, and an immutable
+ * receipt is written. A hold that was released while its call still ran (the sweep took it: its
+ * replica could not renew it for longer than its TTL) is charged now, as the call was delivered:
+ * the credits come from the spendable balance, and the caps take the draw its release gave back,
+ * so the ledger stays exact. When the balance no longer covers it, nothing is written and the
+ * answer is `not_charged` (the caller logs it as an error: a call delivered and not charged).
+ * `not_held`: the hold was settled already (committed, or held again by a retry).
+ */
+export async function commitHold(
+  sequelize: Sequelize,
+  holdId: string,
+  result: unknown,
+  facts: ReceiptFacts,
+): Promise<'committed' | 'not_held' | 'not_charged'> {
+  return sequelize
+    .transaction(async (transaction) => {
+      type Hold = { principal_id: string; idempotency_key: string; credits: number; credential_id: string | null };
+      const settle = (from: 'held' | 'released', returning = '') =>
+        sequelize.query<Hold & { cap_subject: string | null; cap_day: Date | null; cap_month: Date | null }>(
+          `UPDATE billing_holds SET status = 'committed', result = :result, finished_at = now() WHERE id = :id AND status = :from
+         RETURNING principal_id, idempotency_key, credits, credential_id${returning}`,
+          { replacements: { id: holdId, result: JSON.stringify(result), from }, type: QueryTypes.SELECT, transaction },
+        );
+      let [hold] = await settle('held');
+      if (hold) {
+        await move(sequelize, transaction, { principalId: hold.principal_id, kind: 'commit', spendable: 0, reserved: -hold.credits, reference: holdId });
+      } else {
+        const [released] = await settle('released', ', cap_subject, cap_day, cap_month');
+        if (!released) return 'not_held';
+        const charged = await move(sequelize, transaction, {
+          principalId: released.principal_id,
+          kind: 'commit',
+          spendable: -released.credits,
+          reserved: 0,
+          reference: holdId,
+          guardSpendable: released.credits,
+        });
+        if (!charged) throw new NotChargedSignal();
+        for (const [period, start] of [
+          ['day', released.cap_day],
+          ['month', released.cap_month],
+        ] as const) {
+          if (released.cap_subject === null || start === null) continue;
+          // No cap check: the call was delivered, and the draw says what it drew.
+          await sequelize.query(
+            `INSERT INTO svc_limit_credit_draws (subject, period, period_start, credits) VALUES (:subject, :period, :start, :credits)
+           ON CONFLICT (subject, period, period_start) DO UPDATE SET credits = svc_limit_credit_draws.credits + EXCLUDED.credits`,
+            { replacements: { subject: released.cap_subject, period, start, credits: released.credits }, transaction },
+          );
+        }
+        hold = released;
+      }
+      await sequelize.query(
+        `INSERT INTO billing_receipts (id, principal_id, hold_id, credits, operation, model, request_id, idempotency_key, usage, credential_id)
        VALUES (:id, :principal, :hold, :credits, :operation, :model, :requestId, :key, :usage::jsonb, :credentialId)`,
-      {
-        replacements: {
-          id: newId('rcpt'),
-          principal: hold.principal_id,
-          hold: holdId,
-          credits: hold.credits,
-          operation: facts.operation,
-          model: facts.model,
-          requestId: facts.requestId,
-          key: hold.idempotency_key,
-          usage: JSON.stringify(facts.usage),
-          credentialId: hold.credential_id,
+        {
+          replacements: {
+            id: newId('rcpt'),
+            principal: hold.principal_id,
+            hold: holdId,
+            credits: hold.credits,
+            operation: facts.operation,
+            model: facts.model,
+            requestId: facts.requestId,
+            key: hold.idempotency_key,
+            usage: JSON.stringify(facts.usage),
+            credentialId: hold.credential_id,
+          },
+          transaction,
         },
-        transaction,
-      },
-    );
-    // The key's usage shows the credits in the same transaction as the receipt: they always agree.
-    if (hold.credential_id !== null) {
-      await addKeyUsage(
-        sequelize,
-        { credentialId: hold.credential_id, model: facts.model, requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, credits: hold.credits },
-        transaction,
       );
-    }
-    return 'committed';
-  });
+      // The key's usage shows the credits in the same transaction as the receipt: they always agree.
+      if (hold.credential_id !== null) {
+        await addKeyUsage(
+          sequelize,
+          { credentialId: hold.credential_id, model: facts.model, requests: 0, promptTokens: 0, completionTokens: 0, totalTokens: 0, credits: hold.credits },
+          transaction,
+        );
+      }
+      return 'committed' as const;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof NotChargedSignal) return 'not_charged' as const;
+      throw error;
+    });
 }
+
+class NotChargedSignal extends Error {}
 
 /** Gives a held credit back (the call failed, the client left, or the hold expired). */
 export async function releaseHold(sequelize: Sequelize, holdId: string): Promise<boolean> {

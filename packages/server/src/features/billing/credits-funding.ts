@@ -5,6 +5,7 @@ import type { Sequelize } from 'sequelize';
 import type { RequestContext } from '../../http/request-context.ts';
 import { ServiceError } from '../../service-error.ts';
 import { commitHold, holdCredits, releaseHold, type CreditCaps } from './credit-ledger.ts';
+import type { CreditHoldRenewal } from './credit-hold-renewal.ts';
 import { limitSubject, type LimitDefaults } from '../../http/key-limits.ts';
 import type { FundingDecision, FundingStep } from './funding-step.ts';
 
@@ -44,6 +45,8 @@ export function creditsFunding(deps: {
   log: Logger;
   /** Limits of principal kinds whose resolver attached none (docs/limits.md). */
   limitDefaults: LimitDefaults;
+  /** Keeps the holds of running calls from expiring under them. */
+  renewal: CreditHoldRenewal;
 }): FundingStep {
   return {
     async reserve(body: ChatCompletionsBody, request: RequestContext): Promise<FundingDecision> {
@@ -96,6 +99,7 @@ export function creditsFunding(deps: {
           };
         case 'held': {
           const holdId = decision.holdId;
+          deps.renewal.track(holdId);
           return {
             kind: 'proceed',
             async settle(outcome) {
@@ -107,13 +111,19 @@ export function creditsFunding(deps: {
                     requestId: request.requestId,
                     usage: outcome.usage,
                   });
-                  if (committed === 'not_held') deps.log.warn({ holdId }, 'a credit call finished after its hold expired; it was not charged');
+                  if (committed === 'not_charged')
+                    deps.log.error(
+                      { holdId, requestId: request.requestId },
+                      'a credit call ended after its hold was released, and the balance no longer covers it: delivered and not charged',
+                    );
                 } else {
                   await releaseHold(deps.sequelize, holdId);
                 }
               } catch (error) {
                 // The hold stays and expires; housekeeping releases it. The answer is not failed for it.
                 deps.log.error({ err: error, holdId }, 'settling a credit hold failed');
+              } finally {
+                deps.renewal.untrack(holdId);
               }
             },
           };

@@ -5,6 +5,7 @@ import { ServiceError } from '../../service-error.ts';
 import { cachedChatCompletion, cacheHeaders, type CacheStatus, type ResponseCache } from '../inference/index.ts';
 import { createCheckoutSession } from './checkout.ts';
 import { balanceOf } from './credit-ledger.ts';
+import type { CreditHoldRenewal } from './credit-hold-renewal.ts';
 import { creditsFunding } from './credits-funding.ts';
 import { runFunded } from './funding-step.ts';
 import { createStripeClient, webhookVerifier } from './stripe-client.ts';
@@ -20,7 +21,7 @@ function requireOwnAccount(kind: string): void {
     );
 }
 
-export function createBillingHandlers(deps: ServerDeps, responseCache: ResponseCache) {
+export function createBillingHandlers(deps: ServerDeps, responseCache: ResponseCache, renewal: CreditHoldRenewal) {
   const { sequelize } = deps.database;
   const config = deps.config.billing;
   const stripe = createStripeClient(config);
@@ -35,6 +36,7 @@ export function createBillingHandlers(deps: ServerDeps, responseCache: ResponseC
     checkoutUrl,
     log: deps.log.child({ feature: 'billing' }),
     limitDefaults: deps.config.limits.byKind,
+    renewal,
   });
 
   const billing = defineHandlers(billingContract, {
