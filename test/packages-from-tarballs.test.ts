@@ -165,6 +165,18 @@ test.serial('the svc bin runs, and svc-server starts from its tarball and serves
     env: { SVC_BASE_URL: 'http://127.0.0.1:9' },
   });
   t.regex(version.stdout, /"cli":\s*"\d+\.\d+\.\d+"/, version.stderr);
+  // On a Node.js older than `engines` says, the bin names the version it needs, before its modules
+  // fail to link (Node 20: a SyntaxError about worker_threads). Debian's own node is such a Node here.
+  const systemNode = await run('/usr/bin/node', ['--version'], { cwd: project, timeoutMs: 30_000 }).catch(() => undefined);
+  if (systemNode?.code === 0 && Number(/^v(\d+)/.exec(systemNode.stdout)?.[1]) < 22) {
+    const old = await run('/usr/bin/node', [path.join(project, 'node_modules', '@svc', 'cli', 'dist', 'bin.js'), 'version'], {
+      cwd: project,
+      timeoutMs: 30_000,
+    });
+    t.is(old.code, 1, old.stderr);
+    t.regex(old.stderr, /^error: svc needs Node\.js 22 or newer; this is Node\.js v\d+/);
+    t.notRegex(old.stderr, /SyntaxError/);
+  } else t.log(`no Node.js older than 22 at /usr/bin/node (${systemNode?.stdout.trim()}): the old-Node refusal is checked by cli-node-version.test.ts alone`);
 
   const dataDir = path.join(work, 'server-data');
   const server = await startUntil(path.join(project, 'node_modules', '.bin', 'svc-server'), ['start'], {
