@@ -1,6 +1,7 @@
 import { defineContract, defineRoute, jsonOrSse, paging } from '../route.ts';
 import { CacheOptInHeaders, responseCacheNote } from '../inference/response-cache.ts';
 import { responsesLimits as limits } from './limits.ts';
+import { inferenceLimits } from '../inference/limits.ts';
 import { ResponsesCreateRequest } from './request.ts';
 import { ResponseDeleted, ResponseIdParams, ResponseInputItemList, ResponseInputItemsQuery, ResponseObject, ResponseStreamEvent } from './response.ts';
 
@@ -24,7 +25,11 @@ export const responsesContract = defineContract({
       '`response.function_call_arguments.delta`/`.done`, `response.content_part.done`, `response.output_item.done`, then `response.completed`, `response.incomplete` or ' +
       '`response.failed` (an upstream failure after the start, with its code), each with its `sequence_number`. `store` (default true) keeps the response for ' +
       '`GET /v1/responses/{id}` and `previous_response_id`, which continues a conversation on any replica; an unknown or foreign previous id is 404. ' +
-      `Limits: body ${limits.bodyBytes} bytes (413), ${limits.maxInputItems} input items, ${limits.maxTools} tools, max_output_tokens 1..${limits.maxOutputTokens}, ${limits.maxConversationItems} items in a conversation. ${responseCacheNote} A hit answers the stored response again, its \`id\` included, and stores nothing new.`,
+      `Limits: body ${limits.bodyBytes} bytes (413), ${limits.maxInputItems} input items, ${limits.maxTools} tools, max_output_tokens 1..${limits.maxOutputTokens}, ${limits.maxConversationItems} items and ${limits.maxConversationBytes} bytes in a conversation (the stored conversation of \`previous_response_id\`, as stored, plus this input's JSON; past either, 400 \`responses_input_unsupported\`). ` +
+      "Answered through Chat Completions, a request is a chat call and takes chat's input limits on the translated messages before any engine runs: " +
+      `${inferenceLimits.chatMaxMessages} messages (\`instructions\` is one) and ${inferenceLimits.chatMaxMessageChars} characters a message (422 \`validation_failed\`), ${inferenceLimits.chatBodyBytes} characters of message text in all (413 \`payload_too_large\`). ` +
+      "Passed through, `conversation`, `prompt` and `item_reference` items are refused (400), not stripped: they name objects stored at the upstream, which svc calls with the operator's key. " +
+      `\`GET /v1/responses/{id}\` reads the stored answer alone. ${responseCacheNote} A hit answers the stored response again, its \`id\` included, and stores nothing new.`,
     headers: CacheOptInHeaders,
     body: ResponsesCreateRequest,
     bodyLimitBytes: limits.bodyBytes,

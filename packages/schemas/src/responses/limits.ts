@@ -14,8 +14,8 @@ export const responsesLimits = {
   maxConversationItems: 4096,
   /**
    * Bytes of stored conversation `previous_response_id` may bring back (its context, input and
-   * output as stored): a chain of requests must not grow one row without bound, and the row is
-   * parsed on the server's thread.
+   * output as stored) together with the new input's JSON: the new row holds both, so a chain of
+   * requests never grows one row past this and its answer, and the row is parsed on the server's thread.
    */
   maxConversationBytes: 8 * 1024 * 1024,
   /** Page size of `input_items`. */

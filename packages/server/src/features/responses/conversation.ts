@@ -10,6 +10,8 @@ export interface Conversation {
   input: ConversationItem[];
   /** Both, each with where it came from (for refusals that name the item). */
   items: PlacedItem[];
+  /** `input` as the JSON text a stored response keeps: measured against the cap once, written as it is. */
+  inputJson: string;
 }
 
 /**
@@ -18,20 +20,24 @@ export interface Conversation {
  * previous response's context is one row.
  */
 export async function gatherConversation(store: ResponseStore, owner: string, body: ResponsesCreateBody): Promise<Conversation> {
+  const input = normaliseInput(body.input);
+  const inputJson = JSON.stringify(input);
   if (body.previous_response_id) {
-    // Sized in the database before the row is read: a conversation past the cap is never parsed here.
-    const bytes = await store.size(owner, body.previous_response_id);
+    // Sized in the database before the row is read: a conversation past the cap is never parsed
+    // here. The stored row of this request holds the previous one and this input (and its own
+    // output), so both count: a chain cannot grow a row past the cap a step at a time.
+    const stored = await store.size(owner, body.previous_response_id);
+    const bytes = stored + Buffer.byteLength(inputJson);
     if (bytes > responsesLimits.maxConversationBytes) {
       throw refuse(
         'responses_input_unsupported',
         ['previous_response_id'],
-        `the stored conversation holds ${bytes} bytes, more than ${responsesLimits.maxConversationBytes}: start a new one.`,
+        `the stored conversation holds ${stored} bytes, and with this input ${bytes}, more than ${responsesLimits.maxConversationBytes}: start a new one.`,
       );
     }
   }
   const previous = body.previous_response_id ? await store.get(owner, body.previous_response_id) : undefined;
   const history = previous ? [...previous.context, ...previous.inputItems, ...(previous.response.output as ConversationItem[])] : [];
-  const input = normaliseInput(body.input);
   if (history.length + input.length > responsesLimits.maxConversationItems) {
     throw refuse(
       'responses_input_unsupported',
@@ -41,7 +47,7 @@ export async function gatherConversation(store: ResponseStore, owner: string, bo
   }
   if (input.length === 0 && history.length === 0 && !body.instructions)
     throw refuse('responses_input_unsupported', ['input'], 'send input (a string or items) or instructions.');
-  return { history, input, items: placed(history, input) };
+  return { history, input, items: placed(history, input), inputJson };
 }
 
 /**

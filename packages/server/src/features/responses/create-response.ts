@@ -10,13 +10,13 @@ import {
   newResponseId,
   outcomeFromChatCompletion,
   refuse,
-  refuseUntranslatable,
   responseObject,
   type ResponseFrame,
 } from '../../inference/responses/index.ts';
 import { principalKey } from '../identity/index.ts';
 import { callWithFallbacks, chatStreamEvents, invokeModel, reportUsage, servedBy } from '../inference/index.ts';
 import type { ResolvedModel } from '../models/index.ts';
+import { holdToChatLimits } from './chat-limits.ts';
 import { gatherConversation, itemsForUpstream, type Conversation } from './conversation.ts';
 import { passedThroughEvents, translatedEvents, type Persist } from './response-events.ts';
 import type { ResponseStore } from './response-store.ts';
@@ -60,6 +60,8 @@ export async function createResponse(deps: ResponsesDeps, body: ResponsesCreateB
       ['background'],
       'background responses are not served: svc answers while the request is open (stream a long answer instead).',
     );
+  const passThrough = body.model !== undefined && deps.models.model(body.model)?.capabilities.includes('responses') === true;
+  if (passThrough) refuseUpstreamObjects(body);
   const owner = principalKey(request.principal);
   const call: Call = {
     body,
@@ -70,10 +72,38 @@ export async function createResponse(deps: ResponsesDeps, body: ResponsesCreateB
     id: newResponseId(),
     createdAt: Math.floor(Date.now() / 1000),
   };
-  const passThrough = body.model !== undefined && deps.models.model(body.model)?.capabilities.includes('responses') === true;
   if (passThrough) return body.stream ? passThroughStream(deps, call) : passThroughJson(deps, call);
-  refuseUntranslatable(body);
+  // Answered through chat, so held to chat's input limits before any engine runs (the images check waits for the engine chosen).
+  holdToChatLimits(chatRequestFromResponses(body, call.conversation.items, { images: true }, false));
   return body.stream ? translatedStream(deps, call) : translatedJson(deps, call);
+}
+
+/**
+ * Fields that name objects stored at the upstream (a `conversation`, a `prompt` template by id, an
+ * `item_reference` input item) are refused, not passed on: svc calls the upstream with the
+ * operator's key, so they would reach the operator's stored objects, not the caller's. svc keeps
+ * the caller's conversation itself (`previous_response_id`). Refused rather than stripped, so a
+ * request is never answered as if it had asked something else.
+ */
+function refuseUpstreamObjects(body: ResponsesCreateBody): void {
+  const named = body as { conversation?: unknown; prompt?: unknown };
+  for (const field of ['conversation', 'prompt'] as const) {
+    if (named[field] !== undefined && named[field] !== null)
+      throw refuse(
+        'responses_parameter_unsupported',
+        [field],
+        `names an object stored at the upstream, which svc calls with the operator's key; continue a conversation with previous_response_id instead.`,
+      );
+  }
+  if (Array.isArray(body.input)) {
+    const index = body.input.findIndex((item) => item.type === 'item_reference');
+    if (index >= 0)
+      throw refuse(
+        'responses_input_unsupported',
+        ['input', index, 'type'],
+        "an item_reference names an item stored at the upstream, which svc calls with the operator's key; send the item itself.",
+      );
+  }
 }
 
 function frameOf(call: Call, served: ResolvedModel): ResponseFrame {
@@ -91,7 +121,13 @@ function frameOf(call: Call, served: ResolvedModel): ResponseFrame {
 /** Keeps the answer when the request asked for it (`store`); a response kept nothing otherwise. `json`: its text, when already written. */
 function persister(deps: ResponsesDeps, call: Call): Persist {
   return async (response, json) => {
-    if (call.store) await deps.store.save(call.owner, { response, inputItems: call.conversation.input, context: call.conversation.history }, json);
+    if (call.store)
+      await deps.store.save(
+        call.owner,
+        { response, inputItems: call.conversation.input, context: call.conversation.history },
+        json,
+        call.conversation.inputJson,
+      );
   };
 }
 

@@ -17,7 +17,7 @@ export function createResponsesHandlers(deps: ResponsesDeps, responseCache: Resp
       return { status: 200, body: answer.body, headers: cacheHeaders(answer.cache) ?? {} };
     },
     async retrieve({ params }, request) {
-      return { status: 200, body: (await deps.store.get(principalKey(request.principal), params.response_id)).response };
+      return { status: 200, body: await deps.store.response(principalKey(request.principal), params.response_id) };
     },
     async delete({ params }, request) {
       await deps.store.delete(principalKey(request.principal), params.response_id);

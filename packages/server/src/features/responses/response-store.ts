@@ -39,8 +39,13 @@ export class ResponseStore {
     return `created_at > clock_timestamp() - make_interval(days => ${this.#config.retentionDays})`;
   }
 
-  /** `responseJson`: the response's JSON text, when the caller has it already (a stream's terminal event). */
-  async save(owner: string, stored: StoredResponse, responseJson = JSON.stringify(stored.response)): Promise<void> {
+  /** `responseJson`, `inputItemsJson`: the JSON texts, when the caller has them already (a stream's terminal event, the measured input). */
+  async save(
+    owner: string,
+    stored: StoredResponse,
+    responseJson = JSON.stringify(stored.response),
+    inputItemsJson = JSON.stringify(stored.inputItems),
+  ): Promise<void> {
     await this.#sequelize.query(
       'INSERT INTO responses (id, owner, model, response, input_items, context, created_at) VALUES (:id, :owner, :model, :response, :inputItems, :context, clock_timestamp())',
       {
@@ -49,7 +54,7 @@ export class ResponseStore {
           owner,
           model: stored.response.model,
           response: responseJson,
-          inputItems: JSON.stringify(stored.inputItems),
+          inputItems: inputItemsJson,
           context: JSON.stringify(stored.context),
         },
       },
@@ -64,6 +69,19 @@ export class ResponseStore {
     );
     if (!row) throw responseNotFound(id);
     return { response: row.response, inputItems: row.input_items, context: row.context };
+  }
+
+  /**
+   * The owner's stored response object alone (`GET /v1/responses/{id}`): the conversation it
+   * continued and its input stay in the database, so a read parses only the answer.
+   */
+  async response(owner: string, id: string): Promise<ResponseObject> {
+    const [row] = await this.#sequelize.query<{ response: ResponseObject }>(
+      `SELECT response FROM responses WHERE id = :id AND owner = :owner AND ${this.#fresh}`,
+      { replacements: { id, owner }, type: QueryTypes.SELECT },
+    );
+    if (!row) throw responseNotFound(id);
+    return row.response;
   }
 
   /** The size of the owner's stored response, read before the row itself (`response_not_found` as `get`). */
