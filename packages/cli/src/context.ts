@@ -1,5 +1,5 @@
 import { createClient, resolveOptions, SvcError, type SvcClient } from '@svc/client';
-import { CliFailure } from './failure.ts';
+import { CliFailure, UsageError } from './failure.ts';
 import type { Command } from 'commander';
 import { Output } from './output.ts';
 import { loadSession, saveSession } from './session-store.ts';
@@ -53,6 +53,8 @@ export function withContext<A extends unknown[]>(action: (cli: CliContext, ...ar
   return async function run(this: Command, ...args: unknown[]): Promise<void> {
     const command = args[args.length - 1] as Command;
     const cli = contextFor(command);
+    checkUrl('--base-url', 'SVC_BASE_URL', cli.options.baseUrl);
+    checkUrl('--api-url', 'SVC_API_URL', cli.options.apiUrl);
     try {
       await action(cli, ...(args.slice(0, -1) as A));
     } catch (error) {
@@ -62,7 +64,26 @@ export function withContext<A extends unknown[]>(action: (cli: CliContext, ...ar
           `${error.message} (${error.code}): the stored session of ${cli.baseUrl()} is no longer valid; run \`svc logout\` and \`svc login\``,
         );
       }
+      // No credential at all: say how a CLI user sends one, not which header a program sets.
+      if (SvcError.isInstance(error) && error.status === 401 && !cli.options.token && !loadSession(cli.baseUrl())) {
+        throw new CliFailure(
+          `this needs a credential (${error.code}${error.requestId ? `, request ${error.requestId}` : ''}): sign in with \`svc login\`, or pass a developer key or token with --token or SVC_TOKEN`,
+        );
+      }
       throw error;
     }
   };
+}
+
+/** A server URL that is not an http(s) URL is the user's typo, a usage error (exit 2), not a connection failure. */
+function checkUrl(flag: string, variable: string, value: string | undefined): void {
+  if (value === undefined) return;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== 'http:' && protocol !== 'https:')
+    throw new UsageError(`${flag} (or ${variable}) must be an http or https URL such as http://127.0.0.1:8787, not ${JSON.stringify(value)}`);
 }

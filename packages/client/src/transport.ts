@@ -66,6 +66,43 @@ export interface ResolvedOptions extends ClientOptions {
   apiUrl: string;
 }
 
+/** What the system said of a failed connection, e.g. `connection refused (ECONNREFUSED)`. */
+const SYSTEM_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+};
+
+/**
+ * Why a request never got an answer. fetch says only `fetch failed`; the reason is in its cause
+ * chain (a system error, or an AggregateError when every address of `localhost` refused), so the
+ * deepest error with a code names it.
+ */
+export function networkFailure(error: unknown): string {
+  let deepest: { message: string; code?: string } | undefined;
+  const seen = new Set<unknown>();
+  const visit = (value: unknown): void => {
+    if (!value || typeof value !== 'object' || seen.has(value)) return;
+    seen.add(value);
+    const candidate = value as { message?: unknown; code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof candidate.code === 'string' && typeof candidate.message === 'string') deepest = { message: candidate.message, code: candidate.code };
+    else if (!deepest && typeof candidate.message === 'string' && candidate.message !== 'fetch failed') deepest = { message: candidate.message };
+    if (Array.isArray(candidate.errors)) candidate.errors.slice(0, 1).forEach(visit);
+    visit(candidate.cause);
+  };
+  visit(error);
+  if (!deepest) return (error as Error | undefined)?.message ?? String(error);
+  const known = deepest.code ? SYSTEM_ERRORS[deepest.code] : undefined;
+  if (known) return `${known} (${deepest.code})`;
+  return deepest.code ? `${deepest.message} (${deepest.code})` : deepest.message;
+}
+
 export function resolveOptions(options: ClientOptions = {}): ResolvedOptions {
   const baseUrl = trimSlash(options.baseUrl ?? env('SVC_BASE_URL') ?? 'http://127.0.0.1:8787');
   const apiUrl = trimSlash(options.apiUrl ?? env('SVC_API_URL') ?? baseUrl);
@@ -193,13 +230,8 @@ export class Transport {
         throw errorFromResponse(error.response.status, error.response.headers, error.data);
       }
       if (isTimeoutError(error)) throw new TimeoutError(`No answer from ${url} within the timeout`, { code: 'timeout', cause: error });
-      if (isNetworkError(error))
-        throw new ConnectionError(`Cannot reach ${url}: ${(error.cause as Error | undefined)?.message ?? error.message}`, {
-          code: 'connection_error',
-          cause: error,
-        });
-      if (error instanceof TypeError && !(error instanceof SvcError))
-        throw new ConnectionError(`Cannot reach ${url}: ${error.message}`, { code: 'connection_error', cause: error });
+      if (isNetworkError(error) || (error instanceof TypeError && !(error instanceof SvcError)))
+        throw new ConnectionError(`Cannot reach ${url}: ${networkFailure(error)}`, { code: 'connection_error', cause: error });
       throw error;
     }
     return { data: (await this.decode(route, response, () => streamAbort.abort())) as T, response };
