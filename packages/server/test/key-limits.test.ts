@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { QueryTypes } from 'sequelize';
+import { tokenReservation } from '@svc/schemas';
 import { grantCredits } from '../src/features/billing/credit-ledger.ts';
 import { SLOT_SETTLE_MS } from '../src/http/key-limit-slots.ts';
 import { startFakeOpenAiUpstream, type FakeUpstream } from '@svc/testing/fake-openai-upstream';
@@ -283,13 +284,46 @@ test('a token limit refuses once the minute has used it, and inference answers c
   const first = await chat(secret);
   t.is(first.status, 200);
   t.is(first.headers.get('x-ratelimit-limit-tokens'), '10');
-  t.is(first.headers.get('x-ratelimit-remaining-tokens'), '10');
+  t.is(first.headers.get('x-ratelimit-remaining-tokens'), '0', 'its estimate (over the limit: the minute had nothing counted) reserved it all');
   const used = ((await first.json()) as { usage: { total_tokens: number } }).usage.total_tokens;
   t.true(used >= 10, `the fake reports ${used} tokens`);
   let refused: Response | undefined;
   await waitUntil('the token limit refuses', async () => (refused = await chat(secret)).status === 429);
   t.is(((await refused!.json()) as { code: string }).code, 'key_limit_exceeded:tokens_per_minute');
   t.is(refused!.headers.get('x-ratelimit-remaining-tokens'), '0');
+});
+
+test('a call reserves its token estimate before it runs: an estimate one past what the minute has left is 429, one that fits exactly runs', async (t) => {
+  await inOneMinuteWindow();
+  const limit = 1000;
+  const { secret } = await keyWith({ tokens_per_minute: limit });
+  const callWith = (maxTokens: number) =>
+    fetch(`${svc.baseUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: bodyWith(maxTokens),
+    });
+  const bodyWith = (maxTokens: number) =>
+    JSON.stringify({ model: 'answer-a', messages: [{ role: 'user', content: 'count these words' }], max_tokens: maxTokens });
+  // The estimate: max_tokens plus the body's bytes / 4 (tokenReservation in @svc/schemas).
+  const estimate = (maxTokens: number) => maxTokens + Math.ceil(Buffer.byteLength(bodyWith(maxTokens)) / tokenReservation.bytesPerInputToken);
+  const first = await callWith(5);
+  t.is(first.status, 200);
+  const used = ((await first.json()) as { usage: { total_tokens: number } }).usage.total_tokens;
+  await waitUntil(
+    'the first call settled to its usage',
+    async () => (await models(secret)).headers.get('x-ratelimit-remaining-tokens') === String(limit - used),
+  );
+  const left = limit - used;
+  let maxTokens = left;
+  while (estimate(maxTokens) > left) maxTokens--;
+  t.is(estimate(maxTokens), left, 'a body whose estimate is exactly what is left');
+  const onePast = await callWith(maxTokens + 1);
+  t.is(onePast.status, 429);
+  t.is(((await onePast.json()) as { code: string }).code, 'key_limit_exceeded:tokens_per_minute');
+  const fits = await callWith(maxTokens);
+  t.is(fits.status, 200);
+  t.is(fits.headers.get('x-ratelimit-remaining-tokens'), '0', 'the reservation took all that was left');
 });
 
 test('calls in flight at once under one request id, which the caller chooses, each count their tokens', async (t) => {

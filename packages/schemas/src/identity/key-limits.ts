@@ -16,6 +16,18 @@ export type KeyLimitName = keyof typeof keyLimitMaximums;
 export const keyLimitNames = Object.keys(keyLimitMaximums) as KeyLimitName[];
 
 /**
+ * What an inference call reserves of its key's `tokens_per_minute` before it runs (OpenAI's way:
+ * tokens are counted before the call, and settled to the reported usage after it): the output it
+ * may produce (`max_tokens`, `max_completion_tokens` or `max_output_tokens`, else
+ * `defaultOutputTokens`; times `n` choices) plus its input, estimated as the request body's bytes
+ * divided by `bytesPerInputToken` (a chunked body: the route's body cap).
+ */
+export const tokenReservation = {
+  defaultOutputTokens: 1024,
+  bytesPerInputToken: 4,
+} as const;
+
+/**
  * A rate must let at least one call through (0 would be a disabled key: revoke it instead); a
  * credit cap of 0 is meaningful (the key may call free routes but never spend a credit).
  */
@@ -34,7 +46,11 @@ export const KeyLimits = z
   .strictObject({
     requests_per_minute: limitField('requests_per_minute', 1, 'Requests to scoped routes per UTC clock minute'),
     concurrent_requests: limitField('concurrent_requests', 1, 'Requests to scoped routes in flight at once'),
-    tokens_per_minute: limitField('tokens_per_minute', 1, "Upstream tokens per UTC clock minute, counted from each call's reported usage"),
+    tokens_per_minute: limitField(
+      'tokens_per_minute',
+      1,
+      `Upstream tokens per UTC clock minute. An inference call reserves an estimate before it runs (max_tokens, max_completion_tokens or max_output_tokens, else ${tokenReservation.defaultOutputTokens}, times n; plus the body's bytes / ${tokenReservation.bytesPerInputToken}) and is refused (429) when that does not fit in what the minute has left, unless the minute has nothing counted yet; the reservation is settled to the call's reported usage when it ends`,
+    ),
     credits_per_day: limitField('credits_per_day', 0, 'Credits the key may draw per UTC day (held and spent)'),
     credits_per_month: limitField('credits_per_month', 0, 'Credits the key may draw per UTC calendar month (held and spent)'),
   })

@@ -11,6 +11,7 @@ import { CHUNK_HEADROOM, SLOT_CHUNK_MIN, SLOT_SETTLE_MS, lentSlots } from './key
 import type { UsageEvent } from '../inference/usage-hook.ts';
 import { REPLAYED_HEADER } from './idempotency.ts';
 import { openAiDuration } from './openai-duration.ts';
+import { estimateCallTokens } from './token-estimate.ts';
 
 /** Defaults per principal kind for callers whose resolver attached no limits of their own. */
 export type LimitDefaults = Partial<Record<PrincipalKind, EffectiveLimits>>;
@@ -52,6 +53,24 @@ const COUNT_HIT = prepared(
    RETURNING hits`,
 );
 const READ_AMOUNT = prepared('SELECT amount FROM svc_rate_counters WHERE bucket = $1 AND window_start = $2');
+/**
+ * A call's token reservation, taken only when it fits in what the minute has left (`$4`, the
+ * limit), or when the minute has nothing counted yet (so a limit below one call's estimate still
+ * lets one call a minute through). One statement: concurrent reservations on any replica queue on
+ * the row, so the minute's reserved and used tokens never pass the limit by more than one call's
+ * estimate, and only while the estimates hold.
+ */
+const RESERVE_TOKENS = prepared(
+  `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES ($1::text, $2::timestamptz, 0, $3::bigint)
+   ON CONFLICT (bucket, window_start) DO UPDATE SET amount = svc_rate_counters.amount + EXCLUDED.amount
+     WHERE svc_rate_counters.amount + EXCLUDED.amount <= $4::bigint OR svc_rate_counters.amount = 0
+   RETURNING amount`,
+);
+/** A reservation settled to the call's reported tokens (or given back: `$3` negative). */
+const SETTLE_TOKENS = prepared(
+  `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES ($1::text, $2::timestamptz, $4::bigint, GREATEST(0, $3::bigint))
+   ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + EXCLUDED.hits, amount = GREATEST(0, svc_rate_counters.amount + $3::bigint)`,
+);
 const tokensBucket = (subject: string) => `limits:tpm:${subject}`;
 
 /**
@@ -84,7 +103,7 @@ export class KeyLimiter {
    * added to the minute's tokens. A caller picks its request ids, so one id may be in flight
    * several times at once: each holds a reference, and the entry goes with the last of them.
    */
-  readonly #tokenSubjects = new Map<string, { subject: string; requests: number }>();
+  readonly #tokenSubjects = new Map<string, TokenRequest>();
   readonly #onError: (error: unknown) => void;
 
   constructor(sequelize: Sequelize, defaults: LimitDefaults, onError: (error: unknown) => void) {
@@ -158,7 +177,7 @@ export class KeyLimiter {
     if (tokenKey) {
       const entry = this.#tokenSubjects.get(tokenKey);
       if (entry) entry.requests += 1;
-      else this.#tokenSubjects.set(tokenKey, { subject, requests: 1 });
+      else this.#tokenSubjects.set(tokenKey, { subject, requests: 1, reservations: [] });
     }
     if (lease || tokenKey) {
       const end = () => {
@@ -174,20 +193,58 @@ export class KeyLimiter {
 
   #forgetTokenRequest(key: string): void {
     const entry = this.#tokenSubjects.get(key);
-    if (entry && --entry.requests === 0) this.#tokenSubjects.delete(key);
+    if (!entry || --entry.requests > 0) return;
+    this.#tokenSubjects.delete(key);
+    // Reservations of calls that reported no usage (refused upstream, failed, cut off) go back.
+    for (const reservation of entry.reservations) this.#settleTokens(entry.subject, reservation.windowStart, -reservation.tokens, 0);
   }
 
-  /** A finished inference call's tokens, added to its minute when its request was under a token limit. */
+  /**
+   * After the body is read, before any work: an inference call reserves its estimate of tokens
+   * (`estimateCallTokens`) of the minute, or is refused with 429 `key_limit_exceeded:tokens_per_minute`
+   * when it does not fit. Settled to the usage the call reports (`recordTokens`), or given back
+   * when its request ends without any.
+   */
+  async reserveTokens(ctx: Context, principal: Principal, body: unknown, bodyBytes: number): Promise<void> {
+    const tpm = this.limitsOf(principal)?.tokens_per_minute;
+    if (tpm === undefined) return;
+    const entry = this.#tokenSubjects.get(tokenRequestKey((ctx.state as { svc: { requestId: string } }).svc.requestId, principal));
+    if (!entry) return;
+    const tokens = estimateCallTokens(body, bodyBytes);
+    const now = Date.now();
+    const start = windowStart(new Date(now), 60);
+    const resetMs = MINUTE_MS - (now % MINUTE_MS);
+    const [row] = await queryPrepared<{ amount: string }>(this.#sequelize, RESERVE_TOKENS, [tokensBucket(entry.subject), start, tokens, tpm]);
+    if (!row) {
+      const used = await this.#tokensThisMinute(entry.subject, new Date(now));
+      const headers = {
+        'x-ratelimit-limit-tokens': String(tpm),
+        'x-ratelimit-remaining-tokens': String(Math.max(0, tpm - used)),
+        'x-ratelimit-reset-tokens': openAiDuration(resetMs),
+      };
+      throw refusal(
+        'tokens_per_minute',
+        `This call reserves ${tokens} tokens (its output bound and input estimate) and this key has ${Math.max(0, tpm - used)} of its ${tpm} left for this minute; lower max_tokens or wait.`,
+        resetMs,
+        headers,
+      );
+    }
+    entry.reservations.push({ windowStart: start, tokens });
+    ctx.res.setHeader('x-ratelimit-remaining-tokens', String(Math.max(0, tpm - Number(row.amount))));
+  }
+
+  /** A finished inference call's tokens: its reservation settled to them, or added to the minute when it had none. */
   recordTokens(event: Pick<UsageEvent, 'requestId' | 'principalId' | 'developerKeyId'>, tokens: number): void {
-    const subject = this.#tokenSubjects.get(tokenRequestKey(event.requestId, { id: event.principalId, developerKeyId: event.developerKeyId }))?.subject;
-    if (subject === undefined || tokens <= 0) return;
-    this.#sequelize
-      .query(
-        `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES (:bucket, :start, 1, :tokens)
-         ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1, amount = svc_rate_counters.amount + EXCLUDED.amount`,
-        { replacements: { bucket: tokensBucket(subject), start: windowStart(new Date(), 60), tokens } },
-      )
-      .catch(this.#onError);
+    const entry = this.#tokenSubjects.get(tokenRequestKey(event.requestId, { id: event.principalId, developerKeyId: event.developerKeyId }));
+    if (entry === undefined) return;
+    const reservation = entry.reservations.shift();
+    if (reservation) this.#settleTokens(entry.subject, reservation.windowStart, Math.max(0, tokens) - reservation.tokens, 1);
+    else if (tokens > 0) this.#settleTokens(entry.subject, windowStart(new Date(), 60), tokens, 1);
+  }
+
+  #settleTokens(subject: string, start: Date, delta: number, calls: number): void {
+    if (delta === 0 && calls === 0) return;
+    queryPrepared(this.#sequelize, SETTLE_TOKENS, [tokensBucket(subject), start, delta, calls]).catch(this.#onError);
   }
 
   async #tokensThisMinute(subject: string, now: Date): Promise<number> {
@@ -314,6 +371,14 @@ export class KeyLimiter {
     await this.#sequelize.query('DELETE FROM svc_limit_leases WHERE expires_at < now()');
     await this.#sequelize.query('DELETE FROM svc_limit_counted WHERE expires_at < now()');
   }
+}
+
+/** A request under a token limit: its caller's subject and the reservations of its calls not yet settled. */
+interface TokenRequest {
+  subject: string;
+  /** Requests in flight under this caller and request id (a caller may reuse an id). */
+  requests: number;
+  reservations: { windowStart: Date; tokens: number }[];
 }
 
 /** What a request's Idempotency-Key may replay: the caller's stored answer of this route under this key. */

@@ -168,6 +168,8 @@ export interface CompiledRoute {
   jsonStatuses: ReadonlySet<number>;
   /** Scoped routes are held to the caller's limits. */
   limited: boolean;
+  /** Inference routes with a JSON body reserve their estimate of tokens once the body is read (docs/limits.md). */
+  reservesTokens: boolean;
 }
 
 /** Compiles the contract's routes of the given surfaces into a route table; every entry needs a handler. */
@@ -185,6 +187,8 @@ export function compileContract(options: MountOptions): RouteTable<CompiledRoute
       admit: handler.admit,
       jsonStatuses: jsonStatusesOf(route.responses),
       limited: route.auth.kind === 'scoped',
+      reservesTokens:
+        route.auth.kind === 'scoped' && route.auth.scopes.includes('inference:invoke') && route.body !== undefined && route.bodyEncoding !== 'bytes',
     };
     table.add({ id, route, value });
   }
@@ -244,6 +248,8 @@ export async function serveRoute(
           ? await state.timing.measure('upload_read_ms', () => readRouteBody(plan, ctx.req, options.bodyTimeoutMs))
           : await readRouteBody(plan, ctx.req, options.bodyTimeoutMs);
     input.body = parseBody(route, raw);
+    // The call's token estimate needs its body (max_tokens, its length): reserved before any work.
+    if (compiled.reservesTokens && options.keyLimits?.applies(principal)) await options.keyLimits.reserveTokens(ctx, principal, input.body, bytesToHold);
   }
   const result = await compiled.handler(input, request);
   if (!options.validateResponses && compiled.jsonStatuses.has(result.status)) {
