@@ -55,7 +55,7 @@ for (const [label, url] of [
   }
 
   test(`${label}: at 2025-03-26 (said, or no header) a batch of ${mcpBatchRules.maxMessages} messages is answered, one more is refused whole`, async (t) => {
-    for (const headers of [{ 'mcp-protocol-version': '2025-03-26' }, {}]) {
+    for (const headers of [{ 'mcp-protocol-version': '2025-03-26' }, {}] as Array<Record<string, string>>) {
       const atCap = await post(
         url(),
         batchOf(mcpBatchRules.maxMessages, () => ({ method: 'ping' })),
@@ -214,4 +214,22 @@ test.serial("/mcp: a batch's cancellations of calls not running here are one sta
   t.is((flood.json as RpcAnswer).error?.data?.code, 'mcp_batch_too_large');
   t.is(await cancelledRows('%'), '0');
   t.true(performance.now() - started < 2_000, `answered in ${Math.round(performance.now() - started)} ms`);
+});
+
+test('/a2a takes no batch: an array is refused whole, 400 -32600, with or without a credential, and says why', async (t) => {
+  const agent = await signInAgent(svc);
+  const key = await agent.client.credentials.create({ body: { name: 'a2a-batch', scopes: ['inference:invoke'] } });
+  const send = (index: number) => ({
+    method: 'SendMessage',
+    params: { message: { role: 'ROLE_USER', messageId: `m-${index}`, parts: [{ text: 'hello' }], metadata: { skill: 'inference.rerank' } } },
+  });
+  for (const headers of [{}, { authorization: `Bearer ${key.secret}` }] as Array<Record<string, string>>) {
+    const answer = await post(`${svc.baseUrl}/a2a`, batchOf(2, send), { ...headers, 'a2a-version': '1.0' });
+    t.is(answer.status, 400, JSON.stringify(answer.json));
+    const { error, id } = answer.json as RpcAnswer;
+    t.is(error?.code, -32600);
+    t.is(error?.data?.code, 'invalid_json_rpc');
+    t.regex(error?.message ?? '', /one request object per POST, not a batch/);
+    t.is(id, null);
+  }
 });

@@ -1,5 +1,6 @@
 import { defineContract, defineRoute, paging } from '../route.ts';
 import { McpJsonRpcBody, mcpEndpointResponses } from './mcp.ts';
+import { mcpBatchDescription } from '../mcp/batch-rules.ts';
 import {
   BlackboardChannelsPage,
   BlackboardDescription,
@@ -151,7 +152,8 @@ export const blackboardContract = defineContract({
       'Speak MCP with an MCP client (Accept: application/json, text/event-stream). Revisions 2026-07-28 (stateless: `server/discover`, the `_meta` envelope, ' +
       'MCP-Protocol-Version, Mcp-Method and Mcp-Name headers) and 2025-11-25 (and earlier 2025 revisions, through `initialize`) are served from the same tool. ' +
       'The body is JSON-RPC; answers are JSON-RPC as JSON or as a server-sent event stream (the Content-Type says which). Protocol errors answer the status the revision names: ' +
-      '400 for an unsupported revision (-32022, `data.supported`) or a header that contradicts the body (-32020), 404 for an unknown method at 2026-07-28.',
+      '400 for an unsupported revision (-32022, `data.supported`) or a header that contradicts the body (-32020), 404 for an unknown method at 2026-07-28. ' +
+      mcpBatchDescription,
     body: McpJsonRpcBody,
     // A body that is not JSON (or not JSON-RPC) is answered as JSON-RPC too: -32700 or -32600, 400.
     errorEnvelope: 'jsonrpc',

@@ -41,8 +41,8 @@ export function rpcError(id: RpcId, code: number, svcCode: string, message: stri
 }
 
 /**
- * How both answerers open a request: its JSON-RPC envelope, then the A2A version its header asks
- * for. Answers the parsed envelope, or the 400 refusal of the first that fails.
+ * How both answerers open a request: one JSON-RPC envelope (never a batch), then the A2A version
+ * its header asks for. Answers the parsed envelope, or the 400 refusal of the first that fails.
  */
 export function openEnvelope<S extends z.ZodType>(
   schema: S,
@@ -50,6 +50,19 @@ export function openEnvelope<S extends z.ZodType>(
   versionHeader: string | undefined,
   requestId: string,
 ): { ok: true; envelope: z.output<S> } | { ok: false; refusal: JsonRpcError } {
+  // A2A's JSON-RPC binding carries one request object per POST: a batch is refused whole, before
+  // any of its members is read (mcpBatchRules says the same of the MCP endpoints' revisions).
+  if (Array.isArray(body))
+    return {
+      ok: false,
+      refusal: rpcError(
+        null,
+        RPC.invalidRequest,
+        'invalid_json_rpc',
+        'Invalid JSON-RPC request: A2A takes one request object per POST, not a batch (an array); send each request on its own.',
+        requestId,
+      ),
+    };
   const parsed = schema.safeParse(body);
   if (!parsed.success)
     return {
