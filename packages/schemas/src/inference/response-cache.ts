@@ -26,7 +26,8 @@ export const responseCacheNote =
   'Embeddings, rerank and classify are cached; chat and Responses only when not streamed, `temperature` is 0 and the caller sends ' +
   `\`${CACHE_OPT_IN_HEADER}: true\`. Answers of the built-in engine and of shared principals (the demo credential, open access) are never cached: ` +
   'the cache saves upstream calls, and a built-in answer has none to save. Only the built-in engine classifies today (no upstream protocol svc speaks has a classify call), ' +
-  'so classify answers are not cached in practice.';
+  "so classify answers are not cached in practice. Only the named model's own answer is stored: a fallback's (another model, or the built-in engine after the upstream failed) is passed on unkept. " +
+  'A Responses continuation of a gone `previous_response_id` is 404 as without the cache, and a hit whose stored response was deleted is answered again (a miss).';
 
 export const CachePurgeQuery = z.object({
   model: z.string().min(1).max(256).optional().describe('Purge only the entries of this model id (as /v1/models names it); absent: every entry.'),

@@ -49,6 +49,14 @@ function cacheKey(principal: Principal, call: CacheableCall): string {
     .digest('base64url');
 }
 
+/**
+ * Whether an answer is the resolved model's own (its `svc.model`): a fallback's answer is another
+ * model's, and the built-in engine's is never cached, so neither is kept under this model's key.
+ */
+function servedByResolved(body: unknown, resolved: ResolvedModel): boolean {
+  return (body as { svc?: { model?: unknown } } | null)?.svc?.model === resolved.model.id;
+}
+
 /** Whether a chat or Responses request opted in: not streamed, temperature 0, and the opt-in header. */
 export function chatMayBeCached(
   headers: { [CACHE_OPT_IN_HEADER]?: string | undefined },
@@ -121,18 +129,26 @@ export class ResponseCache {
    * for a route that hands it straight to its response, which writes the text as it is, so a hit
    * parses and serialises nothing. Without it (the credit route, whose funding step reads the
    * completion), a hit is the stored text parsed back, which serialises to the same bytes.
+   *
+   * `stands`, when given, is asked of a hit's text before it is served: an answer that names
+   * state which may since have gone (a stored response, deleted) is then a miss, computed again.
+   * Only the answer the resolved model itself served is stored: a fallback's answer (another
+   * model, or the built-in engine) is passed on unkept, so a hit is always the named model's.
    */
   async through<T>(
     request: InvocationContext & { principal: Principal },
     call: CacheableCall,
     compute: () => Promise<T>,
-    options: { serialized: boolean },
+    options: { serialized: boolean; stands?: (text: Buffer) => Promise<boolean> },
   ): Promise<CachedAnswer<T>> {
     if (!this.applies(request.principal, call.resolved)) return { body: await compute() };
     const started = performance.now();
     const key = cacheKey(request.principal, call);
     const held = this.front.get(key);
-    if (held !== undefined && performance.now() < held.trustedUntil && this.isLive(held.standing)) return this.hit(request, call, started, held.bytes, options);
+    if (held !== undefined && performance.now() < held.trustedUntil && this.isLive(held.standing)) {
+      if (!options.stands || (await options.stands(held.bytes))) return this.hit(request, call, started, held.bytes, options);
+      return this.miss(request, call, key, compute, options);
+    }
     const generation = this.generation;
     // Trusted from before the read: a purge whose delete the read did not see had begun after that.
     const trustedUntil = performance.now() + this.trustMs;
@@ -144,16 +160,30 @@ export class ResponseCache {
       this.saw(stored.standing);
       // No body: the row's version is the one held, so the held bytes are its body.
       const bytes = stored.body === null && held !== undefined ? held.bytes : Buffer.from(stored.body ?? '');
-      if (generation === this.generation) this.front.set(key, { standing: stored.standing, bytes, trustedUntil });
-      return this.hit(request, call, started, bytes, options);
+      if (!options.stands || (await options.stands(bytes))) {
+        if (generation === this.generation) this.front.set(key, { standing: stored.standing, bytes, trustedUntil });
+        return this.hit(request, call, started, bytes, options);
+      }
     }
-    if (held !== undefined) this.front.delete(key);
+    return this.miss(request, call, key, compute, options);
+  }
+
+  /** Computes the answer and stores it (when the resolved model served it, it fits, and its caller is still there). */
+  private async miss<T>(
+    request: InvocationContext & { principal: Principal },
+    call: CacheableCall,
+    key: string,
+    compute: () => Promise<T>,
+    options: { serialized: boolean },
+  ): Promise<CachedAnswer<T>> {
+    this.front.delete(key);
+    const generation = this.generation;
     this.misses++;
     const body = await compute();
     const text = JSON.stringify(body);
     const bytes = Buffer.from(text);
     // A caller that left gets nothing, so nothing is kept either; an answer past the entry cap is passed on unkept.
-    if (bytes.length <= this.config.maxEntryBytes && !request.signal.aborted) {
+    if (bytes.length <= this.config.maxEntryBytes && !request.signal.aborted && servedByResolved(body, call.resolved)) {
       const entry = {
         key,
         principal: principalKey(request.principal),

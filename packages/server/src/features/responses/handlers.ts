@@ -3,6 +3,7 @@ import { defineHandlers } from '../../http/handler-types.ts';
 import { principalKey } from '../identity/index.ts';
 import { cacheHeaders, chatMayBeCached, type ResponseCache } from '../inference/index.ts';
 import { createResponse, type ResponsesDeps } from './create-response.ts';
+import { responseNotFound } from './response-store.ts';
 
 /** The Responses routes: create (JSON or streamed), and the caller's stored responses. */
 export function createResponsesHandlers(deps: ResponsesDeps, responseCache: ResponseCache) {
@@ -12,8 +13,18 @@ export function createResponsesHandlers(deps: ResponsesDeps, responseCache: Resp
       // The capability createResponse serves it with: passed through to a Responses upstream, or translated to chat.
       const capability = body.model !== undefined && deps.models.model(body.model)?.capabilities.includes('responses') ? 'responses' : 'chat';
       const call = { operation: 'responses', resolved: deps.models.resolve(capability, body.model), body };
+      const owner = principalKey(request.principal);
+      // A continuation of a response that is gone is a 404, cached or not: the cache never answers for a conversation svc no longer holds.
+      if (body.previous_response_id && !(await deps.store.has(owner, body.previous_response_id))) throw responseNotFound(body.previous_response_id);
       // Not streamed (chatMayBeCached), so createResponse answers one response object.
-      const answer = await responseCache.through(request, call, () => createResponse(deps, body, request) as Promise<ResponseObject>, { serialized: true });
+      const answer = await responseCache.through(request, call, () => createResponse(deps, body, request) as Promise<ResponseObject>, {
+        serialized: true,
+        // A hit answers a stored response's id again: once that response is deleted, the hit would name what GET answers 404.
+        stands: async (text) => {
+          const cached = JSON.parse(text.toString('utf8')) as Pick<ResponseObject, 'id' | 'store'>;
+          return !cached.store || (await deps.store.has(owner, cached.id));
+        },
+      });
       return { status: 200, body: answer.body, headers: cacheHeaders(answer.cache) ?? {} };
     },
     async retrieve({ params }, request) {

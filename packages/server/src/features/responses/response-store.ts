@@ -84,6 +84,15 @@ export class ResponseStore {
     return row.response;
   }
 
+  /** Whether the owner still has this stored response (fresh, not deleted). */
+  async has(owner: string, id: string): Promise<boolean> {
+    const rows = await this.#sequelize.query(`SELECT 1 FROM responses WHERE id = :id AND owner = :owner AND ${this.#fresh}`, {
+      replacements: { id, owner },
+      type: QueryTypes.SELECT,
+    });
+    return rows.length > 0;
+  }
+
   /** The size of the owner's stored response, read before the row itself (`response_not_found` as `get`). */
   async size(owner: string, id: string): Promise<number> {
     const [row] = await this.#sequelize.query<{ bytes: number }>(
