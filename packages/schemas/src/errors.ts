@@ -144,6 +144,8 @@ export const errorCodes = {
   artifact_not_found: 404,
   file_not_found: 404,
   object_not_found: 404,
+  // A `Range` on a stored object that starts at or past its end (its Content-Range gives the size).
+  range_not_satisfiable: 416,
   file_not_hosted: 409,
   no_hosted_files: 409,
   signed_url_invalid: 403,

@@ -281,10 +281,10 @@ export const catalogContract = defineContract({
     path: '/api/storage/:bucket/*key',
     summary: 'Built-in object store: serves a hosted file to a valid V4-style signed URL',
     description:
-      'Every fetch checks the HMAC signature, the expiry (x-goog-expires 1..300 seconds from x-goog-date) and the object generation. Used only when the server hosts files itself.',
+      'Every fetch checks the HMAC signature, the expiry (x-goog-expires 1..300 seconds from x-goog-date) and the object generation. Used only when the server hosts files itself. A single `Range: bytes=…` is answered 206 with `Content-Range`, as GCS signed URLs are (a range starting past the end is 416 `range_not_satisfiable` with `Content-Range: bytes */<size>`; several ranges or a malformed one get the whole object, 200). Every answer carries `Accept-Ranges: bytes` and `ETag` (the generation, quoted); an `If-Range` naming another ETag gets the whole object, so a resumed download never splices two generations.',
     params: z.object({ bucket: z.string().min(1).max(63), key: z.string().min(1).max(1024) }),
     query: SignedUrlQuery,
-    errors: [403, 404],
-    responses: { 200: bytes() },
+    errors: [403, 404, 416],
+    responses: { 200: bytes(), 206: bytes() },
   }),
 });

@@ -4,6 +4,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { ByteRange } from './byte-range.ts';
 import type { PutResult, ServingObjectStore, StoredObject } from './object-store.ts';
 import { signV4Url } from './v4-signing.ts';
 
@@ -100,10 +101,10 @@ export class LocalObjectStore implements ServingObjectStore {
     }
   }
 
-  async open(key: string) {
+  async open(key: string, range?: ByteRange) {
     const object = await this.stat(key);
     if (!object) return null;
-    return { stream: createReadStream(this.fileFor(key), { highWaterMark: 1024 * 1024 }), object };
+    return { stream: createReadStream(this.fileFor(key), { highWaterMark: 1024 * 1024, start: range?.start, end: range?.end }), object };
   }
 
   async signedReadUrl(key: string, options: { generation: string; expiresInSeconds: number }): Promise<string> {

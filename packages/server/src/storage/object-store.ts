@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { ByteRange } from './byte-range.ts';
 
 /** What the store knows of one object: its generation changes on every write. */
 export interface StoredObject {
@@ -29,7 +30,8 @@ export interface ObjectStore {
 
 /** The built-in store also serves its objects. */
 export interface ServingObjectStore extends ObjectStore {
-  open(key: string): Promise<{ stream: Readable; object: StoredObject } | null>;
+  /** The object's bytes, or only `range` of them (inclusive offsets, within the object). */
+  open(key: string, range?: ByteRange): Promise<{ stream: Readable; object: StoredObject } | null>;
 }
 
 /** Object keys are "/"-joined segments; each is encoded the way V4 canonical paths expect. */

@@ -18,6 +18,7 @@ import { ServiceError } from '../../service-error.ts';
 import { HASHED_EMBEDDING_MODEL } from '../../inference/hashed-embeddings.ts';
 import type { ObjectStore, ServingObjectStore } from '../../storage/object-store.ts';
 import { LOCAL_ACCESS_ID, type LocalObjectStore } from '../../storage/local-object-store.ts';
+import { parseByteRange } from '../../storage/byte-range.ts';
 import { verifyV4Url } from '../../storage/v4-signing.ts';
 import { callerKey } from '../identity/index.ts';
 import type { CatalogService } from './catalog-service.ts';
@@ -214,7 +215,18 @@ export function createCatalogHandlers({ catalog, downloads, store, receipts, req
       const host = String(request.headers.host ?? '');
       const problem = verifyV4Url({ key: store.key, accessId: LOCAL_ACCESS_ID, bucket: params.bucket, objectKey: params.key, host, query });
       if (problem) throw new ServiceError(problem.code, problem.message);
-      const opened = await store.open(params.key);
+      const stored = await store.stat(params.key);
+      if (!stored) throw new ServiceError('object_not_found', 'No such object.');
+      const etag = `"${stored.generation}"`;
+      // If-Range names the copy the client holds part of: another one gets the whole object (200).
+      const ifRange = request.headers['if-range'];
+      const rangeHeader = ifRange === undefined || ifRange === etag ? String(request.headers.range ?? '') || undefined : undefined;
+      const range = stored.generation === query.generation ? parseByteRange(rangeHeader, stored.sizeBytes) : undefined;
+      if (range === 'unsatisfiable')
+        throw new ServiceError('range_not_satisfiable', `The range ${rangeHeader} starts past the last byte of this ${stored.sizeBytes}-byte object.`, {
+          headers: { 'content-range': `bytes */${stored.sizeBytes}`, 'accept-ranges': 'bytes', etag },
+        });
+      const opened = await store.open(params.key, range);
       if (!opened) throw new ServiceError('object_not_found', 'No such object.');
       if (opened.object.generation !== query.generation) {
         opened.stream.destroy();
@@ -223,11 +235,23 @@ export function createCatalogHandlers({ catalog, downloads, store, receipts, req
           `Generation ${query.generation} of this object is gone (current generation differs); ask for a fresh download URL.`,
         );
       }
-      return {
-        status: 200,
-        headers: { 'content-length': String(opened.object.sizeBytes), 'x-goog-generation': opened.object.generation, 'cache-control': 'private, no-store' },
-        body: opened.stream,
+      const headers = {
+        'x-goog-generation': opened.object.generation,
+        'cache-control': 'private, no-store',
+        'accept-ranges': 'bytes',
+        etag,
       };
+      if (range)
+        return {
+          status: 206,
+          headers: {
+            ...headers,
+            'content-length': String(range.end - range.start + 1),
+            'content-range': `bytes ${range.start}-${range.end}/${opened.object.sizeBytes}`,
+          },
+          body: opened.stream,
+        };
+      return { status: 200, headers: { ...headers, 'content-length': String(opened.object.sizeBytes) }, body: opened.stream };
     },
   });
 }
