@@ -3,8 +3,13 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { OAuthSession } from '@svc/client';
 
-/** A signed-in session of one server, as `svc login` stores it. */
+/**
+ * A signed-in session of one server, as `svc login` stores it: OAuth tokens (refreshed as they
+ * expire), or with `kind: 'token'` a developer key or token given to `svc login --with-token`,
+ * used as it is (absent `kind` is OAuth: files written before it existed).
+ */
 export interface StoredSession extends OAuthSession {
+  kind?: 'oauth' | 'token';
   clientId: string;
   subject: string;
 }

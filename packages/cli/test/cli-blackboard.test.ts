@@ -65,7 +65,7 @@ test('channels, query and tombstone; errors carry their code and exit 1; usage e
   const put = JSON.parse((await runCli(['board', 'put', 'retract me', '--key', 'cli:tomb', '--topic', 'hold', '--json'], { env })).stdout);
   const channels = await runCli(['board', 'channels', '--topic', 'hold'], { env });
   t.is(channels.code, 0, channels.stderr);
-  t.regex(channels.stdout, /^cli:tomb {2}1 posts {2}1 participants/);
+  t.regex(channels.stdout, /^cli:tomb {2}1 post {2}1 participant {2}/);
   const query = JSON.parse((await runCli(['board', 'query', '--topic', 'hold', '--json'], { env })).stdout);
   t.deepEqual(
     query.items.map((item: { id: string }) => item.id),

@@ -31,4 +31,8 @@ test('svc models get of an unknown id fails with model_not_found, HTTP 404; svc 
   const list = await runCli(['models'], { env });
   t.is(list.code, 0, list.stderr);
   t.regex(list.stdout, /^MODEL\s+ENGINE/);
+  // `svc models list` as gh and the openai CLI spell it: the same table.
+  const listed = await runCli(['models', 'list'], { env });
+  t.is(listed.code, 0, listed.stderr);
+  t.is(listed.stdout, list.stdout);
 });

@@ -8,6 +8,9 @@ import { integerFlag, textFrom } from '../input.ts';
 import { readReceipt } from './receipts.ts';
 import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
 
+/** `1 post`, `2 posts`. */
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 type PageRequest = Record<string, unknown>;
 /** The three POST reads; their bodies share the filter and cursor fields. */
 type ReadRoute = typeof blackboardContract.channelsPost | typeof blackboardContract.getPost | typeof blackboardContract.queryPost;
@@ -24,7 +27,7 @@ function itemLine(item: BlackboardRecord): string {
 }
 
 const channelLine = (channel: ChannelSummary) =>
-  `${channel.key}  ${channel.posts} posts  ${channel.participants} participants  ${channel.latest.created_at}  ${channel.topics.join(',')}\n    ${channel.latest.snippet.split('\n', 1)[0]}`;
+  `${channel.key}  ${plural(channel.posts, 'post')}  ${plural(channel.participants, 'participant')}  ${channel.latest.created_at}  ${channel.topics.join(',')}\n    ${channel.latest.snippet.split('\n', 1)[0]}`;
 
 /**
  * The request of one page (with `--limit` as its size) and of a walk (`--limit` counts items then,

@@ -6,7 +6,7 @@ import { registerDownloadCommands } from './download.ts';
 import { registerBillingCommands } from './billing.ts';
 import { registerBlackboardCommands } from './blackboard.ts';
 import { registerHealthCommands } from './health.ts';
-import { registerIdentityCommands } from './identity.ts';
+import { registerAuthCommands, registerIdentityCommands } from './identity.ts';
 import { registerInferenceCommands, registerTryCommand } from './inference.ts';
 import { registerJobsCommands } from './jobs.ts';
 import { registerKeysCommands } from './keys.ts';
@@ -26,6 +26,7 @@ export function registerCommands(program: Command): void {
   registerDownloadCommands(program);
   registerBlackboardCommands(program);
   registerIdentityCommands(program);
+  registerAuthCommands(program);
   registerKeysCommands(program);
   registerPdfCommands(program);
   registerInferenceCommands(program);

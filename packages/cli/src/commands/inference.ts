@@ -204,20 +204,21 @@ export function registerInferenceCommands(program: Command): void {
       }),
     );
 
+  const listModels = withContext(async (cli) => {
+    const models = await cli.client().models.list();
+    cli.output.result(models, (list) =>
+      table([
+        ['MODEL', 'ENGINE', 'METHOD', 'TASKS', 'DEFAULT FOR'],
+        ...list.data.map((model) => [model.id, model.engine, model.method ?? '', model.tasks.join(','), (model.default_for ?? []).join(',')]),
+      ]),
+    );
+  });
   const models = program
     .command('models')
-    .description('The engines and models this server serves; `svc models get <id>` shows one')
-    .action(
-      withContext(async (cli) => {
-        const models = await cli.client().models.list();
-        cli.output.result(models, (list) =>
-          table([
-            ['MODEL', 'ENGINE', 'METHOD', 'TASKS', 'DEFAULT FOR'],
-            ...list.data.map((model) => [model.id, model.engine, model.method ?? '', model.tasks.join(','), (model.default_for ?? []).join(',')]),
-          ]),
-        );
-      }),
-    );
+    .description('The engines and models this server serves (`svc models` or `svc models list`); `svc models get <id>` shows one')
+    .action(listModels);
+  // `list` as gh and the openai CLI spell it; `svc models` alone lists too.
+  models.command('list').description('The engines and models this server serves').action(listModels);
   models
     .command('get <id>')
     .description('One model: what it is, who serves it and what it is for (404 for an id the server does not serve)')
