@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerCacheCommands } from './cache.ts';
 import { registerCatalogCommands } from './catalog.ts';
+import { registerCompletionCommand } from './completion.ts';
 import { registerDiscoverCommands } from './discover.ts';
 import { registerDownloadCommands } from './download.ts';
 import { registerBillingCommands } from './billing.ts';
@@ -40,4 +41,6 @@ export function registerCommands(program: Command): void {
   registerCacheCommands(program);
   registerUpstreamsCommands(program);
   registerMcpCommands(program);
+  // Last: its script walks every command registered before it.
+  registerCompletionCommand(program);
 }
