@@ -51,9 +51,20 @@ export class Output {
   }
 }
 
-/** Aligns rows of cells into columns. */
-export function table(rows: string[][]): string {
+/** The terminal's width when stdout is one; a pipe or a file gets whole lines. */
+export function terminalColumns(stream: NodeJS.WritableStream = process.stdout): number {
+  const tty = stream as NodeJS.WriteStream;
+  return tty.isTTY && tty.columns > 0 ? tty.columns : Number.POSITIVE_INFINITY;
+}
+
+/**
+ * Aligns rows of cells into columns. On a terminal each line is cut to its width with `…` (the
+ * last column gives way, as gh's tables do), so a long description never wraps into the next row;
+ * into a pipe or a file every cell is whole.
+ */
+export function table(rows: string[][], width = terminalColumns()): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, index) => (widths[index] = Math.max(widths[index] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]!))).join('  ')).join('\n');
+  const fit = (line: string) => (line.length > width ? `${line.slice(0, Math.max(0, width - 1))}…` : line);
+  return rows.map((row) => fit(row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index]!))).join('  '))).join('\n');
 }
