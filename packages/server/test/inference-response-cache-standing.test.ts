@@ -1,6 +1,7 @@
 import test from 'ava';
 import OpenAI from 'openai';
-import { CACHE_OPT_IN_HEADER, CACHE_STATUS_HEADER } from '@svc/schemas';
+import { CACHE_OPT_IN_HEADER, CACHE_STATUS_HEADER, RESPONSE_CACHE_NAME, type CacheResponse } from '@svc/schemas';
+import { createKey, signInAgent } from '@svc/testing/identity';
 import { startUpstreamHarness, type UpstreamHarness } from './helpers/inference-upstream-setup.ts';
 
 /**
@@ -78,4 +79,46 @@ test.serial('a cached answer whose stored response was deleted is computed again
   // And the new answer is the cached one from now on.
   const next = await openai.responses.create(body, optIn).withResponse();
   t.deepEqual([next.response.headers.get(CACHE_STATUS_HEADER), next.data.id], ['hit', again.data.id]);
+});
+
+test.serial('GET /v1/cache: the operator sees the server; any other caller only its own share of the response cache', async (t) => {
+  const cachedChat = (client: OpenAI, content: string) =>
+    client.chat.completions.create({ model: 'answer-a', messages: [{ role: 'user', content }], temperature: 0 }, optIn).withResponse();
+  await cachedChat(openai, 'the operator asks');
+  const agentA = await signInAgent(harness.svc, 'models:read inference:invoke');
+  const keyA = await createKey(agentA.client, ['models:read', 'inference:invoke'], 'a');
+  const asA = new OpenAI({ baseURL: `${harness.svc.baseUrl}/v1`, apiKey: keyA.secret, maxRetries: 0 });
+  const statuses = [(await cachedChat(asA, 'agent A asks')).response, (await cachedChat(asA, 'agent A asks')).response].map((response) =>
+    response.headers.get(CACHE_STATUS_HEADER),
+  );
+  t.deepEqual(statuses, ['miss', 'hit']);
+  const agentB = await signInAgent(harness.svc, 'models:read');
+  const keyB = await createKey(agentB.client, ['models:read'], 'b');
+
+  const report = async (token: string) => {
+    const response = await fetch(`${harness.svc.baseUrl}/v1/cache`, { headers: { authorization: `Bearer ${token}` } });
+    t.is(response.status, 200);
+    return ((await response.json()) as CacheResponse).caches;
+  };
+  const [ofB] = await report(keyB.secret).then((caches) => {
+    t.deepEqual(
+      caches.map((cache) => cache.name),
+      [RESPONSE_CACHE_NAME],
+      'no worker pool or internal cache for a caller that is not the operator',
+    );
+    return caches;
+  });
+  t.like(ofB, { view: 'principal', entries: 0, bytes: 0, hits: 0, misses: 0, hit_rate: null });
+  const [ofA] = await report(keyA.secret);
+  t.like(ofA, { view: 'principal', entries: 1, hits: 1, misses: 1, hit_rate: 0.5 });
+  t.true(ofA!.bytes! > 0);
+  // Agent A's bearer token is the same principal as its key: the same share.
+  t.like((await report(agentA.session.accessToken))[0], { entries: 1 });
+
+  const server = await report(harness.svc.operatorToken);
+  t.true(server.some((cache) => cache.name === 'pdf-workers'));
+  const whole = server.find((cache) => cache.name === RESPONSE_CACHE_NAME)!;
+  t.is(whole.view, 'server');
+  t.true(whole.entries >= 2, "the operator's view counts every principal's entries");
+  t.true(whole.bytes! > ofA!.bytes!);
 });

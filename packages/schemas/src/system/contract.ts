@@ -142,7 +142,11 @@ export const modelsContract = defineContract({
     tags: ['models'],
     auth: { kind: 'scoped', scopes: ['models:read'] },
     summary: 'State of the server caches',
-    description: `Each cache with its entries, hits and misses. The response cache (\`${RESPONSE_CACHE_NAME}\`, shared by every replica through the database) also reports its bytes, hit rate and TTL.`,
+    description:
+      `Each cache with its entries, hits and misses. The response cache (\`${RESPONSE_CACHE_NAME}\`, shared by every replica through the database) also reports its bytes, hit rate and TTL. ` +
+      'The operator sees every cache with the numbers of the whole server (`view: server`). Any other caller sees only the response cache, and only its own share of it (`view: principal`): ' +
+      'the live entries stored under its principal (the operator, or one OAuth agent with all its developer keys) and their bytes, on every replica, and the hits and misses of its own lookups counted by the process that answers. ' +
+      "Another principal's entries, and the server's worker pools and internal caches, are not shown to it.",
     responses: { 200: CacheResponse },
   }),
   purgeCache: defineRoute({

@@ -46,6 +46,13 @@ export const CacheInfo = z
   .object({
     name: z.string(),
     description: z.string(),
+    view: z
+      .enum(['server', 'principal'])
+      .optional()
+      .describe(
+        "`server`: the numbers of the whole server (the operator's view). `principal`: only the caller's own share of a cache kept per principal (every other caller's view): " +
+          'its live entries and their bytes, and the hits and misses of its own lookups.',
+      ),
     entries: z.number().int().nonnegative(),
     max_entries: z.number().int().nonnegative(),
     hits: z.number().int().nonnegative(),

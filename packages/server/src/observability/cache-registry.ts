@@ -22,6 +22,8 @@ interface RegisteredCache {
   description: string;
   /** In-process caches answer at once; a cache in the database asks it. */
   stats(): CacheStats | Promise<CacheStats>;
+  /** Present on caches that keep entries per principal: the part that is `owner`'s (see `list`). */
+  statsFor?(owner: string): CacheStats | Promise<CacheStats>;
   /** Present on caches an operator may empty (the response cache); `model` narrows it to one model's entries. */
   purge?(options: { model?: string }): Promise<PurgeResult>;
 }
@@ -34,12 +36,24 @@ export class CacheRegistry {
     this.caches.set(cache.name, cache);
   }
 
-  async list() {
+  /**
+   * Every cache with its server-wide numbers (the operator's view); or, given `owner` (a principal
+   * key), only the caches that keep entries per principal, each counting only what is that
+   * principal's: another caller's entries and the server's load are not for it to see.
+   */
+  async list(owner?: string) {
+    const caches = [...this.caches.values()].filter((cache) => owner === undefined || cache.statsFor !== undefined);
     return Promise.all(
-      [...this.caches.values()].map(async (cache) => {
-        const stats = await cache.stats();
+      caches.map(async (cache) => {
+        const stats = owner === undefined ? await cache.stats() : await cache.statsFor!(owner);
         const lookups = stats.hits + stats.misses;
-        return { name: cache.name, description: cache.description, ...stats, hit_rate: lookups === 0 ? null : stats.hits / lookups };
+        return {
+          name: cache.name,
+          description: cache.description,
+          ...stats,
+          hit_rate: lookups === 0 ? null : stats.hits / lookups,
+          view: owner === undefined ? ('server' as const) : ('principal' as const),
+        };
       }),
     );
   }

@@ -144,11 +144,12 @@ export class ResponseCacheStore {
     return standingOf(row);
   }
 
-  /** Entries and bytes that are live: a scan bounded by the entry cap, on the report route only. */
-  async totals(): Promise<{ entries: number; bytes: number }> {
+  /** Entries and bytes that are live, every principal's or one's: a scan bounded by the entry cap, on the report route only. */
+  async totals(principal?: string): Promise<{ entries: number; bytes: number }> {
     const [row] = await this.sequelize.query<{ entries: string; bytes: string }>(
-      `SELECT count(*) AS entries, coalesce(sum(c.bytes), 0) AS bytes FROM svc_response_cache c, svc_response_cache_totals t WHERE t.id = 1 AND ${live('$1', '$2')}`,
-      { bind: [this.config.maxEntries, this.config.maxBytes], type: QueryTypes.SELECT },
+      `SELECT count(*) AS entries, coalesce(sum(c.bytes), 0) AS bytes FROM svc_response_cache c, svc_response_cache_totals t
+       WHERE t.id = 1 AND ($3::text IS NULL OR c.principal = $3) AND ${live('$1', '$2')}`,
+      { bind: [this.config.maxEntries, this.config.maxBytes, principal ?? null], type: QueryTypes.SELECT },
     );
     return { entries: Number(row?.entries ?? 0), bytes: Number(row?.bytes ?? 0) };
   }

@@ -12,6 +12,9 @@ import type { ResponseCacheConfig } from './response-cache-config.ts';
 import { ResponseCacheFront } from './response-cache-front.ts';
 import { type EntryStanding, ResponseCacheStore } from './response-cache-store.ts';
 
+/** Principals whose own hits and misses one process keeps for the report (the least recent beyond are forgotten). */
+const PRINCIPALS_COUNTED = 10_000;
+
 /** How often expired and over-cap entries are swept while no write evicts them. */
 const SWEEP_INTERVAL_MS = 60_000;
 
@@ -99,6 +102,8 @@ export class ResponseCache {
   private readonly deps: Pick<ServerDeps, 'usage' | 'log'>;
   private hits = 0;
   private misses = 0;
+  /** Each principal's own hits and misses in this process, for its view of the report: the most recent PRINCIPALS_COUNTED principals. */
+  private readonly lookupsOf = new Map<string, { hits: number; misses: number }>();
 
   constructor(deps: Pick<ServerDeps, 'database' | 'config' | 'usage' | 'log' | 'caches' | 'scheduler'>) {
     this.config = deps.config.responseCache;
@@ -110,6 +115,7 @@ export class ResponseCache {
       name: RESPONSE_CACHE_NAME,
       description: 'Answers of upstream models to repeated deterministic requests, per principal, shared by every replica through the database',
       stats: () => this.stats(),
+      statsFor: (owner) => this.statsFor(owner),
       purge: (options) => this.purge(options),
     });
     deps.scheduler.every('inference.response-cache.sweep', SWEEP_INTERVAL_MS, () => this.store.sweep());
@@ -179,6 +185,7 @@ export class ResponseCache {
     this.front.delete(key);
     const generation = this.generation;
     this.misses++;
+    this.counted(request.principal).misses++;
     const body = await compute();
     const text = JSON.stringify(body);
     const bytes = Buffer.from(text);
@@ -214,6 +221,7 @@ export class ResponseCache {
     options: { serialized: boolean },
   ): CachedAnswer<T> {
     this.hits++;
+    this.counted(request.principal).hits++;
     this.reportHit(request, call, started);
     return { body: options.serialized ? (new SerializedJson(bytes) as unknown as T) : (JSON.parse(bytes.toString('utf8')) as T), cache: 'hit' };
   }
@@ -249,6 +257,23 @@ export class ResponseCache {
   async stats(): Promise<CacheStats> {
     const { entries, bytes } = await this.store.totals();
     return { entries, max_entries: this.config.maxEntries, hits: this.hits, misses: this.misses, bytes, ttl_seconds: this.config.ttlSeconds, shared: true };
+  }
+
+  /** One principal's share: its live entries and their bytes (every replica's), and its own lookups in this process. */
+  async statsFor(owner: string): Promise<CacheStats> {
+    const { entries, bytes } = await this.store.totals(owner);
+    const { hits, misses } = this.lookupsOf.get(owner) ?? { hits: 0, misses: 0 };
+    return { entries, max_entries: this.config.maxEntries, hits, misses, bytes, ttl_seconds: this.config.ttlSeconds, shared: true };
+  }
+
+  /** The principal's counters, moved to the most recent; the least recent go past PRINCIPALS_COUNTED, so the map stays bounded. */
+  private counted(principal: Principal): { hits: number; misses: number } {
+    const owner = principalKey(principal);
+    const counts = this.lookupsOf.get(owner) ?? { hits: 0, misses: 0 };
+    this.lookupsOf.delete(owner);
+    this.lookupsOf.set(owner, counts);
+    if (this.lookupsOf.size > PRINCIPALS_COUNTED) this.lookupsOf.delete(this.lookupsOf.keys().next().value as string);
+    return counts;
   }
 
   /**

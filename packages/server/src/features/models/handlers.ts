@@ -2,6 +2,7 @@ import { modelsContract, RESPONSE_CACHE_NAME } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
+import { principalKey } from '../identity/index.ts';
 
 export function createModelsHandlers(deps: ServerDeps) {
   return defineHandlers(modelsContract, {
@@ -12,8 +13,10 @@ export function createModelsHandlers(deps: ServerDeps) {
     async get({ params }) {
       return { status: 200, body: deps.models.get(params.model) };
     },
-    async cache() {
-      return { status: 200, body: { caches: await deps.caches.list() } };
+    async cache(_input, request) {
+      // The operator sees the server; anyone else only its own share of the caches kept per principal.
+      const owner = request.principal.kind === 'operator' ? undefined : principalKey(request.principal);
+      return { status: 200, body: { caches: await deps.caches.list(owner) } };
     },
     async purgeCache({ query }) {
       const purged = await deps.caches.purge(RESPONSE_CACHE_NAME, query.model === undefined ? {} : { model: query.model });
