@@ -82,6 +82,8 @@ export const errorCodes = {
   mcp_batch_too_large: 400,
   /** A call of an MCP batch not run because the batch's answer reached `mcpBatchRules.answerBudgetBytes` (a member's error in a 200 answer); send it again. */
   mcp_batch_answer_full: 413,
+  /** A call of an MCP batch not run because the batch was past `mcpBatchRules.timeBudgetMs` when its turn came; send it again. */
+  mcp_batch_time_spent: 408,
   /** A2A JSON-RPC (`POST /a2a`): the method or the task is not there; an A2A version it does not speak. */
   a2a_method_not_found: 404,
   a2a_task_not_found: 404,

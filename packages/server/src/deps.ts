@@ -53,4 +53,6 @@ export interface TestSeams {
   clientMetadataFetch?: SourceFetchSeam;
   /** Every /mcp request goes through the MCP SDK's handler, plain tool calls included (features/mcp/fast-tool-call.ts). */
   mcpSdkOnly?: boolean;
+  /** The time budget of a /mcp JSON-RPC batch instead of mcpBatchRules.timeBudgetMs (a test holds it at its edge without waiting a minute). */
+  mcpBatchTimeBudgetMs?: number;
 }

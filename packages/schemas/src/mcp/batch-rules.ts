@@ -23,13 +23,21 @@ export const mcpBatchRules = {
    * bounds.
    */
   answerBudgetBytes: 4_194_304,
+  /**
+   * Milliseconds from the batch's arrival: a call starts only within them; past them, each later
+   * call is not run and is answered -32000 `mcp_batch_time_spent`, safe to send again. A call
+   * already running is not cut short (its route's own deadline bounds it), so a batch takes at
+   * most this plus one call's time.
+   */
+  timeBudgetMs: 60_000,
 } as const;
 
-/** The JSON-RPC code of a batch's call that was not run because the batch's answer was full. */
-export const MCP_BATCH_ANSWER_FULL_RPC_CODE = -32000;
+/** The JSON-RPC code of a batch's call that was not run because the batch's answer or time budget was spent. */
+export const MCP_BATCH_NOT_RUN_RPC_CODE = -32000;
 
 /** The batch rules in one sentence, for the MCP endpoints' contract descriptions (and so the OpenAPI document). */
 export const mcpBatchDescription =
   `JSON-RPC batches only at ${mcpBatchRules.revisionWithBatches} (also a request without MCP-Protocol-Version); at any other revision a batch is 400 -32600 \`mcp_batch_not_supported\`. ` +
   `A batch holds at most ${mcpBatchRules.maxMessages} messages (more: 400 -32600 \`mcp_batch_too_large\`, nothing done); its calls run one after another, each as the REST request it stands for (auth, scopes, key limits, body cap), ` +
-  `and a call starts only while the answer so far is under ${mcpBatchRules.answerBudgetBytes} bytes; a later call is not run and is answered -32000 \`mcp_batch_answer_full\` (send it again).`;
+  `and a call starts only while the answer so far is under ${mcpBatchRules.answerBudgetBytes} bytes and within ${mcpBatchRules.timeBudgetMs} ms of the batch's arrival; ` +
+  'a later call is not run and is answered -32000 `mcp_batch_answer_full` or `mcp_batch_time_spent` (send it again).';

@@ -6,7 +6,7 @@ import { createBlackboardService } from './service.ts';
 
 export type { BlackboardService } from './service.ts';
 export { describeMcpTools, MCP_SERVER_NAME, MCP_SERVER_TITLE } from './mcp.ts';
-export { batchGateFor, McpBatchGate } from './mcp-batch.ts';
+export { BatchCallNotRun, batchGateFor, McpBatchGate } from './mcp-batch.ts';
 export { MCP_SUPPORTED_REVISIONS, MODERN_MCP_REVISION, precheckMcpRequest } from './mcp-precheck.ts';
 export { screenValue } from './screening.ts';
 

@@ -13,11 +13,12 @@ import {
   blackboardToolAnnotations,
   BlackboardToolArguments,
   pathFor,
+  statusForCode,
   SVC_VERSION,
 } from '@svc/schemas';
 import type { RequestContext } from '../../http/request-context.ts';
 import { isServiceError, ServiceError } from '../../service-error.ts';
-import { BatchAnswerFull, batchGateFor, type McpBatchGate } from './mcp-batch.ts';
+import { BatchCallNotRun, batchGateFor, type McpBatchGate } from './mcp-batch.ts';
 import { precheckMcpRequest } from './mcp-precheck.ts';
 import type { BlackboardService } from './service.ts';
 
@@ -118,8 +119,8 @@ function toolCallFor(service: BlackboardService, request: RequestContext, batch?
     batch
       .run(() => answer(args))
       .catch((error: unknown): ToolAnswer => {
-        if (!(error instanceof BatchAnswerFull)) throw error;
-        const body = { error: error.message, code: 'mcp_batch_answer_full', status: 413, retryable: true };
+        if (!(error instanceof BatchCallNotRun)) throw error;
+        const body = { error: error.message, code: error.svcCode, status: statusForCode(error.svcCode), retryable: true };
         return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
       });
 }

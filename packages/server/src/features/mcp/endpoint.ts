@@ -221,7 +221,7 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     const refused = precheckMcpRequest(body, typeof versionHeader === 'string' ? versionHeader : undefined);
     if (refused) return await toContractAnswer(Response.json(refused.body, { status: refused.status }));
     refuseUnauthorisedCalls(body, principal, catalogue, challenge);
-    const caller: Caller = { request, principal, batch: batchGateFor(body) };
+    const caller: Caller = { request, principal, batch: batchGateFor(body, deps.testSeams?.mcpBatchTimeBudgetMs) };
     const cancelled = cancelledIds(body);
     if (cancelled.length > 0) {
       await inFlight
