@@ -28,7 +28,7 @@ export function holdToChatLimits(chat: ChatCompletionsBody): void {
     throw validationError(
       issues.map((issue) => ({
         ...issue,
-        msg: `the conversation as Chat Completions messages (${issue.loc.slice(1).join('.')}): ${issue.msg}`,
+        msg: `${issue.msg} (in the conversation as Chat Completions messages: instructions, then the stored conversation, then input)`,
       })),
     );
   }
