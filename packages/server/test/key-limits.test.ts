@@ -326,6 +326,19 @@ test('a call reserves its token estimate before it runs: an estimate one past wh
   t.is(fits.headers.get('x-ratelimit-remaining-tokens'), '0', 'the reservation took all that was left');
 });
 
+test('an operation whose body bounds no output (embeddings) reserves only its input estimate', async (t) => {
+  await inOneMinuteWindow();
+  const { secret } = await keyWith({ tokens_per_minute: 200 });
+  const embed = () =>
+    fetch(`${svc.baseUrl}/v1/embeddings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'a few words to embed' }),
+    });
+  // With the chat default of 1,024 output tokens reserved, only the first call of the minute would run.
+  for (let call = 0; call < 3; call++) t.is((await embed()).status, 200);
+});
+
 test('calls in flight at once under one request id, which the caller chooses, each count their tokens', async (t) => {
   await inOneMinuteWindow();
   const { secret } = await keyWith({ tokens_per_minute: 100_000 });

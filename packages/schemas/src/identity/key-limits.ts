@@ -19,8 +19,9 @@ export const keyLimitNames = Object.keys(keyLimitMaximums) as KeyLimitName[];
  * What an inference call reserves of its key's `tokens_per_minute` before it runs (OpenAI's way:
  * tokens are counted before the call, and settled to the reported usage after it): the output it
  * may produce (`max_tokens`, `max_completion_tokens` or `max_output_tokens`, else
- * `defaultOutputTokens`; times `n` choices) plus its input, estimated as the request body's bytes
- * divided by `bytesPerInputToken` (a chunked body: the route's body cap).
+ * `defaultOutputTokens` on the routes whose body takes such a bound: chat and Responses; times `n`
+ * choices) plus its input, estimated as the request body's bytes divided by `bytesPerInputToken`
+ * (a chunked body: the route's body cap).
  */
 export const tokenReservation = {
   defaultOutputTokens: 1024,
@@ -49,7 +50,7 @@ export const KeyLimits = z
     tokens_per_minute: limitField(
       'tokens_per_minute',
       1,
-      `Upstream tokens per UTC clock minute. An inference call reserves an estimate before it runs (max_tokens, max_completion_tokens or max_output_tokens, else ${tokenReservation.defaultOutputTokens}, times n; plus the body's bytes / ${tokenReservation.bytesPerInputToken}) and is refused (429) when that does not fit in what the minute has left, unless the minute has nothing counted yet; the reservation is settled to the call's reported usage when it ends`,
+      `Upstream tokens per UTC clock minute. An inference call reserves an estimate before it runs (max_tokens, max_completion_tokens or max_output_tokens, else ${tokenReservation.defaultOutputTokens} on chat and Responses, times n; plus the body's bytes / ${tokenReservation.bytesPerInputToken}) and is refused (429) when that does not fit in what the minute has left, unless the minute has nothing counted yet; the reservation is settled to the call's reported usage when it ends`,
     ),
     credits_per_day: limitField('credits_per_day', 0, 'Credits the key may draw per UTC day (held and spent)'),
     credits_per_month: limitField('credits_per_month', 0, 'Credits the key may draw per UTC calendar month (held and spent)'),

@@ -99,6 +99,12 @@ export class KeyLimiter {
   /** Leases this process holds, renewed by `renewLeases` so a long stream keeps its place. */
   readonly #leases = new Set<string>();
   /**
+   * Leases given back whose row may not be deleted yet, by subject: a request of the same subject
+   * waits for them before counting, so one that starts once the one before was answered (the
+   * calls of an MCP batch, a client's next request) is not refused for a lease already given up.
+   */
+  readonly #releasing = new Map<string, Promise<void>>();
+  /**
    * Requests under a token limit, by caller and request id (`tokenRequestKey`): their usage is
    * added to the minute's tokens. A caller picks its request ids, so one id may be in flight
    * several times at once: each holds a reference, and the entry goes with the last of them.
@@ -161,14 +167,14 @@ export class KeyLimiter {
         if (hits === undefined && principal.developerKeyId && rpm >= SLOT_CHUNK_MIN * CHUNK_HEADROOM)
           hits = await this.#countWhileLent(subject, () => this.#countRequest(subject, rpm, countAt, replay), countAt);
       } catch (error) {
-        if (lease) this.#release(lease);
+        if (lease) this.#release(lease, subject);
         throw error;
       }
       headers['x-ratelimit-limit-requests'] = String(rpm);
       headers['x-ratelimit-remaining-requests'] = String(Math.max(0, rpm - (hits ?? rpm)));
       headers['x-ratelimit-reset-requests'] = openAiDuration(resetMs);
       if (hits === undefined) {
-        if (lease) this.#release(lease);
+        if (lease) this.#release(lease, subject);
         throw refusal('requests_per_minute', `This key made its ${rpm} requests for this minute.`, resetMs, headers);
       }
     }
@@ -181,7 +187,7 @@ export class KeyLimiter {
     }
     if (lease || tokenKey) {
       const end = () => {
-        if (lease) this.#release(lease);
+        if (lease) this.#release(lease, subject);
         // Usage is reported as a call ends, which may be in this same close event (a client
         // that left): forget the request only after it.
         if (tokenKey) setImmediate(() => this.#forgetTokenRequest(tokenKey));
@@ -205,12 +211,12 @@ export class KeyLimiter {
    * when it does not fit. Settled to the usage the call reports (`recordTokens`), or given back
    * when its request ends without any.
    */
-  async reserveTokens(ctx: Context, principal: Principal, body: unknown, bodyBytes: number): Promise<void> {
+  async reserveTokens(ctx: Context, principal: Principal, body: unknown, bodyBytes: number, defaultOutput: number): Promise<void> {
     const tpm = this.limitsOf(principal)?.tokens_per_minute;
     if (tpm === undefined) return;
     const entry = this.#tokenSubjects.get(tokenRequestKey((ctx.state as { svc: { requestId: string } }).svc.requestId, principal));
     if (!entry) return;
-    const tokens = estimateCallTokens(body, bodyBytes);
+    const tokens = estimateCallTokens(body, bodyBytes, defaultOutput);
     const now = Date.now();
     const start = windowStart(new Date(now), 60);
     const resetMs = MINUTE_MS - (now % MINUTE_MS);
@@ -337,6 +343,7 @@ export class KeyLimiter {
   /** A place among the subject's requests in flight, or undefined when all are taken. */
   async #acquireLease(subject: string, max: number): Promise<string | undefined> {
     const id = `lease_${randomBytes(12).toString('base64url')}`;
+    await this.#releasing.get(subject);
     const taken = await this.#sequelize.transaction(async (transaction) => {
       // Counting and inserting are one decision: replicas take the subject's lock in turn.
       await this.#sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:subject))', { replacements: { subject: `svc-limit:${subject}` }, transaction });
@@ -353,9 +360,16 @@ export class KeyLimiter {
     return id;
   }
 
-  #release(lease: string): void {
+  #release(lease: string, subject: string): void {
     if (!this.#leases.delete(lease)) return;
-    this.#sequelize.query('DELETE FROM svc_limit_leases WHERE id = :id', { replacements: { id: lease } }).catch(this.#onError);
+    const deleted = this.#sequelize.query('DELETE FROM svc_limit_leases WHERE id = :id', { replacements: { id: lease } }).then(
+      () => {},
+      (error: unknown) => this.#onError(error),
+    );
+    const pending = Promise.all([this.#releasing.get(subject), deleted]).then(() => {
+      if (this.#releasing.get(subject) === pending) this.#releasing.delete(subject);
+    });
+    this.#releasing.set(subject, pending);
   }
 
   /** Housekeeping: keeps this process's leases alive. */

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import {
   anonymousPrincipal,
   oauthContract,
+  tokenReservation,
   urlFor,
   walkContract,
   type Principal,
@@ -15,6 +16,7 @@ import { BodyBudget } from './body-budget.ts';
 import type { KeyLimiter } from './key-limits.ts';
 import { handlerAt, type AdmitStep, type AnyHandler } from './handler-types.ts';
 import { bodyBytesToHold, bodyPlanFor, readRouteBody, type BodyPlan } from './read-body.ts';
+import { boundsOutput } from './token-estimate.ts';
 import type { RequestContext } from './request-context.ts';
 import { jsonStatusesOf, respond, writeJson, type StartStream } from './respond.ts';
 import { ServiceError } from '../service-error.ts';
@@ -168,8 +170,11 @@ export interface CompiledRoute {
   jsonStatuses: ReadonlySet<number>;
   /** Scoped routes are held to the caller's limits. */
   limited: boolean;
-  /** Inference routes with a JSON body reserve their estimate of tokens once the body is read (docs/limits.md). */
-  reservesTokens: boolean;
+  /**
+   * Inference routes with a JSON body reserve their estimate of tokens once the body is read
+   * (docs/limits.md): undefined on other routes, else the output a call that names no bound reserves.
+   */
+  tokenDefaultOutput: number | undefined;
 }
 
 /** Compiles the contract's routes of the given surfaces into a route table; every entry needs a handler. */
@@ -187,8 +192,12 @@ export function compileContract(options: MountOptions): RouteTable<CompiledRoute
       admit: handler.admit,
       jsonStatuses: jsonStatusesOf(route.responses),
       limited: route.auth.kind === 'scoped',
-      reservesTokens:
-        route.auth.kind === 'scoped' && route.auth.scopes.includes('inference:invoke') && route.body !== undefined && route.bodyEncoding !== 'bytes',
+      tokenDefaultOutput:
+        route.auth.kind === 'scoped' && route.auth.scopes.includes('inference:invoke') && route.body !== undefined && route.bodyEncoding !== 'bytes'
+          ? boundsOutput(route.body)
+            ? tokenReservation.defaultOutputTokens
+            : 0
+          : undefined,
     };
     table.add({ id, route, value });
   }
@@ -249,7 +258,8 @@ export async function serveRoute(
           : await readRouteBody(plan, ctx.req, options.bodyTimeoutMs);
     input.body = parseBody(route, raw);
     // The call's token estimate needs its body (max_tokens, its length): reserved before any work.
-    if (compiled.reservesTokens && options.keyLimits?.applies(principal)) await options.keyLimits.reserveTokens(ctx, principal, input.body, bytesToHold);
+    if (compiled.tokenDefaultOutput !== undefined && options.keyLimits?.applies(principal))
+      await options.keyLimits.reserveTokens(ctx, principal, input.body, bytesToHold, compiled.tokenDefaultOutput);
   }
   const result = await compiled.handler(input, request);
   if (!options.validateResponses && compiled.jsonStatuses.has(result.status)) {
