@@ -40,6 +40,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     define: { underscored: true, timestamps: false },
   });
   traceQueries(sequelize);
+  // PGlite is one session whatever the connection: the statements queryPrepared named on a
+  // connection that was lost (an outage, an idle connection closed) are still there, and the
+  // next connection's client, which has not seen them, is refused when it names one again
+  // ("prepared statement ... already exists"). The old connection is gone (one at a time), so
+  // its statements go with it.
+  if (embedded) sequelize.addHook('afterConnect', (connection) => (connection as { query(sql: string): Promise<unknown> }).query('DEALLOCATE ALL'));
   try {
     await sequelize.authenticate();
   } catch (error) {

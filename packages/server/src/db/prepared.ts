@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
+import { databaseUnavailableError, isPgConnectionFailure } from './database-unavailable.ts';
 
 /** The part of a `pg` Client (what Sequelize's PostgreSQL pool hands out) a prepared query needs. */
 interface PgClient {
@@ -46,7 +47,8 @@ export async function queryPrepared<T>(sequelize: Sequelize, statement: Prepared
   } catch (error) {
     // As Sequelize does: a connection that failed below SQL (no SQLSTATE) is not handed out again.
     if (typeof (error as { code?: unknown }).code !== 'string' || !/^[0-9A-Z]{5}$/.test((error as { code: string }).code)) client._invalid = true;
-    throw error;
+    // pg's own errors, unlike Sequelize's, carry no type saying the connection failed.
+    throw isPgConnectionFailure(error) ? databaseUnavailableError(error) : error;
   } finally {
     manager.releaseConnection(client);
   }

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import { retryableStatusesFor, type ErrorBody, type JsonRpcError } from '@svc/schemas';
 import { isServiceError } from '../service-error.ts';
+import { databaseUnavailableError, isDatabaseUnavailable } from '../db/database-unavailable.ts';
 import type { RequestState } from './request-state.ts';
 
 /** The error body for anything thrown: a ServiceError speaks for itself, anything else is a 500. */
@@ -20,6 +21,11 @@ export function errorBodyFor(error: unknown, requestId: string, log: Logger): Er
       ...(error.retryAfterSeconds !== undefined ? { retry_after_seconds: Math.ceil(error.retryAfterSeconds) } : {}),
       ...(error.retryable !== undefined ? { retryable: error.retryable } : {}),
     };
+  }
+  if (isDatabaseUnavailable(error)) {
+    // An outage, not a bug: one line per call, and the caller is told to come back.
+    log.warn({ err: error }, 'database unavailable');
+    return errorBodyFor(databaseUnavailableError(error), requestId, log);
   }
   log.error({ err: error }, 'unhandled error');
   return { status: 500, headers: {}, error: 'Internal server error.', code: 'internal_error', request_id: requestId };
