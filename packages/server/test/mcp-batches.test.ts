@@ -233,3 +233,30 @@ test('/a2a takes no batch: an array is refused whole, 400 -32600, with or withou
     t.is(id, null);
   }
 });
+
+test("/mcp at 2025-03-26: each tool call of a batch is held to its own route's body cap, at its edge (PATCH credentials: 4096 bytes)", async (t) => {
+  const agent = await signInAgent(svc);
+  const key = await agent.client.credentials.create({ body: { name: 'batch-body-cap', scopes: ['models:read'] } });
+  // The REST body of the call is `{ limits }` (the id goes to the path): padded to the cap, and one byte past it.
+  const limitsOfLength = (bytes: number) => ({ pad: 'x'.repeat(bytes - JSON.stringify({ limits: { pad: '' } }).length) });
+  const update = (limits: Record<string, unknown>) => ({
+    method: 'tools/call',
+    params: { name: 'credentials_update', arguments: { credential_id: key.credential.credential_id, limits } },
+  });
+  const answer = await post(
+    baseMcp(),
+    [
+      { jsonrpc: '2.0', id: 1, ...update(limitsOfLength(4096)) },
+      { jsonrpc: '2.0', id: 2, ...update(limitsOfLength(4097)) },
+      { jsonrpc: '2.0', id: 3, ...update({ requests_per_minute: 7 }) },
+    ],
+    { 'mcp-protocol-version': '2025-03-26', authorization: `Bearer ${agent.session.accessToken}` },
+  );
+  t.is(answer.status, 200, JSON.stringify(answer.json));
+  const codes = members(answer).list.map((member) => {
+    const result = member.result as { isError?: boolean; structuredContent?: { code?: string } };
+    return result.isError ? result.structuredContent?.code : 'ok';
+  });
+  // At the cap the body is read and refused for its unknown field; past it, refused for its size unread.
+  t.deepEqual(codes, ['validation_failed', 'payload_too_large', 'ok']);
+});
