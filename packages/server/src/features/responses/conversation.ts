@@ -10,8 +10,8 @@ export interface Conversation {
   input: ConversationItem[];
   /** Both, each with where it came from (for refusals that name the item). */
   items: PlacedItem[];
-  /** `input` as the JSON text a stored response keeps: measured against the cap once, written as it is. */
-  inputJson: string;
+  /** `input` as the JSON text a stored response keeps, made once on first ask: measured against the cap, written as it is. */
+  inputJson(): string;
 }
 
 /**
@@ -21,13 +21,18 @@ export interface Conversation {
  */
 export async function gatherConversation(store: ResponseStore, owner: string, body: ResponsesCreateBody): Promise<Conversation> {
   const input = normaliseInput(body.input);
-  const inputJson = JSON.stringify(input);
+  // Serialised only when a continuation is measured or a response stored, and then once.
+  let json: string | undefined;
+  const inputJson = () => {
+    json ??= JSON.stringify(input);
+    return json;
+  };
   if (body.previous_response_id) {
     // Sized in the database before the row is read: a conversation past the cap is never parsed
     // here. The stored row of this request holds the previous one and this input (and its own
     // output), so both count: a chain cannot grow a row past the cap a step at a time.
     const stored = await store.size(owner, body.previous_response_id);
-    const bytes = stored + Buffer.byteLength(inputJson);
+    const bytes = stored + Buffer.byteLength(inputJson());
     if (bytes > responsesLimits.maxConversationBytes) {
       throw refuse(
         'responses_input_unsupported',

@@ -126,7 +126,7 @@ function persister(deps: ResponsesDeps, call: Call): Persist {
         call.owner,
         { response, inputItems: call.conversation.input, context: call.conversation.history },
         json,
-        call.conversation.inputJson,
+        call.conversation.inputJson(),
       );
   };
 }
