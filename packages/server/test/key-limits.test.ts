@@ -207,7 +207,8 @@ test('an Idempotency-Key exempts only a true replay: the same key, route and bod
   await inOneMinuteWindow();
   const agent = await (sharedAgent ??= signInAgent(svc));
   const scopes = ['models:read', 'inference:invoke', 'jobs:write'] as const;
-  const { secret } = await agent.client.credentials.create({ body: { name: 'replays', scopes: [...scopes], limits: { requests_per_minute: 4 } } });
+  const created = await agent.client.credentials.create({ body: { name: 'replays', scopes: [...scopes], limits: { requests_per_minute: 4 } } });
+  const secret = created.secret;
   const job = (body: string, secretToUse = secret) => postJob(svc.baseUrl, secretToUse, body, { 'idempotency-key': 'one-call' });
   const first = await job(JSON.stringify(calculateJob(1)));
   t.is(first.status, 202, 'counted: 1');
@@ -219,6 +220,13 @@ test('an Idempotency-Key exempts only a true replay: the same key, route and bod
   const otherBody = await job(JSON.stringify(calculateJob(2)));
   t.is(otherBody.status, 409, 'counted: 2');
   t.is(((await otherBody.json()) as { code: string }).code, 'idempotency_conflict');
+  await waitUntil('the 409 counted', async () => {
+    const [row] = await sequelize().query<{ hits: string }>(
+      `SELECT hits FROM svc_rate_counters WHERE bucket = :bucket AND window_start = date_trunc('minute', now())`,
+      { replacements: { bucket: `limits:rpm:key:${created.credential.credential_id}` }, type: QueryTypes.SELECT },
+    );
+    return Number(row?.hits) === 2;
+  });
   // Another route with the same key is a new request each time: 2 more fit, then 429.
   const chats = [];
   for (let attempt = 0; attempt < 4; attempt++) chats.push((await chat(secret, 'answer-a', '/v1/chat/completions', { 'idempotency-key': 'one-call' })).status);
@@ -230,6 +238,37 @@ test('an Idempotency-Key exempts only a true replay: the same key, route and bod
   t.is(replayedToOther.status, 202);
   t.is(replayedToOther.headers.get('idempotent-replayed'), 'true');
   t.is((await models(other.secret)).status, 429);
+});
+
+test('a credit-funded chat replayed under its Idempotency-Key is not counted again; another body under it is 409 and counted', async (t) => {
+  await inOneMinuteWindow();
+  const { agent, credentialId, secret } = await keyWith({ requests_per_minute: 3 });
+  await sequelize().transaction((transaction) => grantCredits(sequelize(), transaction, agent.id, 10, `replay-grant-${agent.id}`));
+  const counted = async () => {
+    const [row] = await sequelize().query<{ hits: string }>(
+      `SELECT hits FROM svc_rate_counters WHERE bucket = :bucket AND window_start = date_trunc('minute', now())`,
+      { replacements: { bucket: `limits:rpm:key:${credentialId}` }, type: QueryTypes.SELECT },
+    );
+    return Number(row?.hits ?? 0);
+  };
+  const credit = (key: string, content = 'count the words of this prompt') =>
+    fetch(`${svc.baseUrl}/v1/credits/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ model: 'answer-a', messages: [{ role: 'user', content }] }),
+    });
+  t.is((await credit('paid-1')).status, 200, 'counted: 1');
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const replayed = await credit('paid-1');
+    t.is(replayed.status, 200);
+    t.is(replayed.headers.get('idempotent-replayed'), 'true');
+  }
+  const otherBody = await credit('paid-1', 'another question');
+  t.is(otherBody.status, 409);
+  // Counted as its answer closes: the body that told it from a replay came after the count.
+  await waitUntil('the 409 counted', async () => (await counted()) === 2);
+  t.is((await credit('paid-2')).status, 200, 'counted: 3');
+  t.is((await credit('paid-3')).status, 429);
 });
 
 test('PATCH changes limits on the next request; null clears; only the owner or the operator may', async (t) => {

@@ -33,6 +33,9 @@ const COUNTED_TTL_SECONDS = 86_400;
  */
 const REPLAY_MARGIN_SECONDS = 600;
 
+/** Whether the caller has an answer stored under an Idempotency-Key that the route replays: by route id. */
+export type StoredAnswers = Readonly<Partial<Record<string, (scope: { principalId: string; key: string }) => Promise<boolean>>>>;
+
 /** Who a limit counts for: the developer key itself, else the principal. */
 export const limitSubject = (principal: Principal): string =>
   principal.developerKeyId ? `key:${principal.developerKeyId}` : `principal:${principal.kind}:${principal.id}`;
@@ -111,11 +114,17 @@ export class KeyLimiter {
    */
   readonly #tokenSubjects = new Map<string, TokenRequest>();
   readonly #onError: (error: unknown) => void;
+  readonly #storedAnswers: StoredAnswers;
 
-  constructor(sequelize: Sequelize, defaults: LimitDefaults, onError: (error: unknown) => void) {
+  /**
+   * `storedAnswers`: routes that keep their answers outside the idempotency table (the
+   * credit-funded chat keeps them in its holds), by route id: whether a key has one it replays.
+   */
+  constructor(sequelize: Sequelize, defaults: LimitDefaults, onError: (error: unknown) => void, storedAnswers: StoredAnswers = {}) {
     this.#sequelize = sequelize;
     this.#defaults = defaults;
     this.#onError = onError;
+    this.#storedAnswers = storedAnswers;
   }
 
   limitsOf(principal: Principal): EffectiveLimits | undefined {
@@ -271,33 +280,15 @@ export class KeyLimiter {
     const bucket = requestsBucket(subject);
     const start = windowStart(now, 60);
     const countedKey = replay && `${replay.routeId}\u0000${replay.key}`;
-    if (replay) {
-      const [stored] = await this.#sequelize.query<{ hits: string | null }>(
-        `SELECT (SELECT hits FROM svc_rate_counters WHERE bucket = :bucket AND window_start = :start) AS hits
-         FROM svc_limit_counted counted JOIN svc_idempotency_keys stored
-           ON stored.principal_id = :principal AND stored.route_id = :route AND stored.idempotency_key = :key
-         WHERE counted.subject = :subject AND counted.idempotency_key = :countedKey AND counted.expires_at > now()
-           AND stored.state = 'completed' AND stored.expires_at > now() + make_interval(secs => :margin)`,
-        {
-          replacements: {
-            bucket,
-            start,
-            principal: replay.principalId,
-            route: replay.routeId,
-            key: replay.key,
-            subject,
-            countedKey,
-            margin: REPLAY_MARGIN_SECONDS,
-          },
-          type: QueryTypes.SELECT,
-        },
-      );
-      if (stored) {
-        // The body is read after this: a reused key with another body is answered 409 without
-        // running anything, and counted then, as the request it is.
-        this.#countUnlessReplayed(replay.response, bucket, start);
-        return Number(stored.hits ?? 0);
-      }
+    if (replay && (await this.#replays(subject, countedKey!, replay))) {
+      // The body is read after this: a reused key with another body is answered 409 without
+      // running anything, and counted then, as the request it is.
+      this.#countUnlessReplayed(replay.response, bucket, start);
+      const [row] = await this.#sequelize.query<{ hits: string }>('SELECT hits FROM svc_rate_counters WHERE bucket = :bucket AND window_start = :start', {
+        replacements: { bucket, start },
+        type: QueryTypes.SELECT,
+      });
+      return Number(row?.hits ?? 0);
     }
     const [row] = await queryPrepared<{ hits: string }>(this.#sequelize, COUNT_HIT, [bucket, start, max]);
     if (!row) return undefined;
@@ -309,6 +300,29 @@ export class KeyLimiter {
       );
     }
     return Number(row.hits);
+  }
+
+  /**
+   * Whether the request is a true replay: this credential was counted for the key on this route,
+   * and the route holds a stored answer for it that it will replay (its probe, else the
+   * idempotency table's completed row that is kept at least REPLAY_MARGIN_SECONDS more).
+   */
+  async #replays(subject: string, countedKey: string, replay: ReplayScope): Promise<boolean> {
+    const probe = this.#storedAnswers[replay.routeId];
+    const [found] = await this.#sequelize.query(
+      probe
+        ? 'SELECT 1 FROM svc_limit_counted WHERE subject = :subject AND idempotency_key = :countedKey AND expires_at > now()'
+        : `SELECT 1 FROM svc_limit_counted counted JOIN svc_idempotency_keys stored
+             ON stored.principal_id = :principal AND stored.route_id = :route AND stored.idempotency_key = :key
+           WHERE counted.subject = :subject AND counted.idempotency_key = :countedKey AND counted.expires_at > now()
+             AND stored.state = 'completed' AND stored.expires_at > now() + make_interval(secs => :margin)`,
+      {
+        replacements: { principal: replay.principalId, route: replay.routeId, key: replay.key, subject, countedKey, margin: REPLAY_MARGIN_SECONDS },
+        type: QueryTypes.SELECT,
+      },
+    );
+    if (!found) return false;
+    return probe ? probe({ principalId: replay.principalId, key: replay.key }) : true;
   }
 
   #countUnlessReplayed(response: ServerResponse, bucket: string, start: Date): void {

@@ -391,6 +391,15 @@ export async function releaseHold(sequelize: Sequelize, holdId: string): Promise
   });
 }
 
+/** Whether the principal's call under this Idempotency-Key was committed: a retry of it replays its answer. */
+export async function holdCommitted(sequelize: Sequelize, principalId: string, idempotencyKey: string): Promise<boolean> {
+  const rows = await sequelize.query(`SELECT 1 FROM billing_holds WHERE principal_id = :principal AND idempotency_key = :key AND status = 'committed'`, {
+    replacements: { principal: principalId, key: idempotencyKey },
+    type: QueryTypes.SELECT,
+  });
+  return rows.length > 0;
+}
+
 /** Releases holds whose server died mid-call (any replica may run this); answers how many. */
 export async function releaseExpiredHolds(sequelize: Sequelize): Promise<number> {
   const expired = await sequelize.query<{ id: string }>(

@@ -3,6 +3,8 @@ import type { Feature } from '../feature.ts';
 import type { ResponseCache } from '../inference/index.ts';
 import { CreditHoldRenewal } from './credit-hold-renewal.ts';
 import { releaseExpiredHolds } from './credit-ledger.ts';
+
+export { holdCommitted } from './credit-ledger.ts';
 import { createBillingHandlers } from './handlers.ts';
 import { createX402Handlers } from './x402-handlers.ts';
 
