@@ -45,7 +45,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   // next connection's client, which has not seen them, is refused when it names one again
   // ("prepared statement ... already exists"). The old connection is gone (one at a time), so
   // its statements go with it.
-  if (embedded) sequelize.addHook('afterConnect', (connection) => (connection as { query(sql: string): Promise<unknown> }).query('DEALLOCATE ALL'));
+  if (embedded)
+    sequelize.addHook('afterConnect', async (connection) => {
+      await (connection as { query(sql: string): Promise<unknown> }).query('DEALLOCATE ALL');
+    });
   try {
     await sequelize.authenticate();
   } catch (error) {
