@@ -1,9 +1,11 @@
-/** A failure the CLI reports with exit code 1; `silent` when the output already said why. */
+/** A failure the CLI reports with exit code 1 (or `exitCode`: 130 after an interrupt); `silent` when the output already said why. */
 export class CliFailure extends Error {
   readonly silent: boolean;
-  constructor(message: string, options: { silent?: boolean } = {}) {
+  readonly exitCode: number;
+  constructor(message: string, options: { silent?: boolean; exitCode?: number } = {}) {
     super(message);
     this.silent = options.silent ?? false;
+    this.exitCode = options.exitCode ?? 1;
   }
 }
 

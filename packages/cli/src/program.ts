@@ -48,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof CliFailure) {
       if (!error.silent) process.stderr.write(`error: ${terminalSafe(error.message)}\n`);
-      return EXIT_FAILURE;
+      return error.exitCode;
     }
     if (SvcError.isInstance(error)) {
       // With --json the error is JSON too, so scripts can branch on its stable code.

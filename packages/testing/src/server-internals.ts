@@ -14,3 +14,4 @@ export { developerKeyResolver } from '../../server/src/features/identity/resolve
 export { newDeveloperKey } from '../../server/src/features/identity/developer-key-format.ts';
 export { embedText } from '../../server/src/inference/hashed-embeddings.ts';
 export { performanceProtocol } from '../../server/src/features/system/documents.ts';
+export { importCatalog, createObjectStore } from '../../server/src/features/catalog/index.ts';

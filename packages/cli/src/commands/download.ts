@@ -2,15 +2,18 @@ import { MultiBar, Presets, type SingleBar } from 'cli-progress';
 import { Option, type Command } from 'commander';
 import { catalogContract, tools } from '@svc/schemas';
 import { loopbackServerStore, VerifiedDownloadError, type BlackboardPutResponse, type DownloadArtifactResult, type SvcClient } from '@svc/client';
-import { withContext } from '../context.ts';
+import { withContext, type CliContext } from '../context.ts';
+import { checkDownload } from './download-check.ts';
 import { requestFrom } from '../contract-flags.ts';
-import { CliFailure } from '../failure.ts';
+import { CliFailure, UsageError } from '../failure.ts';
 import { integerFlag } from '../input.ts';
 import { table } from '../output.ts';
 import { bytes } from './catalog.ts';
 
 interface DownloadFlags {
   out?: string;
+  force?: boolean;
+  check?: boolean;
   tool?: string;
   storageHost: string[];
   allowHttpLoopback?: boolean;
@@ -54,10 +57,41 @@ async function postReceipts(client: SvcClient, key: string, result: DownloadArti
 
 type PostedReceipt = { path: string } & ({ post: BlackboardPutResponse; error: null } | { post: null; error: string });
 
+/** The exit code of a command stopped by SIGINT or SIGTERM (128 + SIGINT), as shells report it. */
+const EXIT_INTERRUPTED = 130;
+
+/**
+ * Turns SIGINT and SIGTERM into an abort of the download: the caller stops its progress bars
+ * (which shows the cursor again) and says how to resume. A second signal exits at once.
+ */
+function interruptOnSignal(cli: CliContext, onInterrupt: () => void): { signal: AbortSignal; interrupted: () => boolean; release: () => void } {
+  const stop = new AbortController();
+  const interrupt = () => {
+    if (stop.signal.aborted) {
+      process.exit(EXIT_INTERRUPTED);
+    }
+    onInterrupt();
+    cli.output.notice('interrupted; run the same command to resume');
+    stop.abort(new Error('interrupted'));
+  };
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', interrupt);
+  return {
+    signal: stop.signal,
+    interrupted: () => stop.signal.aborted,
+    release: () => {
+      process.off('SIGINT', interrupt);
+      process.off('SIGTERM', interrupt);
+    },
+  };
+}
+
 /**
  * `svc download <artifact> [path...]`: verified download of a plan's files. A progress bar per
  * file on a terminal (bytes, rate, ETA), plain lines otherwise; a summary of verified digests;
- * exit 1 when any file fails a check.
+ * exit 1 when any file fails a check. A file already up to date is skipped and a partial one
+ * resumed (`--force` fetches again); `--check` compares without fetching. SIGINT or SIGTERM keeps
+ * the partial files, shows the cursor again and exits 130.
  */
 export function registerDownloadCommands(program: Command): void {
   program
@@ -66,6 +100,8 @@ export function registerDownloadCommands(program: Command): void {
     .argument('<artifact>', 'artifact id')
     .argument('[paths...]', 'only these files (default: the whole plan)')
     .option('--out <dir>', 'directory to write into (default: ./<artifact>)')
+    .option('--force', 'fetch every file again, even one already up to date, and do not resume partial files')
+    .option('--check', 'verify the local files against the catalog without fetching anything (exit 1 when any is missing or differs)')
     .addOption(new Option('--tool <tool>', 'only the files this runtime needs').choices(tools))
     .option('--storage-host <host[:port]>', 'also trust this object-storage host (repeatable; SVC_STORAGE_HOSTS adds more)', collect, [])
     .option('--allow-http-loopback', 'accept plain HTTP from an allowed store on a loopback address (self-hosted svc)')
@@ -75,6 +111,12 @@ export function registerDownloadCommands(program: Command): void {
     .action(
       withContext(async (cli, artifactId: string, paths: string[], flags: DownloadFlags) => {
         const destination = flags.out ?? artifactId;
+        // The plan route's own query schema checks the runtime the plan is narrowed to.
+        const tool = requestFrom(catalogContract.downloadPlan, 'query', { tool: flags.tool }).tool || null;
+        if (flags.check) {
+          if (flags.force) throw new UsageError('--check fetches nothing; --force does not apply.');
+          return checkDownload(cli, { artifactId, destination, paths, tool });
+        }
         const interactive = cli.output.interactive && !cli.output.json;
         const bars = interactive
           ? new MultiBar(
@@ -89,6 +131,14 @@ export function registerDownloadCommands(program: Command): void {
             )
           : undefined;
         const perFile = new Map<string, { bar?: SingleBar; started: number }>();
+        let barsStopped = false;
+        // Stopping the bars redraws them once and shows the cursor they hid.
+        const stopBars = () => {
+          if (barsStopped) return;
+          barsStopped = true;
+          bars?.stop();
+        };
+        const interrupt = interruptOnSignal(cli, stopBars);
         const client = cli.client();
         // A self-hosted server on this machine serves its files from its own origin: trusted by
         // default, and said so, so nobody wonders why plain HTTP was accepted.
@@ -100,13 +150,25 @@ export function registerDownloadCommands(program: Command): void {
             destination,
             paths: paths.length ? paths : undefined,
             // The plan route's own query schema checks the runtime the plan is narrowed to.
-            tool: requestFrom(catalogContract.downloadPlan, 'query', { tool: flags.tool }).tool || null,
+            tool,
+            force: Boolean(flags.force),
+            signal: interrupt.signal,
             concurrency: integerFlag('--concurrency', flags.concurrency, { min: 1, max: 16 }),
             policy: { hosts: flags.storageHost, allowHttpLoopback: Boolean(flags.allowHttpLoopback), trustLoopbackServerStore: !flags.strictStorage },
             onFileStart(file) {
               const bar = bars?.create(file.sizeBytes, 0, { file: file.path, rate: '-' });
               perFile.set(file.path, { bar, started: performance.now() });
               if (!bars && !cli.output.json) cli.output.notice(`downloading ${file.path} (${file.sizeBytes} bytes)`);
+            },
+            onLocalFile(local) {
+              if (local.state === 'up-to-date') {
+                const bar = perFile.get(local.path)?.bar;
+                if (bar) bars?.remove(bar);
+                perFile.delete(local.path);
+                cli.output.notice(`${local.path}: up to date`);
+              } else if (local.state === 'differs') {
+                cli.output.notice(`${local.path}: sha256 differs from the catalog; fetching again`);
+              }
             },
             onProgress(progress) {
               const state = perFile.get(progress.path);
@@ -115,11 +177,20 @@ export function registerDownloadCommands(program: Command): void {
               state.bar.update(progress.receivedBytes, { rate: seconds > 0 ? `${bytes(progress.receivedBytes / seconds)}/s` : '-' });
             },
             onFileDone({ path, file, error }) {
-              if (!bars && !cli.output.json)
-                cli.output.notice(file ? `verified ${path} sha256:${file.sha256} (${file.completion.status})` : `FAILED ${path}: ${error!.message}`);
+              if (bars || cli.output.json || interrupt.interrupted() || file?.outcome === 'up-to-date') return;
+              cli.output.notice(
+                file
+                  ? `verified ${path} sha256:${file.sha256} (${file.outcome === 'resumed' ? 'resumed, ' : ''}${file.completion.status})`
+                  : `FAILED ${path}: ${error!.message}`,
+              );
             },
           })
-          .finally(() => bars?.stop());
+          .finally(() => {
+            stopBars();
+            interrupt.release();
+          });
+        // The partial files stay for the next run, which resumes them; the notice said so.
+        if (interrupt.interrupted()) throw new CliFailure('interrupted', { silent: true, exitCode: EXIT_INTERRUPTED });
         const posts = flags.postReceipt !== undefined ? await postReceipts(cli.client(), flags.postReceipt, result) : [];
         const summary = {
           artifactId: result.artifactId,
@@ -130,6 +201,8 @@ export function registerDownloadCommands(program: Command): void {
             destination: file.destination,
             sha256: file.sha256,
             sizeBytes: file.sizeBytes,
+            outcome: file.outcome,
+            transferredBytes: file.transferredBytes,
             status: file.completion.status,
             recordId: file.completion.recordId,
             receipt: file.completion.receipt,
@@ -137,6 +210,7 @@ export function registerDownloadCommands(program: Command): void {
               ? { post: posts.find((post) => post.path === file.path)?.post ?? null, postError: posts.find((post) => post.path === file.path)?.error ?? null }
               : {}),
           })),
+          upToDate: result.upToDate.map((file) => ({ path: file.path, destination: file.destination, sha256: file.sha256, sizeBytes: file.sizeBytes })),
           failures: result.failures.map((failure) => ({
             path: failure.path,
             check: failure.error instanceof VerifiedDownloadError ? failure.error.check : 'error',
@@ -145,7 +219,7 @@ export function registerDownloadCommands(program: Command): void {
         };
         cli.output.result(summary, (s) =>
           [
-            `${s.artifactId} revision ${s.revision}: ${s.files.length} verified, ${s.failures.length} failed`,
+            `${s.artifactId} revision ${s.revision}: ${s.files.length} verified, ${s.failures.length} failed${s.upToDate.length ? `, ${s.upToDate.length} up to date` : ''}`,
             s.files.length
               ? table([['VERIFIED', 'SHA256', 'BYTES', 'PULL'], ...s.files.map((file) => [file.path, file.sha256, String(file.sizeBytes), file.status])])
               : '',

@@ -4,7 +4,14 @@ import { catalogContract, type DownloadPlan } from '@svc/schemas';
 import type { Transport } from '../transport.ts';
 import { VerifiedDownloadError } from './download-error.ts';
 import type { StoragePolicy } from './storage-policy.ts';
-import { isSafeRelativePath, verifiedDownload, type DownloadProgress, type VerifiedFile } from './verified-download.ts';
+import {
+  isSafeRelativePath,
+  verifiedDownload,
+  type DownloadProgress,
+  type UpToDateFile,
+  type VerifiedDownloadOptions,
+  type VerifiedFile,
+} from './verified-download.ts';
 
 export interface DownloadArtifactOptions {
   artifactId: string;
@@ -18,23 +25,35 @@ export interface DownloadArtifactOptions {
   signal?: AbortSignal;
   policy?: StoragePolicy;
   onProgress?: (progress: DownloadProgress) => void;
+  /**
+   * Fetch every file again, even one already at its destination with the planned digest, and
+   * start over rather than resume partial files (default false).
+   */
+  force?: boolean;
   /** Called once per file when its download starts, with the plan entry. */
   onFileStart?: (file: DownloadPlan['files'][number]) => void;
-  onFileDone?: (result: { path: string; file?: VerifiedFile; error?: Error }) => void;
+  /** Called once per file already at its destination, before anything is fetched for it (see VerifiedDownloadOptions.onLocalFile). */
+  onLocalFile?: VerifiedDownloadOptions['onLocalFile'];
+  onFileDone?: (result: { path: string; file?: VerifiedFile | UpToDateFile; error?: Error }) => void;
 }
 
 export interface DownloadArtifactResult {
   artifactId: string;
   revision: string;
-  /** Every requested file was verified, attested and published. */
+  /** Every requested file is at its destination with the planned digest: fetched now, or already there. */
   ok: boolean;
+  /** Files fetched (whole or resumed), verified, attested and published by this call. */
   files: VerifiedFile[];
+  /** Files whose destination already held the planned bytes: nothing fetched, no pull recorded. */
+  upToDate: UpToDateFile[];
   failures: Array<{ path: string; error: Error }>;
 }
 
 /**
  * Verified download of every file of a plan (or the paths asked for), a few at a time. A file
  * that fails does not stop the others; the result lists each, and `ok` is false if any failed.
+ * A file already at its destination with the planned size and SHA-256 is skipped (`upToDate`),
+ * and a partial file an interrupted run left is resumed; `force` fetches everything again.
  *
  * @example
  * ```ts
@@ -53,6 +72,7 @@ export async function downloadArtifact(transport: Transport, options: DownloadAr
   const wanted = options.paths?.length ? options.paths : plan.files.map((file) => file.path);
   const failures: DownloadArtifactResult['failures'] = [];
   const files: VerifiedFile[] = [];
+  const upToDate: UpToDateFile[] = [];
   // Files share directories, so none is removed while another file may still write into it;
   // empty ones are pruned once every file is done.
   const createdDirectories = new Set<string>();
@@ -90,8 +110,12 @@ export async function downloadArtifact(transport: Transport, options: DownloadAr
           policy: options.policy,
           onProgress: options.onProgress,
           createdDirectories,
+          force: options.force,
+          skipUpToDate: !options.force,
+          onLocalFile: options.onLocalFile,
         });
-        files.push(file);
+        if (file.outcome === 'up-to-date') upToDate.push(file);
+        else files.push(file);
         options.onFileDone?.({ path: filePath, file });
       } catch (error) {
         failures.push({ path: filePath, error: error as Error });
@@ -104,8 +128,9 @@ export async function downloadArtifact(transport: Transport, options: DownloadAr
   for (const directory of createdDirectories) await removeEmptyTree(directory);
   const order = (p: string) => wanted.indexOf(p);
   files.sort((a, b) => order(a.path) - order(b.path));
+  upToDate.sort((a, b) => order(a.path) - order(b.path));
   failures.sort((a, b) => order(a.path) - order(b.path));
-  return { artifactId: options.artifactId, revision: plan.revision, ok: failures.length === 0, files, failures };
+  return { artifactId: options.artifactId, revision: plan.revision, ok: failures.length === 0, files, upToDate, failures };
 }
 
 /** Removes the empty directories under `directory` (deepest first), then `directory` itself if it ends up empty. */

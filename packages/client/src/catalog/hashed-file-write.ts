@@ -23,6 +23,7 @@ export class BodyOverflowError extends SvcError {
 }
 
 export interface HashedBody {
+  /** Of the whole file (the resumed bytes included). */
   sha256: string;
   sizeBytes: number;
 }
@@ -38,6 +39,12 @@ export interface HashedFileWriteOptions {
    * allowed). Default: inline below HASHING_THREAD_MIN_BYTES of `maxBytes`.
    */
   inline?: boolean;
+  /**
+   * Resume a partial file: its first `resumeFrom` bytes are hashed first (on the same thread as
+   * the rest) and the body is appended after them; the answer is the digest and size of the
+   * whole file. `maxBytes` still bounds the body alone. Default 0: a new file.
+   */
+  resumeFrom?: number;
 }
 
 /**
@@ -54,8 +61,9 @@ export interface HashedFileWriteOptions {
  * ```
  */
 export async function writeHashedBody(body: ReadableStream<Uint8Array> | null, file: string, options: HashedFileWriteOptions): Promise<HashedBody> {
-  const inline = options.inline ?? options.maxBytes < HASHING_THREAD_MIN_BYTES;
-  const sink: HashingSink = (!inline && openThreadSink(file)) || (await openInlineSink(file));
+  const resumeFrom = options.resumeFrom ?? 0;
+  const inline = options.inline ?? resumeFrom + options.maxBytes < HASHING_THREAD_MIN_BYTES;
+  const sink: HashingSink = (!inline && openThreadSink(file, resumeFrom)) || (await openInlineSink(file, resumeFrom));
   const reader = body?.getReader();
   // A fetch that ignores its signal still stops: cancelling the reader ends the pending read.
   const cancel = () => void reader?.cancel(options.signal?.reason).catch(() => {});
@@ -85,7 +93,7 @@ export async function writeHashedBody(body: ReadableStream<Uint8Array> | null, f
     // A cancelled reader ends like a finished body; the abort is the truth.
     options.signal?.throwIfAborted();
     const written = await sink.finish();
-    if (written.sizeBytes !== received) throw new Error(`wrote ${written.sizeBytes} of ${received} bytes`);
+    if (written.sizeBytes !== resumeFrom + received) throw new Error(`wrote ${written.sizeBytes} of ${resumeFrom + received} bytes`);
     return written;
   } catch (error) {
     // Release the connection at once rather than when the body is collected.

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 
 /**
@@ -21,23 +21,68 @@ export interface HashingSink {
   abort(): Promise<void>;
 }
 
-/** Hashes on this thread and appends with one `writev` in flight on the thread pool. */
-export async function openInlineSink(file: string): Promise<HashingSink> {
-  return new InlineSink(await open(file, 'wx', 0o644));
+/**
+ * Hashes on this thread and appends with one `writev` in flight on the thread pool. A new file
+ * (`wx`), or with `resumeFrom` > 0 a partial one whose first `resumeFrom` bytes are hashed first
+ * (anything past them is cut), so the digest at the end is the whole file's.
+ */
+export async function openInlineSink(file: string, resumeFrom = 0): Promise<HashingSink> {
+  if (resumeFrom <= 0) return new InlineSink(await open(file, 'wx', 0o644));
+  const handle = await open(file, 'r+');
+  try {
+    const hash = createHash('sha256');
+    const read = await hashFilePrefix(handle, hash, resumeFrom);
+    if (read !== resumeFrom) throw Object.assign(new Error(`the partial file holds ${read} bytes, not ${resumeFrom}`), { code: 'ESHORT' });
+    await handle.truncate(resumeFrom);
+    return new InlineSink(handle, hash, resumeFrom);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** The SHA-256 and size of a whole file, hashed on this thread (where the hashing thread cannot run). */
+export async function hashFileInline(file: string): Promise<{ sha256: string; sizeBytes: number }> {
+  const handle = await open(file, 'r');
+  try {
+    const hash = createHash('sha256');
+    const sizeBytes = await hashFilePrefix(handle, hash, Number.POSITIVE_INFINITY);
+    return { sha256: hash.digest('hex'), sizeBytes };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Feeds the first `limit` bytes of a file to `hash`, a megabyte a read; answers how many there were. */
+async function hashFilePrefix(handle: FileHandle, hash: Hash, limit: number): Promise<number> {
+  const buffer = Buffer.allocUnsafe(1024 * 1024);
+  let read = 0;
+  while (read < limit) {
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.byteLength, limit - read), read);
+    if (bytesRead === 0) break;
+    hash.update(buffer.subarray(0, bytesRead));
+    read += bytesRead;
+  }
+  return read;
 }
 
 class InlineSink implements HashingSink {
   private readonly handle: FileHandle;
-  private readonly hash = createHash('sha256');
+  private readonly hash: Hash;
   private queue: Uint8Array[] = [];
   private queuedBytes = 0;
-  private sizeBytes = 0;
+  private sizeBytes: number;
+  /** Where the next write lands: the bytes handed to a write so far. */
+  private writtenBytes: number;
   private inFlight: Promise<void> | undefined;
   private failure: { error: unknown } | undefined;
   private closed = false;
 
-  constructor(handle: FileHandle) {
+  constructor(handle: FileHandle, hash = createHash('sha256'), sizeBytes = 0) {
     this.handle = handle;
+    this.hash = hash;
+    this.sizeBytes = sizeBytes;
+    this.writtenBytes = sizeBytes;
   }
 
   get pendingBytes(): number {
@@ -91,7 +136,9 @@ class InlineSink implements HashingSink {
     const batch = this.queue;
     this.queue = [];
     this.queuedBytes = 0;
-    this.inFlight = writeAll(this.handle, batch).then(
+    const position = this.writtenBytes;
+    this.writtenBytes += batch.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+    this.inFlight = writeAll(this.handle, batch, position).then(
       () => this.flush(),
       (error: unknown) => {
         this.failure ??= { error };
@@ -101,12 +148,13 @@ class InlineSink implements HashingSink {
   }
 }
 
-/** `writev` until every byte is written: a regular file may take fewer bytes (or fewer buffers than IOV_MAX) per call. */
-async function writeAll(handle: FileHandle, buffers: Uint8Array[]): Promise<void> {
+/** `writev` at `position` until every byte is written: a regular file may take fewer bytes (or fewer buffers than IOV_MAX) per call. */
+async function writeAll(handle: FileHandle, buffers: Uint8Array[], position: number): Promise<void> {
   let remaining = buffers;
   while (remaining.length > 0) {
-    let { bytesWritten } = await handle.writev(remaining);
+    let { bytesWritten } = await handle.writev(remaining, position);
     if (bytesWritten === 0) throw new Error('the file accepted no bytes');
+    position += bytesWritten;
     let index = 0;
     while (index < remaining.length && bytesWritten >= remaining[index]!.byteLength) bytesWritten -= remaining[index++]!.byteLength;
     remaining = remaining.slice(index);

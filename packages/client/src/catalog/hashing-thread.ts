@@ -12,15 +12,55 @@ import type { HashingSink } from './hashing-sink.ts';
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
-const { openSync, writeSync, closeSync } = require('node:fs');
+const { openSync, readSync, writeSync, closeSync, ftruncateSync } = require('node:fs');
 const ACK_BYTES = ${1024 * 1024};
+const READ_BYTES = ${4 * 1024 * 1024};
 const files = new Map();
 const refuse = (id, error) => parentPort.postMessage({ id, op: 'error', message: String(error && error.message), code: error && error.code });
-parentPort.on('message', ({ op, id, path, chunk }) => {
-  if (op === 'open') {
+/** Hashes the first limit bytes of an open file (all of it when limit is Infinity); answers how many it read. */
+const hashPrefix = (fd, hash, limit) => {
+  const buffer = Buffer.allocUnsafe(READ_BYTES);
+  let read = 0;
+  while (read < limit) {
+    const got = readSync(fd, buffer, 0, Math.min(READ_BYTES, limit - read), read);
+    if (got === 0) break;
+    hash.update(buffer.subarray(0, got));
+    read += got;
+  }
+  return read;
+};
+parentPort.on('message', ({ op, id, path, chunk, resumeFrom }) => {
+  if (op === 'digest') {
+    let fd;
     try {
-      files.set(id, { fd: openSync(path, 'wx', 0o644), hash: createHash('sha256'), written: 0, unacknowledged: 0 });
+      fd = openSync(path, 'r');
+      const hash = createHash('sha256');
+      const bytes = hashPrefix(fd, hash, Infinity);
+      parentPort.postMessage({ id, op: 'done', sha256: hash.digest('hex'), bytes });
     } catch (error) {
+      refuse(id, error);
+    } finally {
+      if (fd !== undefined) try { closeSync(fd); } catch {}
+    }
+    return;
+  }
+  if (op === 'open') {
+    let fd;
+    try {
+      const hash = createHash('sha256');
+      if (resumeFrom > 0) {
+        // A partial file: its bytes are hashed first, then appended to after them, so the digest
+        // at the end is the whole file's. Anything past resumeFrom is cut.
+        fd = openSync(path, 'r+');
+        const read = hashPrefix(fd, hash, resumeFrom);
+        if (read !== resumeFrom) throw Object.assign(new Error(\`the partial file holds \${read} bytes, not \${resumeFrom}\`), { code: 'ESHORT' });
+        ftruncateSync(fd, resumeFrom);
+      } else {
+        fd = openSync(path, 'wx', 0o644);
+      }
+      files.set(id, { fd, hash, written: resumeFrom > 0 ? resumeFrom : 0, position: resumeFrom > 0 ? resumeFrom : 0, unacknowledged: 0 });
+    } catch (error) {
+      if (fd !== undefined) try { closeSync(fd); } catch {}
       refuse(id, error);
     }
     return;
@@ -35,9 +75,10 @@ parentPort.on('message', ({ op, id, path, chunk }) => {
     if (op === 'chunk') {
       file.hash.update(chunk);
       for (let offset = 0; offset < chunk.byteLength; ) {
-        const written = writeSync(file.fd, chunk, offset);
+        const written = writeSync(file.fd, chunk, offset, chunk.byteLength - offset, file.position);
         if (written === 0) throw new Error('the file accepted no bytes');
         offset += written;
+        file.position += written;
       }
       file.written += chunk.byteLength;
       file.unacknowledged += chunk.byteLength;
@@ -127,12 +168,14 @@ export function prewarmHashingThread(): boolean {
 }
 
 /**
- * A sink on the hashing thread writing a new file (`wx`): undefined where worker threads are not
- * allowed (the caller hashes inline then). It is usable at once: chunks queue up while a thread
- * still boots (the caller's write-ahead bound limits them), and an open error (EEXIST...) fails
- * the sink like a write error.
+ * A sink on the hashing thread writing a new file (`wx`), or with `resumeFrom` > 0 appending to a
+ * partial one after hashing its first `resumeFrom` bytes (and cutting anything past them):
+ * undefined where worker threads are not allowed (the caller hashes inline then). It is usable at
+ * once: chunks queue up while a thread still boots or hashes the partial (the caller's write-ahead
+ * bound limits them), and an open error (EEXIST, a partial shorter than said...) fails the sink
+ * like a write error.
  */
-export function openThreadSink(file: string): HashingSink | undefined {
+export function openThreadSink(file: string, resumeFrom = 0): HashingSink | undefined {
   let thread: Worker;
   try {
     thread = hashingThread();
@@ -147,8 +190,44 @@ export function openThreadSink(file: string): HashingSink | undefined {
     idle();
   });
   sessions.set(id, sink);
-  thread.postMessage({ op: 'open', id, path: file });
+  thread.postMessage({ op: 'open', id, path: file, resumeFrom });
   return sink;
+}
+
+/**
+ * The SHA-256 and size of a whole file, read and hashed on the hashing thread (a 400 MiB file
+ * takes a second or two of CPU, which this thread keeps for the terminal and the network).
+ * Undefined where worker threads are not allowed; rejects with the read error (ENOENT...).
+ */
+export function hashFileOnThread(file: string): Promise<{ sha256: string; sizeBytes: number }> | undefined {
+  let thread: Worker;
+  try {
+    thread = hashingThread();
+  } catch {
+    return undefined;
+  }
+  clearTimeout(idleTimer);
+  thread.ref();
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    const settle = () => {
+      sessions.delete(id);
+      idle();
+    };
+    sessions.set(id, {
+      onReply(reply) {
+        settle();
+        if (reply.op === 'done') resolve({ sha256: reply.sha256, sizeBytes: reply.bytes });
+        else if (reply.op === 'error') reject(Object.assign(new Error(reply.message), reply.code ? { code: reply.code } : {}));
+        else reject(new Error(`the hashing thread answered ${reply.op}`));
+      },
+      onCrash(error) {
+        settle();
+        reject(error);
+      },
+    });
+    thread.postMessage({ op: 'digest', id, path: file });
+  });
 }
 
 class ThreadSink implements HashingSink, Session {

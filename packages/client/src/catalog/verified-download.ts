@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
+import { mkdir, rename, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { catalogContract, type CompletionResponse, type DownloadPlan } from '@svc/schemas';
 import { SvcError } from '../errors.ts';
@@ -7,6 +6,16 @@ import type { Transport } from '../transport.ts';
 import { VerifiedDownloadError, type DownloadCheck } from './download-error.ts';
 import { BodyOverflowError, HASHING_THREAD_MIN_BYTES, writeHashedBody } from './hashed-file-write.ts';
 import { prewarmHashingThread } from './hashing-thread.ts';
+import {
+  checkLocalFile,
+  discardPartial,
+  partialFiles,
+  readPartial,
+  removeLegacyPartials,
+  writePartialRecord,
+  type LocalFileState,
+  type PartialRecord,
+} from './local-files.ts';
 import { checkStorageUrl, resolveStoragePolicy, type StoragePolicy } from './storage-policy.ts';
 
 export interface DownloadProgress {
@@ -35,6 +44,23 @@ export interface VerifiedDownloadOptions {
    * (downloadArtifact shares directories between files and prunes them once all are done).
    */
   createdDirectories?: Set<string>;
+  /**
+   * Fetch the file even when the destination already holds the planned bytes, and start over
+   * rather than resume a partial file (default false).
+   */
+  force?: boolean;
+  /**
+   * Compare a file already at the destination with the plan first, and answer an UpToDateFile
+   * (nothing fetched, no completion) when its size and SHA-256 match (default false: a call
+   * always fetches and attests; downloadArtifact skips by default). Ignored with `force`.
+   */
+  skipUpToDate?: boolean;
+  /**
+   * Called once the destination has been compared with the plan (with `skipUpToDate`), before
+   * anything is fetched: `up-to-date`, `missing`, or `differs` (the file there is replaced once
+   * the new one is verified).
+   */
+  onLocalFile?: (check: { path: string; destination: string } & LocalFileState) => void;
 }
 
 /** Attempts after the first for a completion whose answer was lost: the server answers a repeat with the first record. */
@@ -52,14 +78,32 @@ export async function removeEmptyDirectories(directory: string, top: string): Pr
   }
 }
 
-export interface VerifiedFile {
+interface DownloadedFileFields {
   artifactId: string;
   revision: string;
   path: string;
   destination: string;
   sha256: string;
   sizeBytes: number;
+}
+
+/**
+ * A file fetched, verified, attested and published. `outcome` says how: `fetched` whole, or
+ * `resumed` (a partial file an interrupted run left was completed with a `Range` request, and
+ * the whole file re-hashed).
+ */
+export interface VerifiedFile extends DownloadedFileFields {
+  outcome: 'fetched' | 'resumed';
+  /** Bytes this call took from the store: the whole file, or the rest of a partial one (0 when the partial was whole). */
+  transferredBytes: number;
   completion: CompletionResponse;
+}
+
+/** A destination that already held the planned bytes: nothing was fetched and no pull recorded. */
+export interface UpToDateFile extends DownloadedFileFields {
+  outcome: 'up-to-date';
+  transferredBytes: 0;
+  completion: null;
 }
 
 const SAFE_SEGMENT = /^[A-Za-z0-9._+@=-]+$/;
@@ -79,10 +123,17 @@ export function isSafeRelativePath(filePath: string): boolean {
  * (302 expected, completion token required); the target must be HTTPS on the object-storage
  * host family with no credentials or fragment and every signed-URL field present, expiry
  * 1..300 s; the file is fetched expecting 200, a declared length must equal the plan, and more
- * bytes than planned abort; SHA-256 is computed while writing a temporary file beside the
+ * bytes than planned abort; SHA-256 is computed while writing a partial file beside the
  * destination; digest and size are compared with the plan; only then is the completion posted,
  * and only after it succeeds is the file renamed into place. Any failure leaves no file at the
  * destination and posts no completion.
+ *
+ * The partial file has a stable name (`.<name>.svc-partial`, with a `.json` record of the
+ * artifact, path, planned digest and object generation it holds bytes of). An interrupted or
+ * failed transfer keeps it, and the next call for the same file resumes it with `Range: bytes=N-`
+ * (and `If-Range`), hashing the bytes on disk first and the rest as they arrive, so the digest is
+ * always of the whole file. A partial of another generation or another planned file is
+ * discarded; wrong bytes (a digest or size that differs) are discarded too. `force` starts over.
  *
  * @example
  * ```ts
@@ -91,7 +142,9 @@ export function isSafeRelativePath(filePath: string): boolean {
  * process.stdout.write(`${file.sha256} ${file.completion.status}\n`); // '… client-attested'
  * ```
  */
-export async function verifiedDownload(transport: Transport, options: VerifiedDownloadOptions): Promise<VerifiedFile> {
+export async function verifiedDownload(transport: Transport, options: VerifiedDownloadOptions & { skipUpToDate?: false }): Promise<VerifiedFile>;
+export async function verifiedDownload(transport: Transport, options: VerifiedDownloadOptions): Promise<VerifiedFile | UpToDateFile>;
+export async function verifiedDownload(transport: Transport, options: VerifiedDownloadOptions): Promise<VerifiedFile | UpToDateFile> {
   const { artifactId, path: filePath, signal } = options;
   const fail = (
     check: DownloadCheck,
@@ -112,20 +165,26 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
 
   if (!isSafeRelativePath(filePath))
     fail('path', 'the file path would leave the destination', { expected: 'a relative path without "." or ".." segments', actual: JSON.stringify(filePath) });
+  const destination = path.resolve(options.destination);
   // The plan and the redirect do not depend on each other, so both are asked at once (one round
-  // trip saved); the plan is still checked first, and a redirect without a usable plan is only
-  // an unused token that expires.
+  // trip saved) when the destination is not there; a file already there is compared with the plan
+  // first, and one that is up to date asks no redirect (no completion token is issued for it).
   const planned = options.plan
     ? Promise.resolve(options.plan)
     : transport
         .request<DownloadPlan>(catalogContract.downloadPlan, { params: { id: artifactId }, query: { tool: options.tool ?? undefined } }, { signal })
         .then((answer) => answer.data);
-  const redirected = transport.request<{ location: string; headers: Headers }>(
-    catalogContract.download,
-    { params: { id: artifactId, path: filePath } },
-    { signal, retry: 0 },
-  );
-  redirected.catch(() => {}); // read below, unless the plan fails first
+  const askRedirect = () => {
+    const asked = transport.request<{ location: string; headers: Headers }>(
+      catalogContract.download,
+      { params: { id: artifactId, path: filePath } },
+      { signal, retry: 0 },
+    );
+    asked.catch(() => {}); // read below, unless an earlier step fails first
+    return asked;
+  };
+  const compareFirst = options.skipUpToDate === true && !options.force;
+  let redirected = !compareFirst || !(await exists(destination)) ? askRedirect() : undefined;
   let plan: DownloadPlan | undefined;
   try {
     plan = await planned;
@@ -136,8 +195,26 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
   if (!entry)
     fail('plan', 'the file is not in the download plan', { expected: plan!.files.map((file) => file.path).join(', ') || 'no hosted files', actual: filePath });
   const expected = entry!;
+  const fields = { artifactId, revision: plan!.revision, path: filePath, destination };
   // A large file is hashed on the hashing thread, which boots while the redirect is answered.
   if (expected.sizeBytes >= HASHING_THREAD_MIN_BYTES) prewarmHashingThread();
+
+  // 0. What is there already: the file itself, and partials this or an older version left.
+  await removeLegacyPartials(destination);
+  if (compareFirst) {
+    let local: LocalFileState;
+    try {
+      local = await checkLocalFile(destination, expected);
+    } catch (error) {
+      return fail('write', `cannot read the file at the destination: ${(error as Error).message}`, { cause: error });
+    }
+    options.onLocalFile?.({ path: filePath, destination, ...local });
+    if (local.state === 'up-to-date') {
+      await discardPartial(destination);
+      return { ...fields, sha256: expected.sha256, sizeBytes: expected.sizeBytes, transferredBytes: 0, outcome: 'up-to-date', completion: null };
+    }
+  }
+  redirected ??= askRedirect();
 
   // 1. The redirect, not followed.
   let location = '';
@@ -164,63 +241,63 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
   // 2. The redirect target.
   const problem = checkStorageUrl(location, policy);
   if (problem) fail(problem.check, problem.message, { expected: problem.expected, actual: problem.actual });
+  const generation = signedGeneration(location);
 
-  // 3. The bytes, hashed on the way to a temporary file beside the destination.
-  const destination = path.resolve(options.destination);
+  // 3. The bytes, hashed on the way to the partial file beside the destination: resumed from
+  // where an interrupted run stopped when the partial is of this file and this generation.
   // The first directory mkdir had to create, if any: a failure removes what it made, so a failed
   // download leaves no empty directory behind.
   const created = await mkdir(path.dirname(destination), { recursive: true });
   if (created) options.createdDirectories?.add(created);
+  const identity = { artifactId, path: filePath, sha256: expected.sha256, sizeBytes: expected.sizeBytes };
+  let held = options.force ? undefined : await readPartial(destination, identity);
+  if (held && held.record.generation !== generation) held = undefined; // the object was rewritten: start over
+  if (!held) await discardPartial(destination);
+  const { partial } = partialFiles(destination);
+  // A partial that is kept (an interrupt, a lost connection, a full disk, a refused completion)
+  // is resumed by the next run; one whose bytes are wrong is removed.
+  let keepPartial = true;
   let published = false;
-  const temporary = path.join(path.dirname(destination), `.${path.basename(destination)}.${randomBytes(6).toString('hex')}.svc-partial`);
   const fetchImpl = transport.options.fetch ?? globalThis.fetch;
   const abort = new AbortController();
   const combined = signal ? AbortSignal.any([signal, abort.signal]) : abort.signal;
   try {
-    let response: Response;
-    try {
-      // Never follow a second redirect and never send our bearer to the store. `identity`: the
-      // planned size and digest are of the stored bytes, not of a transfer encoding of them.
-      response = await fetchImpl(location, { redirect: 'manual', signal: combined, headers: { 'accept-encoding': 'identity' } });
-    } catch (error) {
-      fail(signal?.aborted ? 'aborted' : 'fetch-status', `cannot fetch the signed URL: ${(error as Error).message}`, {
-        expected: '200',
-        actual: 'no answer',
-        cause: error,
-      });
-    }
-    if (response!.status !== 200) {
-      await response!.body?.cancel().catch(() => {});
-      fail('fetch-status', 'the object store did not answer 200', { expected: '200', actual: String(response!.status) });
-    }
-    const declared = response!.headers.get('content-length');
-    if (declared !== null && Number(declared) !== expected.sizeBytes) {
-      await response!.body?.cancel().catch(() => {});
-      fail('content-length', 'the declared Content-Length differs from the plan', { expected: `${expected.sizeBytes} bytes`, actual: `${declared} bytes` });
+    const fetched = await fetchObject({ fetchImpl, location, generation, expected, held, signal: combined, aborted: () => signal?.aborted === true, fail });
+    if (fetched.from === 0) {
+      await discardPartial(destination);
+      await writePartialRecord(destination, { ...identity, generation, etag: fetched.etag });
     }
     let received = 0;
     let sha256 = '';
     const report = options.onProgress;
     try {
-      ({ sha256, sizeBytes: received } = await writeHashedBody(response!.body as ReadableStream<Uint8Array> | null, temporary, {
-        maxBytes: expected.sizeBytes,
+      ({ sha256, sizeBytes: received } = await writeHashedBody(fetched.body, partial, {
+        maxBytes: expected.sizeBytes - fetched.from,
+        resumeFrom: fetched.from,
         signal: combined,
-        onBytes: report && ((receivedBytes) => report({ artifactId, path: filePath, receivedBytes, totalBytes: expected.sizeBytes })),
+        onBytes:
+          report && ((receivedBytes) => report({ artifactId, path: filePath, receivedBytes: fetched.from + receivedBytes, totalBytes: expected.sizeBytes })),
       }));
     } catch (error) {
       if (error instanceof BodyOverflowError) {
         abort.abort();
+        keepPartial = false;
         fail('size', 'the store sent more bytes than planned; stopped reading', {
           expected: `${expected.sizeBytes} bytes`,
           actual: `more than ${expected.sizeBytes} bytes`,
         });
       }
       if (signal?.aborted) fail('aborted', 'the download was aborted', { cause: error });
+      if ((error as NodeJS.ErrnoException).code === 'ESHORT') keepPartial = false;
       fail('write', `the transfer failed: ${(error as Error).message}`, { cause: error });
     }
+    // Wrong bytes are not worth resuming: the next run starts over.
+    keepPartial = false;
     if (received !== expected.sizeBytes)
       fail('size', 'the body length differs from the plan', { expected: `${expected.sizeBytes} bytes`, actual: `${received} bytes` });
     if (sha256 !== expected.sha256) fail('sha256', 'the SHA-256 of the bytes differs from the plan', { expected: expected.sha256, actual: sha256 });
+    // Verified bytes are kept if the completion is refused: the next run re-hashes and attests them without fetching.
+    keepPartial = true;
 
     // 4. Attest, then publish.
     let completion: CompletionResponse;
@@ -242,11 +319,92 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
         requestId: svcError?.requestId,
       });
     }
-    await rename(temporary, destination);
+    await rename(partial, destination);
     published = true;
-    return { artifactId, revision: plan!.revision, path: filePath, destination, sha256, sizeBytes: received, completion: completion! };
+    await discardPartial(destination);
+    return {
+      ...fields,
+      sha256,
+      sizeBytes: received,
+      transferredBytes: expected.sizeBytes - fetched.from,
+      outcome: fetched.from > 0 ? 'resumed' : 'fetched',
+      completion: completion!,
+    };
   } finally {
-    await rm(temporary, { force: true });
+    if (!published && !keepPartial) await discardPartial(destination);
     if (!published && created && !options.createdDirectories) await removeEmptyDirectories(path.dirname(destination), created);
   }
+}
+
+const exists = (file: string) =>
+  stat(file).then(
+    () => true,
+    () => false,
+  );
+
+/** The signed URL's `generation` field (names compared case-insensitively; checkStorageUrl made sure it is there). */
+function signedGeneration(location: string): string {
+  for (const [name, value] of new URL(location).searchParams) if (name.toLowerCase() === 'generation') return value;
+  return '';
+}
+
+type Fail = (check: DownloadCheck, message: string, extra?: { expected?: string; actual?: string; cause?: unknown }) => never;
+
+/**
+ * GETs the signed URL: the whole object, or with a partial file held, the rest of it (`Range:
+ * bytes=N-`, `If-Range` with the ETag the partial's bytes came with). A store that answers the
+ * whole object (200) to a range starts the file over. A partial that is already whole is not
+ * fetched at all: its bytes are hashed and attested as they are.
+ */
+async function fetchObject(args: {
+  fetchImpl: typeof fetch;
+  location: string;
+  generation: string;
+  expected: { sizeBytes: number };
+  held: { bytes: number; record: PartialRecord } | undefined;
+  signal: AbortSignal;
+  aborted: () => boolean;
+  fail: Fail;
+}): Promise<{ body: ReadableStream<Uint8Array> | null; from: number; etag: string | null }> {
+  const { expected, held, fail } = args;
+  if (held && held.bytes === expected.sizeBytes) return { body: null, from: held.bytes, etag: held.record.etag };
+  const from = held?.bytes ?? 0;
+  // Never follow a second redirect and never send our bearer to the store. `identity`: the
+  // planned size and digest are of the stored bytes, not of a transfer encoding of them.
+  const headers: Record<string, string> = { 'accept-encoding': 'identity' };
+  if (from > 0) {
+    headers.range = `bytes=${from}-`;
+    if (held!.record.etag) headers['if-range'] = held!.record.etag;
+  }
+  let response: Response;
+  try {
+    response = await args.fetchImpl(args.location, { redirect: 'manual', signal: args.signal, headers });
+  } catch (error) {
+    return fail(args.aborted() ? 'aborted' : 'fetch-status', `cannot fetch the signed URL: ${(error as Error).message}`, {
+      expected: '200',
+      actual: 'no answer',
+      cause: error,
+    });
+  }
+  const refuse = async (check: DownloadCheck, message: string, wanted: string, got: string): Promise<never> => {
+    await response.body?.cancel().catch(() => {});
+    return fail(check, message, { expected: wanted, actual: got });
+  };
+  const partialAnswer = from > 0 && response.status === 206;
+  if (response.status !== 200 && !partialAnswer)
+    return refuse('fetch-status', 'the object store did not answer 200', from > 0 ? '206 or 200' : '200', String(response.status));
+  // The store names the generation it read (GCS: x-goog-generation); it must be the signed one.
+  const answered = response.headers.get('x-goog-generation');
+  if (answered !== null && answered !== args.generation)
+    return refuse('fetch-status', 'the object store answered another generation than the signed URL names', args.generation, answered);
+  const length = partialAnswer ? expected.sizeBytes - from : expected.sizeBytes;
+  if (partialAnswer) {
+    const range = response.headers.get('content-range');
+    const wanted = `bytes ${from}-${expected.sizeBytes - 1}/${expected.sizeBytes}`;
+    if (range !== wanted) return refuse('content-length', 'the Content-Range of the partial answer is not the rest of the planned file', wanted, String(range));
+  }
+  const declared = response.headers.get('content-length');
+  if (declared !== null && Number(declared) !== length)
+    return refuse('content-length', 'the declared Content-Length differs from the plan', `${length} bytes`, `${declared} bytes`);
+  return { body: response.body as ReadableStream<Uint8Array> | null, from: partialAnswer ? from : 0, etag: response.headers.get('etag') };
 }

@@ -1,0 +1,248 @@
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import test from 'ava';
+import { freePort } from '@svc/testing/free-port';
+import { createObjectStore, importCatalog } from '@svc/testing/server-internals';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { waitUntil } from '@svc/testing/wait-until';
+import { runCli } from './helpers/run-cli.ts';
+
+/**
+ * Resumable, incremental downloads through the CLI as a process (issue 44). The server's public
+ * URL is a counting proxy in front of it, so the signed URLs point at the proxy, which passes
+ * every request on as it came (Host included, so the signatures hold) and counts the object
+ * bytes the store sends and the Range each fetch asked. The proxy can also pace the object's
+ * bytes, so an interrupt lands partway through a 50 MB file on any machine.
+ */
+const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
+const MIB = 1024 * 1024;
+const BIG_BYTES = 50 * MIB;
+const ARTIFACT = 'resumable-weights';
+
+let svc: TestServer;
+let proxy: http.Server;
+let env: Record<string, string>;
+let big: Buffer;
+let small: Buffer;
+/** Object fetches the store answered, in order: the Range asked and the body bytes sent. */
+let fetches: Array<{ range: string | undefined; status: number; bytes: number }> = [];
+/** Pace object bodies (bytes per 10 ms) while set, so a download can be interrupted partway. */
+let pacedBytesPer10Ms: number | undefined;
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+const sentBytes = () => fetches.reduce((sum, fetch) => sum + fetch.bytes, 0);
+
+test.before(async () => {
+  const [proxyPort, serverPort] = [await freePort(), await freePort()];
+  const publicUrl = `http://127.0.0.1:${proxyPort}`;
+  svc = await startTestServer({ env: { SVC_CATALOG_DEMO: 'off', SVC_PORT: String(serverPort), SVC_PUBLIC_URL: publicUrl, SVC_PUBLIC_API_URL: publicUrl } });
+  proxy = http.createServer((request, response) => {
+    const upstream = http.request(
+      { host: '127.0.0.1', port: serverPort, method: request.method, path: request.url, headers: request.headers },
+      async (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        const counted = request.url?.startsWith('/api/storage/') ? { range: request.headers.range, status: answer.statusCode ?? 0, bytes: 0 } : undefined;
+        if (counted) fetches.push(counted);
+        for await (const chunk of answer as AsyncIterable<Buffer>) {
+          if (counted) counted.bytes += chunk.length;
+          if (counted && pacedBytesPer10Ms !== undefined) {
+            for (let offset = 0; offset < chunk.length; offset += pacedBytesPer10Ms) {
+              if (!response.write(chunk.subarray(offset, offset + pacedBytesPer10Ms))) await new Promise((resolve) => response.once('drain', resolve));
+              await sleep(10);
+            }
+          } else if (!response.write(chunk)) await new Promise((resolve) => response.once('drain', resolve));
+          if (response.destroyed) break;
+        }
+        response.end();
+      },
+    );
+    upstream.on('error', () => response.destroy());
+    response.on('close', () => upstream.destroy());
+    request.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
+  env = { SVC_BASE_URL: publicUrl };
+
+  const work = await mkdtemp(path.join(tmpdir(), 'svc-resume-catalog-'));
+  big = randomBytes(BIG_BYTES);
+  small = Buffer.from('a small file of the same artifact\n'.repeat(100));
+  await writeFile(path.join(work, 'big.bin'), big);
+  await writeFile(path.join(work, 'small.txt'), small);
+  await importCatalog(
+    { sequelize: svc.server.deps.database.sequelize, store: await createObjectStore(svc.server.deps), baseDir: work },
+    [
+      { kind: 'artifact', id: ARTIFACT, name: 'Resumable weights', type: 'model', license: 'mit', hosting: 'hosted', source: 'upload' },
+      { kind: 'version', artifactId: ARTIFACT, revision: 'v1' },
+      { kind: 'file', artifactId: ARTIFACT, revision: 'v1', path: 'big.bin', contentFile: 'big.bin' },
+      { kind: 'file', artifactId: ARTIFACT, revision: 'v1', path: 'small.txt', contentFile: 'small.txt' },
+    ].map((value, index) => ({ line: index + 1, value })),
+  );
+});
+
+test.after.always(async () => {
+  proxy?.closeAllConnections();
+  await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()));
+  await svc?.close();
+});
+
+const filesIn = async (directory: string) => (await readdir(directory)).sort();
+
+/**
+ * Runs `svc download` under a pseudo-terminal (util-linux `script`), as a person at a terminal
+ * would, and types Ctrl-C once `ready()` holds. Answers the exit code and every byte the
+ * terminal got.
+ */
+async function runInTerminalAndInterrupt(args: string[], ready: () => Promise<boolean>): Promise<{ code: number | null; terminal: string }> {
+  const command = [process.execPath, BIN, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
+  const child = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
+    env: { ...clean, ...env, TERM: 'xterm-256color', COLUMNS: '100', LINES: '30' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let terminal = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (terminal += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (terminal += chunk));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  try {
+    await waitUntil('the download to get partway', ready, { timeoutMs: 90_000, intervalMs: 20 });
+    child.stdin.write('\x03'); // Ctrl-C: the terminal sends SIGINT to the foreground process
+    const code = await closed;
+    return { code, terminal };
+  } finally {
+    clearTimeout(killer);
+    child.stdin.end();
+  }
+}
+
+test.serial('an interrupted 50 MB download keeps its partial and restores the cursor; the re-run resumes it; a second re-run fetches nothing', async (t) => {
+  const out = await mkdtemp(path.join(tmpdir(), 'svc-resume-'));
+  const partial = path.join(out, '.big.bin.svc-partial');
+  const partialSize = () =>
+    stat(partial).then(
+      (info) => info.size,
+      () => 0,
+    );
+  fetches = [];
+  pacedBytesPer10Ms = 256 * 1024; // about 25 MB/s: the file takes 2 s, the interrupt comes at 10 MB
+  const interrupted = await runInTerminalAndInterrupt(['download', ARTIFACT, 'big.bin', '--out', out], async () => (await partialSize()) >= 10 * MIB);
+  pacedBytesPer10Ms = undefined;
+  t.is(interrupted.code, 130, interrupted.terminal);
+  t.regex(interrupted.terminal, /interrupted; run the same command to resume/);
+  // The progress bar hid the cursor; the last cursor sequence the terminal got shows it again.
+  t.true(interrupted.terminal.includes('\x1b[?25l'), 'the bar hid the cursor');
+  t.true(interrupted.terminal.lastIndexOf('\x1b[?25h') > interrupted.terminal.lastIndexOf('\x1b[?25l'), 'the cursor is shown again');
+  t.deepEqual(await filesIn(out), ['.big.bin.svc-partial', '.big.bin.svc-partial.json'], 'the partial and its record stay; nothing published');
+  const held = await partialSize();
+  t.true(held >= 10 * MIB && held < BIG_BYTES, `held ${held}`);
+  t.true((await readFile(partial)).equals(big.subarray(0, held)), 'the partial is a prefix of the file');
+  const firstRunSent = sentBytes();
+
+  // A partial an older version left under a random name goes away with the run.
+  await writeFile(path.join(out, '.big.bin.0123456789ab.svc-partial'), 'old');
+  fetches = [];
+  const resumed = await runCli(['download', ARTIFACT, 'big.bin', '--out', out], { env, timeoutMs: 120_000 });
+  t.is(resumed.code, 0, resumed.stderr);
+  t.deepEqual(
+    fetches.map((fetch) => [fetch.range, fetch.status]),
+    [[`bytes=${held}-`, 206]],
+  );
+  const resent = firstRunSent + sentBytes() - BIG_BYTES;
+  t.log(
+    `first run sent ${(firstRunSent / MIB).toFixed(1)} MiB, kept ${(held / MIB).toFixed(1)} MiB; the re-run sent ${(sentBytes() / MIB).toFixed(1)} MiB; sent again: ${resent} bytes (${((100 * resent) / BIG_BYTES).toFixed(2)}% of the file)`,
+  );
+  t.true(resent < BIG_BYTES / 10, `sent again ${resent} bytes`);
+  t.regex(resumed.stderr, /verified big\.bin sha256:[0-9a-f]{64} \(resumed, client-attested\)/);
+  t.deepEqual(await filesIn(out), ['big.bin'], 'verified, published, no partial left');
+  t.is(sha256(await readFile(path.join(out, 'big.bin'))), sha256(big));
+
+  fetches = [];
+  const again = await runCli(['download', ARTIFACT, 'big.bin', '--out', out], { env, timeoutMs: 120_000 });
+  t.is(again.code, 0, again.stderr);
+  t.regex(again.stderr, /big\.bin: up to date/);
+  t.is(sentBytes(), 0);
+  t.deepEqual(fetches, [], 'no object fetch at all');
+  t.regex(again.stdout, /0 verified, 0 failed, 1 up to date/);
+});
+
+test.serial('a corrupted file is reported and replaced; --force fetches an up-to-date file again', async (t) => {
+  const out = await mkdtemp(path.join(tmpdir(), 'svc-corrupt-'));
+  t.is((await runCli(['download', ARTIFACT, 'small.txt', '--out', out], { env })).code, 0);
+  const file = path.join(out, 'small.txt');
+  const corrupted = Buffer.from(small);
+  corrupted[7] ^= 0x01;
+  await writeFile(file, corrupted);
+  fetches = [];
+  const run = await runCli(['download', ARTIFACT, 'small.txt', '--out', out], { env });
+  t.is(run.code, 0, run.stderr);
+  t.regex(run.stderr, /small\.txt: sha256 differs from the catalog; fetching again/);
+  t.true((await readFile(file)).equals(small));
+  t.deepEqual(
+    fetches.map((fetch) => [fetch.range, fetch.bytes]),
+    [[undefined, small.length]],
+  );
+  fetches = [];
+  const forced = await runCli(['download', ARTIFACT, 'small.txt', '--out', out, '--force', '--json'], { env });
+  t.is(forced.code, 0, forced.stderr);
+  t.is(sentBytes(), small.length);
+  t.like(JSON.parse(forced.stdout), { ok: true, upToDate: [], files: [{ path: 'small.txt', outcome: 'fetched', transferredBytes: small.length }] });
+});
+
+test.serial('a partial of another generation of the object is started over, never spliced', async (t) => {
+  const out = await mkdtemp(path.join(tmpdir(), 'svc-generation-'));
+  // A partial with a record naming this file but a generation the store no longer has.
+  await writeFile(path.join(out, '.small.txt.svc-partial'), 'x'.repeat(100));
+  await writeFile(
+    path.join(out, '.small.txt.svc-partial.json'),
+    JSON.stringify({ artifactId: ARTIFACT, path: 'small.txt', sha256: sha256(small), sizeBytes: small.length, generation: '1', etag: '"1"' }),
+  );
+  fetches = [];
+  const run = await runCli(['download', ARTIFACT, 'small.txt', '--out', out], { env });
+  t.is(run.code, 0, run.stderr);
+  t.deepEqual(
+    fetches.map((fetch) => [fetch.range, fetch.status]),
+    [[undefined, 200]],
+    'the whole object, no Range',
+  );
+  t.true((await readFile(path.join(out, 'small.txt'))).equals(small));
+  t.deepEqual(await filesIn(out), ['small.txt']);
+});
+
+test.serial('--check verifies local files without fetching: a line per file, exit 1 when any differs or is missing, --json as data', async (t) => {
+  const out = await mkdtemp(path.join(tmpdir(), 'svc-check-'));
+  t.is((await runCli(['download', ARTIFACT, 'small.txt', '--out', out], { env })).code, 0);
+  fetches = [];
+  const good = await runCli(['download', ARTIFACT, 'small.txt', '--out', out, '--check'], { env });
+  t.is(good.code, 0, good.stderr);
+  t.regex(good.stdout, /small\.txt: up to date/);
+  const whole = await runCli(['download', ARTIFACT, '--out', out, '--check'], { env });
+  t.is(whole.code, 1);
+  t.regex(whole.stdout, /big\.bin: missing/);
+  t.regex(whole.stdout, /small\.txt: up to date/);
+  t.regex(whole.stdout, /1 of 2 up to date/);
+  const corrupted = Buffer.from(small);
+  corrupted[0] ^= 0x20;
+  await writeFile(path.join(out, 'small.txt'), corrupted);
+  const json = await runCli(['download', ARTIFACT, '--out', out, '--check', '--json'], { env });
+  t.is(json.code, 1);
+  const body = JSON.parse(json.stdout);
+  t.false(body.ok);
+  t.like(
+    body.files.find((file: { path: string }) => file.path === 'small.txt'),
+    { state: 'differs', expected: { sha256: sha256(small), sizeBytes: small.length }, actual: { sha256: sha256(corrupted), sizeBytes: small.length } },
+  );
+  t.like(
+    body.files.find((file: { path: string }) => file.path === 'big.bin'),
+    { state: 'missing' },
+  );
+  const text = await runCli(['download', ARTIFACT, 'small.txt', '--out', out, '--check'], { env });
+  t.regex(text.stdout, /small\.txt: sha256 differs from the catalog/);
+  t.deepEqual(fetches, [], 'nothing fetched');
+  t.true((await readFile(path.join(out, 'small.txt'))).equals(corrupted), 'nothing replaced');
+});
