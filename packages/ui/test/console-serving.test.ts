@@ -80,6 +80,26 @@ test('/ and /llms.txt link the console; with SVC_UI=off there is neither console
   t.false((await (await fetch(`${off.baseUrl}/llms.txt`)).text()).includes('/ui/'));
 });
 
+test('GET / from a browser goes to the console; agents, curl and SVC_UI=off keep the JSON', async (t) => {
+  const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+  const fromBrowser = await fetch(`${svc.baseUrl}/`, { headers: { accept: browserAccept }, redirect: 'manual' });
+  t.is(fromBrowser.status, 302);
+  t.is(fromBrowser.headers.get('location'), '/ui/');
+  t.regex(fromBrowser.headers.get('vary') ?? '', /accept/i);
+  t.is((await fetch(`${svc.baseUrl}/`, { method: 'HEAD', headers: { accept: 'text/html' }, redirect: 'manual' })).status, 302);
+  // An agent's Accept (JSON, anything, none) is answered the JSON, and says that it varies by Accept.
+  for (const accept of ['application/json', '*/*', 'application/json, text/html;q=0.5', undefined]) {
+    const answer = await fetch(`${svc.baseUrl}/`, { headers: accept === undefined ? {} : { accept }, redirect: 'manual' });
+    t.is(answer.status, 200, `Accept: ${accept}`);
+    t.regex(answer.headers.get('vary') ?? '', /accept/i);
+    t.is(((await answer.json()) as { name: string }).name, 'svc');
+  }
+  // Without the console there is nowhere to send a browser: it gets the JSON too.
+  const offBrowser = await fetch(`${off.baseUrl}/`, { headers: { accept: browserAccept }, redirect: 'manual' });
+  t.is(offBrowser.status, 200);
+  t.is(((await offBrowser.json()) as { name: string }).name, 'svc');
+});
+
 test("the console's answers are counted in /v1/metrics by route, never by path", async (t) => {
   const assets = assetPaths(await (await fetch(`${svc.baseUrl}/ui/catalog`)).text());
   for (const asset of assets) await (await fetch(`${svc.baseUrl}${asset}`)).arrayBuffer();

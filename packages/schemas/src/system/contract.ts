@@ -19,6 +19,9 @@ export const systemContract = defineContract({
     method: 'GET',
     path: '/',
     summary: 'Service root: liveness and self-description',
+    description:
+      'A browser (an Accept header that prefers text/html to JSON) is sent to the web console at /ui/ with a 302 when the console is on; ' +
+      'every other caller (Accept: application/json, */*, or none) gets this JSON. The answer varies by Accept.',
     responses: { 200: ServiceRoot },
   }),
   healthz: defineRoute({

@@ -65,6 +65,19 @@ export function serveConsole(options: ConsoleServingOptions): Middleware {
   };
   const serve = async (ctx: Context, next: Next): Promise<string | undefined> => {
     const { path } = ctx;
+    if (path === '/' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      // The root is JSON for agents and the console for a person: a browser's Accept prefers
+      // text/html, an agent's (JSON, */*, or none) does not, and keeps the self-description.
+      ctx.vary('accept');
+      if (ctx.get('accept') && ctx.accepts('application/json', 'text/html') === 'text/html') {
+        ctx.status = 302;
+        ctx.set('location', CONSOLE_PATH);
+        ctx.set('cache-control', 'no-store');
+        return CONSOLE_ROUTES.page;
+      }
+      await next();
+      return undefined;
+    }
     if (!(path === '/ui' || path.startsWith(CONSOLE_PATH)) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
       await next();
       return undefined;
