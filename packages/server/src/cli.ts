@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { SVC_VERSION } from '@svc/schemas';
+import { consoleUrl, SVC_VERSION } from '@svc/schemas';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { createLogger } from './observability/logger.ts';
@@ -61,7 +61,9 @@ async function start(): Promise<void> {
   server = await createServer(config, { logger: log, ...(embeddedDatabase ? { embeddedDatabase } : {}) });
   if (stopping) return void shutDown(server);
   const urls = await server.listen();
-  log.info({ baseUrl: urls.baseUrl, apiUrl: urls.apiUrl, database: server.database.kind, dataDir: config.dataDir }, 'svc listening');
+  // The console's address is the one a person opens: printed with the others, not left to be guessed.
+  const consoleAddress = config.console.enabled ? { console: consoleUrl(urls.baseUrl) } : {};
+  log.info({ baseUrl: urls.baseUrl, apiUrl: urls.apiUrl, ...consoleAddress, database: server.database.kind, dataDir: config.dataDir }, 'svc listening');
   if (server.operatorTokenFile)
     log.info({ operatorTokenFile: server.operatorTokenFile }, 'operator token kept in this file (mode 0600), generated on first start; read it from there');
   if (server.database.kind === 'embedded')

@@ -169,6 +169,8 @@ test.serial('migrate alone, then two starts on the same data: token file 0600, d
   // The rows `migrate` wrote are read back by the next process: it applies nothing.
   const first = runBin(['start'], database, env);
   const baseUrl = await listening(first);
+  // The console's address, the one a person opens, is printed with the others.
+  t.is(first.logs().find((line) => line.msg === 'svc listening')?.console, `${baseUrl}/ui/`);
   t.deepEqual(
     first.logs().filter((line) => line.msg === 'migration applied'),
     [],
