@@ -171,6 +171,27 @@ test.serial('an interrupted 50 MB download keeps its partial and restores the cu
   t.regex(again.stdout, /0 verified, 0 failed, 1 up to date/);
 });
 
+test.serial('SIGTERM during a download keeps the partial, says how to resume and exits 130', async (t) => {
+  const out = await mkdtemp(path.join(tmpdir(), 'svc-sigterm-'));
+  const partial = path.join(out, '.big.bin.svc-partial');
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
+  pacedBytesPer10Ms = 256 * 1024;
+  const child = spawn(process.execPath, [BIN, 'download', ARTIFACT, 'big.bin', '--out', out], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  try {
+    await waitUntil('2 MiB of the file on disk', async () => ((await stat(partial).catch(() => undefined))?.size ?? 0) >= 2 * MIB, { timeoutMs: 90_000 });
+    child.kill('SIGTERM');
+    t.is(await closed, 130, stderr);
+  } finally {
+    pacedBytesPer10Ms = undefined;
+    child.kill('SIGKILL');
+  }
+  t.regex(stderr, /interrupted; run the same command to resume/);
+  t.deepEqual(await filesIn(out), ['.big.bin.svc-partial', '.big.bin.svc-partial.json']);
+});
+
 test.serial('a corrupted file is reported and replaced; --force fetches an up-to-date file again', async (t) => {
   const out = await mkdtemp(path.join(tmpdir(), 'svc-corrupt-'));
   t.is((await runCli(['download', ARTIFACT, 'small.txt', '--out', out], { env })).code, 0);

@@ -39,6 +39,31 @@ for (const [mode, inline] of [
     t.is(seen.at(-1), bytes.length);
   });
 
+  test(`${mode}: a resumed partial file is hashed from its first byte and appended to; bytes past the resume point are cut`, async (t) => {
+    const bytes = randomBytes(3 * 1024 * 1024 + 17);
+    const held = 1024 * 1024 + 5;
+    const file = await temporaryFile('resumed.bin');
+    // What an interrupted run left, plus a torn tail that is not part of what it held.
+    await writeFile(file, Buffer.concat([bytes.subarray(0, held), Buffer.from('torn tail')]));
+    const rest = bytes.subarray(held);
+    const chunks = Array.from({ length: Math.ceil(rest.length / 65536) }, (_, index) => new Uint8Array(rest.subarray(index * 65536, (index + 1) * 65536)));
+    const seen: number[] = [];
+    const result = await writeHashedBody(bodyOf(chunks), file, { inline, maxBytes: rest.length, resumeFrom: held, onBytes: (received) => seen.push(received) });
+    t.deepEqual(result, { sha256: sha256(bytes), sizeBytes: bytes.length });
+    t.true((await readFile(file)).equals(bytes));
+    t.is(seen.at(-1), rest.length, 'progress counts the new bytes');
+    // A whole partial and no body: the digest of the file as it is.
+    t.deepEqual(await writeHashedBody(null, file, { inline, maxBytes: 0, resumeFrom: bytes.length }), { sha256: sha256(bytes), sizeBytes: bytes.length });
+  });
+
+  test(`${mode}: a partial file shorter than the resume point fails, nothing appended`, async (t) => {
+    const file = await temporaryFile('short.bin');
+    await writeFile(file, Buffer.alloc(100, 1));
+    const error = await t.throwsAsync(writeHashedBody(bodyOf([new Uint8Array(10)]), file, { inline, maxBytes: 10, resumeFrom: 200 }));
+    t.is((error as NodeJS.ErrnoException).code, 'ESHORT');
+    t.is((await readFile(file)).length, 100);
+  });
+
   test(`${mode}: an empty or absent body writes an empty file`, async (t) => {
     const empty = await temporaryFile('empty.bin');
     t.deepEqual(await writeHashedBody(bodyOf([]), empty, { inline, maxBytes: 10 }), { sha256: sha256(new Uint8Array()), sizeBytes: 0 });

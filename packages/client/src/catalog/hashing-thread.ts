@@ -58,7 +58,9 @@ parentPort.on('message', ({ op, id, path, chunk, resumeFrom }) => {
       } else {
         fd = openSync(path, 'wx', 0o644);
       }
-      files.set(id, { fd, hash, written: resumeFrom > 0 ? resumeFrom : 0, position: resumeFrom > 0 ? resumeFrom : 0, unacknowledged: 0 });
+      // written: bytes handed over in this session (what the main thread counts); position: where the next lands.
+      const held = resumeFrom > 0 ? resumeFrom : 0;
+      files.set(id, { fd, hash, held, written: 0, position: held, unacknowledged: 0 });
     } catch (error) {
       if (fd !== undefined) try { closeSync(fd); } catch {}
       refuse(id, error);
@@ -90,7 +92,7 @@ parentPort.on('message', ({ op, id, path, chunk, resumeFrom }) => {
     }
     files.delete(id);
     closeSync(file.fd);
-    if (op === 'end') parentPort.postMessage({ id, op: 'done', sha256: file.hash.digest('hex'), bytes: file.written });
+    if (op === 'end') parentPort.postMessage({ id, op: 'done', sha256: file.hash.digest('hex'), bytes: file.held + file.written });
     else parentPort.postMessage({ id, op: 'aborted' });
   } catch (error) {
     files.delete(id);
