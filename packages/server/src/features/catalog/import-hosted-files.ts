@@ -46,6 +46,15 @@ export async function hostFiles(
   return { hosted, hostedBytes, issues };
 }
 
+/**
+ * Where a hosted file's bytes are stored: under its artifact and revision, named by the SHA-256
+ * of its path. A path may be 512 characters with one segment nearly as long, and a name made from
+ * it failed on a file system (ENAMETOOLONG past 255 bytes a segment); the digest is 64 characters
+ * whatever the path. The row keeps the path, and each file its own object.
+ */
+export const hostedObjectKey = (file: { artifactId: string; revision: string; path: string }) =>
+  `${file.artifactId}/${file.revision}/path-sha256-${createHash('sha256').update(file.path).digest('hex')}`;
+
 async function placeFile(options: HostingOptions, record: FileRecord, line: number, issues: ImportIssue[]): Promise<HostedFile | undefined> {
   const check = (sha256: string, sizeBytes: number) => {
     if (record.sha256 && record.sha256 !== sha256) issues.push({ line, message: `sha256 ${record.sha256} does not match the content (${sha256})` });
@@ -63,7 +72,7 @@ async function placeFile(options: HostingOptions, record: FileRecord, line: numb
     return { sha256: record.sha256!, sizeBytes: object.sizeBytes, objectKey: record.objectKey, generation: object.generation };
   }
   if (record.content === undefined && record.contentFile === undefined) return undefined;
-  const objectKey = `${record.artifactId}/${record.revision}/${record.path}`;
+  const objectKey = hostedObjectKey(record);
   let source: Buffer | { file: string };
   if (record.content !== undefined) source = Buffer.from(record.content, 'utf8');
   else {
