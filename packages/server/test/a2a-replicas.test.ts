@@ -128,9 +128,9 @@ test('tasks/cancel on one replica stops the work running on another', async (t) 
     const id = started.result.task.id as string;
     await waitUntil('the PDF download started on the first replica', () => stalled === 1, { timeoutMs: 10_000 });
     const canceled = await rpc(b, { jsonrpc: '2.0', id: 'c', method: 'CancelTask', params: { id } });
-    t.is(canceled.result.status.state, 'TASK_STATE_CANCELLED');
+    t.is(canceled.result.status.state, 'TASK_STATE_CANCELED');
     await waitUntil('the first replica aborted the download', () => stalled === 0, { timeoutMs: 10_000 });
-    t.is((await rpc(a, { jsonrpc: '2.0', id: 'g', method: 'GetTask', params: { id } })).result.status.state, 'TASK_STATE_CANCELLED');
+    t.is((await rpc(a, { jsonrpc: '2.0', id: 'g', method: 'GetTask', params: { id } })).result.status.state, 'TASK_STATE_CANCELED');
   } finally {
     for (const server of servers) await server.close();
     await source.close();

@@ -286,7 +286,7 @@ test.serial('every skill over raw JSON-RPC answers what its REST route answers',
       : (await rest(method, path, body)).body;
     t.deepEqual(withoutTimings(data), withoutTimings(expected), skill);
   }
-  // The stored history keeps the file's name and type, not its bytes.
+  // The stored history keeps a note naming the file, not its bytes (nor an empty file part).
   const stored = await rpc({
     jsonrpc: '2.0',
     id: 1,
@@ -294,7 +294,7 @@ test.serial('every skill over raw JSON-RPC answers what its REST route answers',
     params: { message: { messageId: 'm-pdf', role: 'user', parts: [cases[2]![1][0]], metadata: { skill: 'pdf-extract' } } },
   });
   const got = await rpc({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: stored.body.result.id } });
-  t.deepEqual(got.body.result.history[0].parts[0], { kind: 'file', file: { mimeType: 'application/pdf', name: 'three.pdf' } });
+  t.deepEqual(got.body.result.history[0].parts[0], { kind: 'text', text: '(A file (three.pdf, application/pdf) was sent; its bytes are not kept.)' });
 });
 
 test.serial('message/stream of a PDF streams its pages as they are extracted; the result is the REST answer', async (t) => {

@@ -1,6 +1,6 @@
 import { a2aSkills, type A2aSkillDefinition } from '@svc/schemas';
 import type { DispatchInput } from '../../http/dispatch.ts';
-import type { IncomingMessage, NeutralArtifact, NeutralMessage, NeutralPart } from './a2a-wire.ts';
+import { fileNote, type IncomingMessage, type NeutralArtifact, type NeutralMessage, type NeutralPart } from './a2a-wire.ts';
 
 export type Skill = (typeof a2aSkills)[number];
 
@@ -56,7 +56,7 @@ export const HISTORY_KEPT_BYTES = 65_536;
 
 /**
  * The user's message as a task keeps it: a file's bytes are not kept (the answer holds what was
- * read from them), and a message sent in a body over HISTORY_KEPT_BYTES (or of unknown length)
+ * read from them; a text note naming the file stands in its place, see fileNote), and a message sent in a body over HISTORY_KEPT_BYTES (or of unknown length)
  * keeps a note instead of its parts.
  */
 export function historyMessage(message: IncomingMessage, bodyBytes: number | undefined): NeutralMessage {
@@ -68,9 +68,7 @@ export function historyMessage(message: IncomingMessage, bodyBytes: number | und
       parts: [{ text: `(The message came in a body ${size}; over ${HISTORY_KEPT_BYTES} bytes its parts are not kept.)` }],
     };
   }
-  const parts = message.parts.map(
-    (part): NeutralPart => ('file' in part && part.file.bytes !== undefined ? { file: { ...part.file, bytes: undefined } } : part),
-  );
+  const parts = message.parts.map((part): NeutralPart => ('file' in part && part.file.bytes !== undefined ? fileNote(part.file) : part));
   return { messageId: message.messageId, role: 'user', parts };
 }
 

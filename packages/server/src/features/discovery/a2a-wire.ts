@@ -80,13 +80,28 @@ export function incomingV10(params: A2aSkillSendParamsV10): IncomingMessage {
 
 const drop = <T extends Record<string, unknown>>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
 
-function partV03(part: NeutralPart): Record<string, unknown> {
+/**
+ * A file part whose bytes were not kept (a stored task keeps no PDF) is written as a text note:
+ * both versions require a file part to carry bytes or a URI (the 0.3 SDK throws "Invalid file
+ * part: missing bytes or uri", 1.0 decodes a part with no content), so an empty one is not sent.
+ */
+export function fileNote(file: { mediaType?: string | undefined; name?: string | undefined }): NeutralPart {
+  const what = [file.name, file.mediaType].filter(Boolean).join(', ');
+  return { text: `(A file${what ? ` (${what})` : ''} was sent; its bytes are not kept.)` };
+}
+
+const withContent = (part: NeutralPart): NeutralPart =>
+  'file' in part && part.file.bytes === undefined && part.file.uri === undefined ? fileNote(part.file) : part;
+
+function partV03(stored: NeutralPart): Record<string, unknown> {
+  const part = withContent(stored);
   if ('text' in part) return { kind: 'text', text: part.text };
   if ('data' in part) return { kind: 'data', data: part.data };
   return { kind: 'file', file: drop({ bytes: part.file.bytes, uri: part.file.uri, mimeType: part.file.mediaType, name: part.file.name }) };
 }
 
-function partV10(part: NeutralPart): Record<string, unknown> {
+function partV10(stored: NeutralPart): Record<string, unknown> {
+  const part = withContent(stored);
   if ('text' in part) return { text: part.text };
   if ('data' in part) return { data: part.data };
   return drop({ raw: part.file.bytes, url: part.file.uri, mediaType: part.file.mediaType, filename: part.file.name });
@@ -97,7 +112,7 @@ const STATE_V10: Record<TaskState, string> = {
   working: 'TASK_STATE_WORKING',
   completed: 'TASK_STATE_COMPLETED',
   failed: 'TASK_STATE_FAILED',
-  canceled: 'TASK_STATE_CANCELLED',
+  canceled: 'TASK_STATE_CANCELED',
 };
 
 export const isFinal = (state: TaskState) => state === 'completed' || state === 'failed' || state === 'canceled';
