@@ -98,7 +98,8 @@ for (const { label, connect } of flavours) {
       });
       t.is(done.structuredContent!.status, 'completed', JSON.stringify(done.structuredContent));
       t.true(updates.length >= 1);
-      t.deepEqual(updates.at(-1), { progress: 2, total: 2, message: 'completed' });
+      // The last notification is the count's last growth: 2 of 2 (its message the status it was read in).
+      t.like(updates.at(-1), { progress: 2, total: 2 });
     } finally {
       await client.close();
     }

@@ -23,15 +23,21 @@ export async function followProgress(
 ): Promise<DispatchAnswer> {
   if ('poll' in progress) {
     const { intervalMs, read } = progress.poll;
+    // MCP requires progress to increase with each notification: a poll that reads the same count
+    // (a job queued, then running, for many polls) sends nothing; the first poll always reports.
+    let reported = Number.NEGATIVE_INFINITY;
     for (;;) {
       const answer = await dispatch.call(route, input, caller);
       if (answer.status !== 200) return answer;
       const state = (read as (answer: unknown) => ReturnType<typeof read>)(answer.json);
-      await report({
-        progress: state.progress,
-        ...(state.total !== undefined ? { total: state.total } : {}),
-        ...(state.message ? { message: state.message } : {}),
-      });
+      if (state.progress > reported) {
+        reported = state.progress;
+        await report({
+          progress: state.progress,
+          ...(state.total !== undefined ? { total: state.total } : {}),
+          ...(state.message ? { message: state.message } : {}),
+        });
+      }
       if (state.done) return answer;
       await sleep(intervalMs, undefined, { signal: caller.signal });
     }
