@@ -130,7 +130,7 @@ export function registerDownloadCommands(program: Command): void {
               Presets.shades_classic,
             )
           : undefined;
-        const perFile = new Map<string, { bar?: SingleBar; started: number }>();
+        const perFile = new Map<string, { bar?: SingleBar; started: number; fromBytes?: number }>();
         let barsStopped = false;
         // Stopping the bars redraws them once and shows the cursor they hid.
         const stopBars = () => {
@@ -173,8 +173,11 @@ export function registerDownloadCommands(program: Command): void {
             onProgress(progress) {
               const state = perFile.get(progress.path);
               if (!state?.bar) return;
+              // A resumed file starts at the bytes it held: the rate counts from there.
+              state.fromBytes ??= progress.receivedBytes;
               const seconds = (performance.now() - state.started) / 1000;
-              state.bar.update(progress.receivedBytes, { rate: seconds > 0 ? `${bytes(progress.receivedBytes / seconds)}/s` : '-' });
+              const rate = (progress.receivedBytes - state.fromBytes) / seconds;
+              state.bar.update(progress.receivedBytes, { rate: seconds > 0 ? `${bytes(rate)}/s` : '-' });
             },
             onFileDone({ path, file, error }) {
               if (bars || cli.output.json || interrupt.interrupted() || file?.outcome === 'up-to-date') return;

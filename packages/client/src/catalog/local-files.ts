@@ -1,5 +1,6 @@
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { HASHING_THREAD_MIN_BYTES } from './hashed-file-write.ts';
 import { hashFileInline } from './hashing-sink.ts';
 import { hashFileOnThread } from './hashing-thread.ts';
 
@@ -18,9 +19,13 @@ export type LocalFileState =
   | { state: 'missing' }
   | { state: 'differs'; actual: { sizeBytes: number; sha256?: string } };
 
-/** Hashes a whole file on the hashing thread (inline where worker threads are not allowed). */
-export function hashLocalFile(file: string): Promise<PlannedFile> {
-  return hashFileOnThread(file) ?? hashFileInline(file);
+/**
+ * Hashes a whole file: on the hashing thread from HASHING_THREAD_MIN_BYTES of `sizeBytes` (or
+ * where worker threads are not allowed, inline), inline below it, where a thread would first
+ * have to boot.
+ */
+export function hashLocalFile(file: string, sizeBytes: number): Promise<PlannedFile> {
+  return (sizeBytes >= HASHING_THREAD_MIN_BYTES ? hashFileOnThread(file) : undefined) ?? hashFileInline(file);
 }
 
 /**
@@ -34,7 +39,7 @@ export async function checkLocalFile(file: string, planned: PlannedFile): Promis
   });
   if (!info) return { state: 'missing' };
   if (!info.isFile() || info.size !== planned.sizeBytes) return { state: 'differs', actual: { sizeBytes: info.size } };
-  const actual = await hashLocalFile(file);
+  const actual = await hashLocalFile(file, info.size);
   return actual.sha256 === planned.sha256 && actual.sizeBytes === planned.sizeBytes ? { state: 'up-to-date', actual } : { state: 'differs', actual };
 }
 
