@@ -108,3 +108,23 @@ test('checkArtifact reports up-to-date, differs and missing files and fetches no
     [first!.path],
   );
 });
+
+test('a whole partial file is attested without a fetch; a partial recorded for another planned digest is started over', async (t) => {
+  const { bytes, generation, etag } = await objectNow();
+  const entry = await planned();
+  const record = { artifactId: ARTIFACT, path: FILE, sha256: entry.sha256, sizeBytes: entry.sizeBytes, generation, etag };
+  // Verified bytes a run kept when its completion was refused: nothing left to fetch.
+  const whole = await mkdtemp(path.join(tmpdir(), 'svc-client-whole-'));
+  await writeFile(path.join(whole, `.${FILE}.svc-partial`), bytes);
+  await writeFile(path.join(whole, `.${FILE}.svc-partial.json`), JSON.stringify(record));
+  const attested = await client().catalog.verifiedDownload({ artifactId: ARTIFACT, path: FILE, destination: path.join(whole, FILE) });
+  t.like(attested, { outcome: 'resumed', transferredBytes: 0, sha256: sha256(bytes) });
+  t.deepEqual(await readdir(whole), [FILE]);
+  // A partial of the file as another revision planned it: its bytes are not resumed.
+  const other = await mkdtemp(path.join(tmpdir(), 'svc-client-other-'));
+  await writeFile(path.join(other, `.${FILE}.svc-partial`), Buffer.alloc(10, 0x78));
+  await writeFile(path.join(other, `.${FILE}.svc-partial.json`), JSON.stringify({ ...record, sha256: '0'.repeat(64) }));
+  const fresh = await client().catalog.verifiedDownload({ artifactId: ARTIFACT, path: FILE, destination: path.join(other, FILE) });
+  t.like(fresh, { outcome: 'fetched', transferredBytes: bytes.length, sha256: sha256(bytes) });
+  t.deepEqual(await readdir(other), [FILE]);
+});
