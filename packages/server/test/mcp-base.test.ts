@@ -196,6 +196,8 @@ const rerankCall = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name
 test('a tool needing a credential, called without one, is 401 naming the /mcp protected-resource metadata', async (t) => {
   const answer = await rawPost(rerankCall);
   t.is(answer.status, 401, answer.text);
+  // The JSON-RPC code is the server error both MCP SDKs answer HTTP-level refusals with, not -32603.
+  t.is(JSON.parse(answer.text).error.code, -32000);
   const challenge = answer.headers.get('www-authenticate') ?? '';
   t.true(challenge.startsWith('Bearer '), challenge);
   t.true(challenge.includes(`resource_metadata="${svc.baseUrl}/.well-known/oauth-protected-resource/mcp"`), challenge);
@@ -215,9 +217,11 @@ test('a narrowed token is 403 insufficient_scope with the scope the tool needs; 
   const narrowed = await rawPost(rerankCall, { authorization: `Bearer ${session.accessToken}` });
   t.is(narrowed.status, 403, narrowed.text);
   t.regex(narrowed.headers.get('www-authenticate') ?? '', /error="insufficient_scope", scope="inference:invoke"/);
+  t.like(JSON.parse(narrowed.text), { jsonrpc: '2.0', error: { code: -32000, data: { code: 'insufficient_scope:inference:invoke' } } });
   const invalid = await rawPost({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} }, { authorization: 'Bearer not-a-token' });
   t.is(invalid.status, 401, invalid.text);
   t.regex(invalid.headers.get('www-authenticate') ?? '', /error="invalid_token"/);
+  t.like(JSON.parse(invalid.text), { error: { code: -32000, data: { code: 'invalid_token' } } });
 });
 
 test('resource templates read an artifact and a blackboard channel through their REST routes', async (t: ExecutionContext) => {

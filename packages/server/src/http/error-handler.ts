@@ -33,10 +33,19 @@ export function errorBodyFor(error: unknown, requestId: string, log: Logger): Er
 
 /**
  * JSON-RPC codes for svc's error codes on a `jsonrpc` route. Input the adapter refuses is a 400
- * there (the JSON-RPC over HTTP convention and spec 4.9 for /a2a), not svc's 422.
+ * there (the JSON-RPC over HTTP convention and spec 4.9 for /a2a), not svc's 422. A 401 or 403 is
+ * -32000, the server-error code both MCP SDKs' servers answer their own HTTP-level refusals with
+ * (a 403 for a host or origin): the request was refused, nothing failed inside (-32603).
  */
 function jsonRpcErrorFor(body: ErrorBody, status: number): { status: number; body: JsonRpcError } {
-  const rpcCode = body.code === 'malformed_json' ? -32700 : status === 422 || status === 413 || status === 415 || status === 400 ? -32600 : -32603;
+  const rpcCode =
+    body.code === 'malformed_json'
+      ? -32700
+      : status === 422 || status === 413 || status === 415 || status === 400
+        ? -32600
+        : status === 401 || status === 403
+          ? -32000
+          : -32603;
   return {
     status: status === 422 ? 400 : status,
     body: {
