@@ -45,6 +45,9 @@ export const serverConfigFrom = z
     // Unset: an eighth of the body budget, so at least eight addresses share it at its fullest.
     SVC_HTTP_BODY_BUDGET_PER_CLIENT_BYTES: integer(65_536, 17_179_869_184, 'bytes').optional(),
     SVC_HTTP_BODY_TIMEOUT_MS: milliseconds(100, 3_600_000).default(30_000),
+    SVC_HTTP_ANSWER_BUDGET_BYTES: integer(1_048_576, 17_179_869_184, 'bytes').default(134_217_728),
+    // Unset: an eighth of the answer budget (16 MiB by default, above the largest board query's 12 MB).
+    SVC_HTTP_ANSWER_BUDGET_PER_CLIENT_BYTES: integer(65_536, 17_179_869_184, 'bytes').optional(),
     SVC_HTTP_RESPONSE_STALL_MS: milliseconds(100, 3_600_000).default(30_000),
     SVC_CORS_ORIGINS: z
       .string()
@@ -113,6 +116,13 @@ export const serverConfigFrom = z
       bodyBudgetPerClientBytes: Math.min(
         env.SVC_HTTP_BODY_BUDGET_PER_CLIENT_BYTES ?? Math.floor(env.SVC_HTTP_BODY_BUDGET_BYTES / 8),
         env.SVC_HTTP_BODY_BUDGET_BYTES,
+      ),
+      /** Bytes of answers over 64 KiB that clients have not taken yet, server-wide; past it an answer to a read is 503. */
+      answerBudgetBytes: env.SVC_HTTP_ANSWER_BUDGET_BYTES,
+      /** The most of that budget one client address may hold. */
+      answerBudgetPerClientBytes: Math.min(
+        env.SVC_HTTP_ANSWER_BUDGET_PER_CLIENT_BYTES ?? Math.floor(env.SVC_HTTP_ANSWER_BUDGET_BYTES / 8),
+        env.SVC_HTTP_ANSWER_BUDGET_BYTES,
       ),
       /** Deadline for a whole body on routes that name none of their own. */
       bodyTimeoutMs: env.SVC_HTTP_BODY_TIMEOUT_MS,

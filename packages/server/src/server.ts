@@ -15,6 +15,7 @@ import { ModelRegistry } from './features/models/model-registry.ts';
 import { UsageHook } from './inference/usage-hook.ts';
 import { operatorResolver } from './http/auth.ts';
 import { BodyBudget } from './http/body-budget.ts';
+import { AnswerBudget } from './http/answer-budget.ts';
 import { buildContractApp } from './http/build-app.ts';
 import { createKeyLimiter } from './key-limiter-wiring.ts';
 import { ContractDispatch } from './http/dispatch.ts';
@@ -105,6 +106,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
 
   // One budget for both listeners: memory is the process's, whichever surface a body comes in on.
   const bodyBudget = new BodyBudget(config.http.bodyBudgetBytes, config.http.bodyBudgetPerClientBytes);
+  const answerBudget = new AnswerBudget(config.http.answerBudgetBytes, config.http.answerBudgetPerClientBytes);
   const consoleDirectory = config.console.enabled ? findConsoleDirectory() : undefined;
   const webConsole = config.console.enabled
     ? serveConsole({ files: consoleDirectory ? await loadConsoleFiles(consoleDirectory) : undefined, publicUrls: urls, metrics: deps.metrics })
@@ -131,6 +133,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
       draining: () => lifecycle.draining,
       shutdownSignal: lifecycle.shutdownSignal,
       bodyBudget,
+      answerBudget,
       bodyTimeoutMs: config.http.bodyTimeoutMs,
       keyLimits,
     });

@@ -10,7 +10,8 @@ import { startTestServer, type TestServer } from '@svc/testing/test-server';
 const STALL_MS = 600;
 let svc: TestServer;
 test.before(async () => {
-  svc = await startTestServer({ env: { SVC_HTTP_RESPONSE_STALL_MS: String(STALL_MS) } });
+  // One address may hold the whole answer budget here: this file measures the stall deadline (each address's share: http-answer-budget.test.ts).
+  svc = await startTestServer({ env: { SVC_HTTP_RESPONSE_STALL_MS: String(STALL_MS), SVC_HTTP_ANSWER_BUDGET_PER_CLIENT_BYTES: String(128 * 1024 * 1024) } });
 });
 test.after.always(async () => {
   await svc?.close();

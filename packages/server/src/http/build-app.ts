@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Surface } from '@svc/schemas';
 import type { HttpMetrics } from '../observability/metrics.ts';
 import { answerPreflight, applyCors, corsPolicyFrom, type CorsPolicy } from './cors.ts';
+import { holdAnswer, type AnswerBudget } from './answer-budget.ts';
 import { isMcpPath, refuseDuplicateHeaders, refuseForeignHost, refuseForeignMcpOrigin, type HostPolicy } from './edge-checks.ts';
 import { writeError } from './error-handler.ts';
 import { compileContract, serveRoute, withBodyDefaults, type MountOptions } from './mount-contract.ts';
@@ -28,6 +29,8 @@ export interface ContractAppOptions extends MountOptions {
   before?: Koa.Middleware;
   /** The hosts answered (DNS rebinding); default: any. */
   hosts?: HostPolicy;
+  /** Bytes of large answers not yet taken by their clients (SVC_HTTP_ANSWER_BUDGET_BYTES); default: not counted. */
+  answerBudget?: AnswerBudget;
 }
 
 /** Each app's contract middleware, for the in-process dispatch (dispatch.ts): the very function every HTTP request of the app runs. */
@@ -88,6 +91,7 @@ export function buildContractApp(appOptions: ContractAppOptions): Koa {
       }
       if (preflightMethod) answerPreflight(ctx, cors, origin!, match.entry.route, table.methodsFor(path));
       else startStream = await serveRoute(ctx, state, match.entry, match.params, options);
+      if (options.answerBudget && !startStream) holdAnswer(ctx, options.answerBudget);
     } catch (error) {
       writeError(ctx, state, error);
     } finally {
