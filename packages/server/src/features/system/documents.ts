@@ -9,6 +9,7 @@ import {
   urlFor,
   walkContract,
   toOpenApiPath,
+  tryUrl,
   type ContractTree,
   type PerformanceProtocol,
   type RouteDefinition,
@@ -36,6 +37,10 @@ function agentProtocols(urls: { baseUrl: string; apiUrl: string }): string {
 - [OAuth authorization server metadata](${links.oauth_authorization_server}) and [protected resource metadata](${links.oauth_protected_resource})`;
 }
 
+/** The first call an agent can make: no credential, a result and its timings, then what to call next. */
+const tryLine = (urls: { baseUrl: string }) =>
+  `- [Try it with no credential](${tryUrl(urls.baseUrl)}): GET runs a fixed built-in operation, answers its result and timings, and names the credential route and the calls to make next`;
+
 /** Where the documents point: the public URLs, and whether the web console is served (`SVC_UI`). */
 export interface DocumentUrls {
   baseUrl: string;
@@ -54,6 +59,7 @@ export function llmsTxt(urls: DocumentUrls): string {
 - Api surface: ${urls.apiUrl}/api (blackboard, artifact catalog, verified downloads)
 
 ## Start here
+${tryLine(urls)}
 - [OpenAPI 3.1 document](${urlFor(urls, systemContract.openapi)}): every operation, generated from the contract
 - [Full reference for agents](${urlFor(urls, systemContract.llmsFullTxt)}): every operation with method, path, auth and summary
 - [Health](${urlFor(urls, systemContract.healthz)})
@@ -75,6 +81,8 @@ export function llmsFullTxt(contract: ContractTree, urls: { baseUrl: string; api
     '',
     `Base surface: ${urls.baseUrl}`,
     `Api surface: ${urls.apiUrl}`,
+    '',
+    tryLine(urls),
     '',
     agentProtocols(urls),
     '',
