@@ -158,7 +158,10 @@ test('/, /llms.txt, /llms-full.txt and the OpenAPI document link every discovery
   const llms = await (await fetch(`${svc.baseUrl}/llms.txt`)).text();
   const llmsFull = await (await fetch(`${svc.baseUrl}/llms-full.txt`)).text();
   // Where an agent starts: both link the zero-credential activation proof (issue 43).
-  for (const [name, text] of [['llms.txt', llms], ['llms-full.txt', llmsFull]] as const)
+  for (const [name, text] of [
+    ['llms.txt', llms],
+    ['llms-full.txt', llmsFull],
+  ] as const)
     t.true(text.includes(`](${svc.baseUrl}/v1/try)`), `${name} links ${svc.baseUrl}/v1/try`);
   for (const url of Object.values(expected)) {
     t.true(llms.includes(url), `llms.txt links ${url}`);
