@@ -437,6 +437,11 @@ test('a credit cap of N a day lets N calls draw and refuses N+1 with 429; a fail
   t.is(refused.status, 429);
   t.is(((await refused.json()) as { code: string }).code, 'key_limit_exceeded:credits_per_day');
   t.true(Number(refused.headers.get('retry-after')) > 0);
+  // Every key limit's refusal gives retry-after-ms too (docs/limits.md), the credit caps included:
+  // the milliseconds until the UTC day ends, which Retry-After rounds up.
+  const retryAfterMs = Number(refused.headers.get('retry-after-ms'));
+  t.true(retryAfterMs > 0 && retryAfterMs <= 86_400_000, `retry-after-ms: ${refused.headers.get('retry-after-ms')}`);
+  t.is(Number(refused.headers.get('retry-after')), Math.ceil(retryAfterMs / 1000));
   t.is((await credit('call-1')).headers.get('idempotent-replayed'), 'true', 'a replay draws nothing');
   const [balance] = await sequelize().query<{ spendable: string; reserved: string }>(
     'SELECT spendable, reserved FROM billing_accounts WHERE principal_id = :id',

@@ -93,7 +93,7 @@ export type HoldDecision =
   | { kind: 'in_progress' }
   | { kind: 'conflict' }
   | { kind: 'exhausted'; spendable: number }
-  | { kind: 'capped'; period: CapPeriod; cap: number; retryAfterSeconds: number };
+  | { kind: 'capped'; period: CapPeriod; cap: number; retryAfterMs: number };
 
 export type CapPeriod = 'day' | 'month';
 
@@ -137,12 +137,13 @@ async function drawWithinCap(
 class CappedSignal extends Error {
   readonly period: CapPeriod;
   readonly cap: number;
-  readonly retryAfterSeconds: number;
-  constructor(period: CapPeriod, cap: number, retryAfterSeconds: number) {
+  /** Until the period ends, in milliseconds (the refusal's `retry-after-ms`). */
+  readonly retryAfterMs: number;
+  constructor(period: CapPeriod, cap: number, retryAfterMs: number) {
     super('credit cap reached');
     this.period = period;
     this.cap = cap;
-    this.retryAfterSeconds = retryAfterSeconds;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -242,7 +243,7 @@ export async function holdCredits(
         const cap = period === 'day' ? caps?.perDay : caps?.perMonth;
         if (caps === undefined || cap === undefined) continue;
         const within = await drawWithinCap(sequelize, transaction, { subject: caps.subject, period, start: periods[period].start, credits: call.credits, cap });
-        if (!within) throw new CappedSignal(period, cap, Math.ceil((periods[period].end.getTime() - now.getTime()) / 1000));
+        if (!within) throw new CappedSignal(period, cap, periods[period].end.getTime() - now.getTime());
       }
       return { kind: 'held', holdId };
     });
@@ -250,7 +251,7 @@ export async function holdCredits(
     return await attempt();
   } catch (error) {
     if (error instanceof ExhaustedSignal) return { kind: 'exhausted', spendable: error.spendable };
-    if (error instanceof CappedSignal) return { kind: 'capped', period: error.period, cap: error.cap, retryAfterSeconds: error.retryAfterSeconds };
+    if (error instanceof CappedSignal) return { kind: 'capped', period: error.period, cap: error.cap, retryAfterMs: error.retryAfterMs };
     throw error;
   }
 }

@@ -63,11 +63,15 @@ export function creditsFunding(deps: {
       });
       switch (decision.kind) {
         case 'capped':
-          // 429, not 402: buying credits would not help; the cap's period ending does.
+          // 429, not 402: buying credits would not help; the cap's period ending does. Both headers,
+          // as every key limit gives them (docs/limits.md): `retry-after-ms` is what openai reads first.
           throw new ServiceError(
             `key_limit_exceeded:credits_per_${decision.period}`,
             `This key may draw ${decision.cap} credits per UTC ${decision.period}, and has; the cap resets when the ${decision.period} ends.`,
-            { retryAfterSeconds: decision.retryAfterSeconds },
+            {
+              retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)),
+              headers: { 'retry-after-ms': String(Math.max(1, decision.retryAfterMs)) },
+            },
           );
         case 'replay':
           return { kind: 'answer', status: 200, body: decision.result, headers: { 'idempotent-replayed': 'true' } };
