@@ -165,7 +165,8 @@ test('every configured model appears in /v1/models with its engine, fallbacks an
     const byId = new Map(body.data.map((model) => [model.id, model]));
     for (const id of ['env-chat', 'team-chat', 'backup-chat', 'team-embed', 'svc-hashed-ngrams-512']) t.true(byId.has(id), `lists ${id}`);
     t.deepEqual(byId.get('team-chat')!.fallbacks, ['backup-chat']);
-    t.deepEqual(byId.get('team-chat')!.default_for, ['chat']);
+    // No model declared for responses: a Responses request naming none is chat's default's, translated.
+    t.deepEqual(byId.get('team-chat')!.default_for, ['chat', 'responses']);
     t.is(byId.get('team-chat')!.label, 'Team chat');
     t.is(byId.get('team-chat')!.method, 'neural');
     t.is(byId.get('team-embed')!.dimensions, 1536);

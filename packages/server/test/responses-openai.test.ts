@@ -50,6 +50,21 @@ test.serial('responses.create over the built-in engine answers through the same 
   t.like((response as unknown as { svc: unknown }).svc, { engine: 'builtin', model: 'svc-extractive-chat', method: 'classical' });
 });
 
+test.serial('a Responses request naming no model is served by the model /v1/models lists as its default', async (t) => {
+  // openai-resp is declared chat+responses, but no default for responses is: chat's default
+  // (the built-in engine) serves a request naming no model, translated, and the list says so.
+  const listed = (await fetch(`${harness.svc.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${harness.svc.operatorToken}` } }).then((answer) =>
+    answer.json(),
+  )) as { data: Array<{ id: string; default_for: string[] }> };
+  const defaults = listed.data.filter((model) => model.default_for.includes('responses')).map((model) => model.id);
+  t.deepEqual(defaults, ['svc-extractive-chat']);
+  const response = await openai.responses.create({ input: 'How do I post on the blackboard?' } as Parameters<typeof openai.responses.create>[0] & {
+    stream?: false;
+  });
+  t.is(response.status, 'completed');
+  t.is(response.model, defaults[0]);
+});
+
 test.serial("a streamed response arrives as OpenAI's event sequence, numbered, ending response.completed", async (t) => {
   const stream = await openai.responses.create({ model: 'answer-a', input: 'Say hello.', stream: true });
   const events = [];

@@ -33,7 +33,12 @@ export const ModelInfo = z
     dimensions: z.number().int().positive().optional(),
     method: z.enum(['neural', 'classical']).optional().describe('A neural model, or a classical method with no model weights.'),
     fallbacks: z.array(z.string()).optional().describe("Models tried in order when this one's upstream fails before its first byte."),
-    default_for: z.array(z.string()).optional().describe('Operations that use this model when a request names none.'),
+    default_for: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "Operations that use this model when a request names none. `responses`: the operator's declared Responses default (passed through), else chat's default (translated), the model that serves a Responses request naming none.",
+      ),
   })
   .meta({ id: 'ModelInfo' });
 

@@ -58,6 +58,18 @@ export class ModelRegistry {
     return undefined;
   }
 
+  /**
+   * How a Responses request is served: passed through (`responses`) to a model that speaks the
+   * Responses API, or translated to chat. A request naming a model follows that model's
+   * capabilities; one naming none goes to the operator's declared `responses` default if there is
+   * one, else to chat's default, translated: never to an upstream merely because it was the first
+   * registered with the capability. `/v1/models`' `default_for` says the same (defaultIds).
+   */
+  responsesCapability(requested: string | undefined): 'responses' | 'chat' {
+    if (requested !== undefined) return this.models.get(requested)?.capabilities.includes('responses') ? 'responses' : 'chat';
+    return this.defaults.has('responses') ? 'responses' : 'chat';
+  }
+
   model(id: string): ModelEntry | undefined {
     return this.models.get(id);
   }
@@ -153,7 +165,8 @@ export class ModelRegistry {
   private defaultIds(): Map<Capability, string> {
     const ids = new Map<Capability, string>();
     for (const capability of capabilities) {
-      const model = this.defaultFor(capability);
+      // A Responses request naming no model may be served by chat's default (responsesCapability).
+      const model = this.defaultFor(capability === 'responses' ? this.responsesCapability(undefined) : capability);
       if (model) ids.set(capability, model.id);
     }
     return ids;

@@ -60,7 +60,7 @@ export async function createResponse(deps: ResponsesDeps, body: ResponsesCreateB
       ['background'],
       'background responses are not served: svc answers while the request is open (stream a long answer instead).',
     );
-  const passThrough = body.model !== undefined && deps.models.model(body.model)?.capabilities.includes('responses') === true;
+  const passThrough = deps.models.responsesCapability(body.model) === 'responses';
   if (passThrough) refuseUpstreamObjects(body);
   const owner = principalKey(request.principal);
   const call: Call = {

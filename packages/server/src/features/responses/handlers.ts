@@ -11,7 +11,7 @@ export function createResponsesHandlers(deps: ResponsesDeps, responseCache: Resp
     async create({ body, headers }, request) {
       if (!chatMayBeCached(headers, body)) return { status: 200, body: await createResponse(deps, body, request) };
       // The capability createResponse serves it with: passed through to a Responses upstream, or translated to chat.
-      const capability = body.model !== undefined && deps.models.model(body.model)?.capabilities.includes('responses') ? 'responses' : 'chat';
+      const capability = deps.models.responsesCapability(body.model);
       const call = { operation: 'responses', resolved: deps.models.resolve(capability, body.model), body };
       const owner = principalKey(request.principal);
       // A continuation of a response that is gone is a 404, cached or not: the cache never answers for a conversation svc no longer holds.
