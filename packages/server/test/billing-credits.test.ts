@@ -132,6 +132,28 @@ test('a streamed call is charged when it completes; its replay answers the final
   t.like(await client.billing.balance(), { spendable: 1, reserved: 0 });
 });
 
+test('a streamed call without include_usage: the receipt records the real tokens, and the caller gets no usage', async (t) => {
+  const { token, client } = await customer(2);
+  const streamed = await creditChat(svc.baseUrl, token, { ...chatBody('How do I post?'), stream: true }, 'stream-no-usage');
+  t.is(streamed.status, 200);
+  const chunks = (await streamed.text())
+    .split('\n\n')
+    .filter((frame) => frame.startsWith('data: {'))
+    .map((frame) => JSON.parse(frame.slice(6)));
+  t.true(chunks.length > 0);
+  t.false(
+    chunks.some((chunk) => 'usage' in chunk),
+    'the caller did not ask for usage: none is sent',
+  );
+  // The same question as JSON (the built-in engine answers it alike) says what the tokens are.
+  const json = await (await creditChat(svc.baseUrl, token, chatBody('How do I post?'), 'json-usage')).json();
+  t.true(json.usage.completion_tokens > 0);
+  const receipts = await client.billing.usage();
+  if (receipts instanceof Response) return t.fail('expected JSON');
+  const receipt = receipts.data.find((row) => row.idempotency_key === 'stream-no-usage');
+  t.deepEqual(receipt?.usage, json.usage, "the streamed call's receipt counts the tokens the engine used");
+});
+
 test('a failed call is released, and the same key may be retried', async (t) => {
   const { id, token, client } = await customer(1);
   const body = { ...chatBody(), model: 'no-such-model' };

@@ -86,14 +86,34 @@ function delivered(decision: { headers?: Record<string, string> }, verdict: Sett
   return { status: 200, body, headers: { ...decision.headers, ...verdict?.headers } };
 }
 
+/**
+ * A funded stream always asks its engine for usage (`stream_options.include_usage`), so the
+ * receipt, the usage export and the key's token count hold the real tokens; the caller who did not
+ * ask gets the stream it asked for: the usage chunk withheld, usage stripped from the others.
+ */
+const withUsageAsked = (body: ChatCompletionsBody): ChatCompletionsBody =>
+  body.stream === true && body.stream_options?.include_usage !== true ? { ...body, stream_options: { ...body.stream_options, include_usage: true } } : body;
+
+/** The event as the caller asked for it: undefined for a usage chunk it did not ask for. */
+function asAsked(event: SseMessage<ChatStreamEvent>, withoutUsage: boolean): SseMessage<ChatStreamEvent> | undefined {
+  if (!withoutUsage || event.data === '[DONE]' || !event.data.usage) return event;
+  const { usage: _withheld, ...rest } = event.data;
+  if (rest.choices.length === 0 && !rest.error) return undefined;
+  return { ...event, data: rest };
+}
+
 /** Runs a stream to its end, keeping its events: the outcome is known before anything is sent. */
-async function drain(events: AsyncIterable<SseMessage<ChatStreamEvent>>): Promise<{ events: SseMessage<ChatStreamEvent>[]; outcome: FundingOutcome }> {
+async function drain(
+  events: AsyncIterable<SseMessage<ChatStreamEvent>>,
+  withoutUsage: boolean,
+): Promise<{ events: SseMessage<ChatStreamEvent>[]; outcome: FundingOutcome }> {
   const kept: SseMessage<ChatStreamEvent>[] = [];
   const chunks: ChatCompletionChunk[] = [];
   let failure: string | undefined;
   let done = false;
   for await (const event of events) {
-    kept.push(event);
+    const sent = asAsked(event, withoutUsage);
+    if (sent) kept.push(sent);
     if (event.data === '[DONE]') done = true;
     else if (event.data.error) failure ??= event.data.error.code;
     else chunks.push(event.data);
@@ -112,6 +132,7 @@ async function drain(events: AsyncIterable<SseMessage<ChatStreamEvent>>): Promis
 async function* settledStream(
   events: AsyncIterable<SseMessage<ChatStreamEvent>>,
   settle: (outcome: FundingOutcome) => Promise<unknown>,
+  withoutUsage: boolean,
 ): AsyncGenerator<SseMessage<ChatStreamEvent>> {
   const chunks: ChatCompletionChunk[] = [];
   let outcome: FundingOutcome = { ok: false, code: 'client_disconnected' };
@@ -127,7 +148,8 @@ async function* settledStream(
       } else {
         chunks.push(event.data);
       }
-      yield event;
+      const sent = asAsked(event, withoutUsage);
+      if (sent) yield sent;
     }
   } catch (error) {
     outcome = { ok: false, code: errorCode(error) };
@@ -151,8 +173,9 @@ export async function runFunded(step: FundingStep, handler: ChatHandler, body: C
   const decision = await step.reserve(body, request);
   if (decision.kind === 'answer') return decision;
   let answer: ChatAnswer;
+  const withoutUsage = withUsageAsked(body) !== body;
   try {
-    answer = await handler(body, request);
+    answer = await handler(withUsageAsked(body), request);
   } catch (error) {
     await decision.settle({ ok: false, code: errorCode(error) });
     throw error;
@@ -167,7 +190,7 @@ export async function runFunded(step: FundingStep, handler: ChatHandler, body: C
   if (decision.timing === 'before-delivery') {
     let drained: Awaited<ReturnType<typeof drain>>;
     try {
-      drained = await drain(answer);
+      drained = await drain(answer, withoutUsage);
     } catch (error) {
       await decision.settle({ ok: false, code: errorCode(error) });
       throw error;
@@ -175,5 +198,5 @@ export async function runFunded(step: FundingStep, handler: ChatHandler, body: C
     const outcome: FundingOutcome = request.signal.aborted ? { ok: false, code: 'client_disconnected' } : drained.outcome;
     return delivered(decision, await decision.settle(outcome), replay(drained.events));
   }
-  return { status: 200, body: settledStream(answer, decision.settle), headers: decision.headers };
+  return { status: 200, body: settledStream(answer, decision.settle, withoutUsage), headers: decision.headers };
 }
