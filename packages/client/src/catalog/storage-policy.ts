@@ -38,6 +38,16 @@ export const REQUIRED_SIGNED_FIELDS = [
   'x-goog-signature',
   'generation',
 ] as const;
+/** The same for an S3 (SigV4) presigned URL, which svc's S3 store also signs `generation` into. */
+export const REQUIRED_S3_SIGNED_FIELDS = [
+  'x-amz-algorithm',
+  'x-amz-credential',
+  'x-amz-date',
+  'x-amz-expires',
+  'x-amz-signedheaders',
+  'x-amz-signature',
+  'generation',
+] as const;
 
 /**
  * Hosts from `SVC_STORAGE_HOSTS` (comma-separated) added to the policy's own; with a loopback
@@ -148,19 +158,23 @@ export function checkStorageUrl(location: string, policy: ResolvedStoragePolicy)
   }
   const query = new Map<string, string>();
   for (const [name, value] of url.searchParams) query.set(name.toLowerCase(), value);
-  const missing = REQUIRED_SIGNED_FIELDS.filter((name) => !query.get(name));
+  // An X-Amz-Algorithm says the URL is SigV4 (S3); every other URL is held to the GCS V4 fields.
+  const s3 = query.has('x-amz-algorithm');
+  const required = s3 ? REQUIRED_S3_SIGNED_FIELDS : REQUIRED_SIGNED_FIELDS;
+  const missing = required.filter((name) => !query.get(name));
   if (missing.length)
     return {
       check: 'signed-url-field',
       message: `the signed URL lacks ${missing.join(', ')}`,
-      expected: REQUIRED_SIGNED_FIELDS.join(', '),
+      expected: required.join(', '),
       actual: [...query.keys()].join(', ') || 'no query fields',
     };
-  const expires = query.get('x-goog-expires')!;
+  const expiresField = s3 ? 'x-amz-expires' : 'x-goog-expires';
+  const expires = query.get(expiresField)!;
   if (!/^\d+$/.test(expires) || Number(expires) < 1 || Number(expires) > MAX_SIGNED_URL_EXPIRES_SECONDS) {
     return {
       check: 'signed-url-expires',
-      message: 'x-goog-expires is out of range',
+      message: `${expiresField} is out of range`,
       expected: `an integer in 1..${MAX_SIGNED_URL_EXPIRES_SECONDS}`,
       actual: expires,
     };

@@ -393,8 +393,10 @@ async function fetchObject(args: {
   const partialAnswer = from > 0 && response.status === 206;
   if (response.status !== 200 && !partialAnswer)
     return refuse('fetch-status', 'the object store did not answer 200', from > 0 ? '206 or 200' : '200', String(response.status));
-  // The store names the generation it read (GCS: x-goog-generation); it must be the signed one.
-  const answered = response.headers.get('x-goog-generation');
+  // The store names the generation it read (GCS: x-goog-generation; svc's S3 store signs the
+  // object's ETag as the generation, and S3 answers the ETag it read); it must be the signed one.
+  const s3 = [...new URL(args.location).searchParams.keys()].some((name) => name.toLowerCase() === 'x-amz-algorithm');
+  const answered = s3 ? (response.headers.get('etag')?.replace(/^"|"$/g, '') ?? null) : response.headers.get('x-goog-generation');
   if (answered !== null && answered !== args.generation)
     return refuse('fetch-status', 'the object store answered another generation than the signed URL names', args.generation, answered);
   const length = partialAnswer ? expected.sizeBytes - from : expected.sizeBytes;

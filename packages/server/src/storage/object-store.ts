@@ -12,12 +12,13 @@ export interface PutResult extends StoredObject {
 }
 
 /**
- * Where hosted catalog files live. Two implementations: the built-in store under the data
- * directory (served by this server) and Google Cloud Storage. Both hand out V4 signed URLs
- * with the `x-goog-*` query fields and `generation`, so the client's checks are the same.
+ * Where hosted catalog files live: the built-in store under the data directory (served by this
+ * server), Google Cloud Storage, or S3 and S3-compatible stores. Each hands out signed URLs that
+ * carry `generation` and either the V4 `x-goog-*` or the SigV4 `X-Amz-*` query fields, so the
+ * client's checks are the same.
  */
 export interface ObjectStore {
-  readonly kind: 'local' | 'gcs';
+  readonly kind: 'local' | 'gcs' | 's3';
   readonly bucket: string;
   /** Hosts a client must allow to download from this store (`host[:port]`). */
   hosts(): string[];
