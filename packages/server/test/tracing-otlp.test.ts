@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import test from 'ava';
 import OpenAI from 'openai';
 import { startFakeOpenAiUpstream, type FakeUpstream } from '@svc/testing/fake-openai-upstream';
@@ -179,3 +181,75 @@ test.serial('without an OTLP endpoint nothing is exported, no traceparent is pas
   t.true(lines.length > 0);
   t.false(lines.some((line) => 'trace_id' in line));
 });
+
+test.serial(
+  'a call retried on a sibling deployment: one GenAI span per attempt, each naming its deployment and outcome, with gen_ai.response.model',
+  async (t) => {
+    const collector = await startFakeOtlpCollector();
+    const [first, second] = [await startFakeOpenAiUpstream(), await startFakeOpenAiUpstream()];
+    t.teardown(async () => {
+      await collector.close();
+      await first.close();
+      await second.close();
+    });
+    // u1 is all but always picked first (weight 1000 to 1) and answers 503 before any byte: u2 serves.
+    first.setOutage({ status: 503 });
+    const file = path.join(database.dataDir, 'tracing-deployments.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        upstreams: [
+          { id: 'u1', base_url: first.baseUrl },
+          { id: 'u2', base_url: second.baseUrl },
+        ],
+        models: [
+          { id: 'pooled', upstream_model: 'answer-pooled', capabilities: ['chat'], deployments: [{ upstream: 'u1', weight: 1000 }, { upstream: 'u2' }] },
+        ],
+      }),
+    );
+    const server = await startSvc({
+      SVC_MODELS_FILE: file,
+      SVC_UPSTREAM_RETRY_BACKOFF_MS: '20',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+    });
+    const traceId = hex(16);
+    const client = new OpenAI({ baseURL: `${server.baseUrl}/v1`, apiKey: TOKEN, maxRetries: 0 });
+    const completion = await client.chat.completions.create(
+      { model: 'pooled', messages: [{ role: 'user', content: 'Say hello.' }] },
+      { headers: { traceparent: `00-${traceId}-${hex(8)}-01` } },
+    );
+    t.is(completion.model, 'pooled');
+    t.is(first.requests.length, 1, 'u1 was tried first');
+    await server.stop();
+
+    const spans = collector.spans.filter((span) => span.traceId === traceId);
+    const request = spans.find((span) => span.kind === SERVER)!;
+    const attempts = spans.filter((span) => span.kind === CLIENT && span.attributes['gen_ai.operation.name'] === 'chat');
+    t.deepEqual(
+      attempts.map((span) => [span.attributes['svc.engine'], span.attributes['svc.attempt'], span.statusCode]),
+      [
+        ['u1', 1, 2],
+        ['u2', 2, 0],
+      ],
+      JSON.stringify(attempts.map((span) => [span.name, span.attributes])),
+    );
+    const [failed, served] = attempts as [CollectedSpan, CollectedSpan];
+    for (const span of attempts) {
+      t.is(span.parentSpanId, request.spanId, 'each attempt is a child of the request');
+      t.is(span.name, 'chat answer-pooled');
+      t.like(span.attributes, { 'svc.model': 'pooled', 'gen_ai.request.model': 'answer-pooled' });
+    }
+    t.is(failed.attributes['error.type'], 'upstream_error', 'the 503, by its stable code');
+    t.false('gen_ai.response.model' in failed.attributes, 'a failed attempt answered nothing');
+    t.like(served.attributes, {
+      'gen_ai.response.model': 'answer-pooled',
+      'gen_ai.usage.input_tokens': completion.usage!.prompt_tokens,
+      'gen_ai.usage.output_tokens': completion.usage!.completion_tokens!,
+    });
+    // Each upstream got the trace as a child of its own attempt's span.
+    t.is(first.requests[0]!.traceparent, `00-${traceId}-${failed.spanId}-01`);
+    t.is(second.requests.at(-1)!.traceparent, `00-${traceId}-${served.spanId}-01`);
+  },
+);

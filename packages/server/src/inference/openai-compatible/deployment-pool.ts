@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceError } from '../../service-error.ts';
+import { traceAttempt } from '../model-call-trace.ts';
 import { EngineUnavailableError, type EngineCallOptions, type InferenceProvider, type ModelEntry } from '../provider.ts';
 import { BACKOFF_CAP_MS, type RoutingSettings } from './deployment-config.ts';
 import { type Admission, DeploymentHealth, type HealthSnapshot } from './deployment-health.ts';
@@ -139,7 +140,8 @@ export function createDeploymentPool(
       const callStarted = performance.now();
       let value: T;
       try {
-        value = await attempt(deployment);
+        // A span per attempt, naming the deployment tried and how it ended (docs/observability.md).
+        value = await traceAttempt({ engine: deployment.upstream, engineModel: deployment.upstreamModel, modelId: model.id }, () => attempt(deployment));
       } catch (error) {
         const seconds = (performance.now() - callStarted) / 1000;
         if (options.signal.aborted) {

@@ -24,6 +24,7 @@ import {
 import type { UpstreamModelSettings, UpstreamSettings } from './upstream-config.ts';
 import { readUpstreamEvents, type UpstreamEvent, type UpstreamEventStream } from './read-upstream-events.ts';
 import { usageFrom } from './upstream-usage.ts';
+import { recordResponseModel } from '../model-call-trace.ts';
 
 /** The model entry the registry keeps for a configured upstream model. */
 export function upstreamModelEntry(model: UpstreamModelSettings): ModelEntry {
@@ -83,6 +84,7 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
       const completion = await readUpstreamJson<ChatCompletion>(upstream, call, options);
       if (completion?.object !== 'chat.completion' || !Array.isArray(completion.choices))
         throw failureBeforeAnswer(upstream, new SyntaxError('not a chat.completion'), options);
+      recordResponseModel(completion.model);
       return {
         ...completion,
         model: request.model.id,
@@ -94,7 +96,13 @@ export function createOpenAiCompatibleProvider(upstream: UpstreamSettings): Infe
     async chatStream(request, options) {
       const call = await open(chatTarget, chatBody(request, true), options);
       const modelId = request.model.id;
-      const chunks = readUpstreamEvents(upstream, call, options, (event, json) => asChunk(event, json, modelId));
+      let first = true;
+      const chunks = readUpstreamEvents(upstream, call, options, (event, json) => {
+        // The first chunk is read inside the attempt's span: the model the upstream says answered.
+        if (first) recordResponseModel((event as { model?: unknown }).model);
+        first = false;
+        return asChunk(event, json, modelId);
+      });
       return startingWith(await firstEvent(chunks, options), chunks);
     },
 
