@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { RouteDefinition } from '@svc/schemas';
+import { everyoneViewWho, type RouteDefinition } from '@svc/schemas';
 import type { CliContext } from './context.ts';
 import { fieldRule, limitText, rangeText, type FlagPart } from './contract-flags.ts';
 import { UsageError } from './failure.ts';
@@ -60,4 +60,14 @@ export async function printList<Page, Item>(cli: CliContext, flags: ListFlags, s
     printed += 1;
   }
   if (printed === 0 && !cli.output.json) cli.output.notice('(none)');
+}
+
+/**
+ * `--everyone` of a list whose route has an operator view (`everyone` on its contract entry):
+ * every principal's rows instead of yours, sent as the route's `everyone` query flag. Its name
+ * is not `--all`, which on every list walks the pages.
+ */
+export function everyoneOption(command: Command, route: RouteDefinition, items: string): Command {
+  if (!route.everyone) throw new Error(`${route.method} ${route.path} has no operator view`);
+  return command.option('--everyone', `every principal's ${items}, not only yours (${everyoneViewWho(route.everyone)} only)`);
 }

@@ -72,7 +72,7 @@ test('refusals: exit 1 with the stable code (JSON on stderr with --json); usage 
   t.like(JSON.parse(notMine.stderr), { code: 'request_not_found', status: 404 });
   const allDenied = await runCli(['request', 'status', '--all'], { env });
   t.is(allDenied.code, 1);
-  t.regex(allDenied.stderr, /all_requests_operator_only/);
+  t.regex(allDenied.stderr, /everyone_view_not_allowed/);
   const filed = JSON.parse((await runCli(['request', 'feature', '--capability', 'c', '--task', 't', '--use-case', 'u', '--json'], { env })).stdout) as {
     request_id: string;
   };

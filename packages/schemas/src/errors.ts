@@ -103,6 +103,8 @@ export const errorCodes = {
   developer_key_not_accepted: 403,
   principal_not_allowed: 403,
   scope_not_held: 403,
+  /** `everyone=true` on a list's operator view from a caller the route does not allow (route.ts EveryoneView). */
+  everyone_view_not_allowed: 403,
   not_found: 404,
   route_not_found: 404,
   credential_not_found: 404,
@@ -209,7 +211,6 @@ export const errorCodes = {
   request_transition_refused: 409,
   request_has_duplicates: 409,
   request_rate_limited: 429,
-  all_requests_operator_only: 403,
   // x402 pay-per-call (docs/billing.md).
   x402_not_configured: 503,
   x402_payment_required: 402,

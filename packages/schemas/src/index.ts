@@ -8,6 +8,8 @@ export * from './infer.ts';
 export * from './contract.ts';
 export * from './openapi.ts';
 export * from './query.ts';
+export * from './cursor-list.ts';
+export * from './everyone-view.ts';
 export * from './version.ts';
 export * from './system/documents.ts';
 export * from './system/models.ts';

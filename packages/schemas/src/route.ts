@@ -56,6 +56,22 @@ export interface PagingSpec {
 }
 
 /**
+ * A list route that may show everyone's rows, not only the caller's (an operator view): who may
+ * ask for it. The caller asks with the query flag `everyone=true` (see `everyoneQuery`); the
+ * contract adapter refuses anyone else with 403 `everyone_view_not_allowed` before the handler
+ * runs, and hands the handler the rows' scope (everyone's, or the caller's own). Without the flag
+ * every caller, the operator too, sees only their own rows.
+ */
+export interface EveryoneView {
+  /** The operator may ask (the operator token). */
+  readonly operator: true;
+  /** A principal holding every one of these scopes may ask too. */
+  readonly scopes?: readonly Scope[];
+  /** Older names of the `everyone` query flag, still accepted with the same meaning. */
+  readonly aliases?: readonly string[];
+}
+
+/**
  * How agents reach a route as an MCP tool (agent-tools.ts). Absent: the rule in
  * `isAgentCallable` decides (JSON operations an agent would use are tools).
  */
@@ -131,6 +147,8 @@ export interface RouteDefinition {
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   /** Set on routes that answer one page of a list (keyset or offset cursor plus a limit). */
   readonly paging?: PagingSpec;
+  /** Set on list routes whose rows the operator (or a scope) may see for every principal. */
+  readonly everyone?: EveryoneView;
   /** Whether and how agents call the route as an MCP tool; absent: decided by rule (agent-tools.ts). */
   readonly agent?: AgentMarker;
 }

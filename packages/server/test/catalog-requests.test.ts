@@ -75,7 +75,7 @@ test("another principal's request is 404 on read, absent from its list, and not 
   t.like(await failure(bob.client.requests.receipt({ params: { request_id: filed.request_id } })), { status: 404, code: 'request_not_found' });
   t.like(await failure(bob.client.requests.receipt({ params: { request_id: 'brr_0000000000000000000000' } })), { status: 404, code: 'request_not_found' });
   t.is((await bob.client.requests.status()).data.length, 0);
-  t.like(await failure(bob.client.requests.status({ query: { all_requests: true } })), { status: 403, code: 'all_requests_operator_only' });
+  t.like(await failure(bob.client.requests.status({ query: { all_requests: true } })), { status: 403, code: 'everyone_view_not_allowed' });
   t.like(await failure(bob.client.requests.moderate({ params: { request_id: filed.request_id }, body: { status: 'rejected' } })), {
     status: 403,
     code: 'principal_not_allowed',

@@ -13,6 +13,7 @@ import {
 } from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
 import { rangeText, requestFrom } from '../contract-flags.ts';
+import { everyoneOption } from '../list-output.ts';
 import { table } from '../output.ts';
 
 /** The one line that says what a request asks for. */
@@ -127,11 +128,13 @@ export function registerRequestCommands(program: Command): void {
       }),
     );
 
-  request
-    .command('status')
-    .description('Your requests, newest first; or one request with its history')
-    .argument('[request_id]', 'show this request')
-    .option('--all', "every principal's requests (operator only)")
+  everyoneOption(
+    request.command('status').description('Your requests, newest first; or one request with its history').argument('[request_id]', 'show this request'),
+    requestsContract.status,
+    'requests',
+  )
+    // Before --everyone, --all meant everyone's here; still taken, with a notice, never as "every page".
+    .addOption(new Option('--all', 'deprecated: the old name of --everyone').hideHelp())
     .addOption(new Option('--kind <kind>', 'only this kind').choices(catalogRequestKinds))
     .addOption(new Option('--status <status>', 'only this status').choices(catalogRequestStatuses))
     .option('--limit <n>', `page size, ${rangeText(requestsContract.status, 'query', 'limit')}`)
@@ -141,8 +144,10 @@ export function registerRequestCommands(program: Command): void {
         async (
           cli,
           requestId: string | undefined,
-          flags: { all?: boolean; kind?: CatalogRequestKind; status?: CatalogRequestStatus; limit?: string; cursor?: string },
+          flags: { everyone?: boolean; all?: boolean; kind?: CatalogRequestKind; status?: CatalogRequestStatus; limit?: string; cursor?: string },
         ) => {
+          if (flags.all)
+            cli.output.notice("--all is the old name of --everyone on `svc request status` (every principal's requests, one page); use --everyone.");
           if (requestId !== undefined) {
             cli.output.result(await cli.client().requests.receipt({ params: { request_id: requestId } }), renderReceipt);
             return;
@@ -150,8 +155,8 @@ export function registerRequestCommands(program: Command): void {
           const query = requestFrom(
             requestsContract.status,
             'query',
-            { all_requests: flags.all, kind: flags.kind, status: flags.status, limit: flags.limit, cursor: flags.cursor },
-            { all_requests: '--all' },
+            { everyone: flags.everyone || flags.all || undefined, kind: flags.kind, status: flags.status, limit: flags.limit, cursor: flags.cursor },
+            { everyone: '--everyone' },
           );
           const page = await cli.client().requests.status({ query });
           cli.output.result(page, (data) => {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { ChatCompletion, ChatCompletionsRequest, ChatStreamEvent } from '../inference/chat.ts';
 import { inferenceLimits } from '../inference/limits.ts';
 import { CACHE_STATUS_HEADER, CacheOptInHeaders } from '../inference/response-cache.ts';
-import { defineContract, defineRoute, jsonOrBytes, jsonOrSse, paging } from '../route.ts';
+import { cursorPaging } from '../cursor-list.ts';
+import { defineContract, defineRoute, jsonOrBytes, jsonOrSse } from '../route.ts';
 import { billingLimits } from './packs.ts';
 import {
   CheckoutSessionRequest,
@@ -53,7 +54,7 @@ export const billingContract = defineContract({
       `limit 1..${billingLimits.usagePageMax} (default ${billingLimits.usagePageDefault}); cursor at most ${billingLimits.usageCursorMaxChars} characters, the opaque \`next_cursor\` of the previous page (any other is 422 \`validation_failed\` on \`query.cursor\`, the spec's answer to every bad parameter); ` +
       "`format=csv` answers RFC 4180 CSV with a header row; a text cell starting with `=`, `+`, `-`, `@`, tab or CR (or their full-width forms) is written with a leading `'` and quoted, so a spreadsheet shows it instead of running it (OWASP CSV injection), and numbers stay unquoted numbers. Headers: `X-Svc-Remaining-Credits`, `X-Svc-Reserved-Credits`, `X-Svc-Has-More` (0/1), `X-Svc-Next-Cursor` (when more).",
     query: UsageExportQuery,
-    paging: paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' }),
+    paging: cursorPaging,
     responses: { 200: jsonOrBytes(StripeCreditUsagePage, 'text/csv; charset=utf-8') },
     // As a tool the page is JSON: the CSV form (and `all`, which only CSV streams) are REST's.
     agent: { omit: ['format', 'all'] },

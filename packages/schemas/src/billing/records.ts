@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pageLimit, queryBoolean } from '../query.ts';
+import { cursorList, cursorQuery } from '../cursor-list.ts';
+import { queryBoolean } from '../query.ts';
 import { InferenceUsage } from '../inference/usage.ts';
 import { billingLimits, CreditPack, PackCode } from './packs.ts';
 
@@ -62,24 +63,19 @@ export const CreditUsageReceipt = z
   .meta({ id: 'CreditUsageReceipt' });
 export type CreditUsageReceipt = z.infer<typeof CreditUsageReceipt>;
 
-export const UsageExportQuery = z
-  .object({
-    limit: pageLimit(billingLimits.usagePageMax, billingLimits.usagePageDefault),
-    cursor: z.string().max(billingLimits.usageCursorMaxChars, `a cursor holds at most ${billingLimits.usageCursorMaxChars} characters`).optional(),
+export const UsageExportQuery = cursorQuery({
+  max: billingLimits.usagePageMax,
+  default: billingLimits.usagePageDefault,
+  cursorMaxChars: billingLimits.usageCursorMaxChars,
+})
+  .extend({
     format: z.enum(['json', 'csv']).default('json'),
     all: queryBoolean().default(false).describe('With format=csv: every receipt after the cursor, streamed in constant memory, instead of one page.'),
   })
   .meta({ id: 'UsageExportQuery' });
 
 /** A page of receipts, newest first (Stripe's list shape: `data`, `has_more`). */
-export const StripeCreditUsagePage = z
-  .object({
-    object: z.literal('list'),
-    data: z.array(CreditUsageReceipt),
-    has_more: z.boolean(),
-    next_cursor: z.string().nullable(),
-  })
-  .meta({ id: 'StripeCreditUsagePage' });
+export const StripeCreditUsagePage = cursorList(CreditUsageReceipt, { object: true }).meta({ id: 'StripeCreditUsagePage' });
 export type StripeCreditUsagePage = z.infer<typeof StripeCreditUsagePage>;
 
 export const WebhookAck = z

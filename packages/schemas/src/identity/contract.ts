@@ -1,4 +1,5 @@
-import { defineContract, defineRoute, empty, paging, redirect } from '../route.ts';
+import { cursorPaging } from '../cursor-list.ts';
+import { defineContract, defineRoute, empty, redirect } from '../route.ts';
 import {
   CredentialIdParams,
   CredentialPage,
@@ -22,9 +23,6 @@ import {
   OAuthTokenResponse,
   WhoAmIResponse,
 } from './oauth.ts';
-
-/** Keys and receipts page by an opaque keyset cursor: `next_cursor` of one page is the `cursor` of the next. */
-const credentialPaging = paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' });
 
 const oauthRoute = { auth: { kind: 'public' }, surface: 'base', tags: ['oauth'] } as const;
 /** Endpoints OAuth clients call: every 400 is an RFC 6749 error body, even one the adapter raises. */
@@ -148,7 +146,7 @@ export const credentialsContract = defineContract({
     summary: 'Your developer keys (metadata only), newest first, by cursor',
     query: CredentialPage,
     responses: { 200: DeveloperCredentialListResponse },
-    paging: credentialPaging,
+    paging: cursorPaging,
   }),
   rotate: defineRoute({
     ...credentialRoute,
@@ -203,7 +201,7 @@ export const credentialsContract = defineContract({
     query: CredentialPage,
     errors: [404],
     responses: { 200: KeyUsagePage },
-    paging: credentialPaging,
+    paging: cursorPaging,
   }),
   receipts: defineRoute({
     ...credentialRoute,
@@ -214,6 +212,6 @@ export const credentialsContract = defineContract({
     query: CredentialPage,
     errors: [404],
     responses: { 200: DeveloperCredentialReceiptListResponse },
-    paging: credentialPaging,
+    paging: cursorPaging,
   }),
 });

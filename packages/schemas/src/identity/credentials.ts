@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CompactReceipt } from '../receipts/records.ts';
-import { pageLimit } from '../query.ts';
+import { cursorList, cursorQuery } from '../cursor-list.ts';
 import { Scope } from '../principal.ts';
 import { KeyLimits } from './key-limits.ts';
 
@@ -71,9 +71,7 @@ export const DeveloperCredentialSecretResponse = z
   .meta({ id: 'DeveloperCredentialSecretResponse' });
 export type DeveloperCredentialSecretResponse = z.infer<typeof DeveloperCredentialSecretResponse>;
 
-export const DeveloperCredentialListResponse = z
-  .object({ data: z.array(DeveloperCredential), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .meta({ id: 'DeveloperCredentialListResponse' });
+export const DeveloperCredentialListResponse = cursorList(DeveloperCredential).meta({ id: 'DeveloperCredentialListResponse' });
 export type DeveloperCredentialListResponse = z.infer<typeof DeveloperCredentialListResponse>;
 
 /** A repeated revoke answers the same receipt. */
@@ -82,14 +80,9 @@ export const DeveloperCredentialRevokeResponse = z
   .meta({ id: 'DeveloperCredentialRevokeResponse' });
 export type DeveloperCredentialRevokeResponse = z.infer<typeof DeveloperCredentialRevokeResponse>;
 
-export const DeveloperCredentialReceiptListResponse = z
-  .object({ data: z.array(DeveloperCredentialReceipt), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .meta({ id: 'DeveloperCredentialReceiptListResponse' });
+export const DeveloperCredentialReceiptListResponse = cursorList(DeveloperCredentialReceipt).meta({ id: 'DeveloperCredentialReceiptListResponse' });
 export type DeveloperCredentialReceiptListResponse = z.infer<typeof DeveloperCredentialReceiptListResponse>;
 
-export const CredentialPage = z.object({
-  limit: pageLimit(100, 50),
-  cursor: z.string().max(1024).optional().describe('Opaque; from `next_cursor`'),
-});
+export const CredentialPage = cursorQuery({ max: 100, default: 50 });
 
 export const CredentialIdParams = z.object({ credential_id: z.string().min(1).max(100) });

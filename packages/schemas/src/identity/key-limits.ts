@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cursorList } from '../cursor-list.ts';
 
 /**
  * The largest value each limit takes; past these a limit means nothing a server could honour,
@@ -81,12 +82,7 @@ export const KeyUsageRow = z
   .meta({ id: 'KeyUsageRow' });
 export type KeyUsageRow = z.infer<typeof KeyUsageRow>;
 
-export const KeyUsagePage = z
-  .object({
-    credential_id: z.string(),
-    data: z.array(KeyUsageRow).describe('Newest day first; within a day by model'),
-    has_more: z.boolean(),
-    next_cursor: z.string().nullable(),
-  })
+export const KeyUsagePage = cursorList(KeyUsageRow, { order: 'Newest day first; within a day by model' })
+  .extend({ credential_id: z.string() })
   .meta({ id: 'KeyUsagePage' });
 export type KeyUsagePage = z.infer<typeof KeyUsagePage>;

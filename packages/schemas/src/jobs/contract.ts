@@ -1,4 +1,5 @@
-import { defineContract, defineRoute, paging } from '../route.ts';
+import { cursorPaging } from '../cursor-list.ts';
+import { defineContract, defineRoute } from '../route.ts';
 import { jobLimits as limits, batchJobRequestSchemaId } from './limits.ts';
 import { BatchJob, BatchJobListResponse, BatchJobRequest, BatchJobResult, finishedJobStatuses, JobIdParams, JobPage, JobSubmitHeaders } from './records.ts';
 
@@ -51,7 +52,7 @@ export const jobsContract = defineContract({
       '`status` keeps one status. Pages by an opaque keyset cursor: `next_cursor` of one page is the `cursor` of the next; a job submitted meanwhile is on no later page.',
     query: JobPage,
     responses: { 200: BatchJobListResponse },
-    paging: paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' }),
+    paging: cursorPaging,
   }),
   get: defineRoute({
     ...common,

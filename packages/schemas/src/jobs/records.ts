@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageLimit } from '../query.ts';
+import { cursorList, cursorQuery } from '../cursor-list.ts';
 import { jobLimits, batchJobRequestSchemaId } from './limits.ts';
 import { jobItemSchemas, type jobOperations, jobResultSchemas, JobOperation } from './operations.ts';
 
@@ -83,19 +83,10 @@ export const BatchJob = z
 export type BatchJob = z.infer<typeof BatchJob>;
 
 /** A page of the caller's jobs, newest first: the same view as `GET /v1/jobs/:job_id`. */
-export const BatchJobListResponse = z
-  .object({
-    object: z.literal('list'),
-    data: z.array(BatchJob),
-    has_more: z.boolean(),
-    next_cursor: z.string().nullable().describe('Give it as `cursor` for the next page; null on the last page.'),
-  })
-  .meta({ id: 'BatchJobListResponse' });
+export const BatchJobListResponse = cursorList(BatchJob, { object: true }).meta({ id: 'BatchJobListResponse' });
 export type BatchJobListResponse = z.infer<typeof BatchJobListResponse>;
 
-export const JobPage = z.object({
-  limit: pageLimit(100, 20),
-  cursor: z.string().max(1024).optional().describe('Opaque; from `next_cursor`'),
+export const JobPage = cursorQuery({ max: 100, default: 20 }).extend({
   status: JobStatus.optional().describe('Only jobs in this status.'),
 });
 

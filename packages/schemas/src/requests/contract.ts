@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { pageLimit, queryBoolean } from '../query.ts';
-import { defineContract, defineRoute, paging } from '../route.ts';
+import { cursorPaging, cursorQuery } from '../cursor-list.ts';
+import { pageLimit } from '../query.ts';
+import { everyoneQuery, everyoneView } from '../everyone-view.ts';
+import { defineContract, defineRoute } from '../route.ts';
 import {
   CatalogRequestId,
   CatalogRequestKind,
@@ -41,7 +43,10 @@ const submission = <B extends z.ZodType>(path: string, body: B, summary: string)
 
 const requestIdParams = z.object({ request_id: CatalogRequestId });
 
-export const RequestStatusQuery = z.object({
+/** The operator sees every principal's requests; `all_requests` is the flag's first name. */
+const everyonesRequests = everyoneView({ operator: true, aliases: ['all_requests'] });
+
+export const RequestStatusQuery = cursorQuery({ max: 100, default: 25 }).extend({
   kind: z
     .union([z.literal(''), CatalogRequestKind])
     .optional()
@@ -52,12 +57,7 @@ export const RequestStatusQuery = z.object({
     .optional()
     .transform((value) => (value ? value : undefined))
     .describe('Only requests in this status'),
-  limit: pageLimit(100, 25),
-  cursor: z.string().max(1024).optional().describe('Opaque; from `next_cursor`'),
-  all_requests: queryBoolean()
-    .optional()
-    .transform((value) => value === true)
-    .describe("Every principal's requests: operator only (403 for anyone else)"),
+  ...everyoneQuery(everyonesRequests),
 });
 
 export const requestsContract = defineContract({
@@ -71,7 +71,8 @@ export const requestsContract = defineContract({
     path: '/v1/request-status',
     summary: "Your catalog requests, newest first, by cursor (the operator may see everyone's)",
     query: RequestStatusQuery,
-    paging: paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' }),
+    paging: cursorPaging,
+    everyone: everyonesRequests,
     errors: [403],
     responses: { 200: CatalogRequestStatusListResponse },
   }),

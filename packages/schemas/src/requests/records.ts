@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ArtifactId } from '../catalog/records.ts';
+import { cursorList } from '../cursor-list.ts';
 import { ArtifactSource } from '../catalog/values.ts';
 import { CatalogRequestStatus } from './status.ts';
 
@@ -165,9 +166,7 @@ export const CatalogRequestSubmissionResponse = CatalogRequestReceiptResponse.ex
 }).meta({ id: 'CatalogRequestSubmissionResponse' });
 export type CatalogRequestSubmissionResponse = z.infer<typeof CatalogRequestSubmissionResponse>;
 
-export const CatalogRequestStatusListResponse = z
-  .object({ data: z.array(CatalogRequestSummary), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .meta({ id: 'CatalogRequestStatusListResponse' });
+export const CatalogRequestStatusListResponse = cursorList(CatalogRequestSummary).meta({ id: 'CatalogRequestStatusListResponse' });
 export type CatalogRequestStatusListResponse = z.infer<typeof CatalogRequestStatusListResponse>;
 
 export const CatalogRequestModeration = z

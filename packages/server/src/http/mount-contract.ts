@@ -18,6 +18,7 @@ import { handlerAt, type AdmitStep, type AnyHandler } from './handler-types.ts';
 import { bodyBytesToHold, bodyPlanFor, readRouteBody, type BodyPlan } from './read-body.ts';
 import { boundsOutput } from './token-estimate.ts';
 import type { RequestContext } from './request-context.ts';
+import { everyoneAsked, type RowScope } from './everyone-view.ts';
 import { jsonStatusesOf, respond, writeJson, type StartStream } from './respond.ts';
 import { ServiceError } from '../service-error.ts';
 import { parsePart, validationError } from './validate.ts';
@@ -82,6 +83,8 @@ function abortControllerFor(ctx: Context): AbortController {
 }
 
 const ANONYMOUS = Object.freeze({ principal: anonymousPrincipal, bearer: undefined });
+/** The row scope of an operator view asked for and allowed. */
+const EVERYONE: RowScope = Object.freeze({ everyone: true });
 
 /**
  * What a handler gets besides its input. A class with prototype getters so the per-request
@@ -94,6 +97,7 @@ class HandlerRequest implements RequestContext {
   private readonly state: RequestState;
   private readonly apiSurface: boolean;
   private readonly urls: () => { baseUrl: string; apiUrl: string };
+  private readonly everyone: boolean;
   private abortController: AbortController | undefined;
 
   constructor(
@@ -103,8 +107,10 @@ class HandlerRequest implements RequestContext {
     bearer: string | undefined,
     apiSurface: boolean,
     urls: () => { baseUrl: string; apiUrl: string },
+    everyone: boolean,
   ) {
     this.ctx = ctx;
+    this.everyone = everyone;
     this.state = state;
     this.principal = principal;
     this.bearer = bearer;
@@ -114,6 +120,9 @@ class HandlerRequest implements RequestContext {
 
   get requestId() {
     return this.state.requestId;
+  }
+  get rows(): RowScope {
+    return this.everyone ? EVERYONE : { everyone: false, principal: this.principal };
   }
   get method() {
     return this.ctx.method;
@@ -237,7 +246,9 @@ export async function serveRoute(
         });
   state.principal = principal;
   const input = parseHeadParts(route, ctx, params);
-  const request = new HandlerRequest(ctx, state, principal, bearer, compiled.apiSurface, options.publicUrls);
+  // An operator view asked for by a caller it does not allow is refused here, as a missing scope is.
+  const everyone = route.everyone !== undefined && everyoneAsked(route.everyone, input.query, principal);
+  const request = new HandlerRequest(ctx, state, principal, bearer, compiled.apiSurface, options.publicUrls, everyone);
   const plan = compiled.body;
   // Everything that may refuse the request is decided before its body is read: framing (415,
   // 413 from Content-Length), the caller's limits, the route's admission (a full queue, a rate limit), then the

@@ -1,9 +1,9 @@
 import { ServiceError } from '../service-error.ts';
 
 /**
- * The one cursor codec of the routes that page by an opaque cursor (developer keys and their
- * receipts, catalog requests, credit usage). A cursor is base64url JSON: callers hand back what
- * `next_cursor` gave them and never build one.
+ * The one cursor codec of the routes that page by an opaque cursor (every keyset list: see
+ * db/keyset-page.ts). A cursor is base64url JSON: callers hand back what `next_cursor` gave them
+ * and never build one.
  */
 export const encodeCursor = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -25,7 +25,3 @@ export function decodeCursor<T>(cursor: string | undefined, check: (value: unkno
     detail: [{ loc: ['query', 'cursor'], msg: refusal, type: 'value_error' }],
   });
 }
-
-/** A keyset position: the (created_at, id) of the last row of a page, newest first. */
-export const isTimeIdCursor = (value: unknown): value is [string, string] =>
-  Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && !Number.isNaN(Date.parse(value[0])) && typeof value[1] === 'string';

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Principal } from '@svc/schemas';
+import type { RowScope } from './everyone-view.ts';
 import type { ServerTiming } from './server-timing.ts';
 
 /** What a handler knows of its request besides the validated input. No Koa types leak here. */
@@ -20,4 +21,6 @@ export interface RequestContext {
   readonly publicUrl: string;
   /** Headers of the request, lower-cased names. */
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Whose rows a list shows: everyone's when the route's operator view was asked for (and allowed), else the caller's. */
+  readonly rows: RowScope;
 }

@@ -1,11 +1,10 @@
 import { PassThrough } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { CreditUsageReceipt, StripeCreditUsagePage } from '@svc/schemas';
-import { QueryTypes, type Sequelize } from 'sequelize';
-import { decodeCursor, encodeCursor } from '../../http/opaque-cursor.ts';
+import type { Sequelize } from 'sequelize';
+import { keysetPage, type KeysetList } from '../../db/keyset-page.ts';
 
 interface ReceiptRow {
-  seq: string;
   id: string;
   created_at: Date;
   credits: number;
@@ -29,26 +28,24 @@ const toReceipt = (row: ReceiptRow): CreditUsageReceipt => ({
   credential_id: row.credential_id,
 });
 
-/** A usage cursor holds the last receipt's sequence number (a bigint, as text). */
-const isSequenceCursor = (value: unknown): value is { s: string } =>
-  typeof value === 'object' && value !== null && typeof (value as { s?: unknown }).s === 'string' && /^\d{1,19}$/.test((value as { s: string }).s);
-const sequenceAfter = (cursor: string | undefined) => decodeCursor(cursor, isSequenceCursor)?.s;
+/** An earlier usage cursor held the last receipt's sequence number as `{ s }` (a bigint, as text). */
+const earlierCursor = (value: unknown) =>
+  typeof value === 'object' && value !== null && typeof (value as { s?: unknown }).s === 'string' ? [(value as { s: string }).s] : undefined;
 
-async function fetchRows(sequelize: Sequelize, principalId: string, before: string | undefined, limit: number): Promise<ReceiptRow[]> {
-  return sequelize.query<ReceiptRow>(
-    // Ordered by the bigint column: the text alias would sort "86" after "109".
-    `SELECT seq::text AS seq, id, created_at, credits, operation, model, request_id, idempotency_key, usage, credential_id FROM billing_receipts
-     WHERE principal_id = :principal ${before !== undefined ? 'AND seq < :before' : ''} ORDER BY billing_receipts.seq DESC LIMIT :limit`,
-    { replacements: { principal: principalId, before: before ?? null, limit }, type: QueryTypes.SELECT },
-  );
-}
+/** A principal's receipts, newest first, by their sequence number. */
+const receiptsOf = (principalId: string): KeysetList => ({
+  select: 'id, created_at, credits, operation, model, request_id, idempotency_key, usage, credential_id',
+  from: 'billing_receipts',
+  where: ['principal_id = :principal'],
+  replacements: { principal: principalId },
+  keys: [{ column: 'billing_receipts.seq', order: 'DESC', type: 'bigint' }],
+  earlierCursor,
+});
 
 /** One page of receipts, newest first. */
 export async function usagePage(sequelize: Sequelize, principalId: string, query: { limit: number; cursor?: string }): Promise<StripeCreditUsagePage> {
-  const rows = await fetchRows(sequelize, principalId, sequenceAfter(query.cursor), query.limit + 1);
-  const page = rows.slice(0, query.limit);
-  const hasMore = rows.length > query.limit;
-  return { object: 'list', data: page.map(toReceipt), has_more: hasMore, next_cursor: hasMore ? encodeCursor({ s: page.at(-1)!.seq }) : null };
+  const page = await keysetPage<ReceiptRow>(sequelize, receiptsOf(principalId), query);
+  return { object: 'list', data: page.rows.map(toReceipt), has_more: page.hasMore, next_cursor: page.nextCursor };
 }
 
 export const csvColumns = [
@@ -122,11 +119,11 @@ export function usageCsv(
     }
     try {
       for (const receipt of page.data) if (!csv.write(csvRecord(receipt))) await new Promise((resolve) => csv.once('drain', resolve));
-      let cursor = page.next_cursor ? sequenceAfter(page.next_cursor) : undefined;
-      while (query.all && cursor !== undefined && !signal.aborted) {
-        const rows = await fetchRows(sequelize, principalId, cursor, CSV_BATCH);
-        for (const row of rows) if (!csv.write(csvRecord(toReceipt(row)))) await new Promise((resolve) => csv.once('drain', resolve));
-        cursor = rows.length === CSV_BATCH ? rows.at(-1)!.seq : undefined;
+      let cursor = page.next_cursor;
+      while (query.all && cursor !== null && !signal.aborted) {
+        const batch = await keysetPage<ReceiptRow>(sequelize, receiptsOf(principalId), { limit: CSV_BATCH, cursor });
+        for (const row of batch.rows) if (!csv.write(csvRecord(toReceipt(row)))) await new Promise((resolve) => csv.once('drain', resolve));
+        cursor = batch.nextCursor;
       }
       csv.end();
     } catch (error) {

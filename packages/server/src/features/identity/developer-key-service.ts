@@ -12,7 +12,7 @@ import type {
   Scope,
 } from '@svc/schemas';
 import { keyLimitNames } from '@svc/schemas';
-import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cursor.ts';
+import { keysetPage, NEWEST_FIRST } from '../../db/keyset-page.ts';
 import { ServiceError } from '../../service-error.ts';
 import { hashDeveloperKey, keyPrefixOf, newDeveloperKey } from './developer-key-format.ts';
 import { newId } from './oauth-tokens.ts';
@@ -22,6 +22,15 @@ import { keyUsagePage } from './key-usage.ts';
 import { prepared, queryPrepared } from '../../db/prepared.ts';
 import { KeyLimitSlots } from '../../http/key-limit-slots.ts';
 import { asyncCommitSql } from '../../db/wal-flush.ts';
+import { type CredentialCache, NOTIFY_CREDENTIALS_SQL } from './credential-cache.ts';
+
+/** A verified key as the credential cache keeps it: the key's row without its secret. */
+export interface CachedKey {
+  credentialId: string;
+  owner: string;
+  scopes: Scope[];
+  limits: EffectiveLimits;
+}
 
 interface KeyRow {
   id: string;
@@ -124,12 +133,41 @@ export class DeveloperKeyService {
   readonly #receipts: Receipts;
 
   readonly #slots: KeyLimitSlots;
+  readonly #cache: CredentialCache<CachedKey> | undefined;
+  readonly #flushUsage: (() => Promise<void>) | undefined;
 
-  constructor(sequelize: Sequelize, options: { maxActive: number; receipts: Receipts; onError?: (error: unknown) => void }) {
+  constructor(
+    sequelize: Sequelize,
+    options: {
+      maxActive: number;
+      receipts: Receipts;
+      onError?: (error: unknown) => void;
+      cache?: CredentialCache<CachedKey>;
+      /** Writes this replica's pending usage counters (key-usage-batch.ts), so a key's usage read here includes its calls made here. */
+      flushUsage?: () => Promise<void>;
+    },
+  ) {
     this.#sequelize = sequelize;
     this.#maxActive = options.maxActive;
     this.#receipts = options.receipts;
     this.#slots = new KeyLimitSlots(sequelize, options.onError ?? ((error) => process.emitWarning(error as Error)));
+    this.#cache = options.cache;
+    this.#flushUsage = options.flushUsage;
+  }
+
+  /**
+   * A change to a key that a cached copy would miss (rotate, revoke, limits): announced to every
+   * replica inside its transaction (delivered only if it commits), and this replica's cache is
+   * emptied once it committed, before the answer goes out.
+   */
+  async #changing<T>(change: (transaction: Transaction) => Promise<T>): Promise<T> {
+    const result = await this.#sequelize.transaction(async (transaction) => {
+      const done = await change(transaction);
+      await this.#sequelize.query(NOTIFY_CREDENTIALS_SQL, { transaction });
+      return done;
+    });
+    this.#cache?.clear();
+    return result;
   }
 
   /** Gives back the requests-per-minute slots this replica holds for busy keys. */
@@ -232,20 +270,12 @@ export class DeveloperKeyService {
   }
 
   async list(owner: string, limit: number, cursor: string | undefined): Promise<Page<DeveloperCredential>> {
-    const after = decodeCursor(cursor, isTimeIdCursor);
-    const rows = await this.#sequelize.query<KeyRow>(
-      `SELECT * FROM svc_developer_keys WHERE owner = :owner ${after ? 'AND (created_at, id) < (:createdAt::timestamptz, :id)' : ''}
-       ORDER BY created_at DESC, id DESC LIMIT :take`,
-      { replacements: { owner, take: limit + 1, createdAt: after?.[0] ?? null, id: after?.[1] ?? null }, type: QueryTypes.SELECT },
+    const page = await keysetPage<KeyRow>(
+      this.#sequelize,
+      { select: '*', from: 'svc_developer_keys', where: ['owner = :owner'], replacements: { owner }, keys: NEWEST_FIRST },
+      { limit, cursor },
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    const hasMore = rows.length > limit;
-    return {
-      data: page.map(toCredential),
-      has_more: hasMore,
-      next_cursor: hasMore && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
-    };
+    return { data: page.rows.map(toCredential), has_more: page.hasMore, next_cursor: page.nextCursor };
   }
 
   async #lockOwned(transaction: Transaction, owner: string, credentialId: string): Promise<KeyRow> {
@@ -260,7 +290,7 @@ export class DeveloperKeyService {
 
   /** Old key dead and new key issued in one transaction: no moment with both or neither. */
   async rotate(owner: string, credentialId: string, heldScopes: readonly Scope[]): Promise<DeveloperCredentialSecretResponse> {
-    return this.#sequelize.transaction(async (transaction) => {
+    return this.#changing(async (transaction) => {
       const old = await this.#lockOwned(transaction, owner, credentialId);
       requireHeld(old.scopes, heldScopes, 'rotate a key with');
       if (old.status !== 'active')
@@ -291,7 +321,7 @@ export class DeveloperKeyService {
 
   /** Immediate and idempotent: a repeated revoke answers the receipt that ended the key. */
   async revoke(owner: string, credentialId: string, heldScopes: readonly Scope[]): Promise<DeveloperCredentialRevokeResponse> {
-    return this.#sequelize.transaction(async (transaction) => {
+    return this.#changing(async (transaction) => {
       const row = await this.#lockOwned(transaction, owner, credentialId);
       requireHeld(row.scopes, heldScopes, 'revoke a key with');
       if (row.status !== 'active' && row.ending_receipt_id) {
@@ -322,34 +352,36 @@ export class DeveloperKeyService {
   }
 
   async receipts(owner: string, credentialId: string, limit: number, cursor: string | undefined): Promise<Page<DeveloperCredentialReceipt>> {
-    const after = decodeCursor(cursor, (value): value is string => typeof value === 'string' && /^\d{1,18}$/.test(value));
     const [owned] = await this.#sequelize.query('SELECT 1 FROM svc_developer_keys WHERE id = :id AND owner = :owner', {
       replacements: { id: credentialId, owner },
       type: QueryTypes.SELECT,
     });
     if (!owned) throw notFound(credentialId);
-    const rows = await this.#sequelize.query<ReceiptRow>(
-      `SELECT * FROM svc_developer_key_receipts WHERE credential_id = :id ${after ? 'AND seq > :after' : ''} ORDER BY seq ASC LIMIT :take`,
-      { replacements: { id: credentialId, after: after ?? null, take: limit + 1 }, type: QueryTypes.SELECT },
+    const page = await keysetPage<ReceiptRow>(
+      this.#sequelize,
+      {
+        select: '*',
+        from: 'svc_developer_key_receipts',
+        where: ['credential_id = :id'],
+        replacements: { id: credentialId },
+        keys: [{ column: 'seq', order: 'ASC', type: 'bigint' }],
+        // A cursor given out before was the seq alone, as text.
+        earlierCursor: (value) => (typeof value === 'string' ? [value] : undefined),
+      },
+      { limit, cursor },
     );
-    const page = rows.slice(0, limit);
-    const hasMore = rows.length > limit;
-    return {
-      data: await Promise.all(page.map((row) => this.#present(row))),
-      has_more: hasMore,
-      next_cursor: hasMore ? encodeCursor(String(page[page.length - 1]!.seq)) : null,
-    };
+    return { data: await Promise.all(page.rows.map((row) => this.#present(row))), has_more: page.hasMore, next_cursor: page.nextCursor };
   }
 
   /**
    * A key's own limits: fields present replace (null clears), absent fields stay. The owner acts
    * on its keys only; the operator on any. Like rotate and revoke, the calling token must hold
    * every scope of the key: a session narrowed to `models:read` must not lift the credit cap of
-   * a `billing:write` key. The resolver reads the row on every request, so the next request on
-   * any replica is held to the new values.
+   * a `billing:write` key. Every replica's cache forgets the key (`#changing`), so the next
+   * request on any replica is held to the new values.
    */
   async update(actor: Principal, credentialId: string, limits: KeyLimits): Promise<DeveloperCredential> {
-    return this.#sequelize.transaction(async (transaction) => {
+    return this.#changing(async (transaction) => {
       const [key] = await this.#sequelize.query<Pick<KeyRow, 'scopes'>>(
         `SELECT scopes FROM svc_developer_keys WHERE id = :id ${actor.kind === 'operator' ? '' : 'AND owner = :owner'} FOR UPDATE`,
         { replacements: { id: credentialId, owner: actor.id }, type: QueryTypes.SELECT, transaction },
@@ -367,6 +399,7 @@ export class DeveloperKeyService {
   /** A key's usage per UTC day and model; its owner or the operator reads it. */
   async usage(actor: Principal, credentialId: string, limit: number, cursor: string | undefined): Promise<KeyUsagePage> {
     await this.#assertVisible(actor, credentialId);
+    await this.#flushUsage?.();
     return keyUsagePage(this.#sequelize, credentialId, limit, cursor);
   }
 
@@ -397,7 +430,27 @@ export class DeveloperKeyService {
     key: string,
     count?: { defaultLimit: number | undefined; windowStart: Date },
   ): Promise<{ owner: string; scopes: Scope[]; limits: EffectiveLimits; counted?: { hits: number | null } } | undefined> {
-    if (count) return this.#resolveCounting(credentialId, key, count);
+    const hash = hashDeveloperKey(key);
+    const cached = this.#cache?.get(hash);
+    if (cached?.credentialId === credentialId) {
+      const found = { owner: cached.owner, scopes: cached.scopes, limits: cached.limits };
+      const rpm = cached.limits.requests_per_minute ?? count?.defaultLimit;
+      if (!count || rpm === undefined) return found;
+      // A busy key's slot, held by this replica, counts the request without the database; else
+      // the statement below counts it (and makes the key busy once it is).
+      const bucket = `limits:rpm:key:${credentialId}`;
+      const slot = this.#slots.take(bucket, count.windowStart.getTime());
+      if (slot?.limit === rpm) return { ...found, counted: { hits: slot.ordinal } };
+      if (slot) this.#slots.giveBack(bucket, slot, { dropChunks: true });
+    }
+    const generation = this.#cache?.generation ?? 0;
+    const remember = (found: { owner: string; scopes: Scope[]; limits: EffectiveLimits }) =>
+      this.#cache?.set(hash, { credentialId, owner: found.owner, scopes: found.scopes, limits: found.limits }, generation);
+    if (count) {
+      const found = await this.#resolveCounting(credentialId, key, count);
+      if (found) remember(found);
+      return found;
+    }
     const [row] = await this.#sequelize.query<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status' | 'limits'>>(
       'SELECT owner, scopes, secret_hash, status, limits FROM svc_developer_keys WHERE id = :id',
       {
@@ -406,8 +459,11 @@ export class DeveloperKeyService {
       },
     );
     if (!row || row.status !== 'active') return undefined;
-    const match = timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hashDeveloperKey(key), 'hex'));
-    return match ? { owner: row.owner, scopes: row.scopes, limits: row.limits } : undefined;
+    const match = timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex'));
+    if (!match) return undefined;
+    const found = { owner: row.owner, scopes: row.scopes, limits: row.limits };
+    remember(found);
+    return found;
   }
 
   /**

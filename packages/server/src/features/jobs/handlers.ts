@@ -30,8 +30,8 @@ export function createJobsHandlers(deps: ServerDeps, onQueued: () => void) {
       return { status: 202, body: answer.body, headers: answer.headers };
     },
     async list({ query }, request) {
-      const { rows, nextCursor } = await listJobs(sequelize, request.principal.id, query);
-      return { status: 200, body: { object: 'list', data: rows.map(toBatchJob), has_more: nextCursor !== null, next_cursor: nextCursor } };
+      const page = await listJobs(sequelize, request.principal.id, query);
+      return { status: 200, body: { object: 'list', data: page.rows.map(toBatchJob), has_more: page.hasMore, next_cursor: page.nextCursor } };
     },
     async get({ params }, request) {
       return { status: 200, body: toBatchJob(await findJob(sequelize, request.principal.id, params.job_id)) };

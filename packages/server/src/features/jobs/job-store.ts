@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { BatchJobBody, JobStatus, Principal } from '@svc/schemas';
-import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cursor.ts';
+import { keysetPage, NEWEST_FIRST, type KeysetPage } from '../../db/keyset-page.ts';
 import { ServiceError } from '../../service-error.ts';
 import type { JobsConfig } from './jobs-config.ts';
 import { JOB_SUMMARY_COLUMNS, type JobRow } from './job-row.ts';
@@ -88,20 +88,18 @@ export async function listJobs(
   sequelize: Sequelize,
   principalId: string,
   options: { limit: number; cursor?: string | undefined; status?: JobStatus | undefined },
-): Promise<{ rows: JobRow[]; nextCursor: string | null }> {
-  const after = decodeCursor(options.cursor, isTimeIdCursor);
-  // The cursor keeps created_at to the microsecond (a Date would cut it to the millisecond and skip
-  // a job made in the same millisecond as the page's last one).
-  const rows = await sequelize.query<JobRow & { cursor_at: string }>(
-    `SELECT ${JOB_SUMMARY_COLUMNS}, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at FROM svc_jobs
-     WHERE principal_id = $1 AND (expires_at IS NULL OR expires_at > now())
-       AND ($2::text IS NULL OR status = $2) AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::text))
-     ORDER BY created_at DESC, id DESC LIMIT $5`,
-    { bind: [principalId, options.status ?? null, after?.[0] ?? null, after?.[1] ?? null, options.limit + 1], type: QueryTypes.SELECT },
+): Promise<KeysetPage<JobRow>> {
+  return keysetPage<JobRow>(
+    sequelize,
+    {
+      select: JOB_SUMMARY_COLUMNS,
+      from: 'svc_jobs',
+      where: ['principal_id = :principalId', '(expires_at IS NULL OR expires_at > now())', options.status !== undefined && 'status = :status'],
+      replacements: { principalId, status: options.status ?? null },
+      keys: NEWEST_FIRST,
+    },
+    options,
   );
-  const page = rows.slice(0, options.limit);
-  const last = page[page.length - 1];
-  return { rows: page, nextCursor: rows.length > options.limit && last ? encodeCursor([last.cursor_at, last.id]) : null };
 }
 
 /**

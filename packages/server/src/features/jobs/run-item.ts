@@ -34,6 +34,8 @@ function itemContext(run: ItemRun, publicUrl: string): RequestContext {
     log: run.log,
     publicUrl,
     headers: {},
+    // A job's operations list nothing; were one to, it would see the job owner's rows only.
+    rows: { everyone: false, principal },
   };
 }
 

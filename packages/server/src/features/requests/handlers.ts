@@ -22,13 +22,7 @@ export function createRequestsHandlers(store: RequestStore) {
     async status({ query }, request) {
       return {
         status: 200,
-        body: await store.list(viewerOf(request), {
-          kind: query.kind,
-          status: query.status,
-          limit: query.limit,
-          cursor: query.cursor,
-          all: query.all_requests,
-        }),
+        body: await store.list(request.rows, { kind: query.kind, status: query.status, limit: query.limit, cursor: query.cursor }),
       };
     },
     async receipt({ params }, request) {

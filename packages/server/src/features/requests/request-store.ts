@@ -9,7 +9,8 @@ import type {
   Principal,
 } from '@svc/schemas';
 import { consumeWindow } from '../../db/rate-counters.ts';
-import { decodeCursor, encodeCursor, isTimeIdCursor } from '../../http/opaque-cursor.ts';
+import { keysetPage, NEWEST_FIRST } from '../../db/keyset-page.ts';
+import type { RowScope } from '../../http/everyone-view.ts';
 import { ServiceError } from '../../service-error.ts';
 import { principalKey } from '../identity/index.ts';
 import { artifactSubject, repoSubject, requestFingerprint, storedDetails, type CatalogRequestBody } from './normalise.ts';
@@ -34,7 +35,6 @@ export interface ListQuery {
   status?: CatalogRequestStatus;
   limit: number;
   cursor?: string;
-  all: boolean;
 }
 
 /** Thrown inside the filing transaction to roll it back (and its counter increments) on a lost race. */
@@ -152,46 +152,24 @@ export class RequestStore {
     return toReceipt(row, events, this.#baseUrl());
   }
 
-  /** The viewer's requests (every requester's with `all`, operator only), newest first, by keyset cursor. */
-  async list(viewer: RequestViewer, query: ListQuery): Promise<CatalogRequestStatusListResponse> {
-    if (query.all && !viewer.operator)
-      throw new ServiceError(
-        'all_requests_operator_only',
-        "all_requests=true is the operator's view of every principal's requests; leave it out to list yours.",
-      );
-    const after = decodeCursor(query.cursor, isTimeIdCursor);
-    const conditions = [
-      query.all ? undefined : 'requester = :requester',
-      query.kind ? 'kind = :kind' : undefined,
-      query.status ? 'status = :status' : undefined,
-      after ? '(created_at, id) < (:afterAt::timestamptz, :afterId)' : undefined,
-    ].filter(Boolean);
-    const rows = await this.sequelize.query<RequestRow>(
-      `SELECT ${REQUEST_COLUMNS} FROM catalog_requests ${conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT :take`,
+  /** The requests in scope (the caller's, or everyone's in the operator view), newest first, by keyset cursor. */
+  async list(rows: RowScope, query: ListQuery): Promise<CatalogRequestStatusListResponse> {
+    const page = await keysetPage<RequestRow>(
+      this.sequelize,
       {
-        replacements: {
-          requester: viewer.requester,
-          kind: query.kind ?? null,
-          status: query.status ?? null,
-          afterAt: after?.[0] ?? null,
-          afterId: after?.[1] ?? null,
-          take: query.limit + 1,
-        },
-        type: QueryTypes.SELECT,
+        select: REQUEST_COLUMNS,
+        from: 'catalog_requests',
+        where: [!rows.everyone && 'requester = :requester', query.kind && 'kind = :kind', query.status && 'status = :status'],
+        replacements: { requester: rows.everyone ? null : principalKey(rows.principal), kind: query.kind ?? null, status: query.status ?? null },
+        keys: NEWEST_FIRST,
       },
+      query,
     );
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
-    const hasMore = rows.length > query.limit;
     const baseUrl = this.#baseUrl();
-    return {
-      data: page.map((row) => toSummary(row, baseUrl)),
-      has_more: hasMore,
-      next_cursor: hasMore && last ? encodeCursor([new Date(last.created_at).toISOString(), last.id]) : null,
-    };
+    return { data: page.rows.map((row) => toSummary(row, baseUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
   }
 
-  /** Millisecond timestamps, so a cursor's ISO string names a row's created_at exactly. */
+  /** Millisecond timestamps: the precision every answer shows (lists page by the microsecond anyway). */
   async #now(transaction: Transaction): Promise<Date> {
     const [row] = await this.sequelize.query<{ now: Date }>("SELECT date_trunc('milliseconds', clock_timestamp()) AS now", {
       type: QueryTypes.SELECT,
