@@ -34,7 +34,9 @@ test('a table is cut to the width it is given, and left whole without one', (t) 
 test('svc models on a 60-column terminal prints no line wider than 60; in a pipe the lines are whole', async (t) => {
   // util-linux `script` gives the CLI a terminal; stty sets its width as a resized window would.
   const command = `stty cols 60; '${process.execPath}' '${BIN}' models`;
-  const { stdout } = await promisify(execFile)('script', ['-qec', command, '/dev/null'], { env: { ...process.env, SVC_BASE_URL: svc.baseUrl, SVC_TOKEN: svc.operatorToken } });
+  const { stdout } = await promisify(execFile)('script', ['-qec', command, '/dev/null'], {
+    env: { ...process.env, SVC_BASE_URL: svc.baseUrl, SVC_TOKEN: svc.operatorToken },
+  });
   const lines = stdout.replaceAll('\r', '').split('\n').filter(Boolean);
   t.true(lines.length > 2, stdout);
   for (const line of lines) t.true([...line].length <= 60, `${[...line].length}: ${line}`);
