@@ -288,6 +288,8 @@ test('stream: true is paid before the first event, and the stream carries PAYMEN
   const text = await response.text();
   t.regex(text, /"object":"chat.completion.chunk"/);
   t.true(text.trimEnd().endsWith('data: [DONE]'));
+  // The engine is asked for usage (funding-step.ts); this caller did not ask, so none is sent.
+  t.false(text.includes('"usage"'));
 });
 
 test('the well-known document: the same payment contract on both paths, HEAD too', async (t) => {
