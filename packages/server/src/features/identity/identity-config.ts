@@ -12,6 +12,10 @@ export const identityConfigFrom = z
     SVC_OAUTH_TOKEN_RATE_PER_MINUTE: integer(1, 100_000, 'requests per minute').default(60),
     SVC_OAUTH_REGISTER_RATE_PER_MINUTE: integer(1, 100_000, 'registrations per minute').default(20),
     SVC_DEVELOPER_KEYS_MAX_ACTIVE: integer(1, 1000, 'a key count').default(20),
+    SVC_CREDENTIAL_CACHE_TTL_MS: integer(0, 999, 'milliseconds').default(750),
+    SVC_CREDENTIAL_CACHE_MAX_ENTRIES: integer(1, 1_000_000, 'an entry count').default(10_000),
+    SVC_KEY_USAGE_FLUSH_MS: integer(10, 60_000, 'milliseconds').default(500),
+    SVC_KEY_USAGE_FLUSH_CALLS: integer(1, 100_000, 'a call count').default(1000),
     SVC_RECEIPT_KEY_GENERATION: integer(1, 1_000_000, 'a key generation').default(1),
     SVC_DEMO_TOKEN: secret(8).optional(),
     SVC_DEMO_SCOPES: z
@@ -31,6 +35,15 @@ export const identityConfigFrom = z
     /** Client registrations per client IP per minute. */
     registerRatePerMinute: env.SVC_OAUTH_REGISTER_RATE_PER_MINUTE,
     maxActiveDeveloperKeys: env.SVC_DEVELOPER_KEYS_MAX_ACTIVE,
+    /**
+     * How long a verified key or access token is kept in memory at most (0: never kept). Changes
+     * reach every replica by notification at once; this bounds a missed one, so it stays under 1 s.
+     */
+    credentialCacheTtlMs: env.SVC_CREDENTIAL_CACHE_TTL_MS,
+    credentialCacheMaxEntries: env.SVC_CREDENTIAL_CACHE_MAX_ENTRIES,
+    /** Keyed calls' usage counters are written every this many ms or calls, whichever comes first (and on a graceful stop). */
+    keyUsageFlushMs: env.SVC_KEY_USAGE_FLUSH_MS,
+    keyUsageFlushCalls: env.SVC_KEY_USAGE_FLUSH_CALLS,
     /**
      * Which receipt signing key (derived from the signing secret) signs new receipts. Raise it to
      * rotate: keys used before stay published, so their receipts stay verifiable.

@@ -78,10 +78,12 @@ export class OAuthService {
     config: IdentityConfig;
     publicUrls: () => { baseUrl: string; apiUrl: string };
     clientDocuments: ClientMetadataDocuments;
+    /** After a token or family revocation committed: this replica's credential cache forgets at once. */
+    revoked?: () => void;
   }) {
     this.tokens = options.tokens;
     this.#sequelize = options.sequelize;
-    this.store = new OAuthStore(options.sequelize);
+    this.store = new OAuthStore(options.sequelize, options.revoked);
     this.#config = options.config;
     this.#publicUrls = options.publicUrls;
     this.#clientDocuments = options.clientDocuments;

@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import { CREDENTIALS_CHANNEL } from './credential-cache.ts';
 
 /**
  * A revoked single access token shares the revoked-families table under a prefix a family id
@@ -13,9 +14,12 @@ const accessTokenKey = (tokenId: string) => `access:${tokenId}`;
  */
 export class OAuthStore {
   readonly #sequelize: Sequelize;
+  readonly #revoked: () => void;
 
-  constructor(sequelize: Sequelize) {
+  /** `revoked`: after a revocation committed, so this replica's credential cache forgets at once. */
+  constructor(sequelize: Sequelize, revoked: () => void = () => {}) {
     this.#sequelize = sequelize;
+    this.#revoked = revoked;
   }
 
   /** Marks an id spent; false when it already was (a replay). Atomic across replicas. */
@@ -28,13 +32,21 @@ export class OAuthStore {
     return rows.length === 1;
   }
 
-  /** Kills every token of a family (all descendants of one authorization). */
+  /**
+   * Kills every token of a family (all descendants of one authorization). The same statement
+   * announces it to every replica's credential cache (delivered as it commits).
+   */
   async revokeFamily(familyId: string, reason: string, expiresAtSeconds: number): Promise<void> {
     await this.#sequelize.query(
-      `INSERT INTO svc_oauth_revoked_families (family_id, reason, expires_at) VALUES (:familyId, :reason, to_timestamp(:expiresAt))
-       ON CONFLICT (family_id) DO UPDATE SET expires_at = GREATEST(svc_oauth_revoked_families.expires_at, EXCLUDED.expires_at)`,
+      `WITH revoked AS (
+         INSERT INTO svc_oauth_revoked_families (family_id, reason, expires_at) VALUES (:familyId, :reason, to_timestamp(:expiresAt))
+         ON CONFLICT (family_id) DO UPDATE SET expires_at = GREATEST(svc_oauth_revoked_families.expires_at, EXCLUDED.expires_at)
+         RETURNING 1
+       )
+       SELECT pg_notify('${CREDENTIALS_CHANNEL}', '') FROM revoked`,
       { replacements: { familyId, reason, expiresAt: expiresAtSeconds } },
     );
+    this.#revoked();
   }
 
   /** Revokes one access token by its id; it is refused from then on, on every replica. */

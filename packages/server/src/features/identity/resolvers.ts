@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { EffectiveLimits, Principal, Scope } from '@svc/schemas';
 import type { PrincipalResolver } from '../../http/auth.ts';
 import { ServiceError } from '../../service-error.ts';
+import type { CredentialCache } from './credential-cache.ts';
 import type { DeveloperKeyService } from './developer-key-service.ts';
 import { looksLikeDeveloperKey, parseDeveloperKey } from './developer-key-format.ts';
 import { effectiveKeyLimits } from './limits-config.ts';
@@ -15,12 +16,18 @@ const invalid = (message: string) => new ServiceError('invalid_token', message);
 /**
  * OAuth access tokens -> agent principal. A token of another kind answers null so other
  * resolvers may know it; one of ours that is expired, forged or of a revoked family is refused.
+ * A verified token is kept in `cache` (by its SHA-256) until its own expiry at the latest, so
+ * neither its signature nor its revocation is checked again while no revocation was announced.
  */
-export function accessTokenResolver(tokens: OAuthTokens, store: OAuthStore): PrincipalResolver {
+export function accessTokenResolver(tokens: OAuthTokens, store: OAuthStore, cache?: CredentialCache<Principal>): PrincipalResolver {
   return {
     name: 'oauth-access-token',
     async resolve(token) {
       if (!OAuthTokens.looksLikeAccessToken(token)) return null;
+      const hash = cache ? createHash('sha256').update(token).digest('hex') : '';
+      const cached = cache?.get(hash);
+      if (cached) return cached;
+      const generation = cache?.generation ?? 0;
       let claims: Awaited<ReturnType<typeof tokens.verifyAccess>>;
       try {
         claims = await tokens.verifyAccess(token);
@@ -36,6 +43,9 @@ export function accessTokenResolver(tokens: OAuthTokens, store: OAuthStore): Pri
         clientId: claims.clientId,
         ...(claims.resource ? { resource: claims.resource } : {}),
       };
+      // Shared by the requests the cache serves: frozen, as the operator's is.
+      Object.freeze(principal);
+      cache?.set(hash, principal, generation, claims.expiresAt * 1000);
       return principal;
     },
   };
