@@ -3,26 +3,32 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { type HostedStorage, startHostedStorage } from '@svc/testing/hosted-storage';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * The client's helpers resume, skip and check as the CLI does (issue 44), against the real
  * server's built-in store: a partial file is completed with a Range request, an up-to-date file
  * is not fetched when asked to compare first, and checkArtifact reads local files only.
+ * verified-download-resume-s3.test.ts runs this file again against a local S3 (ranges, If-Range and
+ * ETags as S3 answers them).
  */
 const ARTIFACT = 'support-tickets-sample';
 const FILE = 'tickets.csv';
 
+let storage: HostedStorage;
 let svc: TestServer;
 test.before(async () => {
-  svc = await startTestServer({ env: { SVC_CATALOG_DEMO: 'on' } });
+  storage = await startHostedStorage();
+  svc = await startTestServer({ env: { ...storage.env, SVC_CATALOG_DEMO: 'on' } });
 });
 test.after.always(async () => {
   await svc?.close();
+  await storage?.close();
 });
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-const client = () => svc.client({ storagePolicy: { hosts: [new URL(svc.apiUrl).host], allowHttpLoopback: true } });
+const client = () => svc.client({ storagePolicy: { hosts: [storage.host ?? new URL(svc.apiUrl).host], allowHttpLoopback: true } });
 
 async function planned() {
   const plan = await svc.client().catalog.downloadPlan({ params: { id: ARTIFACT } });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import test from 'ava';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
-import { changeSignedField, type HostedStorage, signedField, startHostedStorage } from './helpers/hosted-storage.ts';
+import { changeSignedField, type HostedStorage, signedField, startHostedStorage } from '@svc/testing/hosted-storage';
 
 /** The built-in store; catalog-downloads-s3.test.ts runs this file again against a local S3. */
 let storage: HostedStorage;

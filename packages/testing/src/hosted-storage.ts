@@ -1,4 +1,4 @@
-import { startLocalS3 } from '@svc/testing/local-s3';
+import { startLocalS3 } from './local-s3.ts';
 
 /**
  * The object store a catalog test runs against: the built-in one (default), or with
