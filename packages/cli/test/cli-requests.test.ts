@@ -94,6 +94,29 @@ test('refusals: exit 1 with the stable code (JSON on stderr with --json); usage 
   t.is((await runCli(['radar', '--limit', 'ten'], { env })).code, 2);
 });
 
+test('--everyone is the operator view, derived from the contract; --all there is its deprecated old name, with a notice', async (t) => {
+  const { session } = await signInAgent(svc);
+  const filed = await runCli(['request', 'feature', '--capability', 'an everyone view', '--task', 'rerank', '--use-case', 'u', '--json'], {
+    env: envFor(session.accessToken),
+  });
+  const id = (JSON.parse(filed.stdout) as { request_id: string }).request_id;
+  const operator = envFor(svc.operatorToken);
+  const ids = (output: string) => (JSON.parse(output) as { data: { request_id: string }[] }).data.map((entry) => entry.request_id);
+  const everyone = await runCli(['request', 'status', '--everyone', '--limit', '100', '--json'], { env: operator });
+  t.is(everyone.code, 0, everyone.stderr);
+  t.true(ids(everyone.stdout).includes(id));
+  t.is(everyone.stderr, '');
+  // Without it the operator's list is its own rows.
+  t.false(ids((await runCli(['request', 'status', '--limit', '100', '--json'], { env: operator })).stdout).includes(id));
+  const old = await runCli(['request', 'status', '--all', '--limit', '100', '--json'], { env: operator });
+  t.is(old.code, 0, old.stderr);
+  t.true(ids(old.stdout).includes(id));
+  t.regex(old.stderr, /--all is the old name of --everyone/);
+  const help = await runCli(['request', 'status', '--help'], { env: operator });
+  t.regex(help.stdout, /--everyone +every principal's requests, not only yours \(the operator/);
+  t.notRegex(help.stdout, /--all/);
+});
+
 test('svc radar: most requested first, by distinct requesters', async (t) => {
   const agents = await Promise.all(Array.from({ length: 3 }, () => signInAgent(svc)));
   await Promise.all(

@@ -1,4 +1,7 @@
 import test from 'ava';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mcpContract, urlFor } from '@svc/schemas';
 import { signInAgent } from '@svc/testing/identity';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
@@ -72,4 +75,31 @@ test("everyone's requests: the operator asks with everyone (or its old name all_
   t.true((await ids({ everyone: true })).includes(mine));
   t.true((await ids({ all_requests: true })).includes(mine));
   t.false((await ids({})).includes(mine));
+});
+
+test('the operator view holds for an MCP tool call as for REST: requests_status with everyone is refused to an agent, served to the operator', async (t) => {
+  const alice = await signInAgent(svc);
+  const mine = (await alice.client.requests.feature({ body: feature('an operator view over MCP') })).request_id;
+  const call = async (token: string, args: Record<string, unknown>) => {
+    const mcp = new McpClient({ name: 'svc-test', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(urlFor(svc.server.urls(), mcpContract.endpoint)), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      return await mcp.callTool({ name: 'requests_status', arguments: args });
+    } finally {
+      await mcp.close();
+    }
+  };
+  const bob = await signInAgent(svc);
+  for (const args of [{ everyone: true }, { all_requests: true }]) {
+    const refused = await call(bob.session.accessToken, args);
+    t.true(refused.isError);
+    t.is((refused.structuredContent as { code?: string }).code, 'everyone_view_not_allowed');
+  }
+  const served = await call(svc.operatorToken, { everyone: true, limit: 100 });
+  t.falsy(served.isError);
+  t.true((served.structuredContent as { data: { request_id: string }[] }).data.some((entry) => entry.request_id === mine));
 });
