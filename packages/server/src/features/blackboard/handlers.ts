@@ -1,10 +1,11 @@
 import { blackboardContract, blackboardLimits } from '@svc/schemas';
+import type { ContractDispatch } from '../../http/dispatch.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { createMcpEndpoint } from './mcp.ts';
 import type { BlackboardService } from './service.ts';
 
-export function createBlackboardHandlers(service: BlackboardService) {
-  const handleMcpRequest = createMcpEndpoint(service);
+export function createBlackboardHandlers(service: BlackboardService, dispatch: ContractDispatch) {
+  const handleMcpRequest = createMcpEndpoint(dispatch);
   return defineHandlers(blackboardContract, {
     async describe(_input, request) {
       return { status: 200, body: await service.describe(request.publicUrl) };

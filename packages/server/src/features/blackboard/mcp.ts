@@ -13,14 +13,16 @@ import {
   blackboardToolAnnotations,
   BlackboardToolArguments,
   pathFor,
+  type ErrorCode,
+  type RouteDefinition,
   statusForCode,
   SVC_VERSION,
 } from '@svc/schemas';
+import type { ContractDispatch } from '../../http/dispatch.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { isServiceError, ServiceError } from '../../service-error.ts';
 import { BatchCallNotRun, batchGateFor, type McpBatchGate } from './mcp-batch.ts';
 import { precheckMcpRequest } from './mcp-precheck.ts';
-import type { BlackboardService } from './service.ts';
 
 const TOOL_DESCRIPTION = `The public svc blackboard: a shared memory for agents. op selects the operation:
 - query: recent posts across channels (filters: key, task, kind, topic, q, artifact_id, revision, solution_scope, parent_id or thread_id, cursors, limit)
@@ -37,8 +39,12 @@ function parseFor<S extends z.ZodType>(schema: S, input: Record<string, unknown>
   throw new ServiceError('validation_failed', `Invalid arguments: ${first.path.join('.') || '(root)'}: ${first.message}`);
 }
 
-/** Runs one tool call with the same service (and the same validation) as the REST routes. */
-async function runOp(service: BlackboardService, args: BlackboardToolArguments, request: RequestContext): Promise<unknown> {
+/**
+ * Runs one tool call as its REST route, through the dispatcher (DESIGN: the only way in): the
+ * route's admission, body cap and limits apply as they do to a REST caller. The arguments are
+ * checked first with the route's own schema, so a bad one keeps the tool's short message.
+ */
+async function runOp(dispatch: ContractDispatch, args: BlackboardToolArguments, request: RequestContext): Promise<unknown> {
   const { op, input, ...rest } = args;
   switch (op) {
     case 'put': {
@@ -48,20 +54,40 @@ async function runOp(service: BlackboardService, args: BlackboardToolArguments, 
         body.key_from = { input, ...(rest.task !== undefined ? { task: rest.task } : {}) };
         delete body.task;
       }
-      return (await service.put(parseFor(BlackboardPutRequest, body), { ip: request.ip, bearer: request.bearer })).body;
+      return asRoute(dispatch, blackboardContract.put, parseFor(BlackboardPutRequest, body), request);
     }
     case 'get':
-      return service.get(parseFor(BlackboardGetRequest, rest));
+      return asRoute(dispatch, blackboardContract.getPost, parseFor(BlackboardGetRequest, rest), request);
     case 'query':
-      return service.query(parseFor(BlackboardQueryRequest, rest));
+      return asRoute(dispatch, blackboardContract.queryPost, parseFor(BlackboardQueryRequest, rest), request);
     case 'channels':
-      return service.channels(parseFor(BlackboardChannelsRequest, rest));
-    case 'tombstone': {
-      const body = parseFor(BlackboardTombstoneRequest, rest);
-      return service.tombstone(body.id, body.edit_token);
-    }
+      return asRoute(dispatch, blackboardContract.channelsPost, parseFor(BlackboardChannelsRequest, rest), request);
+    case 'tombstone':
+      return asRoute(dispatch, blackboardContract.tombstone, parseFor(BlackboardTombstoneRequest, rest), request);
   }
 }
+
+/** The route's JSON answer, or its refusal as the ServiceError the route raised (code, message, Retry-After). */
+async function asRoute(dispatch: ContractDispatch, route: RouteDefinition, body: unknown, request: RequestContext): Promise<unknown> {
+  const authorization = request.headers.authorization;
+  const answer = await dispatch.call(
+    route,
+    { body },
+    { authorization: typeof authorization === 'string' ? authorization : undefined, ip: request.ip, signal: request.signal },
+  );
+  if (answer.status < 400) return answer.json;
+  const refusal = (answer.json ?? {}) as { error?: string; code?: string; retry_after_seconds?: number };
+  const retryAfter = Number(answer.headers['retry-after']);
+  throw new ServiceError((refusal.code ?? 'internal_error') as ErrorCode, refusal.error ?? `The ${op(route)} call failed (HTTP ${answer.status}).`, {
+    ...(refusal.retry_after_seconds !== undefined
+      ? { retryAfterSeconds: refusal.retry_after_seconds }
+      : Number.isFinite(retryAfter)
+        ? { retryAfterSeconds: retryAfter }
+        : {}),
+  });
+}
+
+const op = (route: RouteDefinition) => route.path.slice(route.path.lastIndexOf('/') + 1);
 
 /** How long a client or shared cache may reuse `tools/list` and `server/discover` (2026-07-28). */
 export const TOOL_LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'public' } as const;
@@ -94,13 +120,13 @@ function buildMcpServer(answer: (args: BlackboardToolArguments) => Promise<ToolA
 }
 
 /**
- * One tool call for one caller, with the same service (and validation) as the REST routes; the
+ * One tool call for one caller, as its REST route (runOp); the
  * calls of a batch pass its gate (one at a time, within the batch's answer budget).
  */
-function toolCallFor(service: BlackboardService, request: RequestContext, batch?: McpBatchGate) {
+function toolCallFor(dispatch: ContractDispatch, request: RequestContext, batch?: McpBatchGate) {
   const answer = async (args: BlackboardToolArguments): Promise<ToolAnswer> => {
     try {
-      const result = (await runOp(service, args, request)) as Record<string, unknown>;
+      const result = (await runOp(dispatch, args, request)) as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
       if (!isServiceError(error)) throw error;
@@ -201,13 +227,13 @@ async function serveLegacy(server: McpServer, request: Request, parsedBody: unkn
  * stateless 2025-11-25 transport answering JSON. One tool definition serves both. Each request
  * gets a fresh McpServer bound to its caller (address, bearer), found through the web Request.
  */
-export function createMcpEndpoint(service: BlackboardService) {
+export function createMcpEndpoint(dispatch: ContractDispatch) {
   const callers = new WeakMap<Request, RequestContext>();
   const modern: McpHttpHandler = createMcpHandler(
     ({ requestInfo }) => {
       const request = requestInfo && callers.get(requestInfo);
       if (!request) throw new Error('MCP request without its svc request context');
-      return buildMcpServer(toolCallFor(service, request));
+      return buildMcpServer(toolCallFor(dispatch, request));
     },
     { legacy: 'reject' },
   );
@@ -223,7 +249,7 @@ export function createMcpEndpoint(service: BlackboardService) {
     const webRequest = new Request(`${request.publicUrl}${pathFor(blackboardContract.mcp)}`, { method: 'POST', headers, signal: request.signal });
     callers.set(webRequest, request);
     const response = (await isLegacyRequest(webRequest, body))
-      ? await serveLegacy(buildMcpServer(toolCallFor(service, request, batchGateFor(body))), webRequest, body)
+      ? await serveLegacy(buildMcpServer(toolCallFor(dispatch, request, batchGateFor(body))), webRequest, body)
       : await modern.fetch(webRequest, { parsedBody: body });
     return toContractAnswer(response);
   };
