@@ -119,6 +119,7 @@ test.serial('with an OTLP endpoint, a chat call and a PDF parse reach the collec
   t.is(model.parentSpanId, request.spanId);
   t.like(model.attributes, {
     'gen_ai.request.model': 'answer-a',
+    'gen_ai.response.model': 'answer-a',
     'gen_ai.provider.name': 'openai',
     'gen_ai.usage.input_tokens': completion.usage!.prompt_tokens,
     'gen_ai.usage.output_tokens': completion.usage!.completion_tokens!,
@@ -128,7 +129,11 @@ test.serial('with an OTLP endpoint, a chat call and a PDF parse reach the collec
   t.is(upstreamCall.traceparent, `00-${chatTrace}-${model.spanId}-01`);
 
   const streamed = inTrace(streamTrace).find((span) => span.attributes['gen_ai.operation.name'] === 'chat')!;
-  t.like(streamed.attributes, { 'gen_ai.usage.input_tokens': streamUsage!.prompt_tokens, 'gen_ai.usage.output_tokens': streamUsage!.completion_tokens });
+  t.like(streamed.attributes, {
+    'gen_ai.usage.input_tokens': streamUsage!.prompt_tokens,
+    'gen_ai.usage.output_tokens': streamUsage!.completion_tokens,
+    'gen_ai.response.model': 'answer-a',
+  });
 
   const failedSpans = inTrace(failedTrace);
   const failedCall = failedSpans.find((span) => span.name === 'chat broken-a')!;
