@@ -136,3 +136,22 @@ test.serial('a 64 MiB file goes up as a multipart upload and comes back verified
   t.is(sha256(await readFile(destination)), sha256(bytes));
   t.is(downloaded.completion.status, 'client-attested');
 });
+
+test.serial('multipart starts one byte past a part: 8 MiB is one PutObject, 8 MiB + 1 two parts', async (t) => {
+  const s3Store = await store();
+  for (const [sizeBytes, parts] of [
+    [MULTIPART_PART_BYTES, 0],
+    [MULTIPART_PART_BYTES + 1, 2],
+  ] as const) {
+    const file = path.join(scratch, `edge-${sizeBytes}.bin`);
+    const bytes = randomBytes(sizeBytes);
+    await writeFile(file, bytes);
+    const before = s3.requests.length;
+    const put = await s3Store.put(`edge/${sizeBytes}`, { file });
+    const calls = s3.requests.slice(before);
+    t.is(calls.filter((call) => call.query.includes('partNumber')).length, parts, `${sizeBytes} bytes`);
+    t.is(calls.filter((call) => call.method === 'PUT' && !call.query.includes('partNumber')).length, parts ? 0 : 1, `${sizeBytes} bytes: one PutObject`);
+    t.like(put, { sizeBytes, sha256: sha256(bytes) });
+    t.deepEqual(await s3Store.stat(`edge/${sizeBytes}`), { generation: put.generation, sizeBytes });
+  }
+});

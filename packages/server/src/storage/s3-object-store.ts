@@ -8,9 +8,10 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { ObjectStore, PutResult, StoredObject } from './object-store.ts';
 
 /**
- * Files at least this large go up as a multipart upload, in parts of this size (S3 wants parts of
+ * Files larger than this go up as a multipart upload, in parts of this size (S3 wants parts of
  * 5 MiB to 5 GiB and at most 10,000 of them: 8 MiB parts carry files up to 78 GiB), four parts in
- * flight at a time, so an upload holds at most 32 MiB of a file in memory whatever its size.
+ * flight at a time and one filling, so an upload holds about 40 MiB of a file in memory at most,
+ * whatever its size (a 64 MiB file measured 31 MiB of resident growth, the local S3 included).
  */
 export const MULTIPART_PART_BYTES = 8 * 1024 * 1024;
 const MULTIPART_QUEUE = 4;
