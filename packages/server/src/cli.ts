@@ -88,6 +88,36 @@ async function migrate(): Promise<void> {
   }
 }
 
+async function transfer(direction: 'export' | 'import', other: string, options: { replace?: boolean; json?: boolean }): Promise<void> {
+  const config = configOrExit();
+  const [{ parseEndpoint }, { TransferError }, { describeTransfer, runTransfer }] = await Promise.all([
+    import('./db/transfer/endpoint.ts'),
+    import('./db/transfer/database-image.ts'),
+    import('./db/transfer/transfer-command.ts'),
+  ]);
+  const configured = config.databaseUrl ? { kind: 'url' as const, url: config.databaseUrl } : { kind: 'dir' as const, dataDir: config.dataDir };
+  const given = parseEndpoint(other);
+  const [from, to] = direction === 'export' ? [configured, given] : [given, configured];
+  try {
+    const result = await runTransfer({
+      from,
+      to,
+      fromDataDir: direction === 'export' ? config.dataDir : given.kind === 'dir' ? given.dataDir : undefined,
+      toDataDir: direction === 'import' ? config.dataDir : given.kind === 'dir' ? given.dataDir : undefined,
+      replace: Boolean(options.replace),
+      progress: options.json ? () => {} : (line) => process.stderr.write(`${line}\n`),
+      log: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
+    });
+    process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${describeTransfer(result)}\n`);
+  } catch (error) {
+    if (error instanceof TransferError) {
+      process.stderr.write(`svc-server: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
 export function buildProgram(): Command {
   const program = new Command('svc-server')
     .description('The svc server: a self-hostable platform for AI agents.\nConfiguration comes from the environment; see the README for every variable.')
@@ -119,6 +149,22 @@ export function buildProgram(): Command {
         throw error;
       }
     });
+  program
+    .command('export')
+    .description(
+      "Copy this server's whole database (DATABASE_URL, or else the embedded one in SVC_DATA_DIR) into another, verified table by table; stop the server first (docs/backup.md)",
+    )
+    .requiredOption('--to <target>', 'a postgres:// URL, or a data directory for an embedded database')
+    .option('--replace', 'overwrite a target that already holds an svc database')
+    .option('--json', 'print the result as JSON, and no progress')
+    .action((options: { to: string; replace?: boolean; json?: boolean }) => transfer('export', options.to, options));
+  program
+    .command('import')
+    .description("Copy a whole svc database (a postgres:// URL or a data directory) into this server's database, verified table by table (docs/backup.md)")
+    .requiredOption('--from <source>', 'a postgres:// URL, or the data directory of an embedded database')
+    .option('--replace', "overwrite this server's database when it already holds svc data")
+    .option('--json', 'print the result as JSON, and no progress')
+    .action((options: { from: string; replace?: boolean; json?: boolean }) => transfer('import', options.from, options));
   return program;
 }
 
