@@ -48,8 +48,14 @@
  * `--cpu-prof-dir <dir>` writes each server thread's CPU profile (warm-up and rounds, start-up left
  * out) as `<dir>/chat-proxy-{svc,upstream,deployed}.cpuprofile` (`deployed`: the three-deployment
  * svc), to see where svc's time per stream goes.
+ * - **Keyed** (issue 42's targets; bench/keyed-path.ts): saturated streams (the `--chunks` chunks
+ *   back to back, 16 connections) through a svc of its own, called in `--keyed-rounds` rotating
+ *   rounds with the operator token, a developer key and an agent's access token: the keyed
+ *   CPU per stream and streams/s over the operator's, and on PostgreSQL (BENCH_DATABASE_URL) the
+ *   database transactions per call.
+ *
  * `--phase <names>` runs only the phases named (comma-separated: deployments, latency, saturation,
- * responses, tracing; all by default, in that order), and prints and reports only their figures. The servers
+ * responses, tracing, keyed; all by default, in that order), and prints and reports only their figures. The servers
  * start and warm up alike either way; note that a phase run alone follows only that warm-up,
  * while in a full run the later phases follow the earlier phases' rounds through the same svc.
  * With DATABASE_URL set svc uses that PostgreSQL; otherwise an embedded database in a temporary
@@ -67,9 +73,10 @@ import { startFakeOtlpCollector } from '@svc/testing/fake-otlp-collector';
 import type { PauseStats } from './chat-proxy-servers.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { benchArguments } from './args.ts';
+import { runKeyedPath } from './keyed-path.ts';
 
 /** The bench's phases, in the order they run; `--phase` picks some (comma-separated). */
-const PHASES = ['deployments', 'latency', 'saturation', 'responses', 'tracing'] as const;
+const PHASES = ['deployments', 'latency', 'saturation', 'responses', 'tracing', 'keyed'] as const;
 type PhaseName = (typeof PHASES)[number];
 
 const { values } = parseArgs({
@@ -85,6 +92,7 @@ const { values } = parseArgs({
     'responses-rounds': { type: 'string', default: '6' },
     'tracing-rounds': { type: 'string', default: '4' },
     'deployments-rounds': { type: 'string', default: '4' },
+    'keyed-rounds': { type: 'string', default: '4' },
     'cpu-prof-dir': { type: 'string' },
     'in-thread': { type: 'boolean', default: false },
     phase: { type: 'string', default: PHASES.join(',') },
@@ -677,3 +685,14 @@ reportFigures('chat-proxy', [
       ] satisfies Figure[])
     : []),
 ]);
+
+// The keyed path (bench/keyed-path.ts): its own svc and upstream, after the figures above, so it leaves them as they were.
+if (runs('keyed'))
+  await runKeyedPath({
+    route: 'chat',
+    rounds: Number(values['keyed-rounds']),
+    seconds: durationMs / 1000,
+    concurrency: 16,
+    chunks,
+    out: (text) => process.stdout.write(text),
+  });

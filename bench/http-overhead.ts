@@ -18,7 +18,11 @@
  * limit's count is one more database statement per request. Target: >= 0.8x of the run without.
  * The embedded database unless BENCH_DATABASE_URL names a PostgreSQL server.
  *
- * Run: pnpm bench:http-overhead [-- --rounds 10 --seconds 1 --concurrency 16 --part all|contract|limits]
+ * The keyed path (bench/keyed-path.ts): the full svc's scoped `GET /v1/models` called with the
+ * operator token, a developer key and an agent token in rotating rounds; the keyed/operator ratios
+ * of CPU per request and throughput, and on PostgreSQL the transactions per call.
+ *
+ * Run: pnpm bench:http-overhead [-- --rounds 10 --seconds 1 --concurrency 16 --part all|contract|limits|keyed]
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -28,6 +32,7 @@ import { median } from './stats.ts';
 import { startWorkerServer, type WorkerServer } from './worker-server.ts';
 import { benchArguments } from './args.ts';
 import { createTestDatabase } from '@svc/testing/test-database';
+import { runKeyedPath } from './keyed-path.ts';
 
 const { values } = parseArgs({
   args: benchArguments(),
@@ -208,5 +213,7 @@ async function limitsPart(): Promise<void> {
   );
 }
 
-if (values.part !== 'limits') await contractPart();
-if (values.part !== 'contract') await limitsPart();
+if (values.part === 'all' || values.part === 'contract') await contractPart();
+if (values.part === 'all' || values.part === 'limits') await limitsPart();
+if (values.part === 'all' || values.part === 'keyed')
+  await runKeyedPath({ route: 'json', rounds, seconds: durationMs / 1000, concurrency, chunks: 20, out: (text) => process.stdout.write(text) });

@@ -7,6 +7,9 @@ export const NOTIFY_CREDENTIALS_SQL = `SELECT pg_notify('${CREDENTIALS_CHANNEL}'
 interface Entry<T> {
   value: T;
   expiresAt: number;
+  /** From then on, the first call that finds it reads it again in the background (`refresh`). */
+  refreshAt: number;
+  refreshing: boolean;
 }
 
 /**
@@ -60,7 +63,30 @@ export class CredentialCache<T> {
       if (oldest.done) break;
       this.#entries.delete(oldest.value);
     }
-    this.#entries.set(hash, { value, expiresAt: Math.min(Date.now() + this.#ttlMs, notAfter) });
+    const now = Date.now();
+    this.#entries.set(hash, { value, expiresAt: Math.min(now + this.#ttlMs, notAfter), refreshAt: now + this.#ttlMs / 2, refreshing: false });
+  }
+
+  /**
+   * Past half its TTL, a copy in use is read again once, in the background, while it still
+   * serves: a busy credential is never found expired by the many calls in flight at once (each
+   * would read it, on the request path), and its reads are one per half TTL. What the read finds
+   * replaces the copy (`load` answers undefined: gone, revoked or changed, so the next call looks
+   * it up); a change announced meanwhile wins. A failed read leaves the copy to expire.
+   */
+  refresh(hash: string, load: () => Promise<{ value: T; notAfter?: number } | undefined>, now = Date.now()): void {
+    const entry = this.#entries.get(hash);
+    if (!entry || entry.refreshing || now < entry.refreshAt) return;
+    entry.refreshing = true;
+    const generation = this.#generation;
+    load().then(
+      (found) => {
+        if (generation !== this.#generation) return;
+        if (found) this.set(hash, found.value, generation, found.notAfter);
+        else this.#entries.delete(hash);
+      },
+      () => {},
+    );
   }
 
   clear(): void {

@@ -433,6 +433,10 @@ export class DeveloperKeyService {
     const hash = hashDeveloperKey(key);
     const cached = this.#cache?.get(hash);
     if (cached?.credentialId === credentialId) {
+      this.#cache!.refresh(hash, async () => {
+        const row = await this.#readKey(credentialId, hash);
+        return row && { value: { credentialId, owner: row.owner, scopes: row.scopes, limits: row.limits } };
+      });
       const found = { owner: cached.owner, scopes: cached.scopes, limits: cached.limits };
       const rpm = cached.limits.requests_per_minute ?? count?.defaultLimit;
       if (!count || rpm === undefined) return found;
@@ -451,6 +455,15 @@ export class DeveloperKeyService {
       if (found) remember(found);
       return found;
     }
+    const row = await this.#readKey(credentialId, hash);
+    if (!row) return undefined;
+    const found = { owner: row.owner, scopes: row.scopes, limits: row.limits };
+    remember(found);
+    return found;
+  }
+
+  /** A key's row when it is active and `hash` is its secret's. */
+  async #readKey(credentialId: string, hash: string) {
     const [row] = await this.#sequelize.query<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status' | 'limits'>>(
       'SELECT owner, scopes, secret_hash, status, limits FROM svc_developer_keys WHERE id = :id',
       {
@@ -459,11 +472,7 @@ export class DeveloperKeyService {
       },
     );
     if (!row || row.status !== 'active') return undefined;
-    const match = timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex'));
-    if (!match) return undefined;
-    const found = { owner: row.owner, scopes: row.scopes, limits: row.limits };
-    remember(found);
-    return found;
+    return timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex')) ? row : undefined;
   }
 
   /**

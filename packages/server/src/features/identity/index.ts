@@ -7,11 +7,10 @@ import { DeveloperKeyService } from './developer-key-service.ts';
 import { createCredentialsHandlers, createOAuthHandlers } from './handlers.ts';
 import { OAuthService } from './oauth-service.ts';
 import { OAuthTokens } from './oauth-tokens.ts';
-import { accessTokenResolver, demoTokenResolver, developerKeyResolver } from './resolvers.ts';
+import { accessTokenResolver, type CachedAccessToken, demoTokenResolver, developerKeyResolver } from './resolvers.ts';
 import { KeyUsageBatch } from './key-usage-batch.ts';
 import { CREDENTIALS_CHANNEL, CredentialCache } from './credential-cache.ts';
 import { ChannelListener } from '../../db/notifications.ts';
-import type { Principal } from '@svc/schemas';
 import type { CachedKey } from './developer-key-service.ts';
 import { ClientMetadataDocuments } from './client-metadata-documents.ts';
 
@@ -50,7 +49,7 @@ export async function createIdentityFeature(deps: ServerDeps, given: { signingKe
     return cache;
   };
   const keyCache = newCache<CachedKey>();
-  const tokenCache = newCache<Principal>();
+  const tokenCache = newCache<CachedAccessToken>();
   await listener?.start();
   const usageBatch = new KeyUsageBatch(database.sequelize, {
     flushMs: config.identity.keyUsageFlushMs,

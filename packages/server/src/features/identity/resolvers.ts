@@ -13,20 +13,33 @@ const minuteStart = (ms: number) => ms - (ms % 60_000);
 
 const invalid = (message: string) => new ServiceError('invalid_token', message);
 
+/** A verified access token as the credential cache keeps it: its principal, and what its revocation is looked up by. */
+export interface CachedAccessToken {
+  principal: Principal;
+  tokenId: string;
+  familyId: string | undefined;
+  notAfter: number;
+}
+
 /**
  * OAuth access tokens -> agent principal. A token of another kind answers null so other
  * resolvers may know it; one of ours that is expired, forged or of a revoked family is refused.
  * A verified token is kept in `cache` (by its SHA-256) until its own expiry at the latest, so
  * neither its signature nor its revocation is checked again while no revocation was announced.
  */
-export function accessTokenResolver(tokens: OAuthTokens, store: OAuthStore, cache?: CredentialCache<Principal>): PrincipalResolver {
+export function accessTokenResolver(tokens: OAuthTokens, store: OAuthStore, cache?: CredentialCache<CachedAccessToken>): PrincipalResolver {
   return {
     name: 'oauth-access-token',
     async resolve(token) {
       if (!OAuthTokens.looksLikeAccessToken(token)) return null;
       const hash = cache ? createHash('sha256').update(token).digest('hex') : '';
       const cached = cache?.get(hash);
-      if (cached) return cached;
+      if (cached) {
+        cache!.refresh(hash, async () =>
+          (await store.isAccessTokenRevoked(cached.tokenId, cached.familyId)) ? undefined : { value: cached, notAfter: cached.notAfter },
+        );
+        return cached.principal;
+      }
       const generation = cache?.generation ?? 0;
       let claims: Awaited<ReturnType<typeof tokens.verifyAccess>>;
       try {
@@ -45,7 +58,7 @@ export function accessTokenResolver(tokens: OAuthTokens, store: OAuthStore, cach
       };
       // Shared by the requests the cache serves: frozen, as the operator's is.
       Object.freeze(principal);
-      cache?.set(hash, principal, generation, claims.expiresAt * 1000);
+      cache?.set(hash, { principal, tokenId: claims.id, familyId: claims.familyId, notAfter: claims.expiresAt * 1000 }, generation, claims.expiresAt * 1000);
       return principal;
     },
   };
