@@ -17,5 +17,8 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     reportCompressedSize: true,
     sourcemap: false,
+    // Modules run in their source order whatever chunk they land in: zod-jitless.ts must run
+    // before any schema is built, and without this the chunk of zod and the schemas ran first.
+    rolldownOptions: { output: { strictExecutionOrder: true } },
   },
 });

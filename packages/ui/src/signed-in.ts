@@ -13,7 +13,7 @@ export async function signedInClient(): Promise<SvcClient> {
   const urls = { baseUrl, apiUrl };
   const current = session.value;
   if (!current) throw new Error('Sign in first.');
-  if (current.kind === 'operator') return createClient({ ...urls, retry: 1, token: current.accessToken });
+  if (current.kind === 'operator') return clientWithToken(current.accessToken);
   const oauthSession = { ...current };
   return createClient({
     ...urls,
@@ -29,4 +29,10 @@ export async function signedInClient(): Promise<SvcClient> {
 export async function publicClient(): Promise<SvcClient> {
   const { baseUrl, apiUrl } = await surfacesOnce();
   return createClient({ baseUrl, apiUrl, retry: 1, token: undefined });
+}
+
+/** A client that sends this bearer token: the operator's session, or a pasted token being checked before it becomes one. */
+export async function clientWithToken(token: string): Promise<SvcClient> {
+  const { baseUrl, apiUrl } = await surfacesOnce();
+  return createClient({ baseUrl, apiUrl, retry: 1, token });
 }

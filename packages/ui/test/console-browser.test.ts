@@ -2,7 +2,7 @@ import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { waitUntil } from '@svc/testing/wait-until';
-import { launchChromium, overflowAt360, screenshots, seriousAxeViolations } from './helpers/browser.ts';
+import { launchChromium, overflowAt360, recordCspViolations, screenshots, seriousAxeViolations } from './helpers/browser.ts';
 
 /**
  * Each journey of the console in Debian's Chromium against a real server on the embedded
@@ -19,10 +19,11 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-/** A fresh page whose script errors fail the test that reads them. */
+/** A fresh page whose script errors and CSP violations fail the test that reads them. */
 async function openPage(): Promise<{ page: Page; errors: string[] }> {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   const errors: string[] = [];
+  await recordCspViolations(page, errors);
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
   return { page, errors };
@@ -186,7 +187,11 @@ test.serial('hostile posts render as inert text under a strict CSP', async (t) =
   t.is(dom.injected, 0);
   for (const link of dom.links)
     t.true(link.href.startsWith('/ui/') || (link.href.startsWith('https:') && link.rel === 'noopener noreferrer nofollow'), link.href);
-  for (const text of hostile) t.true(dom.texts.includes(text), `shown verbatim as text: ${text.slice(0, 40)}`);
+  // Verbatim, except that each hidden or bidirectional character is shown by its code point where it is.
+  const marked = (text: string) =>
+    text.replace(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g, (character) => `U+${character.codePointAt(0)!.toString(16).toUpperCase()}`);
+  t.is(marked(hostile[4]!), 'rightU+202Eto-left override and zeroU+200BwidthU+200DcharsU+2066');
+  for (const text of hostile) t.true(dom.texts.includes(marked(text)), `shown verbatim as text: ${text.slice(0, 40)}`);
   t.true(dom.mainText.includes('javascript:window.__pwned=7'), 'next_call is shown as inert data');
   t.true(dom.mainText.includes('\u202Eevil\u200Bkey'));
   t.deepEqual(refused, [], 'nothing even tried to run against the CSP');

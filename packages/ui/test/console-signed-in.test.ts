@@ -4,7 +4,7 @@ import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { randomBytes } from 'node:crypto';
 import { startFakeStripe, type FakeStripe } from '@svc/testing/fake-stripe';
 import { waitUntil } from '@svc/testing/wait-until';
-import { launchChromium, overflowAt360, screenshots, seriousAxeViolations } from './helpers/browser.ts';
+import { inViewport, launchChromium, NARROW, overflowAt360, recordCspViolations, screenshots, seriousAxeViolations, WIDE } from './helpers/browser.ts';
 
 /**
  * The signed-in console in Debian's Chromium against a real server: OAuth code + PKCE run by the
@@ -16,6 +16,7 @@ let stripe: FakeStripe;
 let browser: Browser;
 let page: Page;
 const errors: string[] = [];
+let cspViolations: string[];
 const WEBHOOK_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
 test.before(async () => {
   // Stripe is the third party: its local fake speaks its API, plays the hosted Checkout page and signs its webhooks.
@@ -26,7 +27,9 @@ test.before(async () => {
   ]);
   stripe.deliverWebhooksTo(`${svc.baseUrl}/webhooks/processor`, WEBHOOK_SECRET);
   // A context of its own (one browser profile), so a test can open a second tab of it.
-  page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  cspViolations = await recordCspViolations(context);
+  page = await context.newPage();
   page.on('pageerror', (error) => errors.push(error.message));
 });
 test.after.always(async () => {
@@ -38,6 +41,7 @@ test.after.always(async () => {
 async function checkPage(t: import('ava').ExecutionContext, name: string) {
   t.deepEqual(await seriousAxeViolations(page), [], `${name}: axe found serious or critical violations`);
   t.is(await overflowAt360(page), 0, `${name}: nothing scrolls sideways at 360 px`);
+  t.deepEqual(cspViolations.splice(0), [], `${name}: no securitypolicyviolation`);
   await screenshots(page, name);
 }
 
@@ -80,18 +84,61 @@ test.serial('sign in through the OAuth redirect: code + PKCE in the browser, tok
   t.regex((await page.locator('main .meta').first().textContent()) ?? '', /Signed in as agent/);
 });
 
+/** The secret just shown is in view (not above the fold of a phone) and has the focus, so it is neither missed nor lost. */
+async function secretInViewAndFocused(t: import('ava').ExecutionContext, step: string) {
+  await page.getByTestId('key-secret').waitFor({ timeout: 10_000 });
+  await page.waitForFunction(() => document.activeElement?.closest('.secret') !== null, undefined, { timeout: 5_000 }).catch(() => undefined);
+  const where = await page.evaluate(() => JSON.stringify({ box: document.querySelector('.secret')?.getBoundingClientRect(), height: innerHeight, scrollY }));
+  t.true(await inViewport(page, '.secret'), `${step}: the secret is on screen ${where}`);
+  t.true(await page.evaluate(() => document.activeElement?.closest('.secret') !== null), `${step}: the focus is on the secret`);
+}
+
+const keyAnswers = (token: string) =>
+  svc
+    .client({ token })
+    .oauth.whoami()
+    .then(
+      () => 200,
+      (error: { status: number }) => error.status,
+    );
+
 test.serial('create, rotate and revoke a key: the secret is shown once, each step has a receipt', async (t) => {
+  // A phone's height: the form's button is far below the top of the page, where the secret appears.
+  await page.setViewportSize(NARROW);
   await page.getByLabel('Name').fill('ci key');
+  // Required fields say so in words.
+  t.regex((await page.locator('label', { has: page.getByLabel('Name') }).textContent()) ?? '', /\(required\)/);
+  // No scope: refused here, in the form's words, before anything is sent.
+  await page.getByRole('button', { name: 'Create the key' }).click();
+  const refusal = (await page.getByRole('alert').textContent({ timeout: 10_000 })) ?? '';
+  t.regex(refusal, /Choose at least one scope/);
+  t.notRegex(refusal, /body\.scopes|Too small/);
   await page.getByLabel('models:read').check();
   await page.getByLabel('requests per minute').fill('30');
   await page.getByRole('button', { name: 'Create the key' }).click();
+  await secretInViewAndFocused(t, 'created');
+  t.is(await page.getByRole('alert').count(), 0, 'the earlier refusal is gone once a key is made');
   const first = (await page.getByTestId('key-secret').textContent({ timeout: 10_000 }))!;
   t.is((await svc.client({ token: first }).oauth.whoami()).credential, 'developer_key');
   await page.getByRole('cell', { name: 'active' }).waitFor();
   t.regex((await page.getByRole('row', { name: /ci key/ }).textContent()) ?? '', /requests per minute 30/);
+  await page.setViewportSize(WIDE);
   await checkPage(t, 'keys-secret');
 
+  // A refusal now (a second key with no scope) is stale once the next action succeeds.
+  await page.getByLabel('Name').fill('no scope');
+  await page.getByRole('button', { name: 'Create the key' }).click();
+  await page.getByRole('alert').waitFor({ timeout: 10_000 });
+
+  // Rotate asks first, and Cancel changes nothing.
+  await page.setViewportSize(NARROW);
   await page.getByRole('button', { name: 'Rotate ci key' }).click();
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  t.is(await keyAnswers(first), 200, 'Rotate alone did nothing: the key still works');
+  await page.getByRole('button', { name: 'Rotate ci key' }).click();
+  t.is(await keyAnswers(first), 200, 'asking is not rotating');
+  t.regex((await page.locator('.confirm').textContent()) ?? '', /stop at once/);
+  await page.getByRole('button', { name: 'Yes, rotate ci key' }).click();
   const second = await waitUntil(
     'the rotated secret',
     async () => {
@@ -101,15 +148,15 @@ test.serial('create, rotate and revoke a key: the secret is shown once, each ste
     { timeoutMs: 10_000 },
   );
   t.is((await svc.client({ token: second }).oauth.whoami()).credential, 'developer_key');
-  t.is(
-    await svc
-      .client({ token: first })
-      .oauth.whoami()
-      .catch((error: { status: number }) => error.status),
-    401,
-  );
+  await secretInViewAndFocused(t, 'rotated');
+  t.is(await page.getByRole('alert').count(), 0, 'the refusal before the rotation is gone');
+  await page.setViewportSize(WIDE);
+  t.is(await keyAnswers(first), 401);
 
+  // Revoke asks first too.
   await page.getByRole('button', { name: 'Revoke ci key' }).first().click();
+  t.is(await keyAnswers(second), 200, 'asking is not revoking');
+  await page.getByRole('button', { name: 'Yes, revoke ci key' }).click();
   await waitUntil('the revoked key', async () => (await page.getByRole('button', { name: 'Revoke ci key' }).count()) === 0, { timeoutMs: 10_000 });
   t.is(
     await svc
@@ -314,6 +361,21 @@ test.serial('see usage and the balance change after a credit-funded call; the ch
   );
   t.is(await page.locator('table.usage tbody tr').count(), 1);
   await page.locator('.chart canvas').first().waitFor({ state: 'visible', timeout: 10_000 });
+  // The time axis is the data's day and a day either side: its middle is the day of the call,
+  // and the legend names that day and its count, not "--".
+  const today = new Date().toISOString().slice(0, 10);
+  const legend = () => page.locator('.chart .u-legend .u-series').allTextContents();
+  t.deepEqual(
+    (await legend()).map((text) => text.trim()),
+    [`Day (UTC)${today}`, 'calls per day1'],
+  );
+  const plot = (await page.locator('.chart .u-over').boundingBox())!;
+  await page.mouse.move(plot.x + plot.width / 2, plot.y + plot.height / 2);
+  t.is((await legend())[0]?.trim(), `Day (UTC)${today}`, 'the middle of the axis is the day of the data');
+  await page.mouse.move(0, 0);
+  // The scale uPlot drew, read back from it: a day either side of the data, not months or years.
+  const midnight = Date.parse(`${today}T00:00:00Z`) / 1000;
+  t.is(await page.locator('.chart').getAttribute('data-x-range'), `${midnight - 86_400}..${midnight + 86_400}`);
   await checkPage(t, 'credits');
 
   const download = page.waitForEvent('download');

@@ -43,6 +43,11 @@ export const CreditBalance = z
     spendable: z.number().int().nonnegative().describe('Credits a new call can spend.'),
     reserved: z.number().int().nonnegative().describe('Credits held by calls in flight.'),
     packs: z.array(CreditPack).describe('What can be bought.'),
+    can_buy: z
+      .boolean()
+      .describe(
+        'Whether the packs can be bought on this server: false when the operator has not configured Stripe (STRIPE_SECRET_KEY), and then checkout answers 503 `billing_not_configured`.',
+      ),
   })
   .meta({ id: 'CreditBalance' });
 export type CreditBalance = z.infer<typeof CreditBalance>;

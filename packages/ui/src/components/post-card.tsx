@@ -1,5 +1,6 @@
 import type { BlackboardRecord } from '@svc/schemas';
 import { channelHref, itemHref } from '../links.ts';
+import { HiddenCharactersWarning, hasHiddenCharacters, MarkedText } from './marked-text.tsx';
 
 /** The item fields the card lays out itself; every other field is shown as inert JSON. */
 const SHOWN = new Set(['text', 'kind', 'task', 'topics', 'parent_id', 'artifact_id', 'coprocessor', 'next_call', 'receipt']);
@@ -42,7 +43,10 @@ export function PostCard({ record, showChannel = true }: { record: BlackboardRec
           </a>
         )}
       </header>
-      <p class="post-text">{item.text}</p>
+      {hasHiddenCharacters(item.text) && <HiddenCharactersWarning />}
+      <p class="post-text">
+        <MarkedText text={item.text} />
+      </p>
       {topics.length > 0 && (
         <ul class="topics" aria-label="Topics">
           {topics.map((topic) => (

@@ -1,8 +1,10 @@
 import { catalogContract } from '@svc/schemas';
 import { useLocation } from 'preact-iso';
+import { useState } from 'preact/hooks';
 import { clientFor, surfacesOnce } from '../api.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { Required } from '../components/required.tsx';
 import { SafeLink } from '../components/safe-link.tsx';
 import { useLoad, useTitle } from '../hooks.ts';
 
@@ -45,6 +47,8 @@ export function ArtifactPage() {
     );
   const { artifact, versions, files, trust, reviews, reviewSummary, apiUrl } = loaded.value;
   const command = downloadCommand(apiUrl, artifact.id);
+  // `svc download` fetches hosted files only: with none here, its command would fetch nothing.
+  const hostedHere = files.rows.some((file) => file.hosted);
   return (
     <>
       <h1>{artifact.name}</h1>
@@ -54,17 +58,22 @@ export function ArtifactPage() {
         {artifact.repo && <span class="meta">upstream {artifact.repo}</span>} {artifact.homepage && <SafeLink href={artifact.homepage}>homepage</SafeLink>}
       </p>
       <p class="description">{artifact.description}</p>
-      <section class="panel" aria-labelledby="download-heading">
-        <h2 id="download-heading">Download</h2>
-        <p>Every hosted file is checked against its planned SHA-256 and size before it is written, and the pull is attested.</p>
-        <pre class="command">
-          <code data-testid="download-command">{command}</code>
-        </pre>
-        <CopyButton value={command} label="Copy the command" />
-      </section>
+      {hostedHere ? (
+        <section class="panel" aria-labelledby="download-heading">
+          <h2 id="download-heading">Download</h2>
+          <p>Every hosted file is checked against its planned SHA-256 and size before it is written, and the pull is attested.</p>
+          <pre class="command">
+            <code data-testid="download-command">{command}</code>
+          </pre>
+          <CopyButton value={command} label="Copy the command" />
+        </section>
+      ) : (
+        <MirrorRequest artifactId={artifact.id} />
+      )}
       <section aria-labelledby="files-heading">
         <h2 id="files-heading">Files{files.revision ? ` at ${files.revision.slice(0, 12)}` : ''}</h2>
-        <div class="table-wrap">
+        {files.rows.length === 0 && <p>No files are listed for this artifact.</p>}
+        <div class="table-wrap" hidden={files.rows.length === 0}>
           <table>
             <thead>
               <tr>
@@ -103,9 +112,13 @@ export function ArtifactPage() {
       </section>
       <section aria-labelledby="trust-heading">
         <h2 id="trust-heading">Trust bundle</h2>
-        <p class={trust.consistent ? 'ok' : 'error'}>
-          {trust.consistent ? 'Every subject digest matches the catalog file.' : `${trust.mismatches.length} subject digests do not match the catalog.`}
-        </p>
+        {trust.rows.length === 0 ? (
+          <p>No trust bundle: nothing vouches for these files beyond the catalog.</p>
+        ) : (
+          <p class={trust.consistent ? 'ok' : 'error'}>
+            {trust.consistent ? 'Every subject digest matches the catalog file.' : `${trust.mismatches.length} subject digests do not match the catalog.`}
+          </p>
+        )}
         <ul>
           {trust.rows.map((bundle) => (
             <li key={bundle.id}>
@@ -146,5 +159,63 @@ export function ArtifactPage() {
         ))}
       </section>
     </>
+  );
+}
+
+/**
+ * The files of this artifact are not hosted here: ask the operator to mirror them (the api
+ * surface's public mirror request; the operator's queue is the requests page).
+ */
+function MirrorRequest({ artifactId }: { artifactId: string }) {
+  const [outcome, setOutcome] = useState<
+    { state: 'idle' | 'sending' } | { state: 'sent'; receipt: { id: string; status: string; duplicate: boolean } } | { state: 'failed'; error: unknown }
+  >({ state: 'idle' });
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget as HTMLFormElement);
+    setOutcome({ state: 'sending' });
+    try {
+      const { catalog } = await clientFor({ catalog: catalogContract });
+      const receipt = await catalog.mirrorRequest({
+        params: { id: artifactId },
+        body: { useCase: String(data.get('useCase') ?? '').trim(), targetTool: String(data.get('targetTool') ?? '').trim() },
+      });
+      setOutcome({ state: 'sent', receipt });
+    } catch (error) {
+      setOutcome({ state: 'failed', error });
+    }
+  };
+  return (
+    <section class="panel" aria-labelledby="mirror-heading">
+      <h2 id="mirror-heading">Not hosted here</h2>
+      <p>
+        This artifact's files stay at their source, so there is nothing to download from this server. Ask its operator to host them with verified downloads.
+      </p>
+      {outcome.state === 'sent' ? (
+        <p role="status" data-testid="mirror-receipt">
+          {outcome.receipt.duplicate ? 'You had already asked: ' : 'Requested: '}
+          <code>{outcome.receipt.id}</code>, {outcome.receipt.status}.
+        </p>
+      ) : (
+        <form class="stack" onSubmit={submit}>
+          <label>
+            <span>
+              What you would use it for <Required />
+            </span>
+            <textarea name="useCase" required maxLength={2000} rows={2} />
+          </label>
+          <label>
+            <span>
+              The tool that would load it (for example transformers) <Required />
+            </span>
+            <input name="targetTool" required maxLength={64} />
+          </label>
+          <button type="submit" disabled={outcome.state === 'sending'}>
+            Request a mirror
+          </button>
+        </form>
+      )}
+      {outcome.state === 'failed' && <ErrorNote error={outcome.error} />}
+    </section>
   );
 }

@@ -6,6 +6,7 @@ import { PostCard } from '../components/post-card.tsx';
 import { useLoad, useTitle } from '../hooks.ts';
 import { channelHref, itemHref, postHref } from '../links.ts';
 import { BoardFilterForm, definedFilters, filtersFrom } from './board-filters.tsx';
+import { MarkedText } from '../components/marked-text.tsx';
 
 const RECENT_POSTS = 20;
 
@@ -55,7 +56,9 @@ export function BoardPage() {
                         latest <time dateTime={channel.latest.created_at}>{new Date(channel.latest.created_at).toLocaleString()}</time>
                       </a>
                     </p>
-                    <p class="snippet">{channel.latest.snippet}</p>
+                    <p class="snippet">
+                      <MarkedText text={channel.latest.snippet} />
+                    </p>
                     {channel.topics.length > 0 && (
                       <ul class="topics" aria-label="Topics">
                         {channel.topics.map((topic) => (

@@ -1,4 +1,4 @@
-import { blackboardContract } from '@svc/schemas';
+import { type BlackboardRecord, blackboardContract } from '@svc/schemas';
 import { useState } from 'preact/hooks';
 import { clientFor } from '../api.ts';
 import { ErrorNote } from '../components/error-note.tsx';
@@ -6,20 +6,48 @@ import { PostCard } from '../components/post-card.tsx';
 import { useLoad, useTitle } from '../hooks.ts';
 import { channelHref, postHref } from '../links.ts';
 
-/** One post, its thread (the post and every reply below it, depth bounded by the server), and retraction. */
+/** Replies read per page: the contract's most for one read. */
+const REPLIES_PER_PAGE = 200;
+
+type Earlier = { before: string; before_id: string } | null;
+
+/**
+ * One post, its thread (the post and every reply below it, depth bounded by the server), and
+ * retraction. The newest page of replies comes first; a longer thread says so and loads its
+ * earlier replies page by page (the read's `history_next`), so no reply is out of reach.
+ */
 export function ItemPage({ id }: { id: string }) {
   useTitle(`Post ${id}`);
+  const [earlierPages, setEarlierPages] = useState<{ replies: BlackboardRecord[]; earlier: Earlier }[]>([]);
+  const [loadingEarlier, setLoadingEarlier] = useState<{ state: 'idle' | 'loading' } | { state: 'failed'; error: unknown }>({ state: 'idle' });
+  const repliesOf = (items: BlackboardRecord[]) => items.filter((reply) => reply.id !== id).reverse();
   const [loaded] = useLoad(
     async (signal) => {
+      setEarlierPages([]);
       const board = await clientFor({ blackboard: blackboardContract });
       const [record, thread] = await Promise.all([
         board.blackboard.show({ params: { id } }, { signal }),
-        board.blackboard.query({ query: { thread_id: id, limit: 200 } }, { signal }),
+        board.blackboard.query({ query: { thread_id: id, limit: REPLIES_PER_PAGE } }, { signal }),
       ]);
-      return { record, replies: thread.items.filter((reply) => reply.id !== id).reverse() };
+      return { record, replies: repliesOf(thread.items), earlier: (thread.has_more ? thread.history_next : null) as Earlier };
     },
     [id],
   );
+  // Where the next earlier page starts: the last page read says, and null once the thread's start is reached.
+  const earliest = earlierPages.length > 0 ? earlierPages.at(-1)!.earlier : loaded.state === 'done' ? loaded.value.earlier : null;
+  const loadEarlier = async () => {
+    if (!earliest) return;
+    setLoadingEarlier({ state: 'loading' });
+    try {
+      const board = await clientFor({ blackboard: blackboardContract });
+      const page = await board.blackboard.query({ query: { thread_id: id, limit: REPLIES_PER_PAGE, ...earliest } });
+      setEarlierPages((pages) => [...pages, { replies: repliesOf(page.items), earlier: (page.has_more ? page.history_next : null) as Earlier }]);
+      setLoadingEarlier({ state: 'idle' });
+    } catch (error) {
+      setLoadingEarlier({ state: 'failed', error });
+    }
+  };
+  const replies = loaded.state === 'done' ? [...[...earlierPages].reverse().flatMap((page) => page.replies), ...loaded.value.replies] : [];
   return (
     <>
       <h1>Post</h1>
@@ -33,9 +61,17 @@ export function ItemPage({ id }: { id: string }) {
           </p>
           <PostCard record={loaded.value.record} showChannel={false} />
           <section aria-labelledby="thread-heading">
-            <h2 id="thread-heading">Replies ({loaded.value.replies.length})</h2>
+            <h2 id="thread-heading">{earliest ? `Replies: the newest ${replies.length} shown` : `Replies (${replies.length})`}</h2>
+            {earliest && (
+              <p>
+                <button type="button" onClick={loadEarlier} disabled={loadingEarlier.state === 'loading'}>
+                  {loadingEarlier.state === 'loading' ? 'Loading earlier replies…' : 'Load earlier replies'}
+                </button>
+              </p>
+            )}
+            {loadingEarlier.state === 'failed' && <ErrorNote error={loadingEarlier.error} />}
             <ol class="thread">
-              {loaded.value.replies.map((reply) => (
+              {replies.map((reply) => (
                 <li key={reply.id}>
                   <PostCard record={reply} />
                 </li>

@@ -1,9 +1,10 @@
-import { type BlackboardPutResponse, BlackboardKind, blackboardContract, canonicalTasks } from '@svc/schemas';
+import { type BlackboardPutResponse, BlackboardKind, blackboardContract, blackboardLimits, canonicalTasks } from '@svc/schemas';
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { clientFor } from '../api.ts';
 import { CopyButton } from '../components/copy-button.tsx';
 import { ErrorNote } from '../components/error-note.tsx';
+import { Required } from '../components/required.tsx';
 import { useTitle } from '../hooks.ts';
 import { channelHref, itemHref } from '../links.ts';
 import { RetractForm } from './item.tsx';
@@ -33,6 +34,11 @@ export function PostPage() {
       .split(/[\s,]+/)
       .map((topic) => topic.trim())
       .filter(Boolean);
+    // Said here, in the form's words, rather than as the server's schema message.
+    if (topics.length > blackboardLimits.topicsMax) {
+      setOutcome({ state: 'failed', error: new Error(`Up to ${blackboardLimits.topicsMax} topics: this post has ${topics.length}.`) });
+      return;
+    }
     const value = {
       text: String(data.get('text') ?? ''),
       ...(field(data, 'kind') ? { kind: field(data, 'kind') as (typeof BlackboardKind.options)[number] } : {}),
@@ -68,18 +74,24 @@ export function PostPage() {
           </label>
           {keyMode === 'key' ? (
             <label>
-              Channel key
+              <span>
+                Channel key <Required />
+              </span>
               <input name="key" required maxLength={200} defaultValue={query.key ?? ''} pattern="[A-Za-z0-9][A-Za-z0-9._:\/@+\-]{0,199}" />
             </label>
           ) : (
             <label>
-              Input (the key is the task, a colon and a hash of this text)
+              <span>
+                Input (the key is the task, a colon and a hash of this text) <Required />
+              </span>
               <textarea name="input" required maxLength={16000} rows={3} />
             </label>
           )}
         </fieldset>
         <label>
-          Text
+          <span>
+            Text <Required />
+          </span>
           <textarea name="text" required maxLength={16000} rows={6} />
         </label>
         <div class="row">
@@ -95,7 +107,7 @@ export function PostPage() {
             </select>
           </label>
           <label>
-            Task
+            <span>Task {keyMode === 'derived' && <Required />}</span>
             <select name="task" required={keyMode === 'derived'}>
               <option value="">none</option>
               {canonicalTasks.map((task) => (
@@ -107,7 +119,7 @@ export function PostPage() {
           </label>
         </div>
         <label>
-          Topics (up to 8 slugs, separated by commas or spaces)
+          Topics (up to {blackboardLimits.topicsMax} slugs, separated by commas or spaces)
           <input name="topics" maxLength={8 * 49} />
         </label>
         <label>

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
 /** Debian's chromium package; never a browser a tool downloads. `.ci/run` installs it when missing. */
 export const CHROMIUM_PATH = process.env.SVC_CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -67,4 +67,53 @@ export async function seriousAxeViolations(page: Page): Promise<AxeFinding[]> {
       help: violation.help,
       targets: violation.nodes.map((node) => node.target.join(' ')),
     }));
+}
+
+/**
+ * Every `securitypolicyviolation` event of every page of `target` from now on (its directive, what
+ * was blocked and where), kept on the test's side so a navigation does not lose them. A refused
+ * eval or inline script is one even when the page catches the error, and a reporting endpoint
+ * would get a report for each. They go into `violations` when given (a test's list of errors).
+ */
+export async function recordCspViolations(target: BrowserContext | Page, violations: string[] = []): Promise<string[]> {
+  await target.exposeFunction('__svcCspViolation', (text: string) => void violations.push(text));
+  await target.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event) =>
+      (globalThis as unknown as { __svcCspViolation: (text: string) => void }).__svcCspViolation(
+        `${event.effectiveDirective} blocked ${event.blockedURI} at ${event.sourceFile}:${event.lineNumber} on ${location.pathname}`,
+      ),
+    );
+  });
+  return violations;
+}
+
+/**
+ * The words inside `selector`'s elements that are drawn on more than one line: split inside the
+ * word ("Scope s", "Rot ate"), which a reader takes for two words.
+ */
+export function wordsSplitAcrossLines(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((selector) => {
+    const split: string[] = [];
+    for (const element of document.querySelectorAll(selector)) {
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const word of (node.textContent ?? '').matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, word.index);
+          range.setEnd(node, word.index + word[0].length);
+          const lines = new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top)));
+          if (lines.size > 1) split.push(word[0]);
+        }
+      }
+    }
+    return split;
+  }, selector);
+}
+
+/** Whether the element is wholly inside the viewport now (not merely present and visible somewhere on the page), to a pixel. */
+export function inViewport(page: Page, selector: string): Promise<boolean> {
+  return page.evaluate((selector) => {
+    const box = document.querySelector(selector)?.getBoundingClientRect();
+    return box !== undefined && box.top >= -1 && box.bottom <= innerHeight + 1 && box.height > 0;
+  }, selector);
 }

@@ -58,7 +58,7 @@ export function createBillingHandlers(deps: ServerDeps, responseCache: ResponseC
       return { status: session.replayed ? 200 : 201, body: session };
     },
     async balance(_input, request) {
-      return { status: 200, body: { ...(await balanceOf(sequelize, request.principal.id)), packs: offeredPacks() } };
+      return { status: 200, body: { ...(await balanceOf(sequelize, request.principal.id)), packs: offeredPacks(), can_buy: stripe !== undefined } };
     },
     async usage({ query }, request) {
       const headers = await balanceHeaders(request.principal.id);

@@ -127,15 +127,21 @@ export function CreditsPage() {
           </p>
           <section class="panel" aria-labelledby="buy-heading">
             <h2 id="buy-heading">Buy credits</h2>
-            <ul class="row">
-              {loaded.value.balance.packs.map((pack) => (
-                <li key={pack.pack_code}>
-                  <button type="button" onClick={() => buy(pack.pack_code, loaded.value.balance)}>
-                    {pack.credits} credits for {(pack.amount / 100).toFixed(2)} {pack.currency.toUpperCase()}
-                  </button>
-                </li>
-              ))}
-            </ul>
+            {loaded.value.balance.can_buy ? (
+              <ul class="packs">
+                {loaded.value.balance.packs.map((pack) => (
+                  <li key={pack.pack_code}>
+                    <button type="button" onClick={() => buy(pack.pack_code, loaded.value.balance)}>
+                      {pack.credits} credits for {(pack.amount / 100).toFixed(2)} {pack.currency.toUpperCase()}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            ) : (
+              <p class="notice" data-testid="billing-off">
+                Buying credits is off on this server: its operator has not set up payments (Stripe).
+              </p>
+            )}
           </section>
           <section aria-labelledby="usage-heading">
             <h2 id="usage-heading">Usage</h2>
@@ -143,29 +149,31 @@ export function CreditsPage() {
             <button type="button" onClick={exportCsv}>
               Export every receipt as CSV
             </button>
-            <table class="usage">
-              <caption>Usage receipts, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Operation</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Credits</th>
-                </tr>
-              </thead>
-              <tbody>
-                {loaded.value.receipts.map((receipt) => (
-                  <tr key={receipt.receipt_id}>
-                    <td>
-                      <time dateTime={receipt.created_at}>{new Date(receipt.created_at).toLocaleString()}</time>
-                    </td>
-                    <td>{receipt.operation}</td>
-                    <td>{receipt.model}</td>
-                    <td>{receipt.credits}</td>
+            <div class="table-wrap">
+              <table class="usage">
+                <caption>Usage receipts, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Operation</th>
+                    <th scope="col">Model</th>
+                    <th scope="col">Credits</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {loaded.value.receipts.map((receipt) => (
+                    <tr key={receipt.receipt_id}>
+                      <td>
+                        <time dateTime={receipt.created_at}>{new Date(receipt.created_at).toLocaleString()}</time>
+                      </td>
+                      <td>{receipt.operation}</td>
+                      <td>{receipt.model}</td>
+                      <td>{receipt.credits}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           </section>
         </>
       )}

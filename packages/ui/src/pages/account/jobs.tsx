@@ -106,39 +106,41 @@ export function JobsPage() {
             <p>No jobs yet (finished jobs are kept for a day at most).</p>
           ) : (
             <>
-              <table class="jobs">
-                <caption>Your jobs, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Job</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Operation</th>
-                    <th scope="col">Items done</th>
-                    <th scope="col">Submitted</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {listed.value.data.map((job) => (
-                    <tr key={job.job_id}>
-                      <td>
-                        <code>{job.job_id}</code>{' '}
-                        <button type="button" onClick={() => follow(job.job_id)} aria-label={`Follow ${job.job_id}`}>
-                          Follow
-                        </button>
-                      </td>
-                      <td data-testid="listed-job-status">{job.status}</td>
-                      <td>{job.operation}</td>
-                      <td>
-                        {job.progress.succeeded + job.progress.failed} of {job.progress.total}
-                        {job.progress.failed > 0 ? ` (${job.progress.failed} failed)` : ''}
-                      </td>
-                      <td>
-                        <time dateTime={job.created_at}>{new Date(job.created_at).toLocaleString()}</time>
-                      </td>
+              <div class="table-wrap">
+                <table class="jobs">
+                  <caption>Your jobs, newest first</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Job</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Operation</th>
+                      <th scope="col">Items done</th>
+                      <th scope="col">Submitted</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
+                  </thead>
+                  <tbody>
+                    {listed.value.data.map((job) => (
+                      <tr key={job.job_id}>
+                        <td>
+                          <code>{job.job_id}</code>{' '}
+                          <button type="button" onClick={() => follow(job.job_id)} aria-label={`Follow ${job.job_id}`}>
+                            Follow
+                          </button>
+                        </td>
+                        <td data-testid="listed-job-status">{job.status}</td>
+                        <td>{job.operation}</td>
+                        <td>
+                          {job.progress.succeeded + job.progress.failed} of {job.progress.total}
+                          {job.progress.failed > 0 ? ` (${job.progress.failed} failed)` : ''}
+                        </td>
+                        <td>
+                          <time dateTime={job.created_at}>{new Date(job.created_at).toLocaleString()}</time>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
               <nav class="row" aria-label="Pages of jobs">
                 {cursors.length > 1 && (
                   <button type="button" onClick={() => setCursors(cursors.slice(0, -1))}>

@@ -1,17 +1,30 @@
 import type { DeveloperCredential, DeveloperCredentialSecretResponse } from '@svc/schemas';
 import { keyLimitMaximums, keyLimitNames, scopes } from '@svc/schemas';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ErrorNote } from '../../components/error-note.tsx';
+import { Required } from '../../components/required.tsx';
 import { useLoad, useTitle } from '../../hooks.ts';
 import { signedInClient } from '../../signed-in.ts';
 import { RequireSession } from './require-session.tsx';
 
-/** The secret of a key just created or rotated: shown once, here, kept nowhere else. */
+/**
+ * The secret of a key just created or rotated: shown once, here, kept nowhere else. It is brought
+ * into view and focused when it appears, since the button that made it may be far down the page
+ * (a row of the table) or the page may be a phone's height: a secret out of sight is easily lost.
+ */
 function SecretOnce({ issued }: { issued: DeveloperCredentialSecretResponse }) {
+  const panel = useRef<HTMLElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    panel.current?.scrollIntoView({ block: 'start' });
+    heading.current?.focus({ preventScroll: true });
+  }, [issued.secret]);
   return (
-    <section class="panel secret" aria-labelledby="secret-heading" role="status">
-      <h2 id="secret-heading">Key {issued.credential.name}: secret shown once</h2>
+    <section ref={panel} class="panel secret" aria-labelledby="secret-heading" role="status">
+      <h2 id="secret-heading" ref={heading} tabIndex={-1}>
+        Key {issued.credential.name}: secret shown once
+      </h2>
       <p>Store it now: the server keeps only its hash, and this page forgets it when you leave.</p>
       <p>
         <code class="secret-value" data-testid="key-secret">
@@ -46,10 +59,24 @@ function Receipts({ credentialId }: { credentialId: string }) {
   );
 }
 
+/** What each action does to the key, said before it is done: both stop the current secret at once. */
+const CONSEQUENCE = {
+  rotate: 'A new secret replaces this one, and calls with the current secret stop at once.',
+  revoke: 'The key stops working at once, for good.',
+} as const;
+
 function KeyRow({ credential, onChange }: { credential: DeveloperCredential; onChange: (issued?: DeveloperCredentialSecretResponse) => void }) {
   const [failure, setFailure] = useState<unknown>();
   const [showReceipts, setShowReceipts] = useState(false);
+  // Rotate and Revoke break whatever uses the key: each asks once more, in the row, before it runs.
+  const [confirming, setConfirming] = useState<'rotate' | 'revoke' | undefined>();
+  // The button pressed is gone; focus goes to the safe answer, so a second Enter does not confirm.
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (confirming) cancel.current?.focus();
+  }, [confirming]);
   const act = async (action: 'rotate' | 'revoke') => {
+    setConfirming(undefined);
     setFailure(undefined);
     try {
       const svc = await signedInClient();
@@ -81,15 +108,28 @@ function KeyRow({ credential, onChange }: { credential: DeveloperCredential; onC
       </td>
       <td>{credential.status}</td>
       <td class="actions">
-        {active && (
+        {active && !confirming && (
           <>
-            <button type="button" onClick={() => act('rotate')} aria-label={`Rotate ${credential.name}`}>
+            <button type="button" onClick={() => setConfirming('rotate')} aria-label={`Rotate ${credential.name}`}>
               Rotate
             </button>{' '}
-            <button type="button" class="danger" onClick={() => act('revoke')} aria-label={`Revoke ${credential.name}`}>
+            <button type="button" class="danger" onClick={() => setConfirming('revoke')} aria-label={`Revoke ${credential.name}`}>
               Revoke
             </button>{' '}
           </>
+        )}
+        {active && confirming && (
+          <fieldset class="confirm">
+            <legend>
+              {confirming === 'rotate' ? 'Rotate' : 'Revoke'} {credential.name}? {CONSEQUENCE[confirming]}
+            </legend>
+            <button type="button" class="danger" onClick={() => act(confirming)} aria-label={`Yes, ${confirming} ${credential.name}`}>
+              {confirming === 'rotate' ? 'Yes, rotate' : 'Yes, revoke'}
+            </button>{' '}
+            <button type="button" ref={cancel} onClick={() => setConfirming(undefined)}>
+              Cancel
+            </button>
+          </fieldset>
         )}
         <button type="button" onClick={() => setShowReceipts(!showReceipts)} aria-expanded={showReceipts} aria-label={`Receipts of ${credential.name}`}>
           Receipts
@@ -119,6 +159,11 @@ export function KeysPage() {
     try {
       const svc = await signedInClient();
       const chosen = scopes.filter((scope) => data.get(`scope:${scope}`) === 'on');
+      if (chosen.length === 0) {
+        setFailure(new Error('Choose at least one scope: a key with no scope could call nothing.'));
+        form.querySelector<HTMLInputElement>('input[name^="scope:"]')?.focus();
+        return;
+      }
       // Only the limits given: an absent one takes the server's default for keys.
       const limits = Object.fromEntries(
         keyLimitNames.flatMap((name) => {
@@ -136,6 +181,8 @@ export function KeysPage() {
     }
   };
   const changed = (next?: DeveloperCredentialSecretResponse) => {
+    // A failure shown earlier is stale once something else has succeeded.
+    setFailure(undefined);
     setIssued(next);
     reload();
   };
@@ -151,11 +198,15 @@ export function KeysPage() {
       <form class="stack panel" onSubmit={create} aria-labelledby="create-heading">
         <h2 id="create-heading">Create a key</h2>
         <label>
-          Name
+          <span>
+            Name <Required />
+          </span>
           <input name="name" required maxLength={100} />
         </label>
         <fieldset>
-          <legend>Scopes</legend>
+          <legend>
+            Scopes: at least one <Required />
+          </legend>
           {scopes.map((scope) => (
             <label class="inline" key={scope}>
               <input type="checkbox" name={`scope:${scope}`} /> {scope}
@@ -190,22 +241,24 @@ export function KeysPage() {
           {loaded.value.keys.data.length === 0 ? (
             <p>No keys yet.</p>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {loaded.value.keys.data.map((credential) => (
-                  <KeyRow key={credential.credential_id} credential={credential} onChange={changed} />
-                ))}
-              </tbody>
-            </table>
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Key</th>
+                    <th scope="col">Scopes</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Actions</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {loaded.value.keys.data.map((credential) => (
+                    <KeyRow key={credential.credential_id} credential={credential} onChange={changed} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
         </section>
       )}

@@ -44,28 +44,30 @@ export function OperatorPage() {
             {loaded.value.health.database.kind} {loaded.value.health.database.status} ({loaded.value.health.database.latency_ms.toFixed(1)} ms)
           </p>
           <h2>Busiest routes</h2>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Route</th>
-                <th scope="col">2xx/3xx</th>
-                <th scope="col">4xx</th>
-                <th scope="col">5xx</th>
-              </tr>
-            </thead>
-            <tbody>
-              {loaded.value.routes.map((row) => (
-                <tr key={row.route}>
-                  <td>
-                    <code>{row.route}</code>
-                  </td>
-                  <td>{row.ok}</td>
-                  <td>{row.clientErrors}</td>
-                  <td>{row.serverErrors}</td>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Route</th>
+                  <th scope="col">2xx/3xx</th>
+                  <th scope="col">4xx</th>
+                  <th scope="col">5xx</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {loaded.value.routes.map((row) => (
+                  <tr key={row.route}>
+                    <td>
+                      <code>{row.route}</code>
+                    </td>
+                    <td>{row.ok}</td>
+                    <td>{row.clientErrors}</td>
+                    <td>{row.serverErrors}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       )}
     </RequireSession>

@@ -1,10 +1,24 @@
 import { useLocation } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
+import { SvcError } from '@svc/client';
 import { ErrorNote } from '../../components/error-note.tsx';
+import { Required } from '../../components/required.tsx';
 import { useTitle } from '../../hooks.ts';
 import { BASE } from '../../links.ts';
 import { finishSignIn, startSignIn } from '../../oauth-flow.ts';
 import { session } from '../../session.ts';
+import { clientWithToken } from '../../signed-in.ts';
+
+/** Who the server says a pasted token is: `invalid` when it refuses it (401), else whoami's kind. */
+async function checkToken(token: string): Promise<string> {
+  const client = await clientWithToken(token);
+  try {
+    return (await client.oauth.whoami()).kind;
+  } catch (error) {
+    if (SvcError.isInstance(error) && error.status === 401) return 'invalid';
+    throw error;
+  }
+}
 
 /** Sign in through svc's own OAuth (code + PKCE), or paste the operator token. */
 export function SignInPage() {
@@ -12,11 +26,24 @@ export function SignInPage() {
   const { route } = useLocation();
   const [failure, setFailure] = useState<unknown>();
   const signIn = () => startSignIn().catch(setFailure);
-  const useOperatorToken = (event: Event) => {
+  const [checking, setChecking] = useState(false);
+  // The server is asked who the token is before the session exists: a wrong token never shows the operator's header.
+  const useOperatorToken = async (event: Event) => {
     event.preventDefault();
     const token = String(new FormData(event.currentTarget as HTMLFormElement).get('operator_token') ?? '').trim();
-    session.value = { kind: 'operator', accessToken: token };
-    route(`${BASE}operator`);
+    setFailure(undefined);
+    setChecking(true);
+    try {
+      const who = await checkToken(token);
+      if (who === 'operator') {
+        session.value = { kind: 'operator', accessToken: token };
+        route(`${BASE}operator`);
+      } else setFailure(new Error(`This token is not the operator token (the server knows it as ${who === 'invalid' ? 'no one' : `a ${who}`}).`));
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setChecking(false);
+    }
   };
   return (
     <>
@@ -35,10 +62,14 @@ export function SignInPage() {
         <h2 id="operator-heading">As the operator</h2>
         <form onSubmit={useOperatorToken} class="stack">
           <label>
-            Operator token (SVC_OPERATOR_TOKEN, or the file the server printed at start)
+            <span>
+              Operator token (SVC_OPERATOR_TOKEN, or the file the server printed at start) <Required />
+            </span>
             <input name="operator_token" type="password" autoComplete="off" required minLength={16} />
           </label>
-          <button type="submit">Use the operator token</button>
+          <button type="submit" disabled={checking}>
+            {checking ? 'Checking the token…' : 'Use the operator token'}
+          </button>
         </form>
       </section>
       {failure !== undefined && <ErrorNote error={failure} />}
