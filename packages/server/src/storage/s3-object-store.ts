@@ -42,10 +42,10 @@ export class S3ObjectStore implements ObjectStore {
   readonly kind = 's3' as const;
   readonly bucket: string;
   readonly client: S3Client;
-  private readonly options: S3ObjectStoreOptions;
+  /** The host signed URLs point at, as the SDK addresses the bucket. */
+  private readonly host: string;
 
   constructor(options: S3ObjectStoreOptions) {
-    this.options = options;
     this.bucket = options.bucket;
     this.client = new S3Client({
       endpoint: options.endpoint,
@@ -58,16 +58,22 @@ export class S3ObjectStore implements ObjectStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     });
+    // Asked of the SDK's own endpoint rules rather than restated: it falls back to path-style by
+    // itself for a bucket name a host cannot carry (dots over HTTPS, underscores), and refuses
+    // some pairs outright (a dotted bucket on an IP endpoint), which then stops the start here.
+    const params = { Bucket: options.bucket, Region: options.region, Endpoint: options.endpoint, ForcePathStyle: options.forcePathStyle };
+    try {
+      this.host = this.client.config.endpointProvider(params as Parameters<S3Client['config']['endpointProvider']>[0]).url.host;
+    } catch (error) {
+      throw new Error(
+        `S3 cannot address bucket ${options.bucket} at ${options.endpoint ?? `region ${options.region}`} (${(error as Error).message}); try SVC_S3_FORCE_PATH_STYLE=true`,
+      );
+    }
   }
 
-  /** The host a signed URL points at: the endpoint's, or AWS's virtual-hosted or path-style one. */
+  /** The host a signed URL points at: the endpoint's, or AWS's, virtual-hosted or path-style. */
   hosts(): string[] {
-    if (this.options.endpoint) {
-      const host = new URL(this.options.endpoint).host;
-      return [this.options.forcePathStyle ? host : `${this.bucket}.${host}`];
-    }
-    const regional = `s3.${this.options.region}.amazonaws.com`;
-    return [this.options.forcePathStyle ? regional : `${this.bucket}.${regional}`];
+    return [this.host];
   }
 
   async put(key: string, source: Buffer | { file: string }): Promise<PutResult> {
