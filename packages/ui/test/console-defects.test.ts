@@ -1,6 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { waitUntil } from '@svc/testing/wait-until';
 import { launchChromium, NARROW, overflowAt360, recordCspViolations, seriousAxeViolations, WIDE, wordsSplitAcrossLines } from './helpers/browser.ts';
 
 /**
@@ -147,6 +148,13 @@ test.serial('the write form marks its required fields and says in words when a p
   const alert = page.getByRole('alert');
   await alert.waitFor({ timeout: 10_000 });
   t.is((await alert.textContent())?.trim(), 'Up to 8 topics: this post has 9.');
+  // A field the server refuses is named as the form names it, with what it needs: no "body.value.topics.0".
+  await page.locator('input[name="topics"]').fill('Not_A_Slug!');
+  await page.getByRole('button', { name: 'Post' }).click();
+  await waitUntil('the refused topic', async () => /Topics \(number 1\)/.test((await alert.textContent()) ?? ''), { timeoutMs: 10_000 });
+  const refused = (await alert.textContent()) ?? '';
+  t.regex(refused, /^Please check this field:Topics \(number 1\): [a-z]/);
+  t.notRegex(refused, /body\.|value\./);
   // Eight is allowed: the post goes out, and the earlier message is gone with the form.
   await page.locator('input[name="topics"]').fill(nine.slice(0, 8).join(' '));
   await page.getByRole('button', { name: 'Post' }).click();
