@@ -32,7 +32,7 @@ const FLOOR = { answerBytes: 65_536, heldBytes: 8 * 1024 * 1024, cpuMs: 10 };
  * Left out of the assertions, still measured and printed ("over the target, not asserted"): the
  * amplification and the `/healthz` figure of a batch that 2025-03-26 (the one revision with
  * batches) accepts within its cap. Its bounds (mcpBatchRules: 32 messages, a 4 MiB answer budget
- * plus one call's answer) let a batch cost 9 to 12 times one REST read or one `tools/list` (issue
+ * plus one call's answer) let a batch cost 9 to 15 times one REST read or one `tools/list` (issue
  * 40's target is under 10): nine reads of the channel run, or five tool calls (a tool result
  * carries the REST answer twice, as text and structured), or twelve `tools/list`; and the 4.3 MB
  * answer of 32 `tools/list` is built in one piece, which kept `/healthz` waiting 96 to 127 ms.
