@@ -155,3 +155,19 @@ test.serial('multipart starts one byte past a part: 8 MiB is one PutObject, 8 Mi
     t.deepEqual(await s3Store.stat(`edge/${sizeBytes}`), { generation: put.generation, sizeBytes });
   }
 });
+
+test.serial('a multipart upload whose part keeps failing is aborted, parts and all, and the put fails', async (t) => {
+  const file = path.join(scratch, 'failing.bin');
+  await writeFile(file, randomBytes(3 * MULTIPART_PART_BYTES));
+  const before = s3.requests.length;
+  s3.failWhen = ({ method, query }) => method === 'PUT' && query.get('partNumber') === '2';
+  try {
+    await t.throwsAsync((await store()).put('failing/object', { file }));
+  } finally {
+    s3.failWhen = undefined;
+  }
+  const calls = s3.requests.slice(before);
+  t.is(calls.filter((call) => call.method === 'DELETE' && call.query.includes('uploadId')).length, 1, 'AbortMultipartUpload');
+  t.is(calls.filter((call) => call.method === 'POST' && call.query.includes('uploadId')).length, 0, 'never completed');
+  t.is(await (await store()).stat('failing/object'), null, 'no object under the key');
+});

@@ -28,6 +28,8 @@ export interface LocalS3 {
   requests: Array<{ method: string; path: string; query: string[] }>;
   /** Requests refused by the signature check, with the reason. */
   refused: Array<{ method: string; path: string; reason: string }>;
+  /** A signed request this answers true for gets 500 InternalError instead of reaching s3rver (a store failing mid-upload). */
+  failWhen: ((request: { method: string; path: string; query: URLSearchParams }) => boolean) | undefined;
   close(): Promise<void>;
 }
 
@@ -128,6 +130,7 @@ export async function startLocalS3(options: { bucket?: string; region?: string }
   const { port: backendPort } = (await s3rver.run()) as AddressInfo;
   const requests: LocalS3['requests'] = [];
   const refused: LocalS3['refused'] = [];
+  const local = { failWhen: undefined as LocalS3['failWhen'] };
 
   const front = createServer((incoming, response) => {
     const url = incoming.url ?? '/';
@@ -139,7 +142,14 @@ export async function startLocalS3(options: { bucket?: string; region?: string }
       refuse(response, problem);
       return;
     }
-    requests.push({ method: incoming.method ?? 'GET', path: pathname, query: [...new URL(url, 'http://s3').searchParams.keys()] });
+    const query = new URL(url, 'http://s3').searchParams;
+    requests.push({ method: incoming.method ?? 'GET', path: pathname, query: [...query.keys()] });
+    if (local.failWhen?.({ method: incoming.method ?? 'GET', path: pathname, query })) {
+      incoming.resume();
+      response.writeHead(500, { 'content-type': 'application/xml' });
+      response.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>failed by the test</Message></Error>');
+      return;
+    }
     const forwarded = httpRequest({ host: '127.0.0.1', port: backendPort, method: incoming.method, path: url, headers: incoming.headers }, (answer) => {
       response.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(response);
@@ -158,6 +168,12 @@ export async function startLocalS3(options: { bucket?: string; region?: string }
     secretAccessKey: SECRET_ACCESS_KEY,
     requests,
     refused,
+    get failWhen() {
+      return local.failWhen;
+    },
+    set failWhen(predicate) {
+      local.failWhen = predicate;
+    },
     async close() {
       front.closeAllConnections();
       await new Promise<void>((resolve) => front.close(() => resolve()));
