@@ -118,6 +118,36 @@ async function transfer(direction: 'export' | 'import', other: string, options: 
   }
 }
 
+async function backupOrRestore(command: 'backup' | 'restore', file: string, options: { json?: boolean }): Promise<void> {
+  const config = configOrExit();
+  const { TransferError } = await import('./db/transfer/database-image.ts');
+  const configured = config.databaseUrl ? { kind: 'url' as const, url: config.databaseUrl } : { kind: 'dir' as const, dataDir: config.dataDir };
+  const progress = options.json ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    const result =
+      command === 'backup'
+        ? await (await import('./backup/backup-command.ts')).runBackup({ from: configured, dataDir: config.dataDir, file, progress })
+        : await (await import('./backup/restore-command.ts')).runRestore({
+            file,
+            to: configured,
+            dataDir: config.dataDir,
+            progress,
+            log: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
+          });
+    process.stdout.write(
+      options.json
+        ? `${JSON.stringify(result)}\n`
+        : `${command === 'backup' ? 'Backed up' : 'Restored'} ${result.rows} row(s) in ${result.tables} tables and ${result.objects} object(s) in ${result.seconds} s.\n`,
+    );
+  } catch (error) {
+    if (error instanceof TransferError) {
+      process.stderr.write(`svc-server: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
 export function buildProgram(): Command {
   const program = new Command('svc-server')
     .description('The svc server: a self-hostable platform for AI agents.\nConfiguration comes from the environment; see the README for every variable.')
@@ -165,6 +195,18 @@ export function buildProgram(): Command {
     .option('--replace', "overwrite this server's database when it already holds svc data")
     .option('--json', 'print the result as JSON, and no progress')
     .action((options: { from: string; replace?: boolean; json?: boolean }) => transfer('import', options.from, options));
+  program
+    .command('backup <file>')
+    .description(
+      "Write one file (gzip'd tar) holding the database, the data directory's secrets and local objects, with a manifest of sizes and SHA-256s; consistent while a server runs on PostgreSQL (docs/backup.md)",
+    )
+    .option('--json', 'print the result as JSON, and no progress')
+    .action((file: string, options: { json?: boolean }) => backupOrRestore('backup', file, options));
+  program
+    .command('restore <file>')
+    .description('Bring a backup back into an empty data directory or database (DATABASE_URL), checking every file against its manifest (docs/backup.md)')
+    .option('--json', 'print the result as JSON, and no progress')
+    .action((file: string, options: { json?: boolean }) => backupOrRestore('restore', file, options));
   return program;
 }
 
