@@ -12,7 +12,7 @@ export const mcpBatchRules = {
    * Messages in one batch, notifications included; more is 400 -32600 `mcp_batch_too_large`,
    * before any of them is read further (a cancellation recorded, a tool found, a call run).
    */
-  maxMessages: 32,
+  maxMessages: 16,
   /**
    * Bytes of the batch's answer. Its calls run one after another, in order, each as the REST
    * request it stands for (its route's auth, scopes, key limits, body cap). A call starts only
@@ -20,9 +20,10 @@ export const mcpBatchRules = {
    * answered with the JSON-RPC error -32000 whose `data.code` is `mcp_batch_answer_full`, safe
    * to send again on its own. A call that ran keeps its answer whole (a write's result is never
    * dropped), so an answer is at most this budget plus one call's answer, which its REST route
-   * bounds.
+   * bounds. With 16 messages and 2 MiB, a batch costs under ten of its REST twins (issue 40's
+   * target; 32 and 4 MiB let one cost 9 to 15, `stall-multiplexers.test.ts`).
    */
-  answerBudgetBytes: 4_194_304,
+  answerBudgetBytes: 2_097_152,
   /**
    * Milliseconds from the batch's arrival: a call starts only within them; past them, each later
    * call is not run and is answered -32000 `mcp_batch_time_spent`, safe to send again. A call
