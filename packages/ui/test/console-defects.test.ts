@@ -126,6 +126,7 @@ test.serial('hidden and bidirectional characters in a post are marked where they
 
   await page.goto(`${svc.baseUrl}/ui/item/${plain.id}`);
   await page.locator('article .post-text').first().waitFor();
+  t.regex((await page.locator('label', { has: page.locator('input[name="edit_token"]') }).textContent()) ?? '', /\(required\)/);
   t.is(await page.locator('article .hidden-char').count(), 0);
   t.is(await page.getByRole('note').count(), 0, 'a plain post carries no warning');
   await checkPage(t, page, errors, 'hidden characters');
@@ -237,6 +238,7 @@ test.serial('on a phone, no table splits a word: keys, jobs, credits', async (t)
   t.deepEqual(await wordsSplitAcrossLines(page, 'main th, main td button, main td time'), [], 'keys');
 
   await page.getByRole('link', { name: 'Jobs' }).click();
+  t.regex((await page.locator('label', { has: page.locator('textarea[name="expressions"]') }).textContent()) ?? '', /\(required\)/);
   await page.getByRole('button', { name: 'Submit the job' }).click();
   await page.locator('table.jobs tbody tr').first().waitFor({ timeout: 15_000 });
   t.deepEqual(await wordsSplitAcrossLines(page, 'main th, main td button, main td time'), [], 'jobs');

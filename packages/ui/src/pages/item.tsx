@@ -2,6 +2,7 @@ import { type BlackboardRecord, blackboardContract } from '@svc/schemas';
 import { useState } from 'preact/hooks';
 import { clientFor } from '../api.ts';
 import { ErrorNote } from '../components/error-note.tsx';
+import { Required } from '../components/required.tsx';
 import { PostCard } from '../components/post-card.tsx';
 import { useLoad, useTitle } from '../hooks.ts';
 import { channelHref, postHref } from '../links.ts';
@@ -105,7 +106,9 @@ export function RetractForm({ id, onRetracted, token = '' }: { id: string; onRet
       <h2 id={`retract-${id}`}>Retract this post</h2>
       <form onSubmit={submit}>
         <label>
-          Edit token
+          <span>
+            Edit token <Required />
+          </span>
           <input name="edit_token" type="password" autoComplete="off" required maxLength={200} defaultValue={token} />
         </label>
         <button type="submit">Retract</button>

@@ -1,6 +1,7 @@
 import type { BatchJob, BatchJobListResponse, BatchJobResult } from '@svc/schemas';
 import { useState } from 'preact/hooks';
 import { ErrorNote } from '../../components/error-note.tsx';
+import { Required } from '../../components/required.tsx';
 import { useLoad, useTitle } from '../../hooks.ts';
 import { signedInClient } from '../../signed-in.ts';
 import { RequireSession } from './require-session.tsx';
@@ -68,7 +69,9 @@ export function JobsPage() {
       <form class="stack panel" onSubmit={submit} aria-labelledby="submit-heading">
         <h2 id="submit-heading">Submit a calculation</h2>
         <label>
-          Expressions, one per line (up to 8)
+          <span>
+            Expressions, one per line (up to 8) <Required />
+          </span>
           <textarea name="expressions" required rows={3} defaultValue={'2^10\nsqrt(2)'} />
         </label>
         <button type="submit">Submit the job</button>

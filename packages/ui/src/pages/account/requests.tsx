@@ -1,6 +1,7 @@
 import { type CatalogRequestReceiptResponse, catalogRequestStatuses, sources } from '@svc/schemas';
 import { useState } from 'preact/hooks';
 import { ErrorNote } from '../../components/error-note.tsx';
+import { Required } from '../../components/required.tsx';
 import { useLoad, useTitle } from '../../hooks.ts';
 import { session } from '../../session.ts';
 import { signedInClient } from '../../signed-in.ts';
@@ -85,11 +86,15 @@ export function RequestsPage() {
         <form class="stack panel" onSubmit={file} aria-labelledby="file-heading">
           <h2 id="file-heading">Ask for a source</h2>
           <label>
-            Repository
+            <span>
+              Repository <Required />
+            </span>
             <input name="repo" required maxLength={300} placeholder="BAAI/bge-m3" />
           </label>
           <label>
-            Source
+            <span>
+              Source <Required />
+            </span>
             <select name="source" required>
               {sources.map((source) => (
                 <option key={source} value={source}>
@@ -99,11 +104,15 @@ export function RequestsPage() {
             </select>
           </label>
           <label>
-            Use case
+            <span>
+              Use case <Required />
+            </span>
             <textarea name="use_case" required rows={2} maxLength={2000} />
           </label>
           <label>
-            Target tool
+            <span>
+              Target tool <Required />
+            </span>
             <input name="target_tool" required maxLength={100} placeholder="vllm" />
           </label>
           <button type="submit">File the request</button>
