@@ -99,9 +99,13 @@ if (process.env.TEST_DATABASE_URL)
     // Not announced: only a cache that stopped trusting itself (or was emptied on reconnecting) sees it.
     await sequelize.query("UPDATE svc_developer_keys SET secret_hash = repeat('0', 64) WHERE id = :id", { replacements: { id: credentialId } });
     t.is(await whoami(a, secret), 401);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const { secret: next } = await newKey(a);
-    t.is(await whoami(a, next), 200, 'listening again');
+    await waitUntil('both replicas listening again', async () => {
+      const [back] = await sequelize.query<{ count: number }>(
+        "SELECT count(*)::int AS count FROM pg_stat_activity WHERE application_name = 'svc-listen' AND datname = current_database()",
+        { type: QueryTypes.SELECT },
+      );
+      return back!.count >= 2 ? true : undefined;
+    });
   });
 
 test.serial('a key revoked on one replica is refused on the other within the bound', async (t) => {
