@@ -1,13 +1,9 @@
 import { z } from 'zod';
 import { pageLimit } from './query.ts';
-import { paging } from './route.ts';
 
-/**
- * The one paging declaration of a cursor list (`cursorList` answers, `cursorQuery` asks): the
- * page's items are `data`, `next_cursor` is the next request's `cursor`, `has_more: false` ends
- * the walk. The client derives `.all()`/`.pages()` and the CLI `--all`/`--limit` from it.
- */
-export const cursorPaging = paging({ items: 'data', cursor: 'next_cursor', hasMore: 'has_more', cursorIn: 'query', cursorParam: 'cursor' });
+// The paging declaration that goes with these schemas is `cursorPaging` (cursor-paging.ts): it
+// imports the route types, which import the principal's limits, whose usage page is a cursorList,
+// so it lives apart to keep the import graph without a cycle.
 
 /** How long a cursor may be unless a list says otherwise: it holds a row's sort keys, base64url JSON. */
 const CURSOR_MAX_CHARS = 1024;

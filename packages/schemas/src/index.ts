@@ -9,6 +9,7 @@ export * from './contract.ts';
 export * from './openapi.ts';
 export * from './query.ts';
 export * from './cursor-list.ts';
+export * from './cursor-paging.ts';
 export * from './everyone-view.ts';
 export * from './version.ts';
 export * from './system/documents.ts';

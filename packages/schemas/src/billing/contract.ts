@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ChatCompletion, ChatCompletionsRequest, ChatStreamEvent } from '../inference/chat.ts';
 import { inferenceLimits } from '../inference/limits.ts';
 import { CACHE_STATUS_HEADER, CacheOptInHeaders } from '../inference/response-cache.ts';
-import { cursorPaging } from '../cursor-list.ts';
+import { cursorPaging } from '../cursor-paging.ts';
 import { defineContract, defineRoute, jsonOrBytes, jsonOrSse } from '../route.ts';
 import { billingLimits } from './packs.ts';
 import {

@@ -1,4 +1,4 @@
-import { cursorPaging } from '../cursor-list.ts';
+import { cursorPaging } from '../cursor-paging.ts';
 import { defineContract, defineRoute, empty, redirect } from '../route.ts';
 import {
   CredentialIdParams,

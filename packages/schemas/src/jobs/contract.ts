@@ -1,4 +1,4 @@
-import { cursorPaging } from '../cursor-list.ts';
+import { cursorPaging } from '../cursor-paging.ts';
 import { defineContract, defineRoute } from '../route.ts';
 import { jobLimits as limits, batchJobRequestSchemaId } from './limits.ts';
 import { BatchJob, BatchJobListResponse, BatchJobRequest, BatchJobResult, finishedJobStatuses, JobIdParams, JobPage, JobSubmitHeaders } from './records.ts';

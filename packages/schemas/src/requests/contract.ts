@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { cursorPaging, cursorQuery } from '../cursor-list.ts';
+import { cursorQuery } from '../cursor-list.ts';
+import { cursorPaging } from '../cursor-paging.ts';
 import { pageLimit } from '../query.ts';
 import { everyoneQuery, everyoneView } from '../everyone-view.ts';
 import { defineContract, defineRoute } from '../route.ts';
