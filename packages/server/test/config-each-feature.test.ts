@@ -11,7 +11,7 @@ import { ConfigError, featureConfigs, loadConfig } from '../src/config.ts';
 const wrongValueOf = {
   server: { variable: 'SVC_PORT', value: 'abc', says: 'expected a port number from 0 to 65535' },
   identity: { variable: 'SVC_OAUTH_CODE_TTL_SECONDS', value: '601', says: 'expected seconds from 1 to 600' },
-  storage: { variable: 'SVC_STORAGE', value: 's3', says: 'Invalid option: expected one of "local"|"gcs"' },
+  storage: { variable: 'SVC_STORAGE', value: 'ftp', says: 'Invalid option: expected one of "local"|"gcs"|"s3"' },
   catalog: { variable: 'SVC_CATALOG_DEMO', value: 'maybe', says: 'Invalid option: expected one of "auto"|"on"|"off"' },
   blackboard: { variable: 'SVC_BLACKBOARD_WINDOW_SECONDS', value: '0', says: 'expected seconds from 1 to 86400' },
   pdf: { variable: 'SVC_PDF_WORKERS', value: '65', says: 'expected a worker count from 1 to 64' },
