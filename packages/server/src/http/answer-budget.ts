@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import { Socket } from 'node:net';
 import { ServiceError } from '../service-error.ts';
-import { clientKeyOf, SMALL_BODY_BYTES } from './body-budget.ts';
+import { SMALL_BODY_BYTES } from './body-budget.ts';
+import { clientKeyOf, HeldBytes } from './held-bytes.ts';
 
 /**
  * The bytes of whole answers the server may hold while their clients have not taken them, over
@@ -16,8 +17,7 @@ import { clientKeyOf, SMALL_BODY_BYTES } from './body-budget.ts';
 export class AnswerBudget {
   readonly maxBytes: number;
   readonly perClientBytes: number;
-  #held = 0;
-  readonly #heldByClient = new Map<string, number>();
+  readonly #held = new HeldBytes();
 
   constructor(maxBytes: number, perClientBytes: number = Math.floor(maxBytes / 8)) {
     this.maxBytes = maxBytes;
@@ -25,17 +25,17 @@ export class AnswerBudget {
   }
 
   get heldBytes(): number {
-    return this.#held;
+    return this.#held.total;
   }
 
   /** Takes `bytes` for `clientAddress`, or throws 503 `answer_budget_full`; the answer gives them back (once). */
   hold(bytes: number, clientAddress: string): () => void {
     const client = clientKeyOf(clientAddress);
-    const clientHeld = this.#heldByClient.get(client) ?? 0;
+    const clientHeld = this.#held.heldBy(client);
     // A client holding nothing may take one answer of any size, and so may anyone while the server
     // holds nothing: an answer larger than a share (a 12 MB board query) is still served, one at a time.
     const overShare = clientHeld > 0 && clientHeld + bytes > this.perClientBytes;
-    const overBudget = this.#held > 0 && this.#held + bytes > this.maxBytes;
+    const overBudget = this.#held.total > 0 && this.#held.total + bytes > this.maxBytes;
     const whose = overShare ? 'this client address' : overBudget ? 'the server' : undefined;
     if (whose !== undefined) {
       const limit = whose === 'the server' ? this.maxBytes : this.perClientBytes;
@@ -45,17 +45,7 @@ export class AnswerBudget {
         { retryAfterSeconds: 1, retryable: true },
       );
     }
-    this.#held += bytes;
-    this.#heldByClient.set(client, clientHeld + bytes);
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      this.#held -= bytes;
-      const left = (this.#heldByClient.get(client) ?? bytes) - bytes;
-      if (left > 0) this.#heldByClient.set(client, left);
-      else this.#heldByClient.delete(client);
-    };
+    return this.#held.take(client, bytes);
   }
 }
 
