@@ -296,7 +296,7 @@ test('configuration: signed URL lifetime 1..300 and completion token lifetime 60
   for (const ttl of ['60', '86400']) t.is(loadConfig({ SVC_COMPLETION_TOKEN_TTL_SECONDS: ttl }).catalog.completionTokenTtlSeconds, Number(ttl));
   for (const ttl of ['59', '86401']) t.throws(() => loadConfig({ SVC_COMPLETION_TOKEN_TTL_SECONDS: ttl }), { instanceOf: ConfigError });
   t.throws(() => loadConfig({ SVC_STORAGE_SIGNING_KEY: 'short' }), { message: /SVC_STORAGE_SIGNING_KEY/ });
-  t.throws(() => loadConfig({ SVC_STORAGE: 's3' }), { message: /SVC_STORAGE/ });
+  t.throws(() => loadConfig({ SVC_STORAGE: 'ftp' }), { message: /SVC_STORAGE/ });
 });
 
 const SERVER_BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
