@@ -42,7 +42,9 @@ export const serverConfigFrom = z
     SVC_HTTP_MAX_REQUESTS_PER_SOCKET: integer(0, 1_000_000, 'a request count (0: unlimited)').default(0),
     SVC_HTTP_MAX_HEADER_BYTES: integer(1024, 1_048_576, 'bytes').default(16_384),
     SVC_HTTP_BODY_BUDGET_BYTES: integer(1_048_576, 17_179_869_184, 'bytes').default(268_435_456),
-    // Unset: an eighth of the body budget, so at least eight addresses share it at its fullest.
+    // Unset: half the body budget, so one address can never take it all, and several large uploads
+    // of one client (a 16 MiB PDF is a 22 MiB JSON body) still run side by side: an eighth (32 MiB)
+    // refused a second PDF upload from the same address while the first was being read.
     SVC_HTTP_BODY_BUDGET_PER_CLIENT_BYTES: integer(65_536, 17_179_869_184, 'bytes').optional(),
     SVC_HTTP_BODY_TIMEOUT_MS: milliseconds(100, 3_600_000).default(30_000),
     SVC_HTTP_ANSWER_BUDGET_BYTES: integer(1_048_576, 17_179_869_184, 'bytes').default(134_217_728),
@@ -114,7 +116,7 @@ export const serverConfigFrom = z
       bodyBudgetBytes: env.SVC_HTTP_BODY_BUDGET_BYTES,
       /** The most of that budget one client address may hold (SVC_TRUST_PROXY decides the address). */
       bodyBudgetPerClientBytes: Math.min(
-        env.SVC_HTTP_BODY_BUDGET_PER_CLIENT_BYTES ?? Math.floor(env.SVC_HTTP_BODY_BUDGET_BYTES / 8),
+        env.SVC_HTTP_BODY_BUDGET_PER_CLIENT_BYTES ?? Math.floor(env.SVC_HTTP_BODY_BUDGET_BYTES / 2),
         env.SVC_HTTP_BODY_BUDGET_BYTES,
       ),
       /** Bytes of answers over 64 KiB that clients have not taken yet, server-wide; past it an answer to a read is 503. */

@@ -18,7 +18,7 @@ export class BodyBudget {
   readonly perClientBytes: number;
   readonly #held = new HeldBytes();
 
-  constructor(maxBytes: number, perClientBytes: number = Math.floor(maxBytes / 8)) {
+  constructor(maxBytes: number, perClientBytes: number = Math.floor(maxBytes / 2)) {
     this.maxBytes = maxBytes;
     this.smallBodyReserveBytes = Math.floor(maxBytes / 8);
     this.perClientBytes = Math.min(perClientBytes, maxBytes);
