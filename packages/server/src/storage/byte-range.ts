@@ -14,9 +14,16 @@ export interface ByteRange {
  */
 export function parseByteRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
   if (header === undefined) return undefined;
-  const match = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
-  if (!match) return undefined;
-  const [, first = '', last = ''] = match;
+  // Split rather than one pattern with optional spaces around optional digits, which backtracks
+  // polynomially (regexp/no-super-linear-backtracking): every step here is linear.
+  const unit = /^bytes\s*=/i.exec(header.trim());
+  if (!unit) return undefined;
+  const spec = header.trim().slice(unit[0].length);
+  const dash = spec.indexOf('-');
+  if (dash < 0 || spec.includes('-', dash + 1)) return undefined;
+  const first = spec.slice(0, dash).trim();
+  const last = spec.slice(dash + 1).trim();
+  if (!/^\d*$/.test(first) || !/^\d*$/.test(last)) return undefined;
   if (first === '' && last === '') return undefined;
   if (first === '') {
     // A suffix: the last N bytes; a suffix of 0 bytes selects nothing.
