@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { catalogContract, type DownloadPlan } from '@svc/schemas';
+import type { DownloadPlan } from '@svc/schemas';
 import type { Transport } from '../transport.ts';
 import { checkLocalFile, type LocalFileState } from './local-files.ts';
+import { planFor } from './download-artifact.ts';
 import { isSafeRelativePath } from './verified-download.ts';
 
 export interface CheckArtifactOptions {
@@ -37,14 +38,7 @@ export interface CheckArtifactResult {
  * ```
  */
 export async function checkArtifact(transport: Transport, options: CheckArtifactOptions): Promise<CheckArtifactResult> {
-  const plan = (
-    await transport.request<DownloadPlan>(
-      catalogContract.downloadPlan,
-      { params: { id: options.artifactId }, query: { tool: options.tool ?? undefined } },
-      { signal: options.signal },
-    )
-  ).data;
-  const wanted = options.paths?.length ? options.paths : plan.files.map((file) => file.path);
+  const { plan, wanted } = await planFor(transport, options);
   const files: CheckedFile[] = [];
   for (const filePath of wanted) {
     options.signal?.throwIfAborted();

@@ -62,14 +62,7 @@ export interface DownloadArtifactResult {
  * ```
  */
 export async function downloadArtifact(transport: Transport, options: DownloadArtifactOptions): Promise<DownloadArtifactResult> {
-  const plan = (
-    await transport.request<DownloadPlan>(
-      catalogContract.downloadPlan,
-      { params: { id: options.artifactId }, query: { tool: options.tool ?? undefined } },
-      { signal: options.signal },
-    )
-  ).data;
-  const wanted = options.paths?.length ? options.paths : plan.files.map((file) => file.path);
+  const { plan, wanted } = await planFor(transport, options);
   const failures: DownloadArtifactResult['failures'] = [];
   const files: VerifiedFile[] = [];
   const upToDate: UpToDateFile[] = [];
@@ -138,4 +131,19 @@ async function removeEmptyTree(directory: string): Promise<void> {
   const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
   for (const entry of entries) if (entry.isDirectory()) await removeEmptyTree(path.join(directory, entry.name));
   await rmdir(directory).catch(() => {});
+}
+
+/** The artifact's download plan and the paths asked for (every planned file when none are named): what a download and a check both start from. */
+export async function planFor(
+  transport: Transport,
+  options: { artifactId: string; tool?: string | null | undefined; paths?: readonly string[] | undefined; signal?: AbortSignal | undefined },
+): Promise<{ plan: DownloadPlan; wanted: readonly string[] }> {
+  const plan = (
+    await transport.request<DownloadPlan>(
+      catalogContract.downloadPlan,
+      { params: { id: options.artifactId }, query: { tool: options.tool ?? undefined } },
+      { signal: options.signal },
+    )
+  ).data;
+  return { plan, wanted: options.paths?.length ? options.paths : plan.files.map((file) => file.path) };
 }
