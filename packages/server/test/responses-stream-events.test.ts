@@ -3,7 +3,7 @@ import test from 'ava';
 import type { ChatCompletionChunk, ChatStreamEvent, ResponseObject, ResponseStreamEvent, SseMessage } from '@svc/schemas';
 import { translatedEvents } from '../src/features/responses/response-events.ts';
 import { encodeSse } from '../src/http/sse.ts';
-import { ChatStreamTranslator, type ResponseFrame } from '../src/inference/responses/index.ts';
+import { ChatStreamTranslator, type ResponseFrame } from '../src/features/responses/translation/index.ts';
 
 /*
  * The translated stream of POST /v1/responses between the chat route's events and the SSE

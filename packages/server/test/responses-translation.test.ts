@@ -8,7 +8,7 @@ import {
   outcomeFromChatCompletion,
   placed,
   type ResponseFrame,
-} from '../src/inference/responses/index.ts';
+} from '../src/features/responses/translation/index.ts';
 import { isServiceError } from '../src/service-error.ts';
 
 /** A recorded chat stream: the chunks of its `data:` lines, `[DONE]` left out. */

@@ -1,5 +1,5 @@
 import { responsesLimits, type ResponsesCreateBody } from '@svc/schemas';
-import { normaliseInput, placed, refuse, type ConversationItem, type PlacedItem } from '../../inference/responses/index.ts';
+import { normaliseInput, placed, refuse, type ConversationItem, type PlacedItem } from './translation/index.ts';
 import type { ResponseStore } from './response-store.ts';
 
 /** The conversation one request continues and adds to. */

@@ -12,7 +12,7 @@ import {
   refuse,
   responseObject,
   type ResponseFrame,
-} from '../../inference/responses/index.ts';
+} from './translation/index.ts';
 import { principalKey } from '../identity/index.ts';
 import { callWithFallbacks, chatStreamEvents, invokeModel, reportUsage, servedBy } from '../inference/index.ts';
 import type { ResolvedModel } from '../models/index.ts';

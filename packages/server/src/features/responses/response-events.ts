@@ -1,6 +1,6 @@
 import type { ChatStreamEvent, ResponseObject, ResponseStreamEvent, SseMessage } from '@svc/schemas';
 import { isServiceError, ServiceError } from '../../service-error.ts';
-import type { ChatStreamTranslator } from '../../inference/responses/index.ts';
+import type { ChatStreamTranslator } from './translation/index.ts';
 import type { ResponsesUpstreamEvent } from '../../inference/provider.ts';
 
 /*

@@ -1,7 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import type { ResponseInputItemList, ResponseObject } from '@svc/schemas';
 import { ServiceError } from '../../service-error.ts';
-import type { ConversationItem } from '../../inference/responses/index.ts';
+import type { ConversationItem } from './translation/index.ts';
 import type { ResponsesConfig } from './responses-config.ts';
 
 /** A stored response: the answer, the request's own input, and the conversation the model saw before it. */

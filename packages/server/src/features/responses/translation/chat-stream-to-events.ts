@@ -1,6 +1,6 @@
 import type { ChatCompletionChunk, InferenceUsage, ResponseObject, ResponseOutputItem, ResponseStreamEvent } from '@svc/schemas';
-import { withWireJson } from '../../http/sse.ts';
-import { ServiceError } from '../../service-error.ts';
+import { withWireJson } from '../../../http/sse.ts';
+import { ServiceError } from '../../../service-error.ts';
 import { functionCallItem, incompleteReasonOf, messageItem } from './chat-to-response.ts';
 import { newItemId } from './response-ids.ts';
 import { responseObject, type ResponseFrame } from './response-frame.ts';

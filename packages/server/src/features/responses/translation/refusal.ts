@@ -1,4 +1,4 @@
-import { ServiceError } from '../../service-error.ts';
+import { ServiceError } from '../../../service-error.ts';
 
 /**
  * The 400 for what the Responses API can ask and the serving engine cannot do: the code says
