@@ -1,43 +1,47 @@
+import { mergeFeatureErrors, mergeFeatureRoutes } from './feature-contract.ts';
 import { defineContract } from './route.ts';
-import { catalogContract } from './catalog/contract.ts';
-import { blackboardContract } from './blackboard/contract.ts';
-import { credentialsContract, oauthContract } from './identity/contract.ts';
-import { discoveryContract } from './discovery/contract.ts';
-import { documentsContract, pdfContract } from './pdf/contract.ts';
-import { modelsContract, systemContract } from './system/contract.ts';
-import { inferenceContract } from './inference/contract.ts';
-import { upstreamsContract } from './inference/upstreams.ts';
-import { billingContract, creditsContract } from './billing/contract.ts';
-import { receiptsContract } from './receipts/contract.ts';
-import { requestsContract } from './requests/contract.ts';
-import { x402Contract } from './billing/x402-contract.ts';
-import { jobsContract } from './jobs/contract.ts';
-import { responsesContract } from './responses/contract.ts';
-import { mcpContract } from './mcp/contract.ts';
+import { systemFeatureContract } from './system/index.ts';
+import { catalogFeatureContract } from './catalog/index.ts';
+import { blackboardFeatureContract } from './blackboard/index.ts';
+import { identityFeatureContract } from './identity/index.ts';
+import { pdfFeatureContract } from './pdf/index.ts';
+import { inferenceFeatureContract } from './inference/index.ts';
+import { billingFeatureContract, x402FeatureContract } from './billing/index.ts';
+import { receiptsFeatureContract } from './receipts/index.ts';
+import { requestsFeatureContract } from './requests/index.ts';
+import { discoveryFeatureContract } from './discovery/index.ts';
+import { jobsFeatureContract } from './jobs/index.ts';
+import { responsesFeatureContract } from './responses/index.ts';
+import { mcpFeatureContract } from './mcp/index.ts';
 
 /**
- * The whole API as data. Each top-level key is a feature; its routes' key paths are the
+ * The contract list: one line per feature (`<feature>/index.ts` defines its entry with
+ * `defineFeatureContract`: its routes and the error codes only it raises). The order is the
+ * order of OpenAPI, the client, the MCP tools and the docs.
+ */
+const featureContracts = [
+  systemFeatureContract,
+  catalogFeatureContract,
+  blackboardFeatureContract,
+  identityFeatureContract,
+  pdfFeatureContract,
+  inferenceFeatureContract,
+  billingFeatureContract,
+  receiptsFeatureContract,
+  requestsFeatureContract,
+  discoveryFeatureContract,
+  x402FeatureContract,
+  jobsFeatureContract,
+  responsesFeatureContract,
+  mcpFeatureContract,
+] as const;
+
+/**
+ * The whole API as data. Each top-level key is a feature's; its routes' key paths are the
  * operationIds, handler names, client methods and CLI command names.
  */
-export const contract = defineContract({
-  system: systemContract,
-  models: modelsContract,
-  catalog: catalogContract,
-  blackboard: blackboardContract,
-  oauth: oauthContract,
-  credentials: credentialsContract,
-  pdf: pdfContract,
-  documents: documentsContract,
-  inference: inferenceContract,
-  upstreams: upstreamsContract,
-  billing: billingContract,
-  credits: creditsContract,
-  receipts: receiptsContract,
-  requests: requestsContract,
-  discovery: discoveryContract,
-  x402: x402Contract,
-  jobs: jobsContract,
-  responses: responsesContract,
-  mcp: mcpContract,
-});
+export const contract = defineContract(mergeFeatureRoutes(featureContracts));
 export type Contract = typeof contract;
+
+/** The codes the features declare, merged (a code two declare throws); `errorCodes` adds the platform's. */
+export const featureErrorCodes = mergeFeatureErrors(featureContracts);

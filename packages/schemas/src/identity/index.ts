@@ -1,0 +1,11 @@
+import { defineFeatureContract } from '../feature-contract.ts';
+import { credentialsContract, oauthContract } from './contract.ts';
+import { identityErrors } from './errors.ts';
+export * from './oauth.ts';
+export * from './credentials.ts';
+export * from './key-limits.ts';
+export * from './contract.ts';
+export * from './errors.ts';
+
+/** OAuth and developer keys. One entry of the root contract list (`contract.ts`). */
+export const identityFeatureContract = defineFeatureContract({ routes: { oauth: oauthContract, credentials: credentialsContract }, errors: identityErrors });
