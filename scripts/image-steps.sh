@@ -11,6 +11,7 @@
 #     Dockerfile's HEALTHCHECK command until it passes, then drains it with SIGTERM;
 #  4. on PostgreSQL (IMAGE_STEPS_DATABASE_URL, default the local server): two replicas started at
 #     once with the production settings, migrations applied once under the advisory lock;
+#     one of them restarted beside a newer version's migration (rolling back);
 #  5. Debian's nginx with deploy/nginx.conf in front of them, TLS from a self-signed certificate:
 #     the public URL (the OAuth issuer) and the operator token through the proxy;
 #  6. systemd-analyze verify on deploy/svc.service.
@@ -93,6 +94,8 @@ start() {
   (cd "$work" && exec "${run_as[@]}" env -i PATH="$work/usr/local/bin:/usr/bin:/bin" NODE_ENV=production "$@" "${entrypoint[@]}" "${command[@]}" >"$log" 2>&1) &
   pids+=($!)
 }
+# stop <pid>: SIGTERM to the server (under runuser, its child), as a runtime stops a container.
+stop() { pkill -TERM -P "$1" 2>/dev/null || kill -TERM "$1"; }
 # healthy <port>: the HEALTHCHECK command, as the container runtime runs it, until it passes (120 s).
 healthy() {
   for _ in $(seq 240); do
@@ -116,7 +119,7 @@ serving_uid=$(stat -c %u "$work/data/operator-token")
 [ "$(stat -c %a "$work/data/operator-token")" = 600 ] || fail 'operator-token is not mode 0600'
 grep -q '"svc listening"' "$work/embedded.log" || fail 'no listening line'
 step "SIGTERM drains: the healthcheck fails once the server stops"
-pkill -TERM -u "$user" -f "$work/opt/svc/app/node_modules/@svc/server/dist/bin.js" || fail 'no server process of the user'
+stop "$embedded_pid"
 wait "$embedded_pid" || fail "the server did not exit 0 on SIGTERM: $(tail -n 3 "$work/embedded.log")"
 grep -q 'stopped cleanly' "$work/embedded.log" || fail 'no clean stop'
 if SVC_PORT="$port" "${healthcheck[@]}"; then fail 'the healthcheck passed after the server stopped'; fi
@@ -147,6 +150,19 @@ migrations=$(psql "$database_url" -tAc 'SELECT count(*) FROM svc_migrations')
 applied=$(cat "$work/replica-1.log" "$work/replica-2.log" | grep -c '"migration applied"' || true)
 [ "$migrations" -gt 0 ] && [ "$applied" = "$migrations" ] || fail "$migrations migrations recorded, $applied applied by the two replicas (each exactly once expected)"
 echo "$migrations migrations, each applied once by one of the two replicas"
+
+step "rolling back: an older version starts on a database a newer one migrated"
+# A newer version's migration, as the database has it after an upgrade: this version's replicas
+# (the "older" ones now) keep starting, since they look only for their own migrations.
+psql "$database_url" -qc "INSERT INTO svc_migrations (name) VALUES ('99991231T0000-from-a-newer-version')"
+replica_2_pid=${pids[-1]}
+stop "$replica_2_pid"
+wait "$replica_2_pid" || fail 'replica 2 did not stop cleanly'
+start "$work/replica-2-again.log" SVC_HOST=127.0.0.1 SVC_PORT="$p2" SVC_DATA_DIR="$work/replica-2" \
+  DATABASE_URL="$database_url" SVC_PUBLIC_URL="https://$public_host:$tls_port" SVC_SIGNING_SECRET="$signing_secret" \
+  SVC_OPERATOR_TOKEN="$operator_token" SVC_TRUST_PROXY=true SVC_STORAGE=local SVC_LOG_LEVEL=info
+healthy "$p2" || fail "replica 2 did not start again beside a newer migration: $(tail -n 5 "$work/replica-2-again.log")"
+! grep -q '"migration applied"' "$work/replica-2-again.log" || fail 'the restarted replica applied a migration'
 
 step "Debian's nginx with deploy/nginx.conf in front of both, TLS terminated there"
 command -v nginx >/dev/null || fail 'nginx is not installed (apt-get install nginx-light)'
