@@ -4,7 +4,7 @@ import { databaseUnavailableError, isPgConnectionFailure } from './database-unav
 
 /** The part of a `pg` Client (what Sequelize's PostgreSQL pool hands out) a prepared query needs. */
 interface PgClient {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
   _invalid?: boolean;
 }
 
@@ -40,10 +40,24 @@ const bindValue = (value: unknown) => (typeof value === 'string' && value.includ
  * parsers. Errors are `pg`'s own (`code`, `detail` at the top level, not under `parent`).
  */
 export async function queryPrepared<T>(sequelize: Sequelize, statement: PreparedStatement, values: unknown[]): Promise<T[]> {
+  return queryDriver<T>(sequelize, { name: statement.name, text: statement.text, values });
+}
+
+/**
+ * Runs a statement written with positional `$n` parameters (an SqlParams-built read whose shape
+ * is not kept as a named statement) unnamed, through the same driver path as queryPrepared: the
+ * text is the one queryPrepared would name, so both paths take the same SQL. Every other query
+ * goes through `sequelize.query` with named `replacements` (docs/contributing.md, "Code conventions").
+ */
+export async function queryPositional<T>(sequelize: Sequelize, text: string, values: unknown[]): Promise<T[]> {
+  return queryDriver<T>(sequelize, { text, values });
+}
+
+async function queryDriver<T>(sequelize: Sequelize, statement: { name?: string; text: string; values: unknown[] }): Promise<T[]> {
   const manager = sequelize.connectionManager;
   const client = (await manager.getConnection({ type: 'write' })) as PgClient;
   try {
-    return (await client.query({ name: statement.name, text: statement.text, values: values.map(bindValue) })).rows as T[];
+    return (await client.query({ ...statement, values: statement.values.map(bindValue) })).rows as T[];
   } catch (error) {
     // As Sequelize does: a connection that failed below SQL (no SQLSTATE) is not handed out again.
     if (typeof (error as { code?: unknown }).code !== 'string' || !/^[0-9A-Z]{5}$/.test((error as { code: string }).code)) client._invalid = true;

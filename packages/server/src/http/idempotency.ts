@@ -61,18 +61,21 @@ export async function runIdempotent<B>(
       const answer = await work(transaction);
       await sequelize.query(
         `UPDATE svc_idempotency_keys SET state = 'completed', owner_token = NULL, locked_until = NULL,
-           response_status = $5, response_body = $6::jsonb, response_headers = $7::jsonb
-         WHERE principal_id = $1 AND route_id = $2 AND idempotency_key = $3 AND owner_token = $4`,
-        { bind: [scope.principalId, scope.routeId, scope.key, owner, answer.status, JSON.stringify(answer.body), JSON.stringify(answer.headers)], transaction },
+           response_status = :status, response_body = :body::jsonb, response_headers = :headers::jsonb
+         WHERE principal_id = :principalId AND route_id = :routeId AND idempotency_key = :key AND owner_token = :owner`,
+        {
+          replacements: { ...keyOf(scope), owner, status: answer.status, body: JSON.stringify(answer.body), headers: JSON.stringify(answer.headers) },
+          transaction,
+        },
       );
       return answer;
     });
   } catch (error) {
     await sequelize
       .query(
-        `DELETE FROM svc_idempotency_keys WHERE principal_id = $1 AND route_id = $2 AND idempotency_key = $3 AND owner_token = $4 AND state = 'in_progress'`,
+        `DELETE FROM svc_idempotency_keys WHERE principal_id = :principalId AND route_id = :routeId AND idempotency_key = :key AND owner_token = :owner AND state = 'in_progress'`,
         {
-          bind: [scope.principalId, scope.routeId, scope.key, owner],
+          replacements: { ...keyOf(scope), owner },
         },
       )
       .catch(() => {});
@@ -80,29 +83,38 @@ export async function runIdempotent<B>(
   }
 }
 
+/** The row's key, as named replacements. */
+const keyOf = (scope: IdempotencyScope) => ({ principalId: scope.principalId, routeId: scope.routeId, key: scope.key });
+
 /** Claims the key for `owner`; answers the stored response when the key already has one. */
 async function claim(sequelize: Sequelize, scope: IdempotencyScope, settings: IdempotencySettings, owner: string): Promise<StoredResponse | undefined> {
-  const bind = [scope.principalId, scope.routeId, scope.key, scope.fingerprint, owner, settings.lockSeconds, settings.ttlSeconds];
+  const key = keyOf(scope);
   // Two tries: the second after dropping an expired key or taking over an abandoned claim.
   for (let attempt = 0; attempt < 2; attempt += 1) {
     const claimed = await sequelize.query(
       `INSERT INTO svc_idempotency_keys (principal_id, route_id, idempotency_key, fingerprint, state, owner_token, locked_until, expires_at)
-       VALUES ($1, $2, $3, $4, 'in_progress', $5, now() + make_interval(secs => $6), now() + make_interval(secs => $7))
+       VALUES (:principalId, :routeId, :key, :fingerprint, 'in_progress', :owner, now() + make_interval(secs => :lockSeconds), now() + make_interval(secs => :ttlSeconds))
        ON CONFLICT DO NOTHING RETURNING idempotency_key`,
-      { bind, type: QueryTypes.SELECT },
+      {
+        replacements: { ...key, fingerprint: scope.fingerprint, owner, lockSeconds: settings.lockSeconds, ttlSeconds: settings.ttlSeconds },
+        type: QueryTypes.SELECT,
+      },
     );
     if (claimed.length > 0) return undefined;
     const [row] = await sequelize.query<KeyRow & { expired: boolean; abandoned: boolean }>(
       `SELECT fingerprint, state, locked_until, response_status, response_body, response_headers,
               expires_at <= now() AS expired, (state = 'in_progress' AND locked_until <= now()) AS abandoned
-       FROM svc_idempotency_keys WHERE principal_id = $1 AND route_id = $2 AND idempotency_key = $3`,
-      { bind: bind.slice(0, 3), type: QueryTypes.SELECT },
+       FROM svc_idempotency_keys WHERE principal_id = :principalId AND route_id = :routeId AND idempotency_key = :key`,
+      { replacements: key, type: QueryTypes.SELECT },
     );
     if (!row) continue; // released between the insert and the read: claim again
     if (row.expired) {
-      await sequelize.query(`DELETE FROM svc_idempotency_keys WHERE principal_id = $1 AND route_id = $2 AND idempotency_key = $3 AND expires_at <= now()`, {
-        bind: bind.slice(0, 3),
-      });
+      await sequelize.query(
+        `DELETE FROM svc_idempotency_keys WHERE principal_id = :principalId AND route_id = :routeId AND idempotency_key = :key AND expires_at <= now()`,
+        {
+          replacements: key,
+        },
+      );
       continue;
     }
     if (row.fingerprint !== scope.fingerprint) {
@@ -113,9 +125,9 @@ async function claim(sequelize: Sequelize, scope: IdempotencyScope, settings: Id
     }
     if (row.abandoned) {
       const taken = await sequelize.query(
-        `UPDATE svc_idempotency_keys SET owner_token = $4, locked_until = now() + make_interval(secs => $5)
-         WHERE principal_id = $1 AND route_id = $2 AND idempotency_key = $3 AND state = 'in_progress' AND locked_until <= now() RETURNING idempotency_key`,
-        { bind: [...bind.slice(0, 3), owner, settings.lockSeconds], type: QueryTypes.SELECT },
+        `UPDATE svc_idempotency_keys SET owner_token = :owner, locked_until = now() + make_interval(secs => :lockSeconds)
+         WHERE principal_id = :principalId AND route_id = :routeId AND idempotency_key = :key AND state = 'in_progress' AND locked_until <= now() RETURNING idempotency_key`,
+        { replacements: { ...key, owner, lockSeconds: settings.lockSeconds }, type: QueryTypes.SELECT },
       );
       if (taken.length > 0) return undefined;
     }

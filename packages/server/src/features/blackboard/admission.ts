@@ -92,10 +92,10 @@ export async function admitReplay(sequelize: Sequelize, settings: BlackboardConf
   const windows = windowsFor(settings, subject, true);
   const counted = await selectRows<{ bucket: string; hits: string; amount: string }>(
     sequelize,
-    `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES ($1, $2, 1, 0)
+    `INSERT INTO svc_rate_counters (bucket, window_start, hits, amount) VALUES (:bucket, :windowStart, 1, 0)
      ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1
      RETURNING bucket, hits, amount`,
-    [windows[0]!.bucket, windowStart(new Date(), settings.windowSeconds)],
+    { bucket: windows[0]!.bucket, windowStart: windowStart(new Date(), settings.windowSeconds) },
     transaction,
   );
   checkAdmission(settings, windows, counted);

@@ -1,9 +1,10 @@
 import type { Sequelize } from 'sequelize';
+import { queryPositional } from '../../db/prepared.ts';
 import type { BlackboardChannelsPage, BlackboardChannelsRequest, PostingState } from '@svc/schemas';
 import { cursorCondition, pageCursors, readModeOf } from './cursors.ts';
 import { LIVE } from './item-row.ts';
 import { channelFilterConditions, nextCalls, normaliseFilters } from './read-items.ts';
-import { isoOf, selectRows, SqlParams } from './sql.ts';
+import { isoOf, SqlParams } from './sql.ts';
 
 interface ChannelRow {
   key: string;
@@ -35,7 +36,7 @@ export async function listChannels(
   const filters = channelFilterConditions(request, params, 'live');
   const cursor = cursorCondition(request, mode, (value) => params.add(value));
   const limit = request.limit;
-  const rows = await selectRows<ChannelRow>(
+  const rows = await queryPositional<ChannelRow>(
     sequelize,
     `WITH win AS (SELECT * FROM blackboard_items ORDER BY created_at DESC, id DESC LIMIT ${windowSize}),
      live AS (SELECT * FROM win WHERE ${LIVE}),

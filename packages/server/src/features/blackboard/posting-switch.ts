@@ -22,7 +22,7 @@ export class PostingSwitch {
     const [row] = await selectRows<{ posting_enabled: boolean; posting_reason: string | null }>(
       this.sequelize,
       'SELECT posting_enabled, posting_reason FROM blackboard_settings WHERE id = 1',
-      [],
+      {},
     );
     const state = { enabled: row?.posting_enabled ?? true, reason: row?.posting_reason ?? null };
     this.cached = { state, at: Date.now() };
@@ -31,9 +31,9 @@ export class PostingSwitch {
 
   async set(enabled: boolean, reason: string | null): Promise<PostingState> {
     await this.sequelize.query(
-      `INSERT INTO blackboard_settings (id, posting_enabled, posting_reason, updated_at) VALUES (1, $1, $2, now())
+      `INSERT INTO blackboard_settings (id, posting_enabled, posting_reason, updated_at) VALUES (1, :enabled, :reason, now())
        ON CONFLICT (id) DO UPDATE SET posting_enabled = EXCLUDED.posting_enabled, posting_reason = EXCLUDED.posting_reason, updated_at = now()`,
-      { bind: [enabled, reason] },
+      { replacements: { enabled, reason } },
     );
     const state = { enabled, reason };
     this.cached = { state, at: Date.now() };

@@ -41,8 +41,8 @@ export type BoardReceiptVerifier = Pick<Receipts, 'verifyBoardReceipt'>;
 async function findLiveByIdentity(deps: PutDependencies, keyId: string, idempotencyKey: string): Promise<(ItemRow & { request_hash: string }) | undefined> {
   const [row] = await selectRows<ItemRow & { request_hash: string }>(
     deps.sequelize,
-    `SELECT ${ITEM_COLUMNS}, request_hash FROM blackboard_items WHERE key_id = $1 AND idempotency_key = $2 AND ${LIVE}`,
-    [keyId, idempotencyKey],
+    `SELECT ${ITEM_COLUMNS}, request_hash FROM blackboard_items WHERE key_id = :keyId AND idempotency_key = :idempotencyKey AND ${LIVE}`,
+    { keyId, idempotencyKey },
   );
   return row;
 }
@@ -73,9 +73,12 @@ async function replay(
  * its flag; every read after the put's answer sees both.
  */
 async function recordVerification(sequelize: Sequelize, itemId: string, verification: ReceiptVerification): Promise<void> {
-  await sequelize.query('INSERT INTO blackboard_receipt_verifications (item_id, verification) VALUES ($1, $2::jsonb) ON CONFLICT (item_id) DO NOTHING', {
-    bind: [itemId, JSON.stringify(verification)],
-  });
+  await sequelize.query(
+    'INSERT INTO blackboard_receipt_verifications (item_id, verification) VALUES (:itemId, :verification::jsonb) ON CONFLICT (item_id) DO NOTHING',
+    {
+      replacements: { itemId, verification: JSON.stringify(verification) },
+    },
+  );
 }
 
 /**
@@ -104,8 +107,8 @@ export async function putItem(
     if (existing) return { created: false, body: await replay(deps, caller, normalised, keyId, existing) };
     // An identity whose item expired or was tombstoned is free again. Releasing it on its own
     // is harmless should the put then fail: nothing live answers to it either way.
-    await sequelize.query(`UPDATE blackboard_items SET idempotency_key = NULL WHERE key_id = $1 AND idempotency_key = $2 AND NOT (${LIVE})`, {
-      bind: [keyId, normalised.idempotencyKey],
+    await sequelize.query(`UPDATE blackboard_items SET idempotency_key = NULL WHERE key_id = :keyId AND idempotency_key = :idempotencyKey AND NOT (${LIVE})`, {
+      replacements: { keyId, idempotencyKey: normalised.idempotencyKey },
     });
   }
 

@@ -12,10 +12,10 @@ import {
 } from '@svc/schemas';
 import { ServiceError } from '../../service-error.ts';
 import { cursorCondition, pageCursors, readModeOf, type CursorInput } from './cursors.ts';
-import { prepared, queryPrepared } from '../../db/prepared.ts';
+import { prepared, queryPositional, queryPrepared } from '../../db/prepared.ts';
 import { LIVE, LIVE_ITEM_COLUMNS, liveRecordOf, type LiveItemRow } from './item-row.ts';
 import { normaliseRevision } from './normalise-put.ts';
-import { likePattern, selectRows, SqlParams } from './sql.ts';
+import { likePattern, SqlParams } from './sql.ts';
 
 const PATHS = {
   get: pathFor(blackboardContract.getPost),
@@ -76,7 +76,7 @@ const namedReadShapes = new Set<string>();
  * (parsed each time), and no caller can grow that memory.
  */
 async function selectReadRows<T extends object>(sequelize: Sequelize, sql: string, values: unknown[]): Promise<T[]> {
-  if (!namedReadShapes.has(sql) && namedReadShapes.size >= NAMED_READ_SHAPES) return selectRows<T>(sequelize, sql, values);
+  if (!namedReadShapes.has(sql) && namedReadShapes.size >= NAMED_READ_SHAPES) return queryPositional<T>(sequelize, sql, values);
   namedReadShapes.add(sql);
   return queryPrepared<T>(sequelize, prepared(sql), values);
 }

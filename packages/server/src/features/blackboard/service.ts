@@ -19,6 +19,7 @@ import { putItem, type BoardReceiptVerifier, type Caller } from './put-item.ts';
 import { readItems, showItem } from './read-items.ts';
 import type { BlackboardConfig } from './blackboard-config.ts';
 import { tombstoneItem } from './tombstone.ts';
+import { BoardWake } from './watch-wake.ts';
 
 export type BlackboardService = ReturnType<typeof createBlackboardService>;
 
@@ -29,20 +30,26 @@ export type BlackboardService = ReturnType<typeof createBlackboardService>;
  * removes those here, counting rows rather than numbers.
  */
 export async function sweepRetention(sequelize: Sequelize, retentionRows: number): Promise<void> {
-  await sequelize.query('DELETE FROM blackboard_items WHERE seq < (SELECT seq FROM blackboard_items ORDER BY seq DESC OFFSET $1 LIMIT 1)', {
-    bind: [retentionRows - 1],
+  await sequelize.query('DELETE FROM blackboard_items WHERE seq < (SELECT seq FROM blackboard_items ORDER BY seq DESC OFFSET :skipped LIMIT 1)', {
+    replacements: { skipped: retentionRows - 1 },
   });
 }
 
 /** The blackboard's operations, free of HTTP: REST handlers and the MCP tool both call these. */
-export function createBlackboardService(database: Pick<Database, 'sequelize' | 'kind'>, settings: BlackboardConfig, receipts: BoardReceiptVerifier) {
+export function createBlackboardService(
+  database: Pick<Database, 'sequelize' | 'kind'>,
+  settings: BlackboardConfig,
+  receipts: BoardReceiptVerifier,
+  wake: BoardWake = new BoardWake(),
+) {
   const { sequelize } = database;
   // PGlite runs with fsync off: there is no flush to wait for, so puts commit synchronously there.
   const walFlusher = database.kind === 'postgres' ? new WalFlusher(sequelize) : undefined;
   const posting = new PostingSwitch(sequelize);
-  const batcher = new PutBatcher(sequelize, settings, walFlusher);
+  const batcher = new PutBatcher(sequelize, settings, walFlusher, (keys) => wake.wake(keys));
   return {
     posting,
+    wake,
     /**
      * The housekeeping the feature schedules, one task per step so that one failing does not
      * skip the others: this feature's admission counters of windows that ended over a window ago
@@ -52,8 +59,8 @@ export function createBlackboardService(database: Pick<Database, 'sequelize' | '
      */
     housekeeping: {
       'prune-counters': () =>
-        sequelize.query(`DELETE FROM svc_rate_counters WHERE bucket LIKE 'blackboard:%' AND window_start > 'epoch'::timestamptz AND window_start < $1`, {
-          bind: [new Date(Date.now() - 2 * settings.windowSeconds * 1000)],
+        sequelize.query(`DELETE FROM svc_rate_counters WHERE bucket LIKE 'blackboard:%' AND window_start > 'epoch'::timestamptz AND window_start < :before`, {
+          replacements: { before: new Date(Date.now() - 2 * settings.windowSeconds * 1000) },
         }),
       'sweep-retention': () => sweepRetention(sequelize, settings.retentionRows),
       ...(walFlusher ? { 'prune-wal-flush-rows': () => pruneWalFlushRows(sequelize) } : {}),

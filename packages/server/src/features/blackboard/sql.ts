@@ -1,6 +1,10 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 
-/** Collects bind parameters while a statement is written, so dynamic filters never splice values into SQL. */
+/**
+ * Collects positional parameters while a read is written, so dynamic filters never splice values
+ * into SQL. Its statements run through the driver (queryPrepared, queryPositional), not
+ * `sequelize.query`: a named prepared statement takes `$n`.
+ */
 export class SqlParams {
   readonly values: unknown[] = [];
 
@@ -11,8 +15,13 @@ export class SqlParams {
   }
 }
 
-export async function selectRows<T extends object>(sequelize: Sequelize, sql: string, bind: unknown[], transaction?: Transaction): Promise<T[]> {
-  return sequelize.query<T>(sql, { bind, type: QueryTypes.SELECT, transaction });
+export async function selectRows<T extends object>(
+  sequelize: Sequelize,
+  sql: string,
+  replacements: Record<string, unknown>,
+  transaction?: Transaction,
+): Promise<T[]> {
+  return sequelize.query<T>(sql, { replacements, type: QueryTypes.SELECT, transaction });
 }
 
 /** ISO text of a timestamp column, whatever form the driver returned it in. */

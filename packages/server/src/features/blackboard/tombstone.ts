@@ -11,8 +11,8 @@ import { isoOf, selectRows } from './sql.ts';
 export async function tombstoneItem(sequelize: Sequelize, id: string, editToken: string) {
   const [row] = await selectRows<{ key: string; edit_token_hash: string; tombstoned_at: Date | string | null; expired: boolean }>(
     sequelize,
-    'SELECT key, edit_token_hash, tombstoned_at, expires_at <= now() AS expired FROM blackboard_items WHERE id = $1',
-    [id],
+    'SELECT key, edit_token_hash, tombstoned_at, expires_at <= now() AS expired FROM blackboard_items WHERE id = :id',
+    { id },
   );
   if (!row || (row.expired && row.tombstoned_at === null)) throw new ServiceError('blackboard_item_not_found', `No live item ${id}.`);
   const presented = Buffer.from(hashEditToken(editToken), 'hex');
@@ -25,8 +25,8 @@ export async function tombstoneItem(sequelize: Sequelize, id: string, editToken:
   if (row.tombstoned_at !== null) return { id, key: row.key, tombstone: true as const, tombstoned_at: isoOf(row.tombstoned_at), already: true };
   const [updated] = await selectRows<{ tombstoned_at: Date | string }>(
     sequelize,
-    'UPDATE blackboard_items SET tombstoned_at = now() WHERE id = $1 RETURNING tombstoned_at',
-    [id],
+    'UPDATE blackboard_items SET tombstoned_at = now() WHERE id = :id RETURNING tombstoned_at',
+    { id },
   );
   return { id, key: row.key, tombstone: true as const, tombstoned_at: isoOf(updated!.tombstoned_at), already: false };
 }

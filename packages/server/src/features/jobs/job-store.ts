@@ -29,12 +29,12 @@ interface ActiveCounts {
  * active (queued or running) jobs and items, refuses past any cap with 429, inserts the row.
  */
 export async function insertJob(sequelize: Sequelize, config: JobsConfig, principal: Principal, body: BatchJobBody, transaction: Transaction): Promise<JobRow> {
-  await sequelize.query('SELECT pg_advisory_xact_lock($1)', { bind: [ADMISSION_LOCK], transaction });
+  await sequelize.query('SELECT pg_advisory_xact_lock(:lock)', { replacements: { lock: ADMISSION_LOCK }, transaction });
   const [counts] = await sequelize.query<ActiveCounts>(
-    `SELECT count(*) FILTER (WHERE principal_id = $1) AS principal_jobs, coalesce(sum(item_count) FILTER (WHERE principal_id = $1), 0) AS principal_items,
+    `SELECT count(*) FILTER (WHERE principal_id = :principalId) AS principal_jobs, coalesce(sum(item_count) FILTER (WHERE principal_id = :principalId), 0) AS principal_items,
             count(*) AS global_jobs, coalesce(sum(item_count), 0) AS global_items
      FROM svc_jobs WHERE status IN ('queued', 'running')`,
-    { bind: [principal.id], type: QueryTypes.SELECT, transaction },
+    { replacements: { principalId: principal.id }, type: QueryTypes.SELECT, transaction },
   );
   const items = body.items.length;
   const caps = [
@@ -57,9 +57,17 @@ export async function insertJob(sequelize: Sequelize, config: JobsConfig, princi
   }
   const [row] = await sequelize.query<JobRow>(
     `INSERT INTO svc_jobs (id, principal_id, principal_kind, operation, items, item_count, status, max_attempts)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6, 'queued', $7) RETURNING ${JOB_SUMMARY_COLUMNS}`,
+     VALUES (:id, :principalId, :principalKind, :operation, :items::jsonb, :itemCount, 'queued', :maxAttempts) RETURNING ${JOB_SUMMARY_COLUMNS}`,
     {
-      bind: [newJobId(), principal.id, principal.kind, body.operation, JSON.stringify(body.items), items, config.maxAttempts],
+      replacements: {
+        id: newJobId(),
+        principalId: principal.id,
+        principalKind: principal.kind,
+        operation: body.operation,
+        items: JSON.stringify(body.items),
+        itemCount: items,
+        maxAttempts: config.maxAttempts,
+      },
       type: QueryTypes.SELECT,
       transaction,
     },
@@ -72,8 +80,8 @@ const notFound = (jobId: string) => new ServiceError('job_not_found', `No job ${
 /** The caller's job, or 404: another principal's job and one past its TTL look the same as none. */
 export async function findJob(sequelize: Sequelize, principalId: string, jobId: string, columns = JOB_SUMMARY_COLUMNS): Promise<JobRow> {
   const [row] = await sequelize.query<JobRow>(
-    `SELECT ${columns} FROM svc_jobs WHERE id = $1 AND principal_id = $2 AND (expires_at IS NULL OR expires_at > now())`,
-    { bind: [jobId, principalId], type: QueryTypes.SELECT },
+    `SELECT ${columns} FROM svc_jobs WHERE id = :jobId AND principal_id = :principalId AND (expires_at IS NULL OR expires_at > now())`,
+    { replacements: { jobId, principalId }, type: QueryTypes.SELECT },
   );
   if (!row) throw notFound(jobId);
   return row;
@@ -108,9 +116,9 @@ export async function listJobs(
  */
 export async function cancelJob(sequelize: Sequelize, config: JobsConfig, principalId: string, jobId: string): Promise<JobRow> {
   const [cancelled] = await sequelize.query<JobRow>(
-    `UPDATE svc_jobs SET status = 'cancelled', cancelled_at = now(), finished_at = now(), expires_at = now() + make_interval(secs => $3)
-     WHERE id = $1 AND principal_id = $2 AND status = 'queued' RETURNING ${JOB_SUMMARY_COLUMNS}`,
-    { bind: [jobId, principalId, config.resultTtlSeconds], type: QueryTypes.SELECT },
+    `UPDATE svc_jobs SET status = 'cancelled', cancelled_at = now(), finished_at = now(), expires_at = now() + make_interval(secs => :ttlSeconds)
+     WHERE id = :jobId AND principal_id = :principalId AND status = 'queued' RETURNING ${JOB_SUMMARY_COLUMNS}`,
+    { replacements: { jobId, principalId, ttlSeconds: config.resultTtlSeconds }, type: QueryTypes.SELECT },
   );
   if (cancelled) {
     await pruneFinishedJobs(sequelize, config);
@@ -128,18 +136,18 @@ export async function cancelJob(sequelize: Sequelize, config: JobsConfig, princi
 export async function pruneFinishedJobs(sequelize: Sequelize, config: JobsConfig, transaction?: Transaction): Promise<void> {
   if (!transaction) return sequelize.transaction((own) => pruneFinishedJobs(sequelize, config, own));
   // One pruner at a time over every replica: two deleting overlapping rows could deadlock.
-  await sequelize.query('SELECT pg_advisory_xact_lock($1)', { bind: [PRUNE_LOCK], transaction });
+  await sequelize.query('SELECT pg_advisory_xact_lock(:lock)', { replacements: { lock: PRUNE_LOCK }, transaction });
   await sequelize.query(`DELETE FROM svc_jobs WHERE status IN ${FINISHED} AND expires_at <= now()`, { transaction });
   await sequelize.query(
     `DELETE FROM svc_jobs WHERE id IN (
        SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY principal_id ORDER BY finished_at DESC, id DESC) AS place
                        FROM svc_jobs WHERE status IN ${FINISHED}) ranked
-       WHERE place > $1)`,
-    { bind: [config.maxRetainedPerPrincipal], transaction },
+       WHERE place > :kept)`,
+    { replacements: { kept: config.maxRetainedPerPrincipal }, transaction },
   );
   await sequelize.query(
     `DELETE FROM svc_jobs WHERE id IN (
-       SELECT id FROM svc_jobs WHERE status IN ${FINISHED} ORDER BY finished_at DESC, id DESC OFFSET $1)`,
-    { bind: [config.maxRetainedGlobal], transaction },
+       SELECT id FROM svc_jobs WHERE status IN ${FINISHED} ORDER BY finished_at DESC, id DESC OFFSET :kept)`,
+    { replacements: { kept: config.maxRetainedGlobal }, transaction },
   );
 }
