@@ -117,3 +117,35 @@ export function inViewport(page: Page, selector: string): Promise<boolean> {
     return box !== undefined && box.top >= -1 && box.bottom <= innerHeight + 1 && box.height > 0;
   }, selector);
 }
+
+/** axe-core's violations of every impact (minor and moderate too) on the page as it is now. */
+export async function axeViolations(page: Page): Promise<AxeFinding[]> {
+  await page.evaluate(axe.source);
+  const results = await page.evaluate(() => (globalThis as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
+  return results.violations.map((violation) => ({
+    id: violation.id,
+    impact: violation.impact,
+    help: violation.help,
+    targets: violation.nodes.map((node) => node.target.join(' ')),
+  }));
+}
+
+/**
+ * Checks the page at both widths in both colour schemes: axe at every impact level and nothing
+ * scrolling sideways. Leaves the page wide and in the light scheme. Answers what failed, by where.
+ */
+export async function everyWidthAndScheme(page: Page): Promise<string[]> {
+  const failures: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    for (const viewport of [WIDE, NARROW]) {
+      await page.setViewportSize(viewport);
+      for (const finding of await axeViolations(page))
+        failures.push(`${colorScheme} ${viewport.width}px: ${finding.id} (${finding.impact}) ${finding.targets.join(', ')}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(WIDE);
+  if ((await overflowAt360(page)) > 0) failures.push('the page scrolls sideways at 360 px');
+  return failures;
+}

@@ -1,73 +1,53 @@
-import { useLoad, useTitle } from '../../hooks.ts';
 import { ErrorNote } from '../../components/error-note.tsx';
+import { useLoad, useTitle } from '../../hooks.ts';
 import { BASE } from '../../links.ts';
 import { signedInClient } from '../../signed-in.ts';
+import { CachePanel } from '../operator/cache-panel.tsx';
+import { DeploymentsTable } from '../operator/deployments-table.tsx';
+import { trafficByModel, trafficByRoute } from '../operator/metrics-text.ts';
+import { ModelBars, RouteBars } from '../operator/traffic-bars.tsx';
 import { RequireSession } from './require-session.tsx';
 
-/** Requests per route and status class, summed from the Prometheus text of /v1/metrics (one counter family, one line each). */
-export function requestsByRoute(metrics: string): Array<{ route: string; ok: number; clientErrors: number; serverErrors: number }> {
-  const rows = new Map<string, { route: string; ok: number; clientErrors: number; serverErrors: number }>();
-  for (const line of metrics.split('\n')) {
-    const match = /^svc_http_requests_total\{route="([^"]*)",method="([A-Z]+)",status="(\d{3})"\} (\d+(?:\.\d+)?)$/.exec(line);
-    if (!match) continue;
-    const route = `${match[2]} ${match[1]}`;
-    const row = rows.get(route) ?? { route, ok: 0, clientErrors: 0, serverErrors: 0 };
-    const count = Number(match[4]);
-    if (match[3]!.startsWith('5')) row.serverErrors += count;
-    else if (match[3]!.startsWith('4')) row.clientErrors += count;
-    else row.ok += count;
-    rows.set(route, row);
-  }
-  return [...rows.values()].sort((a, b) => b.ok + b.clientErrors + b.serverErrors - (a.ok + a.clientErrors + a.serverErrors));
-}
-
-/** The operator's overview: health, the busiest routes and their errors, and the way to the moderation queue. */
+/**
+ * The operator's overview, from the endpoints the operator already has: health (`/healthz`), each
+ * upstream deployment's state (`/v1/upstreams/health`), the response cache (`/v1/cache`, with its
+ * purge) and the traffic per route and per model (`/v1/metrics`, read into bars).
+ */
 export function OperatorPage() {
   useTitle('Operator');
   const [loaded] = useLoad(async (signal) => {
     const svc = await signedInClient();
-    const [health, metrics] = await Promise.all([svc.system.healthz(undefined, { signal }), svc.system.metrics(undefined, { signal })]);
-    return { health, routes: requestsByRoute(String(metrics)).slice(0, 25) };
+    const [health, deployments, metrics] = await Promise.all([
+      svc.system.healthz(undefined, { signal }),
+      svc.upstreams.health(undefined, { signal }),
+      svc.system.metrics(undefined, { signal }),
+    ]);
+    const text = String(metrics);
+    return { health, deployments: deployments.data, routes: trafficByRoute(text).slice(0, 25), models: trafficByModel(text) };
   }, []);
   return (
     <RequireSession operator>
       <h1>Operator</h1>
       <p>
-        <a href={`${BASE}requests`}>Moderation queue</a>
+        <a href={`${BASE}requests`}>Moderation queue</a> · <a href={`${BASE}jobs`}>Jobs</a>
       </p>
       {loaded.state === 'loading' && <p>Loading…</p>}
       {loaded.state === 'failed' && <ErrorNote error={loaded.error} />}
       {loaded.state === 'done' && (
         <>
-          <p>
+          <p data-testid="server-health">
             svc {loaded.value.health.version}: {loaded.value.health.status}, up {Math.round(loaded.value.health.uptime_seconds)} s, database{' '}
             {loaded.value.health.database.kind} {loaded.value.health.database.status} ({loaded.value.health.database.latency_ms.toFixed(1)} ms)
           </p>
+          <h2>Models and deployments</h2>
+          <DeploymentsTable deployments={loaded.value.deployments} />
+          <h2>Response cache</h2>
+          <CachePanel />
           <h2>Busiest routes</h2>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Route</th>
-                  <th scope="col">2xx/3xx</th>
-                  <th scope="col">4xx</th>
-                  <th scope="col">5xx</th>
-                </tr>
-              </thead>
-              <tbody>
-                {loaded.value.routes.map((row) => (
-                  <tr key={row.route}>
-                    <td>
-                      <code>{row.route}</code>
-                    </td>
-                    <td>{row.ok}</td>
-                    <td>{row.clientErrors}</td>
-                    <td>{row.serverErrors}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <p class="meta">Since this process started; the console's own pages and files are left out.</p>
+          <RouteBars routes={loaded.value.routes} />
+          <h2>Inference by model</h2>
+          <ModelBars models={loaded.value.models} />
         </>
       )}
     </RequireSession>
