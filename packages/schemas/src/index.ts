@@ -28,4 +28,6 @@ export * from './requests/index.ts';
 export * from './discovery/index.ts';
 export * from './jobs/index.ts';
 export * from './agent-tools.ts';
+export * from './mcp-tool-listing.ts';
+export { compactJsonSchema } from './compact-json-schema.ts';
 export * from './mcp/index.ts';

@@ -9,6 +9,7 @@ const REVISION = '2026-07-28';
 interface ListedTool {
   name: string;
   title?: string;
+  description?: string;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
   _meta?: { 'svc/operation'?: string };
 }
@@ -21,6 +22,9 @@ const traits = (tool: ListedTool) =>
   ]
     .filter(Boolean)
     .join(',');
+
+/** A listed tool has no title (kept small for the model's context, docs/agents.md): its description's first line is the route's summary. */
+const whatItDoes = (tool: ListedTool) => tool.title ?? tool.description?.split('\n', 1)[0] ?? '';
 
 export function registerMcpCommands(program: Command): void {
   const mcp = program.command('mcp').description('The MCP server at {base}/mcp: every agent operation of the API as a tool (docs/agents.md)');
@@ -51,7 +55,7 @@ export function registerMcpCommands(program: Command): void {
         if (!answer.result) throw new CliFailure(`tools/list failed: ${answer.error?.message ?? 'no result'} (${answer.error?.code ?? response.status})`);
         const { tools } = answer.result;
         cli.output.result(tools, (list) =>
-          list.length === 0 ? 'no tools' : table([['TOOL', 'TRAITS', 'OPERATION'], ...list.map((tool) => [tool.name, traits(tool) || '-', tool.title ?? ''])]),
+          list.length === 0 ? 'no tools' : table([['TOOL', 'TRAITS', 'OPERATION'], ...list.map((tool) => [tool.name, traits(tool) || '-', whatItDoes(tool)])]),
         );
       }),
     );

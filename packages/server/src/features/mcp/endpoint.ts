@@ -135,6 +135,7 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
       { ...SERVER_INFO },
       {
         capabilities: { tools: { listChanged: false }, resources: {} },
+        instructions: catalogue.instructions,
         cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT, 'resources/templates/list': TOOL_LIST_CACHE_HINT },
       },
     );

@@ -1,19 +1,6 @@
-import { agentTools, contract, principalMayCall, type AgentTool, type Principal } from '@svc/schemas';
+import { agentTools, contract, mcpToolListing, principalMayCall, type AgentTool, type McpListedTool, type Principal } from '@svc/schemas';
 import { hasMembers, type DispatchAnswer, type DispatchCaller, type DispatchInput, type ContractDispatch } from '../../http/dispatch.ts';
 import { followProgress, type ReportProgress } from './progress.ts';
-
-type ObjectSchema = { type: 'object'; [keyword: string]: unknown };
-
-/** A tool as `tools/list` shows it (MCP's Tool shape). */
-export interface ListedTool {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: ObjectSchema;
-  outputSchema: ObjectSchema;
-  annotations: AgentTool['annotations'];
-  _meta: { 'svc/operation': string; 'svc/auth': AgentTool['route']['auth'] };
-}
 
 export interface ToolResult {
   [key: string]: unknown;
@@ -29,26 +16,17 @@ export interface ToolResult {
 export class ToolCatalogue {
   readonly tools: readonly AgentTool[];
   private readonly byName: ReadonlyMap<string, AgentTool>;
-  private readonly listed: ReadonlyMap<AgentTool, ListedTool>;
+  private readonly listed: ReadonlyMap<AgentTool, McpListedTool>;
+  /** The prose several tools share, said once as the server's `instructions` (mcpToolListing). */
+  readonly instructions: string;
 
   constructor() {
     this.tools = agentTools(contract);
     this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
-    this.listed = new Map(
-      this.tools.map((tool) => [
-        tool,
-        {
-          name: tool.name,
-          title: tool.title,
-          description: tool.description,
-          // agentTools gives both an object at the root, as MCP wants.
-          inputSchema: tool.inputSchema as ObjectSchema,
-          outputSchema: tool.outputSchema as ObjectSchema,
-          annotations: tool.annotations,
-          _meta: { 'svc/operation': tool.id, 'svc/auth': tool.route.auth },
-        },
-      ]),
-    );
+    // Compact, without losing a constraint: hosts put the whole list into the model's context.
+    const { listed, instructions } = mcpToolListing(this.tools);
+    this.listed = listed;
+    this.instructions = instructions;
   }
 
   find(name: string): AgentTool | undefined {
@@ -59,7 +37,7 @@ export class ToolCatalogue {
    * What `tools/list` shows: to a caller without a credential every tool (calling one that needs a
    * credential is how the client learns to start OAuth); to a caller with one, only what it may call.
    */
-  listFor(principal: Principal): ListedTool[] {
+  listFor(principal: Principal): McpListedTool[] {
     const visible = principal.kind === 'anonymous' ? this.tools : this.tools.filter((tool) => principalMayCall(tool.route, principal));
     return visible.map((tool) => this.listed.get(tool)!);
   }
