@@ -12,6 +12,7 @@ import { jobsConfigFrom } from './features/jobs/jobs-config.ts';
 import { pdfConfigFrom } from './features/pdf/pdf-config.ts';
 import { requestsConfigFrom } from './features/requests/requests-config.ts';
 import { responsesConfigFrom } from './features/responses/responses-config.ts';
+import { tasksConfigFrom } from './features/tasks/tasks-config.ts';
 import { responseCacheConfigFrom } from './features/inference/response-cache-config.ts';
 import { inferenceConfigFrom } from './inference/openai-compatible/upstream-config.ts';
 import { storageConfigFrom } from './storage/storage-config.ts';
@@ -162,6 +163,7 @@ export const featureConfigs = {
   limits: limitsConfigFrom,
   console: consoleConfigFrom,
   responseCache: responseCacheConfigFrom,
+  tasks: tasksConfigFrom,
 };
 
 type FeatureConfigs = { [Key in keyof typeof featureConfigs]: z.output<(typeof featureConfigs)[Key]> };

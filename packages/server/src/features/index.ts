@@ -15,6 +15,7 @@ import { createReceiptsFeature } from './receipts/index.ts';
 import { createRequestsFeature } from './requests/index.ts';
 import { createResponsesFeature } from './responses/index.ts';
 import { createSystemFeature } from './system/index.ts';
+import { createTasksFeature } from './tasks/index.ts';
 
 /**
  * Builds every feature, in order: a feature that another is given is built first, above the
@@ -30,8 +31,11 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const catalog = await createCatalogFeature(deps, { receipts: receipts.receipts, requests: requests.store });
   const blackboard = createBlackboardFeature(deps, { receipts: receipts.receipts });
   const pdf = createPdfFeature(deps);
+  // The durable task store: long operations (background responses, MCP tasks, A2A skills) run on it.
+  const tasks = createTasksFeature(deps);
   const inference = createInferenceFeature(deps, { blackboard: blackboard.service, catalog: catalog.catalog, requests: requests.store });
   return combineFeatures([
+    tasks,
     receipts,
     requests,
     catalog,

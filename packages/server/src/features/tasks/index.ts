@@ -1,0 +1,94 @@
+import type { ServerDeps } from '../../deps.ts';
+import type { Feature } from '../feature.ts';
+import { TaskRunner } from './task-runner.ts';
+import { TaskSignals } from './task-signals.ts';
+import { ENDED, TaskStore, type TaskEvent, type TaskRow } from './task-store.ts';
+
+export type { TaskHandler, TaskRun } from './task-runner.ts';
+export type { TaskEnd, TaskEvent, TaskRow, TaskStatus } from './task-store.ts';
+export { ENDED } from './task-store.ts';
+
+/**
+ * The durable task store, as other features use it (docs/tasks.md): every long operation an agent
+ * can start is a task, created by one replica, run by any, read and cancelled from any.
+ */
+export interface Tasks {
+  /** A queued task owned by `owner` (a principal key); any replica's runner of `kind` takes it up. */
+  create(task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }): Promise<TaskRow>;
+  /** The task for its owner; undefined for anyone else or once expired. */
+  get(id: string, owner: string): Promise<TaskRow | undefined>;
+  /** Asks the task to stop (from any replica); the task as it is now, undefined when not the owner's. */
+  cancel(id: string, owner: string): Promise<TaskRow | undefined>;
+  /**
+   * The task's events numbered after `after`, as they are appended (on any replica), until the
+   * task has ended and every event is read, or `signal` aborts. Undefined when not the owner's.
+   */
+  follow(id: string, owner: string, after: number, signal?: AbortSignal): Promise<AsyncGenerator<TaskEvent> | undefined>;
+  /** Runs tasks of `kind` in this process too. */
+  register: TaskRunner['register'];
+  /** Waits (bounded by the backstop) for a change of the task: an event, a cancel or its end. */
+  changed(id: string, signal?: AbortSignal): Promise<void>;
+}
+
+export function createTasksFeature(deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'scheduler'>) {
+  const config = deps.config.tasks;
+  const store = new TaskStore(deps.database.sequelize, config);
+  const signals = new TaskSignals({
+    sequelize: deps.database.sequelize,
+    url: deps.config.databaseUrl,
+    kind: deps.database.kind,
+    onError: (error) => deps.log.warn({ err: error }, 'task notifications lost; the backstop covers until they are back'),
+  });
+  const runner = new TaskRunner(store, signals, config, deps.log);
+  const started = signals.start();
+  signals.on(['new'], undefined, () => runner.wake());
+  // The backstop: a dead runner's lease is reaped, and what no notification announced is claimed.
+  deps.scheduler.every('tasks.backstop', config.backstopMs, async () => {
+    await store.reapExpiredLeases();
+    runner.wake();
+  });
+  deps.scheduler.every('tasks.prune', Math.max(config.backstopMs, 60_000), () => store.prune());
+
+  const changed = (id: string, signal?: AbortSignal) => signals.wait(['event', 'cancel', 'end'], id, config.backstopMs, signal);
+  const tasks: Tasks = {
+    async create(task) {
+      await started;
+      const row = await store.create(task);
+      await signals.announce('new', row.id);
+      return row;
+    },
+    get: (id, owner) => store.get(id, owner),
+    async cancel(id, owner) {
+      const row = await store.cancel(id, owner);
+      if (row) await signals.announce(row.status === 'cancelled' ? 'end' : 'cancel', id);
+      return row;
+    },
+    async follow(id, owner, after, signal) {
+      if (!(await store.get(id, owner))) return undefined;
+      return (async function* () {
+        let last = after;
+        while (!signal?.aborted) {
+          // Read the status before the events: an end seen here means every event is already stored.
+          const row = await store.get(id, owner);
+          const events = await store.events(id, last);
+          for (const event of events) {
+            last = event.seq;
+            yield event;
+          }
+          if (!row || (ENDED.includes(row.status) && last >= row.event_count)) return;
+          if (events.length === 0) await changed(id, signal);
+        }
+      })();
+    },
+    register: (kind, handler) => runner.register(kind, handler),
+    changed,
+  };
+  return {
+    handlers: {},
+    tasks,
+    close: async () => {
+      await runner.close(Math.max(0, deps.config.shutdownTimeoutMs / 2));
+      await signals.close();
+    },
+  } satisfies Feature<never>;
+}

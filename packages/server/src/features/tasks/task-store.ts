@@ -1,0 +1,222 @@
+import { randomBytes } from 'node:crypto';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { TasksConfig } from './tasks-config.ts';
+
+export type TaskStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'incomplete';
+/** The statuses a task ends in; it never leaves one. */
+export const ENDED: readonly TaskStatus[] = ['completed', 'failed', 'cancelled', 'incomplete'];
+
+export interface TaskRow {
+  id: string;
+  owner: string;
+  kind: string;
+  status: TaskStatus;
+  input: unknown;
+  result: unknown;
+  error_code: string | null;
+  error_message: string | null;
+  attempts: number;
+  max_attempts: number;
+  cancel_requested: boolean;
+  event_count: number;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  expires_at: Date | null;
+}
+
+export interface TaskEvent {
+  seq: number;
+  type: string;
+  data: unknown;
+}
+
+/** A claimed task: the row, and the lease every later write of its runner is fenced by. */
+export interface ClaimedTask {
+  row: TaskRow;
+  lease: string;
+}
+
+/** How a runner ends its task. `failed` and `incomplete` carry a reason; every end may keep a result. */
+export type TaskEnd =
+  | { status: 'completed'; result: unknown }
+  | { status: 'incomplete' | 'cancelled'; result?: unknown; code?: string; message?: string }
+  | { status: 'failed'; result?: unknown; code: string; message: string };
+
+const COLUMNS = `id, owner, kind, status, input, result, error_code, error_message, attempts, max_attempts, cancel_requested,
+  event_count, created_at, started_at, finished_at, expires_at`;
+
+/**
+ * The durable task store's SQL (docs/tasks.md): rows in `svc_tasks`, numbered events in
+ * `svc_task_events`. Any replica claims a queued task (`FOR UPDATE SKIP LOCKED`) and holds it by a
+ * lease it renews; every write of a runner names its lease, so a runner that lost its task (the
+ * lease ran out and another replica took it up) changes nothing. Reads are by owner: a task of
+ * another principal is not found. Waking is not here (task-signals.ts): this is one query a call.
+ */
+export class TaskStore {
+  readonly #sequelize: Sequelize;
+  readonly #config: TasksConfig;
+
+  constructor(sequelize: Sequelize, config: TasksConfig) {
+    this.#sequelize = sequelize;
+    this.#config = config;
+  }
+
+  /**
+   * A new queued task; `id` may be given (a Responses id), else `task_<random>`. `maxAttempts`
+   * (default `SVC_TASKS_MAX_ATTEMPTS`): 1 for a task that must not run twice.
+   */
+  async create(task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }): Promise<TaskRow> {
+    const [row] = await this.#sequelize.query<TaskRow>(
+      `INSERT INTO svc_tasks (id, owner, kind, input, max_attempts) VALUES (:id, :owner, :kind, :input::jsonb, :maxAttempts) RETURNING ${COLUMNS}`,
+      {
+        replacements: {
+          id: task.id ?? `task_${randomBytes(16).toString('hex')}`,
+          owner: task.owner,
+          kind: task.kind,
+          input: JSON.stringify(task.input ?? null),
+          maxAttempts: task.maxAttempts ?? this.#config.maxAttempts,
+        },
+        type: QueryTypes.SELECT,
+      },
+    );
+    return row as TaskRow;
+  }
+
+  /** The task, for its owner only; undefined for anyone else, or once it expired. */
+  async get(id: string, owner: string): Promise<TaskRow | undefined> {
+    const [row] = await this.#sequelize.query<TaskRow>(
+      `SELECT ${COLUMNS} FROM svc_tasks WHERE id = :id AND owner = :owner AND (expires_at IS NULL OR expires_at > now())`,
+      { replacements: { id, owner }, type: QueryTypes.SELECT },
+    );
+    return row;
+  }
+
+  /** Claims the oldest queued task of these kinds, counting an attempt; undefined when none waits. */
+  async claim(kinds: readonly string[]): Promise<ClaimedTask | undefined> {
+    if (kinds.length === 0) return undefined;
+    const lease = randomBytes(12).toString('base64url');
+    const [row] = await this.#sequelize.query<TaskRow>(
+      `UPDATE svc_tasks SET status = 'in_progress', attempts = attempts + 1, started_at = coalesce(started_at, now()), lease_owner = :lease,
+         lease_expires_at = now() + make_interval(secs => :seconds)
+       WHERE id = (SELECT id FROM svc_tasks WHERE status = 'queued' AND kind IN (:kinds) ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1)
+       RETURNING ${COLUMNS}`,
+      { replacements: { lease, seconds: this.#config.leaseSeconds, kinds: [...kinds] }, type: QueryTypes.SELECT },
+    );
+    return row ? { row, lease } : undefined;
+  }
+
+  /**
+   * Extends the lease. `held: false` when it was lost (reaped, maybe run elsewhere now);
+   * `cancel: true` when a cancel was asked from some replica and the runner must stop.
+   */
+  async renew(task: ClaimedTask): Promise<{ held: boolean; cancel: boolean }> {
+    const [row] = await this.#sequelize.query<{ cancel_requested: boolean }>(
+      `UPDATE svc_tasks SET lease_expires_at = now() + make_interval(secs => :seconds)
+       WHERE id = :id AND lease_owner = :lease AND status = 'in_progress' RETURNING cancel_requested`,
+      { replacements: { id: task.row.id, lease: task.lease, seconds: this.#config.leaseSeconds }, type: QueryTypes.SELECT },
+    );
+    return { held: Boolean(row), cancel: Boolean(row?.cancel_requested) };
+  }
+
+  /** Appends the next numbered event (fenced by the lease); its number, or undefined when the lease was lost. */
+  async append(task: ClaimedTask, type: string, data: unknown): Promise<number | undefined> {
+    const [row] = await this.#sequelize.query<{ seq: number }>(
+      `WITH next AS (
+         UPDATE svc_tasks SET event_count = event_count + 1 WHERE id = :id AND lease_owner = :lease AND status = 'in_progress' RETURNING event_count
+       )
+       INSERT INTO svc_task_events (task_id, seq, type, data) SELECT :id, event_count, :type, :data::jsonb FROM next RETURNING seq`,
+      { replacements: { id: task.row.id, lease: task.lease, type, data: JSON.stringify(data ?? null) }, type: QueryTypes.SELECT },
+    );
+    return row?.seq;
+  }
+
+  /** Events numbered after `after`, in order, at most `limit`. The caller checked the owner (`get`). */
+  async events(id: string, after: number, limit = 500): Promise<TaskEvent[]> {
+    return this.#sequelize.query<TaskEvent>('SELECT seq, type, data FROM svc_task_events WHERE task_id = :id AND seq > :after ORDER BY seq LIMIT :limit', {
+      replacements: { id, after, limit },
+      type: QueryTypes.SELECT,
+    });
+  }
+
+  /** Ends the task (fenced by the lease), keeping it for the result TTL; false when the lease was lost. */
+  async finish(task: ClaimedTask, end: TaskEnd): Promise<boolean> {
+    const rows = await this.#sequelize.query(
+      `UPDATE svc_tasks SET status = :status, result = :result::jsonb, error_code = :code, error_message = :message, finished_at = now(),
+         expires_at = now() + make_interval(secs => :ttl), lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = :id AND lease_owner = :lease AND status = 'in_progress' RETURNING id`,
+      {
+        replacements: {
+          id: task.row.id,
+          lease: task.lease,
+          status: end.status,
+          result: end.result === undefined ? null : JSON.stringify(end.result),
+          code: 'code' in end ? (end.code ?? null) : null,
+          message: 'message' in end ? (end.message ?? null) : null,
+          ttl: this.#config.resultTtlSeconds,
+        },
+        type: QueryTypes.SELECT,
+      },
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Cancel, from any replica, by the owner: a queued task ends `cancelled` at once; a running one
+   * is marked, and its runner stops at its next renewal or wake. Answers the task as it is now
+   * (an ended task is left as it ended), or undefined when the owner has no such task.
+   */
+  async cancel(id: string, owner: string): Promise<TaskRow | undefined> {
+    await this.#sequelize.query(
+      `UPDATE svc_tasks SET
+         status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE status END,
+         finished_at = CASE WHEN status = 'queued' THEN now() ELSE finished_at END,
+         expires_at = CASE WHEN status = 'queued' THEN now() + make_interval(secs => :ttl) ELSE expires_at END,
+         cancel_requested = true
+       WHERE id = :id AND owner = :owner AND status IN ('queued', 'in_progress')`,
+      { replacements: { id, owner, ttl: this.#config.resultTtlSeconds } },
+    );
+    return this.get(id, owner);
+  }
+
+  /**
+   * Tasks whose runner died (lease ran out): queued again while attempts remain, else `failed`
+   * with `task_runner_lost`; a task asked to cancel ends `cancelled` instead of running again.
+   * Answers whether any task was put back in the queue.
+   */
+  async reapExpiredLeases(): Promise<boolean> {
+    await this.#sequelize.query(
+      `UPDATE svc_tasks SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'failed' END,
+         error_code = CASE WHEN cancel_requested THEN NULL ELSE 'task_runner_lost' END,
+         error_message = CASE WHEN cancel_requested THEN NULL
+           ELSE 'The task''s runner stopped (server gone or lease expired) on each of its ' || max_attempts || ' attempts.' END,
+         finished_at = now(), expires_at = now() + make_interval(secs => :ttl), lease_owner = NULL, lease_expires_at = NULL
+       WHERE status = 'in_progress' AND lease_expires_at < now() AND (attempts >= max_attempts OR cancel_requested)`,
+      { replacements: { ttl: this.#config.resultTtlSeconds } },
+    );
+    const requeued = await this.#sequelize.query(
+      `UPDATE svc_tasks SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL
+       WHERE status = 'in_progress' AND lease_expires_at < now() AND attempts < max_attempts AND NOT cancel_requested RETURNING id`,
+      { type: QueryTypes.SELECT },
+    );
+    return requeued.length > 0;
+  }
+
+  /**
+   * Gives a task back at shutdown: queued again at once for another replica. A stop on purpose is
+   * not a runner lost, so the attempt is not counted.
+   */
+  async release(task: ClaimedTask): Promise<void> {
+    await this.#sequelize.query(
+      `UPDATE svc_tasks SET status = 'queued', attempts = attempts - 1, lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = :id AND lease_owner = :lease AND status = 'in_progress' AND NOT cancel_requested`,
+      { replacements: { id: task.row.id, lease: task.lease } },
+    );
+  }
+
+  /** Deletes ended tasks past their TTL (their events go with them). */
+  async prune(): Promise<number> {
+    const rows = await this.#sequelize.query('DELETE FROM svc_tasks WHERE expires_at < now() RETURNING id', { type: QueryTypes.SELECT });
+    return rows.length;
+  }
+}
