@@ -1,7 +1,7 @@
 import http from 'node:http';
 import test from 'ava';
 import fc from 'fast-check';
-import { contract, walkContract } from '@svc/schemas';
+import { contract, walkContract, type RouteDefinition } from '@svc/schemas';
 import {
   checkAnswer,
   fixedRequests,
@@ -77,8 +77,11 @@ test.after.always(async () => {
   await svc?.close();
 });
 
+/** A route whose answer is only ever an event stream, which runs until the client leaves. */
+const isEndless = (route: RouteDefinition) => Object.values(route.responses).some((spec) => (spec as { kind?: string }).kind === 'sse');
+
 /** Sends one request over node:http (exact headers, a declared length it does not keep). */
-function send(request: FuzzRequest, deadlineMs: number): Promise<FuzzAnswer> {
+function send(request: FuzzRequest, deadlineMs: number, endless = false): Promise<FuzzAnswer> {
   sent++;
   return new Promise((resolve, reject) => {
     const url = new URL(request.url);
@@ -90,8 +93,15 @@ function send(request: FuzzRequest, deadlineMs: number): Promise<FuzzAnswer> {
       { agent: honest ? agent : false, host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: request.method, headers },
       (response) => {
         const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          // A push stream (the board's watch) never ends on its own: its first event is the answer.
+          if (String(response.headers['content-type']).startsWith('text/event-stream') && endless && chunk.includes('\n\n')) {
+            response.destroy();
+            response.emit('end');
+          }
+        });
+        response.once('end', () => {
           clearTimeout(timer);
           const answerHeaders = new Headers();
           for (const [name, value] of Object.entries(response.headers))
@@ -134,7 +144,7 @@ function answerDeadlineMs(target: FuzzTarget): number {
 async function check(target: FuzzTarget, request: FuzzRequest): Promise<void> {
   const deadlineMs = answerDeadlineMs(target);
   const began = performance.now();
-  const answer = await send(request, deadlineMs).catch((error: Error) => {
+  const answer = await send(request, deadlineMs, isEndless(target.route)).catch((error: Error) => {
     throw new Error(`${target.id}: ${error.message}\n  request: ${request.label}`);
   });
   const tookMs = performance.now() - began;
@@ -143,7 +153,7 @@ async function check(target: FuzzTarget, request: FuzzRequest): Promise<void> {
   let loopMs = loop.take();
   if (loopMs > STALL_BUDGET_MS) {
     // Other load on the machine can hold a window too: a stall this request causes repeats when it is sent again.
-    await send(request, deadlineMs).catch(() => undefined);
+    await send(request, deadlineMs, isEndless(target.route)).catch(() => undefined);
     loopMs = Math.min(loopMs, loop.take());
   }
   if (loopMs > worstLoop.ms) worstLoop = { ms: loopMs, label: `${target.id}: ${request.label.slice(0, 200)}` };

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { match as matchPath } from 'path-to-regexp';
-import { agentTools, contract, finishedJobStatuses, mcpContract, pathFor, walkContract, type AgentTool } from '@svc/schemas';
+import { agentTools, contract, finishedJobStatuses, mcpContract, pathFor, walkContract, type AgentTool, type RouteDefinition } from '@svc/schemas';
 import { checkAnswer, fuzzTarget, type FuzzAnswer, type FuzzTarget } from '@svc/testing/contract-fuzz';
 import { createKey, signInAgent } from '@svc/testing/identity';
 import { LoopHold } from './helpers/loop-hold.ts';
@@ -92,7 +92,10 @@ test.after.always(async () => {
   await svc?.close();
 });
 
-function send(url: string, payload: StallPayload, deadlineMs = ANSWER_DEADLINE_MS): Promise<FuzzAnswer> {
+/** A route whose answer is only ever an event stream, which runs until the client leaves. */
+const isEndless = (route: RouteDefinition) => Object.values(route.responses).some((spec) => (spec as { kind?: string }).kind === 'sse');
+
+function send(url: string, payload: StallPayload, deadlineMs = ANSWER_DEADLINE_MS, endless = false): Promise<FuzzAnswer> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const headers: Record<string, string> = { ...payload.headers };
@@ -104,8 +107,15 @@ function send(url: string, payload: StallPayload, deadlineMs = ANSWER_DEADLINE_M
       { agent, host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: payload.method, headers },
       (response) => {
         const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          // A push stream (the board's watch) never ends on its own: its first event is the answer.
+          if (String(response.headers['content-type']).startsWith('text/event-stream') && endless && chunk.includes('\n\n')) {
+            response.destroy();
+            response.emit('end');
+          }
+        });
+        response.once('end', () => {
           clearTimeout(timer);
           const answerHeaders = new Headers();
           for (const [name, value] of Object.entries(response.headers))
@@ -170,7 +180,7 @@ async function measure(
   let answer: FuzzAnswer | undefined;
   let problem: string | undefined;
   try {
-    answer = await send(url, payload);
+    answer = await send(url, payload, undefined, isEndless(target.route));
     if (target.id === 'jobs.submit' || payload.kind.startsWith('mcp jobs_submit')) await waitForJob(answer, payload.credential);
   } catch (error) {
     problem = (error as Error).message;

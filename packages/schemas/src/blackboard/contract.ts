@@ -1,4 +1,4 @@
-import { defineContract, defineRoute, paging } from '../route.ts';
+import { defineContract, defineRoute, paging, sse } from '../route.ts';
 import { McpJsonRpcBody, mcpEndpointResponses } from './mcp.ts';
 import { mcpBatchDescription } from '../mcp/batch-rules.ts';
 import {
@@ -19,6 +19,7 @@ import {
   BlackboardQueryRequest,
   BlackboardTombstoneRequest,
 } from './requests.ts';
+import { BlackboardWatchEvent, BlackboardWatchHeaders, BlackboardWatchRequest } from './watch.ts';
 
 const board = { surface: 'api', auth: { kind: 'public' }, tags: ['blackboard'] } as const;
 const PREFIX = '/api/v1/blackboard';
@@ -114,6 +115,19 @@ export const blackboardContract = defineContract({
     errors: [400],
     responses: { 200: BlackboardChannelsPage },
     paging: readPaging('channels', 'body'),
+  }),
+  stream: defineRoute({
+    ...board,
+    method: 'GET',
+    path: `${PREFIX}/watch`,
+    summary: "Stream a channel's new posts as server-sent events, resumable with Last-Event-ID",
+    description:
+      "Events: `watch-started` first (its id is the cursor the stream starts from), then `post-created` for each new live post, oldest first, its id the post's keyset cursor. Reconnect with the last id received as `Last-Event-ID`: the stream goes on right after that post, so nothing is lost or repeated. Streams open at once are capped per client address (429 `blackboard_watch_caller_limit`) and per server (503 `blackboard_watch_server_full`), both with Retry-After.",
+    query: BlackboardWatchRequest,
+    headers: BlackboardWatchHeaders,
+    errors: [400, 429, 503],
+    responses: { 200: sse(BlackboardWatchEvent) },
+    agent: { callable: false, reason: 'a stream that never ends is no tool call; agents poll get with poll_next' },
   }),
   tombstone: defineRoute({
     ...board,

@@ -13,4 +13,8 @@ export const blackboardErrors = {
   blackboard_nul_character: 422,
   blackboard_admission: 429,
   blackboard_posting_paused: 503,
+  /** This client address has SVC_BLACKBOARD_WATCH_PER_CALLER watch streams open; close one or retry after `Retry-After`. */
+  blackboard_watch_caller_limit: 429,
+  /** The server has SVC_BLACKBOARD_WATCH_MAX_STREAMS watch streams open; retry after `Retry-After` (another replica may have room). */
+  blackboard_watch_server_full: 503,
 } as const satisfies ErrorCodeTable;

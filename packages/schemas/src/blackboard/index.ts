@@ -7,6 +7,7 @@ export * from './fields.ts';
 export * from './records.ts';
 export * from './requests.ts';
 export * from './mcp.ts';
+export * from './watch.ts';
 export * from './contract.ts';
 export * from './errors.ts';
 

@@ -29,7 +29,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
   const receipts = await createReceiptsFeature(deps, signingKeys);
   const requests = createRequestsFeature(deps);
   const catalog = await createCatalogFeature(deps, { receipts: receipts.receipts, requests: requests.store });
-  const blackboard = createBlackboardFeature(deps, { receipts: receipts.receipts });
+  const blackboard = await createBlackboardFeature(deps, { receipts: receipts.receipts });
   const pdf = createPdfFeature(deps);
   // The durable task store: long operations (background responses, MCP tasks, A2A skills) run on it.
   const tasks = createTasksFeature(deps);
@@ -48,7 +48,7 @@ export async function createFeatures(deps: ServerDeps): Promise<Features> {
     createSystemFeature(deps),
     createModelsFeature(deps),
     createDiscoveryFeature(deps),
-    createResponsesFeature(deps, { responseCache: inference.responseCache }),
+    createResponsesFeature(deps, { responseCache: inference.responseCache, tasks: tasks.tasks }),
     createMcpFeature(deps),
   ]);
 }

@@ -21,6 +21,9 @@ export const blackboardConfigFrom = z
     SVC_BLACKBOARD_CHANNEL_POSTS_PER_HOUR: count(admission.channelPostsPerHour),
     SVC_BLACKBOARD_CHANNEL_BYTES_PER_HOUR: count(admission.channelBytesPerHour),
     SVC_BLACKBOARD_WINDOW_SECONDS: integer(1, 86_400, 'seconds').default(3600),
+    SVC_BLACKBOARD_WATCH_PER_CALLER: integer(1, 10_000, 'a count').default(8),
+    SVC_BLACKBOARD_WATCH_MAX_STREAMS: integer(1, 1_000_000, 'a count').default(1_000),
+    SVC_BLACKBOARD_WATCH_POLL_MS: integer(50, 600_000, 'milliseconds').default(15_000),
   })
   .transform((env) => ({
     retentionRows: env.SVC_BLACKBOARD_RETENTION_ROWS,
@@ -34,6 +37,12 @@ export const blackboardConfigFrom = z
     principalBytes: env.SVC_BLACKBOARD_PRINCIPAL_BYTES_PER_HOUR,
     channelPosts: env.SVC_BLACKBOARD_CHANNEL_POSTS_PER_HOUR,
     channelBytes: env.SVC_BLACKBOARD_CHANNEL_BYTES_PER_HOUR,
+    /** Watch streams (`GET /blackboard/watch`) one client address may hold open at once. */
+    watchPerCaller: env.SVC_BLACKBOARD_WATCH_PER_CALLER,
+    /** Watch streams this server holds open at once, every caller together. */
+    watchMaxStreams: env.SVC_BLACKBOARD_WATCH_MAX_STREAMS,
+    /** The backstop: an idle stream reads its channel this often even if no wake-up came (a lost NOTIFY). */
+    watchPollMs: env.SVC_BLACKBOARD_WATCH_POLL_MS,
   }));
 
 export type BlackboardConfig = z.output<typeof blackboardConfigFrom>;

@@ -1,10 +1,11 @@
 import { blackboardContract, blackboardLimits } from '@svc/schemas';
 import type { ContractDispatch } from '../../http/dispatch.ts';
-import { defineHandlers } from '../../http/handler-types.ts';
+import { defineHandlers, withAdmission } from '../../http/handler-types.ts';
 import { createMcpEndpoint } from './mcp.ts';
 import type { BlackboardService } from './service.ts';
+import { watchPosts, type WatchSlots } from './watch-stream.ts';
 
-export function createBlackboardHandlers(service: BlackboardService, dispatch: ContractDispatch) {
+export function createBlackboardHandlers(service: BlackboardService, dispatch: ContractDispatch, watch: { slots: WatchSlots; pollMs: number }) {
   const handleMcpRequest = createMcpEndpoint(dispatch);
   return defineHandlers(blackboardContract, {
     async describe(_input, request) {
@@ -38,6 +39,16 @@ export function createBlackboardHandlers(service: BlackboardService, dispatch: C
     async channelsPost({ body }) {
       return { status: 200, body: await service.channels(body) };
     },
+    // The slot is taken before any read and given back when the response closes (the adapter's admission).
+    stream: withAdmission(
+      async (request) => watch.slots.take(request.ip),
+      async ({ query, headers }, request) => {
+        // Last-Event-ID (a reconnect) wins over the query's starting point (the first connect's).
+        const from = headers['last-event-id'] ?? (query.since === undefined ? undefined : { since: query.since, since_id: query.since_id });
+        const events = watchPosts({ key: query.key, from, read: service.get, wake: service.wake, pollMs: watch.pollMs, signal: request.signal });
+        return { status: 200, body: events };
+      },
+    ),
     async tombstone({ body }) {
       return { status: 200, body: await service.tombstone(body.id, body.edit_token) };
     },

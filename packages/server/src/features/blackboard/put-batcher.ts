@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { windowStart } from '../../db/rate-counters.ts';
 import { prepared, queryPrepared } from '../../db/prepared.ts';
+import { BOARD_POSTS_CHANNEL, wakePayload } from './watch-wake.ts';
 import { asyncCommitSql, type WalFlusher } from '../../db/wal-flush.ts';
 import type { PutWindows } from './admission.ts';
 import type { ItemRow } from './item-row.ts';
@@ -38,7 +39,11 @@ interface Waiting {
 }
 
 const batchStatement = (commitAsync: boolean) =>
-  prepared(`SELECT svc_blackboard_put_batch($1::jsonb, $2::timestamptz, $3::bigint) AS results${commitAsync ? `, ${asyncCommitSql} AS commit_mode` : ''}`);
+  // The NOTIFY goes in the same statement, so it costs no round trip and is heard only if the
+  // batch commits (watch streams of every replica then read their channel; see watch-wake.ts).
+  prepared(
+    `SELECT svc_blackboard_put_batch($1::jsonb, $2::timestamptz, $3::bigint) AS results, pg_notify('${BOARD_POSTS_CHANNEL}', $4::text) AS notified${commitAsync ? `, ${asyncCommitSql} AS commit_mode` : ''}`,
+  );
 const syncBatch = batchStatement(false);
 const asyncBatch = batchStatement(true);
 
@@ -63,10 +68,14 @@ export class PutBatcher {
   /** Puts submitted and not yet answered (waiting, in a batch, or waiting for their flush). */
   private underWay = 0;
 
-  constructor(sequelize: Sequelize, settings: BlackboardConfig, walFlusher: WalFlusher | undefined) {
+  /** Told the channel keys of each batch once it is durable (this replica's watch streams wake at once). */
+  private readonly onStored: (keys: string[]) => void;
+
+  constructor(sequelize: Sequelize, settings: BlackboardConfig, walFlusher: WalFlusher | undefined, onStored: (keys: string[]) => void = () => {}) {
     this.sequelize = sequelize;
     this.settings = settings;
     this.walFlusher = walFlusher;
+    this.onStored = onStored;
   }
 
   submit(put: BatchedPut): Promise<BatchOutcome> {
@@ -98,6 +107,7 @@ export class PutBatcher {
         JSON.stringify(batch.map((waiting) => waiting.put)),
         windowStart(new Date(), this.settings.windowSeconds),
         this.settings.retentionRows,
+        wakePayload(batch.map((waiting) => waiting.put.key)),
       ]);
       outcomes = row!.results;
     } catch (error) {
@@ -115,7 +125,11 @@ export class PutBatcher {
     // with the same idempotency key then answers the stored item.
     const durable = commitAsync ? this.walFlusher!.flush() : Promise.resolve();
     durable.then(
-      () => batch.forEach((waiting, index) => waiting.resolve(outcomes[index]!)),
+      () => {
+        batch.forEach((waiting, index) => waiting.resolve(outcomes[index]!));
+        const stored = batch.filter((_, index) => 'inserted' in outcomes[index]!).map((waiting) => waiting.put.key);
+        if (stored.length > 0) this.onStored(stored);
+      },
       (error: unknown) => batch.forEach((waiting) => waiting.reject(error)),
     );
   }
