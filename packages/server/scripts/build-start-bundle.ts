@@ -10,6 +10,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
+import { migrationListPlugin } from './migration-list-plugin.ts';
 import { fileStamp, START_BUNDLE_DIRECTORY, START_BUNDLE_MANIFEST, type StartBundleManifest } from '../src/start-bundle.ts';
 import { WORKER_MODULES } from '../src/worker-modules.ts';
 
@@ -71,6 +72,8 @@ async function buildStartBundle(): Promise<StartBundleManifest> {
     esbuildOptions(options) {
       options.absWorkingDir = packageDirectory;
     },
+    // The migrations are found by reading their folder; the bundle carries them as static imports.
+    esbuildPlugins: [migrationListPlugin],
     noExternal: [bundled],
     external: keptExternal,
     // Bundled CommonJS calls `require` (Node's built-ins, the drivers above); an ES module has none.
