@@ -21,7 +21,11 @@ function requireOwnAccount(kind: string): void {
     );
 }
 
-export function createBillingHandlers(deps: ServerDeps, responseCache: ResponseCache, renewal: CreditHoldRenewal) {
+export function createBillingHandlers(
+  deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'models' | 'publicUrls' | 'usage'>,
+  responseCache: ResponseCache,
+  renewal: CreditHoldRenewal,
+) {
   const { sequelize } = deps.database;
   const config = deps.config.billing;
   const stripe = createStripeClient(config);

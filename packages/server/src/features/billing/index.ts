@@ -15,7 +15,10 @@ const HOLD_SWEEP_MS = 30_000;
  * Billing: the credit and x402 routes, and the housekeeping that renews the holds of calls running
  * here and releases expired ones (a replica that died mid-call).
  */
-export function createBillingFeature(deps: ServerDeps, given: { responseCache: ResponseCache }) {
+export function createBillingFeature(
+  deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'models' | 'publicUrls' | 'scheduler' | 'testSeams' | 'usage'>,
+  given: { responseCache: ResponseCache },
+) {
   const log = deps.log.child({ feature: 'billing' });
   const renewal = new CreditHoldRenewal(deps.database.sequelize, deps.config.billing.holdTtlSeconds);
   deps.scheduler.every('billing.renew-holds', renewal.everyMs, () => renewal.renew());

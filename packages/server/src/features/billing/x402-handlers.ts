@@ -9,7 +9,7 @@ import { viemLibrary } from './x402-evm.ts';
 import { x402Funding } from './x402-funding.ts';
 
 /** The pay-per-call route (the chat handler under the x402 funding step) and its well-known document. */
-export function createX402Handlers(deps: ServerDeps) {
+export function createX402Handlers(deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'models' | 'publicUrls' | 'testSeams' | 'usage'>) {
   const config = deps.config.x402;
   const baseUrl = () => deps.publicUrls().baseUrl;
   const payTo = config.payTo;

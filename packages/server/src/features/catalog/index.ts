@@ -42,7 +42,10 @@ export async function createObjectStore(deps: Pick<ServerDeps, 'config' | 'publi
  * The catalog feature: handlers, the object store, the built-in embedding model in the model
  * registry, and the demo catalog on the first start of an empty database (embedded by default).
  */
-export async function createCatalogFeature(deps: ServerDeps, given: { receipts: Receipts; requests: RequestStore }) {
+export async function createCatalogFeature(
+  deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'publicUrls'>,
+  given: { receipts: Receipts; requests: RequestStore },
+) {
   const { receipts, requests } = given;
   const store = await createObjectStore(deps);
   const catalog = new CatalogService(deps.database.sequelize);

@@ -100,7 +100,10 @@ async function trialBodyCap(request: RequestContext): Promise<void> {
  * configuration's public URLs and the MCP endpoint's own tool list, once per URL pair, and served
  * as the same object on every alias, so the aliases are byte-identical.
  */
-export function createDiscoveryHandlers(deps: ServerDeps, a2a: Pick<SkillRpcDeps, 'store' | 'runner'>) {
+export function createDiscoveryHandlers(
+  deps: Pick<ServerDeps, 'caches' | 'database' | 'models' | 'publicUrls' | 'startedAt' | 'usage'>,
+  a2a: Pick<SkillRpcDeps, 'store' | 'runner'>,
+) {
   const built = new CountingLru<string, DiscoveryDocuments>(4);
   deps.caches.register({
     name: 'discovery-cards',

@@ -8,7 +8,9 @@ import { createDiscoveryHandlers } from './handlers.ts';
 const PRUNE_INTERVAL_MS = 10 * 60_000;
 
 /** The discovery documents (MCP server card, A2A agent card), the A2A trial, and A2A skills as stored tasks. */
-export function createDiscoveryFeature(deps: ServerDeps) {
+export function createDiscoveryFeature(
+  deps: Pick<ServerDeps, 'caches' | 'database' | 'dispatch' | 'log' | 'models' | 'publicUrls' | 'scheduler' | 'startedAt' | 'usage'>,
+) {
   const store = new A2aTaskStore(deps.database.sequelize);
   const runner = new A2aTaskRunner(store, deps.dispatch, deps.log);
   deps.scheduler.every('a2a.prune', PRUNE_INTERVAL_MS, () => store.prune());

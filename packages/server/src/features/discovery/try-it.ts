@@ -21,7 +21,7 @@ const FIXED = {
  * GET /v1/try: reranks the fixed documents on the built-in BM25 model, through the same
  * operation function as POST /v1/rerank (so usage is reported as for any call), and says what next.
  */
-export async function tryIt(deps: ServerDeps, request: RequestContext): Promise<TryResponse> {
+export async function tryIt(deps: Pick<ServerDeps, 'database' | 'models' | 'publicUrls' | 'usage'>, request: RequestContext): Promise<TryResponse> {
   const decision = await consumeWindow(deps.database.sequelize, { bucket: `try:ip:${request.ip}`, windowSeconds: 60, maxHits: TRY_CALLS_PER_MINUTE });
   if (!decision.allowed)
     throw new ServiceError('rate_limited', `At most ${TRY_CALLS_PER_MINUTE} trial calls a minute per address; try again in ${decision.retryAfterSeconds} s.`, {

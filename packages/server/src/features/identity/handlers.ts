@@ -62,7 +62,7 @@ function browserCookie(header: string | string[] | undefined): string | undefine
   return undefined;
 }
 
-export function createOAuthHandlers(deps: ServerDeps, service: OAuthService) {
+export function createOAuthHandlers(deps: Pick<ServerDeps, 'publicUrls'>, service: OAuthService) {
   const baseUrl = () => deps.publicUrls().baseUrl;
   const asMetadata = async () => ({ status: 200 as const, body: authorizationServerMetadata(baseUrl()) });
   return defineHandlers(oauthContract, {

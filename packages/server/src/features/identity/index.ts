@@ -19,7 +19,10 @@ export { addKeyUsage } from './key-usage.ts';
 export { acceptsResource } from './resource-indicators.ts';
 
 /** OAuth, developer keys and their resolvers: everything that says who a caller is. */
-export async function createIdentityFeature(deps: ServerDeps, given: { signingKeys: SigningKeys; receipts: Receipts }) {
+export async function createIdentityFeature(
+  deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'publicUrls' | 'scheduler' | 'testSeams' | 'usage'>,
+  given: { signingKeys: SigningKeys; receipts: Receipts },
+) {
   const { config, database } = deps;
   // Verified credentials are kept in memory while this replica hears every change: on PostgreSQL
   // through LISTEN on a connection of its own; the embedded database has one replica, this one,

@@ -4,7 +4,7 @@ import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
 import { principalKey } from '../identity/index.ts';
 
-export function createModelsHandlers(deps: ServerDeps) {
+export function createModelsHandlers(deps: Pick<ServerDeps, 'caches' | 'models'>) {
   return defineHandlers(modelsContract, {
     async list() {
       const { engines, models } = deps.models.list();

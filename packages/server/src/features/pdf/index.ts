@@ -10,7 +10,7 @@ import { PdfService, type PdfSource } from './pdf-service.ts';
 export type { PdfService } from './pdf-service.ts';
 
 /** The PDF and document routes over one parser pool; `close` stops the workers. */
-export function createPdfFeature(deps: ServerDeps) {
+export function createPdfFeature(deps: Pick<ServerDeps, 'caches' | 'config' | 'database' | 'log' | 'testSeams'>) {
   const pool = new ParserPool(deps.config.pdf, deps.log.child({ feature: 'pdf' }), deps.testSeams?.pdfWorkerModule);
   const service = new PdfService(deps, pool);
   deps.caches.register({

@@ -35,15 +35,17 @@ function summaryOf(summary: WorkerSummary): PdfExtractionSummary {
   return rest;
 }
 
+type PdfServiceDeps = Pick<ServerDeps, 'config' | 'database' | 'testSeams'>;
+
 /**
  * PDF extraction as plain functions over a request: rate limit, source, staging, then the
  * parser pool. Both routes and the document route go through here, so limits hold everywhere.
  */
 export class PdfService {
-  private readonly deps: ServerDeps;
+  private readonly deps: PdfServiceDeps;
   readonly pool: ParserPool;
 
-  constructor(deps: ServerDeps, pool: ParserPool) {
+  constructor(deps: PdfServiceDeps, pool: ParserPool) {
     this.deps = deps;
     this.pool = pool;
   }

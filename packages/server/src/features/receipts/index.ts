@@ -13,7 +13,7 @@ export { Receipts, type ReceiptRecord, type RecordLoader } from './receipts.ts';
  * The receipts feature: this replica's signing key (derived from the shared signing secret and
  * published in the database), the `Receipts` other features sign with, and the JWKS route.
  */
-export async function createReceiptsFeature(deps: ServerDeps, signingKeys: SigningKeys) {
+export async function createReceiptsFeature(deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'publicUrls'>, signingKeys: SigningKeys) {
   const key = await deriveReceiptSigningKey(signingKeys, deps.config.identity.receiptKeyGeneration);
   const store = new ReceiptKeyStore(deps.database.sequelize);
   await store.publish(key.publicJwk);

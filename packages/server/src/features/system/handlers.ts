@@ -8,10 +8,13 @@ import { CountingLru } from '../../observability/cache-registry.ts';
 import { createDatabaseHealthCheck } from './database-health.ts';
 import { performanceProtocol, type DiscoveryDocuments } from './documents.ts';
 
+/** What the system routes read: health, readiness, metrics and the server's own description. */
+export type SystemDeps = Pick<ServerDeps, 'caches' | 'config' | 'database' | 'lifecycle' | 'log' | 'metrics' | 'publicUrls' | 'startedAt' | 'testSeams'>;
+
 /** A build takes 0.5-0.8 s of its thread plus loading the contract there; this is for a machine under heavy load. */
 const DOCUMENTS_DEADLINE_MS = 30_000;
 
-export function createSystemHandlers(deps: ServerDeps) {
+export function createSystemHandlers(deps: SystemDeps) {
   // Documents depend only on the contract and the public URLs: built once per URL pair, in a
   // worker thread, since building them held the event loop 550-830 ms (and /healthz 2.1 s).
   const documents = new CountingLru<string, Promise<DiscoveryDocuments>>(4);
