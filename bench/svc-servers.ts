@@ -34,7 +34,7 @@ export async function startSvcInThread(
  * `svc-server start` on the embedded database in `dataDir`, resolved the moment it logs that it
  * listens (the cold-start bench times exactly that), with `stop` sending SIGTERM and waiting.
  */
-export async function spawnSvc(dataDir: string, env: Record<string, string> = {}): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
+export async function spawnSvc(dataDir: string, env: Record<string, string> = {}): Promise<{ baseUrl: string; pid: number; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [SERVER_BIN, 'start'], {
     env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'info', DATABASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -63,6 +63,7 @@ export async function spawnSvc(dataDir: string, env: Record<string, string> = {}
   });
   return {
     baseUrl,
+    pid: child.pid!,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

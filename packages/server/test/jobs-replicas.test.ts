@@ -51,14 +51,16 @@ test.serial('a server killed with SIGKILL mid-job: after the lease the job is fi
     SVC_PDF_MAX_PENDING: '8',
     SVC_PDF_QUEUE_TIMEOUT_MS: '60000',
   };
-  // On PostgreSQL the second replica runs from the start but polls slowly: the first server (woken
-  // by the submission itself) claims the job, and the second takes it over only after the kill.
-  const second = onPostgres ? await startServerProcess(database, { ...env, SVC_JOBS_POLL_INTERVAL_MS: '3000' }) : undefined;
+  // On PostgreSQL the second replica starts once the job is submitted (a submission wakes every
+  // replica, so one running already could claim it before the first) and is up long after the
+  // first claimed it; it finds the job by its backstop poll after the kill, as nothing announces a
+  // lease that ran out.
   const first = await startServerProcess(database, env);
   // Three items of about half a second each (700 000 text operators over 100 pages): time to kill the server between them.
   const item = { data_base64: slowPdf(100, 7_000, { shortText: true }).toString('base64'), max_pages: 100 };
   const client = operator(first.baseUrl);
   const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [item, item, item] });
+  const second = onPostgres ? startServerProcess(database, { ...env, SVC_JOBS_POLL_INTERVAL_MS: '3000' }) : undefined;
   const midway = await pollUntil(
     client,
     submitted.job_id,
@@ -67,7 +69,7 @@ test.serial('a server killed with SIGKILL mid-job: after the lease the job is fi
   );
   t.like(midway, { status: 'running', attempts: 1 }, `the job is still running when the server dies: ${JSON.stringify(midway)}`);
   await first.kill();
-  const survivor = second ?? (await startServerProcess(database, env));
+  const survivor = (await second) ?? (await startServerProcess(database, env));
   const finished = await pollUntil(operator(survivor.baseUrl), submitted.job_id, (job) => ['completed', 'failed', 'cancelled'].includes(job.status), 90_000);
   t.like(finished, { status: 'completed', attempts: 2, progress: { total: 3, succeeded: 3, failed: 0 } });
   const result = await operator(survivor.baseUrl).jobs.result({ params: { job_id: submitted.job_id } });
@@ -88,11 +90,11 @@ test.serial('a job whose runner dies on its last attempt fails with job_attempts
     SVC_JOBS_MAX_ATTEMPTS: '1',
     SVC_PDF_RATE_LIMIT: '0',
   };
-  const second = onPostgres ? await startServerProcess(database, { ...env, SVC_JOBS_POLL_INTERVAL_MS: '3000' }) : undefined;
   const first = await startServerProcess(database, env);
   const item = { data_base64: slowPdf(100, 7_000, { shortText: true }).toString('base64'), max_pages: 100 };
   const client = operator(first.baseUrl);
   const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [item, item, item] });
+  const second = onPostgres ? startServerProcess(database, { ...env, SVC_JOBS_POLL_INTERVAL_MS: '3000' }) : undefined;
   const midway = await pollUntil(
     client,
     submitted.job_id,
@@ -101,7 +103,7 @@ test.serial('a job whose runner dies on its last attempt fails with job_attempts
   );
   t.like(midway, { status: 'running', attempts: 1, max_attempts: 1 });
   await first.kill();
-  const survivor = second ?? (await startServerProcess(database, env));
+  const survivor = (await second) ?? (await startServerProcess(database, env));
   const failed = await pollUntil(operator(survivor.baseUrl), submitted.job_id, (job) => job.status !== 'running' && job.status !== 'queued', 60_000);
   t.like(failed, { status: 'failed', attempts: 1, error: { code: 'job_attempts_exhausted' } });
   const result = await operator(survivor.baseUrl).jobs.result({ params: { job_id: submitted.job_id } });
@@ -111,6 +113,21 @@ test.serial('a job whose runner dies on its last attempt fails with job_attempts
 });
 
 if (onPostgres) {
+  test.serial('a job submitted on a replica that runs none is run by another at once, not at its next poll (LISTEN/NOTIFY)', async (t) => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    const env = { SVC_OPERATOR_TOKEN: OPERATOR_TOKEN };
+    // The runner's backstop poll is ten minutes: only the submission's notification can wake it in time.
+    const [admitting, running] = await Promise.all([
+      startServerProcess(database, { ...env, SVC_JOBS_WORKERS: '0' }),
+      startServerProcess(database, { ...env, SVC_JOBS_POLL_INTERVAL_MS: '600000' }),
+    ]);
+    const submitted = await operator(admitting.baseUrl).jobs.submit(calculateJob(2));
+    const finished = await pollUntil(operator(running.baseUrl), submitted.job_id, (job) => job.status === 'completed', 60_000);
+    t.like(finished, { status: 'completed', attempts: 1, progress: { total: 2, succeeded: 2 } });
+    await Promise.all([admitting.stop(), running.stop()]);
+  });
+
   test.serial('two replicas share 200 jobs: each runs exactly once, and the caps hold at every sampled moment', async (t) => {
     const database = await createTestDatabase();
     databases.push(database);

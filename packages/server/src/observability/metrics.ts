@@ -22,6 +22,9 @@ interface RouteSeries {
   statuses: Map<number, number>;
 }
 
+/** How often the event loop's delay is sampled for svc_nodejs_eventloop_lag_*. */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
 /**
@@ -32,7 +35,10 @@ const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g
  */
 export function createHttpMetrics(): HttpMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'svc_' });
+  // The event loop delay histogram samples on a timer of this period (prom-client's default, 10 ms,
+  // woke an idle server 100 times a second: 5 ms of CPU a second doing nothing). At 100 ms a
+  // 15 s scrape still holds 150 samples, and a stall still shows in full in the samples it delays.
+  collectDefaultMetrics({ register: registry, prefix: 'svc_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   liveHeapAfterFullGc();
   new Gauge({
     name: 'svc_nodejs_heap_live_bytes',

@@ -19,7 +19,7 @@ export function createJobsFeature(deps: ServerDeps, given: { pdf: PdfService }) 
     Promise.all([pruneFinishedJobs(deps.database.sequelize, deps.config.jobs), pruneIdempotencyKeys(deps.database.sequelize)]),
   );
   return {
-    handlers: { jobs: createJobsHandlers(deps, () => workers.wake()) },
+    handlers: { jobs: createJobsHandlers(deps, () => workers.announce()) },
     close: () => workers.close(Math.max(0, deps.config.shutdownTimeoutMs / 2)),
   } satisfies Feature<'jobs'>;
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { JobItemOutcome } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
+import { Wake } from '../../db/wake.ts';
 import { isServiceError } from '../../service-error.ts';
 import type { PdfService } from '../pdf/index.ts';
 import type { JobQueue, ClaimedJob } from './job-queue.ts';
@@ -14,9 +15,11 @@ function failedOutcome(index: number, error: unknown): JobItemOutcome {
 
 /**
  * The job runners of one server process: at most `workers` jobs at a time, claimed from the
- * shared queue whenever a slot is free. A submission in this process wakes them at once; jobs
- * queued by other replicas are found by polling. `close` stops claiming, lets running jobs finish
- * for a while, then aborts and releases the rest.
+ * shared queue whenever a slot is free. A submission on any replica wakes them at once (`Wake`:
+ * LISTEN/NOTIFY on `svc_jobs`, in process on the embedded database); the slow backstop poll
+ * (`SVC_JOBS_POLL_INTERVAL_MS`) finds only what nobody announced, a lease that ran out on a
+ * replica that died. `close` stops claiming, lets running jobs finish for a while, then aborts and
+ * releases the rest.
  */
 export class JobWorkers {
   private readonly deps: ServerDeps;
@@ -27,28 +30,38 @@ export class JobWorkers {
   private stopped = false;
   private claiming = false;
   private wakeAgain = false;
-  private pollTimer: NodeJS.Timeout | undefined;
+  private readonly wakeup: Wake;
 
   constructor(deps: ServerDeps, pdf: PdfService, queue: JobQueue) {
     this.deps = deps;
     this.pdf = pdf;
     this.queue = queue;
     this.log = deps.log.child({ feature: 'jobs' });
+    this.wakeup = new Wake({
+      channel: 'svc_jobs',
+      database: deps.database,
+      url: deps.config.databaseUrl,
+      backstopMs: deps.config.jobs.pollIntervalMs,
+      onWake: () => this.wake(),
+      onError: (error) => this.log.warn({ err: error }, 'the job queue listener lost its connection; polling every second until it is back'),
+    });
   }
 
+  /** Listens for submissions (a process that runs no jobs listens to nothing) and claims what is waiting. */
   start(): void {
     if (this.deps.config.jobs.workers === 0) return;
-    this.schedulePoll();
     this.wake();
+    void this.wakeup.start();
   }
 
-  private schedulePoll(): void {
-    if (this.stopped) return;
-    this.pollTimer = setTimeout(() => {
-      this.wake();
-      this.schedulePoll();
-    }, this.deps.config.jobs.pollIntervalMs);
-    this.pollTimer.unref();
+  /**
+   * A job was queued (or put back) and committed: wakes this process's workers and every other
+   * replica's. A failed notification is logged; the backstop poll still finds the job.
+   */
+  announce(): void {
+    this.wakeup.announce().catch((error: unknown) => {
+      if (!this.stopped) this.log.warn({ err: error }, 'announcing a queued job failed; other replicas find it at their backstop poll');
+    });
   }
 
   /** Claims jobs while slots are free; one claim loop at a time per process. */
@@ -158,7 +171,7 @@ export class JobWorkers {
   /** Stops claiming; waits up to `graceMs` for running jobs, then aborts and releases them. */
   async close(graceMs: number): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.pollTimer);
+    const stopListening = this.wakeup.close();
     const all = () => Promise.all([...this.running.values()].map((entry) => entry.done));
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<'timeout'>((resolve) => {
@@ -171,6 +184,10 @@ export class JobWorkers {
       for (const entry of left) entry.abort.abort();
       await all();
       await Promise.all(left.map((entry) => this.queue.release(entry.job).catch(() => {})));
+      // Put back in the queue: another replica takes them now rather than at its backstop poll.
+      if (left.length > 0 && this.deps.database.kind === 'postgres')
+        await this.deps.database.sequelize.query("SELECT pg_notify('svc_jobs', '')").catch(() => {});
     }
+    await stopListening;
   }
 }

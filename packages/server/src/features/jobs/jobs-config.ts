@@ -13,7 +13,7 @@ export const jobsConfigFrom = z
   .object({
     SVC_JOBS_WORKERS: integer(0, 64, 'a worker count').default(2),
     SVC_JOBS_LEASE_SECONDS: integer(1, 3600, 'seconds').default(30),
-    SVC_JOBS_POLL_INTERVAL_MS: integer(10, 60_000, 'milliseconds').default(250),
+    SVC_JOBS_POLL_INTERVAL_MS: integer(10, 600_000, 'milliseconds').default(10_000),
     SVC_JOBS_MAX_RESULT_BYTES: integer(1, 1024 ** 3, 'bytes').default(jobLimits.maxResultBytes),
     SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL: count.default(jobLimits.maxActivePerPrincipal),
     SVC_JOBS_MAX_ACTIVE_GLOBAL: count.default(jobLimits.maxActiveGlobal),
@@ -30,7 +30,10 @@ export const jobsConfigFrom = z
     /** Jobs one server process runs at once (0: this process only admits, never runs). */
     workers: env.SVC_JOBS_WORKERS,
     leaseSeconds: env.SVC_JOBS_LEASE_SECONDS,
-    /** How often an idle worker looks for jobs other replicas queued. */
+    /**
+     * The backstop poll: a submission wakes every replica's workers (LISTEN/NOTIFY), so an idle
+     * worker looks on its own only this often, for a job whose runner died (its lease ran out).
+     */
     pollIntervalMs: env.SVC_JOBS_POLL_INTERVAL_MS,
     maxResultBytes: env.SVC_JOBS_MAX_RESULT_BYTES,
     maxActivePerPrincipal: env.SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL,

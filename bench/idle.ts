@@ -1,0 +1,114 @@
+/**
+ * What an idle svc costs: `svc-server start` with no traffic, its CPU per second (the server
+ * process, and apart from it the embedded database's process) and, on PostgreSQL, the database's
+ * transactions per second (`pg_stat_database` xact_commit + xact_rollback, less this bench's own
+ * reads). Targets: under 2 ms of CPU a second, under 1 transaction a second.
+ *
+ * The embedded database unless BENCH_DATABASE_URL names a PostgreSQL server.
+ * Run: pnpm bench:idle [-- --seconds 20]
+ */
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { createRequire } from 'node:module';
+import { createTestDatabase } from '@svc/testing/test-database';
+import { benchArguments } from './args.ts';
+import { processTree } from './process-memory.ts';
+import { reportFigures } from './report.ts';
+import { spawnSvc } from './svc-servers.ts';
+
+// pg is @svc/testing's dependency (it makes the bench's databases), not the root's: the same copy is read through it.
+const pg = createRequire(import.meta.resolve('@svc/testing/test-database'))('pg') as {
+  Client: new (options: {
+    connectionString: string;
+  }) => {
+    connect(): Promise<void>;
+    query<Row>(sql: string): Promise<{ rows: Row[] }>;
+    end(): Promise<void>;
+  };
+};
+
+const { values } = parseArgs({ args: benchArguments(), options: { seconds: { type: 'string', default: '20' } } });
+const windowMs = Number(values.seconds) * 1000;
+/**
+ * Start-up's own work (migrations, the first claim) is over before the window opens, and on
+ * PostgreSQL its transactions have reached the statistics (up to 10 s late).
+ */
+const SETTLE_MS = 12_000;
+/** PostgreSQL sends an idle backend's statistics within 10 s: the count is read again that much after the window. */
+const STATS_SETTLE_MS = 11_000;
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (ms) a process has used so far, user and system, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+const database = await createTestDatabase({ adminUrl: process.env.BENCH_DATABASE_URL, prefix: 'svc_bench_idle' });
+const svc = await spawnSvc(database.dataDir, database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {});
+const reader = database.databaseUrl ? new pg.Client({ connectionString: database.databaseUrl }) : undefined;
+try {
+  await reader?.connect();
+  const transactions = async () =>
+    Number(
+      (await reader!.query<{ total: string }>('SELECT (xact_commit + xact_rollback)::text AS total FROM pg_stat_database WHERE datname = current_database()'))
+        .rows[0]!.total,
+    );
+  await sleep(SETTLE_MS);
+  const children = processTree(svc.pid).filter((pid) => pid !== svc.pid);
+  const serverFrom = cpuMs(svc.pid);
+  const childrenFrom = children.reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const xactFrom = reader ? await transactions() : 0;
+  const started = performance.now();
+  await sleep(windowMs);
+  const seconds = (performance.now() - started) / 1000;
+  const server = (cpuMs(svc.pid) - serverFrom) / seconds;
+  const child = (children.reduce((sum, pid) => sum + cpuMs(pid), 0) - childrenFrom) / seconds;
+  let perSecond: number | undefined;
+  if (reader) {
+    // The server's transactions of the window reach the statistics up to 10 s late; this bench's own reads (two) are taken off.
+    await sleep(STATS_SETTLE_MS);
+    const total = (performance.now() - started) / 1000;
+    perSecond = Math.max(0, (await transactions()) - xactFrom - 2) / total;
+  }
+  const load = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+  process.stdout.write(
+    [
+      `idle: svc-server start, no traffic, ${seconds.toFixed(0)} s window after ${SETTLE_MS / 1000} s of settling (${database.kind} database)`,
+      `  server process CPU: ${server.toFixed(2)} ms/s (target < 2: ${server < 2 ? 'met' : 'NOT met'})${database.kind === 'embedded' ? `; embedded database process: ${child.toFixed(2)} ms/s` : ''}`,
+      ...(perSecond === undefined ? [] : [`  database transactions: ${perSecond.toFixed(2)}/s (target < 1: ${perSecond < 1 ? 'met' : 'NOT met'})`]),
+      `  load average ${load} on ${cpus().length} cores (CPU time is counted in 10 ms ticks; a loaded machine adds little to an idle process's own)`,
+      '',
+    ].join('\n'),
+  );
+  reportFigures('idle', [
+    {
+      figure: `idle CPU of the server process (${database.kind})`,
+      svc: Number(server.toFixed(2)),
+      unit: 'ms/s',
+      target: { on: 'svc' as const, op: '<' as const, value: 2 },
+    },
+    ...(perSecond === undefined
+      ? []
+      : [
+          {
+            figure: 'idle database transactions (postgres)',
+            svc: Number(perSecond.toFixed(2)),
+            unit: '/s',
+            target: { on: 'svc' as const, op: '<' as const, value: 1 },
+          },
+        ]),
+  ]);
+} finally {
+  await reader?.end();
+  await svc.stop();
+  await database.drop();
+}
