@@ -6,6 +6,9 @@
  * rounds from the main thread. Reported: the median of the per-pair ratios of the server thread's
  * CPU per call, MCP over REST (lower is better), and the throughput of each.
  * Target: CPU per call of the tool call at most 1.3x REST's.
+ * Then the same tool call with a developer key and with an agent's access token beside the
+ * operator token, in rotating rounds: their CPU per call and throughput against the operator's
+ * (issue 42's keyed path; targets CPU per call <= 1.3x, throughput >= 0.8x).
  *
  * Run: pnpm bench:mcp [-- --rounds 8 --seconds 1 --concurrency 8]
  * BENCH_PROFILE_DIR=<dir> also writes the server thread's CPU profile of 3 s of REST calls alone
@@ -82,12 +85,13 @@ const mcpJson = mcpText.startsWith('{')
 if (JSON.stringify(mcpJson.result?.structuredContent) !== JSON.stringify(restAnswer))
   throw new Error(`the tool answered ${mcpText.slice(0, 300)}, REST ${JSON.stringify(restAnswer).slice(0, 300)}`);
 
-async function measure(kind: keyof typeof shapes, ms: number): Promise<{ perSecond: number; cpuPerCall: number }> {
-  const shape = shapes[kind];
+type Shape = { url: string; headers: Record<string, string>; body: string };
+async function measure(kind: keyof typeof shapes | Shape, ms: number): Promise<{ perSecond: number; cpuPerCall: number }> {
+  const shape: Shape = typeof kind === 'string' ? shapes[kind] : kind;
   const cpuBefore = await server.cpuMicros();
   const result = await autocannon({ url: shape.url, method: 'POST', headers: shape.headers, body: shape.body, connections: concurrency, duration: ms / 1000 });
   const cpuAfter = await server.cpuMicros();
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${shape.url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   return { perSecond: result.requests.total / (ms / 1000), cpuPerCall: (cpuAfter - cpuBefore) / Math.max(1, result.requests.total) };
 }
 
@@ -111,6 +115,33 @@ for (let round = 0; round < rounds; round++) {
     `  round ${round + 1}: rest ${rest.perSecond.toFixed(0)} calls/s ${rest.cpuPerCall.toFixed(0)} µs cpu/call | mcp ${mcp.perSecond.toFixed(0)} calls/s ${mcp.cpuPerCall.toFixed(0)} µs cpu/call`,
   );
 }
+// The keyed path: the same tool call with each credential a caller may hold, rotating which goes first.
+const credentials = await server.ask<Record<Credential, string>>('credentials', 'credentials');
+type Credential = 'operator' | 'key' | 'agent';
+const CREDENTIALS: Credential[] = ['operator', 'key', 'agent'];
+const mcpWith = (credential: Credential): Shape => ({ ...shapes.mcp, headers: { ...shapes.mcp.headers, authorization: `Bearer ${credentials[credential]}` } });
+for (const credential of CREDENTIALS) await measure(mcpWith(credential), 1000);
+const keyed = { key: { cpu: [] as number[], rate: [] as number[] }, agent: { cpu: [] as number[], rate: [] as number[] } };
+const keyedRows: string[] = [];
+for (let round = 0; round < rounds; round++) {
+  const order = [...CREDENTIALS.slice(round % 3), ...CREDENTIALS.slice(0, round % 3)];
+  const runs = new Map<Credential, { perSecond: number; cpuPerCall: number }>();
+  for (const credential of order) runs.set(credential, await measure(mcpWith(credential), durationMs));
+  const operator = runs.get('operator')!;
+  for (const credential of ['key', 'agent'] as const) {
+    keyed[credential].cpu.push(runs.get(credential)!.cpuPerCall / operator.cpuPerCall);
+    keyed[credential].rate.push(runs.get(credential)!.perSecond / operator.perSecond);
+  }
+  keyedRows.push(
+    `  keyed round ${round + 1}: ${CREDENTIALS.map((credential) => `${credential} ${runs.get(credential)!.perSecond.toFixed(0)} calls/s ${runs.get(credential)!.cpuPerCall.toFixed(0)} µs cpu/call`).join(' | ')}`,
+  );
+}
+const keyedLine = (credential: 'key' | 'agent') => {
+  const cpu = median(keyed[credential].cpu);
+  const rate = median(keyed[credential].rate);
+  return `  ${credential === 'key' ? 'developer key' : 'agent token'} / operator, MCP tools/call: CPU per call ${cpu.toFixed(2)}x (target <= 1.3: ${cpu <= 1.3 ? 'met' : 'NOT met'}), throughput ${rate.toFixed(2)}x (target >= 0.8: ${rate >= 0.8 ? 'met' : 'NOT met'})`;
+};
+
 const profileDir = process.env.BENCH_PROFILE_DIR;
 if (profileDir) {
   for (const kind of ['rest', 'mcp'] as const) {
@@ -135,6 +166,13 @@ reportFigures('mcp', [
     target: { on: 'ratio', op: '<', value: 1.3 },
     note: `mcp/rest, ${rounds} alternating pairs x ${durationMs / 1000} s, pair ratios ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}; REST ${median(restRuns.map((run) => run.perSecond)).toFixed(0)} calls/s, MCP ${median(mcpRuns.map((run) => run.perSecond)).toFixed(0)} calls/s`,
   },
+  ...(['key', 'agent'] as const).map((credential) => ({
+    figure: `MCP tools/call with ${credential === 'key' ? 'a developer key' : 'an agent token'} vs the operator token, CPU per call`,
+    svc: median(keyed[credential].cpu),
+    unit: 'x',
+    target: { on: 'svc' as const, op: '<' as const, value: 1.3 },
+    note: `throughput ${median(keyed[credential].rate).toFixed(2)}x the operator's (${rounds} rotating rounds x ${durationMs / 1000} s)`,
+  })),
 ]);
 process.stdout.write(
   [
@@ -144,6 +182,9 @@ process.stdout.write(
     ...rows,
     `  server CPU per call ratio mcp/rest (median of pairs): ${ratio.toFixed(3)}`,
     `  target <= 1.3: ${ratio <= 1.3 ? 'met' : 'NOT met'}`,
+    ...keyedRows,
+    keyedLine('key'),
+    keyedLine('agent'),
     '',
   ].join('\n'),
 );
