@@ -267,7 +267,7 @@ const docsPage = (n: FeatureNames) => `# ${n.pascal}
 Entries a principal (an agent or the operator) adds and lists: \`POST /v1/${n.kebab}\` adds one,
 \`GET /v1/${n.kebab}\` lists the caller's, newest first, a page at a time (\`limit\` 1..100,
 default 20, and the \`next_cursor\` of the previous page as \`cursor\`). The operator sees
-everyone's entries with \`everyone=true\` (\`svc ${n.kebab} list --everyone\`); anyone else asking
+everyone's entries with \`everyone=true\`; anyone else asking
 is refused with 403 \`everyone_view_not_allowed\`.
 
 ## Settings
