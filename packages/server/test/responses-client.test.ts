@@ -41,6 +41,7 @@ test('svc.responses.create streams the Responses events; the completed response 
   t.true(text.length > 0);
   t.is(completed.response!.output[0]!.content![0]!.text, text);
   const stored = await svc.operator.responses.retrieve({ params: { response_id: completed.response!.id } });
+  if (Symbol.asyncIterator in stored) return t.fail('expected the response, not a stream');
   t.is(stored.status, 'completed');
   t.is(stored.instructions, 'Quote the docs.');
   const items = [];

@@ -216,13 +216,14 @@ test.serial('a stored conversation past 8 MiB is refused by name before it is re
 test.serial('what svc cannot serve is a 400 naming the field, with a stable code', async (t) => {
   const cases: Array<[Record<string, unknown>, string, string]> = [
     [{ model: 'answer-a', input: 'hi', tools: [{ type: 'web_search_preview' }] }, 'responses_tool_unsupported', 'tools[0].type'],
-    [{ model: 'answer-a', input: 'hi', background: true }, 'responses_parameter_unsupported', 'background'],
+    // A background response is always kept, to be polled (responses-background.test.ts serves the rest).
+    [{ model: 'answer-a', input: 'hi', background: true, store: false }, 'responses_parameter_unsupported', 'store'],
     [
       { model: 'svc-extractive-chat', input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }] }] },
       'responses_input_unsupported',
       'input[0].content[0].type',
     ],
-    [{ model: 'openai-resp', input: 'hi', background: true }, 'responses_parameter_unsupported', 'background'],
+    [{ model: 'openai-resp', input: 'hi', background: true, store: false }, 'responses_parameter_unsupported', 'store'],
   ];
   for (const [body, code, field] of cases) {
     const answer = await postJson(harness.svc, '/v1/responses', body);

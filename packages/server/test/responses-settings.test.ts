@@ -1,3 +1,4 @@
+import type { ResponseObject } from '@svc/schemas';
 import test from 'ava';
 import { loadConfig, ConfigError } from '../src/index.ts';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
@@ -14,7 +15,8 @@ test.after.always(async () => {
 
 const create = (body: Record<string, unknown>) =>
   svc.operator.responses.create({ body: { model: 'svc-extractive-chat', input: 'What is svc?', ...body } }) as Promise<{ id: string; store: boolean }>;
-const retrieve = (id: string) => svc.operator.responses.retrieve({ params: { response_id: id } });
+// Without `stream=true` the answer is the response's JSON, never a stream.
+const retrieve = async (id: string) => (await svc.operator.responses.retrieve({ params: { response_id: id } })) as ResponseObject;
 
 test('with SVC_RESPONSES_STORE_DEFAULT=false a response is kept only when the request says store: true', async (t) => {
   const unasked = await create({});

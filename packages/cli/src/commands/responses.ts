@@ -38,7 +38,8 @@ export function registerResponsesCommands(program: Command): void {
     .description('One stored response: status, model, usage and its text (404 for an id that is not yours or past its retention)')
     .action(
       withContext(async (cli, id: string) => {
-        cli.output.result(await cli.client().responses.retrieve({ params: { response_id: id } }), renderResponse);
+        // Asked without `stream=true`, the answer is the response's JSON, never a stream.
+        cli.output.result((await cli.client().responses.retrieve({ params: { response_id: id } })) as ResponseObject, renderResponse);
       }),
     );
   responses

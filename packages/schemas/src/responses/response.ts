@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ServedBy } from '../inference/usage.ts';
 import { responsesLimits as limits } from './limits.ts';
-import { queryInt } from '../query.ts';
+import { queryBoolean, queryInt } from '../query.ts';
 
 /** What a response used, in the Responses API's names. */
 export const ResponseUsage = z
@@ -50,6 +50,21 @@ export const ResponseStreamEvent = z
 export type ResponseStreamEvent = z.infer<typeof ResponseStreamEvent>;
 
 export const ResponseIdParams = z.object({ response_id: z.string().min(1).max(256) });
+
+/**
+ * `GET /v1/responses/{id}`: with `stream=true`, the events of a background response as a stream,
+ * resumed after `starting_after` (a `sequence_number` already seen) on any replica.
+ */
+export const ResponseRetrieveQuery = z.object({
+  stream: queryBoolean().optional().describe('Stream the events of a background response (SSE) instead of answering the response.'),
+  starting_after: queryInt(-1, 1_000_000_000)
+    .optional()
+    .describe('With `stream=true`: only the events whose `sequence_number` is greater (a stream cut after event N resumes with `starting_after=N`).'),
+  include: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('Accepted for compatibility; svc keeps no extra item data.'),
+});
 
 export const ResponseDeleted = z.object({ id: z.string(), object: z.literal('response.deleted'), deleted: z.literal(true) }).meta({ id: 'ResponseDeleted' });
 export type ResponseDeleted = z.infer<typeof ResponseDeleted>;

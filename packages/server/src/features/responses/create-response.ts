@@ -16,6 +16,8 @@ import {
 import { principalKey } from '../identity/index.ts';
 import { callWithFallbacks, chatStreamEvents, invokeModel, reportUsage, servedBy } from '../inference/index.ts';
 import type { ResolvedModel } from '../models/index.ts';
+import type { Tasks } from '../tasks/index.ts';
+import { followBackground, responseOfTask, startBackground } from './background.ts';
 import { holdToChatLimits } from './chat-limits.ts';
 import { gatherConversation, itemsForUpstream, type Conversation } from './conversation.ts';
 import { passedThroughEvents, translatedEvents, type Persist } from './response-events.ts';
@@ -24,6 +26,7 @@ import type { ResponsesConfig } from './responses-config.ts';
 
 export interface ResponsesDeps extends Pick<ServerDeps, 'models' | 'usage'> {
   store: ResponseStore;
+  tasks: Tasks;
   config: ResponsesConfig;
 }
 
@@ -54,11 +57,11 @@ interface Call {
  * store and sent as input, and with `store` the answer is kept before the caller gets it.
  */
 export async function createResponse(deps: ResponsesDeps, body: ResponsesCreateBody, request: RequestContext): Promise<Answer> {
-  if (body.background === true)
+  if (body.background === true && body.store === false)
     throw refuse(
       'responses_parameter_unsupported',
-      ['background'],
-      'background responses are not served: svc answers while the request is open (stream a long answer instead).',
+      ['store'],
+      'a background response is always stored, so that it can be polled: leave store out or set it true.',
     );
   const passThrough = deps.models.responsesCapability(body.model) === 'responses';
   if (passThrough) refuseUpstreamObjects(body);
@@ -67,15 +70,38 @@ export async function createResponse(deps: ResponsesDeps, body: ResponsesCreateB
     body,
     request,
     owner,
-    store: body.store ?? deps.config.storeByDefault,
+    store: body.background === true || (body.store ?? deps.config.storeByDefault),
     conversation: await gatherConversation(deps.store, owner, body),
     id: newResponseId(),
     createdAt: Math.floor(Date.now() / 1000),
   };
-  if (passThrough) return body.stream ? passThroughStream(deps, call) : passThroughJson(deps, call);
   // Answered through chat, so held to chat's input limits before any engine runs (the images check waits for the engine chosen).
-  holdToChatLimits(chatRequestFromResponses(body, call.conversation.items, { images: true }, false));
+  if (!passThrough) holdToChatLimits(chatRequestFromResponses(body, call.conversation.items, { images: true }, false));
+  if (body.background === true) return inBackground(deps, call, passThrough);
+  if (passThrough) return body.stream ? passThroughStream(deps, call) : passThroughJson(deps, call);
   return body.stream ? translatedStream(deps, call) : translatedJson(deps, call);
+}
+
+/**
+ * `background: true`: the foreground's own stream, run as a task (background.ts) that outlives
+ * this request, answered at once: the response `in_progress`, or with `stream: true` its events
+ * as they are kept. The task's request context is this one's with the task's signal, so its usage
+ * counts to the caller's key as in the foreground, and only a cancel (or the server stopping) ends it.
+ */
+async function inBackground(deps: ResponsesDeps, call: Call, passThrough: boolean): Promise<Answer> {
+  const initial = responseObject(frameOf(call, deps.models.resolve(deps.models.responsesCapability(call.body.model), call.body.model)), {
+    status: 'queued',
+    output: [],
+    usage: null,
+    error: null,
+  });
+  const streamed = { ...call, body: { ...call.body, stream: true, background: null } };
+  const task = await startBackground(deps.tasks, { id: call.id, owner: call.owner, initial }, (signal) => {
+    const run = { ...streamed, request: { ...call.request, signal } };
+    return passThrough ? passThroughStream(deps, run) : translatedStream(deps, run);
+  });
+  if (call.body.stream) return followBackground(deps.tasks, call.id, call.owner, undefined, call.request.signal);
+  return responseOfTask(task);
 }
 
 /**
@@ -178,7 +204,7 @@ async function translatedStream(deps: ResponsesDeps, call: Call): Promise<AsyncI
 
 /** The body an upstream that speaks Responses gets: the caller's, with the conversation as input and svc keeping it (`store: false` upstream). */
 function upstreamBody(call: Call): Record<string, unknown> {
-  const { previous_response_id: _previous, store: _store, stream: _stream, model: _model, ...rest } = call.body;
+  const { previous_response_id: _previous, store: _store, stream: _stream, model: _model, background: _background, ...rest } = call.body;
   return { ...rest, input: itemsForUpstream(call.conversation), store: false };
 }
 

@@ -2,6 +2,7 @@ import { responsesContract, type ResponseObject } from '@svc/schemas';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { principalKey } from '../identity/index.ts';
 import { cacheHeaders, chatMayBeCached, type ResponseCache } from '../inference/index.ts';
+import { backgroundTask, cancelBackground, followBackground, responseOfTask } from './background.ts';
 import { createResponse, type ResponsesDeps } from './create-response.ts';
 import { responseNotFound } from './response-store.ts';
 
@@ -27,8 +28,16 @@ export function createResponsesHandlers(deps: ResponsesDeps, responseCache: Resp
       });
       return { status: 200, body: answer.body, headers: cacheHeaders(answer.cache) ?? {} };
     },
-    async retrieve({ params }, request) {
-      return { status: 200, body: await deps.store.response(principalKey(request.principal), params.response_id) };
+    async retrieve({ params, query }, request) {
+      const owner = principalKey(request.principal);
+      if (query.stream) return { status: 200, body: await followBackground(deps.tasks, params.response_id, owner, query.starting_after, request.signal) };
+      // A background response is read from its task until it ends, and from there on too (the task has how it ended, cancelled included).
+      const task = await backgroundTask(deps.tasks, params.response_id, owner);
+      if (task) return { status: 200, body: responseOfTask(task) };
+      return { status: 200, body: await deps.store.response(owner, params.response_id) };
+    },
+    async cancel({ params }, request) {
+      return { status: 200, body: await cancelBackground(deps.tasks, params.response_id, principalKey(request.principal), request.signal) };
     },
     async delete({ params }, request) {
       await deps.store.delete(principalKey(request.principal), params.response_id);

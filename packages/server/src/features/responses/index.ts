@@ -1,6 +1,7 @@
 import type { ServerDeps } from '../../deps.ts';
 import type { Feature } from '../feature.ts';
 import type { ResponseCache } from '../inference/index.ts';
+import type { Tasks } from '../tasks/index.ts';
 import { createResponsesHandlers } from './handlers.ts';
 import { ResponseStore } from './response-store.ts';
 
@@ -13,12 +14,12 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
  */
 export function createResponsesFeature(
   deps: Pick<ServerDeps, 'database' | 'config' | 'models' | 'usage' | 'scheduler'>,
-  given: { responseCache: ResponseCache },
+  given: { responseCache: ResponseCache; tasks: Tasks },
 ) {
   const config = deps.config.responses;
   const store = new ResponseStore(deps.database.sequelize, config);
   deps.scheduler.every('responses.sweep', SWEEP_INTERVAL_MS, () => store.sweep());
   return {
-    handlers: { responses: createResponsesHandlers({ models: deps.models, usage: deps.usage, store, config }, given.responseCache) },
+    handlers: { responses: createResponsesHandlers({ models: deps.models, usage: deps.usage, store, config, tasks: given.tasks }, given.responseCache) },
   } satisfies Feature<'responses'>;
 }

@@ -1,6 +1,6 @@
 import type { ServerDeps } from '../../deps.ts';
 import type { Feature } from '../feature.ts';
-import { TaskRunner } from './task-runner.ts';
+import { TaskRunner, type TaskHandler } from './task-runner.ts';
 import { TaskSignals } from './task-signals.ts';
 import { ENDED, TaskStore, type TaskEvent, type TaskRow } from './task-store.ts';
 
@@ -24,11 +24,25 @@ export interface Tasks {
    * task has ended and every event is read, or `signal` aborts. Undefined when not the owner's.
    */
   follow(id: string, owner: string, after: number, signal?: AbortSignal): Promise<AsyncGenerator<TaskEvent> | undefined>;
+  /**
+   * Creates a task already claimed by this process and runs `handler` on it here (the work needs
+   * what only this process holds, such as the request it answers); answers the row at once.
+   * Every other replica reads, follows and cancels it as any task; if this process dies, the
+   * lease runs out and the task is failed (`task_runner_lost`) after `maxAttempts` (default 1).
+   */
+  runHere(task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }, handler: TaskHandler): Promise<TaskRow>;
   /** Runs tasks of `kind` in this process too. */
   register: TaskRunner['register'];
-  /** Waits (bounded by the backstop) for a change of the task: an event, a cancel or its end. */
-  changed(id: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Watches the task for a change (an event, a cancel, its end): `wait` resolves on the next one
+   * (or one since the last wait, so a change between a read and the wait is never missed), or
+   * after the backstop. `close` it when done.
+   */
+  watch(id: string): { wait(signal?: AbortSignal): Promise<void>; close(): void };
 }
+
+/** What a reader of a task waits for. */
+const CHANGES = ['event', 'cancel', 'end'] as const;
 
 export function createTasksFeature(deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'scheduler'>) {
   const config = deps.config.tasks;
@@ -49,7 +63,7 @@ export function createTasksFeature(deps: Pick<ServerDeps, 'config' | 'database' 
   });
   deps.scheduler.every('tasks.prune', Math.max(config.backstopMs, 60_000), () => store.prune());
 
-  const changed = (id: string, signal?: AbortSignal) => signals.wait(['event', 'cancel', 'end'], id, config.backstopMs, signal);
+  const watch = (id: string) => signals.watch(CHANGES, id, config.backstopMs);
   const tasks: Tasks = {
     async create(task) {
       await started;
@@ -66,22 +80,34 @@ export function createTasksFeature(deps: Pick<ServerDeps, 'config' | 'database' 
     async follow(id, owner, after, signal) {
       if (!(await store.get(id, owner))) return undefined;
       return (async function* () {
-        let last = after;
-        while (!signal?.aborted) {
-          // Read the status before the events: an end seen here means every event is already stored.
-          const row = await store.get(id, owner);
-          const events = await store.events(id, last);
-          for (const event of events) {
-            last = event.seq;
-            yield event;
+        // Watching before the first read: a change between a read and the wait is never missed.
+        const watch = signals.watch(CHANGES, id, config.backstopMs);
+        try {
+          let last = after;
+          while (!signal?.aborted) {
+            // Read the status before the events: an end seen here means every event is already stored.
+            const row = await store.get(id, owner);
+            const events = await store.events(id, last);
+            for (const event of events) {
+              last = event.seq;
+              yield event;
+            }
+            if (!row || (ENDED.includes(row.status) && last >= row.event_count)) return;
+            if (events.length === 0) await watch.wait(signal);
           }
-          if (!row || (ENDED.includes(row.status) && last >= row.event_count)) return;
-          if (events.length === 0) await changed(id, signal);
+        } finally {
+          watch.close();
         }
       })();
     },
+    async runHere(task, handler) {
+      await started;
+      const claimed = await store.createClaimed({ maxAttempts: 1, ...task });
+      void runner.runClaimed(claimed, handler);
+      return claimed.row;
+    },
     register: (kind, handler) => runner.register(kind, handler),
-    changed,
+    watch,
   };
   return {
     handlers: {},

@@ -72,21 +72,27 @@ export class TaskRunner {
     while (!this.#closed && this.#running.size < this.#config.runners) {
       const claimed = await this.#store.claim([...this.#handlers.keys()]);
       if (!claimed) return;
-      this.#start(claimed);
+      void this.#start(claimed);
     }
   }
 
-  #start(claimed: ClaimedTask): void {
+  /** Runs a task this process created claimed (`TaskStore.createClaimed`) with its own handler; resolves once ended. */
+  runClaimed(claimed: ClaimedTask, handler: TaskHandler): Promise<void> {
+    return this.#start(claimed, handler, true);
+  }
+
+  #start(claimed: ClaimedTask, handler = this.#handlers.get(claimed.row.kind) as TaskHandler, local = false): Promise<void> {
     const abort = new AbortController();
     const entry = { claimed, abort, done: Promise.resolve() };
     this.#running.set(claimed.row.id, entry);
-    entry.done = this.#run(claimed, abort).finally(() => {
+    entry.done = this.#run(claimed, abort, handler, local).finally(() => {
       this.#running.delete(claimed.row.id);
       this.wake();
     });
+    return entry.done;
   }
 
-  async #run(claimed: ClaimedTask, abort: AbortController): Promise<void> {
+  async #run(claimed: ClaimedTask, abort: AbortController, handler: TaskHandler, local: boolean): Promise<void> {
     const id = claimed.row.id;
     const renew = async () => {
       const { held, cancel } = await this.#store.renew(claimed).catch(() => ({ held: true, cancel: false }));
@@ -100,7 +106,6 @@ export class TaskRunner {
     try {
       // A cancel asked before the claim is seen at once.
       if (claimed.row.cancel_requested) abort.abort('cancelled');
-      const handler = this.#handlers.get(claimed.row.kind) as TaskHandler;
       end = await handler({ task: claimed.row, signal: abort.signal, emit: (type, data) => this.#emit(claimed, type, data) });
       if (abort.signal.aborted && abort.signal.reason === 'cancelled' && end.status !== 'completed') end = { ...end, status: 'cancelled' } as TaskEnd;
     } catch (error) {
@@ -110,7 +115,9 @@ export class TaskRunner {
       offCancel();
     }
     if (abort.signal.reason === 'lease_lost') return;
-    if (abort.signal.reason === 'shutdown') {
+    // A task run here with what only this process held cannot be taken up elsewhere: it ends.
+    if (abort.signal.reason === 'shutdown' && local) end = { status: 'failed', code: 'task_runner_stopped', message: 'The server running the task stopped.' };
+    else if (abort.signal.reason === 'shutdown') {
       await this.#store.release(claimed).catch(() => {});
       await this.#signals.announce('new', id).catch(() => {});
       return;

@@ -58,19 +58,38 @@ export class TaskSignals {
     };
   }
 
-  /** Resolves on one of these signals of task `id`, or after `ms`, or when `abort` fires. */
-  wait(signals: readonly TaskSignal[], id: string, ms: number, abort?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        off();
-        abort?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      const off = this.on(signals, id, done);
-      abort?.addEventListener('abort', done, { once: true });
+  /**
+   * Watches task `id` from now on: `wait` resolves at once if a signal came since the last wait
+   * (so a change between a read and the wait is never missed), else on the next, after `ms`, or
+   * when `abort` fires. `close` when done.
+   */
+  watch(signals: readonly TaskSignal[], id: string, ms: number): { wait(abort?: AbortSignal): Promise<void>; close(): void } {
+    let pending = false;
+    let wake: (() => void) | undefined;
+    const off = this.on(signals, id, () => {
+      pending = true;
+      wake?.();
     });
+    return {
+      wait: (abort) =>
+        new Promise<void>((resolve) => {
+          if (pending || abort?.aborted) {
+            pending = false;
+            return resolve();
+          }
+          const done = () => {
+            clearTimeout(timer);
+            abort?.removeEventListener('abort', done);
+            wake = undefined;
+            pending = false;
+            resolve();
+          };
+          const timer = setTimeout(done, ms);
+          wake = done;
+          abort?.addEventListener('abort', done, { once: true });
+        }),
+      close: off,
+    };
   }
 
   #emit(payload: string): void {

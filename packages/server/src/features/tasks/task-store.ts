@@ -83,6 +83,32 @@ export class TaskStore {
     return row as TaskRow;
   }
 
+  /**
+   * A task claimed at once by the process that creates it (`in_progress`, its first attempt): for
+   * work that needs what only this process holds (the request it answers), run here by
+   * `TaskRunner.runClaimed`. Other replicas read, follow and cancel it as any task.
+   */
+  async createClaimed(task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }): Promise<ClaimedTask> {
+    const lease = randomBytes(12).toString('base64url');
+    const [row] = await this.#sequelize.query<TaskRow>(
+      `INSERT INTO svc_tasks (id, owner, kind, input, max_attempts, status, attempts, started_at, lease_owner, lease_expires_at)
+       VALUES (:id, :owner, :kind, :input::jsonb, :maxAttempts, 'in_progress', 1, now(), :lease, now() + make_interval(secs => :seconds)) RETURNING ${COLUMNS}`,
+      {
+        replacements: {
+          id: task.id ?? `task_${randomBytes(16).toString('hex')}`,
+          owner: task.owner,
+          kind: task.kind,
+          input: JSON.stringify(task.input ?? null),
+          maxAttempts: task.maxAttempts ?? this.#config.maxAttempts,
+          lease,
+          seconds: this.#config.leaseSeconds,
+        },
+        type: QueryTypes.SELECT,
+      },
+    );
+    return { row: row as TaskRow, lease };
+  }
+
   /** The task, for its owner only; undefined for anyone else, or once it expired. */
   async get(id: string, owner: string): Promise<TaskRow | undefined> {
     const [row] = await this.#sequelize.query<TaskRow>(
