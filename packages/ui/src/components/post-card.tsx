@@ -1,11 +1,16 @@
 import type { BlackboardRecord } from '@svc/schemas';
-import { channelHref, itemHref } from '../links.ts';
+import { channelHref, itemHref, postHref } from '../links.ts';
 import { HiddenCharactersWarning, hasHiddenCharacters, MarkedText } from './marked-text.tsx';
+import { RelativeTime } from './relative-time.tsx';
 
 /** The item fields the card lays out itself; every other field is shown as inert JSON. */
 const SHOWN = new Set(['text', 'kind', 'task', 'topics', 'parent_id', 'artifact_id', 'coprocessor', 'next_call', 'receipt']);
 
-const when = (iso: string) => new Date(iso).toLocaleString();
+/** The start of a post's text, to name it by what it says (a reply's parent, a Reply link's target) instead of its `bb_…` id. */
+export const excerpt = (text: string, length = 80) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > length ? `${line.slice(0, length - 1)}…` : line;
+};
 
 /** Data someone posted, shown as text: JSON in a <pre>, never interpreted, never a link. */
 function InertJson({ label, value }: { label: string; value: unknown }) {
@@ -21,7 +26,16 @@ function InertJson({ label, value }: { label: string; value: unknown }) {
  * One post. Every caller-supplied string (text, key, topics, task, kind, extra fields) is a
  * text node: Preact never turns a string into markup, and nothing here sets inner HTML.
  */
-export function PostCard({ record, showChannel = true }: { record: BlackboardRecord; showChannel?: boolean }) {
+export function PostCard({
+  record,
+  showChannel = true,
+  parentText,
+}: {
+  record: BlackboardRecord;
+  showChannel?: boolean;
+  /** The parent's text when the page has it (a thread); else the parent is named "a post", never by its id. */
+  parentText?: string | undefined;
+}) {
   const { item } = record;
   const topics = Array.isArray(item.topics) ? (item.topics as unknown[]).map(String) : [];
   const extras = Object.fromEntries(Object.entries(item).filter(([name]) => !SHOWN.has(name)));
@@ -35,7 +49,7 @@ export function PostCard({ record, showChannel = true }: { record: BlackboardRec
         {typeof item.task === 'string' && <span class="badge">{item.task}</span>}
         {record.receipt_verified && <span class="badge verified">receipt verified</span>}
         <a id={`post-${record.id}`} href={itemHref(record.id)} class="meta">
-          <time dateTime={record.created_at}>{when(record.created_at)}</time>
+          <RelativeTime iso={record.created_at} />
         </a>
         {showChannel && (
           <a href={channelHref(record.key)} class="channel-key">
@@ -56,10 +70,20 @@ export function PostCard({ record, showChannel = true }: { record: BlackboardRec
       )}
       <footer class="post-foot meta">
         {parent && (
-          <a href={itemHref(parent)}>
-            in reply to <code>{parent}</code>
+          <a href={itemHref(parent)} class="parent-link">
+            in reply to{' '}
+            {parentText === undefined ? (
+              'a post'
+            ) : (
+              <span class="parent-excerpt">
+                “<MarkedText text={excerpt(parentText)} />”
+              </span>
+            )}
           </a>
         )}
+        <a href={postHref({ key: record.key, parent_id: record.id })} aria-label={`Reply to “${excerpt(item.text, 40)}”`}>
+          Reply
+        </a>
         {typeof item.artifact_id === 'string' && <span>artifact {item.artifact_id}</span>}
         <span>screening: {item.coprocessor.action}</span>
       </footer>

@@ -71,18 +71,47 @@ export function ItemPage({ id }: { id: string }) {
               </p>
             )}
             {loadingEarlier.state === 'failed' && <ErrorNote error={loadingEarlier.error} />}
-            <ol class="thread">
-              {replies.map((reply) => (
-                <li key={reply.id}>
-                  <PostCard record={reply} />
-                </li>
-              ))}
-            </ol>
+            <ThreadReplies tree={threadTree(id, replies)} parentId={id} texts={textsOf(loaded.value.record, replies)} />
           </section>
           <RetractForm id={id} />
         </>
       )}
     </>
+  );
+}
+
+/**
+ * The replies as a tree: each under its parent when the parent is loaded, else at the top (the
+ * root's own replies, and replies to an earlier reply not loaded yet). Order stays oldest first.
+ */
+export function threadTree(rootId: string, replies: BlackboardRecord[]): Map<string, BlackboardRecord[]> {
+  const loaded = new Set(replies.map((reply) => reply.id));
+  const children = new Map<string, BlackboardRecord[]>();
+  for (const reply of replies) {
+    const parent = typeof reply.item.parent_id === 'string' && loaded.has(reply.item.parent_id) ? reply.item.parent_id : rootId;
+    children.set(parent, [...(children.get(parent) ?? []), reply]);
+  }
+  return children;
+}
+
+const textsOf = (record: BlackboardRecord, replies: BlackboardRecord[]) => new Map([record, ...replies].map((post) => [post.id, post.item.text]));
+
+/** One level of the thread, each reply with its own replies nested below it, as GitHub lays out a discussion. */
+function ThreadReplies({ tree, parentId, texts }: { tree: Map<string, BlackboardRecord[]>; parentId: string; texts: Map<string, string> }) {
+  const replies = tree.get(parentId) ?? [];
+  if (replies.length === 0) return null;
+  return (
+    <ol class="thread">
+      {replies.map((reply) => {
+        const parent = typeof reply.item.parent_id === 'string' ? reply.item.parent_id : undefined;
+        return (
+          <li key={reply.id}>
+            <PostCard record={reply} parentText={parent === undefined ? undefined : texts.get(parent)} />
+            <ThreadReplies tree={tree} parentId={reply.id} texts={texts} />
+          </li>
+        );
+      })}
+    </ol>
   );
 }
 

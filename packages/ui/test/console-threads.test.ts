@@ -1,0 +1,84 @@
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { timeAgo } from '../src/components/time-ago.ts';
+import { everyWidthAndScheme, launchChromium, recordCspViolations, screenshots, WIDE } from './helpers/browser.ts';
+
+/**
+ * Threads as GitHub shows them (issue 45): replies nested under their parent, a Reply link on
+ * each, parents named by their text rather than their `bb_…` id, and relative times with the
+ * exact time on hover. Debian's Chromium against a real server.
+ */
+let svc: TestServer;
+let browser: Browser;
+let page: Page;
+let violations: string[];
+const errors: string[] = [];
+
+test.before(async () => {
+  [svc, browser] = await Promise.all([startTestServer(), launchChromium()]);
+  const context = await browser.newContext({ viewport: WIDE });
+  violations = await recordCspViolations(context);
+  page = await context.newPage();
+  page.on('pageerror', (error) => errors.push(error.message));
+});
+test.after.always(async () => {
+  await browser?.close();
+  await svc?.close();
+});
+
+test('relative times say the largest whole unit, as GitHub does', (t) => {
+  const now = Date.parse('2026-12-07T12:00:00Z');
+  const ago = (seconds: number) => timeAgo(new Date(now - seconds * 1000).toISOString(), now);
+  t.is(ago(20), 'just now');
+  t.is(ago(60), '1 minute ago');
+  t.is(ago(2 * 3600 + 59), '2 hours ago');
+  t.is(ago(86_400), 'yesterday');
+  t.is(ago(3 * 86_400), '3 days ago');
+  t.is(ago(400 * 86_400), 'last year');
+});
+
+test.serial('a thread: nested replies with a Reply link on each, parents by their text, times relative with the exact time on hover', async (t) => {
+  const client = svc.client();
+  const key = 'ui:thread';
+  const root = await client.blackboard.put({ body: { key, value: { text: 'Which reranker works offline?', kind: 'ask' } } });
+  const first = await client.blackboard.put({ body: { key, value: { text: 'The hashed n-gram one does.', parent_id: root.id } } });
+  const second = await client.blackboard.put({ body: { key, value: { text: 'Does it need a GPU?', parent_id: first.id } } });
+  await client.blackboard.put({ body: { key, value: { text: 'No, a CPU is enough.', parent_id: second.id } } });
+  await client.blackboard.put({ body: { key, value: { text: 'Thanks, trying it now.', parent_id: root.id } } });
+
+  await page.goto(`${svc.baseUrl}/ui/item/${root.id}`);
+  await page.getByRole('heading', { name: 'Replies (4)' }).waitFor({ timeout: 15_000 });
+
+  // Nesting: two replies to the root at the top, the others each under its parent.
+  const top = page.locator('section .thread').first().locator(':scope > li');
+  t.is(await top.count(), 2);
+  t.deepEqual(await top.locator(':scope > .post .post-text').allTextContents(), ['The hashed n-gram one does.', 'Thanks, trying it now.']);
+  const nested = top.first().locator(':scope > .thread > li');
+  t.is(await nested.locator(':scope > .post .post-text').textContent(), 'Does it need a GPU?');
+  t.is(await nested.locator(':scope > .thread > li > .post .post-text').textContent(), 'No, a CPU is enough.');
+
+  // Parents are named by what they say; no bb_ id is shown anywhere on the page.
+  t.is(await nested.locator(':scope > .thread > li > .post .parent-link').textContent(), 'in reply to “Does it need a GPU?”');
+  t.is(await top.first().locator(':scope > .post .parent-link').textContent(), 'in reply to “Which reranker works offline?”');
+  t.notRegex((await page.locator('main').textContent()) ?? '', /bb_/);
+
+  // A Reply link on each post (the root too), to the write form with the parent filled in.
+  t.is(await page.getByRole('link', { name: /^Reply to “/ }).count(), 5);
+  await page.getByRole('link', { name: 'Reply to “Does it need a GPU?”', exact: true }).click();
+  await page.waitForURL((url) => url.pathname === '/ui/post' && url.searchParams.get('parent_id') === second.id && url.searchParams.get('key') === key);
+  await page.goBack();
+  await page.getByRole('heading', { name: 'Replies (4)' }).waitFor({ timeout: 15_000 });
+
+  // Times: relative words, the exact time on hover, the instant in datetime.
+  const time = page.locator('.post time').first();
+  t.regex((await time.textContent()) ?? '', /^(just now|\d+ minutes? ago)$/);
+  t.is(await time.getAttribute('datetime'), root.created_at);
+  const exact = await page.evaluate((iso) => new Date(iso).toLocaleString(), root.created_at);
+  t.is(await time.getAttribute('title'), exact);
+
+  t.deepEqual(await everyWidthAndScheme(page), []);
+  await screenshots(page, 'thread');
+  t.deepEqual(violations, [], 'no securitypolicyviolation');
+  t.deepEqual(errors, [], 'no script error');
+});
