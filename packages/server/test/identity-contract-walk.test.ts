@@ -100,6 +100,7 @@ const OWNED_RESOURCES: Record<string, Maker> = {
   'responses.retrieve': makeStoredResponse,
   'responses.delete': makeStoredResponse,
   'responses.inputItems': makeStoredResponse,
+  'responses.cancel': makeBackgroundResponse,
 };
 /** Routes with path params whose resources are not owned by a principal (say why). */
 const NOT_OWNER_SCOPED: Record<string, string> = {
@@ -134,6 +135,13 @@ async function makeFinishedJob(server: TestServer) {
 async function makeStoredResponse(server: TestServer) {
   const { session, client } = await signInAgent(server);
   const response = await client.responses.create({ body: { model: 'svc-extractive-chat', input: 'owner walk' } });
+  return { owner: session.accessToken, params: { response_id: (response as { id: string }).id } };
+}
+
+/** A background response (only those can be cancelled): the owner's cancel answers it, cancelled or as it ended. */
+async function makeBackgroundResponse(server: TestServer) {
+  const { session, client } = await signInAgent(server);
+  const response = await client.responses.create({ body: { model: 'svc-extractive-chat', input: 'owner walk', background: true } });
   return { owner: session.accessToken, params: { response_id: (response as { id: string }).id } };
 }
 
