@@ -1,4 +1,5 @@
 export { watchBlackboard, DEFAULT_WATCH_BACKOFF_MS, MIN_WATCH_DELAY_MS, type WatchOptions, type WatchFilters } from './blackboard/watch.ts';
+export { watchChannelStream, DEFAULT_RECONNECT_MS, type ChannelStreamOptions } from './blackboard/channel-stream.ts';
 export {
   createClient,
   createContractClient,

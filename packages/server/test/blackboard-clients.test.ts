@@ -23,7 +23,7 @@ test('deriveChannelKey from @svc/client is the key the server derives', async (t
   );
 });
 
-test('watch yields new posts in order, drains backlogs, and stops on abort', async (t) => {
+test('watch of a key follows its push stream: new posts in order, none repeated, stops on abort', async (t) => {
   const client = svc.client();
   const key = 'watch:one';
   await client.blackboard.put({ body: { key, value: { text: 'before the watch' } } });
@@ -32,13 +32,12 @@ test('watch yields new posts in order, drains backlogs, and stops on abort', asy
   const deadline = setTimeout(() => stop.abort(), 20_000);
   const seen: string[] = [];
   const posted: string[] = [];
-  // The watch starts where its first read (the anchor) finds the board: a post made while that
-  // read runs may land before the start, and then it is rightly not yielded. So the posts wait
-  // for the anchor.
+  // The watch starts where its stream starts (after the newest post then): a post made before
+  // that is rightly not yielded. So the posts wait for the stream's start (onCursor's first call).
   let anchored!: () => void;
   const anchor = new Promise<void>((resolve) => (anchored = resolve));
   const watching = (async () => {
-    for await (const post of client.blackboard.watch({ key, signal: stop.signal, backoffMs: [20, 40], minDelayMs: 0, limit: 2, onPage: () => anchored() })) {
+    for await (const post of client.blackboard.watch({ key, signal: stop.signal, onCursor: () => anchored() })) {
       seen.push(post.item.text);
       if (seen.length === 7) stop.abort();
     }
@@ -53,7 +52,7 @@ test('watch yields new posts in order, drains backlogs, and stops on abort', asy
   t.deepEqual(seen, posted, 'only posts after the start, none repeated, oldest first');
 });
 
-test('watch waits 5, 10, 20, then 30 s with upward jitter, resets on activity, never below 5 s', async (t) => {
+test('watch of filters polls: waits 5, 10, 20, then 30 s with upward jitter, resets on activity, never below 5 s', async (t) => {
   const client = svc.client();
   const waits: number[] = [];
   const stop = new AbortController();
@@ -64,7 +63,7 @@ test('watch waits 5, 10, 20, then 30 s with upward jitter, resets on activity, n
     if (waits.length === 5) await client.blackboard.put({ body: { key: 'watch:backoff', value: { text: 'wake' } } });
     if (waits.length === 8) stop.abort();
   };
-  for await (const post of client.blackboard.watch({ key: 'watch:backoff', signal: stop.signal, sleep })) received.push(post.item.text);
+  for await (const post of client.blackboard.watch({ filters: { key: 'watch:backoff' }, signal: stop.signal, sleep })) received.push(post.item.text);
   t.deepEqual(received, ['wake']);
   const steps = [5_000, 10_000, 20_000, 30_000, 30_000, 5_000, 10_000, 20_000];
   t.is(waits.length, steps.length);
@@ -74,7 +73,7 @@ test('watch waits 5, 10, 20, then 30 s with upward jitter, resets on activity, n
   const floored: number[] = [];
   const floorStop = new AbortController();
   for await (const _ of client.blackboard.watch({
-    key: 'watch:floor',
+    filters: { key: 'watch:floor' },
     signal: floorStop.signal,
     backoffMs: [1, 2],
     sleep: async (ms) => void (floored.push(ms) === 3 && floorStop.abort()),

@@ -159,3 +159,38 @@ test('streams per server: the limit passes, one past is 503 with Retry-After', a
     await server.close();
   }
 });
+
+test("the client's watch rides out a 503 (server full) after its Retry-After, then yields the post made meanwhile once", async (t) => {
+  const server = await startTestServer({ env: { SVC_BLACKBOARD_WATCH_PER_CALLER: '10', SVC_BLACKBOARD_WATCH_MAX_STREAMS: '1' } });
+  try {
+    const key = 'client:full';
+    const zero = await put(server, key, 'zero');
+    const holder = open(server, { key: 'client:holder' });
+    await holder.next(1);
+    const stop = new AbortController();
+    const waits: Array<[string | undefined, number]> = [];
+    const seen: string[] = [];
+    const watching = (async () => {
+      for await (const post of server.client().blackboard.watch({
+        key,
+        since: { since: zero.created_at, since_id: zero.id },
+        signal: stop.signal,
+        onReconnect: (error, waitMs) => {
+          waits.push([(error as { code?: string }).code, waitMs]);
+          // The post is made while the watch is refused; the slot frees before its retry.
+          if (waits.length === 1) void put(server, key, 'meanwhile').then(() => holder.close());
+        },
+      })) {
+        seen.push(post.item.text);
+        stop.abort();
+      }
+    })();
+    const deadline = setTimeout(() => stop.abort(), 30_000);
+    await watching;
+    clearTimeout(deadline);
+    t.deepEqual(seen, ['meanwhile']);
+    t.deepEqual(waits[0], ['blackboard_watch_server_full', 5_000], 'the wait is the server’s Retry-After');
+  } finally {
+    await server.close();
+  }
+});

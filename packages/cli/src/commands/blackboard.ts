@@ -147,6 +147,13 @@ function putBody(text: string, flags: PutFlags, receipt: string | undefined) {
   };
 }
 
+/** Why a watch stream broke, in a few words: the error's message, or the server's stream-ending event. */
+function reconnectReason(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : 'the stream ended';
+}
+
 async function watch(cli: CliContext, client: SvcClient, key: string | undefined, flags: ReadFlags & { max?: string }) {
   const stop = new AbortController();
   const interrupt = () => stop.abort();
@@ -164,6 +171,9 @@ async function watch(cli: CliContext, client: SvcClient, key: string | undefined
       ...(key !== undefined ? { key } : { filters }),
       signal: stop.signal,
       ...(since !== undefined ? { since: { since, since_id: sinceId } } : {}),
+      // A channel's push stream rides out restarts and 5xx answers from its last cursor; say so on stderr.
+      onReconnect: (error: unknown, waitMs: number) =>
+        cli.output.notice(`stream interrupted (${reconnectReason(error)}); reconnecting in ${(waitMs / 1000).toFixed(1)} s`),
     });
     for await (const item of iterator) {
       cli.output.line(item, itemLine);
