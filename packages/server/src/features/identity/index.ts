@@ -11,7 +11,7 @@ import { accessTokenResolver, type CachedAccessToken, demoTokenResolver, develop
 import { KeyUsageBatch } from './key-usage-batch.ts';
 import { CREDENTIALS_CHANNEL, CredentialCache } from './credential-cache.ts';
 import { ChannelListener } from '../../db/notifications.ts';
-import type { CachedKey } from './developer-key-service.ts';
+import type { CachedKey } from './developer-key-resolver.ts';
 import { ClientMetadataDocuments } from './client-metadata-documents.ts';
 
 export { callerKey, principalKey } from './caller-key.ts';

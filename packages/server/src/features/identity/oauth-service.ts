@@ -1,20 +1,16 @@
-import { createHash } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { CONSOLE_PATH, type OAuthClientRegistrationRequest, type OAuthClientRegistrationResponse, type OAuthTokenResponse, type Scope } from '@svc/schemas';
 import type { IdentityConfig } from './identity-config.ts';
 import { consumeWindow } from '../../db/rate-counters.ts';
 import { ServiceError } from '../../service-error.ts';
 import { OAuthStore } from './oauth-store.ts';
-import { newId, type OAuthTokens, type TokenRefused, type ClientRegistration } from './oauth-tokens.ts';
+import { newId, type OAuthTokens, type ClientRegistration } from './oauth-tokens.ts';
+import { clientMetadataOf } from './oauth-registration.ts';
+import { boundResource, nowSeconds, OAuthGrants, type TokenRequest } from './oauth-grants.ts';
 import type { ClientMetadataDocuments } from './client-metadata-documents.ts';
-import { matchResource, svcResources } from './resource-indicators.ts';
-import { DEMO_TIER_SCOPES, OAuthFailure, redirectUriProblem, scopesFrom } from './oauth-rules.ts';
+import { OAuthFailure, scopesFrom } from './oauth-rules.ts';
 
 export { DEMO_TIER_SCOPES, OAuthFailure, redirectUriProblem, type OAuthErrorCode } from './oauth-rules.ts';
-
-const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
-const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export interface AuthorizeRequest {
   response_type?: string;
@@ -48,18 +44,6 @@ type RevocableToken =
   | { kind: 'refresh'; clientId: string; publicClient: boolean; familyId: string }
   | { kind: 'access'; clientId: string; publicClient: boolean; id: string; expiresAt: number };
 
-export interface TokenRequest {
-  grant_type?: string;
-  code?: string;
-  redirect_uri?: string;
-  code_verifier?: string;
-  client_id?: string;
-  client_secret?: string;
-  refresh_token?: string;
-  scope?: string;
-  resource?: string | string[];
-}
-
 /**
  * The OAuth grant logic, Koa-free. Stateless except for the spent-id and revoked-family
  * records: clients, codes and tokens are signed (see oauth-tokens.ts).
@@ -71,6 +55,7 @@ export class OAuthService {
   readonly #sequelize: Sequelize;
   readonly #publicUrls: () => { baseUrl: string; apiUrl: string };
   readonly #clientDocuments: ClientMetadataDocuments;
+  readonly #grants: OAuthGrants;
 
   constructor(options: {
     tokens: OAuthTokens;
@@ -87,6 +72,7 @@ export class OAuthService {
     this.#config = options.config;
     this.#publicUrls = options.publicUrls;
     this.#clientDocuments = options.clientDocuments;
+    this.#grants = new OAuthGrants({ tokens: this.tokens, store: this.store, config: this.#config, publicUrls: this.#publicUrls });
   }
 
   /** The issuer is the base URL (RFC 8414). */
@@ -94,76 +80,8 @@ export class OAuthService {
     return this.#publicUrls().baseUrl;
   }
 
-  /**
-   * The RFC 8707 resource a grant is bound to: svc's spelling of the requested one, or the one the
-   * authorization already carries. A request may repeat that one or bind an unbound grant, never
-   * switch it (a token for one resource must not be turned into a token for another).
-   */
-  #boundResource(asked: string | string[] | undefined, granted: string | undefined): string | undefined {
-    if (asked === undefined) return granted;
-    const distinct = [...new Set(typeof asked === 'string' ? [asked] : asked)];
-    if (distinct.length > 1)
-      throw new OAuthFailure(
-        'invalid_target',
-        `A token is bound to one resource; ask for one of ${distinct.map((value) => JSON.stringify(value.slice(0, 200))).join(', ')}.`,
-      );
-    const requested = distinct[0]!;
-    const resource = matchResource(requested, this.#publicUrls());
-    if (resource === undefined) {
-      throw new OAuthFailure(
-        'invalid_target',
-        `resource ${JSON.stringify(requested.slice(0, 200))} is not served here; ask for one of ${svcResources(this.#publicUrls()).join(', ')}.`,
-      );
-    }
-    if (granted !== undefined && granted !== resource)
-      throw new OAuthFailure('invalid_target', `This authorization is bound to the resource ${granted}; ask for it, or omit resource.`);
-    return resource;
-  }
-
   async register(request: OAuthClientRegistrationRequest): Promise<OAuthClientRegistrationResponse> {
-    const redirectUris = request.redirect_uris ?? [];
-    const authMethod = request.token_endpoint_auth_method ?? (redirectUris.length > 0 ? 'none' : 'client_secret_basic');
-    const publicClient = authMethod === 'none';
-    const grantTypes = [
-      ...new Set(
-        request.grant_types ??
-          (publicClient
-            ? ['authorization_code', 'refresh_token']
-            : redirectUris.length > 0
-              ? ['authorization_code', 'refresh_token', 'client_credentials']
-              : ['client_credentials']),
-      ),
-    ] as ClientRegistration['grantTypes'];
-    if (publicClient && grantTypes.includes('client_credentials')) {
-      throw new OAuthFailure(
-        'invalid_client_metadata',
-        'client_credentials needs a client that authenticates: register with token_endpoint_auth_method client_secret_basic or client_secret_post.',
-      );
-    }
-    if (grantTypes.includes('authorization_code') && redirectUris.length === 0)
-      throw new OAuthFailure('invalid_redirect_uri', 'authorization_code needs at least one redirect URI.');
-    if (!grantTypes.includes('authorization_code') && redirectUris.length > 0)
-      throw new OAuthFailure('invalid_client_metadata', 'redirect_uris are only used by the authorization_code grant; add it to grant_types.');
-    if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code')) {
-      throw new OAuthFailure(
-        'invalid_client_metadata',
-        'refresh_token is issued only with authorization_code; client_credentials clients ask for a new token instead.',
-      );
-    }
-    for (const uri of redirectUris) {
-      const problem = redirectUriProblem(uri);
-      if (problem) throw new OAuthFailure('invalid_redirect_uri', problem);
-    }
-    const responseTypes = request.response_types ?? (grantTypes.includes('authorization_code') ? ['code'] : []);
-    if (responseTypes.some((type) => type !== 'code') || (responseTypes.includes('code') && !grantTypes.includes('authorization_code'))) {
-      throw new OAuthFailure('invalid_client_metadata', 'The only response type is `code`, with the authorization_code grant.');
-    }
-    let scopes: Scope[];
-    try {
-      scopes = scopesFrom(request.scope, DEMO_TIER_SCOPES, DEMO_TIER_SCOPES);
-    } catch (error) {
-      throw new OAuthFailure('invalid_client_metadata', (error as Error).message);
-    }
+    const { authMethod, publicClient, redirectUris, grantTypes, responseTypes, scopes } = clientMetadataOf(request);
     const id = newId();
     const clientId = await this.tokens.signClient({ id, authMethod, redirectUris, grantTypes, scopes, name: request.client_name });
     return {
@@ -233,7 +151,7 @@ export class OAuthService {
     let resource: string | undefined;
     try {
       scopes = scopesFrom(request.scope, client.scopes, client.scopes);
-      resource = this.#boundResource(request.resource, undefined);
+      resource = boundResource(request.resource, undefined, this.#publicUrls());
     } catch (error) {
       return fail(error as OAuthFailure);
     }
@@ -342,104 +260,15 @@ export class OAuthService {
     const { client, authenticated } = await this.#authenticateClient(request, basic, ip);
     switch (request.grant_type) {
       case 'authorization_code':
-        return this.#authorizationCodeGrant(request, client, authenticated);
+        return this.#grants.authorizationCode(request, client, authenticated);
       case 'refresh_token':
-        return this.#refreshTokenGrant(request, client, authenticated);
+        return this.#grants.refreshToken(request, client, authenticated);
       case 'client_credentials':
-        return this.#clientCredentialsGrant(request, client, authenticated);
+        return this.#grants.clientCredentials(request, client, authenticated);
       case undefined:
         throw new OAuthFailure('invalid_request', 'grant_type is required.');
       default:
         throw new OAuthFailure('unsupported_grant_type', `grant_type must be one of authorization_code, client_credentials, refresh_token.`);
     }
-  }
-
-  async #issue(grant: {
-    subject: string;
-    clientId: string;
-    publicClient: boolean;
-    scopes: Scope[];
-    familyId: string | undefined;
-    resource: string | undefined;
-  }): Promise<OAuthTokenResponse> {
-    const { accessTokenTtlSeconds, refreshTokenTtlSeconds } = this.#config;
-    const { subject, clientId, publicClient, scopes, familyId } = grant;
-    const resource = grant.resource ? { resource: grant.resource } : {};
-    const access = await this.tokens.signAccess({ subject, clientId, scopes, familyId, publicClient, ...resource }, accessTokenTtlSeconds);
-    const refresh = familyId
-      ? await this.tokens.signRefresh({ id: newId(), clientId, publicClient, familyId, subject, scopes, ...resource }, refreshTokenTtlSeconds)
-      : undefined;
-    return {
-      access_token: access,
-      token_type: 'Bearer',
-      expires_in: accessTokenTtlSeconds,
-      ...(refresh ? { refresh_token: refresh } : {}),
-      scope: scopes.join(' '),
-    };
-  }
-
-  async #authorizationCodeGrant(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
-    if (!request.code) throw new OAuthFailure('invalid_request', 'code is required.');
-    if (!request.code_verifier) throw new OAuthFailure('invalid_request', 'code_verifier is required (PKCE).');
-    let code: Awaited<ReturnType<typeof this.tokens.verifyCode>>;
-    try {
-      code = await this.tokens.verifyCode(request.code);
-    } catch (error) {
-      throw new OAuthFailure(
-        'invalid_grant',
-        (error as TokenRefused).reason === 'expired' ? 'The authorization code has expired.' : 'The authorization code is not valid.',
-      );
-    }
-    if (client && client.id !== code.clientId) throw new OAuthFailure('invalid_grant', 'The authorization code was issued to another client.');
-    if (!code.publicClient && !authenticated) throw new OAuthFailure('invalid_client', 'The client this code was issued to must authenticate.');
-    if (request.redirect_uri !== undefined && request.redirect_uri !== code.redirectUri)
-      throw new OAuthFailure('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
-    // Checked before the code is spent: a wrong resource leaves the code usable for a corrected retry.
-    const resource = this.#boundResource(request.resource, code.resource);
-    // Spend first, then check the verifier: a wrong guess burns the code (no online guessing).
-    const familyId = code.id;
-    if (!(await this.store.spend(code.id, 'code', familyId, code.expiresAt))) {
-      // RFC 6749 4.1.2: a replayed code revokes what was issued from it.
-      await this.store.revokeFamily(familyId, 'code replayed', nowSeconds() + this.#config.refreshTokenTtlSeconds);
-      throw new OAuthFailure('invalid_grant', 'The authorization code was already used; tokens issued from it are revoked.');
-    }
-    if (!PKCE_VALUE.test(request.code_verifier) || s256(request.code_verifier) !== code.codeChallenge) {
-      throw new OAuthFailure('invalid_grant', 'code_verifier does not match the code challenge.');
-    }
-    return this.#issue({ subject: code.subject, clientId: code.clientId, publicClient: code.publicClient, scopes: code.scopes, familyId, resource });
-  }
-
-  async #refreshTokenGrant(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
-    if (!request.refresh_token) throw new OAuthFailure('invalid_request', 'refresh_token is required.');
-    let claims: Awaited<ReturnType<typeof this.tokens.verifyRefresh>>;
-    try {
-      claims = await this.tokens.verifyRefresh(request.refresh_token);
-    } catch (error) {
-      throw new OAuthFailure(
-        'invalid_grant',
-        (error as TokenRefused).reason === 'expired' ? 'The refresh token has expired.' : 'The refresh token is not valid.',
-      );
-    }
-    if (client && client.id !== claims.clientId) throw new OAuthFailure('invalid_grant', 'The refresh token was issued to another client.');
-    if (!claims.publicClient && !authenticated) throw new OAuthFailure('invalid_client', 'The client this token was issued to must authenticate.');
-    const scopes = request.scope === undefined ? claims.scopes : scopesFrom(request.scope, claims.scopes, claims.scopes);
-    const resource = this.#boundResource(request.resource, claims.resource);
-    if (await this.store.isFamilyRevoked(claims.familyId)) throw new OAuthFailure('invalid_grant', 'This refresh token has been revoked.');
-    // Rotation: each refresh token works once. A second use means it leaked: revoke the family.
-    if (!(await this.store.spend(claims.id, 'refresh', claims.familyId, claims.expiresAt))) {
-      await this.store.revokeFamily(claims.familyId, 'refresh token reused', nowSeconds() + this.#config.refreshTokenTtlSeconds);
-      throw new OAuthFailure('invalid_grant', 'This refresh token was already used; every token of its authorization is now revoked. Sign in again.');
-    }
-    return this.#issue({ subject: claims.subject, clientId: claims.clientId, publicClient: claims.publicClient, scopes, familyId: claims.familyId, resource });
-  }
-
-  async #clientCredentialsGrant(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
-    if (!client || !authenticated) throw new OAuthFailure('invalid_client', 'client_credentials needs a client that authenticates with its secret.');
-    if (!client.grantTypes.includes('client_credentials'))
-      throw new OAuthFailure('unauthorized_client', 'This client is not registered for client_credentials.');
-    const scopes = scopesFrom(request.scope, client.scopes, client.scopes);
-    const resource = this.#boundResource(request.resource, undefined);
-    // A machine client is one durable agent: its identity is its registration.
-    return this.#issue({ subject: `agt_${client.id}`, clientId: client.id, publicClient: false, scopes, familyId: undefined, resource });
   }
 }
