@@ -96,3 +96,75 @@ test.serial('the operator sees each deployment, the response cache and the traff
   t.deepEqual(violations, [], 'no securitypolicyviolation');
   t.deepEqual(errors, [], 'no script error');
 });
+
+test.serial("a key's limits are edited in place, and the keys are found by search", async (t) => {
+  const context = await browser.newContext({ viewport: WIDE });
+  const keyViolations = await recordCspViolations(context);
+  const keyPage = await context.newPage();
+  const keyErrors: string[] = [];
+  keyPage.on('pageerror', (error) => keyErrors.push(error.message));
+  try {
+    await keyPage.goto(`${svc.baseUrl}/ui/sign-in`);
+    await keyPage.getByRole('button', { name: 'Sign in with svc' }).click();
+    await keyPage.getByRole('heading', { name: 'Developer keys' }).waitFor({ timeout: 15_000 });
+    for (const name of ['build bot', 'nightly eval']) {
+      await keyPage.getByLabel('Name').fill(name);
+      await keyPage.getByLabel('models:read').check();
+      await keyPage.getByLabel('requests per minute').fill('30');
+      await keyPage.getByRole('button', { name: 'Create the key' }).click();
+      await keyPage.getByRole('cell', { name, exact: true }).waitFor({ timeout: 10_000 });
+    }
+    const token = await keyPage.evaluate(() => (JSON.parse(sessionStorage.getItem('svc.console.session') ?? '{}') as { accessToken: string }).accessToken);
+    const limitsOf = async (name: string) => (await svc.client({ token }).credentials.list()).data.find((key) => key.name === name)!.limits;
+
+    // Search narrows the table as one types.
+    await keyPage.getByLabel('Search keys').fill('nightly');
+    await waitUntil('one key left', async () => (await keyPage.locator('tbody tr').count()) === 1, { timeoutMs: 5_000 });
+    t.is(await keyPage.locator('tbody tr td').first().textContent(), 'nightly eval');
+    await keyPage.getByLabel('Search keys').fill('');
+
+    // Edit in place: one limit changed, one cleared to the default, the others untouched.
+    await keyPage.getByRole('button', { name: 'Edit the limits of build bot' }).click();
+    const editor = keyPage.getByRole('form', { name: 'Limits of build bot' });
+    t.true(await editor.getByLabel('requests per minute').evaluate((element) => element === document.activeElement), 'the first limit has the focus');
+    t.is(await editor.getByLabel('requests per minute').inputValue(), '30');
+    await editor.getByLabel('tokens per minute').fill('5000');
+    await editor.getByLabel('requests per minute').fill('');
+    await editor.getByRole('button', { name: 'Save the limits' }).click();
+    await waitUntil(
+      'the saved limits in the row',
+      async () =>
+        /tokens per minute 5000/.test(
+          (await keyPage
+            .getByRole('row', { name: /build bot/ })
+            .getByTestId('key-limits')
+            .textContent()) ?? '',
+        ),
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    t.like(await limitsOf('build bot'), { requests_per_minute: null, tokens_per_minute: 5000 });
+    t.like(await limitsOf('nightly eval'), { requests_per_minute: 30, tokens_per_minute: null });
+
+    // A limit past its maximum is refused by the form before anything is sent; the maximum itself is taken.
+    await keyPage.getByRole('button', { name: 'Edit the limits of build bot' }).click();
+    const concurrent = keyPage.getByRole('form', { name: 'Limits of build bot' }).getByLabel('concurrent requests');
+    const overflows = () => concurrent.evaluate((input: HTMLInputElement) => input.validity.rangeOverflow);
+    await concurrent.fill('10001');
+    t.true(await overflows());
+    t.deepEqual(await everyWidthAndScheme(keyPage), []);
+    await keyPage.getByRole('form', { name: 'Limits of build bot' }).getByRole('button', { name: 'Save the limits' }).click();
+    t.like(await limitsOf('build bot'), { concurrent_requests: null });
+    await concurrent.fill('10000');
+    t.false(await overflows());
+    await keyPage.getByRole('form', { name: 'Limits of build bot' }).getByRole('button', { name: 'Save the limits' }).click();
+    await waitUntil('the maximum saved', async () => (await limitsOf('build bot')).concurrent_requests === 10_000, { timeoutMs: 10_000 });
+    await screenshots(keyPage, 'keys-limits');
+
+    t.deepEqual(keyViolations, [], 'no securitypolicyviolation');
+    t.deepEqual(keyErrors, [], 'no script error');
+  } finally {
+    await context.close();
+  }
+});

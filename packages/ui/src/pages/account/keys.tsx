@@ -6,6 +6,7 @@ import { ErrorNote } from '../../components/error-note.tsx';
 import { Required } from '../../components/required.tsx';
 import { useLoad, useTitle } from '../../hooks.ts';
 import { signedInClient } from '../../signed-in.ts';
+import { KeyLimitsEditor, limitsInWords } from './key-limits-editor.tsx';
 import { RequireSession } from './require-session.tsx';
 
 /**
@@ -68,6 +69,7 @@ const CONSEQUENCE = {
 function KeyRow({ credential, onChange }: { credential: DeveloperCredential; onChange: (issued?: DeveloperCredentialSecretResponse) => void }) {
   const [failure, setFailure] = useState<unknown>();
   const [showReceipts, setShowReceipts] = useState(false);
+  const [editingLimits, setEditingLimits] = useState(false);
   // Rotate and Revoke break whatever uses the key: each asks once more, in the row, before it runs.
   const [confirming, setConfirming] = useState<'rotate' | 'revoke' | undefined>();
   // The button pressed is gone; focus goes to the safe answer, so a second Enter does not confirm.
@@ -96,15 +98,27 @@ function KeyRow({ credential, onChange }: { credential: DeveloperCredential; onC
       <td>
         <code>{credential.key_prefix}</code>
       </td>
-      <td>
-        {credential.scopes.join(' ')}
-        <span class="meta">
-          {' '}
-          {Object.entries(credential.limits)
-            .filter(([, value]) => value !== null)
-            .map(([name, value]) => `${name.replaceAll('_', ' ')} ${value}`)
-            .join(', ')}
-        </span>
+      <td>{credential.scopes.join(' ')}</td>
+      <td data-testid="key-limits">
+        {editingLimits ? (
+          <KeyLimitsEditor
+            credential={credential}
+            onCancel={() => setEditingLimits(false)}
+            onSaved={() => {
+              setEditingLimits(false);
+              onChange();
+            }}
+          />
+        ) : (
+          <>
+            <span class="meta">{limitsInWords(credential.limits)}</span>{' '}
+            {active && (
+              <button type="button" onClick={() => setEditingLimits(true)} aria-label={`Edit the limits of ${credential.name}`}>
+                Edit
+              </button>
+            )}
+          </>
+        )}
       </td>
       <td>{credential.status}</td>
       <td class="actions">
@@ -141,11 +155,21 @@ function KeyRow({ credential, onChange }: { credential: DeveloperCredential; onC
   );
 }
 
+/** Whether a key answers a search: its name, key prefix or a scope holds every word, case aside. */
+const matches = (credential: DeveloperCredential, search: string) => {
+  const text = `${credential.name} ${credential.key_prefix} ${credential.scopes.join(' ')}`.toLowerCase();
+  return search
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => text.includes(word));
+};
+
 /** Developer keys: create with scopes, rotate, revoke, and each key's signed receipts. */
 export function KeysPage() {
   useTitle('Developer keys');
   const [issued, setIssued] = useState<DeveloperCredentialSecretResponse | undefined>();
   const [failure, setFailure] = useState<unknown>();
+  const [search, setSearch] = useState('');
   const [loaded, reload] = useLoad(async (signal) => {
     const svc = await signedInClient();
     const [whoami, keys] = await Promise.all([svc.oauth.whoami(undefined, { signal }), svc.credentials.list({ query: { limit: 100 } }, { signal })]);
@@ -238,8 +262,14 @@ export function KeysPage() {
       {loaded.state === 'done' && (
         <section aria-labelledby="keys-heading">
           <h2 id="keys-heading">Your keys</h2>
+          {loaded.value.keys.data.length > 0 && (
+            <label class="search">
+              Search keys
+              <input type="search" value={search} onInput={(event) => setSearch(event.currentTarget.value)} />
+            </label>
+          )}
           {loaded.value.keys.data.length === 0 ? (
-            <p>No keys yet.</p>
+            <p>No keys yet: create one above, then call svc with it as a bearer token.</p>
           ) : (
             <div class="table-wrap">
               <table>
@@ -248,14 +278,17 @@ export function KeysPage() {
                     <th scope="col">Name</th>
                     <th scope="col">Key</th>
                     <th scope="col">Scopes</th>
+                    <th scope="col">Limits</th>
                     <th scope="col">Status</th>
                     <th scope="col">Actions</th>
                   </tr>
                 </thead>
                 <tbody>
-                  {loaded.value.keys.data.map((credential) => (
-                    <KeyRow key={credential.credential_id} credential={credential} onChange={changed} />
-                  ))}
+                  {loaded.value.keys.data
+                    .filter((credential) => matches(credential, search))
+                    .map((credential) => (
+                      <KeyRow key={credential.credential_id} credential={credential} onChange={changed} />
+                    ))}
                 </tbody>
               </table>
             </div>
