@@ -70,7 +70,7 @@ function registrations(names: FeatureNames): Array<{ file: string; edit: (text: 
         insertBeforeClosing(
           insertAfterLast(
             text,
-            /^import \{ .*FeatureContract.* \} from '\.\/[a-z0-9-]+\/index\.ts';$/,
+            /^export \* from '\.\/[a-z0-9-]+\/index\.ts';$/,
             `import { ${camel}FeatureContract } from './${kebab}/index.ts';\nexport * from './${kebab}/index.ts';`,
             file,
           ),
