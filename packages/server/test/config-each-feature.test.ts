@@ -24,6 +24,7 @@ const wrongValueOf = {
   limits: { variable: 'SVC_LIMITS_AGENT', value: 'requests_per_minute=0', says: 'requests_per_minute must be at least 1' },
   responseCache: { variable: 'SVC_RESPONSE_CACHE_TTL_SECONDS', value: '0', says: 'expected seconds from 1 to 2592000' },
   console: { variable: 'SVC_UI', value: 'maybe', says: 'expected on or off' },
+  tasks: { variable: 'SVC_TASKS_LEASE_SECONDS', value: '3601', says: 'expected seconds from 1 to 3600' },
 };
 
 const issueOf = ({ variable, value, says }: (typeof wrongValueOf)[keyof typeof wrongValueOf]) => `${variable}=${JSON.stringify(value)}: ${says}`;
