@@ -267,3 +267,57 @@ test.serial('--check verifies local files without fetching: a line per file, exi
   t.deepEqual(fetches, [], 'nothing fetched');
   t.true((await readFile(path.join(out, 'small.txt'))).equals(corrupted), 'nothing replaced');
 });
+
+/** Runs `svc download` to its end under a pseudo-terminal `columns` wide; answers the exit code and every byte the terminal got. */
+async function runInTerminal(args: string[], columns: number): Promise<{ code: number | null; terminal: string }> {
+  const quoted = [process.execPath, BIN, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
+  // stty sets the width as a resized window would.
+  const child = spawn('script', ['--quiet', '--flush', '--return', '--command', `stty cols ${columns}; ${quoted}`, '/dev/null'], {
+    env: { ...clean, ...env, TERM: 'xterm-256color' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let terminal = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (terminal += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (terminal += chunk));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearTimeout(killer);
+  child.stdin.end();
+  return { code, terminal };
+}
+
+test.serial(
+  'progress on a terminal: human sizes, fitted to the width with the ETA always shown, no ETA 0s, also with --json; --quiet shows none',
+  async (t) => {
+    const out = await mkdtemp(path.join(tmpdir(), 'svc-progress-'));
+    pacedBytesPer10Ms = 256 * 1024; // about 25 MB/s: the bar is redrawn many times over 2 s
+    const run = await runInTerminal(['download', ARTIFACT, '--out', out, '--json', '--concurrency', '1'], 60);
+    pacedBytesPer10Ms = undefined;
+    t.is(run.code, 0, run.terminal);
+    // Each redraw starts at column 0 (a carriage return or a cursor move) and erases to the right.
+    const frames = run.terminal
+      .split(/\r|\x1b\[[0-9;]*[A-Za-z]|\x1b\[\?25[hl]/)
+      .map((frame) => frame.replace(/\n/g, ''))
+      .filter((frame) => frame.includes('%'));
+    t.true(frames.length >= 3, `progress frames: ${JSON.stringify(frames.slice(0, 5))}`);
+    for (const frame of frames) {
+      t.true([...frame].length < 60, `wider than the terminal: ${JSON.stringify(frame)}`);
+      t.regex(frame, / ETA (--|done|<1s|\d+(s|m\d\ds|h\d\dm))/, `no ETA: ${JSON.stringify(frame)}`);
+    }
+    t.true(
+      frames.some((frame) => /\/50\.0 MiB/.test(frame)),
+      'sizes in MiB',
+    );
+    t.false(run.terminal.includes('ETA 0s'), 'never ETA 0s');
+    t.false(/\d+\/\d+ B/.test(run.terminal), 'no raw byte counts');
+    t.regex(run.terminal, /"artifactId": ?"resumable-weights"/, 'the JSON summary too');
+
+    const quietOut = await mkdtemp(path.join(tmpdir(), 'svc-quiet-'));
+    const quiet = await runInTerminal(['download', ARTIFACT, '--out', quietOut, '--quiet'], 60);
+    t.is(quiet.code, 0, quiet.terminal);
+    t.false(quiet.terminal.includes('ETA'), quiet.terminal);
+    t.false(quiet.terminal.includes('verified big.bin'), 'no per-file notices');
+    t.regex(quiet.terminal, /2 verified, 0 failed/);
+  },
+);

@@ -9,6 +9,7 @@ import { CliFailure, UsageError } from '../failure.ts';
 import { integerFlag } from '../input.ts';
 import { table } from '../output.ts';
 import { bytes } from './catalog.ts';
+import { progressLine, type ProgressPayload } from '../progress-line.ts';
 
 interface DownloadFlags {
   out?: string;
@@ -20,6 +21,7 @@ interface DownloadFlags {
   strictStorage?: boolean;
   concurrency?: string;
   postReceipt?: string;
+  quiet?: boolean;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -107,6 +109,7 @@ export function registerDownloadCommands(program: Command): void {
     .option('--allow-http-loopback', 'accept plain HTTP from an allowed store on a loopback address (self-hosted svc)')
     .option('--strict-storage', "do not trust a loopback server's own built-in store by default; only storage.googleapis.com and --storage-host")
     .option('--concurrency <n>', 'files at once (1..16, default 4)')
+    .option('--quiet', 'no progress bars and no per-file notices (for scripts); the summary and failures still print')
     .option('--post-receipt <key>', "post each verified file's completion receipt to this blackboard channel (public!), so readers see receipt_verified")
     .action(
       withContext(async (cli, artifactId: string, paths: string[], flags: DownloadFlags) => {
@@ -117,12 +120,15 @@ export function registerDownloadCommands(program: Command): void {
           if (flags.force) throw new UsageError('--check fetches nothing; --force does not apply.');
           return checkDownload(cli, { artifactId, destination, paths, tool });
         }
-        const interactive = cli.output.interactive && !cli.output.json;
+        // Progress goes to stderr whenever it is a terminal, with --json too (the JSON is stdout's);
+        // --quiet (scripts) turns it off with the per-file notices.
+        const quiet = Boolean(flags.quiet);
+        const interactive = cli.output.interactive && !quiet;
         const bars = interactive
           ? new MultiBar(
               {
                 stream: cli.output.stderr as NodeJS.WriteStream,
-                format: ' {bar} {percentage}% | {file} | {value}/{total} B | {rate} | ETA {eta_formatted}',
+                format: (_options, params, payload) => progressLine(params, payload as ProgressPayload),
                 hideCursor: true,
                 clearOnComplete: false,
                 stopOnComplete: false,
@@ -156,16 +162,16 @@ export function registerDownloadCommands(program: Command): void {
             concurrency: integerFlag('--concurrency', flags.concurrency, { min: 1, max: 16 }),
             policy: { hosts: flags.storageHost, allowHttpLoopback: Boolean(flags.allowHttpLoopback), trustLoopbackServerStore: !flags.strictStorage },
             onFileStart(file) {
-              const bar = bars?.create(file.sizeBytes, 0, { file: file.path, rate: '-' });
+              const bar = bars?.create(file.sizeBytes, 0, { file: file.path } satisfies ProgressPayload);
               perFile.set(file.path, { bar, started: performance.now() });
-              if (!bars && !cli.output.json) cli.output.notice(`downloading ${file.path} (${file.sizeBytes} bytes)`);
+              if (!bars && !cli.output.json && !quiet) cli.output.notice(`downloading ${file.path} (${bytes(file.sizeBytes)})`);
             },
             onLocalFile(local) {
               if (local.state === 'up-to-date') {
                 const bar = perFile.get(local.path)?.bar;
                 if (bar) bars?.remove(bar);
                 perFile.delete(local.path);
-                cli.output.notice(`${local.path}: up to date`);
+                if (!quiet) cli.output.notice(`${local.path}: up to date`);
               } else if (local.state === 'differs') {
                 cli.output.notice(`${local.path}: sha256 differs from the catalog; fetching again`);
               }
@@ -177,10 +183,11 @@ export function registerDownloadCommands(program: Command): void {
               state.fromBytes ??= progress.receivedBytes;
               const seconds = (performance.now() - state.started) / 1000;
               const rate = (progress.receivedBytes - state.fromBytes) / seconds;
-              state.bar.update(progress.receivedBytes, { rate: seconds > 0 ? `${bytes(rate)}/s` : '-' });
+              // Under a quarter second the rate is noise: the line shows none (and no ETA) until then.
+              state.bar.update(progress.receivedBytes, { file: progress.path, rate: seconds >= 0.25 ? rate : undefined } satisfies ProgressPayload);
             },
             onFileDone({ path, file, error }) {
-              if (bars || cli.output.json || interrupt.interrupted() || file?.outcome === 'up-to-date') return;
+              if (bars || cli.output.json || interrupt.interrupted() || file?.outcome === 'up-to-date' || (quiet && file)) return;
               cli.output.notice(
                 file
                   ? `verified ${path} sha256:${file.sha256} (${file.outcome === 'resumed' ? 'resumed, ' : ''}${file.completion.status})`
