@@ -52,6 +52,15 @@ export function boundResource(
   return resource;
 }
 
+/** A presented code or refresh token's claims; one that fails its check is `invalid_grant`, saying whether it expired. */
+async function verifiedGrant<T>(verifying: Promise<T>, what: string): Promise<T> {
+  try {
+    return await verifying;
+  } catch (error) {
+    throw new OAuthFailure('invalid_grant', (error as TokenRefused).reason === 'expired' ? `${what} has expired.` : `${what} is not valid.`);
+  }
+}
+
 /**
  * The token endpoint's three grants (RFC 6749 4.1, 4.4, 6), once the client is authenticated:
  * each checks what it was given, spends what works once, and issues the tokens.
@@ -96,15 +105,7 @@ export class OAuthGrants {
   async authorizationCode(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
     if (!request.code) throw new OAuthFailure('invalid_request', 'code is required.');
     if (!request.code_verifier) throw new OAuthFailure('invalid_request', 'code_verifier is required (PKCE).');
-    let code: Awaited<ReturnType<OAuthTokens['verifyCode']>>;
-    try {
-      code = await this.#tokens.verifyCode(request.code);
-    } catch (error) {
-      throw new OAuthFailure(
-        'invalid_grant',
-        (error as TokenRefused).reason === 'expired' ? 'The authorization code has expired.' : 'The authorization code is not valid.',
-      );
-    }
+    const code = await verifiedGrant(this.#tokens.verifyCode(request.code), 'The authorization code');
     if (client && client.id !== code.clientId) throw new OAuthFailure('invalid_grant', 'The authorization code was issued to another client.');
     if (!code.publicClient && !authenticated) throw new OAuthFailure('invalid_client', 'The client this code was issued to must authenticate.');
     if (request.redirect_uri !== undefined && request.redirect_uri !== code.redirectUri)
@@ -126,15 +127,7 @@ export class OAuthGrants {
 
   async refreshToken(request: TokenRequest, client: ClientRegistration | undefined, authenticated: boolean): Promise<OAuthTokenResponse> {
     if (!request.refresh_token) throw new OAuthFailure('invalid_request', 'refresh_token is required.');
-    let claims: Awaited<ReturnType<OAuthTokens['verifyRefresh']>>;
-    try {
-      claims = await this.#tokens.verifyRefresh(request.refresh_token);
-    } catch (error) {
-      throw new OAuthFailure(
-        'invalid_grant',
-        (error as TokenRefused).reason === 'expired' ? 'The refresh token has expired.' : 'The refresh token is not valid.',
-      );
-    }
+    const claims = await verifiedGrant(this.#tokens.verifyRefresh(request.refresh_token), 'The refresh token');
     if (client && client.id !== claims.clientId) throw new OAuthFailure('invalid_grant', 'The refresh token was issued to another client.');
     if (!claims.publicClient && !authenticated) throw new OAuthFailure('invalid_client', 'The client this token was issued to must authenticate.');
     const scopes = request.scope === undefined ? claims.scopes : scopesFrom(request.scope, claims.scopes, claims.scopes);
