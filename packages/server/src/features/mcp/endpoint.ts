@@ -22,6 +22,7 @@ import { readResource, resourceTemplates } from './resources.ts';
 import { CANCEL_POLL_MS, InFlightCalls } from './in-flight.ts';
 import { answerPlainToolCall, plainToolCall } from './fast-tool-call.ts';
 import type { ReportProgress } from './progress.ts';
+import { answerTaskMessage, isTaskMessage, McpTasks, TASKS_CAPABILITY } from './tasks.ts';
 import { callTool, ToolCatalogue, type ToolResult } from './tool-calls.ts';
 
 export const MCP_BASE_SERVER_NAME = 'svc';
@@ -33,6 +34,9 @@ const SERVER_INFO = { name: MCP_BASE_SERVER_NAME, title: MCP_BASE_SERVER_TITLE, 
  * the caller's own cache may keep it; it changes only with a deploy.
  */
 const TOOL_LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'private' } as const;
+
+/** The revision whose core task methods are served (the 2026-07-28 Tasks extension is not yet). */
+const TASKS_REVISION = '2025-11-25';
 
 /** Who is calling, as the REST adapter resolved them for the /mcp route. */
 interface Caller {
@@ -130,11 +134,12 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     }
   };
 
-  const buildServer = (caller: Caller): Server => {
+  /** `legacy`: a 2025-era request, where the 2025-11-25 core task methods are served (tasks.ts). */
+  const buildServer = (caller: Caller, legacy = false): Server => {
     const server = new Server(
       { ...SERVER_INFO },
       {
-        capabilities: { tools: { listChanged: false }, resources: {} },
+        capabilities: { tools: { listChanged: false }, resources: {}, ...(legacy ? { tasks: TASKS_CAPABILITY } : {}) },
         instructions: catalogue.instructions,
         cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT, 'resources/templates/list': TOOL_LIST_CACHE_HINT },
       },
@@ -143,7 +148,7 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
     // Every answer of a batch passes its gate; a single message's needs none.
     const gated = <T>(work: () => T | Promise<T>): T | Promise<T> => (batch ? batch.run(work) : work());
-    server.setRequestHandler('tools/list', () => gated(() => ({ tools: catalogue.listFor(caller.principal) })));
+    server.setRequestHandler('tools/list', () => gated(() => ({ tools: catalogue.listFor(caller.principal, { tasks: legacy }) })));
     server.setRequestHandler('tools/call', async (call, ctx) => {
       const tool = catalogue.find(call.params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${call.params.name}. tools/list names every tool.`);
@@ -230,6 +235,12 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
         .catch((error: unknown) => request.log.error({ err: error }, 'recording an MCP cancellation for another replica failed'));
     }
 
+    // 2025-11-25 core tasks: a task-augmented tools/call and the tasks/* methods, on the job queue (tasks.ts).
+    if (versionHeader === TASKS_REVISION && isTaskMessage(body)) {
+      const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
+      const tasks = new McpTasks(deps.dispatch, { authorization, principal: principalToCarry(request), ip: request.ip, signal: request.signal });
+      return await toContractAnswer(Response.json(await answerTaskMessage(tasks, body, request.signal)));
+    }
     if (!sdkOnly) {
       const plain = plainToolCall(body, request.headers, catalogue);
       if (plain) return await answerPlainToolCall(plain, SERVER_INFO, (tool, args, id) => runToolCall(caller, tool, args, id, undefined));
@@ -242,7 +253,7 @@ export function createBaseMcpEndpoint(deps: ServerDeps) {
     const webRequest = new Request(urls.endpoint, { method: 'POST', headers, signal: request.signal });
     callers.set(webRequest, caller);
     const response = (await isLegacyRequest(webRequest, body))
-      ? await serveLegacy(buildServer(caller), webRequest, body)
+      ? await serveLegacy(buildServer(caller, true), webRequest, body)
       : await modern.fetch(webRequest, { parsedBody: body });
     return await toContractAnswer(response);
   };

@@ -1,6 +1,7 @@
 import { agentTools, contract, mcpToolListing, principalMayCall, type AgentTool, type McpListedTool, type Principal } from '@svc/schemas';
 import { hasMembers, type DispatchAnswer, type DispatchCaller, type DispatchInput, type ContractDispatch } from '../../http/dispatch.ts';
 import { followProgress, type ReportProgress } from './progress.ts';
+import { TASK_TOOL_OPERATIONS } from './tasks.ts';
 
 export interface ToolResult {
   [key: string]: unknown;
@@ -17,6 +18,8 @@ export class ToolCatalogue {
   readonly tools: readonly AgentTool[];
   private readonly byName: ReadonlyMap<string, AgentTool>;
   private readonly listed: ReadonlyMap<AgentTool, McpListedTool>;
+  /** The same, with `execution.taskSupport` on the tools that run as tasks (where tasks are served). */
+  private readonly listedWithTasks: ReadonlyMap<AgentTool, McpListedTool & { execution?: { taskSupport: 'optional' } }>;
   /** The prose several tools share, said once as the server's `instructions` (mcpToolListing). */
   readonly instructions: string;
 
@@ -26,6 +29,9 @@ export class ToolCatalogue {
     // Compact, without losing a constraint: hosts put the whole list into the model's context.
     const { listed, instructions } = mcpToolListing(this.tools);
     this.listed = listed;
+    this.listedWithTasks = new Map(
+      [...listed].map(([tool, entry]) => [tool, TASK_TOOL_OPERATIONS[tool.name] ? { ...entry, execution: { taskSupport: 'optional' as const } } : entry]),
+    );
     this.instructions = instructions;
   }
 
@@ -37,9 +43,10 @@ export class ToolCatalogue {
    * What `tools/list` shows: to a caller without a credential every tool (calling one that needs a
    * credential is how the client learns to start OAuth); to a caller with one, only what it may call.
    */
-  listFor(principal: Principal): McpListedTool[] {
+  listFor(principal: Principal, { tasks = false } = {}): McpListedTool[] {
     const visible = principal.kind === 'anonymous' ? this.tools : this.tools.filter((tool) => principalMayCall(tool.route, principal));
-    return visible.map((tool) => this.listed.get(tool)!);
+    const listed = tasks ? this.listedWithTasks : this.listed;
+    return visible.map((tool) => listed.get(tool)!);
   }
 }
 
