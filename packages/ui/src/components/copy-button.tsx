@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 
 /** Copies a value to the clipboard and says so in a live region (screen readers hear "Copied"). */
-export function CopyButton({ value, label }: { value: string; label: string }) {
+export function CopyButton({ value, label, accessibleLabel }: { value: string; label: string; accessibleLabel?: string }) {
   const [copied, setCopied] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copy = async () => {
     try {
@@ -13,7 +13,7 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
   };
   return (
     <span class="copy">
-      <button type="button" onClick={copy}>
+      <button type="button" onClick={copy} aria-label={accessibleLabel}>
         {label}
       </button>
       <span aria-live="polite" class="meta">

@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { clientFor, surfacesOnce } from '../api.ts';
 import { CopyButton } from '../components/copy-button.tsx';
+import { fileDownloadUrl, upstreamUrl } from './artifact-links.ts';
 import { ErrorNote } from '../components/error-note.tsx';
 import { Required } from '../components/required.tsx';
 import { SafeLink } from '../components/safe-link.tsx';
@@ -55,7 +56,17 @@ export function ArtifactPage() {
       <p class="lede">{artifact.summary}</p>
       <p>
         <span class="badge">{artifact.type}</span> <span class="badge">{artifact.license}</span> <span class="badge">{artifact.reviewStatus}</span>{' '}
-        {artifact.repo && <span class="meta">upstream {artifact.repo}</span>} {artifact.homepage && <SafeLink href={artifact.homepage}>homepage</SafeLink>}
+        {artifact.repo && (
+          <span class="meta" data-testid="upstream">
+            upstream{' '}
+            {upstreamUrl(artifact.source, artifact.repo) ? (
+              <SafeLink href={upstreamUrl(artifact.source, artifact.repo)}>{artifact.repo}</SafeLink>
+            ) : (
+              artifact.repo
+            )}
+          </span>
+        )}{' '}
+        {artifact.homepage && <SafeLink href={artifact.homepage}>homepage</SafeLink>}
       </p>
       <p class="description">{artifact.description}</p>
       {hostedHere ? (
@@ -80,7 +91,7 @@ export function ArtifactPage() {
                 <th scope="col">Path</th>
                 <th scope="col">Size</th>
                 <th scope="col">SHA-256</th>
-                <th scope="col">Hosted</th>
+                <th scope="col">Download</th>
               </tr>
             </thead>
             <tbody>
@@ -89,9 +100,17 @@ export function ArtifactPage() {
                   <td>{file.path}</td>
                   <td>{bytes(file.sizeBytes)}</td>
                   <td>
-                    <code class="hash">{file.sha256}</code>
+                    <code class="hash">{file.sha256}</code> <CopyButton value={file.sha256} label="Copy" accessibleLabel={`Copy the SHA-256 of ${file.path}`} />
                   </td>
-                  <td>{file.hosted ? 'yes' : 'no'}</td>
+                  <td>
+                    {file.hosted ? (
+                      <a href={fileDownloadUrl(apiUrl, artifact.id, file.path)} aria-label={`Download ${file.path}`} data-testid="file-download">
+                        Download
+                      </a>
+                    ) : (
+                      'at its source'
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
