@@ -50,3 +50,14 @@ test(`at most ${TRY_CALLS_PER_MINUTE} calls a minute per address: the limit pass
   t.truthy(over.headers.get('retry-after'));
   t.is((await tryFrom('203.0.113.13')).status, 200, 'another address has its own allowance');
 });
+
+test('behind a proxy the address is the one the proxy appended: a caller cannot escape its allowance by sending its own X-Forwarded-For', async (t) => {
+  const address = '203.0.113.14';
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 30_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 50));
+  for (let call = 0; call < TRY_CALLS_PER_MINUTE; call++) await tryFrom(address);
+  t.is((await tryFrom(address)).status, 429);
+  // nginx's `$proxy_add_x_forwarded_for` appends the real address to whatever the caller sent.
+  t.is((await tryFrom(`198.51.100.7, ${address}`)).status, 429, 'a spoofed first entry is not the address');
+  t.is((await tryFrom(`${address}, 198.51.100.8`)).status, 200, 'the last entry is');
+});

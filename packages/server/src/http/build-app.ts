@@ -49,7 +49,10 @@ export function contractMiddlewareOf(app: Koa): ((ctx: Context) => Promise<void>
  */
 export function buildContractApp(appOptions: ContractAppOptions): Koa {
   const options = { ...appOptions, ...withBodyDefaults(appOptions) };
-  const app = new Koa({ proxy: options.trustProxy });
+  // Behind a proxy, the client's address is the one the nearest proxy appended to X-Forwarded-For
+  // (the header's last entry): the entries before it are whatever the caller sent, so a caller
+  // could otherwise choose the address its per-client budgets count under.
+  const app = new Koa({ proxy: options.trustProxy, maxIpsCount: 1 });
   const table = compileContract(options);
   const cors = options.cors ?? corsPolicyFrom([]);
   const draining = options.draining ?? (() => false);
