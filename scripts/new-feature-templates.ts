@@ -1,7 +1,8 @@
 /**
  * The files `pnpm new:feature` writes (new-feature.ts), as text: a paged list with an operator
  * view (docs/contributing.md's recipes), a create route, a per-principal cap read from a setting,
- * the error code only this feature raises, a migration, a test and a docs page.
+ * the error code only this feature raises, a migration, a test and a docs page. Seven files: a
+ * small feature's contract is one file, and its store and handlers another.
  */
 export interface FeatureNames {
   /** `saved-searches`: folders, files, routes. */
@@ -20,23 +21,24 @@ export function featureFiles(n: FeatureNames, timestamp: string): Record<string,
   const schemas = `packages/schemas/src/${n.kebab}`;
   const server = `packages/server/src/features/${n.kebab}`;
   return {
-    [`${schemas}/contract.ts`]: contract(n),
-    [`${schemas}/errors.ts`]: errors(n),
+    // A small feature's contract is one file (routes, errors, its entry); split into contract.ts and
+    // errors.ts beside index.ts as it grows, as the older features are.
     [`${schemas}/index.ts`]: schemasIndex(n),
     [`${server}/index.ts`]: featureIndex(n),
-    [`${server}/handlers.ts`]: handlers(n),
+    // Its store and handlers are one file too (handlers.ts), until either grows into a file of its own.
+    [`${server}/handlers.ts`]: storeAndHandlers(n),
     [`${server}/${n.kebab}-config.ts`]: config(n),
-    [`${server}/${n.kebab}-store.ts`]: store(n),
     [`packages/server/src/db/migrations/${timestamp}-${n.kebab}.ts`]: migration(n, timestamp),
     [`packages/server/test/${n.kebab}.test.ts`]: featureTest(n),
     [`docs/${n.kebab}.md`]: docsPage(n),
   };
 }
 
-const contract = (n: FeatureNames) => `import { z } from 'zod';
+const schemasIndex = (n: FeatureNames) => `import { z } from 'zod';
 import { cursorList, cursorQuery } from '../cursor-list.ts';
 import { cursorPaging } from '../cursor-paging.ts';
 import { everyoneQuery, everyoneView } from '../everyone-view.ts';
+import { defineFeatureContract, type ErrorCodeTable } from '../feature-contract.ts';
 import { defineContract, defineRoute } from '../route.ts';
 
 /** One ${n.kebab} entry, as every route answers it. */
@@ -82,22 +84,12 @@ export const ${n.camel}Contract = defineContract({
     responses: { 200: ${n.pascal}List },
   }),
 });
-`;
-
-const errors = (n: FeatureNames) => `import type { ErrorCodeTable } from '../feature-contract.ts';
 
 /** The error codes only ${n.kebab} raises (docs/${n.kebab}.md); the root merges them into \`errorCodes\`. */
 export const ${n.camel}Errors = {
   /** The principal holds ${n.env}_PER_PRINCIPAL entries already. */
   ${n.snake}_limit_reached: 409,
 } as const satisfies ErrorCodeTable;
-`;
-
-const schemasIndex = (n: FeatureNames) => `import { defineFeatureContract } from '../feature-contract.ts';
-import { ${n.camel}Contract } from './contract.ts';
-import { ${n.camel}Errors } from './errors.ts';
-export * from './contract.ts';
-export * from './errors.ts';
 
 /** ${n.pascal}: one entry of the root contract list (\`contract.ts\`). */
 export const ${n.camel}FeatureContract = defineFeatureContract({ routes: { ${n.camel}: ${n.camel}Contract }, errors: ${n.camel}Errors });
@@ -105,8 +97,7 @@ export const ${n.camel}FeatureContract = defineFeatureContract({ routes: { ${n.c
 
 const featureIndex = (n: FeatureNames) => `import type { ServerDeps } from '../../deps.ts';
 import type { Feature } from '../feature.ts';
-import { create${n.pascal}Handlers } from './handlers.ts';
-import { ${n.pascal}Store } from './${n.kebab}-store.ts';
+import { create${n.pascal}Handlers, ${n.pascal}Store } from './handlers.ts';
 
 /** ${n.pascal}: entries a principal adds and lists, and the operator's view of everyone's. */
 export function create${n.pascal}Feature(deps: Pick<ServerDeps, 'database' | 'config'>) {
@@ -115,39 +106,12 @@ export function create${n.pascal}Feature(deps: Pick<ServerDeps, 'database' | 'co
 }
 `;
 
-const handlers = (n: FeatureNames) => `import { ${n.camel}Contract } from '@svc/schemas';
-import { defineHandlers } from '../../http/handler-types.ts';
-import { principalKey } from '../identity/index.ts';
-import type { ${n.pascal}Store } from './${n.kebab}-store.ts';
-
-export function create${n.pascal}Handlers(store: ${n.pascal}Store) {
-  return defineHandlers(${n.camel}Contract, {
-    async create({ body }, request) {
-      return { status: 201, body: await store.add(principalKey(request.principal), body.text) };
-    },
-    async list({ query }, request) {
-      return { status: 200, body: await store.list(request.rows, query) };
-    },
-  });
-}
-`;
-
-const config = (n: FeatureNames) => `import { z } from 'zod';
-import { integer } from '../../env-values.ts';
-
-/** How many ${n.kebab} entries one principal may hold (docs/${n.kebab}.md). */
-export const ${n.camel}ConfigFrom = z
-  .object({ ${n.env}_PER_PRINCIPAL: integer(1, 1_000_000, 'an entry count').default(1000) })
-  .transform((env) => ({ perPrincipal: env.${n.env}_PER_PRINCIPAL }));
-
-export type ${n.pascal}Config = z.output<typeof ${n.camel}ConfigFrom>;
-`;
-
-const store = (n: FeatureNames) => `import { randomUUID } from 'node:crypto';
+const storeAndHandlers = (n: FeatureNames) => `import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { ${n.pascal}Entry } from '@svc/schemas';
+import { ${n.camel}Contract, type ${n.pascal}Entry } from '@svc/schemas';
 import { keysetPage, NEWEST_FIRST } from '../../db/keyset-page.ts';
 import type { RowScope } from '../../http/everyone-view.ts';
+import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
 import { principalKey } from '../identity/index.ts';
 import type { ${n.pascal}Config } from './${n.kebab}-config.ts';
@@ -199,6 +163,28 @@ export class ${n.pascal}Store {
     return { object: 'list' as const, data: found.rows, has_more: found.hasMore, next_cursor: found.nextCursor };
   }
 }
+
+export function create${n.pascal}Handlers(store: ${n.pascal}Store) {
+  return defineHandlers(${n.camel}Contract, {
+    async create({ body }, request) {
+      return { status: 201, body: await store.add(principalKey(request.principal), body.text) };
+    },
+    async list({ query }, request) {
+      return { status: 200, body: await store.list(request.rows, query) };
+    },
+  });
+}
+`;
+
+const config = (n: FeatureNames) => `import { z } from 'zod';
+import { integer } from '../../env-values.ts';
+
+/** How many ${n.kebab} entries one principal may hold (docs/${n.kebab}.md). */
+export const ${n.camel}ConfigFrom = z
+  .object({ ${n.env}_PER_PRINCIPAL: integer(1, 1_000_000, 'an entry count').default(1000) })
+  .transform((env) => ({ perPrincipal: env.${n.env}_PER_PRINCIPAL }));
+
+export type ${n.pascal}Config = z.output<typeof ${n.camel}ConfigFrom>;
 `;
 
 const migration = (n: FeatureNames, timestamp: string) => `import { sqlMigration } from './types.ts';

@@ -1,12 +1,14 @@
 /**
  * `pnpm new:feature <name>`: writes a working feature, as Rails' generators write a resource.
- * A feature `widgets` gets its contract (`packages/schemas/src/widgets/`: contract.ts, errors.ts,
- * index.ts), its server folder (`features/widgets/`: index.ts with `createWidgetsFeature`,
- * handlers.ts, widgets-config.ts, widgets-store.ts), a migration, a test and a docs page, and the
- * registration lines: the contract list (`packages/schemas/src/contract.ts`: the entry, and an
- * `export *` so @svc/schemas exports its schemas), the feature list
- * (`packages/server/src/features/index.ts`) and, for its setting, `featureConfigs` (config.ts)
- * with its row in `config-each-feature.test.ts`.
+ * A feature `widgets` gets its contract in one file (`packages/schemas/src/widgets/index.ts`: routes,
+ * errors and its entry), its server folder (`features/widgets/`: index.ts with `createWidgetsFeature`,
+ * handlers.ts holding the store and the handlers, widgets-config.ts), a migration, a test and a docs
+ * page: seven files; a feature that grows splits them as the older ones are (contract.ts and
+ * errors.ts; a `<f>-store.ts`). And the registration lines: the contract list
+ * (`packages/schemas/src/contract.ts`: the entry, and an `export *` so @svc/schemas exports its
+ * schemas), the feature list (`packages/server/src/features/index.ts`) and, for its setting,
+ * `featureConfigs` (config.ts). config-each-feature.test.ts derives the setting's wrong-value row
+ * from its schema, so it needs no edit.
  * What it writes is a paged list with an operator view and a per-principal cap: the recipes of
  * docs/contributing.md, to rename and reshape.
  *
@@ -60,7 +62,7 @@ function insertBeforeClosing(text: string, opening: string, closing: string, lin
   return lines.join('\n');
 }
 
-/** The registration lines: an import and one list entry in each of the three lists, and the setting's test row. */
+/** The registration lines: an import and one list entry in each of the three lists. */
 function registrations(names: FeatureNames): Array<{ file: string; edit: (text: string, file: string) => string }> {
   const { kebab, camel, pascal } = names;
   return [
@@ -109,18 +111,6 @@ function registrations(names: FeatureNames): Array<{ file: string; edit: (text: 
           'export const featureConfigs = {',
           '};',
           `  ${camel}: ${camel}ConfigFrom,`,
-          file,
-        ),
-    },
-    {
-      // Its setting's row: a wrong value stops start-up naming the variable (the test wants a row per feature).
-      file: 'packages/server/test/config-each-feature.test.ts',
-      edit: (text, file) =>
-        insertBeforeClosing(
-          text,
-          'const wrongValueOf = {',
-          '};',
-          `  ${camel}: { variable: '${names.env}_PER_PRINCIPAL', value: '0', says: 'expected an entry count from 1 to 1000000' },`,
           file,
         ),
     },

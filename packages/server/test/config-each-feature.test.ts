@@ -1,14 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
+import { z } from 'zod';
 import { run } from '@svc/testing/run';
 import { ConfigError, featureConfigs, loadConfig } from '../src/config.ts';
 
 /**
  * Each part of the configuration (the server-wide part and every feature's `<f>-config.ts`) with
  * one wrong value: start-up stops, and the message names the variable, its value and what was
- * expected. One row per feature; a feature added without a row fails the first test.
+ * expected. These rows hold the message word for word; a feature with no row here gets one derived
+ * from its schema (derivedRow), so a new feature needs no edit of this file.
  */
-const wrongValueOf = {
+const givenRows = {
   server: { variable: 'SVC_PORT', value: 'abc', says: 'expected a port number from 0 to 65535' },
   identity: { variable: 'SVC_OAUTH_CODE_TTL_SECONDS', value: '601', says: 'expected seconds from 1 to 600' },
   storage: { variable: 'SVC_STORAGE', value: 'ftp', says: 'Invalid option: expected one of "local"|"gcs"|"s3"' },
@@ -27,9 +29,53 @@ const wrongValueOf = {
   tasks: { variable: 'SVC_TASKS_LEASE_SECONDS', value: '3601', says: 'expected seconds from 1 to 3600' },
 };
 
-const issueOf = ({ variable, value, says }: (typeof wrongValueOf)[keyof typeof wrongValueOf]) => `${variable}=${JSON.stringify(value)}: ${says}`;
+interface Row {
+  variable: string;
+  value: string;
+  says: string;
+}
 
-test('every feature whose settings config.ts composes has a row', (t) => {
+/** Values no setting of this codebase takes: not a number, not an enum's member, not a URL, not a flag. */
+const candidateWrongValues = ['not a value', '-1', '0'];
+
+/**
+ * A row for a part that has none above: its first variable (the settings object's own order, secrets left out) that
+ * one candidate value makes the part refuse with one issue naming that variable; undefined when
+ * none does, which the first test reports.
+ */
+function derivedRow(settings: z.ZodType): Row | undefined {
+  const object = settings instanceof z.ZodPipe ? settings.in : settings;
+  if (!(object instanceof z.ZodObject)) return undefined;
+  // Start-up hides a secret's value (config.ts's shownValue), so a row's message could not name it.
+  for (const variable of Object.keys(object.shape).filter((name) => !/TOKEN|SECRET|KEY/.test(name)))
+    for (const value of candidateWrongValues) {
+      const parsed = settings.safeParse({ [variable]: value });
+      const issues = parsed.success ? [] : parsed.error.issues;
+      if (issues.length === 1 && issues[0]!.path[0] === variable) return { variable, value, says: issues[0]!.message };
+    }
+  return undefined;
+}
+
+const derivedRows = Object.fromEntries(
+  Object.entries(featureConfigs)
+    .filter(([part]) => !(part in givenRows))
+    .map(([part, settings]) => [part, derivedRow(settings)]),
+);
+const wrongValueOf: Record<string, Row> = {
+  ...givenRows,
+  ...Object.fromEntries(Object.entries(derivedRows).filter((entry): entry is [string, Row] => entry[1] !== undefined)),
+};
+
+const issueOf = ({ variable, value, says }: Row) => `${variable}=${JSON.stringify(value)}: ${says}`;
+
+test('every feature whose settings config.ts composes has a row, given or derived, and no row names a part that is gone', (t) => {
+  t.deepEqual(
+    Object.entries(derivedRows)
+      .filter(([, row]) => row === undefined)
+      .map(([part]) => part),
+    [],
+    'parts none of whose variables a candidate value makes refuse: give them a row',
+  );
   t.deepEqual(Object.keys(wrongValueOf).sort(), ['server', ...Object.keys(featureConfigs)].sort());
 });
 
