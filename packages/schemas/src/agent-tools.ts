@@ -177,8 +177,24 @@ function describe(route: RouteDefinition): string {
   return [route.summary, route.description, `REST twin: ${route.method} ${route.path}. ${needs}`].filter(Boolean).join('\n\n');
 }
 
-/** Every agent-callable operation of the contract as a tool, in contract order. */
+/**
+ * The tools of each contract, rendered once: rendering every tool's JSON Schemas is most of what a
+ * tool catalogue costs, and a server builds two (the MCP endpoint's and discovery's), both at
+ * start (about a tenth of a cold start). The array and its tools are shared: never change them.
+ */
+const renderedTools = new WeakMap<ContractTree, AgentTool[]>();
+
+/** Every agent-callable operation of the contract as a tool, in contract order (one shared array per contract). */
 export function agentTools(contract: ContractTree): AgentTool[] {
+  let tools = renderedTools.get(contract);
+  if (!tools) {
+    tools = renderTools(contract);
+    renderedTools.set(contract, tools);
+  }
+  return tools;
+}
+
+function renderTools(contract: ContractTree): AgentTool[] {
   const tools: AgentTool[] = [];
   for (const { id, route } of walkContract(contract)) {
     if (!isAgentCallable(route, contract)) continue;
