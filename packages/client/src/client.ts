@@ -16,6 +16,11 @@ export type { BlackboardHelpers } from './blackboard/helpers.ts';
 export type SvcClient = { readonly [Feature in keyof Contract]: FeatureClient<Feature> } & {
   /** Chat completions as openai-node spells them: `svc.chat.completions.create({ messages, stream })`. */
   readonly chat: { readonly completions: ChatCompletionsHelpers };
+  /**
+   * Developer keys, under the name the docs and `svc keys` use: the same methods as `credentials`,
+   * which is the contract's key (after the spec's `/v1/developer/credentials`).
+   */
+  readonly developerKeys: FeatureClient<'credentials'>;
   /** Every method again, answering `{ data, response }` (headers, status). */
   readonly withResponse: RawClientOf<Contract>;
   readonly transport: Transport;
@@ -87,6 +92,7 @@ export function createClient(options: SvcClientOptions = {}): SvcClient {
   attachFeatureHelpers({ methods, transport });
   return Object.assign(methods as unknown as SvcClient, {
     chat: createChatHelpers(methods.inference),
+    developerKeys: methods.credentials,
     withResponse: raw,
     transport,
     baseUrl: transport.options.baseUrl,

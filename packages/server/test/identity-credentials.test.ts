@@ -23,6 +23,15 @@ const statusOf = async (promise: Promise<unknown>) => {
   }
 };
 
+test('the client calls developer keys by their user-facing name too: developerKeys and credentials are the same methods', async (t) => {
+  const { client: agent } = await signInAgent(svc);
+  t.is(agent.developerKeys, agent.credentials);
+  const created = await agent.developerKeys.create({ body: { name: 'alias', scopes: ['models:read'] } });
+  const listed = await agent.credentials.list({ query: { limit: 10 } });
+  t.true(listed.data.some((key) => key.credential_id === created.credential.credential_id));
+  await agent.developerKeys.revoke({ params: { credential_id: created.credential.credential_id } });
+});
+
 test('create answers the secret once, with no-store headers; the key works with its scopes only', async (t) => {
   const { client: agent, id } = await signInAgent(svc);
   const { data, response } = await agent.withResponse.credentials.create({ body: { name: 'ci', scopes: ['models:read'] } });
