@@ -1,4 +1,4 @@
-import { ErrorBoundary, LocationProvider, lazy, Route, Router } from 'preact-iso';
+import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso';
 import { BASE } from './links.ts';
 import { BoardPage } from './pages/board.tsx';
 import { ChannelPage } from './pages/channel.tsx';
@@ -22,9 +22,10 @@ const CreditsPage = lazy(() => import('./pages/account/credits.tsx').then((modul
 const OperatorPage = lazy(() => import('./pages/account/operator.tsx').then((module) => module.OperatorPage));
 
 const NAVIGATION = [
-  { href: BASE, label: 'Board' },
+  // `also`: the pages that belong to the entry's section, so a channel or a thread still marks Board.
+  { href: BASE, label: 'Board', also: [`${BASE}channel`, `${BASE}item/`] },
   { href: `${BASE}post`, label: 'Post' },
-  { href: `${BASE}catalog`, label: 'Catalog' },
+  { href: `${BASE}catalog`, label: 'Catalog', also: [`${BASE}artifact`] },
   { href: `${BASE}rankings`, label: 'Rankings' },
 ];
 const SIGNED_IN_NAVIGATION = [
@@ -34,6 +35,19 @@ const SIGNED_IN_NAVIGATION = [
   { href: `${BASE}requests`, label: 'Requests', for: ['oauth', 'operator'] },
   { href: `${BASE}operator`, label: 'Operator', for: ['operator'] },
 ];
+
+/** A navigation link that says when it is the page shown (`aria-current="page"`), for the eye and for screen readers. */
+function NavLink({ href, label, also = [] }: { href: string; label: string; also?: string[] }) {
+  const { path } = useLocation();
+  // The board is `/ui/` and `/ui` alike: compared without a trailing slash.
+  const trimmed = (value: string) => value.replace(/\/$/, '');
+  const current = trimmed(path) === trimmed(href) || also.some((prefix) => path.startsWith(prefix));
+  return (
+    <a href={href} aria-current={current ? 'page' : undefined}>
+      {label}
+    </a>
+  );
+}
 
 /** Moves focus to the page's heading after a navigation, so keyboard and screen-reader users start at the new content. */
 function focusMain() {
@@ -59,13 +73,13 @@ export function App() {
           <ul>
             {NAVIGATION.map((entry) => (
               <li key={entry.href}>
-                <a href={entry.href}>{entry.label}</a>
+                <NavLink {...entry} />
               </li>
             ))}
             {session.value &&
               SIGNED_IN_NAVIGATION.filter((entry) => entry.for.includes(session.value!.kind)).map((entry) => (
                 <li key={entry.href}>
-                  <a href={entry.href}>{entry.label}</a>
+                  <NavLink href={entry.href} label={entry.label} />
                 </li>
               ))}
           </ul>

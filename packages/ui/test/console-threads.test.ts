@@ -82,3 +82,28 @@ test.serial('a thread: nested replies with a Reply link on each, parents by thei
   t.deepEqual(violations, [], 'no securitypolicyviolation');
   t.deepEqual(errors, [], 'no script error');
 });
+
+test.serial('the navigation marks the page shown, and its section from a channel or a thread', async (t) => {
+  const current = () => page.locator('header nav a[aria-current="page"]').allTextContents();
+  const root = await svc.client().blackboard.put({ body: { key: 'ui:nav', value: { text: 'A post to open' } } });
+  for (const [path, marked] of [
+    ['/ui/', ['Board']],
+    ['/ui/channel?key=ui%3Anav', ['Board']],
+    [`/ui/item/${root.id}`, ['Board']],
+    ['/ui/post', ['Post']],
+    ['/ui/catalog', ['Catalog']],
+    ['/ui/rankings', ['Rankings']],
+    ['/ui/sign-in', []],
+  ] as const) {
+    await page.goto(`${svc.baseUrl}${path}`);
+    await page.locator('main h1').first().waitFor({ timeout: 10_000 });
+    t.deepEqual(await current(), [...marked], `${path} (the page is at ${await page.evaluate(() => location.pathname)})`);
+  }
+  // A navigation inside the page moves the mark with it.
+  await page.getByRole('link', { name: 'Catalog' }).click();
+  await page.waitForURL(/\/ui\/catalog$/);
+  t.deepEqual(await current(), ['Catalog']);
+  t.deepEqual(await everyWidthAndScheme(page), []);
+  t.deepEqual(violations, [], 'no securitypolicyviolation');
+  t.deepEqual(errors, [], 'no script error');
+});
