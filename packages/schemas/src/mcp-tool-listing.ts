@@ -92,9 +92,18 @@ function fieldDescriptions(tool: AgentTool): string[] {
   return found;
 }
 
+/** The descriptions of a tool's own arguments (its schema's top-level properties). */
+function topLevelDescriptions(tool: AgentTool): Set<string> {
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+  return new Set(Object.values(properties).flatMap((property) => (typeof property.description === 'string' ? [property.description] : [])));
+}
+
 export function mcpToolListing(tools: readonly AgentTool[]): McpToolListing {
   const sharedSentences = toolsSaying(tools, routeSentences);
   const sharedFields = toolsSaying(tools, fieldDescriptions);
+  // An argument's description is kept by the tool it is an argument of; where another tool nests the
+  // same schema (jobs_submit's items are the operations' inputs), it is left out there.
+  const ownArguments = toolsSaying(tools, topLevelDescriptions);
   const isShared = (sentence: string) => sharedSentences.get(sentence)! >= 2 && sentence.length >= SHARED_SENTENCE_CHARS;
   const fieldNames = new Map<string, Set<string>>();
   const listed = new Map<AgentTool, McpListedTool>();
@@ -105,12 +114,13 @@ export function mcpToolListing(tools: readonly AgentTool[]): McpToolListing {
       .join('\n\n');
     const inputSchema = compactJsonSchema(tool.inputSchema) as McpListedTool['inputSchema'];
     const said = new Set<string>();
+    const own = topLevelDescriptions(tool);
     eachDescribed(inputSchema, (holder, name) => {
       const text = holder.description as string;
       if (sharedFields.get(text)! >= SHARED_FIELD_TOOLS) {
         if (name) (fieldNames.get(text) ?? fieldNames.set(text, new Set()).get(text)!).add(name);
         delete holder.description;
-      } else if (said.has(text)) delete holder.description;
+      } else if (said.has(text) || (!own.has(text) && (ownArguments.get(text) ?? 0) > 0)) delete holder.description;
       else {
         said.add(text);
         holder.description = upTo(sentencesOf(text), FIELD_DESCRIPTION_CHARS);
