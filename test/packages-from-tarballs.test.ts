@@ -37,9 +37,10 @@ test.serial('every package.json is complete for npm', async (t) => {
     for (const field of ['version', 'description', 'license', 'repository', 'engines', 'files', 'keywords']) t.truthy(manifest[field], `${name}: ${field}`);
     t.is(manifest.type, 'module');
     t.like(manifest.repository, { type: 'git', directory: `packages/${name}` });
-    const published = (manifest.publishConfig as { exports: Record<string, { types: string; import: string }>; access: string }) ?? {};
+    const published = (manifest.publishConfig as { exports: Record<string, { types: string; import: string; default: string }>; access: string }) ?? {};
     t.is(published.access, 'public', `${name} publishes publicly (a scoped package is private by default)`);
-    t.deepEqual(published.exports['.'], { types: './dist/index.d.ts', import: './dist/index.js' });
+    // `default` too: require(esm) on Node 22.12+ and 24 finds no condition in `import` alone (ERR_PACKAGE_PATH_NOT_EXPORTED).
+    t.deepEqual(published.exports['.'], { types: './dist/index.d.ts', import: './dist/index.js', default: './dist/index.js' });
     t.truthy((manifest.scripts as Record<string, string>).prepack, `${name} builds before it is packed`);
   }
 });
@@ -60,7 +61,7 @@ test.serial('pnpm pack builds each package and writes a tarball with workspace v
   const client = await run('tar', ['-xzOf', tarballs.client!, 'package/package.json'], { cwd: work, timeoutMs: 30_000 });
   const manifest = JSON.parse(client.stdout) as { dependencies: Record<string, string>; exports: unknown };
   t.regex(manifest.dependencies['@svc/schemas']!, /^\d+\.\d+\.\d+/, 'workspace:* became a version');
-  t.deepEqual(manifest.exports, { '.': { types: './dist/index.d.ts', import: './dist/index.js' } });
+  t.deepEqual(manifest.exports, { '.': { types: './dist/index.d.ts', import: './dist/index.js', default: './dist/index.js' } });
   // The web console ships inside the server's package: its page and its fingerprinted assets.
   const serverFiles = (await run('tar', ['-tzf', tarballs.server!], { cwd: work, timeoutMs: 30_000 })).stdout.split('\n');
   t.true(serverFiles.includes('package/console/index.html'));
@@ -109,6 +110,17 @@ if (baseUrl) {
 }
 `,
   );
+  // The `default` export condition lets CommonJS require the ESM packages (require(esm), Node 22.12+ and 24).
+  await writeFile(
+    path.join(project, 'require.cjs'),
+    `const { createClient } = require('@svc/client');
+const { contract, walkContract } = require('@svc/schemas');
+process.stdout.write(JSON.stringify({ client: typeof createClient, routes: walkContract(contract).length }) + '\\n');
+`,
+  );
+  const required = await run(process.execPath, ['require.cjs'], { cwd: project, timeoutMs: 60_000 });
+  t.is(required.code, 0, required.stderr);
+  t.is((JSON.parse(required.stdout) as { client: string }).client, 'function');
   const imported = await run(process.execPath, ['smoke.mjs'], { cwd: project, timeoutMs: 60_000 });
   t.is(imported.code, 0, imported.stderr);
   const summary = JSON.parse(imported.stdout) as { routes: number; client: string; cli: boolean; server: string };
