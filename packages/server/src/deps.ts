@@ -49,6 +49,8 @@ export interface TestSeams {
   x402DefaultsWorkerModule?: URL;
   /** Resolver, trusted CA and address exemption of the PDF URL fetcher (a loopback HTTPS source). */
   pdfSourceFetch?: SourceFetchSeam;
+  /** The same for webhook deliveries (a receiver of the test's on loopback). */
+  webhookFetch?: SourceFetchSeam;
   /** The same for the fetcher of client ID metadata documents (OAuth client_id URLs served by the test). */
   clientMetadataFetch?: SourceFetchSeam;
   /** Every /mcp request goes through the MCP SDK's handler, plain tool calls included (features/mcp/fast-tool-call.ts). */

@@ -1,5 +1,5 @@
 import type { ResponseObject, ResponseStreamEvent, SseMessage } from '@svc/schemas';
-import { ENDED, type TaskEnd, type TaskRow, type Tasks } from '../tasks/index.ts';
+import { ENDED, type TaskEnd, type TaskRow, type TaskRun, type Tasks } from '../tasks/index.ts';
 import { responseNotFound } from './response-store.ts';
 
 /** The task kind of a background response (docs/tasks.md). */
@@ -24,11 +24,26 @@ const background = (response: ResponseObject): ResponseObject => ({ ...response,
  */
 export async function startBackground(
   tasks: Tasks,
-  task: { id: string; owner: string; initial: ResponseObject },
+  task: { id: string; owner: string; initial: ResponseObject; ended: (status: TaskEnd['status']) => Promise<void> },
   events: (signal: AbortSignal) => Promise<Events>,
 ): Promise<TaskRow> {
   const input: BackgroundInput = { response: background(task.initial) };
-  return tasks.runHere({ id: task.id, owner: task.owner, kind: BACKGROUND_KIND, input }, async ({ signal, emit }): Promise<TaskEnd> => {
+  return tasks.runHere({ id: task.id, owner: task.owner, kind: BACKGROUND_KIND, input }, async (run): Promise<TaskEnd> => {
+    // How it ended is announced (webhooks) before the task ends, so a receiver that reads it at once finds it ended or about to.
+    let end: TaskEnd;
+    try {
+      end = await runBackground(run, input, events);
+    } catch (error) {
+      await task.ended(run.signal.reason === 'cancelled' ? 'cancelled' : 'failed').catch(() => {});
+      throw error;
+    }
+    await task.ended(end.status).catch(() => {});
+    return end;
+  });
+}
+
+async function runBackground({ signal, emit }: TaskRun, input: BackgroundInput, events: (signal: AbortSignal) => Promise<Events>): Promise<TaskEnd> {
+  {
     let last: ResponseObject = { ...input.response, status: 'in_progress' };
     const stream = await events(signal);
     for await (const message of stream) {
@@ -44,7 +59,7 @@ export async function startBackground(
     if (last.status === 'incomplete') return { status: 'incomplete', result: last };
     const error = last.error ?? { code: 'response_failed', message: 'The response ended without its final event.' };
     return { status: 'failed', result: { ...last, status: 'failed', error }, code: error.code, message: error.message };
-  });
+  }
 }
 
 /** The response of a background task as it is now: as it ended, or as first answered with the task's status. */

@@ -17,6 +17,7 @@ import { principalKey } from '../identity/index.ts';
 import { callWithFallbacks, chatStreamEvents, invokeModel, reportUsage, servedBy } from '../inference/index.ts';
 import type { ResolvedModel } from '../models/index.ts';
 import type { Tasks } from '../tasks/index.ts';
+import type { WebhookDeliveries } from './webhooks/webhook-deliveries.ts';
 import { followBackground, responseOfTask, startBackground } from './background.ts';
 import { holdToChatLimits } from './chat-limits.ts';
 import { gatherConversation, itemsForUpstream, type Conversation } from './conversation.ts';
@@ -27,6 +28,7 @@ import type { ResponsesConfig } from './responses-config.ts';
 export interface ResponsesDeps extends Pick<ServerDeps, 'models' | 'usage'> {
   store: ResponseStore;
   tasks: Tasks;
+  webhooks: WebhookDeliveries;
   config: ResponsesConfig;
 }
 
@@ -96,7 +98,8 @@ async function inBackground(deps: ResponsesDeps, call: Call, passThrough: boolea
     error: null,
   });
   const streamed = { ...call, body: { ...call.body, stream: true, background: null } };
-  const task = await startBackground(deps.tasks, { id: call.id, owner: call.owner, initial }, (signal) => {
+  const ended = (status: 'completed' | 'failed' | 'cancelled' | 'incomplete') => deps.webhooks.responseEnded(call.owner, call.id, status);
+  const task = await startBackground(deps.tasks, { id: call.id, owner: call.owner, initial, ended }, (signal) => {
     const run = { ...streamed, request: { ...call.request, signal } };
     return passThrough ? passThroughStream(deps, run) : translatedStream(deps, run);
   });

@@ -4,6 +4,7 @@ import type { ResponseCache } from '../inference/index.ts';
 import type { Tasks } from '../tasks/index.ts';
 import { createResponsesHandlers } from './handlers.ts';
 import { ResponseStore } from './response-store.ts';
+import { WebhookDeliveries } from './webhooks/webhook-deliveries.ts';
 
 /** How often expired stored responses are deleted (reads ignore them at once). */
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -13,13 +14,16 @@ const SWEEP_INTERVAL_MS = 10 * 60_000;
  * routes, and the store of responses in the database with its retention sweep.
  */
 export function createResponsesFeature(
-  deps: Pick<ServerDeps, 'database' | 'config' | 'models' | 'usage' | 'scheduler'>,
+  deps: Pick<ServerDeps, 'database' | 'config' | 'models' | 'usage' | 'scheduler' | 'testSeams'>,
   given: { responseCache: ResponseCache; tasks: Tasks },
 ) {
   const config = deps.config.responses;
   const store = new ResponseStore(deps.database.sequelize, config);
   deps.scheduler.every('responses.sweep', SWEEP_INTERVAL_MS, () => store.sweep());
+  const webhooks = new WebhookDeliveries(deps.database.sequelize, given.tasks, config.webhook, deps.testSeams?.webhookFetch);
   return {
-    handlers: { responses: createResponsesHandlers({ models: deps.models, usage: deps.usage, store, config, tasks: given.tasks }, given.responseCache) },
+    handlers: {
+      responses: createResponsesHandlers({ models: deps.models, usage: deps.usage, store, config, tasks: given.tasks, webhooks }, given.responseCache),
+    },
   } satisfies Feature<'responses'>;
 }

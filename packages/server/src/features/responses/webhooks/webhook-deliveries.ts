@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { SourceFetchSeam } from '../../../outbound/source-fetch.ts';
+import { postPublicHttps } from '../../../outbound/post-public-https.ts';
+import type { TaskEnd, TaskRun, Tasks } from '../../tasks/index.ts';
+import type { WebhookConfig } from '../responses-config.ts';
+import { signedHeaders } from './standard-webhooks.ts';
+
+/** The task kind that sends one delivery (docs/tasks.md). */
+export const DELIVERY_KIND = 'responses.webhook';
+/** The longest wait between two attempts, whatever the backoff reached. */
+const MAX_BACKOFF_MS = 10 * 60_000;
+
+/** OpenAI's webhook event types of a response that ended, by how its task ended. */
+const EVENT_TYPES = {
+  completed: 'response.completed',
+  failed: 'response.failed',
+  cancelled: 'response.cancelled',
+  incomplete: 'response.incomplete',
+} as const;
+
+interface DeliveryRow {
+  id: string;
+  url: string;
+  payload: string;
+  attempts: number;
+  status: string;
+}
+
+/**
+ * Webhooks for finished background responses (docs/inference.md, "Webhooks"): the operator's
+ * endpoint (`SVC_RESPONSES_WEBHOOK_URL`) gets OpenAI's `response.completed`, `.failed`,
+ * `.cancelled` and `.incomplete` events, signed as Standard Webhooks. Each delivery is a row of
+ * `svc_webhook_deliveries`, sent by a task of the durable store (any replica; a replica that dies
+ * mid-delivery leaves it to another), retried with exponential backoff, every attempt recorded.
+ * The destination passes the PDF URL fetch's rules (public https only, the address pinned).
+ */
+export class WebhookDeliveries {
+  readonly #sequelize: Sequelize;
+  readonly #tasks: Tasks;
+  readonly #config: WebhookConfig;
+  readonly #seam: SourceFetchSeam;
+
+  constructor(sequelize: Sequelize, tasks: Tasks, config: WebhookConfig, seam: SourceFetchSeam = {}) {
+    this.#sequelize = sequelize;
+    this.#tasks = tasks;
+    this.#config = config;
+    this.#seam = seam;
+    if (config.url) tasks.register(DELIVERY_KIND, (run) => this.#deliver(run));
+  }
+
+  /** Records the event of a response that ended and queues its delivery; nothing when no endpoint is set. */
+  async responseEnded(owner: string, responseId: string, status: keyof typeof EVENT_TYPES): Promise<void> {
+    if (!this.#config.url) return;
+    const id = `evt_${randomBytes(16).toString('hex')}`;
+    const type = EVENT_TYPES[status];
+    const payload = JSON.stringify({ id, object: 'event', type, created_at: Math.floor(Date.now() / 1000), data: { id: responseId } });
+    await this.#sequelize.query(
+      'INSERT INTO svc_webhook_deliveries (id, owner, event_type, response_id, url, payload) VALUES (:id, :owner, :type, :responseId, :url, :payload)',
+      { replacements: { id, owner, type, responseId, url: this.#config.url, payload } },
+    );
+    // A delivery must not run twice at once, but may be taken up again: its attempts are counted in its row.
+    await this.#tasks.create({ owner, kind: DELIVERY_KIND, input: { delivery_id: id }, maxAttempts: 3 });
+  }
+
+  /** The deliveries of an owner's responses, newest first. */
+  list(owner: string, limit = 100): Promise<Array<Omit<DeliveryRow, 'payload'> & { event_type: string; response_id: string }>> {
+    return this.#sequelize.query(
+      `SELECT id, event_type, response_id, url, status, attempts, last_status, last_error, created_at, delivered_at
+       FROM svc_webhook_deliveries WHERE owner = :owner ORDER BY created_at DESC, id DESC LIMIT :limit`,
+      { replacements: { owner, limit }, type: QueryTypes.SELECT },
+    );
+  }
+
+  async #deliver({ task, signal }: TaskRun): Promise<TaskEnd> {
+    const { delivery_id: id } = task.input as { delivery_id: string };
+    const [row] = await this.#sequelize.query<DeliveryRow>('SELECT id, url, payload, attempts, status FROM svc_webhook_deliveries WHERE id = :id', {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+    });
+    if (row?.status !== 'pending') return { status: 'completed', result: { status: row?.status ?? 'gone' } };
+    for (let attempt = row.attempts; attempt < this.#config.attempts; attempt++) {
+      if (attempt > 0) await sleep(Math.min(MAX_BACKOFF_MS, this.#config.retryBaseMs * 2 ** (attempt - 1)), undefined, { signal });
+      let status: number | null = null;
+      let error: string | null = null;
+      try {
+        status = await postPublicHttps(
+          row.url,
+          row.payload,
+          signedHeaders(this.#config.secret, row.id, row.payload),
+          { timeoutMs: this.#config.timeoutMs, signal },
+          this.#seam,
+        );
+        if (status < 200 || status >= 300) error = `HTTP ${status}`;
+      } catch (failure) {
+        if (signal.aborted) throw failure;
+        error = failure instanceof Error ? failure.message : String(failure);
+      }
+      const delivered = error === null;
+      const final = delivered ? 'delivered' : attempt + 1 >= this.#config.attempts ? 'failed' : 'pending';
+      await this.#sequelize.query(
+        `UPDATE svc_webhook_deliveries SET attempts = attempts + 1, last_status = :status, last_error = :error, status = :final,
+           delivered_at = CASE WHEN :final = 'delivered' THEN now() ELSE NULL END WHERE id = :id`,
+        { replacements: { id, status, error, final } },
+      );
+      if (delivered) return { status: 'completed', result: { status: 'delivered', attempts: attempt + 1 } };
+    }
+    return { status: 'failed', code: 'webhook_delivery_failed', message: `The endpoint refused or did not answer ${this.#config.attempts} attempts.` };
+  }
+}

@@ -1,0 +1,114 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import test from 'ava';
+import OpenAI from 'openai';
+import { QueryTypes } from 'sequelize';
+import { startFakeOpenAiUpstream, type FakeUpstream } from '@svc/testing/fake-openai-upstream';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { waitUntil } from '@svc/testing/wait-until';
+import { postPublicHttps } from '../src/outbound/post-public-https.ts';
+import { newWebhookSecret } from '../src/features/responses/webhooks/standard-webhooks.ts';
+import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
+
+/**
+ * Webhooks for finished background responses: the operator's endpoint gets OpenAI's events,
+ * signed as Standard Webhooks, which `openai`'s `client.webhooks.unwrap` verifies; a refused
+ * delivery is retried with backoff and every attempt is recorded; the endpoint passes the PDF URL
+ * fetch's address rules (the receiver on loopback is allowed only by the test seam).
+ */
+const certificate = selfSignedCertificate(['hooks.test']);
+const secret = newWebhookSecret();
+const received: Array<{ body: string; headers: IncomingHttpHeaders }> = [];
+let refuseNext = 0;
+let receiver: HttpsSource;
+let fake: FakeUpstream;
+let svc: TestServer;
+
+test.before(async () => {
+  receiver = await startHttpsSource(certificate, {
+    '/hook': (request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        if (refuseNext > 0) {
+          refuseNext--;
+          response.writeHead(503).end();
+          return;
+        }
+        received.push({ body, headers: request.headers });
+        response.writeHead(200).end();
+      });
+    },
+  });
+  fake = await startFakeOpenAiUpstream({ chunkDelayMs: 10 });
+  const lookup = async () => [{ address: '127.0.0.1', family: 4 }];
+  svc = await startTestServer({
+    env: {
+      SVC_UPSTREAM_BASE_URL: fake.baseUrl,
+      SVC_UPSTREAM_MODELS: 'answer-a,slow-a',
+      SVC_RESPONSES_WEBHOOK_URL: `https://hooks.test:${receiver.port}/hook`,
+      SVC_RESPONSES_WEBHOOK_SECRET: secret,
+      SVC_RESPONSES_WEBHOOK_RETRY_BASE_MS: '50',
+    },
+    testSeams: { webhookFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } },
+  });
+});
+test.after.always(async () => {
+  await svc?.close();
+  await fake?.close();
+  await receiver?.close();
+});
+
+const openai = () => new OpenAI({ baseURL: `${svc.baseUrl}/v1`, apiKey: svc.operatorToken, maxRetries: 0, webhookSecret: secret });
+
+async function eventFor(responseId: string) {
+  const delivery = await waitUntil(
+    () => `a delivery for ${responseId}`,
+    () => received.find((entry) => entry.body.includes(responseId)),
+    { timeoutMs: 30_000, intervalMs: 20 },
+  );
+  return openai().webhooks.unwrap(delivery.body, delivery.headers as Record<string, string>);
+}
+
+test.serial(
+  'a background response that completes is announced as response.completed, verified by webhooks.unwrap, after a refused first attempt',
+  async (t) => {
+    refuseNext = 1;
+    const created = await openai().responses.create({ model: 'answer-a', input: 'Say hello.', background: true });
+    const event = await eventFor(created.id);
+    if (event.type !== 'response.completed') return t.fail(`got ${event.type}`);
+    t.is(event.data.id, created.id);
+    const [row] = await svc.server.deps.database.sequelize.query<{ status: string; attempts: number; last_status: number }>(
+      'SELECT status, attempts, last_status FROM svc_webhook_deliveries WHERE response_id = :id',
+      { replacements: { id: created.id }, type: QueryTypes.SELECT },
+    );
+    t.like(row, { status: 'delivered', attempts: 2, last_status: 200 });
+  },
+);
+
+test.serial('a cancelled background response is announced as response.cancelled', async (t) => {
+  const created = await openai().responses.create({ model: 'slow-a', input: 'Count slowly.', background: true });
+  await openai().responses.cancel(created.id);
+  const event = await eventFor(created.id);
+  t.is(event.type, 'response.cancelled');
+});
+
+test.serial('a signature under another secret is refused by webhooks.unwrap', async (t) => {
+  const created = await openai().responses.create({ model: 'answer-a', input: 'Say hello.', background: true });
+  const delivery = await waitUntil(
+    () => 'the delivery',
+    () => received.find((entry) => entry.body.includes(created.id)),
+    { timeoutMs: 30_000, intervalMs: 20 },
+  );
+  const other = new OpenAI({ apiKey: 'unused', webhookSecret: newWebhookSecret() });
+  await t.throwsAsync(other.webhooks.unwrap(delivery.body, delivery.headers as Record<string, string>));
+});
+
+test('the destination passes the PDF URL rules: a loopback receiver without the seam is refused before any connection', async (t) => {
+  const before = receiver.connections;
+  await t.throwsAsync(postPublicHttps(`https://127.0.0.1:${receiver.port}/hook`, '{}', {}, { timeoutMs: 2000 }), { message: /not public unicast/ });
+  const lookup = async () => [{ address: '127.0.0.1', family: 4 }];
+  await t.throwsAsync(postPublicHttps(`https://hooks.test:${receiver.port}/hook`, '{}', {}, { timeoutMs: 2000 }, { lookup }), {
+    message: /not public unicast/,
+  });
+  t.is(receiver.connections, before);
+});
