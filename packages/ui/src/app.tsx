@@ -31,8 +31,8 @@ const NAVIGATION = [
 const SIGNED_IN_NAVIGATION = [
   { href: `${BASE}keys`, label: 'Keys', for: ['oauth'] },
   { href: `${BASE}credits`, label: 'Credits', for: ['oauth'] },
-  { href: `${BASE}jobs`, label: 'Jobs', for: ['oauth', 'operator'] },
-  { href: `${BASE}requests`, label: 'Requests', for: ['oauth', 'operator'] },
+  { href: `${BASE}jobs`, label: 'Jobs', for: ['oauth', 'operator', 'key'] },
+  { href: `${BASE}requests`, label: 'Requests', for: ['oauth', 'operator', 'key'] },
   { href: `${BASE}operator`, label: 'Operator', for: ['operator'] },
 ];
 

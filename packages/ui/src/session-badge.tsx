@@ -11,7 +11,7 @@ export function SessionBadge() {
     <p class="session">
       {current ? (
         <>
-          <span>{current.kind === 'operator' ? 'Operator' : 'Signed in'}</span>{' '}
+          <span>{current.kind === 'operator' ? 'Operator' : current.kind === 'key' ? 'Signed in with a key' : 'Signed in'}</span>{' '}
           <button type="button" onClick={signOut}>
             Sign out
           </button>

@@ -5,7 +5,8 @@ import { signal } from '@preact/signals';
  * and ends with it; never localStorage (shared by every tab and kept for ever) and never a URL.
  */
 export interface ConsoleSession {
-  kind: 'oauth' | 'operator';
+  /** `key`: a developer key pasted at sign-in, sent as it is; signing out forgets it here and never revokes it. */
+  kind: 'oauth' | 'operator' | 'key';
   accessToken: string;
   refreshToken?: string | undefined;
   clientId?: string | undefined;

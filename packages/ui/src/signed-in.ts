@@ -13,7 +13,7 @@ export async function signedInClient(): Promise<SvcClient> {
   const urls = { baseUrl, apiUrl };
   const current = session.value;
   if (!current) throw new Error('Sign in first.');
-  if (current.kind === 'operator') return clientWithToken(current.accessToken);
+  if (current.kind === 'operator' || current.kind === 'key') return clientWithToken(current.accessToken);
   const oauthSession = { ...current };
   return createClient({
     ...urls,

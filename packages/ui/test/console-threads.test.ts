@@ -1,5 +1,6 @@
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
+import { createKey, signInAgent } from '@svc/testing/identity';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { timeAgo } from '../src/components/time-ago.ts';
 import { everyWidthAndScheme, launchChromium, recordCspViolations, screenshots, WIDE } from './helpers/browser.ts';
@@ -106,4 +107,40 @@ test.serial('the navigation marks the page shown, and its section from a channel
   t.deepEqual(await everyWidthAndScheme(page), []);
   t.deepEqual(violations, [], 'no securitypolicyviolation');
   t.deepEqual(errors, [], 'no script error');
+});
+
+test.serial('sign in with a developer key: checked first, its pages shown, signing out forgets it and leaves it valid', async (t) => {
+  const agent = await signInAgent(svc);
+  const key = (await createKey(agent.client, ['jobs:read', 'jobs:write'], 'console key')).secret;
+  const context = await browser.newContext({ viewport: WIDE });
+  const keyViolations = await recordCspViolations(context);
+  const keyPage = await context.newPage();
+  try {
+    await keyPage.goto(`${svc.baseUrl}/ui/sign-in`);
+    await keyPage.locator('main h1').waitFor({ timeout: 10_000 });
+    t.deepEqual(await everyWidthAndScheme(keyPage), []);
+    // A key the server does not know makes no session.
+    await keyPage.getByLabel(/^Developer key/).fill(`${key.slice(0, -4)}xxxx`);
+    await keyPage.getByRole('button', { name: 'Use the developer key' }).click();
+    t.regex((await keyPage.getByRole('alert').textContent({ timeout: 10_000 })) ?? '', /does not know this key/);
+    t.is(await keyPage.evaluate(() => sessionStorage.getItem('svc.console.session')), null);
+    // The operator token is not a developer key either.
+    await keyPage.getByLabel(/^Developer key/).fill(svc.operatorToken);
+    await keyPage.getByRole('button', { name: 'Use the developer key' }).click();
+    await keyPage.getByText('This is not a developer key.').waitFor({ timeout: 10_000 });
+
+    await keyPage.getByLabel(/^Developer key/).fill(key);
+    await keyPage.getByRole('button', { name: 'Use the developer key' }).click();
+    await keyPage.waitForURL(/\/ui\/jobs$/, { timeout: 10_000 });
+    await keyPage.getByText('Signed in with a key').waitFor({ timeout: 10_000 });
+    t.deepEqual(await keyPage.locator('header nav a').allTextContents(), ['Board', 'Post', 'Catalog', 'Rankings', 'Jobs', 'Requests']);
+    t.is(await keyPage.getByRole('alert').count(), 0);
+
+    await keyPage.getByRole('button', { name: 'Sign out' }).click();
+    t.is(await keyPage.evaluate(() => sessionStorage.getItem('svc.console.session')), null);
+    t.is((await svc.client({ token: key }).oauth.whoami()).credential, 'developer_key', 'the key still works');
+    t.deepEqual(keyViolations, [], 'no securitypolicyviolation');
+  } finally {
+    await context.close();
+  }
 });

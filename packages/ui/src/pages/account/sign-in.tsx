@@ -9,18 +9,18 @@ import { finishSignIn, startSignIn } from '../../oauth-flow.ts';
 import { session } from '../../session.ts';
 import { clientWithToken } from '../../signed-in.ts';
 
-/** Who the server says a pasted token is: `invalid` when it refuses it (401), else whoami's kind. */
-async function checkToken(token: string): Promise<string> {
+/** Who the server says a pasted token is: `invalid` when it refuses it (401), else whoami's kind and credential. */
+async function checkToken(token: string): Promise<{ kind: string; credential: string }> {
   const client = await clientWithToken(token);
   try {
-    return (await client.oauth.whoami()).kind;
+    return await client.oauth.whoami();
   } catch (error) {
-    if (SvcError.isInstance(error) && error.status === 401) return 'invalid';
+    if (SvcError.isInstance(error) && error.status === 401) return { kind: 'invalid', credential: 'none' };
     throw error;
   }
 }
 
-/** Sign in through svc's own OAuth (code + PKCE), or paste the operator token. */
+/** Sign in through svc's own OAuth (code + PKCE), or paste a developer key or the operator token. */
 export function SignInPage() {
   useTitle('Sign in');
   const { route } = useLocation();
@@ -34,11 +34,30 @@ export function SignInPage() {
     setFailure(undefined);
     setChecking(true);
     try {
-      const who = await checkToken(token);
+      const who = (await checkToken(token)).kind;
       if (who === 'operator') {
         session.value = { kind: 'operator', accessToken: token };
         route(`${BASE}operator`);
       } else setFailure(new Error(`This token is not the operator token (the server knows it as ${who === 'invalid' ? 'no one' : `a ${who}`}).`));
+    } catch (error) {
+      setFailure(error);
+    } finally {
+      setChecking(false);
+    }
+  };
+  // A developer key is checked the same way: only a key the server resolves as one makes a session.
+  const useDeveloperKey = async (event: Event) => {
+    event.preventDefault();
+    const key = String(new FormData(event.currentTarget as HTMLFormElement).get('developer_key') ?? '').trim();
+    setFailure(undefined);
+    setChecking(true);
+    try {
+      const who = await checkToken(key);
+      if (who.credential === 'developer_key') {
+        session.value = { kind: 'key', accessToken: key };
+        route(`${BASE}jobs`);
+      } else
+        setFailure(new Error(who.kind === 'invalid' ? 'The server does not know this key: it may be revoked or mistyped.' : 'This is not a developer key.'));
     } catch (error) {
       setFailure(error);
     } finally {
@@ -57,6 +76,21 @@ export function SignInPage() {
         <button type="button" onClick={signIn}>
           Sign in with svc
         </button>
+      </section>
+      <section class="panel" aria-labelledby="key-heading">
+        <h2 id="key-heading">With a developer key</h2>
+        <p>The console acts with the key's scopes only. Signing out forgets the key in this tab; it stays valid until you revoke it.</p>
+        <form onSubmit={useDeveloperKey} class="stack">
+          <label>
+            <span>
+              Developer key (svc_dk_…) <Required />
+            </span>
+            <input name="developer_key" type="password" autoComplete="off" required minLength={16} />
+          </label>
+          <button type="submit" disabled={checking}>
+            {checking ? 'Checking the key…' : 'Use the developer key'}
+          </button>
+        </form>
       </section>
       <section class="panel" aria-labelledby="operator-heading">
         <h2 id="operator-heading">As the operator</h2>
