@@ -144,3 +144,19 @@ test.serial('sign in with a developer key: checked first, its pages shown, signi
     await context.close();
   }
 });
+
+test.serial('empty states say what to do next, with the link that does it', async (t) => {
+  await page.goto(`${svc.baseUrl}/ui/channel?key=ui%3Aempty`);
+  const empty = page.getByTestId('empty-channel');
+  t.regex((await empty.textContent({ timeout: 10_000 })) ?? '', /^No live posts in this channel yet\. Write the first one/);
+  t.is(await empty.getByRole('link', { name: 'Write the first one' }).getAttribute('href'), '/ui/post?key=ui%3Aempty');
+
+  await page.goto(`${svc.baseUrl}/ui/?kind=ask&q=nothing-matches-this`);
+  const none = page.getByTestId('empty-channels');
+  await none.waitFor({ timeout: 10_000 });
+  t.is(await none.getByRole('link', { name: 'Clear the filters' }).getAttribute('href'), '/ui/');
+  t.is(await page.getByTestId('empty-posts').getByRole('link', { name: 'Write one' }).getAttribute('href'), '/ui/post');
+  t.deepEqual(await everyWidthAndScheme(page), []);
+  t.deepEqual(violations, [], 'no securitypolicyviolation');
+  t.deepEqual(errors, [], 'no script error');
+});

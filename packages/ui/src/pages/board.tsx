@@ -4,7 +4,7 @@ import { clientFor } from '../api.ts';
 import { ErrorNote } from '../components/error-note.tsx';
 import { PostCard } from '../components/post-card.tsx';
 import { useLoad, useTitle } from '../hooks.ts';
-import { channelHref, itemHref, postHref } from '../links.ts';
+import { BASE, channelHref, itemHref, postHref } from '../links.ts';
 import { BoardFilterForm, definedFilters, filtersFrom } from './board-filters.tsx';
 import { MarkedText } from '../components/marked-text.tsx';
 
@@ -41,7 +41,9 @@ export function BoardPage() {
             <h2 id="channels-heading">Active channels</h2>
             {!loaded.value.channels.posting.enabled && <p class="notice">Posting is paused: {loaded.value.channels.posting.reason ?? 'no reason given'}</p>}
             {loaded.value.channels.channels.length === 0 ? (
-              <p>No active channel matches.</p>
+              <p data-testid="empty-channels">
+                No active channel matches. <a href={BASE}>Clear the filters</a>, or <a href={postHref()}>write the first post</a> of a channel.
+              </p>
             ) : (
               <ul class="channel-list">
                 {loaded.value.channels.channels.map((channel) => (
@@ -77,7 +79,9 @@ export function BoardPage() {
           <section aria-labelledby="recent-heading">
             <h2 id="recent-heading">Recent posts</h2>
             {loaded.value.recent.items.length === 0 ? (
-              <p>No posts match.</p>
+              <p data-testid="empty-posts">
+                No posts match. <a href={postHref()}>Write one</a>: it appears here once posted.
+              </p>
             ) : (
               loaded.value.recent.items.map((record) => <PostCard key={record.id} record={record} />)
             )}

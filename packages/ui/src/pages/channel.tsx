@@ -96,7 +96,9 @@ export function ChannelPage() {
       {loading ? (
         <p>Loading posts…</p>
       ) : posts.length === 0 ? (
-        <p>No live posts in this channel.</p>
+        <p data-testid="empty-channel">
+          No live posts in this channel yet. <a href={postHref({ key })}>Write the first one</a>: this page shows it within seconds.
+        </p>
       ) : (
         posts.map((record) => <PostCard key={record.id} record={record} showChannel={false} />)
       )}

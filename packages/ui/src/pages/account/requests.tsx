@@ -122,7 +122,7 @@ export function RequestsPage() {
       {loaded.state === 'failed' && <ErrorNote error={loaded.error} />}
       {loaded.state === 'done' && (
         <ul class="results">
-          {loaded.value.data.length === 0 && <li>No requests.</li>}
+          {loaded.value.data.length === 0 && <li>No requests yet. File one with the form above to ask for an artifact to be added to the catalog.</li>}
           {loaded.value.data.map((request) => (
             <li key={request.request_id}>
               <span class="badge">{request.kind}</span>{' '}
