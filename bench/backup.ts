@@ -4,7 +4,7 @@
 // PostgreSQL); the backup is of the embedded database; the restore goes into a new data directory.
 // Absolute times on a shared machine mean little: each is printed with the load average and the
 // core count, as the other benches do.
-//   pnpm exec node bench/backup.ts [--posts 100000] [--ledger 10000]
+//   pnpm bench:backup [-- --posts 100000 --ledger 10000]
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
