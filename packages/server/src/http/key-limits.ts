@@ -11,6 +11,7 @@ import { CHUNK_HEADROOM, SLOT_CHUNK_MIN, SLOT_SETTLE_MS, lentSlots } from './key
 import type { UsageEvent } from '../inference/usage-hook.ts';
 import { REPLAYED_HEADER } from './idempotency.ts';
 import { openAiDuration } from './openai-duration.ts';
+import { requestState } from './request-state.ts';
 import { estimateCallTokens } from './token-estimate.ts';
 
 /** Defaults per principal kind for callers whose resolver attached no limits of their own. */
@@ -201,8 +202,14 @@ export class KeyLimiter {
         // that left): forget the request only after it.
         if (tokenKey) setImmediate(() => this.#forgetTokenRequest(tokenKey));
       };
-      if (ctx.res.closed) end();
-      else ctx.res.once('close', end);
+      // Work the request started that outlives its answer (`outliveRequest`) keeps the holds.
+      const endWhenSettled = () => {
+        const outliving = requestState(ctx).outliving;
+        if (outliving?.length) void Promise.allSettled(outliving).then(end);
+        else end();
+      };
+      if (ctx.res.closed) endWhenSettled();
+      else ctx.res.once('close', endWhenSettled);
     }
   }
 

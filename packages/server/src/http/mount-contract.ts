@@ -133,6 +133,10 @@ class HandlerRequest implements RequestContext {
   get signal() {
     return (this.abortController ??= abortControllerFor(this.ctx)).signal;
   }
+  /** See outliveRequest. */
+  outlive(work: Promise<unknown>) {
+    (this.state.outliving ??= []).push(work);
+  }
   /** See abortRequest. */
   abort(reason: Error) {
     (this.abortController ??= abortControllerFor(this.ctx)).abort(reason);
@@ -160,6 +164,16 @@ class HandlerRequest implements RequestContext {
 export function abortRequest(request: RequestContext, reason: Error): void {
   if (!(request instanceof HandlerRequest)) throw new Error('abortRequest: the request is not one the contract adapter serves');
   request.abort(reason);
+}
+
+/**
+ * Marks `work` as started by this request and outliving its answer (a background response): the
+ * request's key-limit holds (the concurrency lease, token reservations) are kept until it settles,
+ * so a caller cannot pass its concurrency or token limit by asking for work in the background.
+ * A context this adapter does not serve (a job item's) holds no key-limit lease: nothing to keep.
+ */
+export function outliveRequest(request: RequestContext, work: Promise<unknown>): void {
+  if (request instanceof HandlerRequest) request.outlive(work);
 }
 
 /**

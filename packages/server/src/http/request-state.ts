@@ -13,6 +13,12 @@ export class RequestState {
   routeId: string | undefined;
   route: RouteDefinition | undefined;
   principal: Principal | undefined;
+  /**
+   * Work this request started that outlives its answer (a background response): the request's
+   * key-limit holds (its concurrency lease, its token reservations) last until each has settled,
+   * so work answered at once still counts as in flight. Set through `outliveRequest`.
+   */
+  outliving: Promise<unknown>[] | undefined;
   private readonly baseLog: Logger;
   private childLog: Logger | undefined;
   private phases: ServerTiming | undefined;

@@ -26,7 +26,7 @@ export async function startBackground(
   tasks: Tasks,
   task: { id: string; owner: string; initial: ResponseObject; ended: (status: TaskEnd['status']) => Promise<void> },
   events: (signal: AbortSignal) => Promise<Events>,
-): Promise<TaskRow> {
+): Promise<{ row: TaskRow; ended: Promise<void> }> {
   const input: BackgroundInput = { response: background(task.initial) };
   return tasks.runHere({ id: task.id, owner: task.owner, kind: BACKGROUND_KIND, input }, async (run): Promise<TaskEnd> => {
     // How it ended is announced (webhooks) before the task ends, so a receiver that reads it at once finds it ended or about to.

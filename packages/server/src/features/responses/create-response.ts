@@ -1,6 +1,7 @@
 import type { ChatCompletionsBody, ResponseObject, ResponsesCreateBody, ResponseStreamEvent, SseMessage } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import type { RequestContext } from '../../http/request-context.ts';
+import { outliveRequest } from '../../http/mount-contract.ts';
 import { ServiceError } from '../../service-error.ts';
 import type { ChatChunkStream, InferenceProvider, ResponsesUpstreamEvent } from '../../inference/provider.ts';
 import {
@@ -103,8 +104,11 @@ async function inBackground(deps: ResponsesDeps, call: Call, passThrough: boolea
     const run = { ...streamed, request: { ...call.request, signal } };
     return passThrough ? passThroughStream(deps, run) : translatedStream(deps, run);
   });
+  // The work is still this request's for the key's limits: its concurrency lease and token
+  // reservation are held until the background run ends, not given back with the first answer.
+  outliveRequest(call.request, task.ended);
   if (call.body.stream) return followBackground(deps.tasks, call.id, call.owner, undefined, call.request.signal);
-  return responseOfTask(task);
+  return responseOfTask(task.row);
 }
 
 /**

@@ -29,8 +29,13 @@ export interface Tasks {
    * what only this process holds, such as the request it answers); answers the row at once.
    * Every other replica reads, follows and cancels it as any task; if this process dies, the
    * lease runs out and the task is failed (`task_runner_lost`) after `maxAttempts` (default 1).
+   * `ended` settles when the run here is over (the request that started it holds its key limits
+   * until then).
    */
-  runHere(task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }, handler: TaskHandler): Promise<TaskRow>;
+  runHere(
+    task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number },
+    handler: TaskHandler,
+  ): Promise<{ row: TaskRow; ended: Promise<void> }>;
   /** Runs tasks of `kind` in this process too. */
   register: TaskRunner['register'];
   /**
@@ -103,8 +108,8 @@ export function createTasksFeature(deps: Pick<ServerDeps, 'config' | 'database' 
     async runHere(task, handler) {
       await started;
       const claimed = await store.createClaimed({ maxAttempts: 1, ...task });
-      void runner.runClaimed(claimed, handler);
-      return claimed.row;
+      const ended = runner.runClaimed(claimed, handler);
+      return { row: claimed.row, ended };
     },
     register: (kind, handler) => runner.register(kind, handler),
     watch,
