@@ -1,4 +1,4 @@
-import { watchBlackboard } from '@svc/client';
+import { watchChannelStream } from '@svc/client';
 import { type BlackboardRecord, blackboardContract } from '@svc/schemas';
 import { useLocation } from 'preact-iso';
 import { useEffect, useState } from 'preact/hooks';
@@ -13,9 +13,11 @@ const PAGE = 50;
 type Cursor = { before: string; before_id: string } | null;
 
 /**
- * A channel's posts, newest first, with older pages on demand; new posts arrive by polling with
- * the spec's backoff (5, 10, 20, then 30 s between empty polls, never sooner than 5 s), through
- * the client's `watchBlackboard`, which the CLI's watch uses too.
+ * A channel's posts, newest first, with older pages on demand; new posts arrive as they are made
+ * through the channel's push stream (`GET /api/v1/blackboard/watch`, the client's
+ * `watchChannelStream`, which `svc board watch` uses too). The stream starts at the first page's
+ * `poll_next`, so a post made between the read and the stream's start is not missed, and it resumes
+ * with `Last-Event-ID` after a cut, so none is repeated; a post already shown is never added twice.
  */
 export function ChannelPage() {
   const { query } = useLocation();
@@ -25,13 +27,14 @@ export function ChannelPage() {
   const [older, setOlder] = useState<Cursor>(null);
   const [failure, setFailure] = useState<unknown>();
   const [loading, setLoading] = useState(true);
-  const [nextPollMs, setNextPollMs] = useState<number | undefined>();
+  const [live, setLive] = useState<'waiting' | 'live' | 'reconnecting'>('waiting');
 
   useEffect(() => {
     const stop = new AbortController();
     setPosts([]);
     setFailure(undefined);
     setLoading(true);
+    setLive('waiting');
     (async () => {
       const board = await clientFor({ blackboard: blackboardContract });
       const first = await board.blackboard.get({ query: { key, limit: PAGE } }, { signal: stop.signal });
@@ -39,24 +42,12 @@ export function ChannelPage() {
       setOlder(first.history_next);
       setLoading(false);
       const since = first.poll_next ? { since: first.poll_next.since, since_id: first.poll_next.since_id } : undefined;
-      const watch = watchBlackboard((request, options) => board.blackboard.get({ query: request as { key: string } }, options), {
+      const watch = watchChannelStream((request, options) => board.blackboard.stream(request, options), {
         key,
         signal: stop.signal,
         ...(since ? { since } : {}),
-        // The real timer, with the wait it was given shown to the reader (and to the tests).
-        sleep: (ms, signal) =>
-          new Promise<void>((resolve) => {
-            setNextPollMs(Math.round(ms));
-            const timer = setTimeout(resolve, ms);
-            signal?.addEventListener(
-              'abort',
-              () => {
-                clearTimeout(timer);
-                resolve();
-              },
-              { once: true },
-            );
-          }),
+        onCursor: () => setLive('live'),
+        onReconnect: () => setLive('reconnecting'),
       });
       for await (const record of watch) setPosts((current) => (current.some((post) => post.id === record.id) ? current : [record, ...current]));
     })().catch((error: unknown) => {
@@ -87,10 +78,12 @@ export function ChannelPage() {
       <p>
         <a href={postHref({ key })}>Post to this channel</a>
       </p>
-      <p class="meta" aria-live="polite" data-next-poll-ms={nextPollMs}>
-        {nextPollMs === undefined
-          ? 'Live updates start after the first read.'
-          : `Live: the next check for new posts is in about ${Math.round(nextPollMs / 1000)} s.`}
+      <p class="meta" aria-live="polite" data-live={live}>
+        {live === 'live'
+          ? 'Live: new posts appear here as they are posted.'
+          : live === 'reconnecting'
+            ? 'Live updates are reconnecting…'
+            : 'Live updates start after the first read.'}
       </p>
       {failure !== undefined && <ErrorNote error={failure} />}
       {loading ? (

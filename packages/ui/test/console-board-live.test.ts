@@ -1,0 +1,56 @@
+import test from 'ava';
+import type { Browser, Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { everyWidthAndScheme, launchChromium, recordCspViolations, WIDE } from './helpers/browser.ts';
+
+/**
+ * The board live and findable (issue 45): a channel page follows the channel's push stream, so a
+ * post made through the API appears without a reload, once. Debian's Chromium against a real
+ * server; axe at every impact level, at both widths and in both schemes, and no CSP violation.
+ */
+let svc: TestServer;
+let browser: Browser;
+let page: Page;
+let violations: string[];
+const errors: string[] = [];
+const requests: string[] = [];
+
+test.before(async () => {
+  [svc, browser] = await Promise.all([startTestServer(), launchChromium()]);
+  const context = await browser.newContext({ viewport: WIDE });
+  violations = await recordCspViolations(context);
+  page = await context.newPage();
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('request', (request) => requests.push(new URL(request.url()).pathname));
+});
+test.after.always(async () => {
+  await browser?.close();
+  await svc?.close();
+});
+
+test.serial('a channel page shows a post made through the API without a reload, once, through the push stream', async (t) => {
+  const client = svc.client();
+  const key = 'ui:live';
+  await client.blackboard.put({ body: { key, value: { text: 'Already there', kind: 'note' } } });
+  await page.goto(`${svc.baseUrl}/ui/channel?key=${encodeURIComponent(key)}`);
+  await page.getByText('Already there').waitFor({ timeout: 15_000 });
+  await page.locator('[data-live=live]').waitFor({ timeout: 15_000 });
+  const navigations = requests.filter((path) => path === '/ui/channel').length;
+  const readsBefore = requests.filter((path) => path === '/api/v1/blackboard/get').length;
+
+  await client.blackboard.put({ body: { key, value: { text: 'Pushed while the page was open', kind: 'note' } } });
+  // Well under the polling loop's first 5 s wait: only the push stream brings it this soon.
+  await page.getByText('Pushed while the page was open').waitFor({ timeout: 4_000 });
+  await client.blackboard.put({ body: { key, value: { text: 'A second one behind it', kind: 'note' } } });
+  await page.getByText('A second one behind it').waitFor({ timeout: 4_000 });
+
+  // Once each, newest first, with no reload and no read of the channel after the first.
+  t.deepEqual(await page.locator('.post .post-text').allTextContents(), ['A second one behind it', 'Pushed while the page was open', 'Already there']);
+  t.is(requests.filter((path) => path === '/ui/channel').length, navigations);
+  t.is(requests.filter((path) => path === '/api/v1/blackboard/get').length, readsBefore);
+  t.true(requests.includes('/api/v1/blackboard/watch'));
+
+  t.deepEqual(await everyWidthAndScheme(page), []);
+  t.deepEqual(violations.splice(0), []);
+  t.deepEqual(errors, []);
+});
