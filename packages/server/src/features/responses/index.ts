@@ -2,6 +2,7 @@ import type { ServerDeps } from '../../deps.ts';
 import type { Feature } from '../feature.ts';
 import type { ResponseCache } from '../inference/index.ts';
 import type { Tasks } from '../tasks/index.ts';
+import { BACKGROUND_KIND } from './background.ts';
 import { createResponsesHandlers } from './handlers.ts';
 import { ResponseStore } from './response-store.ts';
 import { WebhookDeliveries } from './webhooks/webhook-deliveries.ts';
@@ -21,6 +22,8 @@ export function createResponsesFeature(
   const store = new ResponseStore(deps.database.sequelize, config);
   deps.scheduler.every('responses.sweep', SWEEP_INTERVAL_MS, () => store.sweep());
   const webhooks = new WebhookDeliveries(deps.database.sequelize, given.tasks, config.webhook, deps.testSeams?.webhookFetch);
+  // A background response whose runner died is ended by whichever replica reaps it; that one announces it.
+  given.tasks.onReaped(BACKGROUND_KIND, (task) => webhooks.responseEnded(task.owner, task.id, task.status === 'cancelled' ? 'cancelled' : 'failed'));
   return {
     handlers: {
       responses: createResponsesHandlers({ models: deps.models, usage: deps.usage, store, config, tasks: given.tasks, webhooks }, given.responseCache),

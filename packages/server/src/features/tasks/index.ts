@@ -36,6 +36,12 @@ export interface Tasks {
     task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number },
     handler: TaskHandler,
   ): Promise<{ row: TaskRow; ended: Promise<void> }>;
+  /**
+   * Calls `listener` for each task of `kind` that this replica's backstop ended because its runner
+   * died (`failed` with `task_runner_lost`, or `cancelled` when a cancel was asked): exactly one
+   * replica is told of each, so an announcement of that end (a webhook) is made once.
+   */
+  onReaped(kind: string, listener: (task: TaskRow) => Promise<void>): void;
   /** Runs tasks of `kind` in this process too. */
   register: TaskRunner['register'];
   /**
@@ -59,12 +65,19 @@ export function createTasksFeature(deps: Pick<ServerDeps, 'config' | 'database' 
     onError: (error) => deps.log.warn({ err: error }, 'task notifications lost; the backstop covers until they are back'),
   });
   const runner = new TaskRunner(store, signals, config, deps.log);
+  const reapListeners = new Map<string, (task: TaskRow) => Promise<void>>();
   const started = signals.start();
   signals.on(['new'], undefined, () => runner.wake());
   // The backstop: a dead runner's lease is reaped, and what no notification announced is claimed.
   deps.scheduler.every('tasks.backstop', config.backstopMs, async () => {
-    await store.reapExpiredLeases();
+    const { ended } = await store.reapExpiredLeases();
     runner.wake();
+    for (const task of ended) {
+      await signals.announce('end', task.id).catch(() => {});
+      await reapListeners
+        .get(task.kind)?.(task)
+        .catch((error: unknown) => deps.log.warn({ err: error, task: task.id }, 'announcing a task whose runner died failed'));
+    }
   });
   deps.scheduler.every('tasks.prune', Math.max(config.backstopMs, 60_000), () => store.prune());
 
@@ -111,6 +124,7 @@ export function createTasksFeature(deps: Pick<ServerDeps, 'config' | 'database' 
       const ended = runner.runClaimed(claimed, handler);
       return { row: claimed.row, ended };
     },
+    onReaped: (kind, listener) => void reapListeners.set(kind, listener),
     register: (kind, handler) => runner.register(kind, handler),
     watch,
   };

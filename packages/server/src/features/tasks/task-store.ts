@@ -208,24 +208,25 @@ export class TaskStore {
   /**
    * Tasks whose runner died (lease ran out): queued again while attempts remain, else `failed`
    * with `task_runner_lost`; a task asked to cancel ends `cancelled` instead of running again.
-   * Answers whether any task was put back in the queue.
+   * Answers whether any task was put back in the queue, and the tasks it ended: this statement
+   * alone decides, so each ended task is answered to exactly one replica (the one to announce it).
    */
-  async reapExpiredLeases(): Promise<boolean> {
-    await this.#sequelize.query(
+  async reapExpiredLeases(): Promise<{ requeued: boolean; ended: TaskRow[] }> {
+    const ended = await this.#sequelize.query<TaskRow>(
       `UPDATE svc_tasks SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'failed' END,
          error_code = CASE WHEN cancel_requested THEN NULL ELSE 'task_runner_lost' END,
          error_message = CASE WHEN cancel_requested THEN NULL
            ELSE 'The task''s runner stopped (server gone or lease expired) on each of its ' || max_attempts || ' attempts.' END,
          finished_at = now(), expires_at = now() + make_interval(secs => :ttl), lease_owner = NULL, lease_expires_at = NULL
-       WHERE status = 'in_progress' AND lease_expires_at < now() AND (attempts >= max_attempts OR cancel_requested)`,
-      { replacements: { ttl: this.#config.resultTtlSeconds } },
+       WHERE status = 'in_progress' AND lease_expires_at < now() AND (attempts >= max_attempts OR cancel_requested) RETURNING ${COLUMNS}`,
+      { replacements: { ttl: this.#config.resultTtlSeconds }, type: QueryTypes.SELECT },
     );
     const requeued = await this.#sequelize.query(
       `UPDATE svc_tasks SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL
        WHERE status = 'in_progress' AND lease_expires_at < now() AND attempts < max_attempts AND NOT cancel_requested RETURNING id`,
       { type: QueryTypes.SELECT },
     );
-    return requeued.length > 0;
+    return { requeued: requeued.length > 0, ended };
   }
 
   /**
