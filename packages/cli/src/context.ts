@@ -2,6 +2,7 @@ import { createClient, resolveOptions, SvcError, type SvcClient } from '@svc/cli
 import { CliFailure, UsageError } from './failure.ts';
 import type { Command } from 'commander';
 import { Output } from './output.ts';
+import { checkProfileName, DEFAULT_PROFILE, listProfiles, loadProfile, type Profile } from './profile-store.ts';
 import { loadSession, saveSession } from './session-store.ts';
 
 export interface GlobalOptions {
@@ -9,6 +10,10 @@ export interface GlobalOptions {
   apiUrl?: string;
   token?: string;
   json?: boolean;
+  /** --profile / SVC_PROFILE: whose settings fill in what no flag or variable gives. */
+  profile?: string;
+  /** Where `token` came from, for messages: '--token or SVC_TOKEN', or 'profile <name>'. */
+  tokenFrom?: string;
 }
 
 /** What a command action needs: the global options, a client built from them, and the output. */
@@ -18,11 +23,27 @@ export interface CliContext {
   client(): SvcClient;
   /** The base URL commands talk to (the key of the stored session). */
   baseUrl(): string;
+  /** The profile in use (--profile, SVC_PROFILE, else `default`) and its stored settings. */
+  profileName(): string;
+  profile(): Profile;
 }
 
-/** Builds the context from the command's options merged with the program's global ones. */
-export function contextFor(command: Command): CliContext {
-  const options = command.optsWithGlobals<GlobalOptions>();
+/**
+ * Builds the context from the command's options merged with the program's global ones; the
+ * profile's settings fill in what neither a flag nor its variable gave (flag > env > profile > default).
+ * `profileMayBeNew` lets `svc config set` name a profile that does not exist yet.
+ */
+export function contextFor(command: Command, { profileMayBeNew = false } = {}): CliContext {
+  const flags = command.optsWithGlobals<GlobalOptions>();
+  const profileName = checkProfileName(flags.profile ?? DEFAULT_PROFILE);
+  const profile = profileMayBeNew ? (Object.hasOwn(listProfiles(), profileName) ? loadProfile(profileName) : {}) : loadProfile(profileName);
+  const options: GlobalOptions = {
+    ...flags,
+    baseUrl: flags.baseUrl ?? profile.base_url,
+    apiUrl: flags.apiUrl ?? profile.api_url,
+    token: flags.token ?? profile.token,
+    tokenFrom: flags.token ? '--token or SVC_TOKEN' : profile.token ? `profile ${profileName}` : undefined,
+  };
   let client: SvcClient | undefined;
   return {
     options,
@@ -45,14 +66,19 @@ export function contextFor(command: Command): CliContext {
     baseUrl() {
       return resolveOptions({ baseUrl: options.baseUrl, apiUrl: options.apiUrl }).baseUrl;
     },
+    profileName: () => profileName,
+    profile: () => profile,
   };
 }
 
 /** Wraps an action so it receives the context first; errors reach the program's handler. */
-export function withContext<A extends unknown[]>(action: (cli: CliContext, ...args: A) => Promise<void> | void) {
+export function withContext<A extends unknown[]>(
+  action: (cli: CliContext, ...args: A) => Promise<void> | void,
+  contextOptions: { profileMayBeNew?: boolean } = {},
+) {
   return async function run(this: Command, ...args: unknown[]): Promise<void> {
     const command = args[args.length - 1] as Command;
-    const cli = contextFor(command);
+    const cli = contextFor(command, contextOptions);
     checkUrl('--base-url', 'SVC_BASE_URL', cli.options.baseUrl);
     checkUrl('--api-url', 'SVC_API_URL', cli.options.apiUrl);
     try {

@@ -15,6 +15,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--base-url <url>', 'base surface URL').env('SVC_BASE_URL'))
     .addOption(new Option('--api-url <url>', 'api surface URL (blackboard, catalog); defaults to the base URL').env('SVC_API_URL'))
     .addOption(new Option('--token <token>', 'bearer token or developer key').env('SVC_TOKEN'))
+    .addOption(new Option('--profile <name>', 'settings profile (svc config); flags and SVC_* variables win over it').env('SVC_PROFILE'))
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError()

@@ -35,9 +35,12 @@ function readAll(): SessionFile {
   return { version: 1, servers: {} };
 }
 
-/** Tokens are secrets: the directory is 0700, the file 0600, written whole and renamed into place. */
 function writeAll(data: SessionFile): void {
-  const file = sessionFile();
+  writePrivateJson(sessionFile(), data);
+}
+
+/** Tokens are secrets: the directory is 0700, the file 0600, written whole and renamed into place. */
+export function writePrivateJson(file: string, data: unknown): void {
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });

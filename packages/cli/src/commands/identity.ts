@@ -15,7 +15,7 @@ export function registerIdentityCommands(program: Command): void {
     .addHelpText('after', LOGIN_EXAMPLES)
     .action(
       withContext(async (cli, flags: { scope?: string; force?: boolean; withToken?: boolean }) => {
-        if (cli.options.token) throw new CliFailure('--token / SVC_TOKEN is set; `svc login` stores its own tokens, so unset it first.');
+        if (cli.options.token) throw new CliFailure(`a token is set (${cli.options.tokenFrom}); \`svc login\` stores its own tokens, so unset it first.`);
         const baseUrl = cli.baseUrl();
         const existing = loadSession(baseUrl);
         if (existing && !flags.force) {
@@ -126,7 +126,7 @@ export function registerAuthCommands(program: Command): void {
         const baseUrl = cli.baseUrl();
         const stored = cli.options.token ? undefined : loadSession(baseUrl);
         const source = cli.options.token
-          ? '--token or SVC_TOKEN'
+          ? (cli.options.tokenFrom ?? '--token or SVC_TOKEN')
           : stored
             ? `${stored.kind === 'token' ? 'a stored token (svc login --with-token)' : 'a stored OAuth session (svc login)'} in ${sessionFile()}`
             : 'none';

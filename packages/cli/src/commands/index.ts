@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerCacheCommands } from './cache.ts';
 import { registerCatalogCommands } from './catalog.ts';
 import { registerCompletionCommand } from './completion.ts';
+import { registerConfigCommands } from './config.ts';
 import { registerDiscoverCommands } from './discover.ts';
 import { registerDownloadCommands } from './download.ts';
 import { registerBillingCommands } from './billing.ts';
@@ -28,6 +29,7 @@ export function registerCommands(program: Command): void {
   registerBlackboardCommands(program);
   registerIdentityCommands(program);
   registerAuthCommands(program);
+  registerConfigCommands(program);
   registerKeysCommands(program);
   registerPdfCommands(program);
   registerInferenceCommands(program);
