@@ -14,7 +14,7 @@ export { MCP_SUPPORTED_REVISIONS, MODERN_MCP_REVISION, precheckMcpRequest } from
 export { screenValue } from './screening.ts';
 
 /** The public blackboard: its REST routes over one service, its MCP tool over those routes (the dispatcher), and the housekeeping that prunes it. */
-export async function createBlackboardFeature(deps: ServerDeps, given: { receipts: Receipts }) {
+export async function createBlackboardFeature(deps: Pick<ServerDeps, 'config' | 'database' | 'dispatch' | 'log' | 'scheduler'>, given: { receipts: Receipts }) {
   const settings = deps.config.blackboard;
   const wake = new BoardWake();
   const service = createBlackboardService(deps.database, settings, given.receipts, wake);

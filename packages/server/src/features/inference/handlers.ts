@@ -43,7 +43,7 @@ function cachedResult<T>(answer: CachedAnswer<T>) {
 
 /** The inference routes. Each resolves its model, calls the engine through `invokeModel`, and shapes the answer. */
 export function createInferenceHandlers(
-  deps: ServerDeps,
+  deps: Pick<ServerDeps, 'database' | 'models' | 'usage'>,
   sources: RagSourceReaders & { requests: Pick<RequestStore, 'fileFor'>; responseCache: ResponseCache },
 ) {
   const cache = sources.responseCache;

@@ -21,7 +21,10 @@ export { cacheHeaders, chatMayBeCached, ResponseCache, type CacheStatus } from '
  * The inference feature: registers the engines (the built-in one always, upstreams from the
  * configuration) and their models, counts every call's usage in the metrics, and serves the routes.
  */
-export function createInferenceFeature(deps: ServerDeps, given: { blackboard: BlackboardService; catalog: CatalogService; requests: RequestStore }) {
+export function createInferenceFeature(
+  deps: Pick<ServerDeps, 'caches' | 'config' | 'database' | 'log' | 'metrics' | 'models' | 'scheduler' | 'usage'>,
+  given: { blackboard: BlackboardService; catalog: CatalogService; requests: RequestStore },
+) {
   deps.models.registerProvider(createBuiltinProvider());
   for (const model of builtinModels) deps.models.registerModel(model);
   const { upstreams, models, defaults } = deps.config.inference;

@@ -11,7 +11,10 @@ import { upstreamModelEntry } from '../../inference/openai-compatible/openai-com
  * or a model's `upstream`; several from its `deployments`), whose series go to `/v1/metrics`.
  * Returns the pools, for the operator's health route.
  */
-export function registerUpstreamModels(deps: ServerDeps, providers: ReadonlyMap<string, InferenceProvider>): DeploymentPool[] {
+export function registerUpstreamModels(
+  deps: Pick<ServerDeps, 'config' | 'metrics' | 'models'>,
+  providers: ReadonlyMap<string, InferenceProvider>,
+): DeploymentPool[] {
   const { models, routing } = deps.config.inference;
   const metrics = models.length > 0 ? createDeploymentMetrics(deps.metrics.registry) : undefined;
   return models.map((model) => {

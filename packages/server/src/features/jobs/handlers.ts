@@ -11,7 +11,7 @@ import { toBatchJob, toBatchJobResult } from './job-row.ts';
 /** How long a claimed Idempotency-Key may stay unanswered before a retry takes it over. */
 const IDEMPOTENCY_LOCK_SECONDS = 30;
 
-export function createJobsHandlers(deps: ServerDeps, onQueued: () => void) {
+export function createJobsHandlers(deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'testSeams'>, onQueued: () => void) {
   const { sequelize } = deps.database;
   const config = deps.config.jobs;
   return defineHandlers(jobsContract, {

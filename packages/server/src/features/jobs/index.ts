@@ -11,7 +11,10 @@ import { JobWorkers } from './job-workers.ts';
  * Batch jobs: the routes, this process's runners over the shared PostgreSQL queue, and the
  * housekeeping that applies retention (jobs and idempotency keys).
  */
-export function createJobsFeature(deps: ServerDeps, given: { pdf: PdfService }) {
+export function createJobsFeature(
+  deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'models' | 'publicUrls' | 'scheduler' | 'testSeams' | 'usage'>,
+  given: { pdf: PdfService },
+) {
   const queue = new JobQueue(deps.database.sequelize, deps.config.jobs);
   const workers = new JobWorkers(deps, given.pdf, queue);
   workers.start();

@@ -5,13 +5,16 @@ import { Wake } from '../../db/wake.ts';
 import { isServiceError } from '../../service-error.ts';
 import type { PdfService } from '../pdf/index.ts';
 import type { JobQueue, ClaimedJob } from './job-queue.ts';
-import { runJobItem } from './run-item.ts';
+import { type RunJobItemDeps, runJobItem } from './run-item.ts';
 
 /** An item's failure as its outcome: a stable code and a safe message, never an internal one. */
 function failedOutcome(index: number, error: unknown): JobItemOutcome {
   if (isServiceError(error)) return { index, status: 'failed', error: { code: error.code, message: error.message } };
   return { index, status: 'failed', error: { code: 'internal_error', message: 'The item failed unexpectedly.' } };
 }
+
+/** What the workers reach for: the queue's database and settings, and what each item's run needs. */
+type JobWorkersDeps = Pick<ServerDeps, 'database'> & RunJobItemDeps;
 
 /**
  * The job runners of one server process: at most `workers` jobs at a time, claimed from the
@@ -22,7 +25,7 @@ function failedOutcome(index: number, error: unknown): JobItemOutcome {
  * releases the rest.
  */
 export class JobWorkers {
-  private readonly deps: ServerDeps;
+  private readonly deps: JobWorkersDeps;
   private readonly pdf: PdfService;
   private readonly queue: JobQueue;
   private readonly log: Logger;
@@ -32,7 +35,7 @@ export class JobWorkers {
   private wakeAgain = false;
   private readonly wakeup: Wake;
 
-  constructor(deps: ServerDeps, pdf: PdfService, queue: JobQueue) {
+  constructor(deps: JobWorkersDeps, pdf: PdfService, queue: JobQueue) {
     this.deps = deps;
     this.pdf = pdf;
     this.queue = queue;

@@ -43,7 +43,10 @@ function itemContext(run: ItemRun, publicUrl: string): RequestContext {
  * Runs one item of a job. The stored item was validated at submission; it is parsed again with
  * the operation's schema to get its defaults (the stored form is the caller's input).
  */
-export async function runJobItem(deps: ServerDeps, pdf: PdfService, operation: JobOperation, rawItem: unknown, run: ItemRun): Promise<unknown> {
+/** What one item's run reaches for: the inference engine, and the PDF and link fetchers' settings. */
+export type RunJobItemDeps = Pick<ServerDeps, 'config' | 'log' | 'models' | 'publicUrls' | 'testSeams' | 'usage'>;
+
+export async function runJobItem(deps: RunJobItemDeps, pdf: PdfService, operation: JobOperation, rawItem: unknown, run: ItemRun): Promise<unknown> {
   const context = itemContext(run, deps.publicUrls().baseUrl);
   switch (operation) {
     case 'embeddings':

@@ -77,7 +77,10 @@ async function toContractAnswer(response: Response) {
  * route's own 422 body. Eras as on /api/mcp: 2026-07-28 through `createMcpHandler`, 2025-era
  * traffic through a stateless 2025-11-25 transport.
  */
-export function createBaseMcpEndpoint(deps: ServerDeps) {
+/** What the endpoint reaches for: the REST routes it runs tools through, and its in-flight table. */
+export type McpEndpointDeps = Pick<ServerDeps, 'config' | 'database' | 'dispatch' | 'publicUrls' | 'scheduler' | 'testSeams'>;
+
+export function createBaseMcpEndpoint(deps: McpEndpointDeps) {
   const catalogue = new ToolCatalogue();
   // Diagnostic: SVC_MCP_SDK_ONLY=1 (read once, at start) or the test seam sends plain tool calls
   // through the SDK's handler too (fast-tool-call.ts): the test comparing both paths' answers and
