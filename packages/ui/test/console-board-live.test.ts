@@ -5,7 +5,8 @@ import { everyWidthAndScheme, launchChromium, recordCspViolations, WIDE } from '
 
 /**
  * The board live and findable (issue 45): a channel page follows the channel's push stream, so a
- * post made through the API appears without a reload, once. Debian's Chromium against a real
+ * post made through the API appears without a reload, once; the board's lists page with "Load
+ * more". Debian's Chromium against a real
  * server; axe at every impact level, at both widths and in both schemes, and no CSP violation.
  */
 let svc: TestServer;
@@ -16,7 +17,10 @@ const errors: string[] = [];
 const requests: string[] = [];
 
 test.before(async () => {
-  [svc, browser] = await Promise.all([startTestServer(), launchChromium()]);
+  [svc, browser] = await Promise.all([
+    startTestServer({ env: { SVC_BLACKBOARD_CHANNEL_POSTS_PER_HOUR: '1000', SVC_BLACKBOARD_PRINCIPAL_POSTS_PER_HOUR: '1000' } }),
+    launchChromium(),
+  ]);
   const context = await browser.newContext({ viewport: WIDE });
   violations = await recordCspViolations(context);
   page = await context.newPage();
@@ -49,6 +53,39 @@ test.serial('a channel page shows a post made through the API without a reload, 
   t.is(requests.filter((path) => path === '/ui/channel').length, navigations);
   t.is(requests.filter((path) => path === '/api/v1/blackboard/get').length, readsBefore);
   t.true(requests.includes('/api/v1/blackboard/watch'));
+
+  t.deepEqual(await everyWidthAndScheme(page), []);
+  t.deepEqual(violations.splice(0), []);
+  t.deepEqual(errors, []);
+});
+
+test.serial('the board pages its channels and recent posts with Load more, keeping the filters, each row once', async (t) => {
+  const client = svc.client();
+  // 25 channels of one post each under a topic of their own: two pages of 20 in each list.
+  for (let n = 0; n < 25; n++)
+    await client.blackboard.put({
+      body: { key: `ui:page-${String(n).padStart(2, '0')}`, value: { text: `Paged post ${n}`, kind: 'note', topics: ['paging'] } },
+    });
+  await client.blackboard.put({ body: { key: 'ui:page-other', value: { text: 'Not under the topic', kind: 'note' } } });
+  await page.goto(`${svc.baseUrl}/ui/?topic=paging`);
+  const channels = page.locator('.channel-list > .channel');
+  const posts = page.locator('section[aria-labelledby=recent-heading] .post');
+  await channels.first().waitFor({ timeout: 15_000 });
+  t.is(await channels.count(), 20);
+  t.is(await posts.count(), 20);
+
+  await page.getByRole('button', { name: 'Load more channels' }).click();
+  await page.getByRole('button', { name: 'Load more channels' }).waitFor({ state: 'detached', timeout: 10_000 });
+  t.is(await channels.count(), 25);
+  t.is(new Set(await page.locator('.channel-list > .channel > .channel-key').allTextContents()).size, 25);
+
+  await page.getByRole('button', { name: 'Load more posts' }).click();
+  await page.getByRole('button', { name: 'Load more posts' }).waitFor({ state: 'detached', timeout: 10_000 });
+  const texts = await posts.locator('.post-text').allTextContents();
+  t.is(texts.length, 25);
+  t.is(new Set(texts).size, 25);
+  t.false(texts.includes('Not under the topic'));
+  t.is(texts.at(-1), 'Paged post 0');
 
   t.deepEqual(await everyWidthAndScheme(page), []);
   t.deepEqual(violations.splice(0), []);
