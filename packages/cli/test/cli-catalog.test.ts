@@ -108,7 +108,7 @@ test('svc download: full verified flow against the built-in store, digests summa
     t.true(run.stdout.includes(file.sha256), `summary lists ${file.path}`);
   }
   // Not a terminal: plain progress lines on stderr.
-  t.regex(run.stderr, /downloading lexicon\.tsv \(\d+ bytes\)/);
+  t.regex(run.stderr, /downloading lexicon\.tsv \(\d+ B\)/, 'a human size: 438 B');
   t.regex(run.stderr, /verified lexicon\.tsv sha256:[0-9a-f]{64} \(client-attested\)/);
   const trending = JSON.parse((await runCli(['trending', '--window', '24h', '--json'], { env })).stdout);
   t.is(trending.rows.find((row: any) => row.artifact.id === 'tiny-sentiment-lexicon').pulls, trendingBefore + 3);
