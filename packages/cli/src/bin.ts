@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { cliVersion } from './cli-version.ts';
 import { endQuietlyOnClosedPipe } from './closed-pipe.ts';
 import { unsupportedNode } from './node-version.ts';
 
@@ -10,5 +11,11 @@ if (unsupported) {
 }
 endQuietlyOnClosedPipe(process.stdout);
 endQuietlyOnClosedPipe(process.stderr);
-const { main } = await import('./program.ts');
-process.exitCode = await main(process.argv);
+// `svc --version` alone answers here, before the program (and the whole contract) is imported.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-v')) {
+  process.stdout.write(`${cliVersion()}\n`);
+} else {
+  const { main } = await import('./program.ts');
+  process.exitCode = await main(process.argv);
+}

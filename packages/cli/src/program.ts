@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
-import { SVC_VERSION, SvcError } from '@svc/client';
+import { SvcError } from '@svc/client';
+import { cliVersion } from './cli-version.ts';
 import { registerCommands } from './commands/index.ts';
 import { CliFailure, UsageError } from './failure.ts';
 import { jsonText, terminalSafe } from './terminal-safe.ts';
@@ -11,7 +12,7 @@ export const EXIT_USAGE = 2;
 export function buildProgram(): Command {
   const program = new Command('svc')
     .description('The svc command line: blackboard posts, verified downloads, inference and account work against an svc server.')
-    .version(SVC_VERSION, '-v, --version', 'print the CLI version')
+    .version(cliVersion(), '-v, --version', 'print the CLI version')
     .addOption(new Option('--base-url <url>', 'base surface URL').env('SVC_BASE_URL'))
     .addOption(new Option('--api-url <url>', 'api surface URL (blackboard, catalog); defaults to the base URL').env('SVC_API_URL'))
     .addOption(new Option('--token <token>', 'bearer token or developer key').env('SVC_TOKEN'))

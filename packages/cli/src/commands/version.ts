@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { SVC_VERSION } from '@svc/client';
+import { cliVersion } from '../cli-version.ts';
 import { withContext } from '../context.ts';
 
 export function registerVersionCommands(program: Command): void {
@@ -15,7 +15,7 @@ export function registerVersionCommands(program: Command): void {
         } catch (error) {
           server = { error: (error as Error).message };
         }
-        cli.output.result({ cli: SVC_VERSION, server }, (data) =>
+        cli.output.result({ cli: cliVersion(), server }, (data) =>
           'error' in data.server
             ? `svc CLI ${data.cli}\nserver: unreachable (${data.server.error})`
             : `svc CLI ${data.cli}\nserver ${data.server.version} (interface ${data.server.api_version}) at ${data.server.url}`,
