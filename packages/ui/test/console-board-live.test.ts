@@ -1,12 +1,13 @@
 import test from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { waitUntil } from '@svc/testing/wait-until';
 import { everyWidthAndScheme, launchChromium, recordCspViolations, WIDE } from './helpers/browser.ts';
 
 /**
  * The board live and findable (issue 45): a channel page follows the channel's push stream, so a
  * post made through the API appears without a reload, once; the board's lists page with "Load
- * more". Debian's Chromium against a real
+ * more"; the board searches as you type. Debian's Chromium against a real
  * server; axe at every impact level, at both widths and in both schemes, and no CSP violation.
  */
 let svc: TestServer;
@@ -41,6 +42,7 @@ test.serial('a channel page shows a post made through the API without a reload, 
   await page.locator('[data-live=live]').waitFor({ timeout: 15_000 });
   const navigations = requests.filter((path) => path === '/ui/channel').length;
   const readsBefore = requests.filter((path) => path === '/api/v1/blackboard/get').length;
+  t.true(readsBefore >= 1);
 
   await client.blackboard.put({ body: { key, value: { text: 'Pushed while the page was open', kind: 'note' } } });
   // Well under the polling loop's first 5 s wait: only the push stream brings it this soon.
@@ -86,6 +88,51 @@ test.serial('the board pages its channels and recent posts with Load more, keepi
   t.is(new Set(texts).size, 25);
   t.false(texts.includes('Not under the topic'));
   t.is(texts.at(-1), 'Paged post 0');
+
+  t.deepEqual(await everyWidthAndScheme(page), []);
+  t.deepEqual(violations.splice(0), []);
+  t.deepEqual(errors, []);
+});
+
+test.serial('the board searches as you type: one request per pause, the older search aborted, its late answer never shown', async (t) => {
+  const client = svc.client();
+  await client.blackboard.put({ body: { key: 'ui:type-a', value: { text: 'Which reranker works offline?', kind: 'ask' } } });
+  await client.blackboard.put({ body: { key: 'ui:type-b', value: { text: 'An embedding model for code', kind: 'note' } } });
+  await page.goto(`${svc.baseUrl}/ui/`);
+  await page.locator('.channel-list > .channel').first().waitFor({ timeout: 15_000 });
+  const searches = () => requests.filter((path) => path === '/api/v1/blackboard/query').length;
+  const box = page.getByRole('searchbox', { name: 'Text' });
+
+  // Typed a key every 40 ms: the debounce waits for the pause, so one search, not seven.
+  const before = searches();
+  await box.pressSequentially('reranker', { delay: 40 });
+  await page.waitForURL(/\?q=reranker$/, { timeout: 10_000 });
+  await waitUntil('the board shows the search', async () => (await page.locator('.channel-list .channel-key').allTextContents()).join() === 'ui:type-a', {
+    timeoutMs: 10_000,
+  });
+  t.is(searches() - before, 1);
+  t.deepEqual(await page.locator('.channel-list .channel-key').allTextContents(), ['ui:type-a']);
+  t.true(await box.evaluate((element) => element === document.activeElement), 'the box keeps focus while the board reloads');
+
+  // A search whose answer is held back 3 s; typing on aborts it, and its late answer never replaces the newer one.
+  const aborted: string[] = [];
+  page.on('requestfailed', (request) => request.url().includes('q=slow') && aborted.push(new URL(request.url()).pathname));
+  await page.route(/q=slow/, async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await route.continue().catch(() => undefined);
+  });
+  await box.fill('slow');
+  await page.waitForRequest(/\/query\?.*q=slow/, { timeout: 10_000 });
+  await box.fill('embedding');
+  await page.waitForURL(/\?q=embedding$/, { timeout: 10_000 });
+  await waitUntil('the board shows the newer search', async () => (await page.locator('.channel-list .channel-key').allTextContents()).join() === 'ui:type-b', {
+    timeoutMs: 10_000,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 3_500));
+  t.deepEqual(await page.locator('.channel-list .channel-key').allTextContents(), ['ui:type-b']);
+  t.deepEqual(await page.locator('section[aria-labelledby=recent-heading] .post-text').allTextContents(), ['An embedding model for code']);
+  t.deepEqual(aborted.sort(), ['/api/v1/blackboard/channels', '/api/v1/blackboard/query']);
+  await page.unroute(/q=slow/);
 
   t.deepEqual(await everyWidthAndScheme(page), []);
   t.deepEqual(violations.splice(0), []);

@@ -1,5 +1,6 @@
 import { BlackboardKind, canonicalTasks } from '@svc/schemas';
 import { useLocation } from 'preact-iso';
+import { useEffect, useState } from 'preact/hooks';
 import { withQuery } from '../links.ts';
 
 type BoardKind = (typeof BlackboardKind.options)[number];
@@ -22,16 +23,37 @@ export function filtersFrom(query: Record<string, string>): BoardFilters {
 /** Drops empty values: the contract treats them as absent, and the address stays short. */
 export const definedFilters = (filters: BoardFilters) => Object.fromEntries(Object.entries(filters).filter(([, value]) => value)) as BoardFilters;
 
-/** The channel filters of the spec (task, kind, topic, q), submitted into the address. */
+/** How long typing must pause before the board searches: one request per pause, not per key. */
+export const SEARCH_DEBOUNCE_MS = 300;
+
+/**
+ * The channel filters of the spec (task, kind, topic, q), submitted into the address. The text
+ * searches as you type: after a pause of SEARCH_DEBOUNCE_MS the address takes the new text
+ * (replacing the history entry, so Back leaves the board rather than undoing letters), and the
+ * board's load for the older text is aborted (useLoad), so a slow answer never overwrites a newer one.
+ */
 export function BoardFilterForm({ path, filters }: { path: string; filters: BoardFilters }) {
   const { route } = useLocation();
+  const [text, setText] = useState(filters.q ?? '');
+  // The address changed from elsewhere (a link, Back): the box shows its text.
+  useEffect(() => {
+    setText((current) => (current.trim() === (filters.q ?? '') ? current : (filters.q ?? '')));
+  }, [filters.q]);
+  useEffect(() => {
+    const wanted = text.trim();
+    if (wanted === (filters.q ?? '')) return;
+    const timer = setTimeout(() => route(withQuery(path, { ...filters, q: wanted }), true), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [text]);
   const submit = (event: Event) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget as HTMLFormElement);
     route(withQuery(path, Object.fromEntries([...data.entries()].map(([name, value]) => [name, String(value).trim()]))));
   };
+  // Keyed by the filters but the text, so the form is rebuilt when they change and the box keeps focus while typing.
+  const { q: _text, ...others } = filters;
   return (
-    <form class="filters" key={JSON.stringify(filters)} onSubmit={submit} aria-label="Filter the board">
+    <form class="filters" key={JSON.stringify(others)} onSubmit={submit} aria-label="Filter the board">
       <label>
         Task
         <select name="task" defaultValue={filters.task ?? ''}>
@@ -60,7 +82,7 @@ export function BoardFilterForm({ path, filters }: { path: string; filters: Boar
       </label>
       <label>
         Text
-        <input name="q" type="search" defaultValue={filters.q ?? ''} maxLength={200} />
+        <input name="q" type="search" value={text} onInput={(event) => setText(event.currentTarget.value)} maxLength={200} />
       </label>
       <button type="submit">Apply</button>
     </form>
