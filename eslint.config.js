@@ -4,15 +4,6 @@
 import tsParser from '@typescript-eslint/parser';
 import regexp from 'eslint-plugin-regexp';
 
-/** Files that still pass `bind` to sequelize.query (test/query-style-lint.test.ts keeps this list true). */
-export const QUERY_STYLE_PENDING = [
-  'packages/server/src/features/identity/key-usage-batch.ts',
-  'packages/server/src/features/jobs/job-queue.ts',
-  // Both paths: the response cache is moving from features/inference to features/responses.
-  'packages/server/src/features/inference/response-cache-store.ts',
-  'packages/server/src/features/responses/cache/response-cache-store.ts',
-];
-
 export default [
   {
     files: ['packages/*/src/**/*.ts'],
@@ -40,10 +31,5 @@ export default [
         },
       ],
     },
-  },
-  {
-    // Still on `bind`, owned by work in progress when the rule came (issue 41); convert and remove.
-    files: QUERY_STYLE_PENDING,
-    rules: { 'no-restricted-syntax': 'off' },
   },
 ];

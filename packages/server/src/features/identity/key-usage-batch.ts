@@ -14,12 +14,13 @@ interface Pending {
 }
 
 /**
- * One statement for any number of (key, day, model) rows: arrays, not one parameter per value, so
- * a flush of many keys stays one round trip under PostgreSQL's parameter cap.
+ * One statement for any number of (key, day, model) rows: seven arrays unnested into rows, so a
+ * flush of many keys stays one round trip.
  */
 const FLUSH_SQL = `INSERT INTO svc_developer_key_usage (credential_id, day, model, requests, prompt_tokens, completion_tokens, total_tokens, credits)
   SELECT credential_id, day, model, requests, prompt_tokens, completion_tokens, total_tokens, 0
-  FROM unnest($1::text[], $2::date[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
+  FROM unnest(ARRAY[:credentialIds]::text[], ARRAY[:days]::date[], ARRAY[:models]::text[], ARRAY[:requests]::bigint[],
+    ARRAY[:promptTokens]::bigint[], ARRAY[:completionTokens]::bigint[], ARRAY[:totalTokens]::bigint[])
     AS batch (credential_id, day, model, requests, prompt_tokens, completion_tokens, total_tokens)
   ON CONFLICT (credential_id, day, model) DO UPDATE SET
     requests = svc_developer_key_usage.requests + EXCLUDED.requests,
@@ -102,15 +103,17 @@ export class KeyUsageBatch {
   async #write(rows: Pending[]): Promise<void> {
     try {
       await this.#sequelize.query(FLUSH_SQL, {
-        bind: [
-          rows.map((row) => row.credentialId),
-          rows.map((row) => row.day),
-          rows.map((row) => row.model),
-          rows.map((row) => row.requests),
-          rows.map((row) => row.promptTokens),
-          rows.map((row) => row.completionTokens),
-          rows.map((row) => row.totalTokens),
-        ],
+        // A replacement array is written as a comma list: ARRAY[...] around it makes it one array
+        // again (rows is never empty here, and ARRAY[] would need a type of its own).
+        replacements: {
+          credentialIds: rows.map((row) => row.credentialId),
+          days: rows.map((row) => row.day),
+          models: rows.map((row) => row.model),
+          requests: rows.map((row) => row.requests),
+          promptTokens: rows.map((row) => row.promptTokens),
+          completionTokens: rows.map((row) => row.completionTokens),
+          totalTokens: rows.map((row) => row.totalTokens),
+        },
       });
     } catch (error) {
       this.#onError(error);

@@ -31,7 +31,7 @@ export interface StoredEntry {
 }
 
 /**
- * "Still served" as SQL over the one totals row `t`, with the caps bound at the given positions:
+ * "Still served" as SQL over the one totals row `t`, with the caps as the given parameters:
  * an entry is live while it is one of the last `max_entries` written, the bytes written from its
  * start on are at most `max_bytes`, and its TTL has not passed. So the live entries are at most
  * the caps, whole. Reads and the report use it, so an entry past a cap is never served or
@@ -109,34 +109,24 @@ export class ResponseCacheStore {
   async write(entry: StoredEntry): Promise<EntryStanding> {
     const [row] = await this.sequelize.query<StandingRow>(
       `WITH t AS (
-         UPDATE svc_response_cache_totals SET entries_written = entries_written + 1, bytes_written = bytes_written + $6
+         UPDATE svc_response_cache_totals SET entries_written = entries_written + 1, bytes_written = bytes_written + :bytes
          WHERE id = 1 RETURNING entries_written, bytes_written
        ), stored AS (
          INSERT INTO svc_response_cache (key, principal, operation, model, body, bytes, entry_seq, bytes_end, created_at, expires_at)
-         SELECT $1, $2, $3, $4, $5, $6, t.entries_written, t.bytes_written, now(), now() + make_interval(secs => $7) FROM t
+         SELECT :key, :principal, :operation, :model, :body, :bytes, t.entries_written, t.bytes_written, now(), now() + make_interval(secs => :ttlSeconds) FROM t
          ON CONFLICT (key) DO UPDATE SET body = excluded.body, bytes = excluded.bytes, entry_seq = excluded.entry_seq, bytes_end = excluded.bytes_end,
            created_at = excluded.created_at, expires_at = excluded.expires_at
          RETURNING key, entry_seq, bytes_end, bytes, expires_at
        ), evicted AS (
          DELETE FROM svc_response_cache WHERE key IN (
            SELECT oldest.key FROM (SELECT key, entry_seq, bytes_end, bytes, expires_at FROM svc_response_cache ORDER BY entry_seq LIMIT ${EVICT_WINDOW}) oldest, t
-           WHERE oldest.key NOT IN (SELECT key FROM stored) AND ${evictable('oldest', '$8', '$9')}
+           WHERE oldest.key NOT IN (SELECT key FROM stored) AND ${evictable('oldest', ':maxEntries', ':maxBytes')}
          )
        )
        SELECT entry_seq, bytes_end, bytes, floor(extract(epoch FROM expires_at) * 1000)::float8 AS expires_ms,
          entry_seq AS entries_written, bytes_end AS bytes_written FROM stored`,
       {
-        bind: [
-          entry.key,
-          entry.principal,
-          entry.operation,
-          entry.model,
-          entry.body,
-          entry.bytes,
-          this.config.ttlSeconds,
-          this.config.maxEntries,
-          this.config.maxBytes,
-        ],
+        replacements: { ...entry, ttlSeconds: this.config.ttlSeconds, maxEntries: this.config.maxEntries, maxBytes: this.config.maxBytes },
         type: QueryTypes.SELECT,
       },
     );
@@ -148,8 +138,8 @@ export class ResponseCacheStore {
   async totals(principal?: string): Promise<{ entries: number; bytes: number }> {
     const [row] = await this.sequelize.query<{ entries: string; bytes: string }>(
       `SELECT count(*) AS entries, coalesce(sum(c.bytes), 0) AS bytes FROM svc_response_cache c, svc_response_cache_totals t
-       WHERE t.id = 1 AND ($3::text IS NULL OR c.principal = $3) AND ${live('$1', '$2')}`,
-      { bind: [this.config.maxEntries, this.config.maxBytes, principal ?? null], type: QueryTypes.SELECT },
+       WHERE t.id = 1 AND (:principal::text IS NULL OR c.principal = :principal) AND ${live(':maxEntries', ':maxBytes')}`,
+      { replacements: { maxEntries: this.config.maxEntries, maxBytes: this.config.maxBytes, principal: principal ?? null }, type: QueryTypes.SELECT },
     );
     return { entries: Number(row?.entries ?? 0), bytes: Number(row?.bytes ?? 0) };
   }
@@ -157,9 +147,9 @@ export class ResponseCacheStore {
   /** Deletes every entry, or one model's; answers what went (counting entries already past their TTL or a cap too). */
   async purge(model: string | undefined): Promise<{ entries: number; bytes: number }> {
     const [row] = await this.sequelize.query<{ entries: string; bytes: string }>(
-      `WITH gone AS (DELETE FROM svc_response_cache WHERE $1::text IS NULL OR model = $1 RETURNING bytes)
+      `WITH gone AS (DELETE FROM svc_response_cache WHERE :model::text IS NULL OR model = :model RETURNING bytes)
        SELECT count(*) AS entries, coalesce(sum(bytes), 0) AS bytes FROM gone`,
-      { bind: [model ?? null], type: QueryTypes.SELECT },
+      { replacements: { model: model ?? null }, type: QueryTypes.SELECT },
     );
     return { entries: Number(row?.entries ?? 0), bytes: Number(row?.bytes ?? 0) };
   }
@@ -168,9 +158,9 @@ export class ResponseCacheStore {
   async sweep(): Promise<void> {
     await this.sequelize.query(
       `DELETE FROM svc_response_cache WHERE key IN (
-         SELECT c.key FROM svc_response_cache c, svc_response_cache_totals t WHERE t.id = 1 AND ${evictable('c', '$1', '$2')}
+         SELECT c.key FROM svc_response_cache c, svc_response_cache_totals t WHERE t.id = 1 AND ${evictable('c', ':maxEntries', ':maxBytes')}
          ORDER BY c.entry_seq LIMIT ${SWEEP_BATCH})`,
-      { bind: [this.config.maxEntries, this.config.maxBytes] },
+      { replacements: { maxEntries: this.config.maxEntries, maxBytes: this.config.maxBytes } },
     );
   }
 }

@@ -33,9 +33,9 @@ export class JobQueue {
     await this.sequelize.query(
       `UPDATE svc_jobs SET status = 'failed', error_code = 'job_attempts_exhausted',
          error_message = 'The job''s runner stopped (server gone or lease expired) on each of its ' || max_attempts || ' attempts.',
-         finished_at = now(), expires_at = now() + make_interval(secs => $1), lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
+         finished_at = now(), expires_at = now() + make_interval(secs => :ttlSeconds), lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
        WHERE status = 'running' AND lease_expires_at < now() AND attempts >= max_attempts`,
-      { bind: [this.config.resultTtlSeconds] },
+      { replacements: { ttlSeconds: this.config.resultTtlSeconds } },
     );
     await this.sequelize.query(
       `UPDATE svc_jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
@@ -47,11 +47,11 @@ export class JobQueue {
   async claim(): Promise<ClaimedJob | undefined> {
     const lease = randomBytes(12).toString('base64url');
     const [row] = await this.sequelize.query<JobRow>(
-      `UPDATE svc_jobs SET status = 'running', attempts = attempts + 1, started_at = now(), lease_owner = $1,
-         lease_expires_at = now() + make_interval(secs => $2)
+      `UPDATE svc_jobs SET status = 'running', attempts = attempts + 1, started_at = now(), lease_owner = :lease,
+         lease_expires_at = now() + make_interval(secs => :leaseSeconds)
        WHERE id = (SELECT id FROM svc_jobs WHERE status = 'queued' ORDER BY created_at, id FOR UPDATE SKIP LOCKED LIMIT 1)
        RETURNING *`,
-      { bind: [lease, this.config.leaseSeconds], type: QueryTypes.SELECT },
+      { replacements: { lease, leaseSeconds: this.config.leaseSeconds }, type: QueryTypes.SELECT },
     );
     return row ? { row, lease } : undefined;
   }
@@ -59,16 +59,16 @@ export class JobQueue {
   /** Extends the lease; false when it was lost (the job was reaped and maybe claimed elsewhere). */
   async renew(job: ClaimedJob): Promise<boolean> {
     const rows = await this.sequelize.query(
-      `UPDATE svc_jobs SET lease_expires_at = now() + make_interval(secs => $3) WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
-      { bind: [job.row.id, job.lease, this.config.leaseSeconds], type: QueryTypes.SELECT },
+      `UPDATE svc_jobs SET lease_expires_at = now() + make_interval(secs => :leaseSeconds) WHERE id = :id AND lease_owner = :lease AND status = 'running' RETURNING id`,
+      { replacements: { id: job.row.id, lease: job.lease, leaseSeconds: this.config.leaseSeconds }, type: QueryTypes.SELECT },
     );
     return rows.length > 0;
   }
 
   /** Marks the item being run, for progress. */
   async startItem(job: ClaimedJob, index: number): Promise<boolean> {
-    const rows = await this.sequelize.query(`UPDATE svc_jobs SET current_item = $3 WHERE id = $1 AND lease_owner = $2 RETURNING id`, {
-      bind: [job.row.id, job.lease, index],
+    const rows = await this.sequelize.query(`UPDATE svc_jobs SET current_item = :index WHERE id = :id AND lease_owner = :lease RETURNING id`, {
+      replacements: { id: job.row.id, lease: job.lease, index },
       type: QueryTypes.SELECT,
     });
     return rows.length > 0;
@@ -80,9 +80,9 @@ export class JobQueue {
    */
   async recordOutcome(job: ClaimedJob, outcome: JobItemOutcome, bytes: number, nextItem: number | null): Promise<boolean> {
     const rows = await this.sequelize.query(
-      `UPDATE svc_jobs SET outcomes = outcomes || jsonb_build_array($3::jsonb), result_bytes = result_bytes + $4, current_item = $5
-       WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
-      { bind: [job.row.id, job.lease, JSON.stringify(outcome), bytes, nextItem], type: QueryTypes.SELECT },
+      `UPDATE svc_jobs SET outcomes = outcomes || jsonb_build_array(:outcome::jsonb), result_bytes = result_bytes + :bytes, current_item = :nextItem
+       WHERE id = :id AND lease_owner = :lease AND status = 'running' RETURNING id`,
+      { replacements: { id: job.row.id, lease: job.lease, outcome: JSON.stringify(outcome), bytes, nextItem }, type: QueryTypes.SELECT },
     );
     return rows.length > 0;
   }
@@ -94,18 +94,18 @@ export class JobQueue {
   async finish(job: ClaimedJob, end: { status: 'completed' } | { status: 'failed'; code: string; message: string }): Promise<boolean> {
     return this.sequelize.transaction(async (transaction) => {
       const rows = await this.sequelize.query(
-        `UPDATE svc_jobs SET status = $3, error_code = $4, error_message = $5, finished_at = now(), expires_at = now() + make_interval(secs => $6),
+        `UPDATE svc_jobs SET status = :status, error_code = :code, error_message = :message, finished_at = now(), expires_at = now() + make_interval(secs => :ttlSeconds),
            lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
-         WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
+         WHERE id = :id AND lease_owner = :lease AND status = 'running' RETURNING id`,
         {
-          bind: [
-            job.row.id,
-            job.lease,
-            end.status,
-            end.status === 'failed' ? end.code : null,
-            end.status === 'failed' ? end.message : null,
-            this.config.resultTtlSeconds,
-          ],
+          replacements: {
+            id: job.row.id,
+            lease: job.lease,
+            status: end.status,
+            code: end.status === 'failed' ? end.code : null,
+            message: end.status === 'failed' ? end.message : null,
+            ttlSeconds: this.config.resultTtlSeconds,
+          },
           type: QueryTypes.SELECT,
           transaction,
         },
@@ -121,8 +121,8 @@ export class JobQueue {
       `UPDATE svc_jobs SET status = CASE WHEN attempts >= max_attempts THEN 'running' ELSE 'queued' END,
          lease_owner = CASE WHEN attempts >= max_attempts THEN lease_owner ELSE NULL END,
          lease_expires_at = CASE WHEN attempts >= max_attempts THEN now() ELSE NULL END, current_item = NULL
-       WHERE id = $1 AND lease_owner = $2 AND status = 'running'`,
-      { bind: [job.row.id, job.lease] },
+       WHERE id = :id AND lease_owner = :lease AND status = 'running'`,
+      { replacements: { id: job.row.id, lease: job.lease } },
     );
   }
 }
