@@ -243,6 +243,13 @@ export function performanceProtocol(): PerformanceProtocol {
         target: 'first contentful paint under 500 ms; under 100 KB of JavaScript, gzipped',
         command: 'pnpm bench:ui (Debian chromium)',
       },
+      {
+        name: 'cli-start',
+        measures: 'spawn-to-exit time of `svc --version` and of `svc board get <channel>` (one request to a local server)',
+        baseline: 'bare `node -e 0` on the same Node.js, in alternating rounds',
+        target: 'under 300 ms for both',
+        command: 'pnpm bench:cli-start',
+      },
     ],
     last_local_run: {
       command: 'pnpm bench',
