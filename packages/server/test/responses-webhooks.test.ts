@@ -3,6 +3,7 @@ import test from 'ava';
 import OpenAI from 'openai';
 import { QueryTypes } from 'sequelize';
 import { startFakeOpenAiUpstream, type FakeUpstream } from '@svc/testing/fake-openai-upstream';
+import { signInAgent } from '@svc/testing/identity';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { waitUntil } from '@svc/testing/wait-until';
 import { postPublicHttps } from '../src/outbound/post-public-https.ts';
@@ -77,9 +78,17 @@ test.serial(
     const event = await eventFor(created.id);
     if (event.type !== 'response.completed') return t.fail(`got ${event.type}`);
     t.is(event.data.id, created.id);
-    const [row] = await svc.server.deps.database.sequelize.query<{ status: string; attempts: number; last_status: number }>(
-      'SELECT status, attempts, last_status FROM svc_webhook_deliveries WHERE response_id = :id',
-      { replacements: { id: created.id }, type: QueryTypes.SELECT },
+    // The receiver has the body before the server reads its answer and records the attempt.
+    const row = await waitUntil(
+      () => `the delivery of ${created.id} recorded`,
+      async () => {
+        const [found] = await svc.server.deps.database.sequelize.query<{ status: string; attempts: number; last_status: number }>(
+          'SELECT status, attempts, last_status FROM svc_webhook_deliveries WHERE response_id = :id',
+          { replacements: { id: created.id }, type: QueryTypes.SELECT },
+        );
+        return found?.status !== 'pending' && found;
+      },
+      { timeoutMs: 10_000, intervalMs: 20 },
     );
     t.like(row, { status: 'delivered', attempts: 2, last_status: 200 });
   },
@@ -101,6 +110,35 @@ test.serial('a signature under another secret is refused by webhooks.unwrap', as
   );
   const other = new OpenAI({ apiKey: 'unused', webhookSecret: newWebhookSecret() });
   await t.throwsAsync(other.webhooks.unwrap(delivery.body, delivery.headers as Record<string, string>));
+});
+
+test.serial('GET /v1/webhooks/deliveries: the operator reads every delivery newest first, a page at a time; anyone else is 403', async (t) => {
+  refuseNext = 1;
+  const created = await openai().responses.create({ model: 'answer-a', input: 'Say hello once more.', background: true });
+  await eventFor(created.id);
+  // The receiver has the body before the server reads its answer and records the attempt.
+  const page = await waitUntil(
+    () => `the delivery of ${created.id} recorded`,
+    async () => {
+      const first = await svc.operator.responses.webhookDeliveries({ query: { limit: 1 } });
+      return first.data[0]?.status !== 'pending' && first;
+    },
+    { timeoutMs: 10_000, intervalMs: 20 },
+  );
+  t.is(page.data.length, 1);
+  t.true(page.has_more);
+  t.like(page.data[0], { response_id: created.id, event_type: 'response.completed', status: 'delivered', attempts: 2, last_status: 200 });
+  t.truthy(page.data[0]!.delivered_at);
+  t.false('payload' in page.data[0]! || 'url' in page.data[0]!);
+  const walked: string[] = [];
+  for await (const delivery of svc.operator.responses.webhookDeliveries.all({ query: { limit: 1 } })) walked.push(delivery.response_id);
+  const [rows] = await svc.server.deps.database.sequelize.query('SELECT count(*)::int AS n FROM svc_webhook_deliveries');
+  t.is(walked.length, (rows[0] as { n: number }).n);
+  t.is(new Set(walked).size, walked.length);
+  t.is(walked[0], created.id);
+  const agent = await signInAgent(svc);
+  const response = await fetch(`${svc.baseUrl}/v1/webhooks/deliveries`, { headers: { authorization: `Bearer ${agent.session.accessToken}` } });
+  t.is(response.status, 403);
 });
 
 test('the destination passes the PDF URL rules: a loopback receiver without the seam is refused before any connection', async (t) => {

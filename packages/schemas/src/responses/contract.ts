@@ -12,6 +12,7 @@ import {
   ResponseRetrieveQuery,
   ResponseStreamEvent,
 } from './response.ts';
+import { webhookDeliveriesRoute } from './webhook-deliveries.ts';
 
 const invoke = { auth: { kind: 'scoped', scopes: ['inference:invoke'] }, surface: 'base', tags: ['inference', 'responses'] } as const;
 const ownership =
@@ -96,4 +97,5 @@ export const responsesContract = defineContract({
     errors: [404],
     responses: { 200: ResponseInputItemList },
   }),
+  webhookDeliveries: webhookDeliveriesRoute,
 });

@@ -5,6 +5,7 @@ export * from './limits.ts';
 export * from './request.ts';
 export * from './response.ts';
 export * from './contract.ts';
+export * from './webhook-deliveries.ts';
 export * from './errors.ts';
 
 /** The Responses API. One entry of the root contract list (`contract.ts`). */

@@ -46,5 +46,8 @@ export function createResponsesHandlers(deps: ResponsesDeps, responseCache: Resp
     async inputItems({ params, query }, request) {
       return { status: 200, body: await deps.store.inputItems(principalKey(request.principal), params.response_id, query) };
     },
+    async webhookDeliveries({ query }) {
+      return { status: 200, body: await deps.webhooks.page(query.limit, query.cursor) };
+    },
   });
 }

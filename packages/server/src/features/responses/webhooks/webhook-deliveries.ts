@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryTypes, type Sequelize } from 'sequelize';
+import type { WebhookDelivery, WebhookDeliveryListResponse } from '@svc/schemas';
+import { keysetPage, NEWEST_FIRST } from '../../../db/keyset-page.ts';
 import type { SourceFetchSeam } from '../../../outbound/source-fetch.ts';
 import { postPublicHttps } from '../../../outbound/post-public-https.ts';
 import type { TaskEnd, TaskRun, Tasks } from '../../tasks/index.ts';
@@ -19,6 +21,8 @@ const EVENT_TYPES = {
   cancelled: 'response.cancelled',
   incomplete: 'response.incomplete',
 } as const;
+
+type DeliveryListRow = Omit<WebhookDelivery, 'created_at' | 'delivered_at'> & { created_at: Date | string; delivered_at: Date | string | null };
 
 interface DeliveryRow {
   id: string;
@@ -64,13 +68,29 @@ export class WebhookDeliveries {
     await this.#tasks.create({ owner, kind: DELIVERY_KIND, input: { delivery_id: id }, maxAttempts: 3 });
   }
 
-  /** The deliveries of an owner's responses, newest first. */
-  list(owner: string, limit = 100): Promise<Array<Omit<DeliveryRow, 'payload'> & { event_type: string; response_id: string }>> {
-    return this.#sequelize.query(
-      `SELECT id, event_type, response_id, url, status, attempts, last_status, last_error, created_at, delivered_at
-       FROM svc_webhook_deliveries WHERE owner = :owner ORDER BY created_at DESC, id DESC LIMIT :limit`,
-      { replacements: { owner, limit }, type: QueryTypes.SELECT },
+  /** Every delivery, newest first, a page at a time (the operator's `GET /v1/webhooks/deliveries`). */
+  async page(limit: number, cursor: string | undefined): Promise<WebhookDeliveryListResponse> {
+    const page = await keysetPage<DeliveryListRow>(
+      this.#sequelize,
+      {
+        select: 'id, event_type, response_id, status, attempts, last_status, last_error, created_at, delivered_at',
+        from: 'svc_webhook_deliveries',
+        keys: NEWEST_FIRST,
+      },
+      { limit, cursor },
     );
+    const data = page.rows.map((row) => ({
+      id: row.id,
+      event_type: row.event_type,
+      response_id: row.response_id,
+      status: row.status,
+      attempts: row.attempts,
+      last_status: row.last_status,
+      last_error: row.last_error,
+      created_at: new Date(row.created_at).toISOString(),
+      delivered_at: row.delivered_at ? new Date(row.delivered_at).toISOString() : null,
+    }));
+    return { object: 'list', data, has_more: page.hasMore, next_cursor: page.nextCursor };
   }
 
   async #deliver({ task, signal }: TaskRun): Promise<TaskEnd> {

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { cursorList, cursorQuery } from '../cursor-list.ts';
+import { cursorPaging } from '../cursor-paging.ts';
+import { defineRoute } from '../route.ts';
+
+/** One delivery of a webhook event to the operator's endpoint (`SVC_RESPONSES_WEBHOOK_URL`), as `svc_webhook_deliveries` holds it. */
+export const WebhookDelivery = z
+  .object({
+    id: z.string().describe('The event id (`evt_...`), also the `webhook-id` header the endpoint got: deduplicate by it.'),
+    event_type: z.enum(['response.completed', 'response.failed', 'response.cancelled', 'response.incomplete']),
+    response_id: z.string().describe('The background response the event announces.'),
+    status: z.enum(['pending', 'delivered', 'failed']).describe('`pending`: not yet answered 2xx and attempts remain; `failed`: every attempt refused.'),
+    attempts: z.number().int().nonnegative().describe('Attempts made so far (SVC_RESPONSES_WEBHOOK_ATTEMPTS at most).'),
+    last_status: z.number().int().nullable().describe('The HTTP status of the last attempt; null when it got no answer (or none was made).'),
+    last_error: z.string().nullable().describe('Why the last attempt failed; null when it was delivered or none was made.'),
+    created_at: z.string().datetime(),
+    delivered_at: z.string().datetime().nullable(),
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const WebhookDeliveryListResponse = cursorList(WebhookDelivery, { object: true, order: 'Newest first' }).meta({ id: 'WebhookDeliveryListResponse' });
+export type WebhookDeliveryListResponse = z.infer<typeof WebhookDeliveryListResponse>;
+
+export const WebhookDeliveryQuery = cursorQuery({ max: 100, default: 20 });
+
+/** The operator's view of webhook deliveries (every principal's responses), a page at a time. */
+export const webhookDeliveriesRoute = defineRoute({
+  method: 'GET',
+  path: '/v1/webhooks/deliveries',
+  surface: 'base',
+  tags: ['responses'],
+  auth: { kind: 'bearer', principals: ['operator'] },
+  summary: 'Webhook deliveries of background responses, newest first, by cursor (operator bearer only)',
+  description:
+    'Every event sent or being sent to `SVC_RESPONSES_WEBHOOK_URL`, whoever made the response: its type, the response, the delivery status, the attempts made, ' +
+    "the last attempt's HTTP status or error, and when it was created and delivered. The payload and the endpoint's URL are not shown. Reading changes nothing.",
+  query: WebhookDeliveryQuery,
+  paging: cursorPaging,
+  errors: [403],
+  responses: { 200: WebhookDeliveryListResponse },
+});
