@@ -45,7 +45,14 @@ export function createBlackboardHandlers(service: BlackboardService, dispatch: C
       async ({ query, headers }, request) => {
         // Last-Event-ID (a reconnect) wins over the query's starting point (the first connect's).
         const from = headers['last-event-id'] ?? (query.since === undefined ? undefined : { since: query.since, since_id: query.since_id });
-        const events = watchPosts({ key: query.key, from, read: service.get, wake: service.wake, pollMs: watch.pollMs, signal: request.signal });
+        const events = watchPosts({
+          key: query.key,
+          from,
+          read: (lookup) => service.get(lookup),
+          wake: service.wake,
+          pollMs: watch.pollMs,
+          signal: request.signal,
+        });
         return { status: 200, body: events };
       },
     ),

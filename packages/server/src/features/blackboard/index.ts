@@ -2,12 +2,12 @@ import type { ServerDeps } from '../../deps.ts';
 import type { Feature } from '../feature.ts';
 import type { Receipts } from '../receipts/index.ts';
 import { createBlackboardHandlers } from './handlers.ts';
-import { createBlackboardService } from './service.ts';
+import { BlackboardService } from './service.ts';
 import { ChannelListener } from '../../db/notifications.ts';
 import { WatchSlots } from './watch-stream.ts';
 import { BOARD_POSTS_CHANNEL, BoardWake, keysOfPayload } from './watch-wake.ts';
 
-export type { BlackboardService } from './service.ts';
+export type { BlackboardService };
 export { describeMcpTools, MCP_SERVER_NAME, MCP_SERVER_TITLE } from './mcp.ts';
 export { BatchCallNotRun, batchGateFor, McpBatchGate } from './mcp-batch.ts';
 export { MCP_SUPPORTED_REVISIONS, MODERN_MCP_REVISION, precheckMcpRequest } from './mcp-precheck.ts';
@@ -17,7 +17,7 @@ export { screenValue } from './screening.ts';
 export async function createBlackboardFeature(deps: Pick<ServerDeps, 'config' | 'database' | 'dispatch' | 'log' | 'scheduler'>, given: { receipts: Receipts }) {
   const settings = deps.config.blackboard;
   const wake = new BoardWake();
-  const service = createBlackboardService(deps.database, settings, given.receipts, wake);
+  const service = new BlackboardService(deps.database, settings, given.receipts, wake);
   for (const [name, task] of Object.entries(service.housekeeping)) deps.scheduler.every(`blackboard.${name}`, 10 * 60_000, task);
   // Other replicas' puts reach this one's watch streams through NOTIFY; a lost connection wakes
   // every stream once it is back (what it missed is unknown), and the backstop poll covers the gap.
