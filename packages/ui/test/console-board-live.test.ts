@@ -138,3 +138,23 @@ test.serial('the board searches as you type: one request per pause, the older se
   t.deepEqual(violations.splice(0), []);
   t.deepEqual(errors, []);
 });
+
+test.serial('with SVC_API_PORT the channel page follows the push stream on the api surface, across origins, with no CSP violation', async (t) => {
+  const split = await startTestServer({ env: { SVC_API_PORT: '0' } });
+  try {
+    t.not(new URL(split.apiUrl).origin, new URL(split.baseUrl).origin);
+    const key = 'ui:split-live';
+    await split.client().blackboard.put({ body: { key, value: { text: 'First across origins', kind: 'note' } } });
+    const streams: string[] = [];
+    page.on('request', (request) => request.url().startsWith(`${split.apiUrl}/api/v1/blackboard/watch`) && streams.push(request.url()));
+    await page.goto(`${split.baseUrl}/ui/channel?key=${encodeURIComponent(key)}`);
+    await page.locator('[data-live=live]').waitFor({ timeout: 15_000 });
+    await split.client().blackboard.put({ body: { key, value: { text: 'Pushed across origins', kind: 'note' } } });
+    await page.getByText('Pushed across origins').waitFor({ timeout: 4_000 });
+    t.is(streams.length, 1);
+    t.deepEqual(violations.splice(0), []);
+    t.deepEqual(errors, []);
+  } finally {
+    await split.close();
+  }
+});
