@@ -31,3 +31,36 @@ test('svc responses get shows a stored response; --json prints the Response obje
   t.is(gone.code, 1);
   t.regex(gone.stderr, /response_not_found, HTTP 404/);
 });
+
+test('svc responses webhook-deliveries lists deliveries newest first, a page at a time; --json --all one object a line; --limit past the contract is a usage error', async (t) => {
+  // Two deliveries as the server records them (their sending is tested in packages/server/test/responses-webhooks.test.ts).
+  await svc.server.deps.database.sequelize.query(
+    `INSERT INTO svc_webhook_deliveries (id, owner, event_type, response_id, url, payload, status, attempts, last_status, last_error, created_at, delivered_at) VALUES
+       ('evt_older', 'operator', 'response.failed', 'resp_older', 'https://hooks.example/x', '{}', 'failed', 3, 503, 'HTTP 503', now() - interval '1 minute', NULL),
+       ('evt_newer', 'operator', 'response.completed', 'resp_newer', 'https://hooks.example/x', '{}', 'delivered', 1, 200, NULL, now(), now())`,
+  );
+  const page = await runCli(['responses', 'webhook-deliveries', '--limit', '1'], { env });
+  t.is(page.code, 0, page.stderr);
+  t.regex(page.stdout, /^evt_newer\s+response\.completed\s+resp_newer\s+delivered\s+1\s+200\s/m);
+  t.notRegex(page.stdout, /evt_older/);
+  t.regex(page.stdout, /^more: --cursor \S+ \(or --all\)$/m);
+  const all = await runCli(['--json', 'responses', 'webhook-deliveries', '--all'], { env });
+  t.is(all.code, 0, all.stderr);
+  const lines = all.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { id: string; status: string; last_error: string | null });
+  t.deepEqual(
+    lines.map((line) => [line.id, line.status, line.last_error]),
+    [
+      ['evt_newer', 'delivered', null],
+      ['evt_older', 'failed', 'HTTP 503'],
+    ],
+  );
+  t.false('payload' in (lines[0] as object));
+  const edge = await runCli(['responses', 'webhook-deliveries', '--limit', '100'], { env });
+  t.is(edge.code, 0, edge.stderr);
+  const past = await runCli(['responses', 'webhook-deliveries', '--limit', '101'], { env });
+  t.is(past.code, 2);
+  t.regex(past.stderr, /--limit must be .*100/);
+});
