@@ -85,3 +85,30 @@ test.serial('@openai/agents: the same agent through an upstream that speaks /v1/
   t.true(passed.length >= 2);
   t.like((passed.at(-1)!.body.input as Array<Record<string, unknown>>).at(-1), { type: 'function_call_output', output: weatherJson });
 });
+
+test.serial('@openai/agents: each model call of a streamed run is a background response (providerData background: true), read back by id', async (t) => {
+  // The SDK has no background option of its own: providerData is spread into the request. Only a
+  // streamed run reads a background answer to its end (its events come as they are made); the
+  // non-streamed getResponse takes the first answer, `in_progress` with no output, and does not poll.
+  const client = new OpenAI({ baseURL: `${harness.svc.baseUrl}/v1`, apiKey: harness.svc.operatorToken, maxRetries: 0 });
+  const runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient: client, useResponses: true }), tracingDisabled: true });
+  const getWeather = agentTool({
+    name: 'get_weather',
+    description: 'The weather in a city',
+    parameters: z.object({ city: z.string() }),
+    execute: async ({ city }) => (city === 'Paris' ? weatherJson : 'unknown city'),
+  });
+  const agent = new Agent({
+    name: 'Weather agent',
+    instructions: 'Answer with the weather.',
+    model: 'tool-a',
+    tools: [getWeather],
+    modelSettings: { providerData: { background: true } },
+  });
+  const result = await runner.run(agent, 'Weather in Paris?', { stream: true });
+  await result.completed;
+  t.is(result.finalOutput, toolAnswer(weatherJson));
+  const ids = result.rawResponses.map((response) => response.responseId);
+  t.is(ids.length, 2);
+  for (const id of ids) t.like(await client.responses.retrieve(id!), { id, background: true, status: 'completed' });
+});
