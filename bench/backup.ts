@@ -14,6 +14,7 @@ import { createLogger } from '@svc/server';
 import { SERVER_BIN } from '@svc/testing/server-process';
 import { openDatabase, runMigrations } from '@svc/testing/server-internals';
 import { createTestDatabase } from '@svc/testing/test-database';
+import { reportFigures, type Figure } from './report.ts';
 import { benchArguments } from './args.ts';
 
 const { values } = parseArgs({
@@ -27,6 +28,9 @@ const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))
     .join(' ');
+
+/** Each command's time, handed to the runner at the end (no target: the figures are for the docs). */
+const timings: Figure[] = [];
 
 /** Runs `svc-server <args>` with only the settings given, timed; its --json answer parsed. */
 async function timed(label: string, args: string[], env: Record<string, string>) {
@@ -43,6 +47,7 @@ async function timed(label: string, args: string[], env: Record<string, string>)
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) throw new Error(`${label} exited ${code}`);
   console.log(`${label.padEnd(44)} ${seconds.toFixed(1).padStart(6)} s   load before ${loadBefore}, after ${load()}`);
+  timings.push({ figure: label, svc: Number(seconds.toFixed(1)), unit: 's' });
   return JSON.parse(stdout) as { rows?: number; bytes?: number };
 }
 
@@ -84,6 +89,9 @@ try {
   await timed('backup of the embedded database', ['backup', file], { SVC_DATA_DIR: source });
   console.log(`backup file ${((await stat(file)).size / 1e6).toFixed(1)} MB; ${exported.rows} rows exported`);
   await timed('restore into a new embedded data directory', ['restore', file], { SVC_DATA_DIR: path.join(work, 'restored') });
+  const note = `${posts} posts, ${ledger} ledger entries`;
+  const figures = timings.map((timing) => ({ ...timing, note }));
+  reportFigures('backup', figures);
 } finally {
   await target.drop();
   await rm(work, { recursive: true, force: true });

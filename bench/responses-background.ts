@@ -9,6 +9,7 @@
  *   pnpm exec node bench/responses-background.ts [--runs 40]
  */
 import { loadavg } from 'node:os';
+import { reportFigures } from './report.ts';
 import { startTestServer } from '@svc/testing/test-server';
 import { median, percentile } from './stats.ts';
 
@@ -83,6 +84,21 @@ try {
     target: 'added median < 50 ms at idle',
   };
   console.log(JSON.stringify(figures, null, 2));
+  reportFigures('responses-background', [
+    {
+      figure: 'added to completed, background over foreground (median)',
+      svc: figures.added_median_ms,
+      unit: 'ms',
+      target: { on: 'svc', op: '<', value: 50 },
+      note: `foreground ${figures.foreground_median_ms} ms, background ${figures.background_to_completed_median_ms} ms, ${runs} runs`,
+    },
+    {
+      figure: 'polls per task',
+      svc: figures.polls_per_task,
+      unit: 'polls',
+      note: `one poll ${figures.poll_median_ms} ms, ${figures.poll_process_cpu_ms} ms process CPU`,
+    },
+  ]);
 } finally {
   await svc.close();
 }

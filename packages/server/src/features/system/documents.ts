@@ -250,6 +250,27 @@ export function performanceProtocol(): PerformanceProtocol {
         target: 'under 300 ms for both',
         command: 'pnpm bench:cli-start',
       },
+      {
+        name: 'idle',
+        measures: "an idle svc-server's own CPU per second and, on PostgreSQL, the database transactions per second, over a window after settling",
+        baseline: 'none: absolute figures',
+        target: 'under 2 ms of CPU a second, and under 1 transaction a second',
+        command: 'pnpm bench:idle',
+      },
+      {
+        name: 'backup',
+        measures: '`svc-server export`, `backup` and `restore` of an embedded instance filled with 100,000 posts and 10,000 ledger entries',
+        baseline: 'none: seconds per command, with the load average',
+        target: 'none (the figures are reported in docs/backup.md)',
+        command: 'pnpm bench:backup',
+      },
+      {
+        name: 'responses-background',
+        measures: "a background response's time to `completed` over the same call in the foreground, polls per task, and one poll's cost",
+        baseline: 'the same call in the foreground, interleaved',
+        target: 'under 50 ms added (median) at idle',
+        command: 'pnpm bench:responses-background',
+      },
     ],
     last_local_run: {
       command: 'pnpm bench',
