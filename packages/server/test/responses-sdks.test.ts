@@ -89,7 +89,8 @@ test.serial('@openai/agents: the same agent through an upstream that speaks /v1/
 test.serial('@openai/agents: each model call of a streamed run is a background response (providerData background: true), read back by id', async (t) => {
   // The SDK has no background option of its own: providerData is spread into the request. Only a
   // streamed run reads a background answer to its end (its events come as they are made); the
-  // non-streamed getResponse takes the first answer, `in_progress` with no output, and does not poll.
+  // non-streamed getResponse takes the first answer, `in_progress` with no output, and does not poll
+  // (in @openai/agents 0.20.0 such a run asks again each turn until `Max turns (10) exceeded`).
   const client = new OpenAI({ baseURL: `${harness.svc.baseUrl}/v1`, apiKey: harness.svc.operatorToken, maxRetries: 0 });
   const runner = new Runner({ modelProvider: new OpenAIProvider({ openAIClient: client, useResponses: true }), tracingDisabled: true });
   const getWeather = agentTool({
