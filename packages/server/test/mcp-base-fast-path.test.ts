@@ -195,7 +195,10 @@ async function send(svc: TestServer, entry: Case) {
   return { status: response.status, headers: response.headers, body: comparable(body, svc) };
 }
 
-/** What differs between two servers by nature: request ids, and the server's own URL in a challenge or a message. */
+/** Fields whose values differ between two servers by nature: ids each server makes, and the times it made them. */
+const MADE_HERE: Record<string, string> = { request_id: '<request id>', taskId: '<task id>', createdAt: '<time>', lastUpdatedAt: '<time>' };
+
+/** What differs between two servers by nature: request ids, a task's id and times, and the server's own URL in a challenge or a message. */
 function comparable(value: unknown, svc: TestServer): unknown {
   if (typeof value === 'string') {
     const trimmed = value.trim();
@@ -208,7 +211,7 @@ function comparable(value: unknown, svc: TestServer): unknown {
   }
   if (Array.isArray(value)) return value.map((item) => comparable(item, svc));
   if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, key === 'request_id' ? '<request id>' : comparable(item, svc)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, Object.hasOwn(MADE_HERE, key) ? MADE_HERE[key] : comparable(item, svc)]));
   return value;
 }
 
