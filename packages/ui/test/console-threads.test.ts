@@ -137,6 +137,8 @@ test.serial('sign in with a developer key: checked first, its pages shown, signi
     t.is(await keyPage.getByRole('alert').count(), 0);
 
     await keyPage.getByRole('button', { name: 'Sign out' }).click();
+    // Signing out loads its module first (session-badge.tsx imports it on click): wait for it to end.
+    await keyPage.waitForFunction(() => sessionStorage.getItem('svc.console.session') === null, undefined, { timeout: 10_000 });
     t.is(await keyPage.evaluate(() => sessionStorage.getItem('svc.console.session')), null);
     t.is((await svc.client({ token: key }).oauth.whoami()).credential, 'developer_key', 'the key still works');
     t.deepEqual(keyViolations, [], 'no securitypolicyviolation');
