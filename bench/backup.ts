@@ -46,7 +46,7 @@ async function timed(label: string, args: string[], env: Record<string, string>)
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) throw new Error(`${label} exited ${code}`);
-  console.log(`${label.padEnd(44)} ${seconds.toFixed(1).padStart(6)} s   load before ${loadBefore}, after ${load()}`);
+  process.stdout.write(`${label.padEnd(44)} ${seconds.toFixed(1).padStart(6)} s   load before ${loadBefore}, after ${load()}\n`);
   timings.push({ figure: label, svc: Number(seconds.toFixed(1)), unit: 's' });
   return JSON.parse(stdout) as { rows?: number; bytes?: number };
 }
@@ -55,7 +55,7 @@ const work = await mkdtemp(path.join(tmpdir(), 'svc-bench-backup-'));
 const source = path.join(work, 'source');
 const target = await createTestDatabase({ adminUrl, prefix: 'svc_bench_backup' });
 try {
-  console.log(`backup bench: ${posts} posts, ${ledger} ledger entries; ${cpus().length} cores, load ${load()}`);
+  process.stdout.write(`backup bench: ${posts} posts, ${ledger} ledger entries; ${cpus().length} cores, load ${load()}\n`);
   // The embedded database, migrated and filled in bulk (through the API this would take an hour).
   const log = createLogger('warn');
   const opened = await openDatabase({ databaseUrl: undefined, dataDir: source, poolMax: 1, log });
@@ -82,12 +82,12 @@ try {
   } finally {
     await opened.close();
   }
-  console.log(`filled; load ${load()}`);
+  process.stdout.write(`filled; load ${load()}\n`);
 
   const exported = await timed('export, embedded into PostgreSQL', ['export', '--to', target.databaseUrl!], { SVC_DATA_DIR: source });
   const file = path.join(work, 'svc.backup');
   await timed('backup of the embedded database', ['backup', file], { SVC_DATA_DIR: source });
-  console.log(`backup file ${((await stat(file)).size / 1e6).toFixed(1)} MB; ${exported.rows} rows exported`);
+  process.stdout.write(`backup file ${((await stat(file)).size / 1e6).toFixed(1)} MB; ${exported.rows} rows exported\n`);
   await timed('restore into a new embedded data directory', ['restore', file], { SVC_DATA_DIR: path.join(work, 'restored') });
   const note = `${posts} posts, ${ledger} ledger entries`;
   const figures = timings.map((timing) => ({ ...timing, note }));

@@ -83,7 +83,7 @@ try {
     poll_process_cpu_ms: Number(cpuPerPollMs.toFixed(3)),
     target: 'added median < 50 ms at idle',
   };
-  console.log(JSON.stringify(figures, null, 2));
+  process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
   reportFigures('responses-background', [
     {
       figure: 'added to completed, background over foreground (median)',
