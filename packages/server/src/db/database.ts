@@ -21,7 +21,15 @@ export interface DatabaseOptions {
    * start` begins it while the server's modules load, which do not need it yet).
    */
   embedded?: Promise<EmbeddedPostgres>;
+  /** The server's version when the caller knows it (an embedded database it started): no connection is opened to ask it. */
+  serverVersion?: string;
 }
+
+/** `18.6` → `18.6.0`: Sequelize compares its databaseVersion as semver. */
+const semverOf = (version: string) => {
+  const [major = '0', minor = '0', patch = '0'] = (/^\d+(?:\.\d+){0,2}/.exec(version)?.[0] ?? '0').split('.');
+  return `${major}.${minor}.${patch}`;
+};
 
 /** PostgreSQL when a URL is given; otherwise the embedded PGlite under the data directory. */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -38,6 +46,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // PGlite is a single session: one connection, and queries queue for it.
     pool: { max: embedded ? 1 : options.poolMax, min: 0, idle: 10_000, acquire: 60_000 },
     define: { underscored: true, timestamps: false },
+    // Sequelize asks a new database its version on a connection of its own, outside the pool, and
+    // opens the pool's as soon as that one is closed. PGlite's socket takes one connection at a
+    // time and frees the slot a moment after the close: the pool's connection could be refused
+    // ("Connection terminated unexpectedly"), as it was through database-outage's relay in CI.
+    // The embedded process tells the version (embedded.ts), so no second connection is opened.
+    ...((embedded?.serverVersion ?? options.serverVersion) ? { databaseVersion: semverOf(embedded?.serverVersion ?? options.serverVersion!) } : {}),
   });
   traceQueries(sequelize);
   // PGlite is one session whatever the connection: the statements queryPrepared named on a

@@ -21,7 +21,7 @@ import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { lockDataDirectory } from './data-dir-lock.ts';
 import { migratedTemplateFile, templateFile, unpackTemplate } from './pglite-template.ts';
 
-export type EmbeddedMessage = { type: 'listening'; port: number } | { type: 'prepared' } | { type: 'failed'; message: string };
+export type EmbeddedMessage = { type: 'listening'; port: number; serverVersion: string } | { type: 'prepared' } | { type: 'failed'; message: string };
 
 /**
  * PostgreSQL's memory settings inside the WASM heap, as command-line `-c` options (they win over
@@ -68,19 +68,26 @@ async function loadPGlite() {
   return { PGlite, PGLiteSocketServer, wasmModule };
 }
 
-async function open(directory: string, loading: ReturnType<typeof loadPGlite>): Promise<{ db: PGlite; server: PGLiteSocketServer; port: number }> {
+async function open(
+  directory: string,
+  loading: ReturnType<typeof loadPGlite>,
+): Promise<{ db: PGlite; server: PGLiteSocketServer; port: number; serverVersion: string }> {
   const { PGlite, PGLiteSocketServer, wasmModule } = await loading;
   const db = await PGlite.create({
     dataDir: directory,
     startParams: [...PGlite.defaultStartParams, ...memorySettings],
     ...(wasmModule ? { pgliteWasmModule: wasmModule } : {}),
   });
+  // Asked here, in-process, so the server's driver need not open a connection of its own to ask it
+  // (see database.ts: the socket takes one connection at a time).
+  const { rows } = await db.query<{ server_version: string }>('SHOW server_version');
+  const serverVersion = rows[0]!.server_version;
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0 });
   await server.start();
   const connection = server.getServerConn();
   const port = Number(connection.split(':').pop());
   if (!Number.isInteger(port) || port <= 0) throw new Error(`Embedded database did not report its port (${connection})`);
-  return { db, server, port };
+  return { db, server, port, serverVersion };
 }
 
 if (!process.send) throw new Error('embedded-process.ts is started by the server (embedded.ts), with an IPC channel');
@@ -109,7 +116,7 @@ async function main(dataDir: string, mode: string | undefined, migrationsFingerp
     send({ type: 'prepared' }, () => process.exit(0));
     return;
   }
-  const { db, server, port } = await open(directory, loading!);
+  const { db, server, port, serverVersion } = await open(directory, loading!);
   process.on('message', (message) => {
     if (message !== 'close') return;
     (async () => {
@@ -123,7 +130,7 @@ async function main(dataDir: string, mode: string | undefined, migrationsFingerp
       },
     );
   });
-  send({ type: 'listening', port });
+  send({ type: 'listening', port, serverVersion });
 }
 
 main(process.argv[2]!, process.argv[3], process.argv[4]).catch((error: unknown) =>

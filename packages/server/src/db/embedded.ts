@@ -12,6 +12,8 @@ import { migrations } from './migrations/index.ts';
 export interface EmbeddedPostgres {
   /** A postgres:// URL on a private loopback port, for `pg` and Sequelize. */
   url: string;
+  /** PostgreSQL's version inside PGlite (`SHOW server_version`, e.g. `18.6`). */
+  serverVersion: string;
   /** The database process (for the memory bench, which counts it with the server). */
   pid: number;
   close(): Promise<void>;
@@ -51,7 +53,7 @@ function startProcess(
   dataDir: string,
   mode: ProcessMode,
   migrationsFingerprint?: string,
-): { child: ChildProcess; exited: Promise<string>; ready: Promise<number> } {
+): { child: ChildProcess; exited: Promise<string>; ready: Promise<{ port: number; serverVersion: string }> } {
   // The server's compile cache, when it has one (bin.ts), spares this process Node's TypeScript
   // stripper too; two allocator arenas, as the server on the embedded database has (launch.ts).
   const compileCache = module.getCompileCacheDir?.();
@@ -66,15 +68,15 @@ function startProcess(
     serialization: 'json',
   });
   const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? `exit code ${code}`)));
-  const ready = new Promise<number>((resolve, reject) => {
+  const ready = new Promise<{ port: number; serverVersion: string }>((resolve, reject) => {
     child.once('message', (message: EmbeddedMessage) => {
       if (message.type === 'failed') reject(new Error(message.message));
-      else if (message.type === 'listening') resolve(message.port);
+      else if (message.type === 'listening') resolve({ port: message.port, serverVersion: message.serverVersion });
     });
     child.once('error', reject);
     void exited.then((reason) =>
       mode === 'prepare' && reason === 'exit code 0'
-        ? resolve(0)
+        ? resolve({ port: 0, serverVersion: '' })
         : reject(new Error(`The embedded database process ended (${reason}) before it ${mode === 'prepare' ? 'made the cluster' : 'listened'}`)),
     );
   });
@@ -119,11 +121,12 @@ export async function startEmbeddedPostgres(
   const { child, exited, ready } = (await hasCluster(dataDir))
     ? startProcess(dataDir, 'serve')
     : await startOnNewDirectory(dataDir, options.migratedTemplate ? migrationsFingerprint(migrations) : undefined);
-  const port = await ready;
+  const { port, serverVersion } = await ready;
   let closing = false;
   void exited.then((reason) => closing || onExit(reason));
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    serverVersion,
     pid: child.pid!,
     async close() {
       if (closing) return void (await exited);

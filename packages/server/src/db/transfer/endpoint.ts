@@ -72,7 +72,7 @@ export async function openEndpoint(endpoint: Endpoint, options: { newDirectoryFr
     },
     async migrate(log) {
       await client.end();
-      const database = await openDatabase({ databaseUrl: url, dataDir: '', poolMax: 1, log });
+      const database = await openDatabase({ databaseUrl: url, dataDir: '', poolMax: 1, log, ...(embedded ? { serverVersion: embedded.serverVersion } : {}) });
       try {
         await runMigrations(database.sequelize, log);
       } finally {
