@@ -99,6 +99,9 @@ const featureIndex = (n: FeatureNames) => `import type { ServerDeps } from '../.
 import type { Feature } from '../feature.ts';
 import { create${n.pascal}Handlers, ${n.pascal}Store } from './handlers.ts';
 
+// The feature list (features/index.ts) reads the settings from here, beside the feature.
+export { ${n.camel}ConfigFrom } from './${n.kebab}-config.ts';
+
 /** ${n.pascal}: entries a principal adds and lists, and the operator's view of everyone's. */
 export function create${n.pascal}Feature(deps: Pick<ServerDeps, 'database' | 'config'>) {
   const store = new ${n.pascal}Store(deps.database.sequelize, deps.config.${n.camel});
@@ -185,6 +188,13 @@ export const ${n.camel}ConfigFrom = z
   .transform((env) => ({ perPrincipal: env.${n.env}_PER_PRINCIPAL }));
 
 export type ${n.pascal}Config = z.output<typeof ${n.camel}ConfigFrom>;
+
+// What types \`deps.config.${n.camel}\` (declaration merging); the feature list's line reads it.
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    ${n.camel}: ${n.pascal}Config;
+  }
+}
 `;
 
 const migration = (n: FeatureNames, timestamp: string) => `import { sqlMigration } from './types.ts';

@@ -4,11 +4,13 @@
  * errors and its entry), its server folder (`features/widgets/`: index.ts with `createWidgetsFeature`,
  * handlers.ts holding the store and the handlers, widgets-config.ts), a migration, a test and a docs
  * page: seven files; a feature that grows splits them as the older ones are (contract.ts and
- * errors.ts; a `<f>-store.ts`). And the registration lines: the contract list
- * (`packages/schemas/src/contract.ts`: the entry, and an `export *` so @svc/schemas exports its
- * schemas), the feature list (`packages/server/src/features/index.ts`) and, for its setting,
- * `featureConfigs` (config.ts). config-each-feature.test.ts derives the setting's wrong-value row
- * from its schema, so it needs no edit.
+ * errors.ts; a `<f>-store.ts`). And two registration lines, each with its import: the contract
+ * list (`packages/schemas/src/contract.ts`: the entry, and an `export *` so @svc/schemas exports
+ * its schemas) and the feature list (`packages/server/src/features/index.ts`: one `.add` line
+ * naming the feature, its settings parser and how it is built). Its settings are typed into
+ * `deps.config` by its `<f>-config.ts` (declaration merging), so no central file types them.
+ * config-each-feature.test.ts derives the setting's wrong-value row from its schema, so it needs
+ * no edit.
  * What it writes is a paged list with an operator view and a per-principal cap: the recipes of
  * docs/contributing.md, to rename and reshape.
  *
@@ -62,7 +64,7 @@ function insertBeforeClosing(text: string, opening: string, closing: string, lin
   return lines.join('\n');
 }
 
-/** The registration lines: an import and one list entry in each of the three lists. */
+/** The registration lines: an import and one list entry in each of the two lists. */
 function registrations(names: FeatureNames): Array<{ file: string; edit: (text: string, file: string) => string }> {
   const { kebab, camel, pascal } = names;
   return [
@@ -84,33 +86,18 @@ function registrations(names: FeatureNames): Array<{ file: string; edit: (text: 
     },
     {
       file: 'packages/server/src/features/index.ts',
+      // The line goes first in the list: a new feature is given nothing by the features above it
+      // (move it below those it comes to need), and the list's last line ends the statement.
       edit: (text, file) =>
-        insertBeforeClosing(
+        insertAfterLast(
           insertAfterLast(
             text,
             /^import \{ create[A-Za-z0-9]+Feature \} from '\.\/[a-z0-9-]+\/index\.ts';$/,
-            `import { create${pascal}Feature } from './${kebab}/index.ts';`,
+            `import { create${pascal}Feature, ${camel}ConfigFrom } from './${kebab}/index.ts';`,
             file,
           ),
-          '  return combineFeatures([',
-          '  ]);',
-          `    create${pascal}Feature(deps),`,
-          file,
-        ),
-    },
-    {
-      file: 'packages/server/src/config.ts',
-      edit: (text, file) =>
-        insertBeforeClosing(
-          insertAfterLast(
-            text,
-            /^import \{ [A-Za-z0-9]+ConfigFrom \} from '\.\/features\/.*-config\.ts';$/,
-            `import { ${camel}ConfigFrom } from './features/${kebab}/${kebab}-config.ts';`,
-            file,
-          ),
-          'export const featureConfigs = {',
-          '};',
-          `  ${camel}: ${camel}ConfigFrom,`,
+          /^export const featureList = new FeatureList<.*>\(\)$/,
+          `  .add('${camel}', { ${camel}: ${camel}ConfigFrom }, (deps) => create${pascal}Feature(deps))`,
           file,
         ),
     },

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Config } from './config.ts';
+import type { Config } from './server-config.ts';
 import type { Database } from './db/database.ts';
 import type { CacheRegistry } from './observability/cache-registry.ts';
 import type { ModelRegistry } from './features/models/model-registry.ts';

@@ -27,3 +27,10 @@ export const billingConfigFrom = z
   }));
 
 export type BillingConfig = z.output<typeof billingConfigFrom>;
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** billing-config.ts's settings, read by the feature list's billing line. */
+    billing: BillingConfig;
+  }
+}

@@ -168,3 +168,10 @@ function resolveX402Config(env: X402Env): X402Config | { error: string } {
     facilitatorTimeoutMs: env.SVC_X402_FACILITATOR_TIMEOUT_MS,
   };
 }
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** x402-config.ts's settings, read by the feature list's x402 line. */
+    x402: X402Config;
+  }
+}

@@ -46,3 +46,10 @@ export const blackboardConfigFrom = z
   }));
 
 export type BlackboardConfig = z.output<typeof blackboardConfigFrom>;
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** blackboard-config.ts's settings, read by the feature list's blackboard line. */
+    blackboard: BlackboardConfig;
+  }
+}

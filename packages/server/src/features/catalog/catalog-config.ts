@@ -14,3 +14,10 @@ export const catalogConfigFrom = z
   }));
 
 export type CatalogConfig = z.output<typeof catalogConfigFrom>;
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** catalog-config.ts's settings, read by the feature list's catalog line. */
+    catalog: CatalogConfig;
+  }
+}

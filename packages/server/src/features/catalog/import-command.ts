@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../server-config.ts';
 import { openDatabase } from '../../db/database.ts';
 import { runMigrations } from '../../db/migrate.ts';
 import type { Logger } from 'pino';
-import { publicUrls } from '../../config.ts';
+import { publicUrls } from '../../server-config.ts';
 import { createObjectStore } from './index.ts';
 import { importCatalog, parseJsonLines, type ImportResult } from './import-catalog.ts';
 

@@ -55,3 +55,10 @@ export const identityConfigFrom = z
   }));
 
 export type IdentityConfig = z.output<typeof identityConfigFrom>;
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** identity-config.ts's settings, read by the feature list's identity line. */
+    identity: IdentityConfig;
+  }
+}

@@ -52,3 +52,10 @@ export type LimitsConfig = z.output<typeof limitsConfigFrom>;
 export function effectiveKeyLimits(own: KeyLimits | null | undefined, defaults: EffectiveLimits): EffectiveLimits {
   return { ...defaults, ...withoutNulls(own ?? {}) };
 }
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** limits-config.ts's settings, read by the feature list's limits line. */
+    limits: LimitsConfig;
+  }
+}

@@ -37,3 +37,10 @@ export const responseCacheConfigFrom = z
   }));
 
 export type ResponseCacheConfig = z.output<typeof responseCacheConfigFrom>;
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** response-cache-config.ts's settings, read by the feature list's responseCache line. */
+    responseCache: ResponseCacheConfig;
+  }
+}

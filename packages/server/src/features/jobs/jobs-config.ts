@@ -49,3 +49,10 @@ export const jobsConfigFrom = z
   }));
 
 export type JobsConfig = z.output<typeof jobsConfigFrom>;
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** jobs-config.ts's settings, read by the feature list's jobs line. */
+    jobs: JobsConfig;
+  }
+}

@@ -38,3 +38,10 @@ export const pdfConfigFrom = z
   }));
 
 export type PdfConfig = z.output<typeof pdfConfigFrom>;
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** pdf-config.ts's settings, read by the feature list's pdf line. */
+    pdf: PdfConfig;
+  }
+}

@@ -15,3 +15,10 @@ export const requestsConfigFrom = z
   .transform((env) => ({ perHour: env.SVC_REQUESTS_PER_HOUR, perDay: env.SVC_REQUESTS_PER_DAY }));
 
 export type RequestsConfig = z.output<typeof requestsConfigFrom>;
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** requests-config.ts's settings, read by the feature list's requests line. */
+    requests: RequestsConfig;
+  }
+}

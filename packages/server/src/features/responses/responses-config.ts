@@ -39,3 +39,10 @@ export const responsesConfigFrom = z
 
 export type ResponsesConfig = z.output<typeof responsesConfigFrom>;
 export type WebhookConfig = ResponsesConfig['webhook'];
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** responses-config.ts's settings, read by the feature list's responses line. */
+    responses: ResponsesConfig;
+  }
+}

@@ -31,3 +31,10 @@ export const tasksConfigFrom = z
   }));
 
 export type TasksConfig = z.output<typeof tasksConfigFrom>;
+
+declare module '../../server-config.ts' {
+  interface FeatureConfigs {
+    /** tasks-config.ts's settings, read by the feature list's tasks line. */
+    tasks: TasksConfig;
+  }
+}
