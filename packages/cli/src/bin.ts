@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import nodeModule from 'node:module';
 import { cliVersion } from './cli-version.ts';
 import { endQuietlyOnClosedPipe } from './closed-pipe.ts';
 import { unsupportedNode } from './node-version.ts';
@@ -9,6 +10,10 @@ if (unsupported) {
   process.stderr.write(`error: ${unsupported}\n`);
   process.exit(1);
 }
+// Compiled modules (and, on Node 24, TypeScript stripped to JavaScript) are cached on disk between
+// runs: the second `svc` of a session starts without compiling its modules again (start-up, issue 44).
+// Read off the default export: Node.js 20 has no such export, and its refusal above must still print.
+nodeModule.enableCompileCache?.();
 endQuietlyOnClosedPipe(process.stdout);
 endQuietlyOnClosedPipe(process.stderr);
 // `svc --version` alone answers here, before the program (and the whole contract) is imported.

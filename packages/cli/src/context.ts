@@ -1,4 +1,6 @@
-import { createClient, resolveOptions, SvcError, type SvcClient } from '@svc/client';
+import { resolveOptions, SvcError } from '@svc/client/core';
+import type { SvcClient } from '@svc/client';
+import type { BlackboardClient } from '@svc/client/blackboard';
 import { CliFailure, UsageError } from './failure.ts';
 import type { Command } from 'commander';
 import { Output } from './output.ts';
@@ -21,11 +23,34 @@ export interface CliContext {
   options: GlobalOptions;
   output: Output;
   client(): SvcClient;
+  /**
+   * The blackboard's methods and helpers, for commands declared with `{ client: 'blackboard' }`:
+   * from the blackboard's client alone (its contract entry, not the whole contract), or from the
+   * full client when a stored OAuth session needs refreshing.
+   */
+  blackboard(): BlackboardClient['blackboard'];
   /** The base URL commands talk to (the key of the stored session). */
   baseUrl(): string;
   /** The profile in use (--profile, SVC_PROFILE, else `default`) and its stored settings. */
   profileName(): string;
   profile(): Profile;
+}
+
+/**
+ * Which client a command's action uses, loaded before it runs: `full` (`@svc/client`, every
+ * feature's contract), `blackboard` (`@svc/client/blackboard`, one feature's), or `none`. The
+ * CLI loads only what the running command needs: its start-up is the user's wait (issue 44).
+ */
+export type ClientKind = 'full' | 'blackboard' | 'none';
+
+let fullClientModule: typeof import('@svc/client') | undefined;
+let blackboardClientModule: typeof import('@svc/client/blackboard') | undefined;
+
+/** Loads the client module a command needs (each once per process); `contextFor`'s `client()` and `blackboard()` read them. */
+export async function loadClient(kind: ClientKind, cli?: CliContext): Promise<void> {
+  const needsFull = kind === 'full' || (kind === 'blackboard' && cli !== undefined && !cli.options.token && loadSession(cli.baseUrl()) !== undefined);
+  if (needsFull) fullClientModule ??= await import('@svc/client');
+  else if (kind === 'blackboard') blackboardClientModule ??= await import('@svc/client/blackboard');
 }
 
 /**
@@ -45,6 +70,7 @@ export function contextFor(command: Command, { profileMayBeNew = false } = {}): 
     tokenFrom: flags.token ? '--token or SVC_TOKEN' : profile.token ? `profile ${profileName}` : undefined,
   };
   let client: SvcClient | undefined;
+  let boardClient: BlackboardClient | undefined;
   return {
     options,
     output: new Output({ json: Boolean(options.json) }),
@@ -54,7 +80,8 @@ export function contextFor(command: Command, { profileMayBeNew = false } = {}): 
         // refreshed when it expires and written back so the next command starts fresh.
         const baseUrl = this.baseUrl();
         const stored = options.token ? undefined : loadSession(baseUrl);
-        client = createClient({
+        if (!fullClientModule) throw new Error('the client is not loaded: run the action through withContext, or await loadClient("full") first');
+        client = fullClientModule.createClient({
           baseUrl: options.baseUrl,
           apiUrl: options.apiUrl,
           token: options.token,
@@ -62,6 +89,12 @@ export function contextFor(command: Command, { profileMayBeNew = false } = {}): 
         });
       }
       return client;
+    },
+    blackboard() {
+      if (fullClientModule) return this.client().blackboard;
+      if (!blackboardClientModule) throw new Error('the blackboard client is not loaded: declare the action with { client: "blackboard" }');
+      boardClient ??= blackboardClientModule.createBlackboardClient({ baseUrl: options.baseUrl, apiUrl: options.apiUrl, token: options.token });
+      return boardClient.blackboard;
     },
     baseUrl() {
       return resolveOptions({ baseUrl: options.baseUrl, apiUrl: options.apiUrl }).baseUrl;
@@ -74,13 +107,14 @@ export function contextFor(command: Command, { profileMayBeNew = false } = {}): 
 /** Wraps an action so it receives the context first; errors reach the program's handler. */
 export function withContext<A extends unknown[]>(
   action: (cli: CliContext, ...args: A) => Promise<void> | void,
-  contextOptions: { profileMayBeNew?: boolean } = {},
+  contextOptions: { profileMayBeNew?: boolean; client?: ClientKind } = {},
 ) {
   return async function run(this: Command, ...args: unknown[]): Promise<void> {
     const command = args[args.length - 1] as Command;
     const cli = contextFor(command, contextOptions);
     checkUrl('--base-url', 'SVC_BASE_URL', cli.options.baseUrl);
     checkUrl('--api-url', 'SVC_API_URL', cli.options.apiUrl);
+    await loadClient(contextOptions.client ?? 'full', cli);
     try {
       await action(cli, ...(args.slice(0, -1) as A));
     } catch (error) {

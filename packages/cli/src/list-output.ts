@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { everyoneViewWho, type RouteDefinition } from '@svc/schemas';
+import { everyoneViewWho, type RouteDefinition } from '@svc/schemas/core';
 import type { CliContext } from './context.ts';
 import { fieldRule, limitText, rangeText, type FlagPart } from './contract-flags.ts';
 import { UsageError } from './failure.ts';

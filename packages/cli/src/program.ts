@@ -1,7 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
-import { SvcError } from '@svc/client';
+import type { SvcError } from '@svc/client/core';
 import { cliVersion } from './cli-version.ts';
-import { registerCommands } from './commands/index.ts';
+import { registerCommands, registerCommandsFor } from './commands/index.ts';
 import { CliFailure, UsageError } from './failure.ts';
 import { jsonText, terminalSafe } from './terminal-safe.ts';
 
@@ -9,8 +9,9 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-export function buildProgram(): Command {
-  const program = new Command('svc')
+/** The program with its global options and no commands yet. */
+function rootProgram(): Command {
+  return new Command('svc')
     .description('The svc command line: blackboard posts, verified downloads, inference and account work against an svc server.')
     .version(cliVersion(), '-v, --version', 'print the CLI version')
     .addOption(new Option('--base-url <url>', 'base surface URL').env('SVC_BASE_URL'))
@@ -22,10 +23,26 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .exitOverride()
     .configureOutput({ outputError: (message, write) => write(message) });
-  registerCommands(program);
-  // Subcommands inherit exit handling so a usage error anywhere exits with 2.
+}
+
+/** Subcommands inherit exit handling so a usage error anywhere exits with 2. */
+function withExitOverride(program: Command): Command {
   for (const command of program.commands) command.exitOverride();
   return program;
+}
+
+/** The whole program, every command group loaded (what completion walks). */
+export async function buildProgram(): Promise<Command> {
+  const program = rootProgram();
+  await registerCommands(program);
+  return withExitOverride(program);
+}
+
+/** The program as this command line needs it: only the group that owns its command is loaded. */
+export async function programFor(argv: string[]): Promise<Command> {
+  const program = rootProgram();
+  await registerCommandsFor(program, argv.slice(2));
+  return withExitOverride(program);
 }
 
 function describe(error: SvcError): string {
@@ -35,7 +52,7 @@ function describe(error: SvcError): string {
 
 /** Runs the CLI and answers its exit code: 0 ok, 1 failure, 2 usage error. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = await programFor(argv);
   try {
     await program.parseAsync(argv);
     return EXIT_OK;
@@ -52,6 +69,8 @@ export async function main(argv: string[]): Promise<number> {
       if (!error.silent) process.stderr.write(`error: ${terminalSafe(error.message)}\n`);
       return error.exitCode;
     }
+    // The client's errors are loaded only here: `svc --help` needs neither the client nor zod.
+    const { SvcError } = await import('@svc/client/core');
     if (SvcError.isInstance(error)) {
       // With --json the error is JSON too, so scripts can branch on its stable code.
       const asJson = argv.includes('--json');

@@ -1,4 +1,4 @@
-import { isRoute, type ClientResponse, type ContractTree, type PagingSpec, type RequestArgs, type RouteDefinition } from '@svc/schemas';
+import { isRoute, type ClientResponse, type ContractTree, type PagingSpec, type RequestArgs, type RouteDefinition } from '@svc/schemas/core';
 import { walkItems, walkPages, type ItemWalkOptions, type PageWalkOptions } from './paging.ts';
 import type { CallOptions, RawResult, RequestInput, Transport } from './transport.ts';
 

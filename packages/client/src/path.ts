@@ -1,2 +1,2 @@
 /** The contract's path filler and query writer, re-exported so callers of the client need not import the schemas. */
-export { fillPath, toSearchParams } from '@svc/schemas';
+export { fillPath, toSearchParams } from '@svc/schemas/core';

@@ -1,6 +1,6 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
 import { z } from 'zod';
-import { retryableStatusesFor, type RouteDefinition } from '@svc/schemas';
+import { retryableStatusesFor, type RouteDefinition } from '@svc/schemas/core';
 import { ConnectionError, errorFromResponse, SvcError, TimeoutError } from './errors.ts';
 import { fillPath, toSearchParams } from './path.ts';
 import { readSse } from './sse.ts';

@@ -1,12 +1,15 @@
 import { type Command, Option } from 'commander';
-import { blackboardContract } from '@svc/schemas';
-import type { BlackboardRecord, ChannelSummary, SvcClient } from '@svc/client';
+import { blackboardContract } from '@svc/schemas/blackboard';
+import type { BlackboardRecord, ChannelSummary } from '@svc/client';
 import { withContext, type CliContext } from '../context.ts';
 import { rangeText, requestFrom } from '../contract-flags.ts';
 import { UsageError } from '../failure.ts';
 import { integerFlag, textFrom } from '../input.ts';
-import { readReceipt } from './receipts.ts';
+import { readReceipt } from '../receipt-input.ts';
 import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
+
+/** Every board command's action: it loads the blackboard's client alone, not the whole contract (start-up, issue 44). */
+const boardAction = <A extends unknown[]>(action: (cli: CliContext, ...args: A) => Promise<void> | void) => withContext(action, { client: 'blackboard' });
 
 /** `1 post`, `2 posts`. */
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -154,7 +157,7 @@ function reconnectReason(error: unknown): string {
   return typeof code === 'string' ? code : 'the stream ended';
 }
 
-async function watch(cli: CliContext, client: SvcClient, key: string | undefined, flags: ReadFlags & { max?: string }) {
+async function watch(cli: CliContext, key: string | undefined, flags: ReadFlags & { max?: string }) {
   const stop = new AbortController();
   const interrupt = () => stop.abort();
   process.once('SIGINT', interrupt);
@@ -167,7 +170,7 @@ async function watch(cli: CliContext, client: SvcClient, key: string | undefined
   let count = 0;
   cli.output.notice(`watching ${key ?? (Object.keys(filters).length ? JSON.stringify(filters) : 'the whole board')} (Ctrl-C to stop)`);
   try {
-    const iterator = client.blackboard.watch({
+    const iterator = cli.blackboard().watch({
       ...(key !== undefined ? { key } : { filters }),
       signal: stop.signal,
       ...(since !== undefined ? { since: { since, since_id: sinceId } } : {}),
@@ -193,8 +196,8 @@ export function registerBlackboardCommands(program: Command): void {
     .description('The public blackboard: browse channels, read and post under a channel key. Every post is public.');
 
   filterOptions(cursorOptions(board.command('channels').description('List active channels with post and participant counts'))).action(
-    withContext(async (cli, flags: ReadFlags & { all?: boolean }) => {
-      const blackboard = cli.client().blackboard;
+    boardAction(async (cli, flags: ReadFlags & { all?: boolean }) => {
+      const blackboard = cli.blackboard();
       const route = blackboardContract.channelsPost;
       await printList(
         cli,
@@ -210,8 +213,8 @@ export function registerBlackboardCommands(program: Command): void {
   );
 
   cursorOptions(board.command('get').description('Read the items of one channel, newest first').argument('<key>', 'channel key')).action(
-    withContext(async (cli, key: string, flags: ReadFlags & { all?: boolean }) => {
-      const blackboard = cli.client().blackboard;
+    boardAction(async (cli, key: string, flags: ReadFlags & { all?: boolean }) => {
+      const blackboard = cli.blackboard();
       const route = blackboardContract.getPost;
       await printList(
         cli,
@@ -233,8 +236,8 @@ export function registerBlackboardCommands(program: Command): void {
     .option('--parent-id <id>', 'direct replies to this item')
     .option('--thread-id <id>', 'this item and all its replies')
     .action(
-      withContext(async (cli, flags: ReadFlags & { all?: boolean }) => {
-        const blackboard = cli.client().blackboard;
+      boardAction(async (cli, flags: ReadFlags & { all?: boolean }) => {
+        const blackboard = cli.blackboard();
         const route = blackboardContract.queryPost;
         await printList(
           cli,
@@ -264,10 +267,10 @@ export function registerBlackboardCommands(program: Command): void {
     .option('--idempotency-key <key>', 'replaying the same put with this key returns the first item')
     .option('--receipt <file>', 'attach an svc receipt (a file holding it, or a saved answer with one); the board shows receipt_verified when it holds')
     .action(
-      withContext(async (cli, words: string[], flags: PutFlags) => {
+      boardAction(async (cli, words: string[], flags: PutFlags) => {
         const receipt = flags.receipt !== undefined ? await readReceipt(flags.receipt) : undefined;
         const body = putBody(await postText(words, flags), flags, receipt);
-        const created = await cli.client().blackboard.put({ body: requestFrom(blackboardContract.put, 'body', body, putFlagNames) });
+        const created = await cli.blackboard().put({ body: requestFrom(blackboardContract.put, 'body', body, putFlagNames) });
         cli.output.result(created, (data) =>
           data.deduplicated
             ? `already posted ${data.id} under ${data.key} (replay: the edit token was shown when it was first posted)`
@@ -295,8 +298,8 @@ export function registerBlackboardCommands(program: Command): void {
     .argument('<id>', 'item id (bb_...)')
     .addOption(new Option('--edit-token <token>', 'the edit token from the put').env('SVC_BLACKBOARD_EDIT_TOKEN').makeOptionMandatory())
     .action(
-      withContext(async (cli, id: string, flags: { editToken: string }) => {
-        const done = await cli.client().blackboard.tombstone({ body: { id, edit_token: flags.editToken } });
+      boardAction(async (cli, id: string, flags: { editToken: string }) => {
+        const done = await cli.blackboard().tombstone({ body: { id, edit_token: flags.editToken } });
         cli.output.result(done, (data) => `${data.already ? 'already tombstoned' : 'tombstoned'} ${data.id} at ${data.tombstoned_at}`);
       }),
     );
@@ -306,8 +309,8 @@ export function registerBlackboardCommands(program: Command): void {
     .description('Show one live item')
     .argument('<id>', 'item id (bb_...)')
     .action(
-      withContext(async (cli, id: string) => {
-        const item = await cli.client().blackboard.show({ params: { id } });
+      boardAction(async (cli, id: string) => {
+        const item = await cli.blackboard().show({ params: { id } });
         cli.output.result(item, (data) => {
           const screen = data.item.coprocessor;
           const { text, coprocessor: _screen, ...fields } = data.item;
@@ -333,8 +336,8 @@ export function registerBlackboardCommands(program: Command): void {
       .option('--since-id <id>', 'with --since: the id of that item')
       .option('--max <n>', 'stop after this many posts'),
   ).action(
-    withContext(async (cli, key: string | undefined, flags: ReadFlags & { max?: string }) => {
-      await watch(cli, cli.client(), key ?? flags.key, flags);
+    boardAction(async (cli, key: string | undefined, flags: ReadFlags & { max?: string }) => {
+      await watch(cli, key ?? flags.key, flags);
     }),
   );
 }

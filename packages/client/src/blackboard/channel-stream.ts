@@ -1,4 +1,5 @@
-import { watchEventId, type BlackboardRecord, type BlackboardWatchEvent, type SseMessage } from '@svc/schemas';
+import { watchEventId, type BlackboardRecord, type BlackboardWatchEvent } from '@svc/schemas/blackboard';
+import type { SseMessage } from '@svc/schemas/core';
 import { ClientError, RateLimitError, SvcError } from '../errors.ts';
 import { retryAfterMs, type CallOptions } from '../transport.ts';
 
