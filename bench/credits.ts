@@ -80,7 +80,7 @@ async function customer(server: ServerProcess) {
   const session = await anonymous.oauth.login({ clientName: 'credits bench' });
   const agent = createClient({ baseUrl: server.baseUrl, apiUrl: server.baseUrl, token: session.accessToken, retry: 0 });
   const id = (await agent.oauth.whoami()).id;
-  const key = await agent.credentials.create({ body: { name: 'credits bench', scopes: ['billing:read', 'billing:write', 'inference:invoke'] } });
+  const key = await agent.developerKeys.create({ body: { name: 'credits bench', scopes: ['billing:read', 'billing:write', 'inference:invoke'] } });
   return { id, token: key.secret };
 }
 

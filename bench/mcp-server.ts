@@ -17,7 +17,7 @@ const { svc, baseUrl, apiUrl } = await startSvcInThread(dataDir, databaseUrl, {
 // an agent's OAuth access token, and a developer key (no limits, as keys are by default) that agent made.
 const session = await createClient({ baseUrl, apiUrl, retry: 0 }).oauth.login({ clientName: 'mcp bench' });
 const agent = createClient({ baseUrl, apiUrl, retry: 0, token: session.accessToken });
-const created = await agent.credentials.create({ body: { name: 'bench', scopes: ['models:read', 'inference:invoke'] } });
+const created = await agent.developerKeys.create({ body: { name: 'bench', scopes: ['models:read', 'inference:invoke'] } });
 const credentials = { operator: svc.operatorToken, key: created.secret, agent: session.accessToken };
 parentPort!.postMessage({ url: baseUrl });
 answerBenchMessages(

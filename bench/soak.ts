@@ -79,8 +79,8 @@ async function residentMiB(): Promise<number> {
 
 const client = (token?: string) => createClient({ baseUrl: server.baseUrl, token, retry: 0, timeout: 30_000 });
 const session = await client().oauth.login({ clientName: 'soak' });
-const key = await client(session.accessToken).credentials.create({ body: { name: 'soak', scopes: ['models:read'] } });
-const hostileKey = await client(session.accessToken).credentials.create({
+const key = await client(session.accessToken).developerKeys.create({ body: { name: 'soak', scopes: ['models:read'] } });
+const hostileKey = await client(session.accessToken).developerKeys.create({
   body: { name: 'soak hostile', scopes: ['inference:invoke', 'jobs:write', 'jobs:read'] },
 });
 const plan = (await client().catalog.downloadPlan({ params: { id: 'prompt-injection-rules' } })).files.find((file) => file.path === 'rules.jsonl')!;

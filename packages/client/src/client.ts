@@ -17,12 +17,15 @@ export type SvcClient = { readonly [Feature in keyof Contract]: FeatureClient<Fe
   /** Chat completions as openai-node spells them: `svc.chat.completions.create({ messages, stream })`. */
   readonly chat: { readonly completions: ChatCompletionsHelpers };
   /**
-   * Developer keys, under the name the docs and `svc keys` use: the same methods as `credentials`,
-   * which is the contract's key (after the spec's `/v1/developer/credentials`).
+   * @deprecated The former name of `developerKeys` (the same methods), after the spec's path
+   * `/v1/developer/credentials`; kept working, to be removed in a major version.
    */
-  readonly developerKeys: FeatureClient<'credentials'>;
-  /** Every method again, answering `{ data, response }` (headers, status). */
-  readonly withResponse: RawClientOf<Contract>;
+  readonly credentials: FeatureClient<'developerKeys'>;
+  /** Every method again, answering `{ data, response }` (headers, status); `credentials` is `developerKeys`'s former name. */
+  readonly withResponse: RawClientOf<Contract> & {
+    /** @deprecated The former name of `withResponse.developerKeys`. */
+    readonly credentials: RawClientOf<Contract>['developerKeys'];
+  };
   readonly transport: Transport;
   readonly baseUrl: string;
   readonly apiUrl: string;
@@ -92,8 +95,8 @@ export function createClient(options: SvcClientOptions = {}): SvcClient {
   attachFeatureHelpers({ methods, transport });
   return Object.assign(methods as unknown as SvcClient, {
     chat: createChatHelpers(methods.inference),
-    developerKeys: methods.credentials,
-    withResponse: raw,
+    credentials: methods.developerKeys,
+    withResponse: Object.assign(raw, { credentials: raw.developerKeys }),
     transport,
     baseUrl: transport.options.baseUrl,
     apiUrl: transport.options.apiUrl,

@@ -18,7 +18,7 @@ export interface PagingMethods<R extends RouteDefinition> {
    *
    * @example
    * ```ts
-   * for await (const key of svc.credentials.list.all({ query: { limit: 100 } })) process.stdout.write(`${key.credential_id}\n`);
+   * for await (const key of svc.developerKeys.list.all({ query: { limit: 100 } })) process.stdout.write(`${key.credential_id}\n`);
    * for await (const row of svc.catalog.search.all({ query: { q: 'rerank' } }, { limit: 10 })) process.stdout.write(`${row.id}\n`);
    * ```
    */

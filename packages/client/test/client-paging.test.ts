@@ -73,12 +73,12 @@ test('every paging declaration names fields its route really has, and every curs
     if (spec.cursorParam) t.truthy(request![spec.cursorParam], `${id}: ${spec.cursorIn} has ${spec.cursorParam}`);
   }
   t.true(declared >= 10);
-  t.true(isRoute(contract.credentials.list) && (contract.credentials.list as RouteDefinition).paging !== undefined);
+  t.true(isRoute(contract.developerKeys.list) && (contract.developerKeys.list as RouteDefinition).paging !== undefined);
 });
 
 test('the OpenAPI document publishes each paging declaration as x-svc-paging', async (t) => {
   const document = (await (await fetch(`${svc.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, Record<string, unknown>>> };
-  t.deepEqual(document.paths['/v1/developer/credentials']!.get!['x-svc-paging'], contract.credentials.list.paging);
+  t.deepEqual(document.paths['/v1/developer/credentials']!.get!['x-svc-paging'], contract.developerKeys.list.paging);
   t.deepEqual(document.paths['/api/v1/blackboard/get']!.post!['x-svc-paging'], contract.blackboard.getPost.paging);
   t.is(document.paths['/v1/developer/credentials']!.post!['x-svc-paging'], undefined);
 });

@@ -17,5 +17,6 @@ export * from './everyone-view.ts';
 export * from './version.ts';
 export * from './inference/upstreams.ts';
 export * from './agent-tools.ts';
+export * from './former-names.ts';
 export * from './mcp-tool-listing.ts';
 export { compactJsonSchema } from './compact-json-schema.ts';

@@ -72,7 +72,7 @@ test('every bearer-only route refuses a developer key, even one with every scope
   const { client: agent } = await signInAgent(svc);
   const full = (await createKey(agent, [...allScopes], 'all scopes')).secret;
   const bearerOnly = routes.filter(({ route }) => route.auth.kind === 'bearer');
-  t.true(bearerOnly.some(({ id }) => id === 'credentials.create'));
+  t.true(bearerOnly.some(({ id }) => id === 'developerKeys.create'));
   for (const { id, route } of bearerOnly) {
     const response = await call(route, full);
     t.is(response.status, 403, id);
@@ -88,11 +88,11 @@ test('every bearer-only route refuses a developer key, even one with every scope
 /** `ownerStatus`: what the owner's call answers when not a success (the resource was found, the action not allowed in its state). */
 type Maker = (svc: TestServer) => Promise<{ owner: string; params: Record<string, string>; ownerStatus?: number; body?: unknown }>;
 const OWNED_RESOURCES: Record<string, Maker> = {
-  'credentials.rotate': makeCredential,
-  'credentials.revoke': makeCredential,
-  'credentials.receipts': makeCredential,
-  'credentials.update': async (server) => ({ ...(await makeCredential(server)), body: { limits: { requests_per_minute: 5 } } }),
-  'credentials.usage': makeCredential,
+  'developerKeys.rotate': makeCredential,
+  'developerKeys.revoke': makeCredential,
+  'developerKeys.receipts': makeCredential,
+  'developerKeys.update': async (server) => ({ ...(await makeCredential(server)), body: { limits: { requests_per_minute: 5 } } }),
+  'developerKeys.usage': makeCredential,
   'requests.receipt': makeCatalogRequest,
   'jobs.get': makeFinishedJob,
   'jobs.result': makeFinishedJob,

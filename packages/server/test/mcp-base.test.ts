@@ -101,8 +101,8 @@ test('the contract walk: every agent-callable route is a tool, every tool is a r
   ])
     t.true(names.includes(expected), expected);
   for (const refused of [
-    'credentials_create',
-    'credentials_rotate',
+    'developer_keys_create',
+    'developer_keys_rotate',
     'billing_checkout',
     'credits_chat',
     'x402_chat',
@@ -115,7 +115,7 @@ test('the contract walk: every agent-callable route is a tool, every tool is a r
   const annotations = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
   t.true(annotations.catalog_search!.readOnlyHint);
   t.true(annotations.jobs_cancel!.destructiveHint);
-  t.true(annotations.credentials_revoke!.destructiveHint);
+  t.true(annotations.developer_keys_revoke!.destructiveHint);
   t.false(annotations.inference_rerank!.destructiveHint);
   t.true(annotations.jobs_submit!.idempotentHint, 'jobs_submit honours an Idempotency-Key');
 });

@@ -11,5 +11,5 @@ export async function signInAgent(svc: TestServer, scope?: string): Promise<{ se
 }
 
 export async function createKey(agent: SvcClient, scopes: Scope[], name = 'test key'): Promise<DeveloperCredentialSecretResponse> {
-  return agent.credentials.create({ body: { name, scopes } });
+  return agent.developerKeys.create({ body: { name, scopes } });
 }

@@ -7,5 +7,5 @@ export * from './key-limits.ts';
 export * from './contract.ts';
 export * from './errors.ts';
 
-/** OAuth and developer keys. One entry of the root contract list (`contract.ts`). */
-export const identityFeatureContract = defineFeatureContract({ routes: { oauth: oauthContract, credentials: credentialsContract }, errors: identityErrors });
+/** OAuth and developer keys (`developerKeys`; `credentials` until 0.x, kept as an alias: former-names.ts). One entry of the root contract list (`contract.ts`). */
+export const identityFeatureContract = defineFeatureContract({ routes: { oauth: oauthContract, developerKeys: credentialsContract }, errors: identityErrors });

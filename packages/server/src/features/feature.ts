@@ -7,7 +7,7 @@ export type ContractHandlers = HandlersOf<Contract>;
 
 /**
  * What every `features/<f>/index.ts` builds with `create<F>Feature(deps, given?)`: the handlers
- * of the contract keys it owns (one or several, e.g. identity owns `oauth` and `credentials`),
+ * of the contract keys it owns (one or several, e.g. identity owns `oauth` and `developerKeys`),
  * and optionally the credential resolvers it adds and how to stop its background work. A
  * feature may return more (the services other features are given), beside these.
  *

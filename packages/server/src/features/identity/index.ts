@@ -86,11 +86,11 @@ export async function createIdentityFeature(
       await developerKeys.close();
       await listener?.close();
     },
-    handlers: { oauth: createOAuthHandlers(deps, service), credentials: createCredentialsHandlers(developerKeys) },
+    handlers: { oauth: createOAuthHandlers(deps, service), developerKeys: createCredentialsHandlers(developerKeys) },
     resolvers: [
       accessTokenResolver(tokens, service.store, tokenCache),
       developerKeyResolver(developerKeys, config.limits.developerKey),
       ...(config.identity.demoToken ? [demoTokenResolver(config.identity.demoToken, config.identity.demoScopes)] : []),
     ],
-  } satisfies Feature<'oauth' | 'credentials'>;
+  } satisfies Feature<'oauth' | 'developerKeys'>;
 }

@@ -1,4 +1,4 @@
-import { agentTools, contract, mcpToolListing, principalMayCall, type AgentTool, type McpListedTool, type Principal } from '@svc/schemas';
+import { agentTools, contract, currentToolName, mcpToolListing, principalMayCall, type AgentTool, type McpListedTool, type Principal } from '@svc/schemas';
 import { hasMembers, type DispatchAnswer, type DispatchCaller, type DispatchInput, type ContractDispatch } from '../../http/dispatch.ts';
 import { followProgress, type ReportProgress } from './progress.ts';
 import { TASK_TOOL_OPERATIONS } from './tasks.ts';
@@ -35,8 +35,9 @@ export class ToolCatalogue {
     this.instructions = instructions;
   }
 
+  /** The tool of a name, or of a former name (`credentials_create`: @svc/schemas' former-names.ts), which `tools/list` never shows. */
   find(name: string): AgentTool | undefined {
-    return this.byName.get(name);
+    return this.byName.get(name) ?? this.byName.get(currentToolName(name));
   }
 
   /**

@@ -34,7 +34,7 @@ export function KeyLimitsEditor({ credential, onSaved, onCancel }: { credential:
     setFailure(undefined);
     try {
       if (Object.keys(limits).length > 0)
-        await (await signedInClient()).credentials.update({ params: { credential_id: credential.credential_id }, body: { limits } });
+        await (await signedInClient()).developerKeys.update({ params: { credential_id: credential.credential_id }, body: { limits } });
       onSaved();
     } catch (error) {
       setFailure(error);

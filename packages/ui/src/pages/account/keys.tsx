@@ -39,7 +39,7 @@ function SecretOnce({ issued }: { issued: DeveloperCredentialSecretResponse }) {
 
 function Receipts({ credentialId }: { credentialId: string }) {
   const [loaded] = useLoad(
-    async (signal) => (await signedInClient()).credentials.receipts({ params: { credential_id: credentialId } }, { signal }),
+    async (signal) => (await signedInClient()).developerKeys.receipts({ params: { credential_id: credentialId } }, { signal }),
     [credentialId],
   );
   if (loaded.state === 'loading') return <p>Loading receipts…</p>;
@@ -82,9 +82,9 @@ function KeyRow({ credential, onChange }: { credential: DeveloperCredential; onC
     setFailure(undefined);
     try {
       const svc = await signedInClient();
-      if (action === 'rotate') onChange(await svc.credentials.rotate({ params: { credential_id: credential.credential_id } }));
+      if (action === 'rotate') onChange(await svc.developerKeys.rotate({ params: { credential_id: credential.credential_id } }));
       else {
-        await svc.credentials.revoke({ params: { credential_id: credential.credential_id } });
+        await svc.developerKeys.revoke({ params: { credential_id: credential.credential_id } });
         onChange();
       }
     } catch (error) {
@@ -172,7 +172,7 @@ export function KeysPage() {
   const [search, setSearch] = useState('');
   const [loaded, reload] = useLoad(async (signal) => {
     const svc = await signedInClient();
-    const [whoami, keys] = await Promise.all([svc.oauth.whoami(undefined, { signal }), svc.credentials.list({ query: { limit: 100 } }, { signal })]);
+    const [whoami, keys] = await Promise.all([svc.oauth.whoami(undefined, { signal }), svc.developerKeys.list({ query: { limit: 100 } }, { signal })]);
     return { whoami, keys };
   }, []);
   const create = async (event: Event) => {
@@ -196,7 +196,9 @@ export function KeysPage() {
         }),
       );
       setIssued(
-        await svc.credentials.create({ body: { name: String(data.get('name') ?? ''), scopes: chosen, ...(Object.keys(limits).length > 0 ? { limits } : {}) } }),
+        await svc.developerKeys.create({
+          body: { name: String(data.get('name') ?? ''), scopes: chosen, ...(Object.keys(limits).length > 0 ? { limits } : {}) },
+        }),
       );
       form.reset();
       reload();
