@@ -46,7 +46,7 @@ export function registerKeysCommands(program: Command): void {
     .option('--scope <scope...>', `scopes (repeat or comma-separate): ${allScopes.join(', ')}`, [])
     .action(
       withContext(async (cli, flags: { name: string; scope: string[] }) => {
-        printSecret(cli, await cli.client().credentials.create({ body: { name: flags.name, scopes: parseScopes(flags.scope) } }), 'Created');
+        printSecret(cli, await cli.client().developerKeys.create({ body: { name: flags.name, scopes: parseScopes(flags.scope) } }), 'Created');
       }),
     );
 
@@ -58,7 +58,7 @@ export function registerKeysCommands(program: Command): void {
       .option('--cursor <cursor>', 'continue from a previous page'),
   ).action(
     withContext(async (cli, flags: { limit?: string; cursor?: string; all?: boolean }) => {
-      const credentials = cli.client().credentials;
+      const credentials = cli.client().developerKeys;
       const limit = listLimit(credentialsContract.list, 'query', flags);
       const query = (pageSize: number | undefined) => requestFrom(credentialsContract.list, 'query', { limit: pageSize, cursor: flags.cursor });
       await printList(
@@ -84,7 +84,7 @@ export function registerKeysCommands(program: Command): void {
     .argument('<credential_id>')
     .action(
       withContext(async (cli, credentialId: string) => {
-        printSecret(cli, await cli.client().credentials.rotate({ params: { credential_id: credentialId } }), 'Rotated into');
+        printSecret(cli, await cli.client().developerKeys.rotate({ params: { credential_id: credentialId } }), 'Rotated into');
       }),
     );
 
@@ -94,7 +94,7 @@ export function registerKeysCommands(program: Command): void {
     .argument('<credential_id>')
     .action(
       withContext(async (cli, credentialId: string) => {
-        const result = await cli.client().credentials.revoke({ params: { credential_id: credentialId } });
+        const result = await cli.client().developerKeys.revoke({ params: { credential_id: credentialId } });
         cli.output.result(result, (data) => `${data.credential_id} ${data.status} at ${data.revoked_at} (receipt ${data.receipt.receipt_id})`);
       }),
     );
@@ -108,7 +108,7 @@ export function registerKeysCommands(program: Command): void {
       .option('--cursor <cursor>', 'continue from a previous page'),
   ).action(
     withContext(async (cli, credentialId: string, flags: { limit?: string; cursor?: string; all?: boolean }) => {
-      const credentials = cli.client().credentials;
+      const credentials = cli.client().developerKeys;
       const params = { credential_id: credentialId };
       const limit = listLimit(credentialsContract.receipts, 'query', flags);
       const query = (pageSize: number | undefined) => requestFrom(credentialsContract.receipts, 'query', { limit: pageSize, cursor: flags.cursor });
@@ -137,7 +137,7 @@ export function registerKeysCommands(program: Command): void {
       .option('--cursor <cursor>', 'continue from a previous page'),
   ).action(
     withContext(async (cli, credentialId: string, flags: { limit?: string; cursor?: string; all?: boolean }) => {
-      const credentials = cli.client().credentials;
+      const credentials = cli.client().developerKeys;
       const params = { credential_id: credentialId };
       const limit = listLimit(credentialsContract.usage, 'query', flags);
       const query = (pageSize: number | undefined) => requestFrom(credentialsContract.usage, 'query', { limit: pageSize, cursor: flags.cursor });
