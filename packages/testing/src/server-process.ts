@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { TestDatabase } from './test-database.ts';
 import { waitUntil } from './wait-until.ts';
 
-/** The `svc-server` binary of the workspace's @svc/server, as `pnpm start` runs it (the TypeScript source). */
-export const SERVER_BIN = fileURLToPath(new URL('./bin.ts', import.meta.resolve('@svc/server')));
+/** The `svc-server` binary of the workspace's @svc/server, as `pnpm start` runs it (bin/svc-server.js, then the TypeScript sources). */
+export const SERVER_BIN = fileURLToPath(new URL('../bin/svc-server.js', import.meta.resolve('@svc/server')));
 
 /** `svc-server start` as its own process, as a user runs it: for tests that kill it (-9), run several replicas, or soak it. */
 export interface ServerProcess {
