@@ -165,7 +165,7 @@ test('an embedded instance exported into another database reads back the same: b
       try {
         const tables = await targetClient.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1");
         t.deepEqual(result.tables.map((table) => table.table).sort(), tables.rows.map((row) => row.name).sort());
-        for (const name of ['billing_ledger', 'billing_accounts', 'billing_checkout_sessions', 'a2a_tasks', 'svc_jobs'])
+        for (const name of ['billing_ledger', 'billing_accounts', 'billing_checkout_sessions', 'svc_tasks', 'svc_jobs'])
           t.true((result.tables.find((table) => table.table === name)?.rows ?? 0) > 0, `${name} carried rows`);
         // The ledger explains the balance: its deltas add up to the account's numbers.
         const sums = await targetClient.query(

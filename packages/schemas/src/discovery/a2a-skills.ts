@@ -111,7 +111,7 @@ export const a2aLimits = {
   taskDeadlineMs: 120_000,
   /** Tasks kept per principal; older ones are deleted as new ones are stored. */
   maxKeptPerPrincipal: 100,
-  /** How long a finished task can be read back (`tasks/get`). */
+  /** How long a finished task can be read back (`tasks/get`) by default: the task store's `SVC_TASKS_RESULT_TTL_SECONDS` decides. */
   retentionHours: 24,
   /** A stored task's artifacts above this are kept as a note that the answer was too large to keep (the call itself got it whole). */
   maxStoredResultBytes: 1_048_576,

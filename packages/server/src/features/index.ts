@@ -59,7 +59,7 @@ export const featureList = new FeatureList<{ signingKeys: SigningKeys }>()
   .add('jobs', { jobs: jobsConfigFrom }, (deps, { pdf }) => createJobsFeature(deps, { pdf: pdf.service }))
   .add('system', {}, (deps) => createSystemFeature(deps))
   .add('models', {}, (deps) => createModelsFeature(deps))
-  .add('discovery', {}, (deps) => createDiscoveryFeature(deps))
+  .add('discovery', {}, (deps, { tasks }) => createDiscoveryFeature(deps, { tasks: tasks.tasks }))
   .add('responses', { responses: responsesConfigFrom }, (deps, { inference, tasks }) =>
     createResponsesFeature(deps, { responseCache: inference.responseCache, tasks: tasks.tasks }),
   )

@@ -17,7 +17,6 @@ import type { RouteEvent } from './a2a-skill-stream.ts';
 import { firstIssue, openEnvelope, RPC, rpcError, type RpcId } from './a2a-json-rpc.ts';
 import type { TrialTask } from './a2a-trial.ts';
 import type { A2aTaskRunner } from './a2a-task-runner.ts';
-import type { A2aTaskStore } from './a2a-task-store.ts';
 import { dispatchInputOf, historyMessage, SkillInputError, skillOf } from './a2a-skills.ts';
 import {
   incomingV03,
@@ -56,7 +55,6 @@ function failure(
 export const holdsInvoke = (principal: Principal) => principal.kind === 'operator' || principal.scopes.includes('inference:invoke');
 
 export interface SkillRpcDeps {
-  store: A2aTaskStore;
   runner: A2aTaskRunner;
   trial: () => TrialTask;
   /** The card listing the skills this principal may use. */
@@ -101,7 +99,7 @@ export async function answerSkillRequest(
     case 'GetTask': {
       const asked = checked(A2aGetTaskParams);
       if (!asked.ok) return asked.answer;
-      const task = await deps.store.get(owner, asked.value.id);
+      const task = await deps.runner.get(owner, asked.value.id);
       if (!task) return taskNotFound(id, asked.value.id, requestId);
       return success(renderTask(version, task, asked.value.historyLength));
     }

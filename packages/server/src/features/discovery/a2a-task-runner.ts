@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { a2aLimits } from '@svc/schemas';
 import type { ContractDispatch, DispatchCaller, DispatchInput } from '../../http/dispatch.ts';
+import { ENDED, type TaskEnd, type TaskRun, type Tasks } from '../tasks/index.ts';
 import { readRouteEvents, readWhole, streamsEvents, type RouteEvent } from './a2a-skill-stream.ts';
 import { failureMessage, resultArtifact, type Skill } from './a2a-skills.ts';
-import type { A2aTaskStore } from './a2a-task-store.ts';
+import { A2A_KIND, storable, taskOf, type A2aTaskInput, type A2aTaskResult } from './a2a-task-view.ts';
 import type { NeutralArtifact, NeutralMessage, NeutralTask, TaskState } from './a2a-wire.ts';
 
-/** How often a running task asks the database whether another replica was told to cancel it. */
-const CANCEL_POLL_MS = 500;
+/** How long `tasks/cancel` waits for the runner (on any replica) to stop before answering the task as it reads then (canceled). */
+const CANCEL_WAIT_MS = 5_000;
 
 export interface StartTask {
   owner: string;
@@ -25,30 +26,30 @@ export interface StartTask {
 
 type Ending = { state: TaskState; message?: NeutralMessage; artifacts: NeutralArtifact[] };
 
-type StopReason = 'canceled' | 'deadline' | 'disconnected' | 'shutdown';
+type StopReason = 'deadline' | 'disconnected';
 
 const agentSays = (taskId: string, suffix: string, text: string): NeutralMessage => ({ messageId: `${taskId}-${suffix}`, role: 'agent', parts: [{ text }] });
 
-const STOPPED: Record<Exclude<StopReason, 'canceled'>, { state: TaskState; text: string }> = {
-  deadline: { state: 'failed', text: `The task did not finish within ${a2aLimits.taskDeadlineMs / 1000} s; its work was stopped.` },
-  disconnected: { state: 'canceled', text: "The caller's connection closed before the task finished; its work was stopped." },
-  shutdown: { state: 'failed', text: 'The server shut down before the task finished; send the message again (another replica will answer).' },
+const STOPPED: Record<StopReason, { state: TaskState; code: string; text: string }> = {
+  deadline: { state: 'failed', code: 'a2a_task_deadline', text: `The task did not finish within ${a2aLimits.taskDeadlineMs / 1000} s; its work was stopped.` },
+  disconnected: { state: 'canceled', code: 'a2a_caller_disconnected', text: "The caller's connection closed before the task finished; its work was stopped." },
 };
 
 /**
- * Runs skills as tasks: each is its REST route called in-process (ContractDispatch) under an
- * AbortController that a deadline, `tasks/cancel` (on this replica at once, on another through the
- * database within CANCEL_POLL_MS), the caller's connection, or shutdown aborts. The task's row
- * follows it: working, then completed, failed or canceled.
+ * Runs skills as tasks of the durable task store (docs/tasks.md, kind `a2a.skill`): each is its
+ * REST route called in-process (ContractDispatch) with the caller's resolved principal, so it runs
+ * on the replica that took the message (`runHereWithin`), while any replica reads and cancels it.
+ * Its work stops on a cancel asked on any replica (the store's signal), its deadline, the caller's
+ * connection (a blocking call or a stream), or shutdown; a replica killed mid-task leaves it to the
+ * store, which fails it (`task_runner_lost`) once its lease runs out.
  */
 export class A2aTaskRunner {
-  readonly #running = new Map<string, { owner: string; stop: (reason: StopReason) => void; done: Promise<NeutralTask> }>();
-  readonly #store: A2aTaskStore;
+  readonly #tasks: Tasks;
   readonly #dispatch: ContractDispatch;
   readonly #log: Logger;
 
-  constructor(store: A2aTaskStore, dispatch: ContractDispatch, log: Logger) {
-    this.#store = store;
+  constructor(tasks: Tasks, dispatch: ContractDispatch, log: Logger) {
+    this.#tasks = tasks;
     this.#dispatch = dispatch;
     this.#log = log;
   }
@@ -56,105 +57,120 @@ export class A2aTaskRunner {
   /**
    * Stores the task as working and starts its work; `done` settles with the task as it ended.
    * Undefined, and nothing stored or started, when the owner already has `a2aLimits.maxRunningPerPrincipal`
-   * tasks running on any replica (the store counts them in PostgreSQL).
+   * tasks running on any replica (the store counts them in the database).
    */
   async start(args: StartTask): Promise<{ task: NeutralTask; done: Promise<NeutralTask> } | undefined> {
-    const id = `a2a-${randomBytes(18).toString('base64url')}`;
-    const task: NeutralTask = {
-      id,
+    const input: A2aTaskInput = {
       contextId: args.contextId ?? `ctx-${randomBytes(12).toString('base64url')}`,
       skill: args.skill.id,
-      state: 'working',
-      timestamp: new Date().toISOString(),
-      artifacts: [],
       history: [args.history],
     };
-    if (!(await this.#store.create(args.owner, task, a2aLimits.maxRunningPerPrincipal))) return undefined;
-    const controller = new AbortController();
-    let reason: StopReason | undefined;
-    const stop = (why: StopReason) => {
-      if (controller.signal.aborted) return;
-      reason = why;
-      controller.abort();
-    };
-    const done = this.#run(args, task, controller.signal, () => reason);
-    this.#running.set(id, { owner: args.owner, stop, done });
-    const onDisconnect = () => stop('disconnected');
-    if (args.connection?.aborted) stop('disconnected');
-    else args.connection?.addEventListener('abort', onDisconnect, { once: true });
-    const deadline = setTimeout(() => stop('deadline'), a2aLimits.taskDeadlineMs);
-    const watch = setInterval(() => {
-      this.#store.cancelRequested(id).then(
-        (asked) => asked && stop('canceled'),
-        () => undefined,
-      );
-    }, CANCEL_POLL_MS);
-    void done.finally(() => {
-      clearTimeout(deadline);
-      clearInterval(watch);
-      args.connection?.removeEventListener('abort', onDisconnect);
-      this.#running.delete(id);
+    const started = await this.#tasks.runHereWithin(
+      { running: a2aLimits.maxRunningPerPrincipal, kept: a2aLimits.maxKeptPerPrincipal },
+      { id: `a2a-${randomBytes(18).toString('base64url')}`, owner: args.owner, kind: A2A_KIND, input },
+      (run) => this.#run(run, args),
+    );
+    if (!started) return undefined;
+    const task = taskOf(started.row);
+    const done = started.ended.then(async () => {
+      const row = await this.#tasks.get(task.id, args.owner);
+      return row ? taskOf(row) : { ...task, state: 'failed' as const };
     });
     return { task, done };
   }
 
-  async #run(args: StartTask, task: NeutralTask, signal: AbortSignal, reason: () => StopReason | undefined): Promise<NeutralTask> {
+  /** One run: the skill's work under the task's signal, its deadline and the caller's connection; how it ended, as the store keeps it. */
+  async #run(run: TaskRun, args: StartTask): Promise<TaskEnd> {
+    const id = run.task.id;
+    let stopped: StopReason | undefined;
+    const controller = new AbortController();
+    const stop = (why: StopReason) => {
+      stopped ??= why;
+      controller.abort(why);
+    };
+    const deadline = setTimeout(() => stop('deadline'), a2aLimits.taskDeadlineMs);
+    const onDisconnect = () => stop('disconnected');
+    if (args.connection?.aborted) stop('disconnected');
+    else args.connection?.addEventListener('abort', onDisconnect, { once: true });
+    const signal = AbortSignal.any([run.signal, controller.signal]);
     let ending: Ending;
     try {
-      ending = await this.#work(args, task, signal);
+      ending = await this.#work(args, id, signal);
       if (signal.aborted) throw signal.reason;
     } catch (error) {
-      const why = reason();
-      if (why === 'canceled') return (await this.#store.get(args.owner, task.id)) ?? { ...task, state: 'canceled' };
-      if (why === undefined) this.#log.error({ err: error, taskId: task.id, skill: args.skill.id }, 'a2a skill failed');
-      const stopped = why ? STOPPED[why] : { state: 'failed' as const, text: 'The skill failed inside svc; send the message again.' };
-      ending = { state: stopped.state, message: agentSays(task.id, stopped.state, stopped.text), artifacts: [] };
+      // A cancel asked on any replica, or this server stopping: the store ends the task and says why.
+      if (run.signal.aborted) throw error;
+      if (!stopped) {
+        // Not the skill's answer (that is a failed ending above): svc's own fault, kept out of the task.
+        this.#log.error({ err: error, taskId: id, skill: args.skill.id }, 'a2a skill failed');
+        const text = 'The skill failed inside svc; send the message again.';
+        return { status: 'failed', result: { statusMessage: agentSays(id, 'failed', text), artifacts: [] }, code: 'a2a_skill_error', message: text };
+      }
+      const why = STOPPED[stopped];
+      const message = agentSays(id, why.state, why.text);
+      const result: A2aTaskResult = { statusMessage: message, artifacts: [] };
+      return why.state === 'canceled'
+        ? { status: 'cancelled', result, code: why.code, message: why.text }
+        : { status: 'failed', result, code: why.code, message: why.text };
+    } finally {
+      clearTimeout(deadline);
+      args.connection?.removeEventListener('abort', onDisconnect);
     }
-    const ended = await this.#store.finish(args.owner, task.id, ending.state, ending.message, ending.artifacts);
-    // A cancel that won the race stands: the stored task says so.
-    if (!ended) return (await this.#store.get(args.owner, task.id)) ?? { ...task, state: 'canceled' };
-    return { ...task, state: ending.state, statusMessage: ending.message, artifacts: ending.artifacts, timestamp: new Date().toISOString() };
+    const result: A2aTaskResult = { statusMessage: ending.message, artifacts: storable(ending.artifacts) };
+    if (ending.state === 'completed') return { status: 'completed', result };
+    const text = ending.message?.parts.find((part): part is { text: string } => 'text' in part)?.text ?? 'The skill failed.';
+    return { status: 'failed', result, code: 'a2a_skill_failed', message: text };
   }
 
   /**
    * The skill's route, called as REST would be: read whole, or, for a streaming caller and a route
    * that streams, as its own event stream whose events are handed on as they come.
    */
-  async #work(args: StartTask, task: NeutralTask, signal: AbortSignal): Promise<Ending> {
+  async #work(args: StartTask, taskId: string, signal: AbortSignal): Promise<Ending> {
     const caller = { ...args.caller, signal };
     const body = args.input.body as Record<string, unknown> | undefined;
     if (args.onEvent && body && streamsEvents(args.skill.route)) {
       const answer = await this.#dispatch.call(args.skill.route, { ...args.input, body: { ...body, stream: true } }, caller, { stream: true });
       if (answer.status !== 200)
-        return { state: 'failed', message: failureMessage(task.id, answer.status, JSON.parse(await readWhole(answer.stream!))), artifacts: [] };
+        return { state: 'failed', message: failureMessage(taskId, answer.status, JSON.parse(await readWhole(answer.stream!))), artifacts: [] };
       const read = await readRouteEvents(answer.stream!, args.onEvent);
-      if (!read.ok) return { state: 'failed', message: failureMessage(task.id, 200, read.error as Record<string, unknown>), artifacts: [] };
-      return { state: 'completed', artifacts: [resultArtifact(task.id, args.skill, read.json)] };
+      if (!read.ok) return { state: 'failed', message: failureMessage(taskId, 200, read.error as Record<string, unknown>), artifacts: [] };
+      return { state: 'completed', artifacts: [resultArtifact(taskId, args.skill, read.json)] };
     }
     const answer = await this.#dispatch.call(args.skill.route, args.input, caller);
-    if (answer.status >= 200 && answer.status < 300) return { state: 'completed', artifacts: [resultArtifact(task.id, args.skill, answer.json)] };
+    if (answer.status >= 200 && answer.status < 300) return { state: 'completed', artifacts: [resultArtifact(taskId, args.skill, answer.json)] };
     return {
       state: 'failed',
-      message: failureMessage(task.id, answer.status, (answer.json ?? { error: answer.text }) as Record<string, unknown>),
+      message: failureMessage(taskId, answer.status, (answer.json ?? { error: answer.text }) as Record<string, unknown>),
       artifacts: [],
     };
   }
 
-  /** Cancels the owner's task on any replica; a task running here stops at once. Undefined: no such task. */
-  async cancel(owner: string, id: string): Promise<NeutralTask | undefined> {
-    const task = await this.#store.cancel(owner, id, agentSays(id, 'canceled', 'Canceled by the caller; its work was stopped.'));
-    const local = this.#running.get(id);
-    if (task?.state === 'canceled' && local?.owner === owner) {
-      local.stop('canceled');
-      await local.done;
-    }
-    return task;
+  /** The owner's task, as it reads now on any replica; undefined for another's, an unknown id or one past its retention. */
+  async get(owner: string, id: string): Promise<NeutralTask | undefined> {
+    const row = await this.#tasks.get(id, owner);
+    return row?.kind === A2A_KIND ? taskOf(row) : undefined;
   }
 
-  /** Stops every running task (server shutdown) and waits for their rows to say so. */
-  async close(): Promise<void> {
-    const running = [...this.#running.values()];
-    for (const entry of running) entry.stop('shutdown');
-    await Promise.allSettled(running.map((entry) => entry.done));
+  /**
+   * Cancels the owner's task on any replica: its runner (wherever it is) hears it and stops; the
+   * answer waits for that, a short while, then reads `canceled` as every reader does. Undefined:
+   * no such task.
+   */
+  async cancel(owner: string, id: string): Promise<NeutralTask | undefined> {
+    const found = await this.#tasks.get(id, owner);
+    if (found?.kind !== A2A_KIND) return undefined;
+    const watch = this.#tasks.watch(id);
+    try {
+      let row = await this.#tasks.cancel(id, owner);
+      const until = Date.now() + CANCEL_WAIT_MS;
+      while (row?.cancel_requested && !ENDED.includes(row.status) && Date.now() < until) {
+        await watch.wait(AbortSignal.timeout(Math.max(1, until - Date.now())));
+        row = await this.#tasks.get(id, owner);
+      }
+      return row ? taskOf(row) : undefined;
+    } finally {
+      watch.close();
+    }
   }
 }

@@ -102,7 +102,7 @@ async function trialBodyCap(request: RequestContext): Promise<void> {
  */
 export function createDiscoveryHandlers(
   deps: Pick<ServerDeps, 'caches' | 'database' | 'models' | 'publicUrls' | 'startedAt' | 'usage'>,
-  a2a: Pick<SkillRpcDeps, 'store' | 'runner'>,
+  a2a: Pick<SkillRpcDeps, 'runner'>,
 ) {
   const built = new CountingLru<string, DiscoveryDocuments>(4);
   deps.caches.register({

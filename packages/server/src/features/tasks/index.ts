@@ -37,6 +37,16 @@ export interface Tasks {
     handler: TaskHandler,
   ): Promise<{ row: TaskRow; ended: Promise<void> }>;
   /**
+   * `runHere` under a per-owner cap on the tasks of `kind` (counted on every replica, exactly):
+   * undefined, and nothing stored or run, when the owner has `cap.running` of them not ended; the
+   * owner's ended ones beyond the newest `cap.kept` are deleted as this one is stored.
+   */
+  runHereWithin(
+    cap: { running: number; kept: number },
+    task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number },
+    handler: TaskHandler,
+  ): Promise<{ row: TaskRow; ended: Promise<void> } | undefined>;
+  /**
    * Calls `listener` for each task of `kind` that this replica's backstop ended because its runner
    * died (`failed` with `task_runner_lost`, or `cancelled` when a cancel was asked): exactly one
    * replica is told of each, so an announcement of that end (a webhook) is made once.
@@ -123,6 +133,12 @@ export function createTasksFeature(deps: Pick<ServerDeps, 'config' | 'database' 
       const claimed = await store.createClaimed({ maxAttempts: 1, ...task });
       const ended = runner.runClaimed(claimed, handler);
       return { row: claimed.row, ended };
+    },
+    async runHereWithin(cap, task, handler) {
+      await started;
+      const claimed = await store.createClaimedWithin(cap, { maxAttempts: 1, ...task });
+      if (!claimed) return undefined;
+      return { row: claimed.row, ended: runner.runClaimed(claimed, handler) };
     },
     onReaped: (kind, listener) => void reapListeners.set(kind, listener),
     register: (kind, handler) => runner.register(kind, handler),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { TasksConfig } from './tasks-config.ts';
 
 export type TaskStatus = 'queued' | 'in_progress' | 'completed' | 'failed' | 'cancelled' | 'incomplete';
@@ -89,6 +89,45 @@ export class TaskStore {
    * `TaskRunner.runClaimed`. Other replicas read, follow and cancel it as any task.
    */
   async createClaimed(task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }): Promise<ClaimedTask> {
+    return (await this.#insertClaimed(task)) as ClaimedTask;
+  }
+
+  /**
+   * `createClaimed` under a per-owner cap on the tasks of this kind: nothing is stored (undefined)
+   * when the owner already has `cap.running` of them queued or in progress on any replica, and the
+   * owner's ended tasks of this kind beyond the newest `cap.kept` are deleted. The owner's advisory
+   * lock, held by the transaction, makes concurrent creates on every replica count one after
+   * another, so the cap is exact.
+   */
+  async createClaimedWithin(
+    cap: { running: number; kept: number },
+    task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number },
+  ): Promise<ClaimedTask | undefined> {
+    return this.#sequelize.transaction(async (transaction) => {
+      await this.#sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:lock))', {
+        replacements: { lock: `svc-tasks-running:${task.kind}:${task.owner}` },
+        transaction,
+      });
+      const [count] = await this.#sequelize.query<{ running: number }>(
+        `SELECT count(*)::int AS running FROM svc_tasks WHERE owner = :owner AND kind = :kind AND status IN ('queued', 'in_progress')`,
+        { replacements: { owner: task.owner, kind: task.kind }, type: QueryTypes.SELECT, transaction },
+      );
+      if ((count?.running ?? 0) >= cap.running) return undefined;
+      const claimed = await this.#insertClaimed(task, transaction);
+      await this.#sequelize.query(
+        `DELETE FROM svc_tasks WHERE id IN (
+           SELECT id FROM svc_tasks WHERE owner = :owner AND kind = :kind AND finished_at IS NOT NULL ORDER BY finished_at DESC, id DESC OFFSET :kept
+         )`,
+        { replacements: { owner: task.owner, kind: task.kind, kept: Math.max(0, cap.kept - 1) }, transaction },
+      );
+      return claimed;
+    });
+  }
+
+  async #insertClaimed(
+    task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number },
+    transaction?: Transaction,
+  ): Promise<ClaimedTask | undefined> {
     const lease = randomBytes(12).toString('base64url');
     const [row] = await this.#sequelize.query<TaskRow>(
       `INSERT INTO svc_tasks (id, owner, kind, input, max_attempts, status, attempts, started_at, lease_owner, lease_expires_at)
@@ -104,9 +143,10 @@ export class TaskStore {
           seconds: this.#config.leaseSeconds,
         },
         type: QueryTypes.SELECT,
+        ...(transaction ? { transaction } : {}),
       },
     );
-    return { row: row as TaskRow, lease };
+    return row ? { row, lease } : undefined;
   }
 
   /** The task, for its owner only; undefined for anyone else, or once it expired. */
