@@ -184,13 +184,14 @@ test('another principal sees none of my keys and gets 404 for their ids', async 
   t.truthy(await svc.client({ token: key.secret }).models.list(), "bob's attempts changed nothing");
 });
 
-test('credential endpoints take an OAuth bearer only: not a developer key, not the operator, not anonymous', async (t) => {
+test('credential endpoints take an OAuth bearer only: not a developer key, not the operator (except its list and limits), not anonymous', async (t) => {
   const { client: agent } = await signInAgent(svc);
   const key = await createKey(agent, [...allScopes]);
   const withKey = await t.throwsAsync(svc.client({ token: key.secret }).credentials.list());
   t.is((withKey as { code?: string }).code, 'developer_key_not_accepted');
-  const operator = await t.throwsAsync(svc.operator.credentials.list());
+  const operator = await t.throwsAsync(svc.operator.developerKeys.create({ body: { name: 'op', scopes: ['models:read'] } }));
   t.is((operator as { code?: string }).code, 'principal_not_allowed');
+  t.deepEqual((await svc.operator.developerKeys.list()).data, [], 'the operator owns no key: without everyone=true its list is empty');
   t.is(await statusOf(svc.client().credentials.list()), 401);
 });
 

@@ -11,7 +11,7 @@ import {
 import { withContext, type CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
 import { requestFrom } from '../contract-flags.ts';
-import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
+import { allOption, everyoneOption, limitHelp, listLimit, printList } from '../list-output.ts';
 import { table } from '../output.ts';
 
 function parseScopes(values: string[]): Scope[] {
@@ -32,6 +32,16 @@ function printSecret(cli: CliContext, data: DeveloperCredentialSecretResponse, v
 }
 
 const row = (key: DeveloperCredential) => [key.credential_id, key.status, key.name, key.scopes.join(' '), key.created_at];
+/** The operator's view adds whose key it is, when it ends, when it was last used and what it spent. */
+const everyoneRow = (key: DeveloperCredential) => [
+  key.credential_id,
+  key.status,
+  key.name,
+  key.owner,
+  key.expires_at ?? 'never',
+  key.last_used_at ?? 'never',
+  String(key.spent_credits),
+];
 const usageRow = (usage: KeyUsageRow) => [usage.day, usage.model, String(usage.requests), String(usage.total_tokens), String(usage.credits)];
 const receiptRow = (receipt: DeveloperCredentialReceipt) => [receipt.receipt_id, receipt.event, receipt.occurred_at, receipt.related_credential_id ?? '-'];
 
@@ -44,23 +54,43 @@ export function registerKeysCommands(program: Command): void {
     .description('Issue a developer key; its secret is printed once')
     .requiredOption('--name <name>', 'a label for the key')
     .option('--scope <scope...>', `scopes (repeat or comma-separate): ${allScopes.join(', ')}`, [])
+    .option('--expires-in-days <days>', 'the key stops working by itself after this many days (default: never)')
     .action(
-      withContext(async (cli, flags: { name: string; scope: string[] }) => {
-        printSecret(cli, await cli.client().developerKeys.create({ body: { name: flags.name, scopes: parseScopes(flags.scope) } }), 'Created');
+      withContext(async (cli, flags: { name: string; scope: string[]; expiresInDays?: string }) => {
+        const body = requestFrom(
+          credentialsContract.create,
+          'body',
+          { name: flags.name, scopes: parseScopes(flags.scope), expires_in_days: flags.expiresInDays },
+          { expires_in_days: '--expires-in-days' },
+        );
+        printSecret(cli, await cli.client().developerKeys.create({ body }), 'Created');
       }),
     );
 
   allOption(
-    keys
-      .command('list')
-      .description('Your keys (never their secrets), newest first')
-      .option('--limit <n>', limitHelp(credentialsContract.list, 'query', 'keys'))
-      .option('--cursor <cursor>', 'continue from a previous page'),
+    everyoneOption(
+      keys
+        .command('list')
+        .description("Your keys (never their secrets), newest first; the operator token with --everyone: every owner's, with last use and spend")
+        .option('--search <text>', 'only keys whose name, id or owner holds this text')
+        .option('--limit <n>', limitHelp(credentialsContract.list, 'query', 'keys'))
+        .option('--cursor <cursor>', 'continue from a previous page'),
+      credentialsContract.list,
+      'keys',
+    ),
   ).action(
-    withContext(async (cli, flags: { limit?: string; cursor?: string; all?: boolean }) => {
+    withContext(async (cli, flags: { limit?: string; cursor?: string; all?: boolean; everyone?: boolean; search?: string }) => {
       const credentials = cli.client().developerKeys;
       const limit = listLimit(credentialsContract.list, 'query', flags);
-      const query = (pageSize: number | undefined) => requestFrom(credentialsContract.list, 'query', { limit: pageSize, cursor: flags.cursor });
+      const query = (pageSize: number | undefined) =>
+        requestFrom(
+          credentialsContract.list,
+          'query',
+          { limit: pageSize, cursor: flags.cursor, everyone: flags.everyone || undefined, q: flags.search },
+          { everyone: '--everyone', q: '--search' },
+        );
+      const show = flags.everyone ? everyoneRow : row;
+      const header = flags.everyone ? ['ID', 'STATUS', 'NAME', 'OWNER', 'EXPIRES', 'LAST USED', 'SPENT'] : ['ID', 'STATUS', 'NAME', 'SCOPES', 'CREATED'];
       await printList(
         cli,
         { all: flags.all, limit },
@@ -69,10 +99,10 @@ export function registerKeysCommands(program: Command): void {
           all: (total) => credentials.list.all({ query: query(undefined) }, { limit: total }),
           renderPage: (data) => {
             if (data.data.length === 0) return 'No developer keys.';
-            const lines = table([['ID', 'STATUS', 'NAME', 'SCOPES', 'CREATED'], ...data.data.map(row)]);
+            const lines = table([header, ...data.data.map(show)]);
             return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
           },
-          renderItem: (key) => row(key).join('  '),
+          renderItem: (key) => show(key).join('  '),
         },
       );
     }),

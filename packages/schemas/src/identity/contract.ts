@@ -2,6 +2,7 @@ import { cursorPaging } from '../cursor-paging.ts';
 import { defineContract, defineRoute, empty, redirect } from '../route.ts';
 import {
   CredentialIdParams,
+  CredentialListQuery,
   CredentialPage,
   DeveloperCredential,
   DeveloperCredentialCreateRequest,
@@ -9,6 +10,7 @@ import {
   DeveloperCredentialReceiptListResponse,
   DeveloperCredentialRevokeResponse,
   DeveloperCredentialSecretResponse,
+  everyonesKeys,
 } from './credentials.ts';
 import { DeveloperCredentialUpdateRequest, KeyUsagePage, keyLimitMaximums } from './key-limits.ts';
 import {
@@ -141,10 +143,16 @@ export const credentialsContract = defineContract({
   }),
   list: defineRoute({
     ...credentialRoute,
+    auth: { kind: 'bearer', principals: ['agent', 'operator'] },
     method: 'GET',
     path: '/v1/developer/credentials',
-    summary: 'Your developer keys (metadata only), newest first, by cursor',
-    query: CredentialPage,
+    summary: "Your developer keys (metadata only), newest first, by cursor; the operator may see every owner's",
+    description:
+      'Each key carries its owner, expiry, limits, when it was last used (to within the usage flush interval) and the credits it spent. ' +
+      "`q` keeps the keys whose name, id or owner holds the text. With `everyone=true` the operator token sees every owner's keys; without it, the operator (who owns none) sees none.",
+    query: CredentialListQuery,
+    everyone: everyonesKeys,
+    errors: [403],
     responses: { 200: DeveloperCredentialListResponse },
     paging: cursorPaging,
   }),

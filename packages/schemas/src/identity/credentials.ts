@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { CompactReceipt } from '../receipts/records.ts';
 import { cursorList, cursorQuery } from '../cursor-list.ts';
+import { everyoneQuery, everyoneView } from '../everyone-view.ts';
 import { Scope } from '../principal.ts';
 import { KeyLimits } from './key-limits.ts';
 
 /** Most developer keys one principal may hold active at once (configurable on the server). */
 export const DEFAULT_MAX_ACTIVE_DEVELOPER_KEYS = 20;
+
+/** The longest a key may be given to live when it is created with an expiry (about five years). */
+export const MAX_KEY_LIFETIME_DAYS = 1825;
 
 /** `dk_` and 22 base62 characters; the public half of a developer key. */
 export const CREDENTIAL_ID_PATTERN = /^dk_[0-9A-Za-z]{22}$/;
@@ -24,6 +28,13 @@ export const DeveloperCredentialCreateRequest = z
       .refine((list) => new Set(list).size === list.length, 'scopes must not repeat')
       .describe('Scopes the key carries; each must be held by the calling principal'),
     limits: KeyLimits.optional().describe('Limits of the key; absent fields fall back to the configured defaults for keys'),
+    expires_in_days: z
+      .number()
+      .int('expires_in_days must be a whole number')
+      .min(1, 'expires_in_days must be at least 1')
+      .max(MAX_KEY_LIFETIME_DAYS, `expires_in_days is at most ${MAX_KEY_LIFETIME_DAYS}`)
+      .optional()
+      .describe(`Days until the key stops working by itself (1..${MAX_KEY_LIFETIME_DAYS}); absent: it lasts until revoked. A rotation keeps the expiry.`),
   })
   .meta({ id: 'DeveloperCredentialCreateRequest' });
 export type DeveloperCredentialCreateRequest = z.input<typeof DeveloperCredentialCreateRequest>;
@@ -41,6 +52,16 @@ export const DeveloperCredential = z
     rotated_from: z.string().nullable(),
     replaced_by: z.string().nullable(),
     limits: KeyLimits.required().describe("The key's own limits; null fields take the configured default for keys"),
+    owner: z.string().describe('The principal the key acts for (the OAuth agent that made it)'),
+    expires_at: z
+      .string()
+      .nullable()
+      .describe('When the key stops working by itself; null: it lasts until revoked. A call with an expired key is 401 like any unknown key'),
+    last_used_at: z
+      .string()
+      .nullable()
+      .describe("When a request last authenticated with the key, to within the server's usage flush interval (SVC_KEY_USAGE_FLUSH_MS); null: never"),
+    spent_credits: z.number().int().nonnegative().describe('Credits the key has spent (committed) since it was made'),
   })
   .meta({ id: 'DeveloperCredential' });
 export type DeveloperCredential = z.infer<typeof DeveloperCredential>;
@@ -84,5 +105,22 @@ export const DeveloperCredentialReceiptListResponse = cursorList(DeveloperCreden
 export type DeveloperCredentialReceiptListResponse = z.infer<typeof DeveloperCredentialReceiptListResponse>;
 
 export const CredentialPage = cursorQuery({ max: 100, default: 50 });
+
+/** The operator sees every owner's keys (`svc keys list --everyone`, the console's operator keys page). */
+export const everyonesKeys = everyoneView({ operator: true });
+
+/** The longest search text of the key list. */
+export const MAX_KEY_SEARCH_LENGTH = 100;
+
+export const CredentialListQuery = CredentialPage.extend({
+  q: z
+    .string()
+    .trim()
+    .max(MAX_KEY_SEARCH_LENGTH)
+    .optional()
+    .transform((value) => (value ? value : undefined))
+    .describe(`Only keys whose name, id or owner holds this text, case aside (at most ${MAX_KEY_SEARCH_LENGTH} characters)`),
+  ...everyoneQuery(everyonesKeys),
+});
 
 export const CredentialIdParams = z.object({ credential_id: z.string().min(1).max(100) });

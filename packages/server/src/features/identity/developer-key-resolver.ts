@@ -14,7 +14,14 @@ export interface CachedKey {
   owner: string;
   scopes: Scope[];
   limits: EffectiveLimits;
+  /** When the key stops working (ms since the epoch), or null: checked on every use of the cached copy too. */
+  expiresAt: number | null;
 }
+
+/** Whether a key row may authenticate now: active and not past its expiry. */
+const usable = (row: Pick<KeyRow, 'status' | 'expires_at'>, now = Date.now()) =>
+  row.status === 'active' && (row.expires_at === null || new Date(row.expires_at).getTime() > now);
+const expiryOf = (row: Pick<KeyRow, 'expires_at'>) => (row.expires_at === null ? null : new Date(row.expires_at).getTime());
 
 /**
  * A key's row and, for a key with a requests-per-minute limit whose secret matches, the minute's
@@ -24,17 +31,17 @@ export interface CachedKey {
  */
 const RESOLVE_AND_COUNT = prepared(
   `WITH key AS (
-     SELECT owner, scopes, secret_hash, status, limits, COALESCE((limits->>'requests_per_minute')::bigint, $3::bigint) AS rpm
+     SELECT owner, scopes, secret_hash, status, limits, expires_at, COALESCE((limits->>'requests_per_minute')::bigint, $3::bigint) AS rpm
      FROM svc_developer_keys WHERE id = $1::text
    ), hit AS (
      INSERT INTO svc_rate_counters (bucket, window_start, hits, amount)
      SELECT $5::text, $4::timestamptz, 1, 0 FROM key, (SELECT ${asyncCommitSql}) AS commit_mode
-     WHERE key.status = 'active' AND key.secret_hash = $2::text AND key.rpm IS NOT NULL AND $6::boolean
+     WHERE key.status = 'active' AND (key.expires_at IS NULL OR key.expires_at > now()) AND key.secret_hash = $2::text AND key.rpm IS NOT NULL AND $6::boolean
      ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1
        WHERE svc_rate_counters.hits + 1 <= (SELECT rpm FROM key)
      RETURNING hits
    )
-   SELECT key.owner, key.scopes, key.secret_hash, key.status, key.limits, key.rpm, (SELECT hits FROM hit) AS hits FROM key`,
+   SELECT key.owner, key.scopes, key.secret_hash, key.status, key.limits, key.expires_at, key.rpm, (SELECT hits FROM hit) AS hits FROM key`,
 );
 
 /**
@@ -76,10 +83,11 @@ export class DeveloperKeyResolver {
   ): Promise<{ owner: string; scopes: Scope[]; limits: EffectiveLimits; counted?: { hits: number | null } } | undefined> {
     const hash = hashDeveloperKey(key);
     const cached = this.#cache?.get(hash);
+    if (cached?.credentialId === credentialId && cached.expiresAt !== null && cached.expiresAt <= Date.now()) return undefined;
     if (cached?.credentialId === credentialId) {
       this.#cache!.refresh(hash, async () => {
         const row = await this.#readKey(credentialId, hash);
-        return row && { value: { credentialId, owner: row.owner, scopes: row.scopes, limits: row.limits } };
+        return row && { value: { credentialId, owner: row.owner, scopes: row.scopes, limits: row.limits, expiresAt: expiryOf(row) } };
       });
       const found = { owner: cached.owner, scopes: cached.scopes, limits: cached.limits };
       const rpm = cached.limits.requests_per_minute ?? count?.defaultLimit;
@@ -92,30 +100,32 @@ export class DeveloperKeyResolver {
       if (slot) this.#slots.giveBack(bucket, slot, { dropChunks: true });
     }
     const generation = this.#cache?.generation ?? 0;
-    const remember = (found: { owner: string; scopes: Scope[]; limits: EffectiveLimits }) =>
-      this.#cache?.set(hash, { credentialId, owner: found.owner, scopes: found.scopes, limits: found.limits }, generation);
+    const remember = (found: { owner: string; scopes: Scope[]; limits: EffectiveLimits }, expiresAt: number | null) =>
+      this.#cache?.set(hash, { credentialId, owner: found.owner, scopes: found.scopes, limits: found.limits, expiresAt }, generation);
     if (count) {
-      const found = await this.#resolveCounting(credentialId, key, count);
-      if (found) remember(found);
+      const counted = await this.#resolveCounting(credentialId, key, count);
+      if (!counted) return undefined;
+      const { expiresAt, ...found } = counted;
+      remember(found, expiresAt);
       return found;
     }
     const row = await this.#readKey(credentialId, hash);
     if (!row) return undefined;
     const found = { owner: row.owner, scopes: row.scopes, limits: row.limits };
-    remember(found);
+    remember(found, expiryOf(row));
     return found;
   }
 
   /** A key's row when it is active and `hash` is its secret's. */
   async #readKey(credentialId: string, hash: string) {
-    const [row] = await this.#sequelize.query<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status' | 'limits'>>(
-      'SELECT owner, scopes, secret_hash, status, limits FROM svc_developer_keys WHERE id = :id',
+    const [row] = await this.#sequelize.query<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status' | 'limits' | 'expires_at'>>(
+      'SELECT owner, scopes, secret_hash, status, limits, expires_at FROM svc_developer_keys WHERE id = :id',
       {
         replacements: { id: credentialId },
         type: QueryTypes.SELECT,
       },
     );
-    if (!row || row.status !== 'active') return undefined;
+    if (!row || !usable(row)) return undefined;
     return timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex')) ? row : undefined;
   }
 
@@ -129,18 +139,18 @@ export class DeveloperKeyResolver {
     const bucket = `limits:rpm:key:${credentialId}`;
     const windowStart = count.windowStart.getTime();
     const run = (counting: boolean) =>
-      queryPrepared<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status' | 'limits'> & { rpm: string | null; hits: string | null }>(
+      queryPrepared<Pick<KeyRow, 'owner' | 'scopes' | 'secret_hash' | 'status' | 'limits' | 'expires_at'> & { rpm: string | null; hits: string | null }>(
         this.#sequelize,
         RESOLVE_AND_COUNT,
         [credentialId, hash, count.defaultLimit ?? null, count.windowStart, bucket, counting],
       );
     const slot = this.#slots.take(bucket, windowStart);
     let [row] = await run(slot === undefined);
-    if (!row || row.status !== 'active' || !timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex'))) {
+    if (!row || !usable(row) || !timingSafeEqual(Buffer.from(row.secret_hash, 'hex'), Buffer.from(hash, 'hex'))) {
       if (slot) this.#slots.giveBack(bucket, slot, { dropChunks: false });
       return undefined;
     }
-    const found = { owner: row.owner, scopes: row.scopes, limits: row.limits };
+    const found = { owner: row.owner, scopes: row.scopes, limits: row.limits, expiresAt: expiryOf(row) };
     const limit = row.rpm === null ? undefined : Number(row.rpm);
     if (slot) {
       if (slot.limit === limit) return { ...found, counted: { hits: slot.ordinal } };

@@ -18,7 +18,14 @@ export interface KeyRow {
   ending_receipt_id: string | null;
   /** Only the limits the key has set; an unset one is absent. */
   limits: EffectiveLimits;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  /** Summed from the key's usage rows by the list's query; absent where a statement returns the bare row (create, rotate, update: the list reads it). */
+  spent_credits?: string | number | null;
 }
+
+/** A key's columns with the credits it spent, for the statements that show keys (`k` is svc_developer_keys). */
+export const KEY_COLUMNS_WITH_SPEND = 'k.*, (SELECT COALESCE(sum(u.credits), 0) FROM svc_developer_key_usage u WHERE u.credential_id = k.id) AS spent_credits';
 
 export interface ReceiptRow {
   seq: string;
@@ -49,6 +56,10 @@ export const toCredential = (row: KeyRow): DeveloperCredential => ({
   rotated_from: row.rotated_from,
   replaced_by: row.replaced_by,
   limits: Object.fromEntries(keyLimitNames.map((name) => [name, row.limits?.[name] ?? null])) as Required<KeyLimits>,
+  owner: row.owner,
+  expires_at: row.expires_at ? new Date(row.expires_at).toISOString() : null,
+  last_used_at: row.last_used_at ? new Date(row.last_used_at).toISOString() : null,
+  spent_credits: Number(row.spent_credits ?? 0),
 });
 
 export const toReceipt = (row: ReceiptRow, signedReceipt: string): DeveloperCredentialReceipt => ({

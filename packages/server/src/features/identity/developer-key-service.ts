@@ -9,14 +9,20 @@ import type {
   Principal,
   Scope,
 } from '@svc/schemas';
-import { keysetPage, NEWEST_FIRST } from '../../db/keyset-page.ts';
+import { keysetPage } from '../../db/keyset-page.ts';
 import { ServiceError } from '../../service-error.ts';
 import type { Receipts } from '../receipts/index.ts';
 import { NOTIFY_CREDENTIALS_SQL, type CredentialCache } from './credential-cache.ts';
 import { newDeveloperKey } from './developer-key-format.ts';
 import { DeveloperKeyReceiptLog } from './developer-key-receipt-log.ts';
 import { type CachedKey, DeveloperKeyResolver } from './developer-key-resolver.ts';
-import { type KeyRow, notFound, type Page, type ReceiptRow, requireHeld, toCredential } from './developer-key-rows.ts';
+import { KEY_COLUMNS_WITH_SPEND, type KeyRow, notFound, type Page, type ReceiptRow, requireHeld, toCredential } from './developer-key-rows.ts';
+import type { RowScope } from '../../http/everyone-view.ts';
+
+const DAY_MS = 86_400_000;
+
+/** `q` of the key list as an ILIKE pattern: its own `%`, `_` and `\` match themselves. */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 import { keyUsagePage } from './key-usage.ts';
 
 /**
@@ -30,6 +36,7 @@ export class DeveloperKeyService {
 
   readonly #resolver: DeveloperKeyResolver;
   readonly #flushUsage: (() => Promise<void>) | undefined;
+  readonly #onUsed: ((credentialId: string) => void) | undefined;
 
   constructor(
     sequelize: Sequelize,
@@ -40,6 +47,8 @@ export class DeveloperKeyService {
       cache?: CredentialCache<CachedKey>;
       /** Writes this replica's pending usage counters (key-usage-batch.ts), so a key's usage read here includes its calls made here. */
       flushUsage?: () => Promise<void>;
+      /** A request authenticated with the key: its last use, written in batches (key-usage-batch.ts). */
+      onUsed?: (credentialId: string) => void;
     },
   ) {
     this.#sequelize = sequelize;
@@ -47,6 +56,7 @@ export class DeveloperKeyService {
     this.#log = new DeveloperKeyReceiptLog(sequelize, options.receipts);
     this.#resolver = new DeveloperKeyResolver(sequelize, options);
     this.#flushUsage = options.flushUsage;
+    this.#onUsed = options.onUsed;
   }
 
   /**
@@ -70,8 +80,10 @@ export class DeveloperKeyService {
   }
 
   /** See DeveloperKeyResolver.resolve: the owner, scopes and limits of a presented key, counted against its minute. */
-  resolve(...args: Parameters<DeveloperKeyResolver['resolve']>): ReturnType<DeveloperKeyResolver['resolve']> {
-    return this.#resolver.resolve(...args);
+  async resolve(...args: Parameters<DeveloperKeyResolver['resolve']>): ReturnType<DeveloperKeyResolver['resolve']> {
+    const found = await this.#resolver.resolve(...args);
+    if (found) this.#onUsed?.(args[0]);
+    return found;
   }
 
   async #insertKey(
@@ -82,13 +94,24 @@ export class DeveloperKeyService {
     createdAt: Date,
     rotatedFrom: string | null,
     limits: KeyLimits,
+    expiresAt: Date | null,
   ): Promise<{ row: KeyRow; key: string }> {
     const fresh = newDeveloperKey();
     const [row] = await this.#sequelize.query<KeyRow>(
-      `INSERT INTO svc_developer_keys (id, owner, name, scopes, secret_hash, status, created_at, rotated_from, limits)
-       VALUES (:id, :owner, :name, ARRAY[:scopes]::text[], :hash, 'active', :createdAt, :rotatedFrom, jsonb_strip_nulls(:limits::jsonb)) RETURNING *`,
+      `INSERT INTO svc_developer_keys (id, owner, name, scopes, secret_hash, status, created_at, rotated_from, limits, expires_at)
+       VALUES (:id, :owner, :name, ARRAY[:scopes]::text[], :hash, 'active', :createdAt, :rotatedFrom, jsonb_strip_nulls(:limits::jsonb), :expiresAt) RETURNING *`,
       {
-        replacements: { id: fresh.credentialId, owner, name, scopes, hash: fresh.hash, createdAt, rotatedFrom, limits: JSON.stringify(limits) },
+        replacements: {
+          id: fresh.credentialId,
+          owner,
+          name,
+          scopes,
+          hash: fresh.hash,
+          createdAt,
+          rotatedFrom,
+          limits: JSON.stringify(limits),
+          expiresAt,
+        },
         type: QueryTypes.SELECT,
         transaction,
       },
@@ -98,7 +121,7 @@ export class DeveloperKeyService {
 
   async create(
     owner: string,
-    request: { name: string; scopes: Scope[]; limits?: KeyLimits },
+    request: { name: string; scopes: Scope[]; limits?: KeyLimits; expires_in_days?: number },
     heldScopes: readonly Scope[],
   ): Promise<DeveloperCredentialSecretResponse> {
     requireHeld(request.scopes, heldScopes, 'create a key with');
@@ -117,17 +140,33 @@ export class DeveloperKeyService {
         throw new ServiceError('credential_limit_reached', `You hold ${this.#maxActive} active developer keys, the most allowed; revoke one first.`);
       }
       const now = new Date();
-      const { row, key } = await this.#insertKey(transaction, owner, request.name, request.scopes, now, null, request.limits ?? {});
+      const expiresAt = request.expires_in_days === undefined ? null : new Date(now.getTime() + request.expires_in_days * DAY_MS);
+      const { row, key } = await this.#insertKey(transaction, owner, request.name, request.scopes, now, null, request.limits ?? {}, expiresAt);
       const receipt = await this.#log.created(transaction, row, owner, now, null);
       return { credential: toCredential(row), secret: key, receipt };
     });
   }
 
-  async list(owner: string, limit: number, cursor: string | undefined): Promise<Page<DeveloperCredential>> {
+  /**
+   * A page of keys, newest first: the owner's, or every owner's for the operator's view (`rows`).
+   * `search` keeps the keys whose name, id or owner holds it. Each key's last use is as of the
+   * last flush of the usage batch, so this replica's pending uses are written first.
+   */
+  async list(rows: RowScope, query: { limit: number; cursor?: string; search?: string }): Promise<Page<DeveloperCredential>> {
+    await this.#flushUsage?.();
     const page = await keysetPage<KeyRow>(
       this.#sequelize,
-      { select: '*', from: 'svc_developer_keys', where: ['owner = :owner'], replacements: { owner }, keys: NEWEST_FIRST },
-      { limit, cursor },
+      {
+        select: KEY_COLUMNS_WITH_SPEND,
+        from: 'svc_developer_keys k',
+        where: [!rows.everyone && 'k.owner = :owner', query.search !== undefined && '(k.name ILIKE :search OR k.id ILIKE :search OR k.owner ILIKE :search)'],
+        replacements: { owner: rows.everyone ? null : rows.principal.id, search: query.search === undefined ? null : containing(query.search) },
+        keys: [
+          { column: 'k.created_at', order: 'DESC', type: 'timestamptz' },
+          { column: 'k.id', order: 'DESC', type: 'text' },
+        ],
+      },
+      { limit: query.limit, cursor: query.cursor },
     );
     return { data: page.rows.map(toCredential), has_more: page.hasMore, next_cursor: page.nextCursor };
   }
@@ -150,7 +189,7 @@ export class DeveloperKeyService {
       if (old.status !== 'active')
         throw new ServiceError('credential_revoked', `Developer key ${credentialId} is ${old.status}; only an active key can be rotated.`);
       const now = new Date();
-      const { row, key } = await this.#insertKey(transaction, owner, old.name, old.scopes, now, old.id, old.limits);
+      const { row, key } = await this.#insertKey(transaction, owner, old.name, old.scopes, now, old.id, old.limits, old.expires_at);
       const ending = await this.#log.insert(transaction, {
         credential_id: old.id,
         owner,
@@ -230,7 +269,7 @@ export class DeveloperKeyService {
       if (!key) throw notFound(credentialId);
       requireHeld(key.scopes, actor.scopes, 'change a key with');
       const [row] = await this.#sequelize.query<KeyRow>(
-        'UPDATE svc_developer_keys SET limits = jsonb_strip_nulls(limits || :patch::jsonb) WHERE id = :id RETURNING *',
+        `UPDATE svc_developer_keys k SET limits = jsonb_strip_nulls(limits || :patch::jsonb) WHERE id = :id RETURNING ${KEY_COLUMNS_WITH_SPEND}`,
         { replacements: { id: credentialId, patch: JSON.stringify(limits) }, type: QueryTypes.SELECT, transaction },
       );
       return toCredential(row!);

@@ -143,8 +143,8 @@ export function createCredentialsHandlers(keys: DeveloperKeyService) {
     async create({ body }, { principal }) {
       return { status: 201, headers: NO_STORE, body: await keys.create(principal.id, body, principal.scopes) };
     },
-    async list({ query }, { principal }) {
-      return { status: 200, body: await keys.list(principal.id, query.limit, query.cursor) };
+    async list({ query }, { rows }) {
+      return { status: 200, body: await keys.list(rows, { limit: query.limit, cursor: query.cursor, search: query.q }) };
     },
     async rotate({ params }, { principal }) {
       return { status: 200, headers: NO_STORE, body: await keys.rotate(principal.id, params.credential_id, principal.scopes) };

@@ -74,6 +74,7 @@ export async function createIdentityFeature(
     onError: (error) => deps.log.error({ err: error }, 'a key limit slot reservation failed'),
     cache: keyCache,
     flushUsage: () => usageBatch.flush(),
+    onUsed: (credentialId) => usageBatch.used(credentialId),
   });
   given.receipts.registerRecordLoader('developer-key-event', developerKeyEventLoader(database.sequelize));
   // Spent ids and revoked families outlive nothing they record; prune them now and then.

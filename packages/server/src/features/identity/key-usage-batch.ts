@@ -28,6 +28,14 @@ const FLUSH_SQL = `INSERT INTO svc_developer_key_usage (credential_id, day, mode
     completion_tokens = svc_developer_key_usage.completion_tokens + EXCLUDED.completion_tokens,
     total_tokens = svc_developer_key_usage.total_tokens + EXCLUDED.total_tokens`;
 
+/** Each key's latest use: one statement for any number of keys, never moving a time backwards (replicas flush in any order). */
+const LAST_USED_SQL = `UPDATE svc_developer_keys k SET last_used_at = GREATEST(k.last_used_at, used.at)
+  FROM unnest(ARRAY[:credentialIds]::text[], ARRAY[:ats]::timestamptz[]) AS used (credential_id, at)
+  WHERE k.id = used.credential_id`;
+
+/** Most keys whose last use is held in memory between flushes; one more flushes at once (memory stays bounded whatever the traffic). */
+const MAX_PENDING_USES = 10_000;
+
 /**
  * The usage counters of calls made with developer keys (requests and tokens per key, UTC day and
  * model), summed in memory and written as one statement every `flushMs` or `flushCalls` calls,
@@ -41,6 +49,8 @@ export class KeyUsageBatch {
   readonly #flushCalls: number;
   readonly #onError: (error: unknown) => void;
   #pending = new Map<string, Pending>();
+  /** Key id to the time of its latest authenticated request since the last flush. */
+  #used = new Map<string, number>();
   #calls = 0;
   #timer: NodeJS.Timeout | undefined;
   readonly #writing = new Set<Promise<void>>();
@@ -61,6 +71,14 @@ export class KeyUsageBatch {
     if (event.developerKeyId === undefined) return;
     this.add({ credentialId: event.developerKeyId, model: event.model, usage: event.usage });
   };
+
+  /** A request authenticated with a key: its last use, written with the next flush. */
+  used(credentialId: string, now = Date.now()): void {
+    this.#used.delete(credentialId);
+    this.#used.set(credentialId, now);
+    if (this.#used.size >= MAX_PENDING_USES) void this.flush();
+    else this.#timer ??= setTimeout(() => void this.flush(), this.#flushMs).unref();
+  }
 
   add(call: KeyCall, now = Date.now()): void {
     const day = this.#today(now);
@@ -85,9 +103,16 @@ export class KeyUsageBatch {
     const rows = [...this.#pending.values()];
     this.#pending = new Map();
     this.#calls = 0;
+    const uses = this.#used;
+    this.#used = new Map();
     const earlier = [...this.#writing];
     if (rows.length > 0) {
       const writing = this.#write(rows).finally(() => this.#writing.delete(writing));
+      this.#writing.add(writing);
+      earlier.push(writing);
+    }
+    if (uses.size > 0) {
+      const writing = this.#writeUses(uses).finally(() => this.#writing.delete(writing));
       this.#writing.add(writing);
       earlier.push(writing);
     }
@@ -119,6 +144,19 @@ export class KeyUsageBatch {
       this.#onError(error);
       // Kept for the next flush (a database outage): counted once it is back.
       for (const row of rows) this.#merge(row);
+      if (!this.#closed) this.#timer ??= setTimeout(() => void this.flush(), this.#flushMs).unref();
+    }
+  }
+
+  async #writeUses(uses: Map<string, number>): Promise<void> {
+    try {
+      await this.#sequelize.query(LAST_USED_SQL, {
+        replacements: { credentialIds: [...uses.keys()], ats: [...uses.values()].map((at) => new Date(at).toISOString()) },
+      });
+    } catch (error) {
+      this.#onError(error);
+      // Kept for the next flush unless a newer use of the key came in meanwhile.
+      for (const [credentialId, at] of uses) if ((this.#used.get(credentialId) ?? 0) < at) this.#used.set(credentialId, at);
       if (!this.#closed) this.#timer ??= setTimeout(() => void this.flush(), this.#flushMs).unref();
     }
   }
