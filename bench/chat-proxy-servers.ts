@@ -21,7 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { GCProfiler } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
-import { startSvcInThread } from './svc-servers.ts';
+import { startSvcInThread, threadTid } from './svc-servers.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median, percentile } from './stats.ts';
 
@@ -48,9 +48,26 @@ async function startUpstream(): Promise<{ url: string; close(): Promise<void> }>
   const server = createHttpServer(async (request, response) => {
     let text = '';
     for await (const part of request) text += part;
-    const model = (JSON.parse(text) as { model: string }).model;
+    const { model, stream } = JSON.parse(text) as { model: string; stream?: boolean };
     const gapMs = gaps[model] ?? 0;
     const id = `chatcmpl-bench-${++counter}`;
+    // A call with `stream: false` (the JSON request of the Portkey baseline) is answered at once, as one completion.
+    if (stream === false) {
+      const content = Array.from({ length: chunks }, (_, index) => `token${index} `).join('');
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          id,
+          object: 'chat.completion',
+          created: 1_700_000_000,
+          model,
+          system_fingerprint: 'fp_bench',
+          choices: [{ index: 0, message: { role: 'assistant', content }, logprobs: null, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 5, completion_tokens: chunks, total_tokens: 5 + chunks },
+        }),
+      );
+      return;
+    }
     const chunk = (delta: Record<string, unknown>, finish: string | null) =>
       `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 1_700_000_000, model, system_fingerprint: 'fp_bench', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] })}\n\n`;
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -124,6 +141,11 @@ async function startBareProxy(): Promise<{ url: string; close(): Promise<void> }
     const outgoing = httpRequest(
       { host: target.hostname, port: target.port, path: request.url, method: request.method, headers: request.headers, agent },
       (answer) => {
+        // A client that left before the answer came (autocannon ends its run mid-request): nothing to pipe to.
+        if (response.destroyed) {
+          answer.resume();
+          return;
+        }
         // Before pipeline's own listener, so a piece is stamped before it is written on.
         if (chunkArrived) answer.on('data', chunkArrived);
         response.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -280,6 +302,7 @@ const stopProfile = profileFile ? await startProfile(profileFile) : undefined;
 parentPort!.postMessage({ url: server.url });
 parentPort!.on('message', (message: string) => {
   if (message === 'cpu') parentPort!.postMessage({ cpu: process.threadCpuUsage() });
+  if (message === 'tid') parentPort!.postMessage({ tid: threadTid() });
   if (message === 'pauses')
     parentPort!.postMessage({
       pauses: { ...takePauses(), ...(chunkWatch ? { chunks: chunkWatch.take() } : {}), ...(kind === 'svc' ? { connects: takeConnects() } : {}) },

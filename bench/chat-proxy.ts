@@ -40,7 +40,7 @@
  * event loop's delay p99): svc's young collections, and what they promote, are its tail.
  *
  * Run: pnpm bench:chat-proxy [-- --rounds 10 --seconds 3 --concurrency 50 --chunks 20 --gap 20
- *   --saturate-rounds 4 --saturate-gap 1]
+ *   --saturate-rounds 4 --saturate-gap 1 --keyed-rounds 4 --portkey-rounds 5]
  * `--in-thread` also times each content chunk inside svc's thread and the bare proxy's, from the
  * upstream's piece handed over to the write that sends it on (median / p99 µs): what the proxy's
  * own code takes, apart from the machine's wait to wake its thread. Off by default, so the
@@ -54,8 +54,16 @@
  *   CPU per stream and streams/s over the operator's, and on PostgreSQL (BENCH_DATABASE_URL) the
  *   database transactions per call.
  *
+ * - **Portkey** (issue 42's table; bench/portkey-baseline.ts): the bare hop, Portkey's open-source
+ *   gateway (`@portkey-ai/gateway`, a child process) and a svc of its own with the operator token
+ *   and a developer key, over one upstream, gateways pinned to core 0 and the load to core 1, in
+ *   `--portkey-rounds` rotating rounds: added time to first token at 16 streams (`--gap` paced),
+ *   and saturated non-streamed JSON chat at 64 connections (requests/s, CPU per request); svc's
+ *   developer key over Portkey printed as ratios. If Portkey fails to start, the bench says why and
+ *   measures the others.
+ *
  * `--phase <names>` runs only the phases named (comma-separated: deployments, latency, saturation,
- * responses, tracing, keyed; all by default, in that order), and prints and reports only their figures. The servers
+ * responses, tracing, keyed, portkey; all by default, in that order), and prints and reports only their figures. The servers
  * start and warm up alike either way; note that a phase run alone follows only that warm-up,
  * while in a full run the later phases follow the earlier phases' rounds through the same svc.
  * With DATABASE_URL set svc uses that PostgreSQL; otherwise an embedded database in a temporary
@@ -74,9 +82,10 @@ import type { PauseStats } from './chat-proxy-servers.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { benchArguments } from './args.ts';
 import { runKeyedPath } from './keyed-path.ts';
+import { runPortkeyBaseline } from './portkey-baseline.ts';
 
 /** The bench's phases, in the order they run; `--phase` picks some (comma-separated). */
-const PHASES = ['deployments', 'latency', 'saturation', 'responses', 'tracing', 'keyed'] as const;
+const PHASES = ['deployments', 'latency', 'saturation', 'responses', 'tracing', 'keyed', 'portkey'] as const;
 type PhaseName = (typeof PHASES)[number];
 
 const { values } = parseArgs({
@@ -93,6 +102,7 @@ const { values } = parseArgs({
     'tracing-rounds': { type: 'string', default: '4' },
     'deployments-rounds': { type: 'string', default: '4' },
     'keyed-rounds': { type: 'string', default: '4' },
+    'portkey-rounds': { type: 'string', default: '5' },
     'cpu-prof-dir': { type: 'string' },
     'in-thread': { type: 'boolean', default: false },
     phase: { type: 'string', default: PHASES.join(',') },
@@ -694,5 +704,15 @@ if (runs('keyed'))
     seconds: durationMs / 1000,
     concurrency: 16,
     chunks,
+    out: (text) => process.stdout.write(text),
+  });
+
+// Issue 42's table against Portkey (bench/portkey-baseline.ts): its own servers, pinned, after everything else.
+if (runs('portkey'))
+  await runPortkeyBaseline({
+    rounds: Number(values['portkey-rounds']),
+    seconds: durationMs / 1000,
+    chunks,
+    gapMs,
     out: (text) => process.stdout.write(text),
   });

@@ -4,6 +4,7 @@
  * runs it. One place for the settings every bench server shares.
  */
 import { spawn } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import type { MessagePort } from 'node:worker_threads';
@@ -74,7 +75,19 @@ export async function spawnSvc(dataDir: string, env: Record<string, string> = {}
 }
 
 /**
- * The messages a bench's server thread answers from the bench: `cpu` (this thread's CPU time),
+ * The kernel's id of the calling thread (Linux: `/proc/thread-self` is `<pid>/task/<tid>`), so a
+ * bench can pin that thread alone to a core (`taskset -p -c <core> <tid>`); undefined elsewhere.
+ */
+export function threadTid(): number | undefined {
+  try {
+    return Number(readlinkSync('/proc/thread-self').split('/').at(-1));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The messages a bench's server thread answers from the bench: `cpu` (this thread's CPU time), `tid` (its kernel thread id),
  * BENCH_PROFILE_DIR's `profile:start` and `profile:stop:<file>` (this thread's CPU profile over
  * chosen rounds only, leaving out start-up and migrations) and `close`. `more` answers the rest.
  */
@@ -82,6 +95,7 @@ export function answerBenchMessages(port: MessagePort, close: () => Promise<void
   let profiler: Session | undefined;
   port.on('message', async (message: string) => {
     if (message === 'cpu') port.postMessage({ cpu: process.threadCpuUsage() });
+    if (message === 'tid') port.postMessage({ tid: threadTid() });
     if (message === 'profile:start') {
       profiler = new Session();
       profiler.connect();

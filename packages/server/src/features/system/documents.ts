@@ -201,9 +201,9 @@ export function performanceProtocol(): PerformanceProtocol {
         measures:
           'streamed chat completions through /v1/chat/completions at 50 concurrent streams: added time to first and last token with chunks 20 ms apart and the streams started spread (independent clients); streams/s, CPU per stream and the KiB promoted per stream by the young collections of svc (objects that outlive their stream make the p99 tail) with chunks 1 ms apart and all streams started at once (saturated); the same paced streams through /v1/responses (translated to chat; store false and true) against /v1/chat/completions',
         baseline:
-          "the same OpenAI-compatible upstream called directly; a bare node:http pass-through proxy in the same rounds shows what one more hop costs on the machine; for the Responses phase, svc's own chat route on the same upstream",
+          "the same OpenAI-compatible upstream called directly; a bare node:http pass-through proxy in the same rounds shows what one more hop costs on the machine; for the Responses phase, svc's own chat route on the same upstream; for the Portkey phase (--phase portkey), Portkey's open-source gateway (@portkey-ai/gateway, a child process) beside the bare hop and svc with the operator token and a developer key, gateways pinned to one core and the load to the other: added time to first token at 16 streams, CPU per saturated JSON request and JSON requests/s at 64 connections",
         target:
-          "added median under 1 ms, added p99 under 3 ms; Responses (store false): under 0.2 ms added to the median time to first token over chat, CPU per stream at most 1.2x chat's",
+          "added median under 1 ms, added p99 under 3 ms; Responses (store false): under 0.2 ms added to the median time to first token over chat, CPU per stream at most 1.2x chat's; a developer key ahead of Portkey on every figure of the Portkey phase",
         command: 'pnpm bench:chat-proxy',
       },
       {
