@@ -7,6 +7,7 @@ import { createDocumentHelpers, createPdfHelpers } from './pdf/pdf-helpers.ts';
 import { receiptHelpers } from './receipts/helpers.ts';
 import { createBillingHelpers, createCreditsHelpers } from './billing/helpers.ts';
 import { createJobsHelpers } from './jobs/jobs-helpers.ts';
+import type { ContractMethods } from './operations.ts';
 import { Transport, type ResolvedOptions } from './transport.ts';
 
 /** What a feature's helpers are built from: the derived methods and the transport under them. */
@@ -43,8 +44,12 @@ export const featureHelpers = {
 /** Each feature's helpers, by feature name. */
 export type FeatureHelpers = { [Feature in keyof typeof featureHelpers]: ReturnType<(typeof featureHelpers)[Feature]> };
 
-/** A feature's derived methods and its registered helpers, as one object. */
-export type FeatureClient<Feature extends keyof Contract> = ClientOf<Contract>[Feature] &
+/**
+ * A feature's methods and its registered helpers, as one object. The methods are declared with
+ * named request and answer types (`operations.ts`, written from the contract), so a hover shows
+ * `Promise<BlackboardPutResponse>` rather than the route's schemas spelled out.
+ */
+export type FeatureClient<Feature extends keyof Contract> = (Feature extends keyof ContractMethods ? ContractMethods[Feature] : ClientOf<Contract>[Feature]) &
   (Feature extends keyof FeatureHelpers ? FeatureHelpers[Feature] : unknown);
 
 /** Attaches every registered feature's helpers to its branch of the derived methods. */

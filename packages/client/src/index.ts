@@ -14,6 +14,8 @@ export {
   type BlackboardHelpers,
 } from './client.ts';
 export { featureHelpers, type FeatureHelpers, type FeatureClient, type HelperContext } from './feature-helpers.ts';
+// A named request and answer type for every operation (`BlackboardPutRequest`, `BlackboardPutResponse`, a list's `…Item`) and each feature's methods.
+export type * from './operations.ts';
 export { walkItems, walkPages, nextCursorOf, requestAfter, type ItemWalkOptions, type PageWalkOptions } from './paging.ts';
 export { createPkcePair, pkceChallenge, type PkcePair } from './oauth/pkce.ts';
 export { parseAuthorizationRedirect, OAuthFlowError, DEFAULT_LOOPBACK_REDIRECT, type OAuthHelpers, type AuthorizationResult } from './oauth/helpers.ts';
