@@ -22,8 +22,12 @@ export function createResponsesFeature(
   const store = new ResponseStore(deps.database.sequelize, config);
   deps.scheduler.every('responses.sweep', SWEEP_INTERVAL_MS, () => store.sweep());
   const webhooks = new WebhookDeliveries(deps.database.sequelize, given.tasks, config.webhook, deps.testSeams?.webhookFetch);
-  // A background response whose runner died is ended by whichever replica reaps it; that one announces it.
-  given.tasks.onReaped(BACKGROUND_KIND, (task) => webhooks.responseEnded(task.owner, task.id, task.status === 'cancelled' ? 'cancelled' : 'failed'));
+  deps.scheduler.every('responses.webhook-prune', SWEEP_INTERVAL_MS, () => webhooks.prune());
+  // A background response whose runner died is ended by whichever replica reaps it; that one
+  // announces it, its delivery written in the transaction that fails the task.
+  given.tasks.onReaped(BACKGROUND_KIND, (task, transaction) =>
+    webhooks.responseEnded(task.owner, task.id, task.status === 'cancelled' ? 'cancelled' : 'failed', transaction),
+  );
   return {
     handlers: {
       responses: createResponsesHandlers({ models: deps.models, usage: deps.usage, store, config, tasks: given.tasks, webhooks }, given.responseCache),

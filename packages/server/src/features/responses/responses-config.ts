@@ -18,6 +18,7 @@ export const responsesConfigFrom = z
     SVC_RESPONSES_WEBHOOK_ATTEMPTS: integer(1, 50, 'an attempt count').default(8),
     SVC_RESPONSES_WEBHOOK_RETRY_BASE_MS: integer(10, 3_600_000, 'milliseconds').default(5_000),
     SVC_RESPONSES_WEBHOOK_TIMEOUT_MS: integer(100, 120_000, 'milliseconds').default(10_000),
+    SVC_RESPONSES_WEBHOOK_RETENTION_DAYS: integer(1, 3650, 'days').default(30),
   })
   .refine((env) => !env.SVC_RESPONSES_WEBHOOK_URL || env.SVC_RESPONSES_WEBHOOK_SECRET, {
     message: 'SVC_RESPONSES_WEBHOOK_URL needs SVC_RESPONSES_WEBHOOK_SECRET (whsec_...) to sign its deliveries',
@@ -34,6 +35,8 @@ export const responsesConfigFrom = z
       /** The wait before the second attempt; each later wait doubles it (at most 10 minutes). */
       retryBaseMs: env.SVC_RESPONSES_WEBHOOK_RETRY_BASE_MS,
       timeoutMs: env.SVC_RESPONSES_WEBHOOK_TIMEOUT_MS,
+      /** How long a delivered or failed delivery is listed (`GET /v1/webhooks/deliveries`) before the prune deletes it. */
+      retentionDays: env.SVC_RESPONSES_WEBHOOK_RETENTION_DAYS,
     },
   }));
 

@@ -1,3 +1,4 @@
+import type { Transaction } from 'sequelize';
 import type { ServerDeps } from '../../deps.ts';
 import type { Feature } from '../feature.ts';
 import { TaskRunner, type TaskHandler } from './task-runner.ts';
@@ -13,8 +14,12 @@ export { ENDED } from './task-store.ts';
  * can start is a task, created by one replica, run by any, read and cancelled from any.
  */
 export interface Tasks {
-  /** A queued task owned by `owner` (a principal key); any replica's runner of `kind` takes it up. */
-  create(task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }): Promise<TaskRow>;
+  /**
+   * A queued task owned by `owner` (a principal key); any replica's runner of `kind` takes it up.
+   * Given a `transaction`, the task is stored with it, and announced to every replica's runners
+   * once it commits (rolled back, it never existed).
+   */
+  create(task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }, transaction?: Transaction): Promise<TaskRow>;
   /** The task for its owner; undefined for anyone else or once expired. */
   get(id: string, owner: string): Promise<TaskRow | undefined>;
   /** Asks the task to stop (from any replica); the task as it is now, undefined when not the owner's. */
@@ -49,9 +54,11 @@ export interface Tasks {
   /**
    * Calls `listener` for each task of `kind` that this replica's backstop ended because its runner
    * died (`failed` with `task_runner_lost`, or `cancelled` when a cancel was asked): exactly one
-   * replica is told of each, so an announcement of that end (a webhook) is made once.
+   * replica is told of each, so an announcement of that end (a webhook) is made once. The listener
+   * runs in the transaction that ends the task (`transaction`): what it writes is stored with the
+   * end, or neither is (the task is reaped again at the next backstop).
    */
-  onReaped(kind: string, listener: (task: TaskRow) => Promise<void>): void;
+  onReaped(kind: string, listener: (task: TaskRow, transaction: Transaction) => Promise<void>): void;
   /** Runs tasks of `kind` in this process too. */
   register: TaskRunner['register'];
   /**
@@ -75,28 +82,26 @@ export function createTasksFeature(deps: Pick<ServerDeps, 'config' | 'database' 
     onError: (error) => deps.log.warn({ err: error }, 'task notifications lost; the backstop covers until they are back'),
   });
   const runner = new TaskRunner(store, signals, config, deps.log);
-  const reapListeners = new Map<string, (task: TaskRow) => Promise<void>>();
+  const reapListeners = new Map<string, (task: TaskRow, transaction: Transaction) => Promise<void>>();
   const started = signals.start();
   signals.on(['new'], undefined, () => runner.wake());
   // The backstop: a dead runner's lease is reaped, and what no notification announced is claimed.
   deps.scheduler.every('tasks.backstop', config.backstopMs, async () => {
-    const { ended } = await store.reapExpiredLeases();
+    const { ended } = await store.reapExpiredLeases(async (ended, transaction) => {
+      for (const task of ended) await reapListeners.get(task.kind)?.(task, transaction);
+    });
     runner.wake();
-    for (const task of ended) {
-      await signals.announce('end', task.id).catch(() => {});
-      await reapListeners
-        .get(task.kind)?.(task)
-        .catch((error: unknown) => deps.log.warn({ err: error, task: task.id }, 'announcing a task whose runner died failed'));
-    }
+    for (const task of ended) await signals.announce('end', task.id).catch(() => {});
   });
   deps.scheduler.every('tasks.prune', Math.max(config.backstopMs, 60_000), () => store.prune());
 
   const watch = (id: string) => signals.watch(CHANGES, id, config.backstopMs);
   const tasks: Tasks = {
-    async create(task) {
+    async create(task, transaction) {
       await started;
-      const row = await store.create(task);
-      await signals.announce('new', row.id);
+      const row = await store.create(task, transaction);
+      if (transaction) transaction.afterCommit(() => signals.announce('new', row.id).catch(() => {}));
+      else await signals.announce('new', row.id);
       return row;
     },
     get: (id, owner) => store.get(id, owner),

@@ -66,7 +66,7 @@ export class TaskStore {
    * A new queued task; `id` may be given (a Responses id), else `task_<random>`. `maxAttempts`
    * (default `SVC_TASKS_MAX_ATTEMPTS`): 1 for a task that must not run twice.
    */
-  async create(task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }): Promise<TaskRow> {
+  async create(task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }, transaction?: Transaction): Promise<TaskRow> {
     const [row] = await this.#sequelize.query<TaskRow>(
       `INSERT INTO svc_tasks (id, owner, kind, input, max_attempts) VALUES (:id, :owner, :kind, :input::jsonb, :maxAttempts) RETURNING ${COLUMNS}`,
       {
@@ -78,6 +78,7 @@ export class TaskStore {
           maxAttempts: task.maxAttempts ?? this.#config.maxAttempts,
         },
         type: QueryTypes.SELECT,
+        ...(transaction ? { transaction } : {}),
       },
     );
     return row as TaskRow;
@@ -250,8 +251,17 @@ export class TaskStore {
    * with `task_runner_lost`; a task asked to cancel ends `cancelled` instead of running again.
    * Answers whether any task was put back in the queue, and the tasks it ended: this statement
    * alone decides, so each ended task is answered to exactly one replica (the one to announce it).
+   * `onEnded` runs in the same transaction as their end (a webhook's delivery row is written with
+   * the failure it announces, or neither is); if it throws, nothing is reaped this time.
    */
-  async reapExpiredLeases(): Promise<{ requeued: boolean; ended: TaskRow[] }> {
+  async reapExpiredLeases(onEnded?: (ended: TaskRow[], transaction: Transaction) => Promise<void>): Promise<{ requeued: boolean; ended: TaskRow[] }> {
+    return this.#sequelize.transaction((transaction) => this.#reap(transaction, onEnded));
+  }
+
+  async #reap(
+    transaction: Transaction,
+    onEnded?: (ended: TaskRow[], transaction: Transaction) => Promise<void>,
+  ): Promise<{ requeued: boolean; ended: TaskRow[] }> {
     const ended = await this.#sequelize.query<TaskRow>(
       `UPDATE svc_tasks SET status = CASE WHEN cancel_requested THEN 'cancelled' ELSE 'failed' END,
          error_code = CASE WHEN cancel_requested THEN NULL ELSE 'task_runner_lost' END,
@@ -259,12 +269,13 @@ export class TaskStore {
            ELSE 'The task''s runner stopped (server gone or lease expired) on each of its ' || max_attempts || ' attempts.' END,
          finished_at = now(), expires_at = now() + make_interval(secs => :ttl), lease_owner = NULL, lease_expires_at = NULL
        WHERE status = 'in_progress' AND lease_expires_at < now() AND (attempts >= max_attempts OR cancel_requested) RETURNING ${COLUMNS}`,
-      { replacements: { ttl: this.#config.resultTtlSeconds }, type: QueryTypes.SELECT },
+      { replacements: { ttl: this.#config.resultTtlSeconds }, type: QueryTypes.SELECT, transaction },
     );
+    if (ended.length > 0) await onEnded?.(ended, transaction);
     const requeued = await this.#sequelize.query(
       `UPDATE svc_tasks SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL
        WHERE status = 'in_progress' AND lease_expires_at < now() AND attempts < max_attempts AND NOT cancel_requested RETURNING id`,
-      { type: QueryTypes.SELECT },
+      { type: QueryTypes.SELECT, transaction },
     );
     return { requeued: requeued.length > 0, ended };
   }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { QueryTypes, type Sequelize } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { WebhookDelivery, WebhookDeliveryListResponse } from '@svc/schemas';
 import { keysetPage, NEWEST_FIRST } from '../../../db/keyset-page.ts';
 import type { SourceFetchSeam } from '../../../outbound/source-fetch.ts';
@@ -13,6 +13,8 @@ import { signedHeaders } from './standard-webhooks.ts';
 export const DELIVERY_KIND = 'responses.webhook';
 /** The longest wait between two attempts, whatever the backoff reached. */
 const MAX_BACKOFF_MS = 10 * 60_000;
+/** Deliveries one prune deletes at most (bounded work a turn; the next turn takes the rest). */
+const PRUNE_BATCH = 5000;
 
 /** OpenAI's webhook event types of a response that ended, by how its task ended. */
 const EVENT_TYPES = {
@@ -54,18 +56,35 @@ export class WebhookDeliveries {
     if (config.url) tasks.register(DELIVERY_KIND, (run) => this.#deliver(run));
   }
 
-  /** Records the event of a response that ended and queues its delivery; nothing when no endpoint is set. */
-  async responseEnded(owner: string, responseId: string, status: keyof typeof EVENT_TYPES): Promise<void> {
+  /**
+   * Records the event of a response that ended and queues its delivery; nothing when no endpoint
+   * is set. Given the `transaction` that ends the task (a reaped runner's), both are written with it.
+   */
+  async responseEnded(owner: string, responseId: string, status: keyof typeof EVENT_TYPES, transaction?: Transaction): Promise<void> {
     if (!this.#config.url) return;
     const id = `evt_${randomBytes(16).toString('hex')}`;
     const type = EVENT_TYPES[status];
     const payload = JSON.stringify({ id, object: 'event', type, created_at: Math.floor(Date.now() / 1000), data: { id: responseId } });
     await this.#sequelize.query(
       'INSERT INTO svc_webhook_deliveries (id, owner, event_type, response_id, url, payload) VALUES (:id, :owner, :type, :responseId, :url, :payload)',
-      { replacements: { id, owner, type, responseId, url: this.#config.url, payload } },
+      { replacements: { id, owner, type, responseId, url: this.#config.url, payload }, ...(transaction ? { transaction } : {}) },
     );
     // A delivery must not run twice at once, but may be taken up again: its attempts are counted in its row.
-    await this.#tasks.create({ owner, kind: DELIVERY_KIND, input: { delivery_id: id }, maxAttempts: 3 });
+    await this.#tasks.create({ owner, kind: DELIVERY_KIND, input: { delivery_id: id }, maxAttempts: 3 }, transaction);
+  }
+
+  /**
+   * Deletes deliveries older than the retention (`SVC_RESPONSES_WEBHOOK_RETENTION_DAYS`) that are
+   * no longer pending, a bounded batch a turn (the next turn takes the rest); answers how many.
+   */
+  async prune(): Promise<number> {
+    const rows = await this.#sequelize.query(
+      `DELETE FROM svc_webhook_deliveries WHERE id IN (
+         SELECT id FROM svc_webhook_deliveries WHERE created_at < now() - make_interval(days => :days) AND status <> 'pending' ORDER BY created_at LIMIT :batch
+       ) RETURNING id`,
+      { replacements: { days: this.#config.retentionDays, batch: PRUNE_BATCH }, type: QueryTypes.SELECT },
+    );
+    return rows.length;
   }
 
   /** Every delivery, newest first, a page at a time (the operator's `GET /v1/webhooks/deliveries`). */
