@@ -13,12 +13,12 @@ import { startTestServer, type TestServer } from '@svc/testing/test-server';
  * MCP Tasks with `@modelcontextprotocol/ext-tasks`'s client, unchanged, over the v2 client at
  * 2025-11-25 (the revision whose core task methods svc serves; see mcp-tasks.test.ts for the v1
  * SDK): a long tool through a task, its status as it goes, its result, and a cancel. `paused`
- * admits jobs but runs none (SVC_JOBS_WORKERS=0), so its task is certain not to have started.
+ * stores tasks but runs none (SVC_TASKS_RUNNERS=0), so its task is certain not to have started.
  */
 let svc: TestServer;
 let paused: TestServer;
 test.before(async () => {
-  [svc, paused] = await Promise.all([startTestServer(), startTestServer({ env: { SVC_JOBS_WORKERS: '0' } })]);
+  [svc, paused] = await Promise.all([startTestServer(), startTestServer({ env: { SVC_TASKS_RUNNERS: '0' } })]);
 });
 test.after.always(async () => {
   await Promise.all([svc?.close(), paused?.close()]);

@@ -8,15 +8,15 @@ import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
 /**
  * MCP Tasks at 2025-11-25 with the v1 SDK's experimental tasks client, unchanged: a long tool's
- * call becomes a task at once, on the durable job queue; `tasks/get`, `tasks/result`, `tasks/list`
+ * call becomes a task at once, on the durable task store; `tasks/get`, `tasks/result`, `tasks/list`
  * and `tasks/cancel` answer it; a task belongs to its principal; creating one passes the tool's
- * scopes and the job route's. `paused` admits jobs but runs none (SVC_JOBS_WORKERS=0): its tasks
- * stay queued, so a cancel is certain to find one not yet started.
+ * scopes and its route's validation. `paused` stores tasks but runs none (SVC_TASKS_RUNNERS=0): its
+ * tasks stay queued, so a cancel is certain to find one not yet started.
  */
 let svc: TestServer;
 let paused: TestServer;
 test.before(async () => {
-  [svc, paused] = await Promise.all([startTestServer(), startTestServer({ env: { SVC_JOBS_WORKERS: '0' } })]);
+  [svc, paused] = await Promise.all([startTestServer(), startTestServer({ env: { SVC_TASKS_RUNNERS: '0' } })]);
 });
 test.after.always(async () => {
   await Promise.all([svc?.close(), paused?.close()]);
@@ -41,7 +41,17 @@ test.serial('the long tools say they run as tasks, and the server says it serves
     t.truthy(client.getServerCapabilities()?.tasks?.requests?.tools?.call);
     const { tools } = await client.listTools();
     const support = Object.fromEntries(tools.map((tool) => [tool.name, tool.execution?.taskSupport]));
-    for (const name of ['pdf_extract', 'inference_summarize', 'inference_embeddings', 'inference_rerank', 'inference_classify'])
+    for (const name of [
+      'pdf_extract',
+      'documents_extract',
+      'inference_chat',
+      'inference_rag',
+      'inference_summarize',
+      'inference_embeddings',
+      'inference_rerank',
+      'inference_classify',
+      'jobs_get',
+    ])
       t.is(support[name], 'optional', name);
     t.is(support.catalog_search, undefined, 'a quick read is no task');
   } finally {
@@ -65,7 +75,7 @@ test.serial('a task-augmented call answers a task at once; polled to completed, 
     }
     t.is(kinds[0], 'taskCreated');
     t.is(kinds.at(-1), 'result');
-    t.regex(taskId, /^job_/);
+    t.regex(taskId, /^task_/);
     t.falsy(result?.isError);
     const plain = await client.callTool({ name: 'inference_summarize', arguments: summarizeArgs });
     const { usage: _taskUsage, ...fromTask } = result!.structuredContent as Record<string, unknown>;
@@ -117,7 +127,7 @@ test.serial('a task not yet started is cancelled; its result says so; a cancelle
     t.is((await client.experimental.tasks.getTask(created.task.taskId)).status, 'cancelled');
     const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
     t.true(result.isError);
-    t.is((result.structuredContent as { code: string }).code, 'job_cancelled');
+    t.is((result.structuredContent as { code: string }).code, 'task_cancelled');
     const twice = await t.throwsAsync(client.experimental.tasks.cancelTask(created.task.taskId));
     t.regex(String(twice?.message), /-32602.*has ended \(cancelled\)/);
   } finally {
@@ -125,25 +135,28 @@ test.serial('a task not yet started is cancelled; its result says so; a cancelle
   }
 });
 
-test.serial("another principal's task is unknown to it; a token without jobs:write creates no task", async (t) => {
+test.serial("another principal's task is unknown to it; a token without the tool's scope creates no task", async (t) => {
   const owner = await connect(paused, paused.operatorToken);
   const { session } = await signInAgent(paused, 'inference:invoke jobs:read');
   const other = await connect(paused, session.accessToken);
+  const { session: reader } = await signInAgent(paused, 'jobs:read');
+  const readOnly = await connect(paused, reader.accessToken);
   try {
     const stream = owner.experimental.tasks.callToolStream({ name: 'inference_summarize', arguments: summarizeArgs }, CallToolResultSchema, { task: {} });
     const created = (await stream.next()).value as { task: { taskId: string } };
     await stream.return(undefined);
     const unknown = await t.throwsAsync(other.experimental.tasks.getTask(created.task.taskId));
-    t.regex(String(unknown?.message), /-32602.*No job \S+ of yours/);
-    // The tool's own scope (inference:invoke) is held, the job route's (jobs:write) is not: refused before anything is queued.
-    const refused = await other.experimental.tasks
+    t.regex(String(unknown?.message), /-32602.*No task \S+ of yours/);
+    t.is((await other.experimental.tasks.listTasks()).tasks.length, 0, "the owner's task is not listed to another");
+    // The tool's own scope (inference:invoke) is not held: refused at the HTTP level (403) before anything is stored.
+    const refused = await readOnly.experimental.tasks
       .callToolStream({ name: 'inference_summarize', arguments: summarizeArgs }, CallToolResultSchema, { task: {} })
       .next();
-    t.like(refused.value, { type: 'error', error: { code: -32000, data: { status: 403 } } });
-    t.regex(String((refused.value as { error: Error }).error.message), /jobs:write/);
-    t.is((await other.experimental.tasks.listTasks()).tasks.length, 0, 'nothing was queued for it');
+    t.is((refused.value as { type: string }).type, 'error');
+    t.regex(String((refused.value as { error: Error }).error.message), /403|inference:invoke/);
+    t.is((await readOnly.experimental.tasks.listTasks()).tasks.length, 0, 'nothing was queued for it');
     await owner.experimental.tasks.cancelTask(created.task.taskId);
   } finally {
-    await Promise.all([owner.close(), other.close()]);
+    await Promise.all([owner.close(), other.close(), readOnly.close()]);
   }
 });

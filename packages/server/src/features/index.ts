@@ -18,6 +18,7 @@ import { responseCacheConfigFrom } from './inference/response-cache-config.ts';
 import { createJobsFeature } from './jobs/index.ts';
 import { jobsConfigFrom } from './jobs/jobs-config.ts';
 import { createMcpFeature } from './mcp/index.ts';
+import { mcpConfigFrom } from './mcp/mcp-config.ts';
 import { createModelsFeature } from './models/index.ts';
 import { createPdfFeature } from './pdf/index.ts';
 import { pdfConfigFrom } from './pdf/pdf-config.ts';
@@ -63,7 +64,7 @@ export const featureList = new FeatureList<{ signingKeys: SigningKeys }>()
   .add('responses', { responses: responsesConfigFrom }, (deps, { inference, tasks }) =>
     createResponsesFeature(deps, { responseCache: inference.responseCache, tasks: tasks.tasks }),
   )
-  .add('mcp', {}, (deps) => createMcpFeature(deps));
+  .add('mcp', { mcp: mcpConfigFrom }, (deps, { tasks }) => createMcpFeature(deps, { tasks: tasks.tasks }));
 
 /** Builds every feature of the list. */
 export async function createFeatures(deps: ServerDeps): Promise<Features> {

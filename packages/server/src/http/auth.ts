@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { anonymousPrincipal, scopes as allScopes, type AuthRequirement, type Principal } from '@svc/schemas';
 import { ServiceError } from '../service-error.ts';
 import type { RequestContext } from './request-context.ts';
@@ -82,9 +82,28 @@ export function principalToCarry(request: RequestContext): Principal | undefined
   return typeof request.headers.authorization === 'string' && request.principal.kind !== 'anonymous' ? request.principal : undefined;
 }
 
-/** The principal an in-process request carries (carryPrincipal); undefined for every request from a socket. */
+/**
+ * A principal carried by a request emulated over HTTP (light-my-request builds the request
+ * object, so no Symbol can be set on it): a header naming a random nonce that only this process
+ * knows, and only while the call lasts (a client cannot guess one, and one it sends names nothing).
+ */
+const CARRIED_HEADER = 'x-svc-carried-principal';
+const carriedByNonce = new Map<string, Principal>();
+
+/** Sets the carrying header on an emulated request's `headers`; call the answer once the route has authenticated it (the call ended). */
+export function carryPrincipalInHeaders(headers: Record<string, string>, principal: Principal): () => void {
+  const nonce = randomBytes(18).toString('base64url');
+  carriedByNonce.set(nonce, principal);
+  headers[CARRIED_HEADER] = nonce;
+  return () => void carriedByNonce.delete(nonce);
+}
+
+/** The principal an in-process request carries (carryPrincipal, carryPrincipalInHeaders); undefined for every request from a socket. */
 export function carriedPrincipal(request: object): Principal | undefined {
-  return (request as { [CARRIED_PRINCIPAL]?: Principal })[CARRIED_PRINCIPAL];
+  const own = (request as { [CARRIED_PRINCIPAL]?: Principal })[CARRIED_PRINCIPAL];
+  if (own || carriedByNonce.size === 0) return own;
+  const nonce = (request as { headers?: Record<string, unknown> }).headers?.[CARRIED_HEADER];
+  return typeof nonce === 'string' ? carriedByNonce.get(nonce) : undefined;
 }
 
 function challenge(options: AuthenticateOptions, extra = ''): Record<string, string> {

@@ -7,7 +7,7 @@ import { inject } from 'light-my-request';
 import { z } from 'zod';
 import { fillPath, toSearchParams, type Principal, type RouteDefinition } from '@svc/schemas';
 import { tracingOn } from '../observability/tracing.ts';
-import { carryPrincipal } from './auth.ts';
+import { carryPrincipal, carryPrincipalInHeaders } from './auth.ts';
 import { contractMiddlewareOf } from './build-app.ts';
 import { bodyLimitOf, HELD_BODY, HELD_VALUE } from './read-body.ts';
 import { traceRequest } from './request-trace.ts';
@@ -27,6 +27,12 @@ export interface DispatchCaller {
   readonly ip: string;
   /** Aborting it aborts the route's work, as a REST client's disconnect does. */
   readonly signal?: AbortSignal;
+  /**
+   * The caller holds no credential, only the principal one resolved to when the work was asked
+   * (an MCP task run on any replica, after its creator's request ended): `authorization` is a
+   * placeholder, and `principal` is carried on both paths, emulated HTTP included.
+   */
+  readonly principalOnly?: boolean;
   /** More request headers (`idempotency-key`, `accept`, `x-request-id`); hop and address headers are not taken. */
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -287,12 +293,19 @@ export class ContractDispatch {
   /** Routes served in process without HTTP emulation (answersJsonOnly), decided once per route. */
   private readonly jsonOnly = new WeakMap<RouteDefinition, boolean>();
 
+  #markAttached: () => void = () => {};
+  /** Settles once the server attached its apps: work started before (a task claimed at start-up) waits for it. */
+  readonly attached: Promise<void> = new Promise((resolve) => {
+    this.#markAttached = resolve;
+  });
+
   /** Called by the server once its apps exist; `api` only when the api surface listens on its own port. */
   attach(apps: { base: Koa; api?: Koa | undefined }): void {
     this.base = completeOnEnd(apps.base.callback() as Listener);
     this.api = apps.api ? completeOnEnd(apps.api.callback() as Listener) : this.base;
     this.baseMiddleware = contractMiddlewareOf(apps.base);
     this.apiMiddleware = apps.api ? contractMiddlewareOf(apps.api) : this.baseMiddleware;
+    this.#markAttached();
   }
 
   /** Calls `route` with `input` as `caller`; answers the REST status, headers and body. Never throws for an error status. */
@@ -326,6 +339,23 @@ export class ContractDispatch {
     const { payload, contentType } = requestBodyOf(route, input.body);
     if (contentType) headers['content-type'] = contentType;
     if (inProcess) return callInProcess(middleware, route, url, headers, payload, caller, undefined);
+    const release = caller.principalOnly && caller.principal && caller.authorization ? carryPrincipalInHeaders(headers, caller.principal) : undefined;
+    try {
+      return await this.inject(listener, route, url, headers, payload, caller, options);
+    } finally {
+      release?.();
+    }
+  }
+
+  private async inject(
+    listener: Listener,
+    route: RouteDefinition,
+    url: string,
+    headers: Record<string, string>,
+    payload: string | Buffer | undefined,
+    caller: DispatchCaller,
+    options: { stream?: boolean },
+  ): Promise<DispatchAnswer> {
     const response = await inject(listener, {
       method: route.method,
       url,

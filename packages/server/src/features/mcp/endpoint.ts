@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { mcpContract, oauthContract, principalMayCall, SVC_VERSION, urlFor, type AgentTool, type Principal } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
+import type { Tasks } from '../tasks/index.ts';
 import { openAccessPrincipal, principalToCarry } from '../../http/auth.ts';
 import { abortRequest } from '../../http/mount-contract.ts';
 import type { RequestContext } from '../../http/request-context.ts';
@@ -22,7 +23,8 @@ import { readResource, resourceTemplates } from './resources.ts';
 import { CANCEL_POLL_MS, InFlightCalls } from './in-flight.ts';
 import { answerPlainToolCall, plainToolCall } from './fast-tool-call.ts';
 import type { ReportProgress } from './progress.ts';
-import { answerTaskMessage, isTaskMessage, McpTasks, TASKS_CAPABILITY } from './tasks.ts';
+import { answerExtensionTaskMessage, isExtensionTaskMessage, TASKS_EXTENSION_ID, TASKS_EXTENSION_REVISION } from './tasks-extension.ts';
+import { answerTaskMessage, isTaskMessage, mcpCallerOf, McpTasks, TASKS_CAPABILITY, TASKS_REVISION } from './tasks.ts';
 import { callTool, ToolCatalogue, type ToolResult } from './tool-calls.ts';
 
 export const MCP_BASE_SERVER_NAME = 'svc';
@@ -34,9 +36,6 @@ const SERVER_INFO = { name: MCP_BASE_SERVER_NAME, title: MCP_BASE_SERVER_TITLE, 
  * the caller's own cache may keep it; it changes only with a deploy.
  */
 const TOOL_LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'private' } as const;
-
-/** The revision whose core task methods are served (the 2026-07-28 Tasks extension is not yet). */
-const TASKS_REVISION = '2025-11-25';
 
 /** Who is calling, as the REST adapter resolved them for the /mcp route. */
 interface Caller {
@@ -80,8 +79,11 @@ async function toContractAnswer(response: Response) {
 /** What the endpoint reaches for: the REST routes it runs tools through, and its in-flight table. */
 export type McpEndpointDeps = Pick<ServerDeps, 'config' | 'database' | 'dispatch' | 'publicUrls' | 'scheduler' | 'testSeams'>;
 
-export function createBaseMcpEndpoint(deps: McpEndpointDeps) {
+export function createBaseMcpEndpoint(deps: McpEndpointDeps, given: { tasks: Tasks }) {
   const catalogue = new ToolCatalogue();
+  // Task-augmented calls, on the durable task store: this process runs them too (tasks.ts).
+  const mcpTasks = new McpTasks({ tasks: given.tasks, dispatch: deps.dispatch, catalogue, maxActive: deps.config.mcp.tasksMaxActive });
+  mcpTasks.register();
   // Diagnostic: SVC_MCP_SDK_ONLY=1 (read once, at start) or the test seam sends plain tool calls
   // through the SDK's handler too (fast-tool-call.ts): the test comparing both paths' answers and
   // bench:mcp's A/B use it.
@@ -142,7 +144,12 @@ export function createBaseMcpEndpoint(deps: McpEndpointDeps) {
     const server = new Server(
       { ...SERVER_INFO },
       {
-        capabilities: { tools: { listChanged: false }, resources: {}, ...(legacy ? { tasks: TASKS_CAPABILITY } : {}) },
+        // Tasks: the 2025-11-25 core methods for a 2025-era client, the 2026-07-28 extension for the others.
+        capabilities: {
+          tools: { listChanged: false },
+          resources: {},
+          ...(legacy ? { tasks: TASKS_CAPABILITY } : { extensions: { [TASKS_EXTENSION_ID]: {} } }),
+        },
         instructions: catalogue.instructions,
         cacheHints: { 'tools/list': TOOL_LIST_CACHE_HINT, 'resources/templates/list': TOOL_LIST_CACHE_HINT },
       },
@@ -238,11 +245,15 @@ export function createBaseMcpEndpoint(deps: McpEndpointDeps) {
         .catch((error: unknown) => request.log.error({ err: error }, 'recording an MCP cancellation for another replica failed'));
     }
 
-    // 2025-11-25 core tasks: a task-augmented tools/call and the tasks/* methods, on the job queue (tasks.ts).
+    // 2025-11-25 core tasks: a task-augmented tools/call and the tasks/* methods, on the durable task store (tasks.ts).
     if (versionHeader === TASKS_REVISION && isTaskMessage(body)) {
-      const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
-      const tasks = new McpTasks(deps.dispatch, { authorization, principal: principalToCarry(request), ip: request.ip, signal: request.signal });
-      return await toContractAnswer(Response.json(await answerTaskMessage(tasks, body, request.signal)));
+      const taskCaller = mcpCallerOf(principal, principalToCarry(request), request.ip);
+      return await toContractAnswer(Response.json(await answerTaskMessage(mcpTasks, taskCaller, body, request.signal)));
+    }
+    // 2026-07-28: the Tasks extension, on the same tasks (tasks-extension.ts).
+    if (versionHeader === TASKS_EXTENSION_REVISION && isExtensionTaskMessage(body)) {
+      const taskCaller = mcpCallerOf(principal, principalToCarry(request), request.ip);
+      return await toContractAnswer(Response.json(await answerExtensionTaskMessage(mcpTasks, taskCaller, body)));
     }
     if (!sdkOnly) {
       const plain = plainToolCall(body, request.headers, catalogue);

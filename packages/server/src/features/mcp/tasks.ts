@@ -1,44 +1,50 @@
-import { randomUUID } from 'node:crypto';
-import { batchJobRequestSchemaId, finishedJobStatuses, jobsContract, type BatchJob, type BatchJobResult, type JobOperation } from '@svc/schemas';
-import type { ContractDispatch, DispatchAnswer, DispatchCaller } from '../../http/dispatch.ts';
+import type { AgentTool, Principal, ValidationIssue } from '@svc/schemas';
+import type { ContractDispatch, DispatchCaller } from '../../http/dispatch.ts';
+import { parsePart } from '../../http/validate.ts';
+import { principalKey } from '../identity/index.ts';
+import { ENDED, type TaskEnd, type TaskRow, type TaskRun, type Tasks } from '../tasks/index.ts';
+import { TASK_TOOLS } from './task-tools.ts';
+import { callTool, requestOf, type ToolCatalogue, type ToolResult } from './tool-calls.ts';
 
 /**
- * MCP Tasks, 2025-11-25 core (`tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` and a
- * task-augmented `tools/call`), on svc's durable job queue: a task is a job of one item, and its
- * id is the job's id. So a task runs on any replica, survives `kill -9` of the replica running it
- * (the queue takes it up again, or ends it `failed` with a reason), is answered by every replica,
- * and belongs to the principal that made it. Every step is the job's REST route, called as the
- * caller (deps.dispatch): creating a task is `POST /v1/jobs` (scope jobs:write, the active-job
- * caps, the body cap, each item checked by its operation's own request schema), after the /mcp
- * endpoint checked the tool's own scopes as for any call (refuseUnauthorisedCalls). Nothing is
- * done before those checks pass.
- *
- * Which tools: those whose operation the job queue runs (a tool name to its job operation).
- * Documents extraction, RAG and chat are not job operations: they wait for the shared task store.
+ * MCP Tasks on svc's durable task store (features/tasks, docs/tasks.md): a task-augmented
+ * `tools/call` is a task of kind `mcp.tool_call`, queued at once and run by whichever replica
+ * claims it, through the tool's REST route as the caller (the route's key limits, credits and
+ * operation limits apply when it runs). `tasks/get`, `tasks/result`, `tasks/list` and
+ * `tasks/cancel` read the store, so every replica answers them; a cancel from any replica aborts
+ * the run's route (its engine follows the abort as on a REST disconnect); `kill -9` of the replica
+ * running a task puts it back in the queue once, then ends it `failed` (`task_runner_lost`).
+ * Only the credential's principal sees its tasks. Served at 2025-11-25 (core `tasks/*`) and at
+ * 2026-07-28 (the `io.modelcontextprotocol/tasks` extension, tasks-extension.ts).
  */
-export const TASK_TOOL_OPERATIONS: Readonly<Record<string, JobOperation>> = {
-  pdf_extract: 'pdf_extract',
-  inference_summarize: 'summarize',
-  inference_embeddings: 'embeddings',
-  inference_rerank: 'rerank',
-  inference_classify: 'classify',
-};
+export const MCP_TASK_KIND = 'mcp.tool_call';
 
-/** How often a client should poll `tasks/get` (the Task's pollInterval), and how often `tasks/result` looks while it waits. */
+/** How often a client should poll `tasks/get` (the Task's pollInterval). */
 export const TASK_POLL_INTERVAL_MS = 500;
+/** How long `tasks/cancel` waits for a running task's runner (on any replica) to stop before answering it as it is then. */
+const CANCEL_WAIT_MS = 5_000;
+/** A `tasks/list` page. */
+const LIST_PAGE = 50;
+/**
+ * The bearer a task's run carries with the principal its creator's credential resolved to (never
+ * the secret, which the store would otherwise hold): a carried principal is taken as resolved, and
+ * the route checks its requirement on it as REST does (DispatchCaller.principal).
+ */
+const TASK_RUN_BEARER = 'Bearer svc-task-run';
 
 /** The server capability a 2025-11-25 client checks before it augments a call with a task. */
 export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } } as const;
 
-type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
+/** The 2025-11-25 Task. */
 export interface McpTask {
   taskId: string;
-  status: TaskStatus;
+  status: McpTaskStatus;
   statusMessage?: string;
   createdAt: string;
   lastUpdatedAt: string;
-  /** Milliseconds from creation the task is kept: the job's expiry when it has one. */
+  /** Milliseconds from creation the task is kept: known once it ended. */
   ttl: number | null;
   pollInterval: number;
 }
@@ -54,130 +60,267 @@ export class TaskRpcError extends Error {
   }
 }
 
+/** What a task keeps to run the call on any replica. */
+interface McpTaskInput {
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** The principal the creator's credential resolved to; absent for a caller without one (open access). */
+  principal?: Principal;
+  ip: string;
+}
+
+/** A progress step, kept as the task's event `progress`. */
+export interface TaskProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
-const isFinished = (job: BatchJob) => (finishedJobStatuses as readonly string[]).includes(job.status);
+/** The 2025-11-25 task wire's revision; at 2026-07-28 the extension is served (tasks-extension.ts). */
+export const TASKS_REVISION = '2025-11-25';
 
 /**
- * A job as a task. A completed job whose one item failed is a failed task (the tool's call
- * failed); the reason is the item's error code, or the job's (`job_attempts_exhausted` after a
- * replica died mid-run too often). Progress grows only: queued, then running with the attempt.
+ * A stored task as MCP's Task. A tool whose route refused (the call's `isError` result) is a
+ * failed task; the reason is the REST error code, or the store's (`task_runner_lost` after its
+ * runner died on each attempt). While it runs, the message is its last progress.
  */
-export function taskOf(job: BatchJob): McpTask {
-  const itemFailed = job.items.some((item) => item.status === 'failed');
-  const status: TaskStatus =
-    job.status === 'queued' || job.status === 'running'
+export function taskOf(row: TaskRow, progress?: TaskProgress): McpTask {
+  const status: McpTaskStatus =
+    row.status === 'queued' || row.status === 'in_progress'
       ? 'working'
-      : job.status === 'cancelled'
-        ? 'cancelled'
-        : job.status === 'failed' || itemFailed
-          ? 'failed'
-          : 'completed';
-  const reason = job.error?.code ?? job.items.find((item) => item.error_code)?.error_code;
+      : row.status === 'completed'
+        ? 'completed'
+        : row.status === 'cancelled'
+          ? 'cancelled'
+          : 'failed';
+  const running = `running (attempt ${row.attempts} of ${row.max_attempts})`;
   const statusMessage =
-    status === 'failed' ? `failed: ${reason ?? 'unknown'}` : job.status === 'running' ? `running (attempt ${job.attempts} of ${job.max_attempts})` : job.status;
-  const lastUpdatedAt = job.finished_at ?? job.cancelled_at ?? job.started_at ?? job.created_at;
-  const ttl = job.expires_at ? Math.max(0, Date.parse(job.expires_at) - Date.parse(job.created_at)) : null;
-  return { taskId: job.job_id, status, statusMessage, createdAt: job.created_at, lastUpdatedAt, ttl, pollInterval: TASK_POLL_INTERVAL_MS };
+    status === 'failed'
+      ? `failed: ${row.error_code ?? 'unknown'}${row.error_message ? `: ${row.error_message}` : ''}`
+      : row.status === 'in_progress'
+        ? progress
+          ? `${running}: ${progressText(progress)}`
+          : running
+        : row.status;
+  const lastUpdatedAt = (row.finished_at ?? row.started_at ?? row.created_at).toISOString();
+  const ttl = row.expires_at ? Math.max(0, row.expires_at.getTime() - row.created_at.getTime()) : null;
+  return { taskId: row.id, status, statusMessage, createdAt: row.created_at.toISOString(), lastUpdatedAt, ttl, pollInterval: TASK_POLL_INTERVAL_MS };
 }
 
-/** A refused REST answer as the JSON-RPC error of a task method: an unknown or foreign id is -32602, as the spec says. */
-function refusal(answer: DispatchAnswer, what: string): TaskRpcError {
-  const body = (answer.json ?? { error: answer.text }) as { error?: string; code?: string };
-  const invalid = answer.status === 404 || answer.status === 400 || answer.status === 409 || answer.status === 422;
-  // A credential the route refuses is the server error code the SDKs answer authorization failures with, as /mcp's 401 and 403 are.
-  const code = invalid ? -32602 : answer.status === 401 || answer.status === 403 ? -32000 : -32603;
-  return new TaskRpcError(code, `${what}: ${body.error ?? `answered ${answer.status}`}`, { status: answer.status, ...body });
+function progressText(progress: TaskProgress): string {
+  const count = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`;
+  return progress.message ? `${count} ${progress.message}` : count;
 }
 
-/** The task methods of one /mcp request, run as its caller. */
+/** The REST validation error of arguments the route would refuse, checked before a task is created (nothing is stored for them). */
+function refusedArguments(tool: AgentTool, args: Record<string, unknown>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const name in args)
+    if (!tool.placement[name]) issues.push({ loc: ['arguments', name], msg: `Unrecognized argument: ${name}`, type: 'unrecognized_keys' });
+  if (issues.length > 0) return issues;
+  const { input } = requestOf(tool, args);
+  parsePart(tool.route.params, input.params, 'path', issues);
+  parsePart(tool.route.query, input.query, 'query', issues);
+  if (tool.route.body) parsePart(tool.route.body, input.body, 'body', issues);
+  return issues;
+}
+
+/** What the MCP tasks reach for: the store, the REST routes the runs go through, the tools, and the per-owner cap. */
+export interface McpTasksDeps {
+  readonly tasks: Tasks;
+  readonly dispatch: ContractDispatch;
+  readonly catalogue: ToolCatalogue;
+  /** Tasks one principal may have queued or running at once (SVC_MCP_TASKS_MAX_ACTIVE). */
+  readonly maxActive: number;
+}
+
+/** The task methods, for the callers of /mcp; `register` makes this process run tasks too. */
 export class McpTasks {
-  private readonly dispatch: ContractDispatch;
-  private readonly caller: DispatchCaller;
-  constructor(dispatch: ContractDispatch, caller: DispatchCaller) {
-    this.dispatch = dispatch;
-    this.caller = caller;
+  readonly #deps: McpTasksDeps;
+  constructor(deps: McpTasksDeps) {
+    this.#deps = deps;
   }
 
-  /** A task-augmented `tools/call`: the job is queued (or refused) before this answers; the work runs on any replica. */
-  async create(toolName: string, args: Record<string, unknown>): Promise<{ task: McpTask }> {
-    const operation = TASK_TOOL_OPERATIONS[toolName];
-    // A tool without taskSupport is `forbidden` as a task: -32601, as the spec says (an unknown tool is -32602, as without a task).
-    if (!operation) throw new TaskRpcError(-32601, `The tool ${toolName} does not run as a task (tools/list gives it no execution.taskSupport).`);
-    const { idempotency_key: key, ...item } = args;
-    // A retry with the same idempotency_key answers the same task; without one, each call is a task of its own.
-    const headers = { ...this.caller.headers, 'idempotency-key': typeof key === 'string' && key !== '' ? key : `mcp-task-${randomUUID()}` };
-    const answer = await this.dispatch.call(
-      jobsContract.submit,
-      { body: { schema: batchJobRequestSchemaId, operation, items: [item] }, bodyChecked: true },
-      { ...this.caller, headers },
-    );
-    if (answer.status >= 300) throw refusal(answer, `The task was not created`);
-    return { task: taskOf(answer.json as BatchJob) };
-  }
-
-  async get(taskId: string): Promise<McpTask> {
-    return taskOf(await this.job(taskId));
-  }
-
-  /** `tasks/result`: waits until the task ends (polling the store, so the job may run on any replica), then the tool's result. */
-  async result(taskId: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    let job = await this.job(taskId);
-    while (!isFinished(job)) {
-      await new Promise((resolve) => setTimeout(resolve, TASK_POLL_INTERVAL_MS));
-      if (signal?.aborted) throw new TaskRpcError(-32603, 'The request ended before the task did.');
-      job = await this.job(taskId);
-    }
-    const meta = { [RELATED_TASK]: { taskId } };
-    if (job.status === 'cancelled') {
-      const body = { error: 'The task was cancelled before it ran.', code: 'job_cancelled' };
-      return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true, _meta: meta };
-    }
-    const answer = await this.dispatch.call(jobsContract.result, { params: { job_id: taskId } }, this.caller);
-    if (answer.status >= 300) throw refusal(answer, `The task's result`);
-    const outcome = (answer.json as BatchJobResult).items[0];
-    // The item's answer is the tool's REST answer, as a plain call gives it; a failure is the REST error shape.
-    const structured =
-      outcome?.status === 'succeeded'
-        ? (outcome.result as Record<string, unknown>)
-        : { error: outcome?.error.message ?? job.error?.message ?? 'The task failed.', code: outcome?.error.code ?? job.error?.code ?? 'job_failed' };
-    const isError = outcome?.status !== 'succeeded';
-    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, ...(isError ? { isError } : {}), _meta: meta };
-  }
-
-  async list(cursor?: string): Promise<{ tasks: McpTask[]; nextCursor?: string }> {
-    const answer = await this.dispatch.call(jobsContract.list, { query: cursor ? { cursor } : {} }, this.caller);
-    if (answer.status >= 300) throw refusal(answer, 'The task list');
-    const page = answer.json as { data: BatchJob[]; next_cursor: string | null };
-    return { tasks: page.data.map(taskOf), ...(page.next_cursor ? { nextCursor: page.next_cursor } : {}) };
+  /** Runs MCP tasks in this process (any replica takes up any task), once its routes can be called. */
+  register(): void {
+    void this.#deps.dispatch.attached.then(() => this.#deps.tasks.register(MCP_TASK_KIND, (run) => this.#run(run)));
   }
 
   /**
-   * Only a task that has not started can be cancelled (the queue's rule: a running item is not
-   * interrupted); anything else is -32602 naming its status, a task that has ended included (the
-   * spec's rule; the job route itself answers a repeated cancel with the cancelled job).
+   * A task-augmented `tools/call`: the call's arguments are checked as its route checks them and
+   * the principal's cap on tasks not ended is taken before this answers; the work runs on any
+   * replica. The endpoint checked the tool's scopes already (refuseUnauthorisedCalls).
    */
-  async cancel(taskId: string): Promise<McpTask> {
-    const job = await this.job(taskId);
-    if (isFinished(job))
-      throw new TaskRpcError(-32602, `Task ${taskId} has ended (${job.status}): it cannot be cancelled.`, {
-        status: 409,
-        code: `job_not_cancellable:${job.status}`,
-      });
-    const answer = await this.dispatch.call(jobsContract.cancel, { params: { job_id: taskId } }, this.caller);
-    if (answer.status >= 300) throw refusal(answer, 'The task was not cancelled');
-    return taskOf(answer.json as BatchJob);
+  async create(caller: McpCaller, toolName: string, args: Record<string, unknown>): Promise<TaskRow> {
+    const tool = this.#deps.catalogue.find(toolName);
+    if (!tool) throw new TaskRpcError(-32602, `Unknown tool: ${toolName}. tools/list names every tool.`);
+    // A tool without taskSupport is `forbidden` as a task: -32601, as the spec says.
+    if (!TASK_TOOLS.has(tool.name))
+      throw new TaskRpcError(-32601, `The tool ${toolName} does not run as a task (tools/list gives it no execution.taskSupport).`);
+    const issues = refusedArguments(tool, args);
+    if (issues.length > 0) {
+      const body = {
+        error: `Invalid request: ${issues.map((issue) => `${issue.loc.join('.')}: ${issue.msg}`).join('; ')}`,
+        code: 'validation_failed',
+        detail: issues,
+      };
+      throw new TaskRpcError(-32602, `The task was not created: ${body.error}`, { status: 422, ...body });
+    }
+    const { requestCount: _counted, ...principal } = caller.principal ?? ({} as Principal);
+    const input: McpTaskInput = { tool: tool.name, arguments: args, ...(caller.principal ? { principal: principal as Principal } : {}), ip: caller.ip };
+    const row = await this.#deps.tasks.createWithin({ active: this.#deps.maxActive }, { owner: caller.owner, kind: MCP_TASK_KIND, input });
+    if (!row)
+      throw new TaskRpcError(
+        -32000,
+        `The task was not created: you have ${this.#deps.maxActive} tasks queued or running (SVC_MCP_TASKS_MAX_ACTIVE); wait for one to end.`,
+        {
+          status: 429,
+          code: 'tasks_active_limit',
+        },
+      );
+    return row;
   }
 
-  private async job(taskId: string): Promise<BatchJob> {
-    const answer = await this.dispatch.call(jobsContract.get, { params: { job_id: taskId } }, this.caller);
-    if (answer.status >= 300) throw refusal(answer, `Task ${taskId}`);
-    return answer.json as BatchJob;
+  async get(caller: McpCaller, taskId: string): Promise<McpTask> {
+    const row = await this.find(caller, taskId);
+    return taskOf(row, row.status === 'in_progress' ? await this.progress(caller, row) : undefined);
   }
+
+  /** The task's last progress step, if it reported one. */
+  async progress(caller: McpCaller, row: TaskRow): Promise<TaskProgress | undefined> {
+    if (row.event_count === 0) return undefined;
+    const [last] = (await this.#deps.tasks.events(row.id, caller.owner, row.event_count - 1, 1)) ?? [];
+    return last?.type === 'progress' ? (last.data as TaskProgress) : undefined;
+  }
+
+  /** `tasks/result`: waits (woken by the task's end on any replica) until the task ends, then the tool's result. */
+  async result(caller: McpCaller, taskId: string, signal?: AbortSignal): Promise<ToolResult> {
+    const row = await this.settled(caller, taskId, signal);
+    return { ...resultOf(row), _meta: { [RELATED_TASK]: { taskId } } };
+  }
+
+  /** The task once ended (waiting for it, woken by its end on any replica); -32603 when `signal` ends first. */
+  async settled(caller: McpCaller, taskId: string, signal?: AbortSignal, waitMs = Number.POSITIVE_INFINITY): Promise<TaskRow> {
+    let row = await this.find(caller, taskId);
+    if (ENDED.includes(row.status)) return row;
+    const watch = this.#deps.tasks.watch(taskId);
+    const until = performance.now() + waitMs;
+    try {
+      while (!ENDED.includes(row.status) && performance.now() < until) {
+        await watch.wait(signal);
+        if (signal?.aborted) throw new TaskRpcError(-32603, 'The request ended before the task did.');
+        row = await this.find(caller, taskId);
+      }
+      return row;
+    } finally {
+      watch.close();
+    }
+  }
+
+  async list(caller: McpCaller, cursor?: string): Promise<{ tasks: McpTask[]; nextCursor?: string }> {
+    let afterId: string | undefined;
+    if (cursor !== undefined) {
+      afterId = Buffer.from(cursor, 'base64url').toString('utf8');
+      if (!afterId.startsWith('task_')) throw new TaskRpcError(-32602, 'params.cursor is not a cursor tasks/list gave.');
+    }
+    const rows = await this.#deps.tasks.list(caller.owner, MCP_TASK_KIND, LIST_PAGE + 1, afterId);
+    if (!rows) throw new TaskRpcError(-32602, 'params.cursor names a task that is no longer kept: list again from the start.');
+    const page = rows.slice(0, LIST_PAGE);
+    const next = rows.length > LIST_PAGE ? Buffer.from(page.at(-1)!.id).toString('base64url') : undefined;
+    return { tasks: page.map((row) => taskOf(row)), ...(next ? { nextCursor: next } : {}) };
+  }
+
+  /**
+   * Cancels a task not ended, queued or running, from any replica: a running one's route is
+   * aborted where it runs, and the answer waits (up to 5 s) for it to stop. An ended task is
+   * -32602 naming its status (the spec's rule).
+   */
+  async cancel(caller: McpCaller, taskId: string): Promise<McpTask> {
+    return taskOf(await this.cancelRow(caller, taskId));
+  }
+
+  /** `cancel`, answering the task's row as it is once stopped (or after the wait). */
+  async cancelRow(caller: McpCaller, taskId: string): Promise<TaskRow> {
+    const before = await this.find(caller, taskId);
+    if (ENDED.includes(before.status))
+      throw new TaskRpcError(-32602, `Task ${taskId} has ended (${before.status}): it cannot be cancelled.`, {
+        status: 409,
+        code: `task_not_cancellable:${before.status}`,
+      });
+    const after = await this.#deps.tasks.cancel(taskId, caller.owner);
+    if (!after) throw unknownTask(taskId);
+    return ENDED.includes(after.status) ? after : await this.settled(caller, taskId, undefined, CANCEL_WAIT_MS);
+  }
+
+  /** The caller's MCP task; -32602 for an unknown id, another principal's task or one past retention. */
+  async find(caller: McpCaller, taskId: string): Promise<TaskRow> {
+    const row = await this.#deps.tasks.get(taskId, caller.owner);
+    if (!row || row.kind !== MCP_TASK_KIND) throw unknownTask(taskId);
+    return row;
+  }
+
+  /**
+   * One run of a task, on whichever replica claimed it: the tool's REST route as its creator, its
+   * progress kept as events (only a step that grows: MCP requires progress to increase), and its
+   * answer as the task's end.
+   */
+  async #run(run: TaskRun): Promise<TaskEnd> {
+    const input = run.task.input as McpTaskInput;
+    const tool = this.#deps.catalogue.find(input.tool);
+    if (!tool) return { status: 'failed', code: 'tool_unknown', message: `The tool ${input.tool} is not served any more.` };
+    const caller: DispatchCaller = input.principal
+      ? { authorization: TASK_RUN_BEARER, principal: input.principal, principalOnly: true, ip: input.ip, signal: run.signal }
+      : { ip: input.ip, signal: run.signal };
+    let reported = Number.NEGATIVE_INFINITY;
+    const report = async (update: TaskProgress) => {
+      if (!(update.progress > reported)) return;
+      reported = update.progress;
+      await run.emit('progress', update);
+    };
+    const result = await callTool(this.#deps.dispatch, tool, input.arguments, caller, { report });
+    if (!result.isError) return { status: 'completed', result };
+    const refusal = (result.structuredContent ?? {}) as { code?: unknown; error?: unknown };
+    return {
+      status: 'failed',
+      result,
+      code: typeof refusal.code === 'string' ? refusal.code : 'tool_failed',
+      message: typeof refusal.error === 'string' ? refusal.error : 'The tool call failed.',
+    };
+  }
+}
+
+/** The tool result of an ended task: what the plain call would have answered, or why there is none. */
+export function resultOf(row: TaskRow): ToolResult {
+  if (row.result) return row.result as ToolResult;
+  const body =
+    row.status === 'cancelled'
+      ? { error: 'The task was cancelled before it answered.', code: 'task_cancelled' }
+      : { error: row.error_message ?? 'The task failed.', code: row.error_code ?? 'task_failed' };
+  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body, isError: true };
+}
+
+const unknownTask = (taskId: string) =>
+  new TaskRpcError(-32602, `No task ${taskId} of yours: it was never made with this credential's principal, or it expired.`, {
+    status: 404,
+    code: 'task_not_found',
+  });
+
+/** Who calls the task methods: the owner key of their tasks, and what a run needs to act as them. */
+export interface McpCaller {
+  readonly owner: string;
+  readonly principal: Principal | undefined;
+  readonly ip: string;
+}
+
+/** The caller of an /mcp request: a principal resolved from its own credential, or none (open access; its tasks are the open principal's). */
+export function mcpCallerOf(principal: Principal, carried: Principal | undefined, ip: string): McpCaller {
+  return { owner: principalKey(principal), principal: carried, ip };
 }
 
 type RpcMessage = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: Record<string, unknown> };
 
-/** Whether a single JSON-RPC message is one the task methods answer (a batch goes to the SDK, which has no task methods). */
+/** Whether a single JSON-RPC message is one the 2025-11-25 task methods answer (a batch goes to the SDK, which has no task methods). */
 export function isTaskMessage(body: unknown): body is RpcMessage & { id: string | number } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const message = body as RpcMessage;
@@ -186,9 +329,10 @@ export function isTaskMessage(body: unknown): body is RpcMessage & { id: string 
   return message.method === 'tasks/get' || message.method === 'tasks/result' || message.method === 'tasks/list' || message.method === 'tasks/cancel';
 }
 
-/** Answers one task message as a JSON-RPC response object. */
+/** Answers one 2025-11-25 task message as a JSON-RPC response object. */
 export async function answerTaskMessage(
   tasks: McpTasks,
+  caller: McpCaller,
   message: RpcMessage & { id: string | number },
   signal?: AbortSignal,
 ): Promise<Record<string, unknown>> {
@@ -202,11 +346,11 @@ export async function answerTaskMessage(
     if (message.method === 'tools/call') {
       const args = params.arguments ?? {};
       if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new TaskRpcError(-32602, 'params.arguments must be an object.');
-      result = await tasks.create(String(params.name), args as Record<string, unknown>);
-    } else if (message.method === 'tasks/get') result = await tasks.get(taskId());
-    else if (message.method === 'tasks/result') result = await tasks.result(taskId(), signal);
-    else if (message.method === 'tasks/cancel') result = await tasks.cancel(taskId());
-    else result = await tasks.list(typeof params.cursor === 'string' ? params.cursor : undefined);
+      result = { task: taskOf(await tasks.create(caller, String(params.name), args as Record<string, unknown>)) };
+    } else if (message.method === 'tasks/get') result = await tasks.get(caller, taskId());
+    else if (message.method === 'tasks/result') result = await tasks.result(caller, taskId(), signal);
+    else if (message.method === 'tasks/cancel') result = await tasks.cancel(caller, taskId());
+    else result = await tasks.list(caller, typeof params.cursor === 'string' ? params.cursor : undefined);
     return { jsonrpc: '2.0', id: message.id, result };
   } catch (error) {
     if (!(error instanceof TaskRpcError)) throw error;

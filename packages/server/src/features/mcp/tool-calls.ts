@@ -1,7 +1,7 @@
 import { agentTools, contract, currentToolName, mcpToolListing, principalMayCall, type AgentTool, type McpListedTool, type Principal } from '@svc/schemas';
 import { hasMembers, type DispatchAnswer, type DispatchCaller, type DispatchInput, type ContractDispatch } from '../../http/dispatch.ts';
 import { followProgress, type ReportProgress } from './progress.ts';
-import { TASK_TOOL_OPERATIONS } from './tasks.ts';
+import { TASK_TOOLS } from './task-tools.ts';
 
 export interface ToolResult {
   [key: string]: unknown;
@@ -30,7 +30,7 @@ export class ToolCatalogue {
     const { listed, instructions } = mcpToolListing(this.tools);
     this.listed = listed;
     this.listedWithTasks = new Map(
-      [...listed].map(([tool, entry]) => [tool, TASK_TOOL_OPERATIONS[tool.name] ? { ...entry, execution: { taskSupport: 'optional' as const } } : entry]),
+      [...listed].map(([tool, entry]) => [tool, TASK_TOOLS.has(tool.name) ? { ...entry, execution: { taskSupport: 'optional' as const } } : entry]),
     );
     this.instructions = instructions;
   }

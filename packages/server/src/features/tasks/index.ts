@@ -20,6 +20,15 @@ export interface Tasks {
    * once it commits (rolled back, it never existed).
    */
   create(task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }, transaction?: Transaction): Promise<TaskRow>;
+  /**
+   * `create` under a per-owner cap on the tasks of `kind` not ended (counted on every replica,
+   * exactly): undefined, and nothing stored, when the owner has `cap.active` of them.
+   */
+  createWithin(cap: { active: number }, task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number }): Promise<TaskRow | undefined>;
+  /** The owner's tasks of `kind`, newest first, after the task `afterId`; undefined when that task is not the owner's (any more). */
+  list(owner: string, kind: string, limit: number, afterId?: string): Promise<TaskRow[] | undefined>;
+  /** The task's events numbered after `after` (at most `limit`), for its owner; undefined for anyone else. */
+  events(id: string, owner: string, after: number, limit?: number): Promise<TaskEvent[] | undefined>;
   /** The task for its owner; undefined for anyone else or once expired. */
   get(id: string, owner: string): Promise<TaskRow | undefined>;
   /** Asks the task to stop (from any replica); the task as it is now, undefined when not the owner's. */
@@ -105,6 +114,17 @@ export function createTasksFeature(deps: Pick<ServerDeps, 'config' | 'database' 
       return row;
     },
     get: (id, owner) => store.get(id, owner),
+    async createWithin(cap, task) {
+      await started;
+      const row = await store.createWithin(cap, task);
+      if (row) await signals.announce('new', row.id);
+      return row;
+    },
+    list: (owner, kind, limit, afterId) => store.list(owner, kind, limit, afterId),
+    async events(id, owner, after, limit) {
+      if (!(await store.get(id, owner))) return undefined;
+      return store.events(id, after, limit);
+    },
     async cancel(id, owner) {
       const row = await store.cancel(id, owner);
       if (row) await signals.announce(row.status === 'cancelled' ? 'end' : 'cancel', id);
