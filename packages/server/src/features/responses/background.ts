@@ -6,6 +6,8 @@ import { responseNotFound } from './response-store.ts';
 export const BACKGROUND_KIND = 'responses.background';
 /** How long a cancel waits for the runner (on any replica) to stop before answering the response as it is then. */
 const CANCEL_WAIT_MS = 5_000;
+/** Events a run emits before it waits for them to be stored. */
+const EMIT_BACKLOG = 256;
 
 type Events = AsyncIterable<SseMessage<ResponseStreamEvent>>;
 
@@ -46,14 +48,23 @@ async function runBackground({ signal, emit }: TaskRun, input: BackgroundInput, 
   {
     let last: ResponseObject = { ...input.response, status: 'in_progress' };
     const stream = await events(signal);
+    // Events are not awaited one by one: those emitted while a write is in flight go in the next
+    // write together (the runner stores them all before the task ends). Every EMIT_BACKLOG events
+    // the run waits for them, so a model faster than the database holds a bounded backlog.
+    let backlog: Promise<number | undefined>[] = [];
     for await (const message of stream) {
       const event = message.data as ResponseStreamEvent & { response?: ResponseObject };
       if (event.response) {
         last = background(event.response);
-        await emit(event.type, { ...event, response: last });
-      } else await emit(event.type, event);
+        backlog.push(emit(event.type, { ...event, response: last }));
+      } else backlog.push(emit(event.type, event));
+      if (backlog.length >= EMIT_BACKLOG) {
+        await Promise.all(backlog);
+        backlog = [];
+      }
       if (signal.aborted) break;
     }
+    await Promise.all(backlog);
     if (signal.aborted && signal.reason === 'cancelled') return { status: 'cancelled', result: { ...last, status: 'cancelled' } };
     if (last.status === 'completed') return { status: 'completed', result: last };
     if (last.status === 'incomplete') return { status: 'incomplete', result: last };

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { isServiceError } from '../../service-error.ts';
+import { TaskEventBatch } from './task-event-batch.ts';
 import type { TaskSignals } from './task-signals.ts';
 import type { ClaimedTask, TaskEnd, TaskRow, TaskStore } from './task-store.ts';
 import type { TasksConfig } from './tasks-config.ts';
@@ -12,7 +13,12 @@ export interface TaskRun {
    * lease lost (`'lease_lost'`: another replica may run it now), or this server stopping (`'shutdown'`).
    */
   readonly signal: AbortSignal;
-  /** Appends the next numbered event; its number (undefined once the lease is lost). */
+  /**
+   * Appends the next numbered event; answers its number once it is stored (undefined once the
+   * lease is lost). Events emitted while a write is in flight are written together in the next
+   * (task-event-batch.ts): a handler need not await each one, and every event emitted before the
+   * handler returns is stored before the task ends.
+   */
   emit(type: string, data: unknown): Promise<number | undefined>;
 }
 
@@ -102,13 +108,17 @@ export class TaskRunner {
     const renewal = setInterval(() => void renew(), (this.#config.leaseSeconds * 1000) / 3);
     const offCancel = this.#signals.on(['cancel'], id, () => void renew());
     await this.#signals.announce('event', id).catch(() => {});
+    const events = new TaskEventBatch(this.#store, this.#signals, claimed);
     let end: TaskEnd;
     try {
       // A cancel asked before the claim is seen at once.
       if (claimed.row.cancel_requested) abort.abort('cancelled');
-      end = await handler({ task: claimed.row, signal: abort.signal, emit: (type, data) => this.#emit(claimed, type, data) });
+      end = await handler({ task: claimed.row, signal: abort.signal, emit: (type, data) => events.add(type, data) });
+      // Every event emitted is stored before the end: a reader that sees the end has every event.
+      await events.drain();
       if (abort.signal.aborted && abort.signal.reason === 'cancelled' && end.status !== 'completed') end = { ...end, status: 'cancelled' } as TaskEnd;
     } catch (error) {
+      await events.drain().catch(() => {});
       end = abort.signal.reason === 'cancelled' ? { status: 'cancelled' } : failure(error);
     } finally {
       clearInterval(renewal);
@@ -123,12 +133,6 @@ export class TaskRunner {
       return;
     }
     if (await this.#store.finish(claimed, end).catch(() => false)) await this.#signals.announce('end', id).catch(() => {});
-  }
-
-  async #emit(claimed: ClaimedTask, type: string, data: unknown): Promise<number | undefined> {
-    const seq = await this.#store.append(claimed, type, data);
-    if (seq !== undefined) await this.#signals.announce('event', claimed.row.id).catch(() => {});
-    return seq;
   }
 
   /** Stops claiming, stops the tasks running here and gives them back to the queue (within `timeoutMs`). */
