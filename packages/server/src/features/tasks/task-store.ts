@@ -150,6 +150,59 @@ export class TaskStore {
     return row ? { row, lease } : undefined;
   }
 
+  /**
+   * `create` under a per-owner cap on the tasks of this kind not ended: nothing is stored
+   * (undefined) when the owner already has `cap.active` of them queued or in progress on any
+   * replica. The owner's advisory lock, held by the transaction, makes concurrent creates on every
+   * replica count one after another, so the cap is exact.
+   */
+  async createWithin(
+    cap: { active: number },
+    task: { id?: string; owner: string; kind: string; input: unknown; maxAttempts?: number },
+  ): Promise<TaskRow | undefined> {
+    return this.#sequelize.transaction(async (transaction) => {
+      await this.#sequelize.query('SELECT pg_advisory_xact_lock(hashtext(:lock))', {
+        replacements: { lock: `svc-tasks-active:${task.kind}:${task.owner}` },
+        transaction,
+      });
+      const [count] = await this.#sequelize.query<{ active: number }>(
+        `SELECT count(*)::int AS active FROM svc_tasks WHERE owner = :owner AND kind = :kind AND status IN ('queued', 'in_progress')`,
+        { replacements: { owner: task.owner, kind: task.kind }, type: QueryTypes.SELECT, transaction },
+      );
+      if ((count?.active ?? 0) >= cap.active) return undefined;
+      const [row] = await this.#sequelize.query<TaskRow>(
+        `INSERT INTO svc_tasks (id, owner, kind, input, max_attempts) VALUES (:id, :owner, :kind, :input::jsonb, :maxAttempts) RETURNING ${COLUMNS}`,
+        {
+          replacements: {
+            id: task.id ?? `task_${randomBytes(16).toString('hex')}`,
+            owner: task.owner,
+            kind: task.kind,
+            input: JSON.stringify(task.input ?? null),
+            maxAttempts: task.maxAttempts ?? this.#config.maxAttempts,
+          },
+          type: QueryTypes.SELECT,
+          transaction,
+        },
+      );
+      return row;
+    });
+  }
+
+  /**
+   * The owner's tasks of `kind` not expired, newest first, at most `limit`; after `afterId` (the
+   * last task of the previous page, in the keyset (created_at, id)). Undefined when `afterId` is
+   * not one of the owner's tasks (a cursor gone stale: its task expired).
+   */
+  async list(owner: string, kind: string, limit: number, afterId?: string): Promise<TaskRow[] | undefined> {
+    if (afterId !== undefined && !(await this.get(afterId, owner))) return undefined;
+    return this.#sequelize.query<TaskRow>(
+      `SELECT ${COLUMNS} FROM svc_tasks WHERE owner = :owner AND kind = :kind AND (expires_at IS NULL OR expires_at > now())
+         ${afterId === undefined ? '' : 'AND (created_at, id) < (SELECT created_at, id FROM svc_tasks WHERE id = :afterId)'}
+       ORDER BY created_at DESC, id DESC LIMIT :limit`,
+      { replacements: { owner, kind, limit, afterId: afterId ?? null }, type: QueryTypes.SELECT },
+    );
+  }
+
   /** The task, for its owner only; undefined for anyone else, or once it expired. */
   async get(id: string, owner: string): Promise<TaskRow | undefined> {
     const [row] = await this.#sequelize.query<TaskRow>(
