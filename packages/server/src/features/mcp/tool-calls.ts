@@ -10,34 +10,57 @@ export interface ToolResult {
   isError?: boolean;
 }
 
+/** What a ToolCatalogue works out once: the tools, by name, and their `tools/list` entries. */
+interface Catalogue {
+  tools: readonly AgentTool[];
+  byName: ReadonlyMap<string, AgentTool>;
+  listed: ReadonlyMap<AgentTool, McpListedTool>;
+  /** The same, with `execution.taskSupport` on the tools that run as tasks (where tasks are served). */
+  listedWithTasks: ReadonlyMap<AgentTool, McpListedTool & { execution?: { taskSupport: 'optional' } }>;
+  /** The prose several tools share, said once as the server's `instructions` (mcpToolListing). */
+  instructions: string;
+}
+
 /**
- * The contract's agent-callable operations, worked out once at start: their `tools/list` entries
- * and, by name, how a call's arguments become the REST request.
+ * The contract's agent-callable operations, worked out once, on first use: their `tools/list`
+ * entries and, by name, how a call's arguments become the REST request. Not at start: rendering
+ * every tool's JSON Schemas is about a quarter of a second of CPU, which a starting server
+ * (issue 42's cold start) would spend before its first answer while no MCP call or discovery
+ * card needs it yet.
  */
 export class ToolCatalogue {
-  readonly tools: readonly AgentTool[];
-  private readonly byName: ReadonlyMap<string, AgentTool>;
-  private readonly listed: ReadonlyMap<AgentTool, McpListedTool>;
-  /** The same, with `execution.taskSupport` on the tools that run as tasks (where tasks are served). */
-  private readonly listedWithTasks: ReadonlyMap<AgentTool, McpListedTool & { execution?: { taskSupport: 'optional' } }>;
-  /** The prose several tools share, said once as the server's `instructions` (mcpToolListing). */
-  readonly instructions: string;
+  #catalogue: Catalogue | undefined;
 
-  constructor() {
-    this.tools = agentTools(contract);
-    this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
+  get #built(): Catalogue {
+    if (this.#catalogue) return this.#catalogue;
+    const tools = agentTools(contract);
     // Compact, without losing a constraint: hosts put the whole list into the model's context.
-    const { listed, instructions } = mcpToolListing(this.tools);
-    this.listed = listed;
-    this.listedWithTasks = new Map(
-      [...listed].map(([tool, entry]) => [tool, TASK_TOOLS.has(tool.name) ? { ...entry, execution: { taskSupport: 'optional' as const } } : entry]),
-    );
-    this.instructions = instructions;
+    const { listed, instructions } = mcpToolListing(tools);
+    this.#catalogue = {
+      tools,
+      byName: new Map(tools.map((tool) => [tool.name, tool])),
+      listed,
+      listedWithTasks: new Map(
+        [...listed].map(([tool, entry]) => [tool, TASK_TOOLS.has(tool.name) ? { ...entry, execution: { taskSupport: 'optional' as const } } : entry]),
+      ),
+      instructions,
+    };
+    return this.#catalogue;
+  }
+
+  get tools(): readonly AgentTool[] {
+    return this.#built.tools;
+  }
+
+  /** The prose several tools share, said once as the server's `instructions` (mcpToolListing). */
+  get instructions(): string {
+    return this.#built.instructions;
   }
 
   /** The tool of a name, or of a former name (`credentials_create`: @svc/schemas' former-names.ts), which `tools/list` never shows. */
   find(name: string): AgentTool | undefined {
-    return this.byName.get(name) ?? this.byName.get(currentToolName(name));
+    const { byName } = this.#built;
+    return byName.get(name) ?? byName.get(currentToolName(name));
   }
 
   /**
@@ -45,8 +68,9 @@ export class ToolCatalogue {
    * credential is how the client learns to start OAuth); to a caller with one, only what it may call.
    */
   listFor(principal: Principal, { tasks = false } = {}): McpListedTool[] {
-    const visible = principal.kind === 'anonymous' ? this.tools : this.tools.filter((tool) => principalMayCall(tool.route, principal));
-    const listed = tasks ? this.listedWithTasks : this.listed;
+    const built = this.#built;
+    const visible = principal.kind === 'anonymous' ? built.tools : built.tools.filter((tool) => principalMayCall(tool.route, principal));
+    const listed = tasks ? built.listedWithTasks : built.listed;
     return visible.map((tool) => listed.get(tool)!);
   }
 }
