@@ -20,6 +20,8 @@ const JobsPage = lazy(() => import('./pages/account/jobs.tsx').then((module) => 
 const RequestsPage = lazy(() => import('./pages/account/requests.tsx').then((module) => module.RequestsPage));
 const CreditsPage = lazy(() => import('./pages/account/credits.tsx').then((module) => module.CreditsPage));
 const OperatorPage = lazy(() => import('./pages/account/operator.tsx').then((module) => module.OperatorPage));
+const OperatorKeysPage = lazy(() => import('./pages/operator/operator-keys.tsx').then((module) => module.OperatorKeysPage));
+const OperatorUsagePage = lazy(() => import('./pages/operator/operator-usage.tsx').then((module) => module.OperatorUsagePage));
 
 const NAVIGATION = [
   // `also`: the pages that belong to the entry's section, so a channel or a thread still marks Board.
@@ -33,7 +35,7 @@ const SIGNED_IN_NAVIGATION = [
   { href: `${BASE}credits`, label: 'Credits', for: ['oauth'] },
   { href: `${BASE}jobs`, label: 'Jobs', for: ['oauth', 'operator', 'key'] },
   { href: `${BASE}requests`, label: 'Requests', for: ['oauth', 'operator', 'key'] },
-  { href: `${BASE}operator`, label: 'Operator', for: ['operator'] },
+  { href: `${BASE}operator`, label: 'Operator', for: ['operator'], also: [`${BASE}operator/`] },
 ];
 
 /** A navigation link that says when it is the page shown (`aria-current="page"`), for the eye and for screen readers. */
@@ -79,7 +81,7 @@ export function App() {
             {session.value &&
               SIGNED_IN_NAVIGATION.filter((entry) => entry.for.includes(session.value!.kind)).map((entry) => (
                 <li key={entry.href}>
-                  <NavLink href={entry.href} label={entry.label} />
+                  <NavLink href={entry.href} label={entry.label} also={'also' in entry ? entry.also : []} />
                 </li>
               ))}
           </ul>
@@ -103,6 +105,8 @@ export function App() {
             <Route path={`${BASE}jobs`} component={JobsPage} />
             <Route path={`${BASE}requests`} component={RequestsPage} />
             <Route path={`${BASE}operator`} component={OperatorPage} />
+            <Route path={`${BASE}operator/keys`} component={OperatorKeysPage} />
+            <Route path={`${BASE}operator/usage`} component={OperatorUsagePage} />
             <Route default component={NotFoundPage} />
           </Router>
         </ErrorBoundary>

@@ -13,6 +13,7 @@ import {
   everyonesKeys,
 } from './credentials.ts';
 import { DeveloperCredentialUpdateRequest, KeyUsagePage, keyLimitMaximums } from './key-limits.ts';
+import { MAX_USAGE_REPORT_DAYS, MAX_USAGE_REPORT_ROWS, UsageReport, UsageReportQuery } from './usage-report.ts';
 import {
   OAuthAuthorizationServerMetadata,
   OAuthAuthorizeQuery,
@@ -210,6 +211,19 @@ export const credentialsContract = defineContract({
     errors: [404],
     responses: { 200: KeyUsagePage },
     paging: cursorPaging,
+  }),
+  usageReport: defineRoute({
+    ...credentialRoute,
+    auth: { kind: 'bearer', principals: ['operator'] },
+    method: 'GET',
+    path: '/v1/developer/usage',
+    summary: "Every developer key's use over a range of UTC days, per day, per model and per key (the operator's usage report)",
+    description:
+      `\`from\` and \`to\` are UTC days (YYYY-MM-DD), both included; by default the 30 days up to today. A range longer than ${MAX_USAGE_REPORT_DAYS} days, or \`from\` after \`to\`, is 422. ` +
+      `Models and keys are listed busiest first (credits, then calls), at most ${MAX_USAGE_REPORT_ROWS} of each; \`models_truncated\` and \`keys_truncated\` say when more were used. ` +
+      'Summed from the per-key, per-day, per-model usage rows (calls and tokens when a call ends, credits when committed); the operator token only.',
+    query: UsageReportQuery,
+    responses: { 200: UsageReport },
   }),
   receipts: defineRoute({
     ...credentialRoute,

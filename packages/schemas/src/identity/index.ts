@@ -4,6 +4,7 @@ import { identityErrors } from './errors.ts';
 export * from './oauth.ts';
 export * from './credentials.ts';
 export * from './key-limits.ts';
+export * from './usage-report.ts';
 export * from './contract.ts';
 export * from './errors.ts';
 

@@ -3,6 +3,7 @@ import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import type { DeveloperKeyService } from './developer-key-service.ts';
+import type { KeyUsageReports } from './key-usage-report.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
 import { OAuthFailure, type OAuthService } from './oauth-service.ts';
 
@@ -138,7 +139,7 @@ export function createOAuthHandlers(deps: Pick<ServerDeps, 'publicUrls'>, servic
   });
 }
 
-export function createCredentialsHandlers(keys: DeveloperKeyService) {
+export function createCredentialsHandlers(keys: DeveloperKeyService, reports: KeyUsageReports) {
   return defineHandlers(credentialsContract, {
     async create({ body }, { principal }) {
       return { status: 201, headers: NO_STORE, body: await keys.create(principal.id, body, principal.scopes) };
@@ -157,6 +158,9 @@ export function createCredentialsHandlers(keys: DeveloperKeyService) {
     },
     async update({ params, body }, { principal }) {
       return { status: 200, body: await keys.update(principal, params.credential_id, body.limits) };
+    },
+    async usageReport({ query }) {
+      return { status: 200, body: await reports.report(query) };
     },
     async usage({ params, query }, { principal }) {
       return { status: 200, body: await keys.usage(principal, params.credential_id, query.limit, query.cursor) };

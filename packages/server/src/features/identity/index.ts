@@ -9,6 +9,7 @@ import { OAuthService } from './oauth-service.ts';
 import { OAuthTokens } from './oauth-tokens.ts';
 import { accessTokenResolver, type CachedAccessToken, demoTokenResolver, developerKeyResolver } from './resolvers.ts';
 import { KeyUsageBatch } from './key-usage-batch.ts';
+import { KeyUsageReports } from './key-usage-report.ts';
 import { CREDENTIALS_CHANNEL, CredentialCache } from './credential-cache.ts';
 import { ChannelListener } from '../../db/notifications.ts';
 import type { CachedKey } from './developer-key-resolver.ts';
@@ -87,7 +88,10 @@ export async function createIdentityFeature(
       await developerKeys.close();
       await listener?.close();
     },
-    handlers: { oauth: createOAuthHandlers(deps, service), developerKeys: createCredentialsHandlers(developerKeys) },
+    handlers: {
+      oauth: createOAuthHandlers(deps, service),
+      developerKeys: createCredentialsHandlers(developerKeys, new KeyUsageReports(database.sequelize, () => usageBatch.flush())),
+    },
     resolvers: [
       accessTokenResolver(tokens, service.store, tokenCache),
       developerKeyResolver(developerKeys, config.limits.developerKey),

@@ -29,7 +29,8 @@ export function OperatorPage() {
     <RequireSession operator>
       <h1>Operator</h1>
       <p>
-        <a href={`${BASE}requests`}>Moderation queue</a> · <a href={`${BASE}jobs`}>Jobs</a>
+        <a href={`${BASE}operator/keys`}>All keys</a> · <a href={`${BASE}operator/usage`}>Usage</a> · <a href={`${BASE}requests`}>Moderation queue</a> ·{' '}
+        <a href={`${BASE}jobs`}>Jobs</a>
       </p>
       {loaded.state === 'loading' && <p>Loading…</p>}
       {loaded.state === 'failed' && <ErrorNote error={loaded.error} />}
