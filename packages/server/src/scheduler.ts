@@ -12,7 +12,7 @@ export type ScheduledTask = () => Promise<unknown>;
  * closed after them.
  *
  * @example
- * scheduler.every('jobs.prune', 60_000, () => pruneFinishedJobs(sequelize, config));
+ * scheduler.every('jobs.prune', 60_000, () => store.pruneFinished());
  */
 export class Scheduler {
   readonly #log: Logger;

@@ -4,14 +4,14 @@ import { defineHandlers } from '../../http/handler-types.ts';
 import { requestFingerprint } from '../../http/canonical-json.ts';
 import { runIdempotent } from '../../http/idempotency.ts';
 import { ServiceError } from '../../service-error.ts';
-import { cancelJob, findJob, insertJob, listJobs } from './job-store.ts';
+import type { JobStore } from './job-store.ts';
 import { warmCalculator } from './operations/job-operations-pool.ts';
 import { toBatchJob, toBatchJobResult } from './job-row.ts';
 
 /** How long a claimed Idempotency-Key may stay unanswered before a retry takes it over. */
 const IDEMPOTENCY_LOCK_SECONDS = 30;
 
-export function createJobsHandlers(deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'testSeams'>, onQueued: () => void) {
+export function createJobsHandlers(deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'testSeams'>, store: JobStore, onQueued: () => void) {
   const { sequelize } = deps.database;
   const config = deps.config.jobs;
   return defineHandlers(jobsContract, {
@@ -22,7 +22,7 @@ export function createJobsHandlers(deps: Pick<ServerDeps, 'config' | 'database' 
         { principalId: request.principal.id, routeId: 'jobs.submit', key: headers['idempotency-key'], fingerprint: requestFingerprint('jobs.submit', body) },
         { ttlSeconds: config.idempotencyTtlSeconds, lockSeconds: IDEMPOTENCY_LOCK_SECONDS },
         async (transaction) => {
-          const row = await insertJob(sequelize, config, request.principal, body, transaction);
+          const row = await store.insert(request.principal, body, transaction);
           return { status: 202, body: toBatchJob(row), headers: { location: pathFor(jobsContract.get, { job_id: row.id }) } };
         },
       );
@@ -30,17 +30,17 @@ export function createJobsHandlers(deps: Pick<ServerDeps, 'config' | 'database' 
       return { status: 202, body: answer.body, headers: answer.headers };
     },
     async list({ query }, request) {
-      const page = await listJobs(sequelize, request.principal.id, query);
+      const page = await store.list(request.principal.id, query);
       return { status: 200, body: { object: 'list', data: page.rows.map(toBatchJob), has_more: page.hasMore, next_cursor: page.nextCursor } };
     },
     async get({ params }, request) {
-      return { status: 200, body: toBatchJob(await findJob(sequelize, request.principal.id, params.job_id)) };
+      return { status: 200, body: toBatchJob(await store.find(request.principal.id, params.job_id)) };
     },
     async cancel({ params }, request) {
-      return { status: 200, body: toBatchJob(await cancelJob(sequelize, config, request.principal.id, params.job_id)) };
+      return { status: 200, body: toBatchJob(await store.cancel(request.principal.id, params.job_id)) };
     },
     async result({ params }, request) {
-      const row = await findJob(sequelize, request.principal.id, params.job_id, '*');
+      const row = await store.find(request.principal.id, params.job_id, '*');
       if (row.status === 'cancelled') throw new ServiceError('job_cancelled', 'The job was cancelled before it ran; it has no result.');
       if (row.status !== 'completed' && row.status !== 'failed') {
         throw new ServiceError(`job_not_finished:${row.status}`, `The job is ${row.status}; its result exists once it has completed or failed.`, {

@@ -4,7 +4,7 @@ import type { Feature } from '../feature.ts';
 import type { PdfService } from '../pdf/index.ts';
 import { createJobsHandlers } from './handlers.ts';
 import { JobQueue } from './job-queue.ts';
-import { pruneFinishedJobs } from './job-store.ts';
+import { JobStore } from './job-store.ts';
 import { JobWorkers } from './job-workers.ts';
 
 /**
@@ -15,14 +15,15 @@ export function createJobsFeature(
   deps: Pick<ServerDeps, 'config' | 'database' | 'log' | 'models' | 'publicUrls' | 'scheduler' | 'testSeams' | 'usage'>,
   given: { pdf: PdfService },
 ) {
-  const queue = new JobQueue(deps.database.sequelize, deps.config.jobs);
+  const store = new JobStore(deps.database.sequelize, deps.config.jobs);
+  const queue = new JobQueue(deps.database.sequelize, deps.config.jobs, store);
   const workers = new JobWorkers(deps, given.pdf, queue);
   workers.start();
   deps.scheduler.every('jobs.prune', deps.config.jobs.housekeepingIntervalMs, () =>
-    Promise.all([pruneFinishedJobs(deps.database.sequelize, deps.config.jobs), pruneIdempotencyKeys(deps.database.sequelize)]),
+    Promise.all([store.pruneFinished(), pruneIdempotencyKeys(deps.database.sequelize)]),
   );
   return {
-    handlers: { jobs: createJobsHandlers(deps, () => workers.announce()) },
+    handlers: { jobs: createJobsHandlers(deps, store, () => workers.announce()) },
     close: () => workers.close(Math.max(0, deps.config.shutdownTimeoutMs / 2)),
   } satisfies Feature<'jobs'>;
 }

@@ -3,7 +3,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { JobItemOutcome } from '@svc/schemas';
 import type { JobsConfig } from './jobs-config.ts';
 import type { JobRow } from './job-row.ts';
-import { pruneFinishedJobs } from './job-store.ts';
+import type { JobStore } from './job-store.ts';
 
 /** A claimed job: the row, and the lease token every later write is fenced by. */
 export interface ClaimedJob {
@@ -19,10 +19,12 @@ export interface ClaimedJob {
 export class JobQueue {
   private readonly sequelize: Sequelize;
   private readonly config: JobsConfig;
+  private readonly store: JobStore;
 
-  constructor(sequelize: Sequelize, config: JobsConfig) {
+  constructor(sequelize: Sequelize, config: JobsConfig, store: JobStore) {
     this.sequelize = sequelize;
     this.config = config;
+    this.store = store;
   }
 
   /**
@@ -110,7 +112,7 @@ export class JobQueue {
           transaction,
         },
       );
-      if (rows.length > 0) await pruneFinishedJobs(this.sequelize, this.config, transaction);
+      if (rows.length > 0) await this.store.pruneFinished(transaction);
       return rows.length > 0;
     });
   }
