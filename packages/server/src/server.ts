@@ -214,6 +214,8 @@ export async function createServer(config: Config, options: CreateServerOptions 
         // Housekeeping stops first (waiting for a prune running now), then the features, then the database they use.
         await scheduler.close();
         for (const close of features.closers.reverse()) await close().catch((error) => log.error({ err: error }, 'feature did not close cleanly'));
+        // Places and tokens leased for busy keys go back for the other replicas (a killed replica's expire).
+        await keyLimits.close().catch((error) => log.error({ err: error }, 'key limits did not close cleanly'));
         await database.close();
         await flushTraces();
       })();

@@ -47,11 +47,15 @@ const limitField = (name: KeyLimitName, min: 0 | 1, what: string) =>
 export const KeyLimits = z
   .strictObject({
     requests_per_minute: limitField('requests_per_minute', 1, 'Requests to scoped routes per UTC clock minute'),
-    concurrent_requests: limitField('concurrent_requests', 1, 'Requests to scoped routes in flight at once'),
+    concurrent_requests: limitField(
+      'concurrent_requests',
+      1,
+      'Requests to scoped routes in flight at once, exact on any number of replicas: never more in flight than this (a busy key takes its places from leases of several that each replica holds, and spare places go back within 100 ms of not being used, so a request refused while another replica holds spare ones waits up to 200 ms for them)',
+    ),
     tokens_per_minute: limitField(
       'tokens_per_minute',
       1,
-      `Upstream tokens per UTC clock minute. An inference call reserves an estimate before it runs (max_tokens, max_completion_tokens or max_output_tokens, else ${tokenReservation.defaultOutputTokens} on chat and Responses, times n; plus the body's bytes / ${tokenReservation.bytesPerInputToken}) and is refused (429) when that does not fit in what the minute has left, unless the minute has nothing counted yet; the reservation is settled to the call's reported usage when it ends`,
+      `Upstream tokens per UTC clock minute. An inference call reserves an estimate before it runs (max_tokens, max_completion_tokens or max_output_tokens, else ${tokenReservation.defaultOutputTokens} on chat and Responses, times n; plus the body's bytes / ${tokenReservation.bytesPerInputToken}) and is refused (429) when that does not fit in what the minute has left, unless the minute has nothing counted yet; the reservation is settled to the call's reported usage when it ends. On any number of replicas (a busy key's reservations taken from chunks of the minute a replica reserved included) the minute's reservations stay within the limit plus one call's estimate`,
     ),
     credits_per_day: limitField('credits_per_day', 0, 'Credits the key may draw per UTC day (held and spent)'),
     credits_per_month: limitField('credits_per_month', 0, 'Credits the key may draw per UTC calendar month (held and spent)'),

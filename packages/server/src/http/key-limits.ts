@@ -8,6 +8,8 @@ import { windowStart } from '../db/rate-counters.ts';
 import { asyncCommitSql } from '../db/wal-flush.ts';
 import { ServiceError } from '../service-error.ts';
 import { CHUNK_HEADROOM, SLOT_CHUNK_MIN, SLOT_SETTLE_MS, lentSlots } from './key-limit-slots.ts';
+import { KeyLimitTokens, type TokenChunk, remainingByChunk } from './key-limit-tokens.ts';
+import { KeyLimitPlaces, PLACE_SETTLE_MS, POOL_ID_PREFIX, poolsPossible } from './key-limit-places.ts';
 import type { UsageEvent } from '../inference/usage-hook.ts';
 import { REPLAYED_HEADER } from './idempotency.ts';
 import { openAiDuration } from './openai-duration.ts';
@@ -18,6 +20,8 @@ import { estimateCallTokens } from './token-estimate.ts';
 export type LimitDefaults = Partial<Record<PrincipalKind, EffectiveLimits>>;
 
 const MINUTE_MS = 60_000;
+/** A place taken from this replica's lease of places (`KeyLimitPlaces`), not a row of its own. */
+const POOLED = 'pooled';
 /** A lease outlives its replica by at most this; live leases are renewed well before. */
 const LEASE_TTL_SECONDS = 60;
 /**
@@ -116,6 +120,10 @@ export class KeyLimiter {
   readonly #tokenSubjects = new Map<string, TokenRequest>();
   readonly #onError: (error: unknown) => void;
   readonly #storedAnswers: StoredAnswers;
+  /** Places leased for busy keys, handed out without a round trip. */
+  readonly #places: KeyLimitPlaces;
+  /** Chunks of the minute's tokens reserved for busy keys, taken from without a round trip. */
+  readonly #tokens: KeyLimitTokens;
 
   /**
    * `storedAnswers`: routes that keep their answers outside the idempotency table (the
@@ -126,6 +134,13 @@ export class KeyLimiter {
     this.#defaults = defaults;
     this.#onError = onError;
     this.#storedAnswers = storedAnswers;
+    this.#places = new KeyLimitPlaces(sequelize, { ttlSeconds: LEASE_TTL_SECONDS, onError });
+    this.#tokens = new KeyLimitTokens(sequelize, onError);
+  }
+
+  /** Gives back the places and tokens this replica holds for busy keys (a closing server, after the drain). */
+  async close(): Promise<void> {
+    await Promise.all([this.#places.close(), this.#tokens.close()]);
   }
 
   limitsOf(principal: Principal): EffectiveLimits | undefined {
@@ -151,7 +166,9 @@ export class KeyLimiter {
     const now = Date.now();
     const resetMs = MINUTE_MS - (now % MINUTE_MS);
     if (tpm !== undefined) {
-      const used = await this.#tokensThisMinute(subject, new Date(now));
+      // A busy key's open chunk of this minute has room: the minute is not full, no read needed.
+      const byChunk = this.#tokens.remaining(tokensBucket(subject), windowStart(new Date(now), 60).getTime(), tpm);
+      const used = byChunk === undefined ? await this.#tokensThisMinute(subject, new Date(now)) : tpm - byChunk;
       headers['x-ratelimit-limit-tokens'] = String(tpm);
       headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, tpm - used));
       headers['x-ratelimit-reset-tokens'] = openAiDuration(resetMs);
@@ -218,7 +235,7 @@ export class KeyLimiter {
     if (!entry || --entry.requests > 0) return;
     this.#tokenSubjects.delete(key);
     // Reservations of calls that reported no usage (refused upstream, failed, cut off) go back.
-    for (const reservation of entry.reservations) this.#settleTokens(entry.subject, reservation.windowStart, -reservation.tokens, 0);
+    for (const reservation of entry.reservations) this.#settleReservation(entry.subject, reservation, 0, 0);
   }
 
   /**
@@ -236,7 +253,14 @@ export class KeyLimiter {
     const now = Date.now();
     const start = windowStart(new Date(now), 60);
     const resetMs = MINUTE_MS - (now % MINUTE_MS);
-    const [row] = await queryPrepared<{ amount: string }>(this.#sequelize, RESERVE_TOKENS, [tokensBucket(entry.subject), start, tokens, tpm]);
+    const bucket = tokensBucket(entry.subject);
+    const chunk = this.#tokens.take(bucket, start.getTime(), tpm, tokens);
+    if (chunk) {
+      entry.reservations.push({ windowStart: start, tokens, chunk });
+      ctx.res.setHeader('x-ratelimit-remaining-tokens', String(remainingByChunk(chunk)));
+      return;
+    }
+    const [row] = await queryPrepared<{ amount: string }>(this.#sequelize, RESERVE_TOKENS, [bucket, start, tokens, tpm]);
     if (!row) {
       const used = await this.#tokensThisMinute(entry.subject, new Date(now));
       const headers = {
@@ -252,6 +276,7 @@ export class KeyLimiter {
       );
     }
     entry.reservations.push({ windowStart: start, tokens });
+    this.#tokens.counted(bucket, start.getTime(), tpm, tokens, Number(row.amount));
     ctx.res.setHeader('x-ratelimit-remaining-tokens', String(Math.max(0, tpm - Number(row.amount))));
   }
 
@@ -260,8 +285,15 @@ export class KeyLimiter {
     const entry = this.#tokenSubjects.get(tokenRequestKey(event.requestId, { id: event.principalId, developerKeyId: event.developerKeyId }));
     if (entry === undefined) return;
     const reservation = entry.reservations.shift();
-    if (reservation) this.#settleTokens(entry.subject, reservation.windowStart, Math.max(0, tokens) - reservation.tokens, 1);
+    if (reservation) this.#settleReservation(entry.subject, reservation, Math.max(0, tokens), 1);
     else if (tokens > 0) this.#settleTokens(entry.subject, windowStart(new Date(), 60), tokens, 1);
+  }
+
+  /** A reservation settled to the tokens its call reported (0: none, its estimate back): in its open chunk, else in the row. */
+  #settleReservation(subject: string, reservation: TokenReservation, tokens: number, calls: number): void {
+    const delta = tokens - reservation.tokens;
+    if (reservation.chunk && this.#tokens.settle(reservation.chunk, delta, calls)) return;
+    this.#settleTokens(subject, reservation.windowStart, delta, calls);
   }
 
   #settleTokens(subject: string, start: Date, delta: number, calls: number): void {
@@ -361,8 +393,36 @@ export class KeyLimiter {
     return undefined;
   }
 
-  /** A place among the subject's requests in flight, or undefined when all are taken. */
+  /**
+   * A place among the subject's requests in flight, or undefined when all are taken: from this
+   * replica's lease of places when the key is busy (no round trip), else a row of its own. A
+   * request refused while another replica leases places waits for its spare ones to come back
+   * (each replica gives them back within `PLACE_SETTLE_MS` of not using them), up to
+   * `LENT_RETRIES` times, so the limit is served exactly across replicas.
+   */
   async #acquireLease(subject: string, max: number): Promise<string | undefined> {
+    if (await this.#places.take(subject, max)) return POOLED;
+    this.#places.counted(subject);
+    for (let attempt = 0; ; attempt++) {
+      const id = await this.#acquireOwnLease(subject, max);
+      if (id) return id;
+      if (attempt >= LENT_RETRIES || !poolsPossible(max) || !(await this.#othersLeasePlaces(subject))) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, PLACE_SETTLE_MS / 2));
+      if (await this.#places.take(subject, max)) return POOLED;
+    }
+  }
+
+  async #othersLeasePlaces(subject: string): Promise<boolean> {
+    const rows = await this.#sequelize.query(
+      `SELECT 1 FROM svc_limit_leases
+       WHERE subject = :subject AND starts_with(id, :pools) AND NOT starts_with(id, :mine) AND expires_at > now() LIMIT 1`,
+      { replacements: { subject, pools: POOL_ID_PREFIX, mine: this.#places.prefix }, type: QueryTypes.SELECT },
+    );
+    return rows.length > 0;
+  }
+
+  /** A row of the request's own among the subject's places, taken under the subject's lock. */
+  async #acquireOwnLease(subject: string, max: number): Promise<string | undefined> {
     const id = `lease_${randomBytes(12).toString('base64url')}`;
     await this.#releasing.get(subject);
     const taken = await this.#sequelize.transaction(async (transaction) => {
@@ -382,6 +442,10 @@ export class KeyLimiter {
   }
 
   #release(lease: string, subject: string): void {
+    if (lease === POOLED) {
+      this.#places.give(subject);
+      return;
+    }
     if (!this.#leases.delete(lease)) return;
     const deleted = this.#sequelize.query('DELETE FROM svc_limit_leases WHERE id = :id', { replacements: { id: lease } }).then(
       () => {},
@@ -395,9 +459,10 @@ export class KeyLimiter {
 
   /** Housekeeping: keeps this process's leases alive. */
   async renewLeases(): Promise<void> {
-    if (this.#leases.size === 0) return;
+    const ids = [...this.#leases, ...this.#places.heldIds()];
+    if (ids.length === 0) return;
     await this.#sequelize.query('UPDATE svc_limit_leases SET expires_at = now() + make_interval(secs => :ttl) WHERE id IN (:ids)', {
-      replacements: { ttl: LEASE_TTL_SECONDS, ids: [...this.#leases] },
+      replacements: { ttl: LEASE_TTL_SECONDS, ids },
     });
   }
 
@@ -413,7 +478,14 @@ interface TokenRequest {
   subject: string;
   /** Requests in flight under this caller and request id (a caller may reuse an id). */
   requests: number;
-  reservations: { windowStart: Date; tokens: number }[];
+  reservations: TokenReservation[];
+}
+
+/** A call's tokens reserved in the minute's row, or taken from this replica's chunk of it. */
+interface TokenReservation {
+  windowStart: Date;
+  tokens: number;
+  chunk?: TokenChunk;
 }
 
 /** What a request's Idempotency-Key may replay: the caller's stored answer of this route under this key. */

@@ -1,0 +1,166 @@
+import type { Sequelize } from 'sequelize';
+import { prepared, queryPrepared } from '../db/prepared.ts';
+
+/** A chunk of tokens is at most this many of the calls that made the key busy (their estimate)... */
+export const TOKEN_CHUNK_CALLS = 256;
+/** ...at most this fraction of what the minute has left, so chunks shrink towards the limit... */
+export const TOKEN_HEADROOM = 16;
+/** ...and below this many calls' estimates none is reserved: near the limit every call reserves its own. */
+export const TOKEN_CHUNK_MIN_CALLS = 4;
+/** A key that reserved its own tokens this many times within a settle period is busy: it gets chunks. */
+export const BUSY_RESERVATIONS = 4;
+/** A chunk is settled this long after it was reserved (or when it is used up, or its minute ends). */
+export const TOKEN_SETTLE_MS = 100;
+
+/**
+ * A chunk of the minute's tokens: taken only when it fits in what the minute has left (`$4`, the
+ * limit), as one call's reservation is. The row exists: a call of this minute reserved first.
+ */
+const RESERVE_CHUNK = prepared(
+  `UPDATE svc_rate_counters SET amount = amount + $3::bigint
+   WHERE bucket = $1::text AND window_start = $2::timestamptz AND amount + $3::bigint <= $4::bigint
+   RETURNING amount`,
+);
+/** A chunk settled: `$3` is what its calls took (reserved and reported) less its size, `$4` the calls that reported usage. */
+const SETTLE_CHUNK = prepared(
+  `UPDATE svc_rate_counters SET amount = GREATEST(0, amount + $3::bigint), hits = hits + $4::bigint
+   WHERE bucket = $1::text AND window_start = $2::timestamptz`,
+);
+
+export interface TokenChunk {
+  readonly bucket: string;
+  readonly windowStart: number;
+  /** The limit the chunk was reserved under: a key whose limit changed takes no more from it. */
+  readonly limit: number;
+  /** The tokens it added to the minute's row. */
+  readonly size: number;
+  /** The minute's tokens in the row once it was reserved, for the `x-ratelimit-remaining-tokens` header. */
+  readonly amountAfter: number;
+  /** What its calls took: their estimates, corrected to their reported usage as they report. */
+  taken: number;
+  /** Calls that reported usage while it was open. */
+  calls: number;
+  open: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * Tokens-per-minute reservations a replica makes for busy keys from chunks (docs/limits.md,
+ * "Places and tokens in chunks"): instead of a read, a reservation and a settlement in the
+ * minute's row per call, the replica reserves a chunk of the minute's tokens in one statement
+ * (only when it fits under the limit, as a call's reservation does) and takes its calls'
+ * estimates from it in memory, correcting them to the usage they report. The chunk is settled
+ * (one statement: what its calls took less its size) `TOKEN_SETTLE_MS` after it was reserved;
+ * calls still running then settle in the row one by one, as before. The row never counts less
+ * than what was reserved from it, so the minute's bound is the one-by-one bound.
+ */
+export class KeyLimitTokens {
+  readonly #sequelize: Sequelize;
+  readonly #onError: (error: unknown) => void;
+  readonly #chunks = new Map<string, TokenChunk[]>();
+  readonly #reserving = new Set<string>();
+  readonly #recent = new Map<string, number>();
+  #recentSince = 0;
+
+  constructor(sequelize: Sequelize, onError: (error: unknown) => void) {
+    this.#sequelize = sequelize;
+    this.#onError = onError;
+  }
+
+  /** An open chunk of the bucket's minute with room, under this limit: the tokens the minute has left by it. */
+  remaining(bucket: string, windowStart: number, limit: number): number | undefined {
+    for (const chunk of this.#chunks.get(bucket) ?? []) {
+      if (chunk.windowStart === windowStart && chunk.limit === limit && chunk.taken < chunk.size) return remainingByChunk(chunk);
+    }
+    return undefined;
+  }
+
+  /**
+   * A call's estimate taken from an open chunk of the minute, or undefined (the caller reserves it
+   * in the row). A chunk left with less than half reserves the next one ahead.
+   */
+  take(bucket: string, windowStart: number, limit: number, tokens: number): TokenChunk | undefined {
+    const chunks = this.#chunks.get(bucket);
+    if (!chunks) return undefined;
+    for (const chunk of [...chunks]) {
+      if (chunk.windowStart !== windowStart) {
+        this.#settle(chunk);
+        continue;
+      }
+      if (chunk.limit !== limit || chunk.taken + tokens > chunk.size) continue;
+      chunk.taken += tokens;
+      if (chunk.size - chunk.taken < chunk.size / 2) this.#reserve(bucket, windowStart, limit, tokens, chunk.amountAfter - chunk.size + chunk.taken);
+      return chunk;
+    }
+    return undefined;
+  }
+
+  /**
+   * After a call reserved its own tokens in the row (the minute at `amount`): a key that did so
+   * `BUSY_RESERVATIONS` times within the settle period gets a chunk reserved in the background.
+   */
+  counted(bucket: string, windowStart: number, limit: number, tokens: number, amount: number): void {
+    const now = Date.now();
+    if (now - this.#recentSince >= TOKEN_SETTLE_MS) {
+      this.#recent.clear();
+      this.#recentSince = now;
+    }
+    const recent = (this.#recent.get(bucket) ?? 0) + 1;
+    this.#recent.set(bucket, recent);
+    if (recent >= BUSY_RESERVATIONS) this.#reserve(bucket, windowStart, limit, tokens, amount);
+  }
+
+  /**
+   * A call that took from `chunk` reports `delta` tokens more than it took (negative: fewer, or
+   * none: its estimate back). True when the open chunk absorbed it; false when the chunk was
+   * settled already, and the caller settles the call in the row.
+   */
+  settle(chunk: TokenChunk, delta: number, calls: number): boolean {
+    if (!chunk.open) return false;
+    chunk.taken += delta;
+    chunk.calls += calls;
+    return true;
+  }
+
+  /** Settles every chunk (a closing server). */
+  async close(): Promise<void> {
+    const settling: Promise<unknown>[] = [];
+    for (const chunks of this.#chunks.values()) for (const chunk of [...chunks]) settling.push(this.#settle(chunk));
+    await Promise.all(settling);
+  }
+
+  #reserve(bucket: string, windowStart: number, limit: number, tokens: number, amount: number): void {
+    if (this.#reserving.has(bucket)) return;
+    const size = Math.min(TOKEN_CHUNK_CALLS * tokens, Math.floor((limit - amount) / TOKEN_HEADROOM));
+    if (tokens <= 0 || size < TOKEN_CHUNK_MIN_CALLS * tokens) return;
+    this.#reserving.add(bucket);
+    queryPrepared<{ amount: string }>(this.#sequelize, RESERVE_CHUNK, [bucket, new Date(windowStart), size, limit])
+      .then(([row]) => {
+        if (!row) return;
+        const chunk: TokenChunk = { bucket, windowStart, limit, size, amountAfter: Number(row.amount), taken: 0, calls: 0, open: true, timer: undefined };
+        chunk.timer = setTimeout(() => void this.#settle(chunk), TOKEN_SETTLE_MS).unref();
+        const chunks = this.#chunks.get(bucket);
+        if (chunks) chunks.push(chunk);
+        else this.#chunks.set(bucket, [chunk]);
+      })
+      .catch(this.#onError)
+      .finally(() => this.#reserving.delete(bucket));
+  }
+
+  #settle(chunk: TokenChunk): Promise<unknown> {
+    if (!chunk.open) return Promise.resolve();
+    chunk.open = false;
+    clearTimeout(chunk.timer);
+    const chunks = this.#chunks.get(chunk.bucket);
+    const index = chunks?.indexOf(chunk) ?? -1;
+    if (index >= 0) chunks!.splice(index, 1);
+    if (chunks?.length === 0) this.#chunks.delete(chunk.bucket);
+    if (chunk.taken === chunk.size && chunk.calls === 0) return Promise.resolve();
+    return queryPrepared(this.#sequelize, SETTLE_CHUNK, [chunk.bucket, new Date(chunk.windowStart), chunk.taken - chunk.size, chunk.calls]).catch(
+      this.#onError,
+    );
+  }
+}
+
+/** The minute's tokens left as a chunk knows it (its reservation's count, and its own calls since). */
+export const remainingByChunk = (chunk: TokenChunk): number => Math.max(0, chunk.limit - (chunk.amountAfter - chunk.size + chunk.taken));
