@@ -12,6 +12,11 @@
  * per-pair ratios, so a burst of noise on a shared machine hits both sides of one pair rather than
  * the result. Beside throughput: CPU time per MiB of this (client) process, all threads, and of
  * the server process, which a busy machine disturbs less than wall time.
+ *
+ * Then the CLI as a user runs it against what a user would do by hand (issue 44): `svc download`
+ * (a new process: start-up, plan, fetch, SHA-256, completion, rename) against `curl -L -o` of the
+ * download path followed by `sha256sum`, in alternating pairs (BENCH_CLI_ROUNDS, 3 by default);
+ * target at least 0.9x on a 400 MiB file (BENCH_DOWNLOAD_MIB=400).
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -21,7 +26,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createClient } from '@svc/client';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { SERVER_BIN } from '@svc/testing/server-process';
 import { reportFigures } from './report.ts';
@@ -30,6 +37,9 @@ import { median } from './stats.ts';
 const MIB = 1024 * 1024;
 const sizeMiB = Number(process.env.BENCH_DOWNLOAD_MIB ?? 256);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
+const cliRounds = Number(process.env.BENCH_CLI_ROUNDS ?? 3);
+const CLI_BIN = fileURLToPath(new URL('../packages/cli/src/bin.ts', import.meta.url));
+const runFile = promisify(execFile);
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const load = () =>
   loadavg()
@@ -171,6 +181,60 @@ try {
         unit: 'ms/MiB',
         ratio: Number(median(checked.map((run, index) => plain[index]!.clientCpuPerMiB / run.clientCpuPerMiB)).toFixed(3)),
         note: `client process, all threads; server ${cpu(checked, 'serverCpuPerMiB').toFixed(2)} ms/MiB verified, ${cpu(plain, 'serverCpuPerMiB').toFixed(2)} plain`,
+      },
+    ]);
+
+    // The CLI as a process against curl and sha256sum, the worse of the two sides' medians reported.
+    const cliEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
+    const cliDownload = async (destination: string) => {
+      const folder = `${destination}.d`;
+      await runFile(process.execPath, [CLI_BIN, 'download', 'bench-weights', 'weights.bin', '--out', folder, '--allow-http-loopback', '--quiet', '--force'], {
+        env: { ...cliEnv, SVC_BASE_URL: apiUrl },
+        maxBuffer: 1 << 20,
+      });
+      const [file] = await readdir(folder, { recursive: true }).then((names) => names.filter((name) => String(name).endsWith('weights.bin')));
+      await rm(destination, { force: true });
+      await import('node:fs/promises').then(({ rename }) => rename(path.join(folder, String(file)), destination));
+      await rm(folder, { recursive: true, force: true });
+    };
+    const curlThenSha256sum = async (destination: string) => {
+      await runFile('curl', ['-sSfL', '-o', destination, `${apiUrl}/api/downloads/bench-weights/weights.bin`]);
+      await runFile('sha256sum', [destination]);
+    };
+    const wall = async (run: (destination: string) => Promise<void>, name: string): Promise<number> => {
+      const destination = path.join(work, `${name}.bin`);
+      const started = performance.now();
+      await run(destination);
+      const seconds = (performance.now() - started) / 1000;
+      if ((await stat(destination)).size !== sizeMiB * MIB) throw new Error(`${name} wrote the wrong size`);
+      await rm(destination);
+      return seconds;
+    };
+    const cliTimes: number[] = [];
+    const curlTimes: number[] = [];
+    out(`svc download (a new process) against curl -L -o then sha256sum: ${sizeMiB} MiB, ${cliRounds} alternating pairs; load ${load()}`);
+    for (let round = 0; round < cliRounds; round++) {
+      const cliFirst = round % 2 === 0;
+      const first = cliFirst ? await wall(cliDownload, 'cli') : await wall(curlThenSha256sum, 'curl');
+      const second = cliFirst ? await wall(curlThenSha256sum, 'curl') : await wall(cliDownload, 'cli');
+      const [ours, theirs] = cliFirst ? [first, second] : [second, first];
+      cliTimes.push(ours);
+      curlTimes.push(theirs);
+      out(`  pair ${round + 1}: svc download ${ours.toFixed(2)} s, curl + sha256sum ${theirs.toFixed(2)} s, ratio ${(theirs / ours).toFixed(2)}`);
+    }
+    const cliRatio = median(curlTimes) / median(cliTimes);
+    out(
+      `svc download ${median(cliTimes).toFixed(2)} s median (worst ${Math.max(...cliTimes).toFixed(2)} s), curl + sha256sum ${median(curlTimes).toFixed(2)} s median; ratio ${cliRatio.toFixed(2)}x (target >= 0.9x ${cliRatio >= 0.9 ? 'met' : 'NOT met'}); load ${load()}`,
+    );
+    reportFigures('download', [
+      {
+        figure: `svc download against curl + sha256sum, ${sizeMiB} MiB`,
+        svc: Number(median(cliTimes).toFixed(2)),
+        baseline: Number(median(curlTimes).toFixed(2)),
+        unit: 's',
+        ratio: Number(cliRatio.toFixed(3)),
+        target: { on: 'ratio', op: '>=', value: 0.9 },
+        note: `median of ${cliRounds} alternating pairs; each side a new process; load ${load()}`,
       },
     ]);
   } finally {
