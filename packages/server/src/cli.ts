@@ -1,12 +1,14 @@
 import { Command, CommanderError } from 'commander';
 import { consoleUrl, SVC_VERSION } from '@svc/schemas';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, serverConfigOf, type Config } from './server-config.ts';
 import { startEmbeddedDatabase } from './db/embedded.ts';
 import { createLogger } from './observability/logger.ts';
 import type { SvcServer } from './server.ts';
 
-function configOrExit(): Config {
+/** The whole configuration. `config.ts` is imported here, not above: it loads every feature's module (their settings parsers are on the feature list). */
+async function configOrExit(): Promise<Config> {
   try {
+    const { loadConfig } = await import('./config.ts');
     return loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -18,8 +20,16 @@ function configOrExit(): Config {
 }
 
 async function start(): Promise<void> {
-  const config = configOrExit();
-  const log = createLogger(config.logLevel);
+  // The embedded database's process starts from the server-wide part, now, while the server's and
+  // the features' modules load (a third of a second or more that it would otherwise wait for
+  // them: bench/cold-start). A wrong server-wide part starts nothing: configOrExit says why.
+  const early = serverConfigOf(process.env);
+  const log = createLogger(early?.logLevel ?? 'info');
+  const embeddedDatabase = early && !early.databaseUrl ? startEmbeddedDatabase(early.dataDir, log) : undefined;
+  // Awaited by createServer; until then a failure must not count as unhandled.
+  embeddedDatabase?.catch(() => {});
+  // Its process ends by itself if this one exits on a wrong setting (it exits when its channel closes).
+  const config = await configOrExit();
   let server: SvcServer | undefined;
   let stopping = false;
   const shutDown = (running: SvcServer) =>
@@ -52,11 +62,6 @@ async function start(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   log.info({ database: config.databaseUrl ? 'postgres' : 'embedded' }, 'svc starting: migrations, then listening');
-  // The embedded database's process starts now, while the server's modules load (a third of a
-  // second or more that it would otherwise wait for them: bench/cold-start).
-  const embeddedDatabase = config.databaseUrl ? undefined : startEmbeddedDatabase(config.dataDir, log);
-  // Awaited by createServer; until then a failure must not count as unhandled.
-  embeddedDatabase?.catch(() => {});
   const { createServer } = await import('./server.ts');
   server = await createServer(config, { logger: log, ...(embeddedDatabase ? { embeddedDatabase } : {}) });
   if (stopping) return void shutDown(server);
@@ -72,7 +77,7 @@ async function start(): Promise<void> {
 }
 
 async function migrate(): Promise<void> {
-  const config = configOrExit();
+  const config = await configOrExit();
   const log = createLogger(config.logLevel);
   const [{ openDatabase }, { runMigrations }] = await Promise.all([import('./db/database.ts'), import('./db/migrate.ts')]);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolMax: 1, log });
@@ -89,7 +94,7 @@ async function migrate(): Promise<void> {
 }
 
 async function transfer(direction: 'export' | 'import', other: string, options: { replace?: boolean; json?: boolean }): Promise<void> {
-  const config = configOrExit();
+  const config = await configOrExit();
   const [{ parseEndpoint }, { TransferError }, { describeTransfer, runTransfer }] = await Promise.all([
     import('./db/transfer/endpoint.ts'),
     import('./db/transfer/database-image.ts'),
@@ -119,7 +124,7 @@ async function transfer(direction: 'export' | 'import', other: string, options: 
 }
 
 async function backupOrRestore(command: 'backup' | 'restore', file: string, options: { json?: boolean }): Promise<void> {
-  const config = configOrExit();
+  const config = await configOrExit();
   const { TransferError } = await import('./db/transfer/database-image.ts');
   const configured = config.databaseUrl ? { kind: 'url' as const, url: config.databaseUrl } : { kind: 'dir' as const, dataDir: config.dataDir };
   const progress = options.json ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
@@ -163,7 +168,7 @@ export function buildProgram(): Command {
       'Upsert artifacts, versions, files, trust bundles and reviews from a JSONL file (idempotent; errors name the line; nothing is imported when any line is bad)',
     )
     .action(async (file: string) => {
-      const config = configOrExit();
+      const config = await configOrExit();
       const [{ CatalogImportError }, { describeImport, runCatalogImport }] = await Promise.all([
         import('./features/catalog/import-catalog.ts'),
         import('./features/catalog/import-command.ts'),

@@ -175,6 +175,20 @@ export class ConfigError extends Error {
   }
 }
 
+/** The variables that are set: an empty one counts as unset. */
+const presentOf = (env: EnvVariables) => Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+
+/**
+ * The server-wide part alone, or undefined when it is wrong (`readConfig` then says why): where
+ * the data and the database are, read before the features' modules load (`config.ts` imports
+ * every feature, whose settings parsers are on the feature list), so that `svc-server start` can
+ * start the embedded database's process meanwhile.
+ */
+export function serverConfigOf(env: EnvVariables): z.output<typeof serverConfigFrom> | undefined {
+  const parsed = serverConfigFrom.safeParse(presentOf(env));
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** A bad value as it may be shown: never a secret, and never a database password. */
 function shownValue(name: string, value: string | undefined): string {
   if (value === undefined) return '""';
@@ -189,7 +203,7 @@ function shownValue(name: string, value: string | undefined): string {
  * variable at once. `loadConfig` (config.ts) passes the feature list's parsers.
  */
 export function readConfig(env: EnvVariables, featureParsers: FeatureConfigParsers): Config {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const present = presentOf(env);
   const issues: string[] = [];
   const read = (settings: z.ZodType): unknown => {
     const parsed = settings.safeParse(present);
