@@ -376,6 +376,10 @@ export interface DeveloperKeysUsageMethod {
   /** The page objects themselves (cursors, counts and all), fetched lazily; `maxPages` caps them. */
   pages(request: DeveloperKeysUsageRequest, options?: PageWalkOptions): AsyncGenerator<DeveloperKeysUsageResponse, void, undefined>;
 }
+/** The request of `developerKeys.usageReport` (GET /v1/developer/usage). */
+export type DeveloperKeysUsageReportRequest = ClientRequest<Contract['developerKeys']['usageReport']>;
+/** The answer of `developerKeys.usageReport`: Every developer key's use over a range of UTC days, per day, per model and per key (the operator's usage report) */
+export type DeveloperKeysUsageReportResponse = ClientResponse<Contract['developerKeys']['usageReport']>;
 /** The request of `developerKeys.receipts` (GET /v1/developer/credentials/:credential_id/receipts). */
 export type DeveloperKeysReceiptsRequest = ClientRequest<Contract['developerKeys']['receipts']>;
 /** The answer of `developerKeys.receipts`: Append-only lifecycle receipts of a key, oldest first, by cursor */
@@ -834,6 +838,8 @@ export interface DeveloperKeysMethods {
   update(request: DeveloperKeysUpdateRequest, options?: CallOptions): Promise<DeveloperKeysUpdateResponse>;
   /** What a key used, per UTC day and model: inference calls, upstream tokens, credits spent; newest day first, by cursor (`GET /v1/developer/credentials/:credential_id/usage`). */
   readonly usage: DeveloperKeysUsageMethod;
+  /** Every developer key's use over a range of UTC days, per day, per model and per key (the operator's usage report) (`GET /v1/developer/usage`). */
+  usageReport(request?: DeveloperKeysUsageReportRequest, options?: CallOptions): Promise<DeveloperKeysUsageReportResponse>;
   /** Append-only lifecycle receipts of a key, oldest first, by cursor (`GET /v1/developer/credentials/:credential_id/receipts`). */
   readonly receipts: DeveloperKeysReceiptsMethod;
 }
