@@ -68,8 +68,17 @@ export const ArtifactSummary = z
   .meta({ id: 'ArtifactSummary' });
 export type ArtifactSummary = z.infer<typeof ArtifactSummary>;
 
+/** The longest README (model card) an artifact carries, in characters. */
+export const MAX_ARTIFACT_README_CHARS = 65_536;
+
 export const Artifact = ArtifactSummary.extend({
   description: z.string(),
+  readme: z
+    .string()
+    .max(MAX_ARTIFACT_README_CHARS)
+    .meta({
+      description: `The artifact's README (its model card) as CommonMark text, at most ${MAX_ARTIFACT_README_CHARS} characters; empty when it has none. Text to render without raw HTML: the console renders it with HTML escaped and only http(s) and mailto links.`,
+    }),
   homepage: z.string().nullable(),
   links: z.object({
     self: z.string(),

@@ -52,9 +52,12 @@ export class CatalogService {
 
   async artifact(id: string, apiUrl: string): Promise<Artifact> {
     const found = await this.summary(id);
+    // The README is read for the artifact itself only, never for lists and searches of many.
+    const [card] = await this.select<{ readme: string }>('SELECT readme FROM catalog_artifacts WHERE id = :id', { id });
     const params = { id };
     return {
       ...found,
+      readme: card?.readme ?? '',
       links: {
         self: `${apiUrl}${pathFor(catalogContract.artifact, params)}`,
         versions: `${apiUrl}${pathFor(catalogContract.versions, params)}`,

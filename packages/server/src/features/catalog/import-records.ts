@@ -1,5 +1,18 @@
 import { z } from 'zod';
-import { ArtifactId, ArtifactSource, ArtifactType, FilePath, Hosting, License, Pack, Revision, ReviewStatus, Sha256Hex, Tool } from '@svc/schemas';
+import {
+  MAX_ARTIFACT_README_CHARS,
+  ArtifactId,
+  ArtifactSource,
+  ArtifactType,
+  FilePath,
+  Hosting,
+  License,
+  Pack,
+  Revision,
+  ReviewStatus,
+  Sha256Hex,
+  Tool,
+} from '@svc/schemas';
 
 const timestamp = z.iso.datetime({ offset: true }).optional();
 
@@ -13,6 +26,7 @@ export const ImportRecord = z.discriminatedUnion('kind', [
       type: ArtifactType,
       summary: z.string().max(500).default(''),
       description: z.string().max(20_000).default(''),
+      readme: z.string().max(MAX_ARTIFACT_README_CHARS).default('').describe('The README (model card), CommonMark'),
       license: License,
       hosting: Hosting,
       source: ArtifactSource,

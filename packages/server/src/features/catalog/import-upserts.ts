@@ -28,16 +28,16 @@ const vectorLiteral = (vector: Float32Array) => `{${Array.from(vector, (value) =
 export function upsertArtifact(runUpsert: RunUpsert, record: RecordOf<'artifact'>): Promise<UpsertOutcome> {
   const text = [record.name, record.type, record.summary, record.description, record.tags.join(' '), record.repo ?? ''].join('\n');
   return runUpsert(
-    `INSERT INTO catalog_artifacts AS c (id, name, type, summary, description, license, hosting, source, repo, homepage, works_with, tags, review_status, latest_revision, search_document, embedding, embedding_model, created_at)
-     VALUES (:id, :name, :type, :summary, :description, :license, :hosting, :source, :repo, :homepage, :worksWith::jsonb, :tags::jsonb, :reviewStatus, :latestRevision,
+    `INSERT INTO catalog_artifacts AS c (id, name, type, summary, description, readme, license, hosting, source, repo, homepage, works_with, tags, review_status, latest_revision, search_document, embedding, embedding_model, created_at)
+     VALUES (:id, :name, :type, :summary, :description, :readme, :license, :hosting, :source, :repo, :homepage, :worksWith::jsonb, :tags::jsonb, :reviewStatus, :latestRevision,
        setweight(to_tsvector('english', :name), 'A') || setweight(to_tsvector('english', :summary), 'B') || setweight(to_tsvector('english', :rest), 'C'),
        :embedding::real[], :model, COALESCE(:createdAt::timestamptz, now()))
-     ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, type = EXCLUDED.type, summary = EXCLUDED.summary, description = EXCLUDED.description, license = EXCLUDED.license,
+     ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, type = EXCLUDED.type, summary = EXCLUDED.summary, description = EXCLUDED.description, readme = EXCLUDED.readme, license = EXCLUDED.license,
        hosting = EXCLUDED.hosting, source = EXCLUDED.source, repo = EXCLUDED.repo, homepage = EXCLUDED.homepage, works_with = EXCLUDED.works_with, tags = EXCLUDED.tags,
        review_status = EXCLUDED.review_status, latest_revision = COALESCE(EXCLUDED.latest_revision, c.latest_revision), search_document = EXCLUDED.search_document,
        embedding = EXCLUDED.embedding, embedding_model = EXCLUDED.embedding_model, updated_at = now()
-     WHERE (c.name, c.type, c.summary, c.description, c.license, c.hosting, c.source, c.repo, c.homepage, c.works_with, c.tags, c.review_status, c.embedding_model)
-       IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.type, EXCLUDED.summary, EXCLUDED.description, EXCLUDED.license, EXCLUDED.hosting, EXCLUDED.source, EXCLUDED.repo, EXCLUDED.homepage, EXCLUDED.works_with, EXCLUDED.tags, EXCLUDED.review_status, EXCLUDED.embedding_model)
+     WHERE (c.name, c.type, c.summary, c.description, c.readme, c.license, c.hosting, c.source, c.repo, c.homepage, c.works_with, c.tags, c.review_status, c.embedding_model)
+       IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.type, EXCLUDED.summary, EXCLUDED.description, EXCLUDED.readme, EXCLUDED.license, EXCLUDED.hosting, EXCLUDED.source, EXCLUDED.repo, EXCLUDED.homepage, EXCLUDED.works_with, EXCLUDED.tags, EXCLUDED.review_status, EXCLUDED.embedding_model)
        OR (EXCLUDED.latest_revision IS NOT NULL AND EXCLUDED.latest_revision IS DISTINCT FROM c.latest_revision)
      RETURNING (xmax = 0) AS inserted`,
     {
