@@ -11,12 +11,13 @@ import { startTestServer, type TestServer } from '@svc/testing/test-server';
  * call becomes a task at once, on the durable task store; `tasks/get`, `tasks/result`, `tasks/list`
  * and `tasks/cancel` answer it; a task belongs to its principal; creating one passes the tool's
  * scopes and its route's validation. `paused` stores tasks but runs none (SVC_TASKS_RUNNERS=0): its
- * tasks stay queued, so a cancel is certain to find one not yet started.
+ * tasks stay queued, so a cancel is certain to find one not yet started, and its cap on a
+ * principal's tasks not ended (SVC_MCP_TASKS_MAX_ACTIVE) is 3.
  */
 let svc: TestServer;
 let paused: TestServer;
 test.before(async () => {
-  [svc, paused] = await Promise.all([startTestServer(), startTestServer({ env: { SVC_TASKS_RUNNERS: '0' } })]);
+  [svc, paused] = await Promise.all([startTestServer(), startTestServer({ env: { SVC_TASKS_RUNNERS: '0', SVC_MCP_TASKS_MAX_ACTIVE: '3' } })]);
 });
 test.after.always(async () => {
   await Promise.all([svc?.close(), paused?.close()]);
@@ -158,5 +159,27 @@ test.serial("another principal's task is unknown to it; a token without the tool
     await owner.experimental.tasks.cancelTask(created.task.taskId);
   } finally {
     await Promise.all([owner.close(), other.close(), readOnly.close()]);
+  }
+});
+
+test.serial('a principal has at most SVC_MCP_TASKS_MAX_ACTIVE tasks not ended: the next is refused and stores nothing, until one ends', async (t) => {
+  const client = await connect(paused, paused.operatorToken);
+  try {
+    const create = async () => {
+      const stream = client.experimental.tasks.callToolStream({ name: 'inference_summarize', arguments: summarizeArgs }, CallToolResultSchema, { task: {} });
+      const created = (await stream.next()).value as { type: string; task?: { taskId: string }; error?: { code: number; data?: { code?: string } } };
+      await stream.return(undefined);
+      return created;
+    };
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) ids.push((await create()).task!.taskId);
+    const listed = (await client.experimental.tasks.listTasks()).tasks.length;
+    const refused = await create();
+    t.like(refused, { type: 'error', error: { code: -32000, data: { code: 'tasks_active_limit' } } });
+    t.is((await client.experimental.tasks.listTasks()).tasks.length, listed, 'the refused call stored nothing');
+    await client.experimental.tasks.cancelTask(ids[0]!);
+    t.is((await create()).type, 'taskCreated');
+  } finally {
+    await client.close();
   }
 });
