@@ -59,8 +59,13 @@ export class KeyLimitTokens {
   readonly #onError: (error: unknown) => void;
   readonly #chunks = new Map<string, TokenChunk[]>();
   readonly #reserving = new Set<string>();
+  /** The last estimate a call of the bucket asked for: a renewed chunk is sized by it. */
+  readonly #lastEstimate = new Map<string, number>();
   readonly #recent = new Map<string, number>();
   #recentSince = 0;
+  /** Settlements of calls whose chunk was settled before they ended, summed per minute's row until the next write. */
+  readonly #late = new Map<string, { bucket: string; windowStart: number; delta: number; calls: number }>();
+  #lateTimer: NodeJS.Timeout | undefined;
 
   constructor(sequelize: Sequelize, onError: (error: unknown) => void) {
     this.#sequelize = sequelize;
@@ -80,11 +85,12 @@ export class KeyLimitTokens {
    * in the row). A chunk left with less than half reserves the next one ahead.
    */
   take(bucket: string, windowStart: number, limit: number, tokens: number): TokenChunk | undefined {
+    this.#lastEstimate.set(bucket, tokens);
     const chunks = this.#chunks.get(bucket);
     if (!chunks) return undefined;
     for (const chunk of [...chunks]) {
       if (chunk.windowStart !== windowStart) {
-        this.#settle(chunk);
+        void this.#settle(chunk, false);
         continue;
       }
       if (chunk.limit !== limit || chunk.taken + tokens > chunk.size) continue;
@@ -115,18 +121,41 @@ export class KeyLimitTokens {
    * none: its estimate back). True when the open chunk absorbed it; false when the chunk was
    * settled already, and the caller settles the call in the row.
    */
-  settle(chunk: TokenChunk, delta: number, calls: number): boolean {
-    if (!chunk.open) return false;
-    chunk.taken += delta;
-    chunk.calls += calls;
-    return true;
+  settle(chunk: TokenChunk, delta: number, calls: number): void {
+    if (chunk.open) {
+      chunk.taken += delta;
+      chunk.calls += calls;
+      return;
+    }
+    // Its chunk was settled already: summed with the other late calls of the minute and written
+    // within TOKEN_SETTLE_MS, one statement for all (a busy key's calls outlive their chunk).
+    const key = `${chunk.bucket}\u0000${chunk.windowStart}`;
+    const late = this.#late.get(key);
+    if (late) {
+      late.delta += delta;
+      late.calls += calls;
+    } else this.#late.set(key, { bucket: chunk.bucket, windowStart: chunk.windowStart, delta, calls });
+    this.#lateTimer ??= setTimeout(() => void this.#writeLate(), TOKEN_SETTLE_MS).unref();
+  }
+
+  #writeLate(): Promise<unknown> {
+    clearTimeout(this.#lateTimer);
+    this.#lateTimer = undefined;
+    const writes = [...this.#late.values()];
+    this.#late.clear();
+    return Promise.all(
+      writes.map((late) =>
+        queryPrepared(this.#sequelize, SETTLE_CHUNK, [late.bucket, new Date(late.windowStart), late.delta, late.calls]).catch(this.#onError),
+      ),
+    );
   }
 
   /** Settles every chunk (a closing server). */
   async close(): Promise<void> {
     const settling: Promise<unknown>[] = [];
-    for (const chunks of this.#chunks.values()) for (const chunk of [...chunks]) settling.push(this.#settle(chunk));
+    for (const chunks of this.#chunks.values()) for (const chunk of [...chunks]) settling.push(this.#settle(chunk, false));
     await Promise.all(settling);
+    await this.#writeLate();
   }
 
   #reserve(bucket: string, windowStart: number, limit: number, tokens: number, amount: number): void {
@@ -138,7 +167,7 @@ export class KeyLimitTokens {
       .then(([row]) => {
         if (!row) return;
         const chunk: TokenChunk = { bucket, windowStart, limit, size, amountAfter: Number(row.amount), taken: 0, calls: 0, open: true, timer: undefined };
-        chunk.timer = setTimeout(() => void this.#settle(chunk), TOKEN_SETTLE_MS).unref();
+        chunk.timer = setTimeout(() => void this.#settle(chunk, true), TOKEN_SETTLE_MS).unref();
         const chunks = this.#chunks.get(bucket);
         if (chunks) chunks.push(chunk);
         else this.#chunks.set(bucket, [chunk]);
@@ -147,14 +176,28 @@ export class KeyLimitTokens {
       .finally(() => this.#reserving.delete(bucket));
   }
 
-  #settle(chunk: TokenChunk): Promise<unknown> {
+  /** With `renew` (its period ended), a chunk its calls took from is followed by the next at once: the key is still busy. */
+  #settle(chunk: TokenChunk, renew: boolean): Promise<unknown> {
     if (!chunk.open) return Promise.resolve();
+    if (renew && chunk.taken > 0 && Date.now() - chunk.windowStart < 60_000) {
+      const estimate = Math.max(1, Math.floor(chunk.size / TOKEN_CHUNK_CALLS));
+      this.#reserve(
+        chunk.bucket,
+        chunk.windowStart,
+        chunk.limit,
+        this.#lastEstimate.get(chunk.bucket) ?? estimate,
+        chunk.amountAfter - chunk.size + chunk.taken,
+      );
+    }
     chunk.open = false;
     clearTimeout(chunk.timer);
     const chunks = this.#chunks.get(chunk.bucket);
     const index = chunks?.indexOf(chunk) ?? -1;
     if (index >= 0) chunks!.splice(index, 1);
-    if (chunks?.length === 0) this.#chunks.delete(chunk.bucket);
+    if (chunks?.length === 0) {
+      this.#chunks.delete(chunk.bucket);
+      if (!this.#reserving.has(chunk.bucket)) this.#lastEstimate.delete(chunk.bucket);
+    }
     if (chunk.taken === chunk.size && chunk.calls === 0) return Promise.resolve();
     return queryPrepared(this.#sequelize, SETTLE_CHUNK, [chunk.bucket, new Date(chunk.windowStart), chunk.taken - chunk.size, chunk.calls]).catch(
       this.#onError,

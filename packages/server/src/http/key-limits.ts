@@ -292,7 +292,10 @@ export class KeyLimiter {
   /** A reservation settled to the tokens its call reported (0: none, its estimate back): in its open chunk, else in the row. */
   #settleReservation(subject: string, reservation: TokenReservation, tokens: number, calls: number): void {
     const delta = tokens - reservation.tokens;
-    if (reservation.chunk && this.#tokens.settle(reservation.chunk, delta, calls)) return;
+    if (reservation.chunk) {
+      this.#tokens.settle(reservation.chunk, delta, calls);
+      return;
+    }
     this.#settleTokens(subject, reservation.windowStart, delta, calls);
   }
 
