@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { clientFor, surfacesOnce } from '../api.ts';
 import { CopyButton } from '../components/copy-button.tsx';
+import { ModelCard } from '../components/model-card.tsx';
 import { fileDownloadUrl, upstreamUrl } from './artifact-links.ts';
 import { ErrorNote } from '../components/error-note.tsx';
 import { Required } from '../components/required.tsx';
@@ -69,6 +70,12 @@ export function ArtifactPage() {
         {artifact.homepage && <SafeLink href={artifact.homepage}>homepage</SafeLink>}
       </p>
       <p class="description">{artifact.description}</p>
+      {artifact.readme && (
+        <section class="panel" aria-labelledby="card-heading">
+          <h2 id="card-heading">Model card</h2>
+          <ModelCard text={artifact.readme} />
+        </section>
+      )}
       {hostedHere ? (
         <section class="panel" aria-labelledby="download-heading">
           <h2 id="download-heading">Download</h2>
