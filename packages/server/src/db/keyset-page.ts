@@ -48,6 +48,15 @@ export interface KeysetPage<Row> {
   readonly nextCursor: string | null;
 }
 
+/**
+ * A page as a `cursorList` of the contract answers it: its items (the page's rows, presented) and
+ * where the next page starts. `{ object: 'list', ...listAnswer(page, items) }` where the list
+ * always said `object`.
+ */
+export function listAnswer<Item>(page: KeysetPage<unknown>, data: Item[]): { data: Item[]; has_more: boolean; next_cursor: string | null } {
+  return { data, has_more: page.hasMore, next_cursor: page.nextCursor };
+}
+
 const keyText: Record<KeysetKey['type'], (column: string) => string> = {
   timestamptz: (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
   date: (column) => `to_char(${column}, 'YYYY-MM-DD')`,

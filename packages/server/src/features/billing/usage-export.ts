@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { CreditUsageReceipt, StripeCreditUsagePage } from '@svc/schemas';
 import type { Sequelize } from 'sequelize';
-import { keysetPage, type KeysetList } from '../../db/keyset-page.ts';
+import { keysetPage, type KeysetList, listAnswer } from '../../db/keyset-page.ts';
 
 interface ReceiptRow {
   id: string;
@@ -45,7 +45,7 @@ const receiptsOf = (principalId: string): KeysetList => ({
 /** One page of receipts, newest first. */
 export async function usagePage(sequelize: Sequelize, principalId: string, query: { limit: number; cursor?: string }): Promise<StripeCreditUsagePage> {
   const page = await keysetPage<ReceiptRow>(sequelize, receiptsOf(principalId), query);
-  return { object: 'list', data: page.rows.map(toReceipt), has_more: page.hasMore, next_cursor: page.nextCursor };
+  return { object: 'list', ...listAnswer(page, page.rows.map(toReceipt)) };
 }
 
 export const csvColumns = [

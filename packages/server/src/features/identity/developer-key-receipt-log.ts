@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { DeveloperCredentialReceipt } from '@svc/schemas';
-import { keysetPage } from '../../db/keyset-page.ts';
+import { keysetPage, listAnswer } from '../../db/keyset-page.ts';
 import type { Receipts } from '../receipts/index.ts';
 import { developerKeyEventRecord } from './developer-key-receipts.ts';
 import { type KeyRow, type Page, type ReceiptRow, toReceipt } from './developer-key-rows.ts';
@@ -79,6 +79,6 @@ export class DeveloperKeyReceiptLog {
       },
       { limit, cursor },
     );
-    return { data: await Promise.all(page.rows.map((row) => this.present(row))), has_more: page.hasMore, next_cursor: page.nextCursor };
+    return listAnswer(page, await Promise.all(page.rows.map((row) => this.present(row))));
   }
 }

@@ -1,6 +1,6 @@
 import type { KeyUsagePage, KeyUsageRow } from '@svc/schemas';
 import type { Sequelize, Transaction } from 'sequelize';
-import { keysetPage } from '../../db/keyset-page.ts';
+import { keysetPage, listAnswer } from '../../db/keyset-page.ts';
 
 /** What one finished inference call adds to its key's day and model. */
 export interface KeyCall {
@@ -63,5 +63,5 @@ export async function keyUsagePage(sequelize: Sequelize, credentialId: string, l
     total_tokens: Number(row.total_tokens),
     credits: Number(row.credits),
   }));
-  return { credential_id: credentialId, data, has_more: page.hasMore, next_cursor: page.nextCursor };
+  return { credential_id: credentialId, ...listAnswer(page, data) };
 }

@@ -1,5 +1,6 @@
 import { jobsContract, pathFor, type BatchJob } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
+import { listAnswer } from '../../db/keyset-page.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { requestFingerprint } from '../../http/canonical-json.ts';
 import { runIdempotent } from '../../http/idempotency.ts';
@@ -31,7 +32,7 @@ export function createJobsHandlers(deps: Pick<ServerDeps, 'config' | 'database' 
     },
     async list({ query }, request) {
       const page = await store.list(request.principal.id, query);
-      return { status: 200, body: { object: 'list', data: page.rows.map(toBatchJob), has_more: page.hasMore, next_cursor: page.nextCursor } };
+      return { status: 200, body: { object: 'list', ...listAnswer(page, page.rows.map(toBatchJob)) } };
     },
     async get({ params }, request) {
       return { status: 200, body: toBatchJob(await store.find(request.principal.id, params.job_id)) };

@@ -9,7 +9,7 @@ import type {
   Principal,
 } from '@svc/schemas';
 import { consumeWindow } from '../../db/rate-counters.ts';
-import { keysetPage, NEWEST_FIRST } from '../../db/keyset-page.ts';
+import { keysetPage, NEWEST_FIRST, listAnswer } from '../../db/keyset-page.ts';
 import type { RowScope } from '../../http/everyone-view.ts';
 import { ServiceError } from '../../service-error.ts';
 import { principalKey } from '../identity/index.ts';
@@ -166,7 +166,10 @@ export class RequestStore {
       query,
     );
     const baseUrl = this.#baseUrl();
-    return { data: page.rows.map((row) => toSummary(row, baseUrl)), has_more: page.hasMore, next_cursor: page.nextCursor };
+    return listAnswer(
+      page,
+      page.rows.map((row) => toSummary(row, baseUrl)),
+    );
   }
 
   /** Millisecond timestamps: the precision every answer shows (lists page by the microsecond anyway). */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { WebhookDelivery, WebhookDeliveryListResponse } from '@svc/schemas';
-import { keysetPage, NEWEST_FIRST } from '../../../db/keyset-page.ts';
+import { keysetPage, NEWEST_FIRST, listAnswer } from '../../../db/keyset-page.ts';
 import type { SourceFetchSeam } from '../../../outbound/source-fetch.ts';
 import { postPublicHttps } from '../../../outbound/post-public-https.ts';
 import type { TaskEnd, TaskRun, Tasks } from '../../tasks/index.ts';
@@ -109,7 +109,7 @@ export class WebhookDeliveries {
       created_at: new Date(row.created_at).toISOString(),
       delivered_at: row.delivered_at ? new Date(row.delivered_at).toISOString() : null,
     }));
-    return { object: 'list', data, has_more: page.hasMore, next_cursor: page.nextCursor };
+    return { object: 'list', ...listAnswer(page, data) };
   }
 
   async #deliver({ task, signal }: TaskRun): Promise<TaskEnd> {
