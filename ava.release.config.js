@@ -3,4 +3,4 @@
 // dependencies needs the npm registry (or a pnpm store that has them); `pnpm test` does not.
 import { lane } from './ava.lane.js';
 
-export default lane({ files: ['test/packages-from-tarballs.test.ts'], timeout: '10m' });
+export default lane({ files: ['test/packages-from-tarballs.test.ts'], timeout: '20m' });
