@@ -46,7 +46,7 @@ test('the merged contract keeps the order the features had before errors moved b
     'catalog',
     'blackboard',
     'oauth',
-    'credentials',
+    'developerKeys',
     'pdf',
     'documents',
     'inference',
