@@ -109,7 +109,12 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const answerBudget = new AnswerBudget(config.http.answerBudgetBytes, config.http.answerBudgetPerClientBytes);
   const consoleDirectory = config.console.enabled ? findConsoleDirectory() : undefined;
   const webConsole = config.console.enabled
-    ? serveConsole({ files: consoleDirectory ? await loadConsoleFiles(consoleDirectory) : undefined, publicUrls: urls, metrics: deps.metrics })
+    ? serveConsole({
+        files: consoleDirectory ? await loadConsoleFiles(consoleDirectory) : undefined,
+        publicUrls: urls,
+        metrics: deps.metrics,
+        dispatch: deps.dispatch,
+      })
     : undefined;
   // The console's origin may call the api surface on its own port without SVC_CORS_ORIGINS.
   const cors = corsPolicyFrom(config.corsOrigins, webConsole ? () => new URL(urls().baseUrl).origin.toLowerCase() : undefined);

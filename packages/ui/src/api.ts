@@ -1,5 +1,6 @@
 import { createContractClient, resolveOptions, Transport, type ClientOf } from '@svc/client';
 import { systemContract, type ContractTree } from '@svc/schemas';
+import { firstLoadFetch } from './first-load.ts';
 import { accessToken } from './session.ts';
 
 export interface Surfaces {
@@ -15,7 +16,7 @@ let surfaces: Promise<Surfaces> | undefined;
 export function surfacesOnce(): Promise<Surfaces> {
   surfaces ??= (async () => {
     const baseUrl = location.origin;
-    const root = createContractClient({ root: systemContract.root }, new Transport(resolveOptions({ baseUrl, retry: 2 })));
+    const root = createContractClient({ root: systemContract.root }, new Transport(resolveOptions({ baseUrl, retry: 2, fetch: firstLoadFetch })));
     const described = await root.methods.root();
     return { baseUrl, apiUrl: new URL(described.surfaces.api).origin, issuer: described.surfaces.base };
   })().catch((error: unknown) => {
@@ -33,6 +34,6 @@ export function surfacesOnce(): Promise<Surfaces> {
  */
 export async function clientFor<C extends ContractTree>(tree: C): Promise<ClientOf<C>> {
   const urls = await surfacesOnce();
-  const transport = new Transport(resolveOptions({ ...urls, retry: 1, token: () => accessToken() }));
+  const transport = new Transport(resolveOptions({ ...urls, retry: 1, token: () => accessToken(), fetch: firstLoadFetch }));
   return createContractClient(tree, transport).methods;
 }

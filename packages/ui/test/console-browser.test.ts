@@ -247,7 +247,10 @@ test.serial('with SVC_API_PORT the console calls the api surface on its own orig
     page.on('request', (request) => request.url().startsWith(split.apiUrl) && apiCalls.push(request.url()));
     await page.goto(`${split.baseUrl}/ui/`);
     await page.getByText('across origins').first().waitFor({ timeout: 10_000 });
-    t.true(apiCalls.some((url) => url.includes('/api/v1/blackboard/channels')));
+    // The board's first reads came inside the page (first-load); a channel opened from it is read from the api surface.
+    await page.locator('.channel-list a.channel-key', { hasText: 'ui:split' }).click();
+    await page.locator('.post-text', { hasText: 'across origins' }).waitFor({ timeout: 10_000 });
+    t.true(apiCalls.some((url) => url.includes('/api/v1/blackboard/get')));
     t.deepEqual(errors, []);
     await page.close();
   } finally {

@@ -1,7 +1,15 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { Context, Middleware, Next } from 'koa';
 import { CONSOLE_PATH } from '@svc/schemas';
+import type { ContractDispatch } from '../http/dispatch.ts';
 import type { HttpMetrics } from '../observability/metrics.ts';
 import type { ConsoleFile } from './console-files.ts';
+import { firstLoadBlock, firstLoadReads, readFirstLoad } from './first-load.ts';
+
+const gzipAsync = promisify(gzip);
+/** Where the page's first-load answers go: right after the element the app mounts in, before the module script runs. */
+const APP_ELEMENT = '<div id="app"></div>';
 
 /** Fingerprinted assets never change under their name: a year, and no revalidation. */
 const ASSET_CACHE = 'public, max-age=31536000, immutable';
@@ -37,6 +45,12 @@ export interface ConsoleServingOptions {
   publicUrls: () => { baseUrl: string; apiUrl: string };
   /** Where the console's answers are counted, as the contract's routes are (svc_http_requests_total in /v1/metrics). */
   metrics?: HttpMetrics;
+  /**
+   * The contract's routes in process: a public page (the board, a channel, a thread, an artifact)
+   * is answered with the reads its first render makes inlined (first-load.ts), so its content is
+   * on screen without a further request. Without it, every page is the static file.
+   */
+  dispatch?: ContractDispatch;
 }
 
 /**
@@ -115,6 +129,20 @@ export function serveConsole(options: ConsoleServingOptions): Middleware {
       return route;
     }
     ctx.type = file.contentType;
+    const reads = !isAsset && ctx.method === 'GET' && options.dispatch ? firstLoadReads(relative, ctx.URL.searchParams) : [];
+    if (reads.length > 0) {
+      // The page holds this request's data: no ETag (it names the file, not this answer), compressed here.
+      ctx.remove('etag');
+      const answers = await readFirstLoad(options.dispatch!, reads, ctx.ip);
+      const html = Buffer.from(file.body.toString('utf8').replace(APP_ELEMENT, `${APP_ELEMENT}${firstLoadBlock(answers)}`));
+      if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+        ctx.set('content-encoding', 'gzip');
+        ctx.body = await gzipAsync(html);
+      } else {
+        ctx.body = html;
+      }
+      return route;
+    }
     if (file.gzipped && ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
       ctx.set('content-encoding', 'gzip');
       ctx.body = file.gzipped;
