@@ -48,12 +48,19 @@ export interface KeysetPage<Row> {
   readonly nextCursor: string | null;
 }
 
+/** The page part of a `cursorList` answer, as `listAnswer` builds it. */
+export interface ListAnswer<Item> {
+  data: Item[];
+  has_more: boolean;
+  next_cursor: string | null;
+}
+
 /**
  * A page as a `cursorList` of the contract answers it: its items (the page's rows, presented) and
  * where the next page starts. `{ object: 'list', ...listAnswer(page, items) }` where the list
  * always said `object`.
  */
-export function listAnswer<Item>(page: KeysetPage<unknown>, data: Item[]): { data: Item[]; has_more: boolean; next_cursor: string | null } {
+export function listAnswer<Item>(page: KeysetPage<unknown>, data: Item[]): ListAnswer<Item> {
   return { data, has_more: page.hasMore, next_cursor: page.nextCursor };
 }
 

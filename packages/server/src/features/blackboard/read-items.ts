@@ -15,7 +15,8 @@ import { cursorCondition, pageCursors, readModeOf, type CursorInput } from './cu
 import { prepared, queryPositional, queryPrepared } from '../../db/prepared.ts';
 import { LIVE, LIVE_ITEM_COLUMNS, liveRecordOf, type LiveItemRow } from './item-row.ts';
 import { normaliseRevision } from './normalise-put.ts';
-import { likePattern, SqlParams } from './sql.ts';
+import { likePattern } from '../../db/like-pattern.ts';
+import { SqlParams } from './sql.ts';
 
 const PATHS = {
   get: pathFor(blackboardContract.getPost),

@@ -28,8 +28,3 @@ export async function selectRows<T extends object>(
 export function isoOf(value: Date | string): string {
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
-
-/** `%`, `_` and `\` match themselves in an ILIKE pattern built from user text. */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-}

@@ -2,6 +2,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import type { SearchResponse, ServerInput, catalogContract } from '@svc/schemas';
 import { embedText, HASHED_EMBEDDING_MODEL, tokenize } from '../../inference/hashed-embeddings.ts';
 import { ServiceError } from '../../service-error.ts';
+import { likePattern } from '../../db/like-pattern.ts';
 import { ARTIFACT_COLUMNS, ARTIFACT_JOINS, toArtifactSummary, type ArtifactRow } from './rows.ts';
 
 type SearchQuery = ServerInput<typeof catalogContract.search>['query'];
@@ -21,7 +22,6 @@ const FTS_CONFIG = 'english';
 const SEMANTIC_MIN_SCORE = 0.08;
 const TRENDING_DAYS = 7;
 
-const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const vectorLiteral = (vector: Float32Array) => `{${Array.from(vector, (value) => value.toFixed(6)).join(',')}}`;
 
 /** Filters shared by the page and the facet counts. */

@@ -1,9 +1,9 @@
 import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import type { DeveloperCredentialReceipt } from '@svc/schemas';
-import { keysetPage, listAnswer } from '../../db/keyset-page.ts';
+import { keysetPage, type ListAnswer, listAnswer } from '../../db/keyset-page.ts';
 import type { Receipts } from '../receipts/index.ts';
 import { developerKeyEventRecord } from './developer-key-receipts.ts';
-import { type KeyRow, type Page, type ReceiptRow, toReceipt } from './developer-key-rows.ts';
+import { type KeyRow, type ReceiptRow, toReceipt } from './developer-key-rows.ts';
 import { newId } from './oauth-tokens.ts';
 
 /**
@@ -65,7 +65,7 @@ export class DeveloperKeyReceiptLog {
   }
 
   /** A page of one key's receipts, oldest first (the caller has checked the key is visible). */
-  async page(credentialId: string, limit: number, cursor: string | undefined): Promise<Page<DeveloperCredentialReceipt>> {
+  async page(credentialId: string, limit: number, cursor: string | undefined): Promise<ListAnswer<DeveloperCredentialReceipt>> {
     const page = await keysetPage<ReceiptRow>(
       this.#sequelize,
       {

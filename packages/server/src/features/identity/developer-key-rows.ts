@@ -39,12 +39,6 @@ export interface ReceiptRow {
   related_credential_id: string | null;
 }
 
-export interface Page<T> {
-  data: T[];
-  has_more: boolean;
-  next_cursor: string | null;
-}
-
 export const toCredential = (row: KeyRow): DeveloperCredential => ({
   credential_id: row.id,
   name: row.name,

@@ -9,21 +9,19 @@ import type {
   Principal,
   Scope,
 } from '@svc/schemas';
-import { keysetPage } from '../../db/keyset-page.ts';
+import { keysetPage, type ListAnswer, listAnswer } from '../../db/keyset-page.ts';
+import { likePattern } from '../../db/like-pattern.ts';
+import type { RowScope } from '../../http/everyone-view.ts';
 import { ServiceError } from '../../service-error.ts';
 import type { Receipts } from '../receipts/index.ts';
 import { NOTIFY_CREDENTIALS_SQL, type CredentialCache } from './credential-cache.ts';
 import { newDeveloperKey } from './developer-key-format.ts';
 import { DeveloperKeyReceiptLog } from './developer-key-receipt-log.ts';
 import { type CachedKey, DeveloperKeyResolver } from './developer-key-resolver.ts';
-import { KEY_COLUMNS_WITH_SPEND, type KeyRow, notFound, type Page, type ReceiptRow, requireHeld, toCredential } from './developer-key-rows.ts';
-import type { RowScope } from '../../http/everyone-view.ts';
+import { KEY_COLUMNS_WITH_SPEND, type KeyRow, notFound, type ReceiptRow, requireHeld, toCredential } from './developer-key-rows.ts';
+import { keyUsagePage } from './key-usage.ts';
 
 const DAY_MS = 86_400_000;
-
-/** `q` of the key list as an ILIKE pattern: its own `%`, `_` and `\` match themselves. */
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-import { keyUsagePage } from './key-usage.ts';
 
 /**
  * Developer keys of OAuth principals. The secret exists only in the create and rotate answers;
@@ -152,7 +150,7 @@ export class DeveloperKeyService {
    * `search` keeps the keys whose name, id or owner holds it. Each key's last use is as of the
    * last flush of the usage batch, so this replica's pending uses are written first.
    */
-  async list(rows: RowScope, query: { limit: number; cursor?: string; search?: string }): Promise<Page<DeveloperCredential>> {
+  async list(rows: RowScope, query: { limit: number; cursor?: string; search?: string }): Promise<ListAnswer<DeveloperCredential>> {
     await this.#flushUsage?.();
     const page = await keysetPage<KeyRow>(
       this.#sequelize,
@@ -160,7 +158,7 @@ export class DeveloperKeyService {
         select: KEY_COLUMNS_WITH_SPEND,
         from: 'svc_developer_keys k',
         where: [!rows.everyone && 'k.owner = :owner', query.search !== undefined && '(k.name ILIKE :search OR k.id ILIKE :search OR k.owner ILIKE :search)'],
-        replacements: { owner: rows.everyone ? null : rows.principal.id, search: query.search === undefined ? null : containing(query.search) },
+        replacements: { owner: rows.everyone ? null : rows.principal.id, search: query.search === undefined ? null : likePattern(query.search) },
         keys: [
           { column: 'k.created_at', order: 'DESC', type: 'timestamptz' },
           { column: 'k.id', order: 'DESC', type: 'text' },
@@ -168,7 +166,7 @@ export class DeveloperKeyService {
       },
       { limit: query.limit, cursor: query.cursor },
     );
-    return { data: page.rows.map(toCredential), has_more: page.hasMore, next_cursor: page.nextCursor };
+    return listAnswer(page, page.rows.map(toCredential));
   }
 
   async #lockOwned(transaction: Transaction, owner: string, credentialId: string): Promise<KeyRow> {
@@ -244,12 +242,8 @@ export class DeveloperKeyService {
     });
   }
 
-  async receipts(owner: string, credentialId: string, limit: number, cursor: string | undefined): Promise<Page<DeveloperCredentialReceipt>> {
-    const [owned] = await this.#sequelize.query('SELECT 1 FROM svc_developer_keys WHERE id = :id AND owner = :owner', {
-      replacements: { id: credentialId, owner },
-      type: QueryTypes.SELECT,
-    });
-    if (!owned) throw notFound(credentialId);
+  async receipts(owner: string, credentialId: string, limit: number, cursor: string | undefined): Promise<ListAnswer<DeveloperCredentialReceipt>> {
+    await this.#requireKey(credentialId, owner);
     return this.#log.page(credentialId, limit, cursor);
   }
 
@@ -278,24 +272,17 @@ export class DeveloperKeyService {
 
   /** A key's usage per UTC day and model; its owner or the operator reads it. */
   async usage(actor: Principal, credentialId: string, limit: number, cursor: string | undefined): Promise<KeyUsagePage> {
-    await this.#assertVisible(actor, credentialId);
+    await this.#requireKey(credentialId, actor.kind === 'operator' ? undefined : actor.id);
     await this.#flushUsage?.();
     return keyUsagePage(this.#sequelize, credentialId, limit, cursor);
   }
 
-  async #assertVisible(actor: Principal, credentialId: string): Promise<void> {
-    if (actor.kind === 'operator') {
-      const [exists] = await this.#sequelize.query('SELECT 1 FROM svc_developer_keys WHERE id = :id', {
-        replacements: { id: credentialId },
-        type: QueryTypes.SELECT,
-      });
-      if (!exists) throw notFound(credentialId);
-      return;
-    }
-    const [owned] = await this.#sequelize.query('SELECT 1 FROM svc_developer_keys WHERE id = :id AND owner = :owner', {
-      replacements: { id: credentialId, owner: actor.id },
+  /** 404 unless the key exists and, when `owner` is given, is that owner's: another's key is answered as one that does not exist. */
+  async #requireKey(credentialId: string, owner: string | undefined): Promise<void> {
+    const [found] = await this.#sequelize.query(`SELECT 1 FROM svc_developer_keys WHERE id = :id ${owner === undefined ? '' : 'AND owner = :owner'}`, {
+      replacements: { id: credentialId, owner: owner ?? null },
       type: QueryTypes.SELECT,
     });
-    if (!owned) throw notFound(credentialId);
+    if (!found) throw notFound(credentialId);
   }
 }
