@@ -18,7 +18,14 @@ export const commandGroups: Record<CommandGroupId, () => Promise<Register>> = {
   identity: async () => (await import('./identity.ts')).registerIdentityCommands,
   auth: async () => (await import('./identity.ts')).registerAuthCommands,
   config: async () => (await import('./config.ts')).registerConfigCommands,
-  keys: async () => (await import('./keys.ts')).registerKeysCommands,
+  keys: async () => {
+    const [{ registerKeysCommands }, { registerKeysReportCommand }] = await Promise.all([import('./keys.ts'), import('./keys-report.ts')]);
+    return (program) => {
+      registerKeysCommands(program);
+      // `svc keys report`, the operator's usage report, under the group registerKeysCommands made.
+      registerKeysReportCommand(program.commands.find((command) => command.name() === 'keys')!);
+    };
+  },
   pdf: async () => (await import('./pdf.ts')).registerPdfCommands,
   inference: async () => (await import('./inference.ts')).registerInferenceCommands,
   try: async () => (await import('./inference.ts')).registerTryCommand,
