@@ -380,6 +380,18 @@ export interface DeveloperKeysUsageMethod {
 export type DeveloperKeysUsageReportRequest = ClientRequest<Contract['developerKeys']['usageReport']>;
 /** The answer of `developerKeys.usageReport`: Every developer key's use over a range of UTC days, per day, per model and per key (the operator's usage report) */
 export type DeveloperKeysUsageReportResponse = ClientResponse<Contract['developerKeys']['usageReport']>;
+/** The request of `developerKeys.setWebhook` (PUT /v1/developer/credentials/:credential_id/webhook). */
+export type DeveloperKeysSetWebhookRequest = ClientRequest<Contract['developerKeys']['setWebhook']>;
+/** The answer of `developerKeys.setWebhook`: Set the key's webhook endpoint: its background responses are announced there, signed with a new secret shown in this answer only */
+export type DeveloperKeysSetWebhookResponse = ClientResponse<Contract['developerKeys']['setWebhook']>;
+/** The request of `developerKeys.webhook` (GET /v1/developer/credentials/:credential_id/webhook). */
+export type DeveloperKeysWebhookRequest = ClientRequest<Contract['developerKeys']['webhook']>;
+/** The answer of `developerKeys.webhook`: The key's webhook endpoint (never its secret); 404 `key_webhook_not_found` when none is set */
+export type DeveloperKeysWebhookResponse = ClientResponse<Contract['developerKeys']['webhook']>;
+/** The request of `developerKeys.removeWebhook` (DELETE /v1/developer/credentials/:credential_id/webhook). */
+export type DeveloperKeysRemoveWebhookRequest = ClientRequest<Contract['developerKeys']['removeWebhook']>;
+/** The answer of `developerKeys.removeWebhook`: Remove the key's webhook endpoint: its responses are no longer announced, and its deliveries not yet sent fail */
+export type DeveloperKeysRemoveWebhookResponse = ClientResponse<Contract['developerKeys']['removeWebhook']>;
 /** The request of `developerKeys.receipts` (GET /v1/developer/credentials/:credential_id/receipts). */
 export type DeveloperKeysReceiptsRequest = ClientRequest<Contract['developerKeys']['receipts']>;
 /** The answer of `developerKeys.receipts`: Append-only lifecycle receipts of a key, oldest first, by cursor */
@@ -840,6 +852,12 @@ export interface DeveloperKeysMethods {
   readonly usage: DeveloperKeysUsageMethod;
   /** Every developer key's use over a range of UTC days, per day, per model and per key (the operator's usage report) (`GET /v1/developer/usage`). */
   usageReport(request?: DeveloperKeysUsageReportRequest, options?: CallOptions): Promise<DeveloperKeysUsageReportResponse>;
+  /** Set the key's webhook endpoint: its background responses are announced there, signed with a new secret shown in this answer only (`PUT /v1/developer/credentials/:credential_id/webhook`). */
+  setWebhook(request: DeveloperKeysSetWebhookRequest, options?: CallOptions): Promise<DeveloperKeysSetWebhookResponse>;
+  /** The key's webhook endpoint (never its secret); 404 `key_webhook_not_found` when none is set (`GET /v1/developer/credentials/:credential_id/webhook`). */
+  webhook(request: DeveloperKeysWebhookRequest, options?: CallOptions): Promise<DeveloperKeysWebhookResponse>;
+  /** Remove the key's webhook endpoint: its responses are no longer announced, and its deliveries not yet sent fail (`DELETE /v1/developer/credentials/:credential_id/webhook`). */
+  removeWebhook(request: DeveloperKeysRemoveWebhookRequest, options?: CallOptions): Promise<DeveloperKeysRemoveWebhookResponse>;
   /** Append-only lifecycle receipts of a key, oldest first, by cursor (`GET /v1/developer/credentials/:credential_id/receipts`). */
   readonly receipts: DeveloperKeysReceiptsMethod;
 }

@@ -93,6 +93,9 @@ const OWNED_RESOURCES: Record<string, Maker> = {
   'developerKeys.receipts': makeCredential,
   'developerKeys.update': async (server) => ({ ...(await makeCredential(server)), body: { limits: { requests_per_minute: 5 } } }),
   'developerKeys.usage': makeCredential,
+  'developerKeys.setWebhook': async (server) => ({ ...(await makeCredential(server)), body: { url: WALK_WEBHOOK } }),
+  'developerKeys.webhook': makeCredentialWithWebhook,
+  'developerKeys.removeWebhook': makeCredentialWithWebhook,
   'requests.receipt': makeCatalogRequest,
   'jobs.get': makeFinishedJob,
   'jobs.result': makeFinishedJob,
@@ -111,6 +114,15 @@ async function makeCredential(server: TestServer) {
   const { session } = await signInAgent(server);
   const key = await createKey(server.client({ token: session.accessToken }), ['models:read']);
   return { owner: session.accessToken, params: { credential_id: key.credential.credential_id } };
+}
+
+/** A public address literal: the URL rules pass it with no lookup, and nothing is sent to it (no response is made with the key). */
+const WALK_WEBHOOK = 'https://1.1.1.1/svc-walk';
+
+async function makeCredentialWithWebhook(server: TestServer) {
+  const made = await makeCredential(server);
+  await server.client({ token: made.owner }).developerKeys.setWebhook({ params: { credential_id: made.params.credential_id }, body: { url: WALK_WEBHOOK } });
+  return made;
 }
 
 async function makeCatalogRequest(server: TestServer) {

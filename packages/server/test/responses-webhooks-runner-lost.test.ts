@@ -7,7 +7,7 @@ import { killAllServerProcesses, startServerProcess, type ServerProcess } from '
 import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { waitUntil } from '@svc/testing/wait-until';
-import { newWebhookSecret } from '../src/features/responses/webhooks/standard-webhooks.ts';
+import { newWebhookSecret } from '../src/outbound/standard-webhooks.ts';
 import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
 
 /**

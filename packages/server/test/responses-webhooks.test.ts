@@ -7,7 +7,7 @@ import { signInAgent } from '@svc/testing/identity';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { waitUntil } from '@svc/testing/wait-until';
 import { postPublicHttps } from '../src/outbound/post-public-https.ts';
-import { newWebhookSecret } from '../src/features/responses/webhooks/standard-webhooks.ts';
+import { newWebhookSecret } from '../src/outbound/standard-webhooks.ts';
 import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
 
 /**

@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '@svc/testing/test-databas
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { runMigrations } from '../src/db/migrate.ts';
+import { KeyWebhooks } from '../src/features/identity/key-webhooks.ts';
 import { BACKGROUND_KIND } from '../src/features/responses/background.ts';
 import { WebhookDeliveries } from '../src/features/responses/webhooks/webhook-deliveries.ts';
 import { Scheduler } from '../src/scheduler.ts';
@@ -39,7 +40,7 @@ test.before(async () => {
   const scheduler = new Scheduler(log);
   const feature = createTasksFeature({ config, database, log, scheduler });
   closers.push(feature.close);
-  deliveries = new WebhookDeliveries(database.sequelize, feature.tasks, config.responses.webhook);
+  deliveries = new WebhookDeliveries(database.sequelize, feature.tasks, config.responses.webhook, new KeyWebhooks(database.sequelize));
   store = new TaskStore(database.sequelize, config.tasks);
 });
 test.after.always(async () => {
@@ -84,7 +85,7 @@ test.serial("a reaped background response's delivery is written in the transacti
     replacements: { id: claimed.row.id },
   });
   const announce = (ended: { id: string; owner: string }[], transaction: Transaction) =>
-    Promise.all(ended.map((task) => deliveries.responseEnded(task.owner, task.id, 'failed', transaction))).then(() => undefined);
+    Promise.all(ended.map((task) => deliveries.responseEnded(task.owner, task.id, 'failed', undefined, transaction))).then(() => undefined);
   // The delivery cannot be written (its announcement throws after writing): the task's failure is rolled back with it.
   await t.throwsAsync(
     store.reapExpiredLeases(async (ended, transaction) => {

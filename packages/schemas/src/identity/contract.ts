@@ -13,6 +13,7 @@ import {
   everyonesKeys,
 } from './credentials.ts';
 import { DeveloperCredentialUpdateRequest, KeyUsagePage, keyLimitMaximums } from './key-limits.ts';
+import { KeyWebhook, KeyWebhookRemoveResponse, KeyWebhookSecretResponse, KeyWebhookSetRequest } from './key-webhook.ts';
 import { MAX_USAGE_REPORT_DAYS, MAX_USAGE_REPORT_ROWS, UsageReport, UsageReportQuery } from './usage-report.ts';
 import {
   OAuthAuthorizationServerMetadata,
@@ -224,6 +225,45 @@ export const credentialsContract = defineContract({
       'Summed from the per-key, per-day, per-model usage rows (calls and tokens when a call ends, credits when committed); the operator token only.',
     query: UsageReportQuery,
     responses: { 200: UsageReport },
+  }),
+  setWebhook: defineRoute({
+    ...credentialRoute,
+    method: 'PUT',
+    path: '/v1/developer/credentials/:credential_id/webhook',
+    summary: "Set the key's webhook endpoint: its background responses are announced there, signed with a new secret shown in this answer only",
+    description: [
+      'Each background response made with this key is announced, when it ends, to this https endpoint as OpenAI announces it (`response.completed`, `.failed`, `.cancelled`, `.incomplete`),',
+      "signed per Standard Webhooks with the key's own secret (verify with openai's `client.webhooks.unwrap`), retried with backoff and recorded, as the operator's endpoint (SVC_RESPONSES_WEBHOOK_URL) is;",
+      "the operator's endpoint, if set, gets them too. Setting it again replaces the URL and makes a new secret: deliveries not yet sent go to the new endpoint under the new secret.",
+      'The host must resolve only to public unicast addresses (the rules of a PDF fetched by URL, checked now and at each delivery): otherwise 422 `source_url_refused`, or `source_fetch_failed` when it does not resolve.',
+      "A rotated key's successor keeps its endpoint until it sets its own. Only an active key of yours (404 `credential_not_found`, 409 `credential_revoked`), with a token that holds every scope of the key (403 `scope_not_held`).",
+    ].join(' '),
+    params: CredentialIdParams,
+    body: KeyWebhookSetRequest,
+    bodyLimitBytes: 4096,
+    errors: [404, 409],
+    responses: { 200: KeyWebhookSecretResponse },
+    agent: { callable: false, reason: 'its answer holds a new secret, which a tool transcript would keep' },
+  }),
+  webhook: defineRoute({
+    ...credentialRoute,
+    method: 'GET',
+    path: '/v1/developer/credentials/:credential_id/webhook',
+    summary: "The key's webhook endpoint (never its secret); 404 `key_webhook_not_found` when none is set",
+    description: "A rotated key's successor answers the endpoint it keeps from its predecessor.",
+    params: CredentialIdParams,
+    errors: [404],
+    responses: { 200: KeyWebhook },
+  }),
+  removeWebhook: defineRoute({
+    ...credentialRoute,
+    method: 'DELETE',
+    path: '/v1/developer/credentials/:credential_id/webhook',
+    summary: "Remove the key's webhook endpoint: its responses are no longer announced, and its deliveries not yet sent fail",
+    description: 'Removing it again answers `deleted: false`. The calling token must hold every scope of the key (403 `scope_not_held`).',
+    params: CredentialIdParams,
+    errors: [404],
+    responses: { 200: KeyWebhookRemoveResponse },
   }),
   receipts: defineRoute({
     ...credentialRoute,

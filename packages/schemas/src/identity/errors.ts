@@ -8,4 +8,6 @@ export const identityErrors = {
   credential_not_found: 404,
   credential_revoked: 409,
   credential_limit_reached: 409,
+  /** A key with no webhook endpoint set (nor one kept from the key it was rotated from). */
+  key_webhook_not_found: 404,
 } as const satisfies ErrorCodeTable;

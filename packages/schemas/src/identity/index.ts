@@ -5,6 +5,7 @@ export * from './oauth.ts';
 export * from './credentials.ts';
 export * from './key-limits.ts';
 export * from './usage-report.ts';
+export * from './key-webhook.ts';
 export * from './contract.ts';
 export * from './errors.ts';
 

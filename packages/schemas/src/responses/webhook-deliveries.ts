@@ -3,12 +3,16 @@ import { cursorList, cursorQuery } from '../cursor-list.ts';
 import { cursorPaging } from '../cursor-paging.ts';
 import { defineRoute } from '../route.ts';
 
-/** One delivery of a webhook event to the operator's endpoint (`SVC_RESPONSES_WEBHOOK_URL`), as `svc_webhook_deliveries` holds it. */
+/** One delivery of a webhook event to the operator's endpoint (`SVC_RESPONSES_WEBHOOK_URL`) or a key's, as `svc_webhook_deliveries` holds it. */
 export const WebhookDelivery = z
   .object({
     id: z.string().describe('The event id (`evt_...`), also the `webhook-id` header the endpoint got: deduplicate by it.'),
     event_type: z.enum(['response.completed', 'response.failed', 'response.cancelled', 'response.incomplete']),
     response_id: z.string().describe('The background response the event announces.'),
+    credential_id: z
+      .string()
+      .nullable()
+      .describe("The developer key whose own endpoint (`PUT /v1/developer/credentials/{id}/webhook`) the delivery goes to; null for the operator's endpoint."),
     status: z.enum(['pending', 'delivered', 'failed']).describe('`pending`: not yet answered 2xx and attempts remain; `failed`: every attempt refused.'),
     attempts: z.number().int().nonnegative().describe('Attempts made so far (SVC_RESPONSES_WEBHOOK_ATTEMPTS at most).'),
     last_status: z.number().int().nullable().describe('The HTTP status of the last attempt; null when it got no answer (or none was made).'),
@@ -33,7 +37,7 @@ export const webhookDeliveriesRoute = defineRoute({
   auth: { kind: 'bearer', principals: ['operator'] },
   summary: 'Webhook deliveries of background responses, newest first, by cursor (operator bearer only)',
   description:
-    'Every event sent or being sent to `SVC_RESPONSES_WEBHOOK_URL`, whoever made the response: its type, the response, the delivery status, the attempts made, ' +
+    "Every event sent or being sent to `SVC_RESPONSES_WEBHOOK_URL` or to a developer key's own endpoint (`credential_id`), whoever made the response: its type, the response, the delivery status, the attempts made, " +
     "the last attempt's HTTP status or error, and when it was created and delivered. The payload and the endpoint's URL are not shown. Reading changes nothing.",
   query: WebhookDeliveryQuery,
   paging: cursorPaging,

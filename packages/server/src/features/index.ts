@@ -61,8 +61,8 @@ export const featureList = new FeatureList<{ signingKeys: SigningKeys }>()
   .add('system', {}, (deps) => createSystemFeature(deps))
   .add('models', {}, (deps) => createModelsFeature(deps))
   .add('discovery', {}, (deps, { tasks }) => createDiscoveryFeature(deps, { tasks: tasks.tasks }))
-  .add('responses', { responses: responsesConfigFrom }, (deps, { inference, tasks }) =>
-    createResponsesFeature(deps, { responseCache: inference.responseCache, tasks: tasks.tasks }),
+  .add('responses', { responses: responsesConfigFrom }, (deps, { identity, inference, tasks }) =>
+    createResponsesFeature(deps, { responseCache: inference.responseCache, tasks: tasks.tasks, keyWebhooks: identity.keyWebhooks }),
   )
   .add('mcp', { mcp: mcpConfigFrom }, (deps, { tasks }) => createMcpFeature(deps, { tasks: tasks.tasks }));
 

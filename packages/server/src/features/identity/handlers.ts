@@ -4,6 +4,7 @@ import { defineHandlers } from '../../http/handler-types.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import type { DeveloperKeyService } from './developer-key-service.ts';
 import type { KeyUsageReports } from './key-usage-report.ts';
+import type { KeyWebhooks } from './key-webhooks.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.ts';
 import { OAuthFailure, type OAuthService } from './oauth-service.ts';
 
@@ -139,7 +140,7 @@ export function createOAuthHandlers(deps: Pick<ServerDeps, 'publicUrls'>, servic
   });
 }
 
-export function createCredentialsHandlers(keys: DeveloperKeyService, reports: KeyUsageReports) {
+export function createCredentialsHandlers(keys: DeveloperKeyService, reports: KeyUsageReports, webhooks: KeyWebhooks) {
   return defineHandlers(credentialsContract, {
     async create({ body }, { principal }) {
       return { status: 201, headers: NO_STORE, body: await keys.create(principal.id, body, principal.scopes) };
@@ -164,6 +165,15 @@ export function createCredentialsHandlers(keys: DeveloperKeyService, reports: Ke
     },
     async usage({ params, query }, { principal }) {
       return { status: 200, body: await keys.usage(principal, params.credential_id, query.limit, query.cursor) };
+    },
+    async setWebhook({ params, body }, { principal }) {
+      return { status: 200, headers: NO_STORE, body: await webhooks.set(principal.id, params.credential_id, body.url, principal.scopes) };
+    },
+    async webhook({ params }, { principal }) {
+      return { status: 200, body: await webhooks.get(principal.id, params.credential_id) };
+    },
+    async removeWebhook({ params }, { principal }) {
+      return { status: 200, body: await webhooks.remove(principal.id, params.credential_id, principal.scopes) };
     },
   });
 }

@@ -14,10 +14,12 @@ import { CREDENTIALS_CHANNEL, CredentialCache } from './credential-cache.ts';
 import { ChannelListener } from '../../db/notifications.ts';
 import type { CachedKey } from './developer-key-resolver.ts';
 import { ClientMetadataDocuments } from './client-metadata-documents.ts';
+import { KeyWebhooks } from './key-webhooks.ts';
 
 export { callerKey, principalKey } from './caller-key.ts';
 export { addKeyUsage } from './key-usage.ts';
 export { acceptsResource } from './resource-indicators.ts';
+export type { KeyWebhookEndpoint, KeyWebhooks } from './key-webhooks.ts';
 
 /** OAuth, developer keys and their resolvers: everything that says who a caller is. */
 export async function createIdentityFeature(
@@ -81,6 +83,8 @@ export async function createIdentityFeature(
   // Spent ids and revoked families outlive nothing they record; prune them now and then.
   deps.scheduler.every('identity.prune', 10 * 60_000, () => service.store.prune());
   const stopKeyUsage = deps.usage.subscribe(usageBatch.listener);
+  // A key's own webhook endpoint; the responses feature is given it to deliver to.
+  const keyWebhooks = new KeyWebhooks(database.sequelize, deps.testSeams?.webhookFetch);
   return {
     close: async () => {
       stopKeyUsage();
@@ -90,8 +94,9 @@ export async function createIdentityFeature(
     },
     handlers: {
       oauth: createOAuthHandlers(deps, service),
-      developerKeys: createCredentialsHandlers(developerKeys, new KeyUsageReports(database.sequelize, () => usageBatch.flush())),
+      developerKeys: createCredentialsHandlers(developerKeys, new KeyUsageReports(database.sequelize, () => usageBatch.flush()), keyWebhooks),
     },
+    keyWebhooks,
     resolvers: [
       accessTokenResolver(tokens, service.store, tokenCache),
       developerKeyResolver(developerKeys, config.limits.developerKey),

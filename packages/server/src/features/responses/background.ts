@@ -11,9 +11,13 @@ const EMIT_BACKLOG = 256;
 
 type Events = AsyncIterable<SseMessage<ResponseStreamEvent>>;
 
-/** What the task keeps: the response as first answered (`input`), and as it ended (`result`). */
+/**
+ * What the task keeps: the response as first answered (`input`), and as it ended (`result`); the
+ * developer key that made it, whose webhook endpoint announces its end (whichever replica ends it).
+ */
 interface BackgroundInput {
   response: ResponseObject;
+  credential_id?: string;
 }
 
 const background = (response: ResponseObject): ResponseObject => ({ ...response, background: true });
@@ -26,10 +30,10 @@ const background = (response: ResponseObject): ResponseObject => ({ ...response,
  */
 export async function startBackground(
   tasks: Tasks,
-  task: { id: string; owner: string; initial: ResponseObject; ended: (status: TaskEnd['status']) => Promise<void> },
+  task: { id: string; owner: string; credentialId: string | undefined; initial: ResponseObject; ended: (status: TaskEnd['status']) => Promise<void> },
   events: (signal: AbortSignal) => Promise<Events>,
 ): Promise<{ row: TaskRow; ended: Promise<void> }> {
-  const input: BackgroundInput = { response: background(task.initial) };
+  const input: BackgroundInput = { response: background(task.initial), ...(task.credentialId ? { credential_id: task.credentialId } : {}) };
   return tasks.runHere({ id: task.id, owner: task.owner, kind: BACKGROUND_KIND, input }, async (run): Promise<TaskEnd> => {
     // How it ended is announced (webhooks) before the task ends, so a receiver that reads it at once finds it ended or about to.
     let end: TaskEnd;
@@ -80,6 +84,9 @@ export function responseOfTask(task: TaskRow): ResponseObject {
   const error = task.error_code ? { code: task.error_code, message: task.error_message ?? '' } : response.error;
   return { ...response, status: task.status, error };
 }
+
+/** The developer key that made a background response (none: another credential). */
+export const credentialOfTask = (task: TaskRow): string | undefined => (task.input as BackgroundInput).credential_id;
 
 /** The task of a background response, for its owner; undefined when the id is not one (a foreground response, or another's). */
 export async function backgroundTask(tasks: Tasks, id: string, owner: string): Promise<TaskRow | undefined> {

@@ -99,8 +99,9 @@ async function inBackground(deps: ResponsesDeps, call: Call, passThrough: boolea
     error: null,
   });
   const streamed = { ...call, body: { ...call.body, stream: true, background: null } };
-  const ended = (status: 'completed' | 'failed' | 'cancelled' | 'incomplete') => deps.webhooks.responseEnded(call.owner, call.id, status);
-  const task = await startBackground(deps.tasks, { id: call.id, owner: call.owner, initial, ended }, (signal) => {
+  const credentialId = call.request.principal.developerKeyId;
+  const ended = (status: 'completed' | 'failed' | 'cancelled' | 'incomplete') => deps.webhooks.responseEnded(call.owner, call.id, status, credentialId);
+  const task = await startBackground(deps.tasks, { id: call.id, owner: call.owner, credentialId, initial, ended }, (signal) => {
     const run = { ...streamed, request: { ...call.request, signal } };
     return passThrough ? passThroughStream(deps, run) : translatedStream(deps, run);
   });

@@ -5,9 +5,10 @@ import type { WebhookDelivery, WebhookDeliveryListResponse } from '@svc/schemas'
 import { keysetPage, NEWEST_FIRST, listAnswer } from '../../../db/keyset-page.ts';
 import type { SourceFetchSeam } from '../../../outbound/source-fetch.ts';
 import { postPublicHttps } from '../../../outbound/post-public-https.ts';
+import type { KeyWebhooks } from '../../identity/index.ts';
 import type { TaskEnd, TaskRun, Tasks } from '../../tasks/index.ts';
 import type { WebhookConfig } from '../responses-config.ts';
-import { signedHeaders } from './standard-webhooks.ts';
+import { signedHeaders } from '../../../outbound/standard-webhooks.ts';
 
 /** The task kind that sends one delivery (docs/tasks.md). */
 export const DELIVERY_KIND = 'responses.webhook';
@@ -29,6 +30,7 @@ type DeliveryListRow = Omit<WebhookDelivery, 'created_at' | 'delivered_at'> & { 
 interface DeliveryRow {
   id: string;
   url: string;
+  credential_id: string | null;
   payload: string;
   attempts: number;
   status: string;
@@ -36,7 +38,9 @@ interface DeliveryRow {
 
 /**
  * Webhooks for finished background responses (docs/inference.md, "Webhooks"): the operator's
- * endpoint (`SVC_RESPONSES_WEBHOOK_URL`) gets OpenAI's `response.completed`, `.failed`,
+ * endpoint (`SVC_RESPONSES_WEBHOOK_URL`) and the endpoint of the developer key that made the
+ * response (`PUT /v1/developer/credentials/{id}/webhook`, signed with that endpoint's own secret)
+ * get OpenAI's `response.completed`, `.failed`,
  * `.cancelled` and `.incomplete` events, signed as Standard Webhooks. Each delivery is a row of
  * `svc_webhook_deliveries`, sent by a task of the durable store (any replica; a replica that dies
  * mid-delivery leaves it to another), retried with exponential backoff, every attempt recorded.
@@ -47,30 +51,49 @@ export class WebhookDeliveries {
   readonly #tasks: Tasks;
   readonly #config: WebhookConfig;
   readonly #seam: SourceFetchSeam;
+  readonly #keyWebhooks: KeyWebhooks;
 
-  constructor(sequelize: Sequelize, tasks: Tasks, config: WebhookConfig, seam: SourceFetchSeam = {}) {
+  constructor(sequelize: Sequelize, tasks: Tasks, config: WebhookConfig, keyWebhooks: KeyWebhooks, seam: SourceFetchSeam = {}) {
     this.#sequelize = sequelize;
     this.#tasks = tasks;
     this.#config = config;
+    this.#keyWebhooks = keyWebhooks;
     this.#seam = seam;
-    if (config.url) tasks.register(DELIVERY_KIND, (run) => this.#deliver(run));
+    // Registered even with no operator endpoint: any key may set its own at any time.
+    tasks.register(DELIVERY_KIND, (run) => this.#deliver(run));
   }
 
   /**
-   * Records the event of a response that ended and queues its delivery; nothing when no endpoint
-   * is set. Given the `transaction` that ends the task (a reaped runner's), both are written with it.
+   * Records the event of a response that ended and queues its deliveries: to the operator's
+   * endpoint, and to that of the key that made it (`credentialId`), each set; nothing when neither
+   * is. Given the `transaction` that ends the task (a reaped runner's), all are written with it.
    */
-  async responseEnded(owner: string, responseId: string, status: keyof typeof EVENT_TYPES, transaction?: Transaction): Promise<void> {
-    if (!this.#config.url) return;
-    const id = `evt_${randomBytes(16).toString('hex')}`;
-    const type = EVENT_TYPES[status];
-    const payload = JSON.stringify({ id, object: 'event', type, created_at: Math.floor(Date.now() / 1000), data: { id: responseId } });
-    await this.#sequelize.query(
-      'INSERT INTO svc_webhook_deliveries (id, owner, event_type, response_id, url, payload) VALUES (:id, :owner, :type, :responseId, :url, :payload)',
-      { replacements: { id, owner, type, responseId, url: this.#config.url, payload }, ...(transaction ? { transaction } : {}) },
-    );
-    // A delivery must not run twice at once, but may be taken up again: its attempts are counted in its row.
-    await this.#tasks.create({ owner, kind: DELIVERY_KIND, input: { delivery_id: id }, maxAttempts: 3 }, transaction);
+  async responseEnded(
+    owner: string,
+    responseId: string,
+    status: keyof typeof EVENT_TYPES,
+    credentialId: string | undefined,
+    transaction?: Transaction,
+  ): Promise<void> {
+    const keyEndpoint = credentialId ? await this.#keyWebhooks.endpointOf(credentialId, transaction) : undefined;
+    const targets = [
+      ...(this.#config.url ? [{ url: this.#config.url, credentialId: null }] : []),
+      // The key's delivery names the key, not the endpoint: it is sent where the key's endpoint is then, under its secret then.
+      ...(keyEndpoint ? [{ url: keyEndpoint.url, credentialId: credentialId! }] : []),
+    ];
+    for (const target of targets) {
+      // Each delivery is its own event (its id is the `webhook-id` a receiver deduplicates by).
+      const id = `evt_${randomBytes(16).toString('hex')}`;
+      const type = EVENT_TYPES[status];
+      const payload = JSON.stringify({ id, object: 'event', type, created_at: Math.floor(Date.now() / 1000), data: { id: responseId } });
+      await this.#sequelize.query(
+        `INSERT INTO svc_webhook_deliveries (id, owner, event_type, response_id, url, payload, credential_id)
+         VALUES (:id, :owner, :type, :responseId, :url, :payload, :credentialId)`,
+        { replacements: { id, owner, type, responseId, url: target.url, payload, credentialId: target.credentialId }, ...(transaction ? { transaction } : {}) },
+      );
+      // A delivery must not run twice at once, but may be taken up again: its attempts are counted in its row.
+      await this.#tasks.create({ owner, kind: DELIVERY_KIND, input: { delivery_id: id }, maxAttempts: 3 }, transaction);
+    }
   }
 
   /**
@@ -92,7 +115,7 @@ export class WebhookDeliveries {
     const page = await keysetPage<DeliveryListRow>(
       this.#sequelize,
       {
-        select: 'id, event_type, response_id, status, attempts, last_status, last_error, created_at, delivered_at',
+        select: 'id, event_type, response_id, credential_id, status, attempts, last_status, last_error, created_at, delivered_at',
         from: 'svc_webhook_deliveries',
         keys: NEWEST_FIRST,
       },
@@ -102,6 +125,7 @@ export class WebhookDeliveries {
       id: row.id,
       event_type: row.event_type,
       response_id: row.response_id,
+      credential_id: row.credential_id,
       status: row.status,
       attempts: row.attempts,
       last_status: row.last_status,
@@ -114,20 +138,26 @@ export class WebhookDeliveries {
 
   async #deliver({ task, signal }: TaskRun): Promise<TaskEnd> {
     const { delivery_id: id } = task.input as { delivery_id: string };
-    const [row] = await this.#sequelize.query<DeliveryRow>('SELECT id, url, payload, attempts, status FROM svc_webhook_deliveries WHERE id = :id', {
-      replacements: { id },
-      type: QueryTypes.SELECT,
-    });
+    const [row] = await this.#sequelize.query<DeliveryRow>(
+      'SELECT id, url, credential_id, payload, attempts, status FROM svc_webhook_deliveries WHERE id = :id',
+      { replacements: { id }, type: QueryTypes.SELECT },
+    );
     if (row?.status !== 'pending') return { status: 'completed', result: { status: row?.status ?? 'gone' } };
+    const endpoint = await this.#endpointOf(row);
+    if (!endpoint) {
+      const error = "The key's webhook endpoint was removed before the event was delivered.";
+      await this.#sequelize.query("UPDATE svc_webhook_deliveries SET status = 'failed', last_error = :error WHERE id = :id", { replacements: { id, error } });
+      return { status: 'failed', code: 'webhook_endpoint_removed', message: error };
+    }
     for (let attempt = row.attempts; attempt < this.#config.attempts; attempt++) {
       if (attempt > 0) await sleep(Math.min(MAX_BACKOFF_MS, this.#config.retryBaseMs * 2 ** (attempt - 1)), undefined, { signal });
       let status: number | null = null;
       let error: string | null = null;
       try {
         status = await postPublicHttps(
-          row.url,
+          endpoint.url,
           row.payload,
-          signedHeaders(this.#config.secret, row.id, row.payload),
+          signedHeaders(endpoint.secret, row.id, row.payload),
           { timeoutMs: this.#config.timeoutMs, signal },
           this.#seam,
         );
@@ -146,5 +176,11 @@ export class WebhookDeliveries {
       if (delivered) return { status: 'completed', result: { status: 'delivered', attempts: attempt + 1 } };
     }
     return { status: 'failed', code: 'webhook_delivery_failed', message: `The endpoint refused or did not answer ${this.#config.attempts} attempts.` };
+  }
+
+  /** The operator's endpoint as the delivery was addressed; a key's where it is now (set again: a new URL and secret), or none once removed. */
+  async #endpointOf(row: DeliveryRow): Promise<{ url: string; secret: string } | undefined> {
+    if (row.credential_id === null) return { url: row.url, secret: this.#config.secret };
+    return this.#keyWebhooks.endpointOf(row.credential_id);
   }
 }
