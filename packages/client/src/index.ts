@@ -23,6 +23,7 @@ export { sessionFromTokens, type OAuthSession } from './oauth/session.ts';
 export { Transport, resolveOptions, type ClientOptions, type CallOptions, type RetryOptions, type RawResult } from './transport.ts';
 export * from './errors.ts';
 export { readSse } from './sse.ts';
+export { StreamIdleTimeoutError, DEFAULT_STREAM_IDLE_TIMEOUT_MS } from './stream-idle.ts';
 export { fillPath, toSearchParams } from './path.ts';
 export { SVC_VERSION, deriveChannelKey, normaliseTask } from '@svc/schemas';
 export type { BlackboardRecord, BlackboardReadPage, BlackboardPutResponse, BlackboardChannelsPage, ChannelSummary, PostingState } from '@svc/schemas';

@@ -4,6 +4,7 @@ import { retryableStatusesFor, type RouteDefinition } from '@svc/schemas/core';
 import { ConnectionError, errorFromResponse, SvcError, TimeoutError } from './errors.ts';
 import { fillPath, toSearchParams } from './path.ts';
 import { readSse } from './sse.ts';
+import { idleTimeoutOf } from './stream-idle.ts';
 import type { StoragePolicy } from './catalog/storage-policy.ts';
 
 export interface RetryOptions {
@@ -20,8 +21,16 @@ export interface ClientOptions {
   apiUrl?: string;
   /** Bearer token or developer key, or a function that returns the current one. Defaults to `SVC_TOKEN`. */
   token?: string | (() => string | undefined | Promise<string | undefined>);
-  /** Per-try timeout in ms (default 60 000). */
+  /** Per-try timeout in ms (default 60 000): until the answer's headers arrive. */
   timeout?: number;
+  /**
+   * How long a streamed read (an event stream such as a chat answer or the board's push stream,
+   * a verified download's body) may go without a byte before it fails with StreamIdleTimeoutError
+   * (`stream_idle_timeout`), in ms (default 60 000; 0 turns it off). The board's `watch()`
+   * reconnects instead. The server sends a keep-alive comment every 15 s, so only a peer that has
+   * stopped sending without closing trips it.
+   */
+  streamIdleTimeout?: number;
   /** Retries on 408, 429 and 5xx, and on connection failures; a number is the limit. */
   retry?: number | RetryOptions;
   /** A fetch implementation (tests, proxies, instrumentation). */
@@ -44,6 +53,8 @@ export interface ClientOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   timeout?: number;
+  /** This call's stream idle timeout in ms (see ClientOptions.streamIdleTimeout). */
+  streamIdleTimeout?: number;
   headers?: Record<string, string>;
   /** Sent as `Idempotency-Key`; one is generated for retried non-GET requests when absent. */
   idempotencyKey?: string;
@@ -234,10 +245,11 @@ export class Transport {
         throw new ConnectionError(`Cannot reach ${url}: ${networkFailure(error)}`, { code: 'connection_error', cause: error });
       throw error;
     }
-    return { data: (await this.decode(route, response, () => streamAbort.abort())) as T, response };
+    const idleMs = idleTimeoutOf(call.streamIdleTimeout, this.options.streamIdleTimeout);
+    return { data: (await this.decode(route, response, () => streamAbort.abort(), idleMs)) as T, response };
   }
 
-  private async decode(route: RouteDefinition, response: Response, abortStream: () => void): Promise<unknown> {
+  private async decode(route: RouteDefinition, response: Response, abortStream: () => void, idleMs: number | undefined): Promise<unknown> {
     const spec = route.responses[response.status];
     if (!spec) {
       const body = await response.text().catch(() => '');
@@ -250,11 +262,11 @@ export class Transport {
       case 'bytes':
         return response;
       case 'sse':
-        return readSse(response, abortStream);
+        return readSse(response, abortStream, idleMs);
       case 'json-or-bytes':
         return (response.headers.get('content-type') ?? '').startsWith('application/json') ? response.json() : response;
       case 'json-or-sse':
-        return (response.headers.get('content-type') ?? '').startsWith('text/event-stream') ? readSse(response, abortStream) : response.json();
+        return (response.headers.get('content-type') ?? '').startsWith('text/event-stream') ? readSse(response, abortStream, idleMs) : response.json();
       case 'redirect':
         await response.body?.cancel();
         return { location: response.headers.get('location') ?? '', headers: response.headers };

@@ -61,6 +61,11 @@ type PostedReceipt = { path: string } & ({ post: BlackboardPutResponse; error: n
 
 /** The exit code of a command stopped by SIGINT or SIGTERM (128 + SIGINT), as shells report it. */
 const EXIT_INTERRUPTED = 130;
+/**
+ * The exit code when the only files not done are ones another download (another `svc download`
+ * of the same files into the same folder) is writing: EX_TEMPFAIL of sysexits.h, "try again later".
+ */
+const EXIT_IN_USE = 75;
 
 /**
  * Turns SIGINT and SIGTERM into an abort of the download: the caller stops its progress bars
@@ -243,7 +248,16 @@ export function registerDownloadCommands(program: Command): void {
             .filter(Boolean)
             .join('\n'),
         );
-        if (!result.ok) throw new CliFailure(`${result.failures.length} file(s) failed verification`, { silent: cli.output.json });
+        if (!result.ok) {
+          const inUse = result.failures.filter((failure) => failure.error instanceof VerifiedDownloadError && failure.error.check === 'locked').length;
+          // Only files another download is writing: nothing is wrong with them, so try again later (not 1, which means a bad file).
+          if (inUse === result.failures.length)
+            throw new CliFailure(`${inUse} file(s) are being written by another download into ${destination}; run the same command again once it ends`, {
+              silent: cli.output.json,
+              exitCode: EXIT_IN_USE,
+            });
+          throw new CliFailure(`${result.failures.length} file(s) failed verification`, { silent: cli.output.json });
+        }
         const unposted = posts.filter((post) => post.error !== null).length;
         if (unposted > 0) throw new CliFailure(`${unposted} receipt(s) could not be posted; the files are verified and in place`, { silent: cli.output.json });
       }),

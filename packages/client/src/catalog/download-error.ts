@@ -22,6 +22,8 @@ export type DownloadCheck =
   | 'sha256'
   | 'completion'
   | 'write'
+  | 'locked'
+  | 'idle-timeout'
   | 'aborted';
 
 /** A verified download refused: `check` says which check failed, `expected`/`actual` what it wanted and saw. */

@@ -1,4 +1,5 @@
 import { SvcError } from '../errors.ts';
+import { idleGuardedRead } from '../stream-idle.ts';
 import { openInlineSink, type HashingSink } from './hashing-sink.ts';
 import { openThreadSink } from './hashing-thread.ts';
 
@@ -45,6 +46,8 @@ export interface HashedFileWriteOptions {
    * whole file. `maxBytes` still bounds the body alone. Default 0: a new file.
    */
   resumeFrom?: number;
+  /** Fail with StreamIdleTimeoutError when the body sends nothing this long (ms) while a read waits; undefined: no limit. */
+  idleTimeoutMs?: number;
 }
 
 /**
@@ -73,12 +76,13 @@ export async function writeHashedBody(body: ReadableStream<Uint8Array> | null, f
     options.signal?.throwIfAborted();
     // One read is always pending, so the body keeps flowing from the socket while this thread
     // hands the chunk in hand over.
-    let next = reader?.read();
+    const read = reader && idleGuardedRead(reader, options.idleTimeoutMs, 'the object store');
+    let next = read?.();
     next?.catch(() => {}); // a failed read is thrown where it is awaited; this only marks it handled
     while (next) {
       const { done, value } = await next;
       if (done) break;
-      next = reader!.read();
+      next = read!();
       next.catch(() => {});
       received += value.byteLength;
       if (received > options.maxBytes) throw new BodyOverflowError(options.maxBytes);

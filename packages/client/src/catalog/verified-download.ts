@@ -2,20 +2,14 @@ import { mkdir, rename, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { catalogContract, type CompletionResponse, type DownloadPlan } from '@svc/schemas';
 import { SvcError } from '../errors.ts';
+import { idleTimeoutOf, StreamIdleTimeoutError } from '../stream-idle.ts';
 import type { Transport } from '../transport.ts';
 import { VerifiedDownloadError, type DownloadCheck } from './download-error.ts';
 import { BodyOverflowError, HASHING_THREAD_MIN_BYTES, writeHashedBody } from './hashed-file-write.ts';
 import { prewarmHashingThread } from './hashing-thread.ts';
-import {
-  checkLocalFile,
-  discardPartial,
-  partialFiles,
-  readPartial,
-  removeLegacyPartials,
-  writePartialRecord,
-  type LocalFileState,
-  type PartialRecord,
-} from './local-files.ts';
+import { checkLocalFile, discardPartial, partialFiles, readPartial, removeLegacyPartials, writePartialRecord, type LocalFileState } from './local-files.ts';
+import { fetchObject, signedGeneration } from './object-fetch.ts';
+import { lockPartial, PartialInUseError } from './partial-lock.ts';
 import { checkStorageUrl, resolveStoragePolicy, type StoragePolicy } from './storage-policy.ts';
 
 export interface DownloadProgress {
@@ -55,6 +49,11 @@ export interface VerifiedDownloadOptions {
    * always fetches and attests; downloadArtifact skips by default). Ignored with `force`.
    */
   skipUpToDate?: boolean;
+  /**
+   * Fail with check `idle-timeout` (code `download_idle_timeout`) when the store sends nothing
+   * this long, in ms; the partial is kept to resume. Default: the client's streamIdleTimeout (60 000).
+   */
+  streamIdleTimeout?: number;
   /**
    * Called once the destination has been compared with the plan (with `skipUpToDate`), before
    * anything is fetched: `up-to-date`, `missing`, or `differs` (the file there is replaced once
@@ -199,140 +198,170 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
   // A large file is hashed on the hashing thread, which boots while the redirect is answered.
   if (expected.sizeBytes >= HASHING_THREAD_MIN_BYTES) prewarmHashingThread();
 
-  // 0. What is there already: the file itself, and partials this or an older version left.
-  await removeLegacyPartials(destination);
-  if (compareFirst) {
-    let local: LocalFileState;
-    try {
-      local = await checkLocalFile(destination, expected);
-    } catch (error) {
-      return fail('write', `cannot read the file at the destination: ${(error as Error).message}`, { cause: error });
-    }
-    options.onLocalFile?.({ path: filePath, destination, ...local });
-    if (local.state === 'up-to-date') {
-      await discardPartial(destination);
-      return { ...fields, sha256: expected.sha256, sizeBytes: expected.sizeBytes, transferredBytes: 0, outcome: 'up-to-date', completion: null };
-    }
-  }
-  redirected ??= askRedirect();
-
-  // 1. The redirect, not followed.
-  let location = '';
-  let completionToken: string | null = null;
-  try {
-    const { data, response } = await redirected;
-    if (response.status !== 302) fail('redirect-status', 'the download path did not answer a redirect', { expected: '302', actual: String(response.status) });
-    location = data.location;
-    completionToken = data.headers.get('x-svc-completion-token');
-  } catch (error) {
-    if (error instanceof VerifiedDownloadError) throw error;
-    if (SvcError.isInstance(error)) {
-      fail(
-        'redirect-status',
-        `the download path answered ${error.status ?? 'nothing'}${error.status && error.status >= 400 ? ` (${error.code}: ${error.message})` : ''}`,
-        { expected: '302', actual: String(error.status ?? error.code), cause: error, status: error.status, requestId: error.requestId },
-      );
-    }
-    fail(signal?.aborted ? 'aborted' : 'redirect-status', (error as Error).message, { cause: error });
-  }
-  if (!completionToken)
-    fail('completion-token', 'the redirect carries no X-Svc-Completion-Token header', { expected: 'an X-Svc-Completion-Token header', actual: 'none' });
-
-  // 2. The redirect target.
-  const problem = checkStorageUrl(location, policy);
-  if (problem) fail(problem.check, problem.message, { expected: problem.expected, actual: problem.actual });
-  const generation = signedGeneration(location);
-
-  // 3. The bytes, hashed on the way to the partial file beside the destination: resumed from
-  // where an interrupted run stopped when the partial is of this file and this generation.
   // The first directory mkdir had to create, if any: a failure removes what it made, so a failed
-  // download leaves no empty directory behind.
+  // download leaves no empty directory behind. It is made first because the partial's lock is in it.
   const created = await mkdir(path.dirname(destination), { recursive: true });
   if (created) options.createdDirectories?.add(created);
-  const identity = { artifactId, path: filePath, sha256: expected.sha256, sizeBytes: expected.sizeBytes };
-  let held = options.force ? undefined : await readPartial(destination, identity);
-  if (held && held.record.generation !== generation) held = undefined; // the object was rewritten: start over
-  if (!held) await discardPartial(destination);
-  const { partial } = partialFiles(destination);
-  // A partial that is kept (an interrupt, a lost connection, a full disk, a refused completion)
-  // is resumed by the next run; one whose bytes are wrong is removed.
-  let keepPartial = true;
-  let published = false;
-  const fetchImpl = transport.options.fetch ?? globalThis.fetch;
-  const abort = new AbortController();
-  const combined = signal ? AbortSignal.any([signal, abort.signal]) : abort.signal;
+  const removeCreated = async () => {
+    if (created && !options.createdDirectories) await removeEmptyDirectories(path.dirname(destination), created);
+  };
+  // One download at a time writes a destination's partial file: a second is refused, touching nothing.
+  let unlock: () => Promise<void>;
   try {
-    const fetched = await fetchObject({ fetchImpl, location, generation, expected, held, signal: combined, aborted: () => signal?.aborted === true, fail });
-    if (fetched.from === 0) {
-      await discardPartial(destination);
-      await writePartialRecord(destination, { ...identity, generation, etag: fetched.etag });
+    unlock = await lockPartial(destination);
+  } catch (error) {
+    await removeCreated();
+    if (error instanceof PartialInUseError) fail('locked', error.message, { cause: error });
+    throw error;
+  }
+  let published = false;
+  try {
+    // 0. What is there already: the file itself, and partials this or an older version left.
+    await removeLegacyPartials(destination);
+    if (compareFirst) {
+      let local: LocalFileState;
+      try {
+        local = await checkLocalFile(destination, expected);
+      } catch (error) {
+        return fail('write', `cannot read the file at the destination: ${(error as Error).message}`, { cause: error });
+      }
+      options.onLocalFile?.({ path: filePath, destination, ...local });
+      if (local.state === 'up-to-date') {
+        await discardPartial(destination);
+        return { ...fields, sha256: expected.sha256, sizeBytes: expected.sizeBytes, transferredBytes: 0, outcome: 'up-to-date', completion: null };
+      }
     }
-    let received = 0;
-    let sha256 = '';
-    const report = options.onProgress;
+    redirected ??= askRedirect();
+
+    // 1. The redirect, not followed.
+    let location = '';
+    let completionToken: string | null = null;
     try {
-      ({ sha256, sizeBytes: received } = await writeHashedBody(fetched.body, partial, {
-        maxBytes: expected.sizeBytes - fetched.from,
-        resumeFrom: fetched.from,
-        signal: combined,
-        onBytes:
-          report && ((receivedBytes) => report({ artifactId, path: filePath, receivedBytes: fetched.from + receivedBytes, totalBytes: expected.sizeBytes })),
-      }));
+      const { data, response } = await redirected;
+      if (response.status !== 302) fail('redirect-status', 'the download path did not answer a redirect', { expected: '302', actual: String(response.status) });
+      location = data.location;
+      completionToken = data.headers.get('x-svc-completion-token');
     } catch (error) {
-      if (error instanceof BodyOverflowError) {
-        abort.abort();
-        keepPartial = false;
-        fail('size', 'the store sent more bytes than planned; stopped reading', {
-          expected: `${expected.sizeBytes} bytes`,
-          actual: `more than ${expected.sizeBytes} bytes`,
+      if (error instanceof VerifiedDownloadError) throw error;
+      if (SvcError.isInstance(error)) {
+        fail(
+          'redirect-status',
+          `the download path answered ${error.status ?? 'nothing'}${error.status && error.status >= 400 ? ` (${error.code}: ${error.message})` : ''}`,
+          { expected: '302', actual: String(error.status ?? error.code), cause: error, status: error.status, requestId: error.requestId },
+        );
+      }
+      fail(signal?.aborted ? 'aborted' : 'redirect-status', (error as Error).message, { cause: error });
+    }
+    if (!completionToken)
+      fail('completion-token', 'the redirect carries no X-Svc-Completion-Token header', { expected: 'an X-Svc-Completion-Token header', actual: 'none' });
+
+    // 2. The redirect target.
+    const problem = checkStorageUrl(location, policy);
+    if (problem) fail(problem.check, problem.message, { expected: problem.expected, actual: problem.actual });
+    const generation = signedGeneration(location);
+
+    // 3. The bytes, hashed on the way to the partial file beside the destination: resumed from
+    // where an interrupted run stopped when the partial is of this file and this generation.
+    const identity = { artifactId, path: filePath, sha256: expected.sha256, sizeBytes: expected.sizeBytes };
+    let held = options.force ? undefined : await readPartial(destination, identity);
+    if (held && held.record.generation !== generation) held = undefined; // the object was rewritten: start over
+    if (!held) await discardPartial(destination);
+    const { partial } = partialFiles(destination);
+    // A partial that is kept (an interrupt, a lost connection, a full disk, a refused completion)
+    // is resumed by the next run; one whose bytes are wrong is removed.
+    let keepPartial = true;
+    const fetchImpl = transport.options.fetch ?? globalThis.fetch;
+    const abort = new AbortController();
+    const combined = signal ? AbortSignal.any([signal, abort.signal]) : abort.signal;
+    try {
+      const idleMs = idleTimeoutOf(options.streamIdleTimeout, transport.options.streamIdleTimeout);
+      const fetched = await fetchObject({
+        fetchImpl,
+        location,
+        generation,
+        expected,
+        held,
+        signal: combined,
+        aborted: () => signal?.aborted === true,
+        fail,
+        idleMs,
+      });
+      if (fetched.from === 0) {
+        await discardPartial(destination);
+        await writePartialRecord(destination, { ...identity, generation, etag: fetched.etag });
+      }
+      let received = 0;
+      let sha256 = '';
+      const report = options.onProgress;
+      try {
+        ({ sha256, sizeBytes: received } = await writeHashedBody(fetched.body, partial, {
+          maxBytes: expected.sizeBytes - fetched.from,
+          resumeFrom: fetched.from,
+          signal: combined,
+          idleTimeoutMs: idleMs,
+          onBytes:
+            report && ((receivedBytes) => report({ artifactId, path: filePath, receivedBytes: fetched.from + receivedBytes, totalBytes: expected.sizeBytes })),
+        }));
+      } catch (error) {
+        if (error instanceof BodyOverflowError) {
+          abort.abort();
+          keepPartial = false;
+          fail('size', 'the store sent more bytes than planned; stopped reading', {
+            expected: `${expected.sizeBytes} bytes`,
+            actual: `more than ${expected.sizeBytes} bytes`,
+          });
+        }
+        if (signal?.aborted) fail('aborted', 'the download was aborted', { cause: error });
+        // The partial is kept: the next run resumes from the bytes that did arrive.
+        if (error instanceof StreamIdleTimeoutError) fail('idle-timeout', `the transfer stalled: ${error.message}`, { cause: error });
+        if ((error as NodeJS.ErrnoException).code === 'ESHORT') keepPartial = false;
+        fail('write', `the transfer failed: ${(error as Error).message}`, { cause: error });
+      }
+      // Wrong bytes are not worth resuming: the next run starts over.
+      keepPartial = false;
+      if (received !== expected.sizeBytes)
+        fail('size', 'the body length differs from the plan', { expected: `${expected.sizeBytes} bytes`, actual: `${received} bytes` });
+      if (sha256 !== expected.sha256) fail('sha256', 'the SHA-256 of the bytes differs from the plan', { expected: expected.sha256, actual: sha256 });
+      // Verified bytes are kept if the completion is refused: the next run re-hashes and attests them without fetching.
+      keepPartial = true;
+
+      // 4. Attest, then publish.
+      let completion: CompletionResponse;
+      try {
+        // Retried when the answer is lost or the server is briefly unavailable: the same token and
+        // digest again answers the first record, so a retry never counts twice.
+        completion = (
+          await transport.request<CompletionResponse>(
+            catalogContract.completeDownload,
+            { params: { id: artifactId, path: filePath }, body: { sha256, sizeBytes: received, completionToken: completionToken! } },
+            { signal, retry: COMPLETION_RETRIES },
+          )
+        ).data;
+      } catch (error) {
+        const svcError = SvcError.isInstance(error) ? error : undefined;
+        fail('completion', `the server refused the completion${svcError ? ` (${svcError.code}: ${svcError.message})` : `: ${(error as Error).message}`}`, {
+          cause: error,
+          status: svcError?.status,
+          requestId: svcError?.requestId,
         });
       }
-      if (signal?.aborted) fail('aborted', 'the download was aborted', { cause: error });
-      if ((error as NodeJS.ErrnoException).code === 'ESHORT') keepPartial = false;
-      fail('write', `the transfer failed: ${(error as Error).message}`, { cause: error });
+      await rename(partial, destination);
+      published = true;
+      await discardPartial(destination);
+      return {
+        ...fields,
+        sha256,
+        sizeBytes: received,
+        transferredBytes: expected.sizeBytes - fetched.from,
+        outcome: fetched.from > 0 ? 'resumed' : 'fetched',
+        completion: completion!,
+      };
+    } finally {
+      if (!published && !keepPartial) await discardPartial(destination);
     }
-    // Wrong bytes are not worth resuming: the next run starts over.
-    keepPartial = false;
-    if (received !== expected.sizeBytes)
-      fail('size', 'the body length differs from the plan', { expected: `${expected.sizeBytes} bytes`, actual: `${received} bytes` });
-    if (sha256 !== expected.sha256) fail('sha256', 'the SHA-256 of the bytes differs from the plan', { expected: expected.sha256, actual: sha256 });
-    // Verified bytes are kept if the completion is refused: the next run re-hashes and attests them without fetching.
-    keepPartial = true;
-
-    // 4. Attest, then publish.
-    let completion: CompletionResponse;
-    try {
-      // Retried when the answer is lost or the server is briefly unavailable: the same token and
-      // digest again answers the first record, so a retry never counts twice.
-      completion = (
-        await transport.request<CompletionResponse>(
-          catalogContract.completeDownload,
-          { params: { id: artifactId, path: filePath }, body: { sha256, sizeBytes: received, completionToken: completionToken! } },
-          { signal, retry: COMPLETION_RETRIES },
-        )
-      ).data;
-    } catch (error) {
-      const svcError = SvcError.isInstance(error) ? error : undefined;
-      fail('completion', `the server refused the completion${svcError ? ` (${svcError.code}: ${svcError.message})` : `: ${(error as Error).message}`}`, {
-        cause: error,
-        status: svcError?.status,
-        requestId: svcError?.requestId,
-      });
-    }
-    await rename(partial, destination);
-    published = true;
-    await discardPartial(destination);
-    return {
-      ...fields,
-      sha256,
-      sizeBytes: received,
-      transferredBytes: expected.sizeBytes - fetched.from,
-      outcome: fetched.from > 0 ? 'resumed' : 'fetched',
-      completion: completion!,
-    };
   } finally {
-    if (!published && !keepPartial) await discardPartial(destination);
-    if (!published && created && !options.createdDirectories) await removeEmptyDirectories(path.dirname(destination), created);
+    await unlock();
+    if (!published) await removeCreated();
   }
 }
 
@@ -341,72 +370,3 @@ const exists = (file: string) =>
     () => true,
     () => false,
   );
-
-/** The signed URL's `generation` field (names compared case-insensitively; checkStorageUrl made sure it is there). */
-function signedGeneration(location: string): string {
-  for (const [name, value] of new URL(location).searchParams) if (name.toLowerCase() === 'generation') return value;
-  return '';
-}
-
-type Fail = (check: DownloadCheck, message: string, extra?: { expected?: string; actual?: string; cause?: unknown }) => never;
-
-/**
- * GETs the signed URL: the whole object, or with a partial file held, the rest of it (`Range:
- * bytes=N-`, `If-Range` with the ETag the partial's bytes came with). A store that answers the
- * whole object (200) to a range starts the file over. A partial that is already whole is not
- * fetched at all: its bytes are hashed and attested as they are.
- */
-async function fetchObject(args: {
-  fetchImpl: typeof fetch;
-  location: string;
-  generation: string;
-  expected: { sizeBytes: number };
-  held: { bytes: number; record: PartialRecord } | undefined;
-  signal: AbortSignal;
-  aborted: () => boolean;
-  fail: Fail;
-}): Promise<{ body: ReadableStream<Uint8Array> | null; from: number; etag: string | null }> {
-  const { expected, held, fail } = args;
-  if (held && held.bytes === expected.sizeBytes) return { body: null, from: held.bytes, etag: held.record.etag };
-  const from = held?.bytes ?? 0;
-  // Never follow a second redirect and never send our bearer to the store. `identity`: the
-  // planned size and digest are of the stored bytes, not of a transfer encoding of them.
-  const headers: Record<string, string> = { 'accept-encoding': 'identity' };
-  if (from > 0) {
-    headers.range = `bytes=${from}-`;
-    if (held!.record.etag) headers['if-range'] = held!.record.etag;
-  }
-  let response: Response;
-  try {
-    response = await args.fetchImpl(args.location, { redirect: 'manual', signal: args.signal, headers });
-  } catch (error) {
-    return fail(args.aborted() ? 'aborted' : 'fetch-status', `cannot fetch the signed URL: ${(error as Error).message}`, {
-      expected: '200',
-      actual: 'no answer',
-      cause: error,
-    });
-  }
-  const refuse = async (check: DownloadCheck, message: string, wanted: string, got: string): Promise<never> => {
-    await response.body?.cancel().catch(() => {});
-    return fail(check, message, { expected: wanted, actual: got });
-  };
-  const partialAnswer = from > 0 && response.status === 206;
-  if (response.status !== 200 && !partialAnswer)
-    return refuse('fetch-status', 'the object store did not answer 200', from > 0 ? '206 or 200' : '200', String(response.status));
-  // The store names the generation it read (GCS: x-goog-generation; svc's S3 store signs the
-  // object's ETag as the generation, and S3 answers the ETag it read); it must be the signed one.
-  const s3 = [...new URL(args.location).searchParams.keys()].some((name) => name.toLowerCase() === 'x-amz-algorithm');
-  const answered = s3 ? (response.headers.get('etag')?.replace(/^"|"$/g, '') ?? null) : response.headers.get('x-goog-generation');
-  if (answered !== null && answered !== args.generation)
-    return refuse('fetch-status', 'the object store answered another generation than the signed URL names', args.generation, answered);
-  const length = partialAnswer ? expected.sizeBytes - from : expected.sizeBytes;
-  if (partialAnswer) {
-    const range = response.headers.get('content-range');
-    const wanted = `bytes ${from}-${expected.sizeBytes - 1}/${expected.sizeBytes}`;
-    if (range !== wanted) return refuse('content-length', 'the Content-Range of the partial answer is not the rest of the planned file', wanted, String(range));
-  }
-  const declared = response.headers.get('content-length');
-  if (declared !== null && Number(declared) !== length)
-    return refuse('content-length', 'the declared Content-Length differs from the plan', `${length} bytes`, `${declared} bytes`);
-  return { body: response.body as ReadableStream<Uint8Array> | null, from: partialAnswer ? from : 0, etag: response.headers.get('etag') };
-}

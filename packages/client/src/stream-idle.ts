@@ -1,0 +1,78 @@
+import { TimeoutError } from './errors.ts';
+
+/**
+ * How long a streamed read (a download's body, the board's push stream, any server-sent event
+ * stream) may wait for its next bytes before it fails, in ms: four of the server's 15 s
+ * keep-alive comments, so only a server (or a proxy) that has stopped sending without closing
+ * trips it, never a quiet stream.
+ */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 60_000;
+
+/** A stream that sent nothing for its idle timeout and did not close: code `stream_idle_timeout`. */
+export class StreamIdleTimeoutError extends TimeoutError {
+  readonly idleMs: number;
+  constructor(what: string, idleMs: number) {
+    super(`${what} sent nothing for ${idleMs} ms and did not close (the client's streamIdleTimeout); gave up on it`, { code: 'stream_idle_timeout' });
+    this.idleMs = idleMs;
+  }
+}
+
+/** The idle timeout in force: a positive number of ms, or undefined for none (0 or Infinity turns it off). */
+export function idleTimeoutOf(...choices: Array<number | undefined>): number | undefined {
+  const chosen = choices.find((value) => value !== undefined) ?? DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+  return chosen > 0 && Number.isFinite(chosen) ? chosen : undefined;
+}
+
+/**
+ * `reader.read()` that fails with StreamIdleTimeoutError when nothing arrives within `idleMs`,
+ * cancelling the reader (which frees the connection). The clock runs only while a read waits on
+ * the network, so a consumer that is slow to ask (a busy disk) never counts as a silent server.
+ */
+export function idleGuardedRead<T>(
+  reader: ReadableStreamDefaultReader<T>,
+  idleMs: number | undefined,
+  what: string,
+): () => Promise<ReadableStreamReadResult<T>> {
+  if (idleMs === undefined) return () => reader.read();
+  return () =>
+    new Promise<ReadableStreamReadResult<T>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const error = new StreamIdleTimeoutError(what, idleMs);
+        reject(error);
+        void reader.cancel(error).catch(() => {});
+      }, idleMs);
+      reader.read().then(
+        (result) => {
+          clearTimeout(timer);
+          resolve(result);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      );
+    });
+}
+
+/** The same stream, failing with StreamIdleTimeoutError when its source sends nothing for `idleMs` (see idleGuardedRead). */
+export function withIdleTimeout<T>(body: ReadableStream<T>, idleMs: number | undefined, what: string): ReadableStream<T> {
+  if (idleMs === undefined) return body;
+  const reader = body.getReader();
+  const read = idleGuardedRead(reader, idleMs, what);
+  return new ReadableStream<T>(
+    {
+      async pull(controller) {
+        try {
+          const { done, value } = await read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    // Nothing is read ahead: a read starts only when the consumer asks, so only the source's silence is timed.
+    { highWaterMark: 0 },
+  );
+}
