@@ -250,6 +250,8 @@ test.serial('on Node.js 22 and 24 the packed CLI and client download a file, pos
   t.timeout(600_000);
   const project = path.join(work, 'consumer');
   const nodes = [await node22(), process.execPath];
+  // Its own copy of the typed program: the test runs alone too (--match), not only after the type-check cost test.
+  await cp(path.join(ROOT, 'test', 'fixtures', 'typed-program.ts'), path.join(project, 'typed-program.ts'));
   await writeFile(
     path.join(project, 'typed-run.ts'),
     `import { health, latest, post } from './typed-program.ts';
