@@ -19,11 +19,17 @@ export const commandGroups: Record<CommandGroupId, () => Promise<Register>> = {
   auth: async () => (await import('./identity.ts')).registerAuthCommands,
   config: async () => (await import('./config.ts')).registerConfigCommands,
   keys: async () => {
-    const [{ registerKeysCommands }, { registerKeysReportCommand }] = await Promise.all([import('./keys.ts'), import('./keys-report.ts')]);
+    const [{ registerKeysCommands }, { registerKeysReportCommand }, { registerKeysWebhookCommands }] = await Promise.all([
+      import('./keys.ts'),
+      import('./keys-report.ts'),
+      import('./keys-webhook.ts'),
+    ]);
     return (program) => {
       registerKeysCommands(program);
-      // `svc keys report`, the operator's usage report, under the group registerKeysCommands made.
-      registerKeysReportCommand(program.commands.find((command) => command.name() === 'keys')!);
+      // `svc keys report` (the operator's usage report) and `svc keys webhook`, under the group registerKeysCommands made.
+      const keys = program.commands.find((command) => command.name() === 'keys')!;
+      registerKeysReportCommand(keys);
+      registerKeysWebhookCommands(keys);
     };
   },
   pdf: async () => (await import('./pdf.ts')).registerPdfCommands,
