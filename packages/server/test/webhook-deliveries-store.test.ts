@@ -6,7 +6,7 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { runMigrations } from '../src/db/migrate.ts';
 import { KeyWebhooks } from '../src/features/identity/key-webhooks.ts';
-import { BACKGROUND_KIND } from '../src/features/responses/background.ts';
+import { BACKGROUND_KIND, credentialOfTask } from '../src/features/responses/background.ts';
 import { WebhookDeliveries } from '../src/features/responses/webhooks/webhook-deliveries.ts';
 import { Scheduler } from '../src/scheduler.ts';
 import { createTasksFeature } from '../src/features/tasks/index.ts';
@@ -109,4 +109,33 @@ test.serial("a reaped background response's delivery is written in the transacti
     { replacements: { id: claimed.row.id }, type: QueryTypes.SELECT },
   );
   t.is(senders[0]!.n, 1, 'the task that sends it is stored with it');
+});
+
+test.serial('a reaped background response made with a key that has its own endpoint is announced there too, in the reaping transaction', async (t) => {
+  await database.sequelize.query(
+    `INSERT INTO svc_developer_keys (id, owner, name, scopes, secret_hash, created_at) VALUES ('dk_reapedkey0000000000000', 'owner-key', 'k', '{}', 'x', now());
+     INSERT INTO svc_key_webhooks (credential_id, url, secret) VALUES ('dk_reapedkey0000000000000', 'https://hooks.example.com/key', 'whsec_a2V5LXNlY3JldA==')`,
+  );
+  // The key is kept in the task's input (as create-response.ts starts it), so the replica that reaps it knows it.
+  const claimed = await store.createClaimed({
+    owner: 'owner-key',
+    kind: BACKGROUND_KIND,
+    input: { response: {}, credential_id: 'dk_reapedkey0000000000000' },
+    maxAttempts: 1,
+  });
+  await database.sequelize.query("UPDATE svc_tasks SET lease_expires_at = now() - interval '1 second' WHERE id = :id", {
+    replacements: { id: claimed.row.id },
+  });
+  // As the responses feature's reap listener announces it (features/responses/index.ts).
+  await store.reapExpiredLeases((ended, transaction) =>
+    Promise.all(ended.map((task) => deliveries.responseEnded(task.owner, task.id, 'failed', credentialOfTask(task), transaction))).then(() => undefined),
+  );
+  const rows = await database.sequelize.query<{ credential_id: string | null; url: string }>(
+    'SELECT credential_id, url FROM svc_webhook_deliveries WHERE response_id = :id ORDER BY credential_id NULLS FIRST',
+    { replacements: { id: claimed.row.id }, type: QueryTypes.SELECT },
+  );
+  t.deepEqual(rows, [
+    { credential_id: null, url: 'https://hooks.example.com/svc' },
+    { credential_id: 'dk_reapedkey0000000000000', url: 'https://hooks.example.com/key' },
+  ]);
 });
