@@ -106,7 +106,7 @@ export async function readFirstLoad(dispatch: ContractDispatch, reads: FirstLoad
         const answer = await dispatch.call(route, input, { ip });
         if (answer.status !== 200 || answer.json === undefined) return undefined;
         const url = `${fillPath(route.path, input.params)}${toSearchParams(input.query)}`;
-        return { key: firstLoadKey(route.method, url), json: answer.json, bytes: answer.text.length };
+        return { key: firstLoadKey(route.method, url), json: answer.json, bytes: Buffer.byteLength(answer.text) };
       } catch {
         return undefined;
       }

@@ -129,7 +129,7 @@ export function serveConsole(options: ConsoleServingOptions): Middleware {
       return route;
     }
     ctx.type = file.contentType;
-    const reads = !isAsset && ctx.method === 'GET' && options.dispatch ? firstLoadReads(relative, ctx.URL.searchParams) : [];
+    const reads = !isAsset && ctx.method === 'GET' && options.dispatch ? firstLoadReads(relative, new URLSearchParams(ctx.querystring)) : [];
     if (reads.length > 0) {
       // The page holds this request's data: no ETag (it names the file, not this answer), compressed here.
       ctx.remove('etag');
