@@ -178,8 +178,10 @@ test.serial('tokens per minute: a busy key takes its reservations from chunks on
     t.true(served * estimate <= limit + estimate, `${served} calls reserved ${served * estimate} tokens`);
     // Chunks lent to the other replica go back within 100 ms: the minute is used up to its last few calls.
     t.true(served >= Math.floor(limit / estimate) - 8, `${served} served`);
+    const refused = results.filter((result) => result.status !== 200);
     t.true(
-      results.filter((result) => result.status !== 200).every((result) => result.status === 429 && result.code === 'key_limit_exceeded:tokens_per_minute'),
+      refused.every((result) => result.status === 429 && result.code === 'key_limit_exceeded:tokens_per_minute'),
+      refused.map((result) => `${result.status} ${result.code}`).join(', '),
     );
     // Every chunk was settled (100 ms after it was reserved): the minute's row holds the served calls' estimates, exactly.
     t.true(await waitFor(async () => (await minute()) === served * estimate, 5_000), `${await minute()} tokens counted for ${served} calls`);
