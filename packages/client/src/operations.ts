@@ -680,7 +680,7 @@ export interface ResponsesInputItemsMethod {
 }
 /** The request of `responses.webhookDeliveries` (GET /v1/webhooks/deliveries). */
 export type ResponsesWebhookDeliveriesRequest = ClientRequest<Contract['responses']['webhookDeliveries']>;
-/** The answer of `responses.webhookDeliveries`: Webhook deliveries of background responses, newest first, by cursor (operator bearer only) */
+/** The answer of `responses.webhookDeliveries`: Webhook deliveries of background responses, newest first, by cursor: the operator's every one, an agent's those to its keys' endpoints */
 export type ResponsesWebhookDeliveriesResponse = ClientResponse<Contract['responses']['webhookDeliveries']>;
 /** One item of `responses.webhookDeliveries`'s list. */
 export type ResponsesWebhookDeliveriesItem = ItemOf<Contract['responses']['webhookDeliveries']>;
@@ -1012,7 +1012,7 @@ export interface ResponsesMethods {
   delete(request: ResponsesDeleteRequest, options?: CallOptions): Promise<ResponsesDeleteResponse>;
   /** The input items of a stored response, by cursor (OpenAI's `after`/`last_id`) (`GET /v1/responses/:response_id/input_items`). */
   readonly inputItems: ResponsesInputItemsMethod;
-  /** Webhook deliveries of background responses, newest first, by cursor (operator bearer only) (`GET /v1/webhooks/deliveries`). */
+  /** Webhook deliveries of background responses, newest first, by cursor: the operator's every one, an agent's those to its keys' endpoints (`GET /v1/webhooks/deliveries`). */
   readonly webhookDeliveries: ResponsesWebhookDeliveriesMethod;
 }
 /** The `mcp` methods. */

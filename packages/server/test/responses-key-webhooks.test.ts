@@ -132,6 +132,16 @@ test.serial("a key's background response is announced at the key's endpoint, sig
   for await (const delivery of svc.operator.responses.webhookDeliveries.all({ query: { limit: 10 } }))
     if (delivery.response_id === created.id) listed.push(delivery.credential_id);
   t.deepEqual(listed.sort(), [keyId, null].sort());
+  // The owner reads its keys' deliveries (never the operator endpoint's), all or one key's; another agent none of them.
+  const mine = await agent.responses.webhookDeliveries({ query: { limit: 100 } });
+  t.true(mine.data.length > 0 && mine.data.every((delivery) => delivery.credential_id === keyId));
+  t.like(
+    mine.data.find((delivery) => delivery.response_id === created.id),
+    { status: 'delivered', attempts: 2, last_status: 200 },
+  );
+  t.is((await agent.responses.webhookDeliveries({ query: { credential_id: keyId } })).data.length, mine.data.length);
+  const { client: stranger } = await signInAgent(svc);
+  t.deepEqual((await stranger.responses.webhookDeliveries({ query: { credential_id: keyId } })).data, []);
   // The endpoint is read back without its secret.
   const read = await agent.developerKeys.webhook({ params: { credential_id: keyId } });
   t.deepEqual(read, { object: 'developer_key.webhook', credential_id: keyId, url: hookUrl('/key'), created_at: set.created_at });

@@ -26,19 +26,23 @@ export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 export const WebhookDeliveryListResponse = cursorList(WebhookDelivery, { object: true, order: 'Newest first' }).meta({ id: 'WebhookDeliveryListResponse' });
 export type WebhookDeliveryListResponse = z.infer<typeof WebhookDeliveryListResponse>;
 
-export const WebhookDeliveryQuery = cursorQuery({ max: 100, default: 20 });
+export const WebhookDeliveryQuery = cursorQuery({ max: 100, default: 20 }).extend({
+  credential_id: z.string().min(1).max(100).optional().describe("Only the deliveries to this developer key's own endpoint"),
+});
 
-/** The operator's view of webhook deliveries (every principal's responses), a page at a time. */
+/** Webhook deliveries a page at a time: the operator's view (every principal's responses), or an agent's of its keys' endpoints. */
 export const webhookDeliveriesRoute = defineRoute({
   method: 'GET',
   path: '/v1/webhooks/deliveries',
   surface: 'base',
   tags: ['responses'],
-  auth: { kind: 'bearer', principals: ['operator'] },
-  summary: 'Webhook deliveries of background responses, newest first, by cursor (operator bearer only)',
+  auth: { kind: 'bearer', principals: ['operator', 'agent'] },
+  summary: "Webhook deliveries of background responses, newest first, by cursor: the operator's every one, an agent's those to its keys' endpoints",
   description:
     "Every event sent or being sent to `SVC_RESPONSES_WEBHOOK_URL` or to a developer key's own endpoint (`credential_id`), whoever made the response: its type, the response, the delivery status, the attempts made, " +
-    "the last attempt's HTTP status or error, and when it was created and delivered. The payload and the endpoint's URL are not shown. Reading changes nothing.",
+    "the last attempt's HTTP status or error, and when it was created and delivered. The payload and the endpoint's URL are not shown. Reading changes nothing. " +
+    "An agent's OAuth bearer reads only the deliveries to its own keys' endpoints (`PUT /v1/developer/credentials/{id}/webhook`), none to the operator's. " +
+    '`credential_id` keeps those of one key (a key of no one else: an empty page).',
   query: WebhookDeliveryQuery,
   paging: cursorPaging,
   errors: [403],

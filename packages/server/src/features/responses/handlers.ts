@@ -46,8 +46,10 @@ export function createResponsesHandlers(deps: ResponsesDeps, responseCache: Resp
     async inputItems({ params, query }, request) {
       return { status: 200, body: await deps.store.inputItems(principalKey(request.principal), params.response_id, query) };
     },
-    async webhookDeliveries({ query }) {
-      return { status: 200, body: await deps.webhooks.page(query.limit, query.cursor) };
+    async webhookDeliveries({ query }, { principal }) {
+      // The operator reads every delivery; an agent those of the responses its keys made, to their own endpoints.
+      const owner = principal.kind === 'operator' ? undefined : principalKey(principal);
+      return { status: 200, body: await deps.webhooks.page(query.limit, query.cursor, { owner, credentialId: query.credential_id }) };
     },
   });
 }

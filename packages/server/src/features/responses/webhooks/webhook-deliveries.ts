@@ -110,13 +110,22 @@ export class WebhookDeliveries {
     return rows.length;
   }
 
-  /** Every delivery, newest first, a page at a time (the operator's `GET /v1/webhooks/deliveries`). */
-  async page(limit: number, cursor: string | undefined): Promise<WebhookDeliveryListResponse> {
+  /**
+   * Deliveries newest first, a page at a time (`GET /v1/webhooks/deliveries`): every one, or with
+   * `owner` only those of its responses to its keys' endpoints; with `credentialId` only that key's.
+   */
+  async page(
+    limit: number,
+    cursor: string | undefined,
+    only: { owner?: string | undefined; credentialId?: string | undefined } = {},
+  ): Promise<WebhookDeliveryListResponse> {
     const page = await keysetPage<DeliveryListRow>(
       this.#sequelize,
       {
         select: 'id, event_type, response_id, credential_id, status, attempts, last_status, last_error, created_at, delivered_at',
         from: 'svc_webhook_deliveries',
+        where: [only.owner !== undefined && 'owner = :owner AND credential_id IS NOT NULL', only.credentialId !== undefined && 'credential_id = :credentialId'],
+        replacements: { owner: only.owner ?? null, credentialId: only.credentialId ?? null },
         keys: NEWEST_FIRST,
       },
       { limit, cursor },
