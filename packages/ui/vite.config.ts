@@ -16,6 +16,8 @@ export default defineConfig({
     // The polyfill is for browsers without <link rel=modulepreload>; every supported one has it.
     modulePreload: { polyfill: false },
     reportCompressedSize: true,
+    // .vite/manifest.json: which chunks a lazy page needs, so the server can preload them in that page's HTML (console/first-load.ts).
+    manifest: true,
     sourcemap: false,
     // Modules run in their source order whatever chunk they land in: zod-jitless.ts must run
     // before any schema is built, and without this the chunk of zod and the schemas ran first.

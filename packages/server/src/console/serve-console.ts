@@ -6,6 +6,7 @@ import type { ContractDispatch } from '../http/dispatch.ts';
 import type { HttpMetrics } from '../observability/metrics.ts';
 import type { ConsoleFile } from './console-files.ts';
 import { firstLoadBlock, firstLoadReads, readFirstLoad } from './first-load.ts';
+import { pagePreloads } from './page-preloads.ts';
 
 const gzipAsync = promisify(gzip);
 /** Where the page's first-load answers go: right after the element the app mounts in, before the module script runs. */
@@ -68,6 +69,7 @@ const originOf = (url: string) => new URL(url).origin;
  * methods, and unknown assets go on to the contract app, which answers its JSON 404 or 405.
  */
 export function serveConsole(options: ConsoleServingOptions): Middleware {
+  const preloads = options.files ? pagePreloads(options.files) : new Map<string, string>();
   let policyFor: { apiUrl: string; policy: string } | undefined;
   const policy = () => {
     const { baseUrl, apiUrl } = options.publicUrls();
@@ -134,7 +136,12 @@ export function serveConsole(options: ConsoleServingOptions): Middleware {
       // The page holds this request's data: no ETag (it names the file, not this answer), compressed here.
       ctx.remove('etag');
       const answers = await readFirstLoad(options.dispatch!, reads, ctx.ip);
-      const html = Buffer.from(file.body.toString('utf8').replace(APP_ELEMENT, `${APP_ELEMENT}${firstLoadBlock(answers)}`));
+      const html = Buffer.from(
+        file.body
+          .toString('utf8')
+          .replace('</head>', `${preloads.get(relative) ?? ''}</head>`)
+          .replace(APP_ELEMENT, `${APP_ELEMENT}${firstLoadBlock(answers)}`),
+      );
       if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
         ctx.set('content-encoding', 'gzip');
         ctx.body = await gzipAsync(html);
