@@ -61,19 +61,21 @@ function startDownload(out: string) {
 }
 
 test.serial('a second svc download of a file another one is writing is refused with exit 75 and touches nothing; the first ends verified', async (t) => {
+  // Four CLI processes from the TypeScript sources: minutes on a loaded two-core machine, seconds otherwise.
+  t.timeout(600_000);
   const out = await mkdtemp(path.join(tmpdir(), 'svc-lock-'));
   const partial = path.join(out, '.big.bin.svc-partial');
   const rule = silenceObjectAfter(MIB);
   const first = startDownload(out);
   try {
-    await waitUntil('the first download to hold 1 MiB', async () => (await sizeOf(partial)) === MIB, { timeoutMs: 60_000 });
+    await waitUntil('the first download to hold 1 MiB', async () => (await sizeOf(partial)) === MIB, { timeoutMs: 150_000 });
     const fetchesBefore = objectFetches().length;
 
-    const second = await runCli(['download', ARTIFACT, 'big.bin', '--out', out], { env, timeoutMs: 60_000 });
+    const second = await runCli(['download', ARTIFACT, 'big.bin', '--out', out], { env, timeoutMs: 150_000 });
     t.is(second.code, 75, second.stderr);
     t.regex(second.stdout, /FAILED big\.bin \[locked\]: .*another download \(pid \d+ on [^,]+, since [^)]+\) is writing this file/);
     t.regex(second.stderr, /1 file\(s\) are being written by another download into .*; run the same command again once it ends/);
-    const json = await runCli(['download', ARTIFACT, 'big.bin', '--out', out, '--json'], { env, timeoutMs: 60_000 });
+    const json = await runCli(['download', ARTIFACT, 'big.bin', '--out', out, '--json'], { env, timeoutMs: 150_000 });
     t.is(json.code, 75, json.stderr);
     t.like(JSON.parse(json.stdout), { ok: false, files: [], failures: [{ path: 'big.bin', check: 'locked' }] });
 
@@ -92,12 +94,13 @@ test.serial('a second svc download of a file another one is writing is refused w
 });
 
 test.serial('the lock of a download killed with SIGKILL is taken over: the next run resumes its partial', async (t) => {
+  t.timeout(600_000);
   const out = await mkdtemp(path.join(tmpdir(), 'svc-lock-stale-'));
   const partial = path.join(out, '.big.bin.svc-partial');
   const rule = silenceObjectAfter(MIB);
   const first = startDownload(out);
   try {
-    await waitUntil('the first download to hold 1 MiB', async () => (await sizeOf(partial)) === MIB, { timeoutMs: 60_000 });
+    await waitUntil('the first download to hold 1 MiB', async () => (await sizeOf(partial)) === MIB, { timeoutMs: 150_000 });
     first.child.kill('SIGKILL');
     t.is((await first.ended).signal, 'SIGKILL');
   } finally {
@@ -107,7 +110,7 @@ test.serial('the lock of a download killed with SIGKILL is taken over: the next 
   t.is(lock.pid, first.child.pid ?? -1, 'the killed process left its lock');
 
   const fetchesBefore = objectFetches().length;
-  const next = await runCli(['download', ARTIFACT, 'big.bin', '--out', out], { env, timeoutMs: 60_000 });
+  const next = await runCli(['download', ARTIFACT, 'big.bin', '--out', out], { env, timeoutMs: 150_000 });
   t.is(next.code, 0, next.stderr);
   // The pull may already be on record (the same client and file within the server's window): either way it is attested.
   t.regex(next.stderr, /verified big\.bin sha256:[0-9a-f]{64} \(resumed, (client-attested|already-recorded)\)/);
