@@ -386,11 +386,11 @@ export type DeveloperKeysSetWebhookRequest = ClientRequest<Contract['developerKe
 export type DeveloperKeysSetWebhookResponse = ClientResponse<Contract['developerKeys']['setWebhook']>;
 /** The request of `developerKeys.webhook` (GET /v1/developer/credentials/:credential_id/webhook). */
 export type DeveloperKeysWebhookRequest = ClientRequest<Contract['developerKeys']['webhook']>;
-/** The answer of `developerKeys.webhook`: The key's webhook endpoint (never its secret); 404 `key_webhook_not_found` when none is set */
+/** The answer of `developerKeys.webhook`: The key's webhook endpoint, never its secret */
 export type DeveloperKeysWebhookResponse = ClientResponse<Contract['developerKeys']['webhook']>;
 /** The request of `developerKeys.removeWebhook` (DELETE /v1/developer/credentials/:credential_id/webhook). */
 export type DeveloperKeysRemoveWebhookRequest = ClientRequest<Contract['developerKeys']['removeWebhook']>;
-/** The answer of `developerKeys.removeWebhook`: Remove the key's webhook endpoint: its responses are no longer announced, and its deliveries not yet sent fail */
+/** The answer of `developerKeys.removeWebhook`: Remove the key's webhook endpoint; its deliveries not yet sent fail */
 export type DeveloperKeysRemoveWebhookResponse = ClientResponse<Contract['developerKeys']['removeWebhook']>;
 /** The request of `developerKeys.receipts` (GET /v1/developer/credentials/:credential_id/receipts). */
 export type DeveloperKeysReceiptsRequest = ClientRequest<Contract['developerKeys']['receipts']>;
@@ -680,7 +680,7 @@ export interface ResponsesInputItemsMethod {
 }
 /** The request of `responses.webhookDeliveries` (GET /v1/webhooks/deliveries). */
 export type ResponsesWebhookDeliveriesRequest = ClientRequest<Contract['responses']['webhookDeliveries']>;
-/** The answer of `responses.webhookDeliveries`: Webhook deliveries of background responses, newest first, by cursor: the operator's every one, an agent's those to its keys' endpoints */
+/** The answer of `responses.webhookDeliveries`: Webhook deliveries of background responses, newest first, by cursor (an agent: its keys' own) */
 export type ResponsesWebhookDeliveriesResponse = ClientResponse<Contract['responses']['webhookDeliveries']>;
 /** One item of `responses.webhookDeliveries`'s list. */
 export type ResponsesWebhookDeliveriesItem = ItemOf<Contract['responses']['webhookDeliveries']>;
@@ -854,9 +854,9 @@ export interface DeveloperKeysMethods {
   usageReport(request?: DeveloperKeysUsageReportRequest, options?: CallOptions): Promise<DeveloperKeysUsageReportResponse>;
   /** Set the key's webhook endpoint: its background responses are announced there, signed with a new secret shown in this answer only (`PUT /v1/developer/credentials/:credential_id/webhook`). */
   setWebhook(request: DeveloperKeysSetWebhookRequest, options?: CallOptions): Promise<DeveloperKeysSetWebhookResponse>;
-  /** The key's webhook endpoint (never its secret); 404 `key_webhook_not_found` when none is set (`GET /v1/developer/credentials/:credential_id/webhook`). */
+  /** The key's webhook endpoint, never its secret (`GET /v1/developer/credentials/:credential_id/webhook`). */
   webhook(request: DeveloperKeysWebhookRequest, options?: CallOptions): Promise<DeveloperKeysWebhookResponse>;
-  /** Remove the key's webhook endpoint: its responses are no longer announced, and its deliveries not yet sent fail (`DELETE /v1/developer/credentials/:credential_id/webhook`). */
+  /** Remove the key's webhook endpoint; its deliveries not yet sent fail (`DELETE /v1/developer/credentials/:credential_id/webhook`). */
   removeWebhook(request: DeveloperKeysRemoveWebhookRequest, options?: CallOptions): Promise<DeveloperKeysRemoveWebhookResponse>;
   /** Append-only lifecycle receipts of a key, oldest first, by cursor (`GET /v1/developer/credentials/:credential_id/receipts`). */
   readonly receipts: DeveloperKeysReceiptsMethod;
@@ -1012,7 +1012,7 @@ export interface ResponsesMethods {
   delete(request: ResponsesDeleteRequest, options?: CallOptions): Promise<ResponsesDeleteResponse>;
   /** The input items of a stored response, by cursor (OpenAI's `after`/`last_id`) (`GET /v1/responses/:response_id/input_items`). */
   readonly inputItems: ResponsesInputItemsMethod;
-  /** Webhook deliveries of background responses, newest first, by cursor: the operator's every one, an agent's those to its keys' endpoints (`GET /v1/webhooks/deliveries`). */
+  /** Webhook deliveries of background responses, newest first, by cursor (an agent: its keys' own) (`GET /v1/webhooks/deliveries`). */
   readonly webhookDeliveries: ResponsesWebhookDeliveriesMethod;
 }
 /** The `mcp` methods. */

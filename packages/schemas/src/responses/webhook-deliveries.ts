@@ -27,7 +27,7 @@ export const WebhookDeliveryListResponse = cursorList(WebhookDelivery, { object:
 export type WebhookDeliveryListResponse = z.infer<typeof WebhookDeliveryListResponse>;
 
 export const WebhookDeliveryQuery = cursorQuery({ max: 100, default: 20 }).extend({
-  credential_id: z.string().min(1).max(100).optional().describe("Only the deliveries to this developer key's own endpoint"),
+  credential_id: z.string().min(1).max(100).optional().describe("Only this developer key's"),
 });
 
 /** Webhook deliveries a page at a time: the operator's view (every principal's responses), or an agent's of its keys' endpoints. */
@@ -37,7 +37,7 @@ export const webhookDeliveriesRoute = defineRoute({
   surface: 'base',
   tags: ['responses'],
   auth: { kind: 'bearer', principals: ['operator', 'agent'] },
-  summary: "Webhook deliveries of background responses, newest first, by cursor: the operator's every one, an agent's those to its keys' endpoints",
+  summary: "Webhook deliveries of background responses, newest first, by cursor (an agent: its keys' own)",
   description:
     "Every event sent or being sent to `SVC_RESPONSES_WEBHOOK_URL` or to a developer key's own endpoint (`credential_id`), whoever made the response: its type, the response, the delivery status, the attempts made, " +
     "the last attempt's HTTP status or error, and when it was created and delivered. The payload and the endpoint's URL are not shown. Reading changes nothing. " +
