@@ -1,7 +1,7 @@
 import test from 'ava';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { contract, currentToolName, formerContractKeys, mcpContract, toolNameOf, urlFor } from '@svc/schemas';
+import { contract, credentialsContract, currentToolName, developerKeysContract, formerContractKeys, mcpContract, toolNameOf, urlFor } from '@svc/schemas';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { signInAgent } from '@svc/testing/identity';
 
@@ -27,6 +27,8 @@ test('the contract has the current key only, and a former tool name maps to the 
   t.is(currentToolName('developer_keys_update'), 'developer_keys_update');
   t.is(currentToolName('jobs_get'), 'jobs_get');
   t.is(toolNameOf('developerKeys.list'), 'developer_keys_list');
+  t.is(contract.developerKeys, developerKeysContract, 'the contract object has the key name too');
+  t.is(credentialsContract, developerKeysContract, 'its former export still names it');
 });
 
 test('the client answers to the former name: the same methods, the same keys', async (t) => {
@@ -39,7 +41,7 @@ test('the client answers to the former name: the same methods, the same keys', a
     [created.credential.credential_id],
   );
   const { data, response } = await client.withResponse.credentials.list();
-  t.is(response.status, 200);
+  t.is(response.status, 200, await response.clone().text());
   t.deepEqual(data, listed);
   const rotated = await client.developerKeys.rotate({ params: { credential_id: created.credential.credential_id } });
   t.is((await client.credentials.list()).data[0]!.credential_id, rotated.credential.credential_id);
@@ -80,8 +82,15 @@ test('MCP: tools/list names each key tool once, under its current name; a call b
   }
 });
 
-test('OpenAPI names the operations by the current key', async (t) => {
-  const document = (await (await fetch(`${svc.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId?: string }>> };
+test('OpenAPI names the operations and their tag by the current name, on the spec\'s paths', async (t) => {
+  type Operation = { operationId?: string; tags?: string[] };
+  const response = await fetch(`${svc.baseUrl}/openapi.json`);
+  t.is(response.status, 200, await response.clone().text());
+  const document = (await response.json()) as { paths: Record<string, Record<string, Operation>> };
   t.is(document.paths['/v1/developer/credentials']!.get!.operationId, 'developerKeys.list');
   t.is(document.paths['/v1/developer/credentials']!.post!.operationId, 'developerKeys.create');
+  const keyOperations = Object.values(document.paths).flatMap((methods) => Object.values(methods).filter((operation) => operation.operationId?.startsWith('developerKeys.')));
+  t.true(keyOperations.length >= 7);
+  for (const operation of keyOperations) t.deepEqual(operation.tags, ['developer-keys'], operation.operationId);
+  t.false(JSON.stringify(document).includes('"credentials"'), 'no tag or name says credentials for them');
 });

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { blackboardContract, credentialsContract, inferenceContract, jobsContract, modelsContract, urlFor } from '@svc/schemas';
+import { blackboardContract, developerKeysContract, inferenceContract, jobsContract, modelsContract, urlFor } from '@svc/schemas';
 import { signInAgent } from '@svc/testing/identity';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
@@ -148,8 +148,8 @@ test("a principal carried from the outer request is taken instead of resolving t
   const notCarried = await dispatch.call(modelsContract.list, {}, { authorization: unknownToken, ip: '127.0.0.1' });
   t.is(notCarried.status, 401, notCarried.text);
   // A route that takes no developer key refuses the carried one as REST refuses the key itself.
-  const refused = await dispatch.call(credentialsContract.list, {}, { authorization: unknownToken, principal, ip: '127.0.0.1' });
-  const restRefused = await overHttp(urlFor(svc.server.urls(), credentialsContract.list), { headers: { authorization } });
+  const refused = await dispatch.call(developerKeysContract.list, {}, { authorization: unknownToken, principal, ip: '127.0.0.1' });
+  const restRefused = await overHttp(urlFor(svc.server.urls(), developerKeysContract.list), { headers: { authorization } });
   t.is(restRefused.status, 403);
   t.is(refused.status, restRefused.status, refused.text);
   t.is((refused.json as { code: string }).code, (restRefused.body as { code: string }).code);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { credentialsContract, type UsageReport } from '@svc/schemas';
+import { developerKeysContract, type UsageReport } from '@svc/schemas';
 import { withContext } from '../context.ts';
 import { requestFrom } from '../contract-flags.ts';
 import { table } from '../output.ts';
@@ -32,7 +32,7 @@ export function registerKeysReportCommand(keys: Command): void {
     .action(
       withContext(async (cli, flags: { from?: string; to?: string }) => {
         // Checked against the contract before the call: a bad day or a too-long range exits 2 naming the flag.
-        const query = requestFrom(credentialsContract.usageReport, 'query', { from: flags.from, to: flags.to }, { from: '--from', to: '--to' });
+        const query = requestFrom(developerKeysContract.usageReport, 'query', { from: flags.from, to: flags.to }, { from: '--from', to: '--to' });
         cli.output.result(await cli.client().developerKeys.usageReport({ query }), renderUsageReport);
       }),
     );

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { credentialsContract, type KeyWebhook } from '@svc/schemas';
+import { developerKeysContract, type KeyWebhook } from '@svc/schemas';
 import { withContext } from '../context.ts';
 import { requestFrom } from '../contract-flags.ts';
 
@@ -20,7 +20,7 @@ export function registerKeysWebhookCommands(keys: Command): void {
     .action(
       withContext(async (cli, credentialId: string, flags: { url: string }) => {
         // Checked against the contract before the call: a URL that is not https exits 2 naming --url.
-        const body = requestFrom(credentialsContract.setWebhook, 'body', { url: flags.url });
+        const body = requestFrom(developerKeysContract.setWebhook, 'body', { url: flags.url });
         const answer = await cli.client().developerKeys.setWebhook({ params: { credential_id: credentialId }, body });
         cli.output.result(answer, (data) => `${describe(data)}\n${data.secret}`);
         cli.output.notice(

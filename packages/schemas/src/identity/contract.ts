@@ -128,9 +128,10 @@ export const oauthContract = defineContract({
   }),
 });
 
-const credentialRoute = { surface: 'base', tags: ['credentials'], auth: { kind: 'bearer', principals: ['agent'] } } as const;
+const credentialRoute = { surface: 'base', tags: ['developer-keys'], auth: { kind: 'bearer', principals: ['agent'] } } as const;
 
-export const credentialsContract = defineContract({
+/** Developer keys (`svc keys`, `svc.developerKeys`): the contract key `developerKeys`, on the spec's `/v1/developer/credentials` paths. */
+export const developerKeysContract = defineContract({
   create: defineRoute({
     ...credentialRoute,
     method: 'POST',
@@ -277,3 +278,6 @@ export const credentialsContract = defineContract({
     paging: cursorPaging,
   }),
 });
+
+/** @deprecated The former name of `developerKeysContract` (docs/contributing.md, "Names"), kept for code written against it. */
+export const credentialsContract = developerKeysContract;

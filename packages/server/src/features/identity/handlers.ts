@@ -1,4 +1,4 @@
-import { credentialsContract, oauthContract, type OAuthError } from '@svc/schemas';
+import { developerKeysContract, oauthContract, type OAuthError } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import type { RequestContext } from '../../http/request-context.ts';
@@ -141,7 +141,7 @@ export function createOAuthHandlers(deps: Pick<ServerDeps, 'publicUrls'>, servic
 }
 
 export function createCredentialsHandlers(keys: DeveloperKeyService, reports: KeyUsageReports, webhooks: KeyWebhooks) {
-  return defineHandlers(credentialsContract, {
+  return defineHandlers(developerKeysContract, {
     async create({ body }, { principal }) {
       return { status: 201, headers: NO_STORE, body: await keys.create(principal.id, body, principal.scopes) };
     },
