@@ -69,3 +69,34 @@ export function KeyLimitsEditor({ credential, onSaved, onCancel }: { credential:
     </form>
   );
 }
+
+/**
+ * The limits cell of a key's row, on the owner's Keys page and the operator's All keys alike: the
+ * limits in words and, on an active key, an Edit button that turns the cell into the editor.
+ */
+export function KeyLimitsCell({ credential, onSaved }: { credential: DeveloperCredential; onSaved: () => void }) {
+  const [editing, setEditing] = useState(false);
+  return (
+    <td data-testid="key-limits">
+      {editing ? (
+        <KeyLimitsEditor
+          credential={credential}
+          onCancel={() => setEditing(false)}
+          onSaved={() => {
+            setEditing(false);
+            onSaved();
+          }}
+        />
+      ) : (
+        <>
+          <span class="meta">{limitsInWords(credential.limits)}</span>{' '}
+          {credential.status === 'active' && (
+            <button type="button" onClick={() => setEditing(true)} aria-label={`Edit the limits of ${credential.name}`}>
+              Edit
+            </button>
+          )}
+        </>
+      )}
+    </td>
+  );
+}

@@ -6,7 +6,7 @@ import { ErrorNote } from '../../components/error-note.tsx';
 import { Required } from '../../components/required.tsx';
 import { useLoad, useTitle } from '../../hooks.ts';
 import { signedInClient } from '../../signed-in.ts';
-import { KeyLimitsEditor, limitsInWords } from './key-limits-editor.tsx';
+import { KeyLimitsCell } from './key-limits-editor.tsx';
 import { RequireSession } from './require-session.tsx';
 
 /**
@@ -69,7 +69,6 @@ const CONSEQUENCE = {
 function KeyRow({ credential, onChange }: { credential: DeveloperCredential; onChange: (issued?: DeveloperCredentialSecretResponse) => void }) {
   const [failure, setFailure] = useState<unknown>();
   const [showReceipts, setShowReceipts] = useState(false);
-  const [editingLimits, setEditingLimits] = useState(false);
   // Rotate and Revoke break whatever uses the key: each asks once more, in the row, before it runs.
   const [confirming, setConfirming] = useState<'rotate' | 'revoke' | undefined>();
   // The button pressed is gone; focus goes to the safe answer, so a second Enter does not confirm.
@@ -99,27 +98,7 @@ function KeyRow({ credential, onChange }: { credential: DeveloperCredential; onC
         <code>{credential.key_prefix}</code>
       </td>
       <td>{credential.scopes.join(' ')}</td>
-      <td data-testid="key-limits">
-        {editingLimits ? (
-          <KeyLimitsEditor
-            credential={credential}
-            onCancel={() => setEditingLimits(false)}
-            onSaved={() => {
-              setEditingLimits(false);
-              onChange();
-            }}
-          />
-        ) : (
-          <>
-            <span class="meta">{limitsInWords(credential.limits)}</span>{' '}
-            {active && (
-              <button type="button" onClick={() => setEditingLimits(true)} aria-label={`Edit the limits of ${credential.name}`}>
-                Edit
-              </button>
-            )}
-          </>
-        )}
-      </td>
+      <KeyLimitsCell credential={credential} onSaved={() => onChange()} />
       <td>{credential.status}</td>
       <td class="actions">
         {active && !confirming && (

@@ -5,7 +5,7 @@ import { RelativeTime } from '../../components/relative-time.tsx';
 import { useLoad, useTitle } from '../../hooks.ts';
 import { BASE } from '../../links.ts';
 import { signedInClient } from '../../signed-in.ts';
-import { KeyLimitsEditor, limitsInWords } from '../account/key-limits-editor.tsx';
+import { KeyLimitsCell } from '../account/key-limits-editor.tsx';
 import { RequireSession } from '../account/require-session.tsx';
 
 const PAGE_SIZE = 50;
@@ -13,8 +13,6 @@ const PAGE_SIZE = 50;
 const SEARCH_PAUSE_MS = 300;
 
 function KeyRow({ credential, onSaved }: { credential: DeveloperCredential; onSaved: () => void }) {
-  const [editing, setEditing] = useState(false);
-  const active = credential.status === 'active';
   return (
     <tr>
       <td>{credential.name}</td>
@@ -28,27 +26,7 @@ function KeyRow({ credential, onSaved }: { credential: DeveloperCredential; onSa
       <td data-testid="key-expires">{credential.expires_at ? <RelativeTime iso={credential.expires_at} /> : 'never'}</td>
       <td data-testid="key-last-used">{credential.last_used_at ? <RelativeTime iso={credential.last_used_at} /> : 'never'}</td>
       <td data-testid="key-spent">{credential.spent_credits}</td>
-      <td data-testid="key-limits">
-        {editing ? (
-          <KeyLimitsEditor
-            credential={credential}
-            onCancel={() => setEditing(false)}
-            onSaved={() => {
-              setEditing(false);
-              onSaved();
-            }}
-          />
-        ) : (
-          <>
-            <span class="meta">{limitsInWords(credential.limits)}</span>{' '}
-            {active && (
-              <button type="button" onClick={() => setEditing(true)} aria-label={`Edit the limits of ${credential.name}`}>
-                Edit
-              </button>
-            )}
-          </>
-        )}
-      </td>
+      <KeyLimitsCell credential={credential} onSaved={onSaved} />
     </tr>
   );
 }
