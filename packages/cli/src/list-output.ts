@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { everyoneViewWho, type RouteDefinition } from '@svc/schemas/core';
+import { cursorPaging, everyoneViewWho, type RouteDefinition } from '@svc/schemas/core';
 import type { CliContext } from './context.ts';
-import { fieldRule, limitText, rangeText, type FlagPart } from './contract-flags.ts';
+import { fieldRule, type FlagNames, limitText, rangeText, requestFrom, type FlagPart } from './contract-flags.ts';
 import { UsageError } from './failure.ts';
+import { table } from './output.ts';
 
 /** Flags every list command takes. */
 export interface ListFlags {
@@ -70,4 +71,78 @@ export async function printList<Page, Item>(cli: CliContext, flags: ListFlags, s
 export function everyoneOption(command: Command, route: RouteDefinition, items: string): Command {
   if (!route.everyone) throw new Error(`${route.method} ${route.path} has no operator view`);
   return command.option('--everyone', `every principal's ${items}, not only yours (${everyoneViewWho(route.everyone)} only)`);
+}
+
+/** The flags `cursorListOptions` adds, as commander parses them. */
+export interface CursorListFlags {
+  limit?: string;
+  cursor?: string;
+  all?: boolean;
+  everyone?: boolean;
+}
+
+/**
+ * A cursor list's flags, read from its route (`paging: cursorPaging`, a `cursorQuery`): `--limit`
+ * within the route's page bounds, `--cursor`, `--all` and, where the route has an operator view,
+ * `--everyone`. A command adds only its own filters, before these.
+ */
+export function cursorListOptions(command: Command, route: RouteDefinition, items: string): Command {
+  if (route.paging !== cursorPaging) throw new Error(`${route.method} ${route.path} is not a cursor list`);
+  command.option('--limit <n>', limitHelp(route, 'query', items)).option('--cursor <cursor>', 'continue from a previous page');
+  return allOption(route.everyone ? everyoneOption(command, route, items) : command);
+}
+
+/** A paging client method: one page a call, and `.all()` over every item (derived by the client from `paging`). */
+interface PagedMethod<Input, Item> {
+  (input: Input): Promise<{ data: readonly Item[]; next_cursor: string | null }>;
+  all(input: Input, options: { limit?: number }): AsyncIterable<Item>;
+}
+
+/** One cursor list command: the client method to call, what to send beside the paging flags, and the table it prints. */
+export interface CursorListCall<Input, Item> {
+  method: PagedMethod<Input, Item>;
+  params?: Readonly<Record<string, string>>;
+  /** The command's own query fields (filters), checked by the route with the paging ones. */
+  filters?: Readonly<Record<string, unknown>>;
+  /** Flag names of `filters` where they differ from the field's, for refusals. */
+  flagNames?: FlagNames;
+  header: readonly string[];
+  row: (item: Item) => string[];
+  /** Said instead of a table when a page is empty (without it, the header alone). */
+  empty?: string;
+}
+
+/**
+ * Prints a cursor list command's answer (`printList`) from its `cursorListOptions` flags: the
+ * query is checked by the route, a page is a table followed by where the next one starts.
+ */
+export async function printCursorList<Input, Item>(
+  cli: CliContext,
+  route: RouteDefinition,
+  flags: CursorListFlags,
+  call: CursorListCall<Input, Item>,
+): Promise<void> {
+  const limit = listLimit(route, 'query', flags);
+  const query = (pageSize: number | undefined) =>
+    requestFrom(
+      route,
+      'query',
+      { limit: pageSize, cursor: flags.cursor, everyone: flags.everyone || undefined, ...call.filters },
+      { everyone: '--everyone', ...call.flagNames },
+    );
+  const input = (pageSize: number | undefined) => ({ ...(call.params ? { params: call.params } : {}), query: query(pageSize) }) as Input;
+  await printList(
+    cli,
+    { all: flags.all, limit },
+    {
+      page: (pageSize) => call.method(input(pageSize)),
+      all: (total) => call.method.all(input(undefined), { limit: total }),
+      renderPage: (page) => {
+        if (page.data.length === 0 && call.empty !== undefined) return call.empty;
+        const lines = table([call.header as string[], ...page.data.map(call.row)]);
+        return page.next_cursor ? `${lines}\nmore: --cursor ${page.next_cursor} (or --all)` : lines;
+      },
+      renderItem: (item) => call.row(item).join('  '),
+    },
+  );
 }

@@ -54,3 +54,24 @@ test("help texts read their bounds and defaults from the contract (the spec's pa
   const usage = await runCli(['billing', 'usage', '--help'], { env });
   t.regex(usage.stdout, /receipts per page \(1\.\.100, default 50\)/);
 });
+
+/** The cursor lists' commands (routes with `paging: cursorPaging`), and whether the route has an operator view. */
+const cursorListCommands: Array<[string[], string, boolean]> = [
+  [['keys', 'list'], 'keys', true],
+  [['keys', 'receipts', 'k'], 'receipts', false],
+  [['keys', 'usage', 'k'], 'rows', false],
+  [['jobs', 'list'], 'jobs', false],
+  [['billing', 'usage'], 'receipts', false],
+  [['responses', 'webhook-deliveries'], 'deliveries', false],
+];
+
+test('every cursor list command takes the same paging flags, read from its route: --limit, --cursor, --all, and --everyone where the route has an operator view', async (t) => {
+  for (const [args, items, everyone] of cursorListCommands) {
+    const help = (await runCli([...args, '--help'], { env })).stdout.replace(/\s+/g, ' ');
+    const name = args.join(' ');
+    t.regex(help, new RegExp(`--limit <n> ${items} per page \\(1\\.\\.\\d+, default \\d+\\); with --all, the most ${items} in total`), name);
+    t.regex(help, /--cursor <cursor> continue from a previous page/, name);
+    t.regex(help, /--all walk every page/, name);
+    t.is(help.includes('--everyone'), everyone, name);
+  }
+});

@@ -2,7 +2,7 @@ import { Argument, type Command } from 'commander';
 import { billingContract, PackCode, type CreditUsageReceipt, type StripeCreditUsagePage } from '@svc/schemas';
 import { withContext } from '../context.ts';
 import { fieldRule, requestFrom } from '../contract-flags.ts';
-import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
+import { cursorListOptions, type CursorListFlags, listLimit, printList } from '../list-output.ts';
 import { table } from '../output.ts';
 
 const receiptRow = (receipt: CreditUsageReceipt) => [
@@ -50,15 +50,15 @@ export function registerBillingCommands(program: Command): void {
       }),
     );
 
-  allOption(
+  cursorListOptions(
     billing
       .command('usage')
       .description('Credit usage receipts, newest first')
-      .option('--csv', 'print CSV (RFC 4180, header row); with --all every receipt, streamed')
-      .option('--limit <n>', limitHelp(billingContract.usage, 'query', 'receipts'))
-      .option('--cursor <cursor>', 'start after this cursor (from a previous page)'),
+      .option('--csv', 'print CSV (RFC 4180, header row); with --all every receipt, streamed'),
+    billingContract.usage,
+    'receipts',
   ).action(
-    withContext(async (cli, flags: { csv?: boolean; limit?: string; cursor?: string; all?: boolean }) => {
+    withContext(async (cli, flags: CursorListFlags & { csv?: boolean }) => {
       const client = cli.client();
       const limit = listLimit(billingContract.usage, 'query', flags);
       const query = (pageSize: number | undefined) => requestFrom(billingContract.usage, 'query', { limit: pageSize, cursor: flags.cursor || undefined });

@@ -13,10 +13,8 @@ import {
   type JobStatus,
 } from '@svc/schemas';
 import { withContext, type CliContext } from '../context.ts';
-import { requestFrom } from '../contract-flags.ts';
 import { CliFailure, UsageError } from '../failure.ts';
-import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
-import { table } from '../output.ts';
+import { cursorListOptions, type CursorListFlags, printCursorList } from '../list-output.ts';
 
 function parseItem(text: string, where: string): unknown {
   try {
@@ -139,35 +137,24 @@ export function registerJobsCommands(program: Command): void {
       }),
     );
 
-  allOption(
+  cursorListOptions(
     jobs
       .command('list')
       .description('Your jobs still kept (active, and finished ones until their retention ends), newest first')
-      .option('--status <status>', `only jobs in this status: ${jobStatuses.join(', ')}`)
-      .option('--limit <n>', limitHelp(jobsContract.list, 'query', 'jobs'))
-      .option('--cursor <cursor>', 'continue from a previous page'),
+      .option('--status <status>', `only jobs in this status: ${jobStatuses.join(', ')}`),
+    jobsContract.list,
+    'jobs',
   ).action(
-    withContext(async (cli, flags: { status?: string; limit?: string; cursor?: string; all?: boolean }) => {
+    withContext(async (cli, flags: CursorListFlags & { status?: string }) => {
       if (flags.status !== undefined && !(jobStatuses as readonly string[]).includes(flags.status))
         throw new UsageError(`unknown status ${flags.status}; statuses: ${jobStatuses.join(', ')}`);
-      const client = cli.client().jobs;
-      const limit = listLimit(jobsContract.list, 'query', flags);
-      const query = (pageSize: number | undefined) =>
-        requestFrom(jobsContract.list, 'query', { limit: pageSize, cursor: flags.cursor, status: flags.status as JobStatus | undefined });
-      await printList(
-        cli,
-        { all: flags.all, limit },
-        {
-          page: (pageSize) => client.list({ query: query(pageSize) }),
-          all: (total) => client.list.all({ query: query(undefined) }, { limit: total }),
-          renderPage: (page) => {
-            if (page.data.length === 0) return 'No jobs.';
-            const lines = table([['ID', 'STATUS', 'OPERATION', 'ITEMS', 'CREATED'], ...page.data.map(listRow)]);
-            return page.next_cursor ? `${lines}\nmore: --cursor ${page.next_cursor} (or --all)` : lines;
-          },
-          renderItem: (job) => listRow(job).join('  '),
-        },
-      );
+      await printCursorList(cli, jobsContract.list, flags, {
+        method: cli.client().jobs.list,
+        filters: { status: flags.status as JobStatus | undefined },
+        header: ['ID', 'STATUS', 'OPERATION', 'ITEMS', 'CREATED'],
+        row: listRow,
+        empty: 'No jobs.',
+      });
     }),
   );
 

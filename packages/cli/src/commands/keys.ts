@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import {
-  credentialsContract,
+  developerKeysContract,
   scopes as allScopes,
   type DeveloperCredential,
   type DeveloperCredentialReceipt,
@@ -11,8 +11,7 @@ import {
 import { withContext, type CliContext } from '../context.ts';
 import { UsageError } from '../failure.ts';
 import { requestFrom } from '../contract-flags.ts';
-import { allOption, everyoneOption, limitHelp, listLimit, printList } from '../list-output.ts';
-import { table } from '../output.ts';
+import { cursorListOptions, type CursorListFlags, printCursorList } from '../list-output.ts';
 
 function parseScopes(values: string[]): Scope[] {
   const list = values.flatMap((value) => value.split(/[\s,]+/)).filter(Boolean);
@@ -58,7 +57,7 @@ export function registerKeysCommands(program: Command): void {
     .action(
       withContext(async (cli, flags: { name: string; scope: string[]; expiresInDays?: string }) => {
         const body = requestFrom(
-          credentialsContract.create,
+          developerKeysContract.create,
           'body',
           { name: flags.name, scopes: parseScopes(flags.scope), expires_in_days: flags.expiresInDays },
           { expires_in_days: '--expires-in-days' },
@@ -67,44 +66,23 @@ export function registerKeysCommands(program: Command): void {
       }),
     );
 
-  allOption(
-    everyoneOption(
-      keys
-        .command('list')
-        .description("Your keys (never their secrets), newest first; the operator token with --everyone: every owner's, with last use and spend")
-        .option('--search <text>', 'only keys whose name, id or owner holds this text')
-        .option('--limit <n>', limitHelp(credentialsContract.list, 'query', 'keys'))
-        .option('--cursor <cursor>', 'continue from a previous page'),
-      credentialsContract.list,
-      'keys',
-    ),
+  cursorListOptions(
+    keys
+      .command('list')
+      .description("Your keys (never their secrets), newest first; the operator token with --everyone: every owner's, with last use and spend")
+      .option('--search <text>', 'only keys whose name, id or owner holds this text'),
+    developerKeysContract.list,
+    'keys',
   ).action(
-    withContext(async (cli, flags: { limit?: string; cursor?: string; all?: boolean; everyone?: boolean; search?: string }) => {
-      const credentials = cli.client().developerKeys;
-      const limit = listLimit(credentialsContract.list, 'query', flags);
-      const query = (pageSize: number | undefined) =>
-        requestFrom(
-          credentialsContract.list,
-          'query',
-          { limit: pageSize, cursor: flags.cursor, everyone: flags.everyone || undefined, q: flags.search },
-          { everyone: '--everyone', q: '--search' },
-        );
-      const show = flags.everyone ? everyoneRow : row;
-      const header = flags.everyone ? ['ID', 'STATUS', 'NAME', 'OWNER', 'EXPIRES', 'LAST USED', 'SPENT'] : ['ID', 'STATUS', 'NAME', 'SCOPES', 'CREATED'];
-      await printList(
-        cli,
-        { all: flags.all, limit },
-        {
-          page: (pageSize) => credentials.list({ query: query(pageSize) }),
-          all: (total) => credentials.list.all({ query: query(undefined) }, { limit: total }),
-          renderPage: (data) => {
-            if (data.data.length === 0) return 'No developer keys.';
-            const lines = table([header, ...data.data.map(show)]);
-            return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
-          },
-          renderItem: (key) => show(key).join('  '),
-        },
-      );
+    withContext(async (cli, flags: CursorListFlags & { search?: string }) => {
+      await printCursorList(cli, developerKeysContract.list, flags, {
+        method: cli.client().developerKeys.list,
+        filters: { q: flags.search },
+        flagNames: { q: '--search' },
+        header: flags.everyone ? ['ID', 'STATUS', 'NAME', 'OWNER', 'EXPIRES', 'LAST USED', 'SPENT'] : ['ID', 'STATUS', 'NAME', 'SCOPES', 'CREATED'],
+        row: flags.everyone ? everyoneRow : row,
+        empty: 'No developer keys.',
+      });
     }),
   );
 
@@ -129,62 +107,37 @@ export function registerKeysCommands(program: Command): void {
       }),
     );
 
-  allOption(
-    keys
-      .command('receipts')
-      .description('Lifecycle receipts of a key, oldest first')
-      .argument('<credential_id>')
-      .option('--limit <n>', limitHelp(credentialsContract.receipts, 'query', 'receipts'))
-      .option('--cursor <cursor>', 'continue from a previous page'),
+  cursorListOptions(
+    keys.command('receipts').description('Lifecycle receipts of a key, oldest first').argument('<credential_id>'),
+    developerKeysContract.receipts,
+    'receipts',
   ).action(
-    withContext(async (cli, credentialId: string, flags: { limit?: string; cursor?: string; all?: boolean }) => {
-      const credentials = cli.client().developerKeys;
-      const params = { credential_id: credentialId };
-      const limit = listLimit(credentialsContract.receipts, 'query', flags);
-      const query = (pageSize: number | undefined) => requestFrom(credentialsContract.receipts, 'query', { limit: pageSize, cursor: flags.cursor });
-      await printList(
-        cli,
-        { all: flags.all, limit },
-        {
-          page: (pageSize) => credentials.receipts({ params, query: query(pageSize) }),
-          all: (total) => credentials.receipts.all({ params, query: query(undefined) }, { limit: total }),
-          renderPage: (data) => {
-            const lines = table([['RECEIPT', 'EVENT', 'AT', 'RELATED'], ...data.data.map(receiptRow)]);
-            return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
-          },
-          renderItem: (receipt) => receiptRow(receipt).join('  '),
-        },
-      );
+    withContext(async (cli, credentialId: string, flags: CursorListFlags) => {
+      await printCursorList(cli, developerKeysContract.receipts, flags, {
+        method: cli.client().developerKeys.receipts,
+        params: { credential_id: credentialId },
+        header: ['RECEIPT', 'EVENT', 'AT', 'RELATED'],
+        row: receiptRow,
+      });
     }),
   );
 
-  allOption(
+  cursorListOptions(
     keys
       .command('usage')
       .description('What a key used per UTC day and model (calls, upstream tokens, credits), newest day first; the operator token reads any key')
-      .argument('<credential_id>')
-      .option('--limit <n>', limitHelp(credentialsContract.usage, 'query', 'rows'))
-      .option('--cursor <cursor>', 'continue from a previous page'),
+      .argument('<credential_id>'),
+    developerKeysContract.usage,
+    'rows',
   ).action(
-    withContext(async (cli, credentialId: string, flags: { limit?: string; cursor?: string; all?: boolean }) => {
-      const credentials = cli.client().developerKeys;
-      const params = { credential_id: credentialId };
-      const limit = listLimit(credentialsContract.usage, 'query', flags);
-      const query = (pageSize: number | undefined) => requestFrom(credentialsContract.usage, 'query', { limit: pageSize, cursor: flags.cursor });
-      await printList(
-        cli,
-        { all: flags.all, limit },
-        {
-          page: (pageSize) => credentials.usage({ params, query: query(pageSize) }),
-          all: (total) => credentials.usage.all({ params, query: query(undefined) }, { limit: total }),
-          renderPage: (data) => {
-            if (data.data.length === 0) return 'No usage recorded.';
-            const lines = table([['DAY', 'MODEL', 'REQUESTS', 'TOKENS', 'CREDITS'], ...data.data.map(usageRow)]);
-            return data.next_cursor ? `${lines}\nmore: --cursor ${data.next_cursor} (or --all)` : lines;
-          },
-          renderItem: (usage) => usageRow(usage).join('  '),
-        },
-      );
+    withContext(async (cli, credentialId: string, flags: CursorListFlags) => {
+      await printCursorList(cli, developerKeysContract.usage, flags, {
+        method: cli.client().developerKeys.usage,
+        params: { credential_id: credentialId },
+        header: ['DAY', 'MODEL', 'REQUESTS', 'TOKENS', 'CREDITS'],
+        row: usageRow,
+        empty: 'No usage recorded.',
+      });
     }),
   );
 }

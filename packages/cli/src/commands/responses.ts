@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { responsesContract, type ResponseObject, type WebhookDelivery } from '@svc/schemas';
 import { withContext } from '../context.ts';
-import { requestFrom } from '../contract-flags.ts';
-import { allOption, limitHelp, listLimit, printList } from '../list-output.ts';
+import { cursorListOptions, type CursorListFlags, printCursorList } from '../list-output.ts';
 import { table } from '../output.ts';
 
 /** The text of a response's message items, as OpenAI's `output_text` joins it. */
@@ -69,31 +68,20 @@ const deliveryRow = (delivery: WebhookDelivery): string[] => [
 /** `svc responses webhook-deliveries`: GET /v1/webhooks/deliveries (operator token), its flags checked by the contract. */
 function registerWebhookDeliveries(responses: Command): void {
   const route = responsesContract.webhookDeliveries;
-  allOption(
+  cursorListOptions(
     responses
       .command('webhook-deliveries')
-      .description('Webhook deliveries of background responses, newest first: status, attempts, the last error (operator token)')
-      .option('--limit <n>', limitHelp(route, 'query', 'deliveries'))
-      .option('--cursor <cursor>', 'continue from a previous page'),
+      .description('Webhook deliveries of background responses, newest first: status, attempts, the last error (operator token)'),
+    route,
+    'deliveries',
   ).action(
-    withContext(async (cli, flags: { limit?: string; cursor?: string; all?: boolean }) => {
-      const client = cli.client().responses;
-      const limit = listLimit(route, 'query', flags);
-      const query = (pageSize: number | undefined) => requestFrom(route, 'query', { limit: pageSize, cursor: flags.cursor });
-      await printList(
-        cli,
-        { all: flags.all, limit },
-        {
-          page: (pageSize) => client.webhookDeliveries({ query: query(pageSize) }),
-          all: (total) => client.webhookDeliveries.all({ query: query(undefined) }, { limit: total }),
-          renderPage: (page) => {
-            if (page.data.length === 0) return 'No webhook deliveries.';
-            const lines = table([['EVENT', 'TYPE', 'RESPONSE', 'STATUS', 'ATTEMPTS', 'LAST', 'CREATED'], ...page.data.map(deliveryRow)]);
-            return page.next_cursor ? `${lines}\nmore: --cursor ${page.next_cursor} (or --all)` : lines;
-          },
-          renderItem: (delivery) => deliveryRow(delivery).join('  '),
-        },
-      );
+    withContext(async (cli, flags: CursorListFlags) => {
+      await printCursorList(cli, route, flags, {
+        method: cli.client().responses.webhookDeliveries,
+        header: ['EVENT', 'TYPE', 'RESPONSE', 'STATUS', 'ATTEMPTS', 'LAST', 'CREATED'],
+        row: deliveryRow,
+        empty: 'No webhook deliveries.',
+      });
     }),
   );
 }
