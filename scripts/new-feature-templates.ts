@@ -112,7 +112,7 @@ export function create${n.pascal}Feature(deps: Pick<ServerDeps, 'database' | 'co
 const storeAndHandlers = (n: FeatureNames) => `import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { ${n.camel}Contract, type ${n.pascal}Entry } from '@svc/schemas';
-import { keysetPage, NEWEST_FIRST } from '../../db/keyset-page.ts';
+import { keysetPage, listAnswer, NEWEST_FIRST } from '../../db/keyset-page.ts';
 import type { RowScope } from '../../http/everyone-view.ts';
 import { defineHandlers } from '../../http/handler-types.ts';
 import { ServiceError } from '../../service-error.ts';
@@ -163,7 +163,7 @@ export class ${n.pascal}Store {
       },
       page,
     );
-    return { object: 'list' as const, data: found.rows, has_more: found.hasMore, next_cursor: found.nextCursor };
+    return { object: 'list' as const, ...listAnswer(found, found.rows) };
   }
 }
 
