@@ -60,3 +60,38 @@ test('set prints the secret once; show and remove; a bad --url is a usage error;
   t.is(gone.code, 1);
   t.regex(gone.stderr, /no webhook endpoint/);
 });
+
+test('svc responses webhook-deliveries --key lists the deliveries to that key’s endpoint only; an agent sees its keys’ alone', async (t) => {
+  const agent = await signInAgent(svc);
+  const key = await createKey(agent.client, ['inference:invoke']);
+  const id = key.credential.credential_id;
+  // Rows as the server writes them when a response ends (responses-key-webhooks.test.ts makes them from real responses).
+  const insert = (delivery: string, credentialId: string | null, owner: string) =>
+    svc.server.database.sequelize.query(
+      `INSERT INTO svc_webhook_deliveries (id, owner, event_type, response_id, url, payload, credential_id, status, attempts, last_status)
+       VALUES (:delivery, :owner, 'response.completed', :response, 'https://1.1.1.1/h', '{}', :credentialId, 'delivered', 1, 200)`,
+      { replacements: { delivery, owner, response: `resp_${delivery}`, credentialId } },
+    );
+  const owner = `principal:agent:${agent.id}`;
+  await insert('evt_cli_key', id, owner);
+  await insert('evt_cli_operator', null, owner);
+  await insert('evt_cli_other', 'dk_someoneelse0000000000', 'principal:agent:someone-else');
+
+  const operator = { SVC_BASE_URL: svc.baseUrl, SVC_TOKEN: svc.operatorToken };
+  const byKey = await runCli(['--json', 'responses', 'webhook-deliveries', '--key', id, '--all'], { env: operator });
+  t.is(byKey.code, 0, byKey.stderr);
+  t.deepEqual(
+    byKey.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { id: string }).id),
+    ['evt_cli_key'],
+  );
+  const mine = await runCli(['responses', 'webhook-deliveries'], { env: { SVC_BASE_URL: svc.baseUrl, SVC_TOKEN: agent.session.accessToken } });
+  t.is(mine.code, 0, mine.stderr);
+  t.true(mine.stdout.includes('evt_cli_key'));
+  t.false(mine.stdout.includes('evt_cli_operator') || mine.stdout.includes('evt_cli_other'));
+  const empty = await runCli(['responses', 'webhook-deliveries', '--key', ''], { env: operator });
+  t.is(empty.code, 2);
+  t.regex(empty.stderr, /--key/);
+});

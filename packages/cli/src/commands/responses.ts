@@ -65,19 +65,24 @@ const deliveryRow = (delivery: WebhookDelivery): string[] => [
   delivery.created_at,
 ];
 
-/** `svc responses webhook-deliveries`: GET /v1/webhooks/deliveries (operator token), its flags checked by the contract. */
+/** `svc responses webhook-deliveries`: GET /v1/webhooks/deliveries (the operator's every one, an agent's to its keys' endpoints), its flags checked by the contract. */
 function registerWebhookDeliveries(responses: Command): void {
   const route = responsesContract.webhookDeliveries;
   cursorListOptions(
     responses
       .command('webhook-deliveries')
-      .description('Webhook deliveries of background responses, newest first: status, attempts, the last error (operator token)'),
+      .description(
+        "Webhook deliveries of background responses, newest first: status, attempts, the last error (the operator token: every one; an agent: its keys' own endpoints)",
+      )
+      .option('--key <credential_id>', "only the deliveries to this developer key's own endpoint"),
     route,
     'deliveries',
   ).action(
-    withContext(async (cli, flags: CursorListFlags) => {
+    withContext(async (cli, flags: CursorListFlags & { key?: string }) => {
       await printCursorList(cli, route, flags, {
         method: cli.client().responses.webhookDeliveries,
+        filters: { credential_id: flags.key },
+        flagNames: { credential_id: '--key' },
         header: ['EVENT', 'TYPE', 'RESPONSE', 'STATUS', 'ATTEMPTS', 'LAST', 'CREATED'],
         row: deliveryRow,
         empty: 'No webhook deliveries.',
