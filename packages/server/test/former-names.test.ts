@@ -82,14 +82,16 @@ test('MCP: tools/list names each key tool once, under its current name; a call b
   }
 });
 
-test('OpenAPI names the operations and their tag by the current name, on the spec\'s paths', async (t) => {
+test("OpenAPI names the operations and their tag by the current name, on the spec's paths", async (t) => {
   type Operation = { operationId?: string; tags?: string[] };
   const response = await fetch(`${svc.baseUrl}/openapi.json`);
   t.is(response.status, 200, await response.clone().text());
   const document = (await response.json()) as { paths: Record<string, Record<string, Operation>> };
   t.is(document.paths['/v1/developer/credentials']!.get!.operationId, 'developerKeys.list');
   t.is(document.paths['/v1/developer/credentials']!.post!.operationId, 'developerKeys.create');
-  const keyOperations = Object.values(document.paths).flatMap((methods) => Object.values(methods).filter((operation) => operation.operationId?.startsWith('developerKeys.')));
+  const keyOperations = Object.values(document.paths).flatMap((methods) =>
+    Object.values(methods).filter((operation) => operation.operationId?.startsWith('developerKeys.')),
+  );
   t.true(keyOperations.length >= 7);
   for (const operation of keyOperations) t.deepEqual(operation.tags, ['developer-keys'], operation.operationId);
   t.false(JSON.stringify(document).includes('"credentials"'), 'no tag or name says credentials for them');

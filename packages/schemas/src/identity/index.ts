@@ -10,4 +10,7 @@ export * from './contract.ts';
 export * from './errors.ts';
 
 /** OAuth and developer keys (`developerKeys`; `credentials` until 0.x, kept as an alias: former-names.ts). One entry of the root contract list (`contract.ts`). */
-export const identityFeatureContract = defineFeatureContract({ routes: { oauth: oauthContract, developerKeys: developerKeysContract }, errors: identityErrors });
+export const identityFeatureContract = defineFeatureContract({
+  routes: { oauth: oauthContract, developerKeys: developerKeysContract },
+  errors: identityErrors,
+});
