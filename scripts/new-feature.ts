@@ -139,7 +139,7 @@ if (import.meta.url === `file://${process.argv[1]}` || fileURLToPath(import.meta
     const { written, edited } = await newFeature(positionals[0]!, { root, timestamp: values.timestamp });
     process.stdout.write(`written:\n${written.map((file) => `  ${file}`).join('\n')}\nregistered in:\n${edited.map((file) => `  ${file}`).join('\n')}\n`);
     process.stdout.write(
-      'next: pnpm exec biome format --write on these files, pnpm exec node packages/server/scripts/build-pglite-template.ts, and the test.\n',
+      "next: pnpm exec biome format --write on these files, pnpm exec node packages/client/scripts/build-operation-types.ts (the client's named types; pnpm typecheck fails until then), pnpm exec node packages/server/scripts/build-pglite-template.ts, and the test.\n",
     );
   } catch (error) {
     process.stderr.write(`new:feature: ${(error as Error).message}\n`);
