@@ -79,7 +79,9 @@ export function embedText(text: string, dimensions = HASHED_EMBEDDING_DIMENSIONS
 /** `embedText` in steps: a chat question may be 200,000 characters. */
 export function* embedTextSteps(text: string, dimensions = HASHED_EMBEDDING_DIMENSIONS): Steps<Float32Array> {
   const vector = new Float32Array(dimensions);
+  let hashed = 0;
   for (const [feature, { weight, count }] of yield* featureSteps(text)) {
+    if (++hashed % FEATURES_PER_YIELD === 0) yield;
     const hash = fnv1a(feature);
     // The top bit picks the sign so colliding features tend to cancel rather than pile up.
     const sign = hash & 0x80000000 ? -1 : 1;
@@ -111,7 +113,10 @@ export function embedSparse(text: string, dimensions = HASHED_EMBEDDING_DIMENSIO
 
 export function* embedSparseSteps(text: string, dimensions = HASHED_EMBEDDING_DIMENSIONS): Steps<SparseVector> {
   const buckets = new Map<number, number>();
+  let hashed = 0;
   for (const [feature, { weight, count }] of yield* featureSteps(text)) {
+    // One long sentence has hundreds of thousands of distinct n-grams: hashing them is a step of its own.
+    if (++hashed % FEATURES_PER_YIELD === 0) yield;
     const hash = fnv1a(feature);
     const sign = hash & 0x80000000 ? -1 : 1;
     const bucket = hash % dimensions;
