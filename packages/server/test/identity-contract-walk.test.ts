@@ -12,7 +12,10 @@ import { createKey, signInAgent } from '@svc/testing/identity';
  */
 let svc: TestServer;
 test.before(async () => {
-  svc = await startTestServer();
+  // The owner walk signs in a new agent for each owner-scoped resource (over 20 of them), and the
+  // other tests more, all from this address within a minute: past the default of 20 client
+  // registrations a minute per address, which identity-revocation.test.ts checks at its edge.
+  svc = await startTestServer({ env: { SVC_OAUTH_REGISTER_RATE_PER_MINUTE: '1000' } });
 });
 test.after.always(async () => {
   await svc?.close();
