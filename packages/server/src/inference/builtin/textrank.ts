@@ -36,7 +36,7 @@ export function* textRankSteps(text: string, maxSentences: number): Steps<Summar
   const weights = Array.from({ length: count }, () => new Float64Array(count));
   const outSums = new Float64Array(count);
   for (let a = 0; a < count; a++) {
-    if (a % 32 === 0) yield;
+    if (a % 8 === 0) yield;
     for (let b = a + 1; b < count; b++) {
       const similarity = Math.max(0, cosineSparse(vectors[a]!, vectors[b]!));
       weights[a]![b] = similarity;
