@@ -31,12 +31,11 @@ function runServerCommand(args: string[], env: Record<string, string>): Promise<
 const settingsOf = (database: TestDatabase) => ({ SVC_DATA_DIR: database.dataDir, ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}) });
 // The writer posts as fast as the server takes them for as long as the backup runs (on PostgreSQL
 // that is while it is taken): no admission window of the board may refuse it, the principal's
-// (240 an hour by default) included, or the test would time the backup instead.
+// (240 an hour by default) included, as backup-under-writes.test.ts opens them.
 const ENV = {
   SVC_CATALOG_DEMO: 'on',
-  SVC_BLACKBOARD_IP_PUTS_PER_HOUR: '1000000',
-  SVC_BLACKBOARD_GLOBAL_POSTS_PER_HOUR: '1000000',
-  SVC_BLACKBOARD_PRINCIPAL_POSTS_PER_HOUR: '1000000',
+  ...Object.fromEntries(['IP_PUTS', 'GLOBAL_POSTS', 'PRINCIPAL_POSTS', 'CHANNEL_POSTS'].map((cap) => [`SVC_BLACKBOARD_${cap}_PER_HOUR`, '1000000'])),
+  ...Object.fromEntries(['GLOBAL_BYTES', 'PRINCIPAL_BYTES', 'CHANNEL_BYTES'].map((cap) => [`SVC_BLACKBOARD_${cap}_PER_HOUR`, '1000000000'])),
 };
 
 test('a backup restores into an empty place: every write acknowledged before it, the objects, and receipts that verify', async (t) => {
