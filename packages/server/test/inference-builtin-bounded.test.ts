@@ -1,6 +1,5 @@
 import test from 'ava';
 import { inferenceLimits as limits } from '@svc/schemas';
-import { collectGarbage } from './helpers/collect-garbage.ts';
 import { measureLoopHold } from './helpers/loop-hold.ts';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
@@ -48,10 +47,6 @@ const distinctWords = (length: number, seed: number) =>
  */
 async function postWatchingLoop(path: string, body: unknown) {
   const encoded = JSON.stringify(body);
-  // The earlier tests' megabytes of bodies and answers are collected before the watch begins:
-  // a collection of them is not this route's hold (one landed in a 600-sentence summary's watch,
-  // 101-135 ms, where the route alone holds at most 49 ms). The route's own garbage still counts.
-  collectGarbage();
   const { result, heldMs } = await measureLoopHold(async () => {
     const response = await fetch(`${svc.baseUrl}${path}`, {
       method: 'POST',
