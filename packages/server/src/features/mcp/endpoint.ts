@@ -25,6 +25,7 @@ import { answerPlainToolCall, plainToolCall } from './fast-tool-call.ts';
 import type { ReportProgress } from './progress.ts';
 import { answerExtensionTaskMessage, isExtensionTaskMessage, TASKS_EXTENSION_ID, TASKS_EXTENSION_REVISION } from './tasks-extension.ts';
 import { answerTaskMessage, isTaskMessage, mcpCallerOf, McpTasks, TASKS_CAPABILITY, TASKS_REVISION } from './tasks.ts';
+import { streamTaskResult } from './task-result-stream.ts';
 import { callTool, ToolCatalogue, type ToolResult } from './tool-calls.ts';
 
 export const MCP_BASE_SERVER_NAME = 'svc';
@@ -248,6 +249,8 @@ export function createBaseMcpEndpoint(deps: McpEndpointDeps, given: { tasks: Tas
     // 2025-11-25 core tasks: a task-augmented tools/call and the tasks/* methods, on the durable task store (tasks.ts).
     if (versionHeader === TASKS_REVISION && isTaskMessage(body)) {
       const taskCaller = mcpCallerOf(principal, principalToCarry(request), request.ip);
+      const streamed = await streamTaskResult(mcpTasks, taskCaller, body, request);
+      if (streamed) return await toContractAnswer(streamed);
       return await toContractAnswer(Response.json(await answerTaskMessage(mcpTasks, taskCaller, body, request.signal)));
     }
     // 2026-07-28: the Tasks extension, on the same tasks (tasks-extension.ts).

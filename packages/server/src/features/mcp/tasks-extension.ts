@@ -1,6 +1,6 @@
 import type { TaskRow } from '../tasks/index.ts';
 import { TASK_TOOLS } from './task-tools.ts';
-import { type McpCaller, type McpTasks, resultOf, TaskRpcError, taskOf } from './tasks.ts';
+import { type McpCaller, type McpTasks, progressTokenOf, resultOf, TaskRpcError, taskOf } from './tasks.ts';
 
 /**
  * The MCP Tasks extension at 2026-07-28 (`io.modelcontextprotocol/tasks`, the wire
@@ -79,7 +79,7 @@ export async function answerExtensionTaskMessage(
     if (message.method === 'tools/call') {
       const args = params.arguments ?? {};
       if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new TaskRpcError(-32602, 'params.arguments must be an object.');
-      const row = await tasks.create(caller, String(params.name), args as Record<string, unknown>);
+      const row = await tasks.create(caller, String(params.name), args as Record<string, unknown>, progressTokenOf(params));
       result = { ...taskV2(row), status: 'working', resultType: 'task' };
     } else if (message.method === 'tasks/get') {
       const row = await tasks.find(caller, taskId());

@@ -67,6 +67,8 @@ interface McpTaskInput {
   /** The principal the creator's credential resolved to; absent for a caller without one (open access). */
   principal?: Principal;
   ip: string;
+  /** The creating request's `_meta.progressToken`: the task's progress is sent with it on `tasks/result` (progress-stream.ts). */
+  progressToken?: string | number;
 }
 
 /** A progress step, kept as the task's event `progress`. */
@@ -152,7 +154,7 @@ export class McpTasks {
    * the principal's cap on tasks not ended is taken before this answers; the work runs on any
    * replica. The endpoint checked the tool's scopes already (refuseUnauthorisedCalls).
    */
-  async create(caller: McpCaller, toolName: string, args: Record<string, unknown>): Promise<TaskRow> {
+  async create(caller: McpCaller, toolName: string, args: Record<string, unknown>, progressToken?: string | number): Promise<TaskRow> {
     const tool = this.#deps.catalogue.find(toolName);
     if (!tool) throw new TaskRpcError(-32602, `Unknown tool: ${toolName}. tools/list names every tool.`);
     // A tool without taskSupport is `forbidden` as a task: -32601, as the spec says.
@@ -168,7 +170,13 @@ export class McpTasks {
       throw new TaskRpcError(-32602, `The task was not created: ${body.error}`, { status: 422, ...body });
     }
     const { requestCount: _counted, ...principal } = caller.principal ?? ({} as Principal);
-    const input: McpTaskInput = { tool: tool.name, arguments: args, ...(caller.principal ? { principal: principal as Principal } : {}), ip: caller.ip };
+    const input: McpTaskInput = {
+      tool: tool.name,
+      arguments: args,
+      ...(caller.principal ? { principal: principal as Principal } : {}),
+      ip: caller.ip,
+      ...(progressToken === undefined ? {} : { progressToken }),
+    };
     const row = await this.#deps.tasks.createWithin({ active: this.#deps.maxActive }, { owner: caller.owner, kind: MCP_TASK_KIND, input });
     if (!row)
       throw new TaskRpcError(
@@ -192,6 +200,36 @@ export class McpTasks {
     if (row.event_count === 0) return undefined;
     const [last] = (await this.#deps.tasks.events(row.id, caller.owner, row.event_count - 1, 1)) ?? [];
     return last?.type === 'progress' ? (last.data as TaskProgress) : undefined;
+  }
+
+  /**
+   * The progress token the task was created with, and its progress steps as they are kept (on any
+   * replica) until it ends, each above the one before: a task taken up again after its runner died
+   * reports from 0 again, and MCP requires each notification's progress to grow. Undefined when the
+   * call gave no token (or the task is not the caller's).
+   */
+  async followProgress(
+    caller: McpCaller,
+    taskId: string,
+    signal?: AbortSignal,
+  ): Promise<{ progressToken: string | number; steps: AsyncGenerator<TaskProgress> } | undefined> {
+    const row = await this.find(caller, taskId);
+    const { progressToken } = row.input as McpTaskInput;
+    if (progressToken === undefined) return undefined;
+    const events = await this.#deps.tasks.follow(taskId, caller.owner, 0, signal);
+    if (!events) return undefined;
+    return {
+      progressToken,
+      steps: (async function* () {
+        let reported = Number.NEGATIVE_INFINITY;
+        for await (const event of events) {
+          const step = event.data as TaskProgress;
+          if (event.type !== 'progress' || !(step.progress > reported)) continue;
+          reported = step.progress;
+          yield step;
+        }
+      })(),
+    };
   }
 
   /** `tasks/result`: waits (woken by the task's end on any replica) until the task ends, then the tool's result. */
@@ -320,6 +358,13 @@ export function mcpCallerOf(principal: Principal, carried: Principal | undefined
 
 type RpcMessage = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: Record<string, unknown> };
 
+/** A request's `_meta.progressToken`, when it is one (a string or an integer). */
+export function progressTokenOf(params: Record<string, unknown> | undefined): string | number | undefined {
+  const meta = params?._meta;
+  const token = typeof meta === 'object' && meta !== null ? (meta as { progressToken?: unknown }).progressToken : undefined;
+  return typeof token === 'string' || (typeof token === 'number' && Number.isInteger(token)) ? token : undefined;
+}
+
 /** Whether a single JSON-RPC message is one the 2025-11-25 task methods answer (a batch goes to the SDK, which has no task methods). */
 export function isTaskMessage(body: unknown): body is RpcMessage & { id: string | number } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
@@ -346,7 +391,7 @@ export async function answerTaskMessage(
     if (message.method === 'tools/call') {
       const args = params.arguments ?? {};
       if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new TaskRpcError(-32602, 'params.arguments must be an object.');
-      result = { task: taskOf(await tasks.create(caller, String(params.name), args as Record<string, unknown>)) };
+      result = { task: taskOf(await tasks.create(caller, String(params.name), args as Record<string, unknown>, progressTokenOf(params))) };
     } else if (message.method === 'tasks/get') result = await tasks.get(caller, taskId());
     else if (message.method === 'tasks/result') result = await tasks.result(caller, taskId(), signal);
     else if (message.method === 'tasks/cancel') result = await tasks.cancel(caller, taskId());
