@@ -21,7 +21,7 @@ import { describeTarget, type ReportedFigure } from './report.ts';
 import { benchArguments } from './args.ts';
 
 const root = new URL('..', import.meta.url).pathname;
-const NEEDS_POSTGRES = new Set(['blackboard', 'jobs']);
+const NEEDS_POSTGRES = new Set(['blackboard', 'jobs', 'keyed-transactions']);
 const DEFAULT_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 interface BenchRun {

@@ -12,6 +12,7 @@ export const SLOT_CHUNK_MIN = 16;
 export const BUSY_COUNTS = 4;
 /** A chunk's unused slots go back to the minute this long after it was reserved, used up or not. */
 export const SLOT_SETTLE_MS = 100;
+const MINUTE_MS = 60_000;
 
 /**
  * The reservation of `$3` slots: `hits` counts them as taken and `amount` (unused otherwise by a
@@ -60,7 +61,8 @@ export interface Slot {
 
 interface BucketSlots {
   chunks: Chunk[];
-  reserving: boolean;
+  /** The chunk being reserved, settled once its statement answered (with a chunk or none). */
+  reserving: Promise<void> | undefined;
 }
 
 /**
@@ -110,6 +112,18 @@ export class KeyLimitSlots {
   }
 
   /**
+   * When `take` found no slot while the next chunk of the bucket is being reserved (a busy key's
+   * renewal): a slot of that chunk once it arrived. The request waits one round trip, which its
+   * own count would have taken, instead of adding a write. Undefined when no chunk is coming.
+   */
+  async takeWhenReserved(bucket: string, windowStart: number): Promise<Slot | undefined> {
+    const reserving = this.#buckets.get(bucket)?.reserving;
+    if (!reserving) return undefined;
+    await reserving;
+    return this.take(bucket, windowStart);
+  }
+
+  /**
    * A slot taken for a request that does not use it goes back to the minute: a key presented with
    * a wrong secret, or one whose limit changed since the chunk was reserved (`dropChunks`: every
    * chunk the replica holds for the bucket goes back too, and requests are counted one by one).
@@ -145,27 +159,26 @@ export class KeyLimitSlots {
     let slots = this.#buckets.get(bucket);
     if (slots?.reserving) return;
     if (!slots) {
-      slots = { chunks: [], reserving: false };
+      slots = { chunks: [], reserving: undefined };
       this.#buckets.set(bucket, slots);
     }
     const held = slots;
-    held.reserving = true;
-    queryPrepared<{ hits: string }>(this.#sequelize, RESERVE, [bucket, new Date(windowStart), size, limit, CHUNK_HEADROOM / 2])
+    held.reserving = queryPrepared<{ hits: string }>(this.#sequelize, RESERVE, [bucket, new Date(windowStart), size, limit, CHUNK_HEADROOM / 2])
       .then(([row]) => {
         if (!row) return;
         const last = Number(row.hits);
         const chunk: Chunk = { windowStart, limit, size, next: last - size + 1, last, timer: undefined as never };
-        chunk.timer = setTimeout(() => this.#settle(bucket, chunk), SLOT_SETTLE_MS).unref();
+        chunk.timer = setTimeout(() => this.#settle(bucket, chunk, true), SLOT_SETTLE_MS).unref();
         held.chunks.push(chunk);
       })
       .catch(this.#onError)
       .finally(() => {
-        held.reserving = false;
+        held.reserving = undefined;
         if (held.chunks.length === 0 && this.#buckets.get(bucket) === held) this.#buckets.delete(bucket);
       });
   }
 
-  /** Gives back every slot this replica holds (a closing server). */
+  /** Gives back every slot this replica holds (a closing server): no chunk is renewed. */
   async close(): Promise<void> {
     const settling: Promise<unknown>[] = [];
     for (const [bucket, slots] of this.#buckets) for (const chunk of [...slots.chunks]) settling.push(this.#settle(bucket, chunk));
@@ -178,11 +191,19 @@ export class KeyLimitSlots {
     return held;
   }
 
-  #settle(bucket: string, chunk: Chunk): Promise<unknown> {
+  /**
+   * With `renew` (its period ended), a chunk its requests took from is followed by the next at
+   * once: the key is still busy, and without it the key's next requests would each be counted in
+   * the database until it was found busy again. One the key did not take from ends the chain, so
+   * a key gone quiet holds no slots after two settle periods.
+   */
+  #settle(bucket: string, chunk: Chunk, renew = false): Promise<unknown> {
     clearTimeout(chunk.timer);
     const slots = this.#buckets.get(bucket);
     const index = slots?.chunks.indexOf(chunk) ?? -1;
     if (index < 0) return Promise.resolve();
+    const taken = chunk.next > chunk.last - chunk.size + 1;
+    if (renew && taken && Date.now() - chunk.windowStart < MINUTE_MS) this.reserve(bucket, chunk.windowStart, chunk.limit, chunk.last);
     slots!.chunks.splice(index, 1);
     if (slots!.chunks.length === 0 && !slots!.reserving) this.#buckets.delete(bucket);
     const unused = Math.max(0, chunk.last - chunk.next + 1);

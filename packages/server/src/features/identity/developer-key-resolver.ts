@@ -92,10 +92,11 @@ export class DeveloperKeyResolver {
       const found = { owner: cached.owner, scopes: cached.scopes, limits: cached.limits };
       const rpm = cached.limits.requests_per_minute ?? count?.defaultLimit;
       if (!count || rpm === undefined) return found;
-      // A busy key's slot, held by this replica, counts the request without the database; else
-      // the statement below counts it (and makes the key busy once it is).
+      // A busy key's slot, held by this replica or coming in the chunk it is reserving, counts the
+      // request without a write of its own; else the statement below counts it (and makes the key
+      // busy once it is).
       const bucket = `limits:rpm:key:${credentialId}`;
-      const slot = this.#slots.take(bucket, count.windowStart.getTime());
+      const slot = this.#slots.take(bucket, count.windowStart.getTime()) ?? (await this.#slots.takeWhenReserved(bucket, count.windowStart.getTime()));
       if (slot?.limit === rpm) return { ...found, counted: { hits: slot.ordinal } };
       if (slot) this.#slots.giveBack(bucket, slot, { dropChunks: true });
     }
