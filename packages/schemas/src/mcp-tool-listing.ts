@@ -14,7 +14,8 @@ import { compactJsonSchema, type JsonSchema } from './compact-json-schema.ts';
  *   description is cut to DESCRIPTION_CHARS, a field's to FIELD_DESCRIPTION_CHARS, at a sentence's end
  *   (the first sentence is always kept);
  * - no `title` (the description's first line is the route's summary; a host shows the name) and
- *   no `_meta`; annotations only where they differ from MCP's defaults for a read-only tool.
+ *   no `_meta`; a read-only tool's annotations say only that, another's leave out the hints that
+ *   are MCP's defaults (`readOnlyHint: false`, `idempotentHint: false`).
  * A prose cut holds whatever tools a credential sees: a repeated sentence is left out of every
  * tool, not kept in the first one listed.
  */
@@ -22,7 +23,8 @@ export interface McpListedTool {
   name: string;
   description: string;
   inputSchema: { type: 'object'; [keyword: string]: unknown };
-  annotations: { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+  /** A read-only tool says only that; another says whether it is destructive, and only a true `idempotentHint` (MCP's defaults: not read-only, not idempotent). */
+  annotations: { readOnlyHint?: true; destructiveHint?: boolean; idempotentHint?: true };
 }
 
 export interface McpToolListing {
@@ -132,7 +134,7 @@ export function mcpToolListing(tools: readonly AgentTool[]): McpToolListing {
       name: tool.name,
       description,
       inputSchema,
-      annotations: readOnlyHint ? { readOnlyHint } : { readOnlyHint, destructiveHint, idempotentHint },
+      annotations: readOnlyHint ? { readOnlyHint } : { destructiveHint, ...(idempotentHint ? { idempotentHint } : {}) },
     });
   }
   const sentences = [...sharedSentences.keys()].filter(isShared);
