@@ -65,3 +65,18 @@ test('/v1/metrics carries the live heap after the latest full collection', async
   t.regex(metrics, /^# TYPE svc_nodejs_heap_live_bytes gauge$/m);
   t.regex(metrics, /^svc_nodejs_heap_live_bytes \d+$/m);
 });
+
+// Serial: another test's scrape would start the histogram's next period.
+test.serial("/v1/metrics carries the event loop's delay, sampled while requests arrive, once each", async (t) => {
+  // Requests other than probes and scrapes start the sampling (event-loop-delay.ts); the first of
+  // its 100 ms samples is taken at its second tick.
+  await getJson(`${svc.baseUrl}/openapi.json`);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  const metrics = await svc.operator.system.metrics();
+  for (const name of ['seconds', 'min_seconds', 'max_seconds', 'mean_seconds', 'stddev_seconds', 'p50_seconds', 'p90_seconds', 'p99_seconds']) {
+    t.is(metrics.match(new RegExp(`^# TYPE svc_nodejs_eventloop_lag_${name} gauge$`, 'gm'))?.length, 1, name);
+    t.regex(metrics, new RegExp(`^svc_nodejs_eventloop_lag_${name} [0-9.e-]+$`, 'm'));
+  }
+  const p99 = Number(/^svc_nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(metrics)?.[1]);
+  t.true(p99 > 0 && p99 < 10, `p99 ${p99} s: sampled, not the empty histogram's`);
+});

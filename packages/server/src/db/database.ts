@@ -44,7 +44,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     dialect: 'postgres',
     logging: (sql: string) => options.log.trace({ sql }, 'sql'),
     // PGlite is a single session: one connection, and queries queue for it.
-    pool: { max: embedded ? 1 : options.poolMax, min: 0, idle: 10_000, acquire: 60_000 },
+    // `evict`: how often the pool looks for connections idle past `idle`; Sequelize's default,
+    // every second, woke an idle server once a second for ever (issue 42). A connection now lives
+    // 10 to 20 s unused instead of 10 to 11.
+    pool: { max: embedded ? 1 : options.poolMax, min: 0, idle: 10_000, evict: 10_000, acquire: 60_000 },
     define: { underscored: true, timestamps: false },
     // Sequelize asks a new database its version on a connection of its own, outside the pool, and
     // opens the pool's as soon as that one is closed. PGlite's socket takes one connection at a

@@ -1,4 +1,5 @@
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, type Metric, Registry, collectDefaultMetrics } from 'prom-client';
+import { EVENT_LOOP_DELAY_METRIC, EventLoopDelay } from './event-loop-delay.ts';
 import { liveHeapAfterFullGc } from './heap-after-gc.ts';
 import type { UsageEvent } from '../inference/usage-hook.ts';
 
@@ -22,8 +23,12 @@ interface RouteSeries {
   statuses: Map<number, number>;
 }
 
-/** How often the event loop's delay is sampled for svc_nodejs_eventloop_lag_*. */
-const EVENT_LOOP_SAMPLE_MS = 100;
+/**
+ * prom-client's own event-loop histogram samples on a timer for as long as the process lives;
+ * given this period (about 24 days, the longest a timer takes) it never wakes the loop, and its
+ * metrics are left out: EventLoopDelay serves the same names, sampling only while there is work.
+ */
+const PROM_CLIENT_LOOP_SAMPLE_MS = 2 ** 31 - 1;
 
 const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
@@ -35,10 +40,14 @@ const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g
  */
 export function createHttpMetrics(): HttpMetrics {
   const registry = new Registry();
-  // The event loop delay histogram samples on a timer of this period (prom-client's default, 10 ms,
-  // woke an idle server 100 times a second: 5 ms of CPU a second doing nothing). At 100 ms a
-  // 15 s scrape still holds 150 samples, and a stall still shows in full in the samples it delays.
-  collectDefaultMetrics({ register: registry, prefix: 'svc_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  // prom-client's defaults but the loop's delay, which svc samples only while it works
+  // (event-loop-delay.ts): prom-client's 10 ms timer woke an idle server 100 times a second, and
+  // 100 ms still 10 times (issue 42).
+  const defaults = new Registry();
+  collectDefaultMetrics({ register: defaults, prefix: 'svc_', eventLoopMonitoringPrecision: PROM_CLIENT_LOOP_SAMPLE_MS });
+  // The registry's array holds the metric objects themselves (its type names only their fields).
+  for (const metric of defaults.getMetricsAsArray()) if (!EVENT_LOOP_DELAY_METRIC.test(metric.name)) registry.registerMetric(metric as unknown as Metric);
+  const loopDelay = new EventLoopDelay(registry);
   liveHeapAfterFullGc();
   new Gauge({
     name: 'svc_nodejs_heap_live_bytes',
@@ -54,6 +63,7 @@ export function createHttpMetrics(): HttpMetrics {
   return {
     registry,
     observe(route, method, status, seconds) {
+      loopDelay.request(route);
       let byMethod = series.get(route);
       if (!byMethod) series.set(route, (byMethod = new Map()));
       let entry = byMethod.get(method);

@@ -20,7 +20,7 @@ import { ServiceError } from '../../service-error.ts';
 import { batchGateFor, precheckMcpRequest, type McpBatchGate } from '../blackboard/index.ts';
 import { acceptsResource } from '../identity/index.ts';
 import { readResource, resourceTemplates } from './resources.ts';
-import { CANCEL_POLL_MS, InFlightCalls } from './in-flight.ts';
+import { InFlightCalls } from './in-flight.ts';
 import { answerPlainToolCall, plainToolCall } from './fast-tool-call.ts';
 import type { ReportProgress } from './progress.ts';
 import { answerExtensionTaskMessage, isExtensionTaskMessage, TASKS_EXTENSION_ID, TASKS_EXTENSION_REVISION } from './tasks-extension.ts';
@@ -78,7 +78,7 @@ async function toContractAnswer(response: Response) {
  * traffic through a stateless 2025-11-25 transport.
  */
 /** What the endpoint reaches for: the REST routes it runs tools through, and its in-flight table. */
-export type McpEndpointDeps = Pick<ServerDeps, 'config' | 'database' | 'dispatch' | 'publicUrls' | 'scheduler' | 'testSeams'>;
+export type McpEndpointDeps = Pick<ServerDeps, 'config' | 'database' | 'dispatch' | 'log' | 'publicUrls' | 'scheduler' | 'testSeams'>;
 
 export function createBaseMcpEndpoint(deps: McpEndpointDeps, given: { tasks: Tasks }) {
   const catalogue = new ToolCatalogue();
@@ -91,9 +91,10 @@ export function createBaseMcpEndpoint(deps: McpEndpointDeps, given: { tasks: Tas
   const sdkOnly = deps.testSeams?.mcpSdkOnly ?? process.env.SVC_MCP_SDK_ONLY === '1';
   const callers = new WeakMap<Request, Caller>();
   // A cancellation received here for a call running on another replica reaches it through the
-  // database: each replica polls for its calls in flight.
-  const inFlight = new InFlightCalls(deps.database.sequelize);
-  deps.scheduler.every('mcp.cancelled-calls.poll', CANCEL_POLL_MS, () => inFlight.pollCancellations());
+  // database: each replica polls for its calls while it has some in flight (none when idle).
+  const inFlight = new InFlightCalls(deps.database.sequelize, (error) =>
+    deps.log.warn({ err: error, task: 'mcp.cancelled-calls.poll' }, 'polling for cancelled tool calls failed; it polls again in 500 ms'),
+  );
   deps.scheduler.every('mcp.cancelled-calls.prune', 10 * 60_000, () => inFlight.prune());
 
   /**

@@ -1,6 +1,10 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 
-/** How often a replica with tool calls in flight asks the database whether one of them was cancelled elsewhere. */
+/**
+ * How often a replica with tool calls in flight asks the database whether one of them was
+ * cancelled elsewhere. The poll runs only while a call is in flight: an idle replica has no timer
+ * for it (issue 42: a 500 ms timer woke an idle server twice a second).
+ */
 export const CANCEL_POLL_MS = 500;
 /**
  * A cancellation names a call already sent, so it is never much older than the call it names;
@@ -27,16 +31,20 @@ const keyOf = (caller: string, id: string) => `${caller}\u0000${id}`;
  * keeps one caller from cancelling another's call that happens to share an id.
  *
  * A notification that finds no such call here is written to the database (`mcp_cancelled_calls`):
- * the replica running the call reads it within CANCEL_POLL_MS (`pollCancellations`, which the
- * scheduler runs) and aborts the call there.
+ * the replica running the call reads it within CANCEL_POLL_MS (`pollCancellations`, on a timer of
+ * this table's that runs from its first call in flight to its last) and aborts the call there.
  */
 export class InFlightCalls {
   private readonly calls = new Map<string, Running>();
   private readonly sequelize: Sequelize | undefined;
+  private readonly onPollError: (error: unknown) => void;
+  private poll: NodeJS.Timeout | undefined;
+  private polling = false;
 
-  /** Without a database, a cancellation reaches only the calls of this process. */
-  constructor(sequelize?: Sequelize) {
+  /** Without a database, a cancellation reaches only the calls of this process (and nothing polls). */
+  constructor(sequelize?: Sequelize, onPollError: (error: unknown) => void = () => {}) {
     this.sequelize = sequelize;
+    this.onPollError = onPollError;
   }
 
   /**
@@ -48,9 +56,30 @@ export class InFlightCalls {
     const running: Running = { caller, id: String(id), startedAt: Date.now(), abort };
     const key = keyOf(caller, running.id);
     this.calls.set(key, running);
+    this.watchCancellations();
     return () => {
       if (this.calls.get(key) === running) this.calls.delete(key);
+      if (this.calls.size === 0) this.stopWatching();
     };
+  }
+
+  /** Starts the poll with the first call in flight; a turn still running skips the next rather than overlapping it. */
+  private watchCancellations(): void {
+    if (this.poll || !this.sequelize) return;
+    this.poll = setInterval(() => {
+      if (this.polling) return;
+      this.polling = true;
+      this.pollCancellations()
+        .catch(this.onPollError)
+        .finally(() => {
+          this.polling = false;
+        });
+    }, CANCEL_POLL_MS).unref();
+  }
+
+  private stopWatching(): void {
+    clearInterval(this.poll);
+    this.poll = undefined;
   }
 
   /**
