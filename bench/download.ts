@@ -38,7 +38,7 @@ const MIB = 1024 * 1024;
 const sizeMiB = Number(process.env.BENCH_DOWNLOAD_MIB ?? 256);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
 const cliRounds = Number(process.env.BENCH_CLI_ROUNDS ?? 3);
-const CLI_BIN = fileURLToPath(new URL('../packages/cli/src/bin.ts', import.meta.url));
+const CLI_BIN = fileURLToPath(new URL('../packages/cli/bin/svc.js', import.meta.url));
 const runFile = promisify(execFile);
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const load = () =>

@@ -1,11 +1,9 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { freePort } from '@svc/testing/free-port';
 import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
-
-const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
+import { CLI_BIN } from './helpers/run-cli.ts';
 
 /**
  * `svc board watch KEY` follows the channel's push stream through a restart of its server: a post
@@ -30,7 +28,7 @@ test('board watch prints a post made during a server restart exactly once', asyn
   // Starting after a known post makes the start independent of how fast the process comes up.
   const zero = await watched.client().blackboard.put({ body: { key, value: { text: 'zero, before the cursor' } } });
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
-  const child = spawn(process.execPath, [BIN, 'board', 'watch', key, '--since', zero.created_at, '--since-id', zero.id, '--json', '--max', '3'], {
+  const child = spawn(process.execPath, [CLI_BIN, 'board', 'watch', key, '--since', zero.created_at, '--since-id', zero.id, '--json', '--max', '3'], {
     env: { ...inherited, SVC_BASE_URL: watched.baseUrl, SVC_API_URL: watched.apiUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { CLI_BIN } from './helpers/run-cli.ts';
 
 /**
  * A reader that stops early (`svc board get --all --json | head -1`) closes the pipe; the CLI
  * then ends quietly with exit 0, not with an `Error: write EPIPE` stack trace and exit 1.
  */
-const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
 let svc: TestServer;
 test.before(async () => {
   svc = await startTestServer();
@@ -21,7 +20,7 @@ test.after.always(async () => {
 
 test('a closed stdout ends the command quietly with exit 0', async (t) => {
   for (let round = 0; round < 3; round += 1) {
-    const child = spawn(process.execPath, [BIN, 'board', 'get', 'cli:pipe', '--all', '--json'], {
+    const child = spawn(process.execPath, [CLI_BIN, 'board', 'get', 'cli:pipe', '--all', '--json'], {
       env: { ...process.env, SVC_BASE_URL: svc.baseUrl, SVC_API_URL: svc.apiUrl },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

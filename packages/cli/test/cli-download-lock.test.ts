@@ -3,13 +3,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { startServerBehindProxy } from '@svc/testing/server-behind-proxy';
 import type { SilentProxy } from '@svc/testing/silent-proxy';
 import type { TestServer } from '@svc/testing/test-server';
 import { waitUntil } from '@svc/testing/wait-until';
-import { runCli } from './helpers/run-cli.ts';
+import { CLI_BIN, runCli } from './helpers/run-cli.ts';
 
 /**
  * The lock on a partial download file (issue 44): two `svc download` processes of the same file
@@ -17,7 +16,6 @@ import { runCli } from './helpers/run-cli.ts';
  * object's bytes, so the first download holds its partial file (1 MiB written, the rest not sent)
  * for as long as the test needs, on any machine, without a race on speed.
  */
-const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
 const MIB = 1024 * 1024;
 const ARTIFACT = 'locked-weights';
 
@@ -50,7 +48,10 @@ test.after.always(async () => {
 /** Starts `svc download` as a process; answers its pid and its end. */
 function startDownload(out: string) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
-  const child = spawn(process.execPath, [BIN, 'download', ARTIFACT, 'big.bin', '--out', out], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_BIN, 'download', ARTIFACT, 'big.bin', '--out', out], {
+    env: { ...clean, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   child.stdout.resume();

@@ -1,13 +1,11 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 import { table } from '../src/output.ts';
-import { runCli } from './helpers/run-cli.ts';
+import { CLI_BIN, runCli } from './helpers/run-cli.ts';
 
 /** Tables fit the terminal they are printed on (`…` where a line is cut), and are whole in a pipe. */
-const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
 let svc: TestServer;
 test.before(async () => {
   svc = await startTestServer();
@@ -33,7 +31,7 @@ test('a table is cut to the width it is given, and left whole without one', (t) 
 
 test('svc models on a 60-column terminal prints no line wider than 60; in a pipe the lines are whole', async (t) => {
   // util-linux `script` gives the CLI a terminal; stty sets its width as a resized window would.
-  const command = `stty cols 60; '${process.execPath}' '${BIN}' models`;
+  const command = `stty cols 60; '${process.execPath}' '${CLI_BIN}' models`;
   const { stdout } = await promisify(execFile)('script', ['-qec', command, '/dev/null'], {
     env: { ...process.env, SVC_BASE_URL: svc.baseUrl, SVC_TOKEN: svc.operatorToken },
   });

@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
-import { runCli } from './helpers/run-cli.ts';
+import { CLI_BIN, runCli } from './helpers/run-cli.ts';
 
 /**
  * Anyone can post to the public board, so a post's text must not drive the terminal of whoever
@@ -15,7 +14,6 @@ const HOSTILE = 'before\x1b]0;pwned-title\x07 middle \x1b[2J\rover\u009b31m afte
 /** What a terminal can act on: ESC, BEL, CR, DEL and every C1 control. */
 const ACTIONABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
 let svc: TestServer;
 let env: Record<string, string>;
 let id: string;
@@ -68,7 +66,7 @@ test('board watch prints a hostile post as it arrives without sending its contro
 
 test('under a pseudo-terminal the bytes the terminal gets hold no escape sequence of the post', async (t) => {
   // util-linux `script` gives the CLI a real terminal and records what it writes to it.
-  const command = [process.execPath, BIN, 'board', 'get', 'cli:hostile'].map((word) => `'${word}'`).join(' ');
+  const command = [process.execPath, CLI_BIN, 'board', 'get', 'cli:hostile'].map((word) => `'${word}'`).join(' ');
   const { stdout } = await promisify(execFile)('script', ['-qec', command, '/dev/null'], {
     env: { ...process.env, ...env, TERM: 'xterm-256color' },
     encoding: 'buffer',

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../../src/bin.ts', import.meta.url));
+/** The workspace's `svc` (a JavaScript first step that turns the compile cache on, then src/bin.ts): what every CLI-process test runs. */
+export const CLI_BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 
 export interface CliRun {
   code: number | null;
@@ -19,7 +20,7 @@ export function runCli(
 ): Promise<CliRun> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...env, ...options.env }, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_BIN, ...args], { env: { ...env, ...options.env }, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
