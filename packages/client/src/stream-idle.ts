@@ -94,3 +94,25 @@ export function withIdleTimeout<T>(body: ReadableStream<T>, idleMs: number | und
     { highWaterMark: 0 },
   );
 }
+
+/** Statuses whose answer has no body (a Response made with one and a body is refused). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * The same answer with its body under the idle timeout, for methods that hand the caller the raw
+ * `Response` (a stored object's bytes, a CSV export): its body, `arrayBuffer()`, `text()` and the
+ * rest fail with StreamIdleTimeoutError when the server sends nothing for `idleMs` (see
+ * idleGuardedRead; the clock runs only while the caller's read waits). Status, headers, `url` and
+ * `redirected` are the original's.
+ */
+export function withIdleTimeoutResponse(response: Response, idleMs: number | undefined, what: string): Response {
+  if (idleMs === undefined || response.body === null || NULL_BODY_STATUSES.has(response.status)) return response;
+  const guarded = new Response(withIdleTimeout(response.body, idleMs, what), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+  // A Response made here has no URL of its own; the caller still sees where the bytes came from.
+  Object.defineProperties(guarded, { url: { value: response.url }, redirected: { value: response.redirected } });
+  return guarded;
+}

@@ -4,7 +4,7 @@ import { retryableStatusesFor, type RouteDefinition } from '@svc/schemas/core';
 import { ConnectionError, errorFromResponse, SvcError, TimeoutError } from './errors.ts';
 import { fillPath, toSearchParams } from './path.ts';
 import { readSse } from './sse.ts';
-import { idleTimeoutOf } from './stream-idle.ts';
+import { idleTimeoutOf, withIdleTimeoutResponse } from './stream-idle.ts';
 import type { StoragePolicy } from './catalog/storage-policy.ts';
 
 export interface RetryOptions {
@@ -25,7 +25,8 @@ export interface ClientOptions {
   timeout?: number;
   /**
    * How long a streamed read (an event stream such as a chat answer or the board's push stream,
-   * a verified download's body) may go without a byte before it fails with StreamIdleTimeoutError
+   * a verified download's body, the body of a byte answer a method hands back as a `Response`,
+   * such as `catalog.storageObject` or a CSV export) may go without a byte before it fails with StreamIdleTimeoutError
    * (`stream_idle_timeout`), in ms (default 60 000; 0 turns it off). The board's `watch()`
    * reconnects instead. The server sends a keep-alive comment every 15 s, so only a peer that has
    * stopped sending without closing trips it.
@@ -246,7 +247,9 @@ export class Transport {
       throw error;
     }
     const idleMs = idleTimeoutOf(call.streamIdleTimeout, this.options.streamIdleTimeout);
-    return { data: (await this.decode(route, response, () => streamAbort.abort(), idleMs)) as T, response };
+    const data = await this.decode(route, response, () => streamAbort.abort(), idleMs);
+    // A byte answer is handed back as a Response whose body is under the idle timeout: the raw result's is that one too.
+    return { data: data as T, response: data instanceof Response ? data : response };
   }
 
   private async decode(route: RouteDefinition, response: Response, abortStream: () => void, idleMs: number | undefined): Promise<unknown> {
@@ -260,11 +263,13 @@ export class Transport {
       case 'text':
         return response.text();
       case 'bytes':
-        return response;
+        return withIdleTimeoutResponse(response, idleMs, `the answer from ${response.url || 'the server'}`);
       case 'sse':
         return readSse(response, abortStream, idleMs);
       case 'json-or-bytes':
-        return (response.headers.get('content-type') ?? '').startsWith('application/json') ? response.json() : response;
+        return (response.headers.get('content-type') ?? '').startsWith('application/json')
+          ? response.json()
+          : withIdleTimeoutResponse(response, idleMs, `the answer from ${response.url || 'the server'}`);
       case 'json-or-sse':
         return (response.headers.get('content-type') ?? '').startsWith('text/event-stream') ? readSse(response, abortStream, idleMs) : response.json();
       case 'redirect':

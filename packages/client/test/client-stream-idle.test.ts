@@ -68,6 +68,48 @@ test.serial('a download whose store goes silent fails with download_idle_timeout
   t.true((await readFile(destination)).equals(bytes));
 });
 
+test.serial(
+  'a store that takes the connection and never sends headers fails the resume with download_idle_timeout, and the partial stays for the next call',
+  async (t) => {
+    const directory = await mkdtemp(path.join(tmpdir(), 'svc-idle-headers-'));
+    const destination = path.join(directory, 'weights.bin');
+    const partial = path.join(directory, '.weights.bin.svc-partial');
+    const toStore = (request: { url?: string }) => request.url?.startsWith('/api/storage/') === true;
+    // A first call leaves 256 KiB to resume.
+    const midBody = proxy.silence({ match: toStore, afterBytes: 256 * KIB, times: 1 });
+    try {
+      await t.throwsAsync(client().catalog.verifiedDownload({ artifactId: ARTIFACT, path: 'weights.bin', destination }), { instanceOf: VerifiedDownloadError });
+    } finally {
+      proxy.release(midBody);
+    }
+    t.is((await readFile(partial)).length, 256 * KIB);
+
+    // The resume's request is taken and never answered: not a status line, not a header.
+    const answered = proxy.answers.length;
+    const noHeaders = proxy.silence({ match: toStore, afterBytes: 0, beforeHeaders: true, times: 1 });
+    try {
+      const error = await t.throwsAsync(client().catalog.verifiedDownload({ artifactId: ARTIFACT, path: 'weights.bin', destination }), {
+        instanceOf: VerifiedDownloadError,
+      });
+      t.is(error?.code, 'download_idle_timeout');
+      t.is(error?.check, 'idle-timeout');
+      t.regex(error?.message ?? '', /cannot fetch the signed URL: the object store sent nothing for 1000 ms and did not close/);
+    } finally {
+      proxy.release(noHeaders);
+    }
+    const silenced = proxy.answers.slice(answered).find((answer) => answer.silenced);
+    t.is(silenced?.range, `bytes=${256 * KIB}-`, 'the silent store was asked for the rest only');
+    t.is(silenced?.bytes, 0);
+    t.deepEqual((await readdir(directory)).sort(), ['.weights.bin.svc-partial', '.weights.bin.svc-partial.json'], 'the partial and its record stay');
+    t.is((await readFile(partial)).length, 256 * KIB);
+
+    const file = await client().catalog.verifiedDownload({ artifactId: ARTIFACT, path: 'weights.bin', destination });
+    t.is(file.outcome, 'resumed');
+    t.is(file.transferredBytes, bytes.length - 256 * KIB);
+    t.true((await readFile(destination)).equals(bytes));
+  },
+);
+
 test.serial('an event stream that goes silent fails with stream_idle_timeout instead of waiting forever', async (t) => {
   const key = 'idle:raw-stream';
   const rule = proxy.silence({ match: (request) => request.url?.includes('/blackboard/watch') === true, afterBytes: 0, times: 1 });
@@ -87,6 +129,36 @@ test.serial('an event stream that goes silent fails with stream_idle_timeout ins
     proxy.release(rule);
   }
 });
+
+test.serial(
+  'a byte answer handed back as a Response (catalog.storageObject) fails its body read with stream_idle_timeout when the store goes silent',
+  async (t) => {
+    // The signed URL the download route redirects to names the stored object; its answer is raw bytes.
+    const { location } = await client().catalog.download({ params: { id: ARTIFACT, path: 'weights.bin' } });
+    const signed = new URL(location);
+    const [, , bucket, ...key] = signed.pathname.split('/').slice(1);
+    const rule = proxy.silence({ match: (request) => request.url?.startsWith('/api/storage/') === true, afterBytes: 256 * KIB, times: 1 });
+    try {
+      const answer = await client().catalog.storageObject({
+        params: { bucket: bucket!, key: key.map(decodeURIComponent).join('/') },
+        query: Object.fromEntries(signed.searchParams) as never,
+      });
+      t.is(answer.status, 200);
+      t.is(answer.headers.get('content-length'), String(bytes.length));
+      t.true(answer.url.startsWith(`${proxy.url}/api/storage/`), answer.url);
+      const error = await t.throwsAsync(answer.arrayBuffer(), { instanceOf: StreamIdleTimeoutError });
+      t.is(error?.code, 'stream_idle_timeout');
+    } finally {
+      proxy.release(rule);
+    }
+    // Unsilenced, the same call reads the whole object.
+    const whole = await client().catalog.storageObject({
+      params: { bucket: bucket!, key: key.map(decodeURIComponent).join('/') },
+      query: Object.fromEntries(signed.searchParams) as never,
+    });
+    t.true(Buffer.from(await whole.arrayBuffer()).equals(bytes));
+  },
+);
 
 test.serial("the board's watch reconnects when its push stream goes silent and still delivers the post made meanwhile, once", async (t) => {
   const key = 'idle:watch';
