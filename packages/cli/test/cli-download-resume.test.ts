@@ -1,93 +1,60 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { freePort } from '@svc/testing/free-port';
-import { createObjectStore, importCatalog } from '@svc/testing/server-internals';
-import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { startServerBehindProxy } from '@svc/testing/server-behind-proxy';
+import type { SilentProxy } from '@svc/testing/silent-proxy';
+import type { TestServer } from '@svc/testing/test-server';
 import { waitUntil } from '@svc/testing/wait-until';
-import { runCli } from './helpers/run-cli.ts';
+import { CLI_BIN, runCli } from './helpers/run-cli.ts';
 
 /**
- * Resumable, incremental downloads through the CLI as a process (issue 44). The server's public
- * URL is a counting proxy in front of it, so the signed URLs point at the proxy, which passes
- * every request on as it came (Host included, so the signatures hold) and counts the object
- * bytes the store sends and the Range each fetch asked. The proxy can also pace the object's
- * bytes, so an interrupt lands partway through a 50 MB file on any machine.
+ * Resumable, incremental downloads through the CLI as a process (issue 44). The server sits
+ * behind @svc/testing's proxy (startServerBehindProxy: its public URL is the proxy's, so the
+ * signed URLs point at the proxy, which passes every request on as it came, Host included, so
+ * the signatures hold), and the proxy's answers give the Range each object fetch asked and the
+ * bytes the store sent. The proxy can also pace the object's bytes, so an interrupt lands partway
+ * through a 50 MB file on any machine.
  */
-const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
 const MIB = 1024 * 1024;
 const BIG_BYTES = 50 * MIB;
 const ARTIFACT = 'resumable-weights';
 
 let svc: TestServer;
-let proxy: http.Server;
+let proxy: SilentProxy;
 let env: Record<string, string>;
 let big: Buffer;
 let small: Buffer;
-/** Object fetches the store answered, in order: the Range asked and the body bytes sent. */
-let fetches: Array<{ range: string | undefined; status: number; bytes: number }> = [];
-/** Pace object bodies (bytes per 10 ms) while set, so a download can be interrupted partway. */
-let pacedBytesPer10Ms: number | undefined;
+/** Where the object fetches of the step under test start in the proxy's answers (see `fetches`). */
+let fetchesFrom = 0;
+const isObjectFetch = (url: string | undefined) => url?.startsWith('/api/storage/') === true;
+/** Object fetches the store answered since `startCounting()`, in order: the Range asked, the status and the body bytes sent. */
+const fetches = () =>
+  proxy.answers
+    .slice(fetchesFrom)
+    .filter((answer) => isObjectFetch(answer.url))
+    .map(({ range, status, bytes }) => ({ range, status, bytes }));
+const startCounting = () => {
+  fetchesFrom = proxy.answers.length;
+};
+/** Paces object bodies (bytes per 10 ms), or lets them go at full speed again (undefined). */
+const paceObjects = (bytesPerTick: number | undefined) =>
+  proxy.pace(bytesPerTick === undefined ? undefined : { match: (request) => isObjectFetch(request.url), bytesPerTick });
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-const sentBytes = () => fetches.reduce((sum, fetch) => sum + fetch.bytes, 0);
+const sentBytes = () => fetches().reduce((sum, fetch) => sum + fetch.bytes, 0);
 
 test.before(async () => {
-  const [proxyPort, serverPort] = [await freePort(), await freePort()];
-  const publicUrl = `http://127.0.0.1:${proxyPort}`;
-  svc = await startTestServer({ env: { SVC_CATALOG_DEMO: 'off', SVC_PORT: String(serverPort), SVC_PUBLIC_URL: publicUrl, SVC_PUBLIC_API_URL: publicUrl } });
-  proxy = http.createServer((request, response) => {
-    const upstream = http.request(
-      { host: '127.0.0.1', port: serverPort, method: request.method, path: request.url, headers: request.headers },
-      async (answer) => {
-        response.writeHead(answer.statusCode ?? 502, answer.headers);
-        const counted = request.url?.startsWith('/api/storage/') ? { range: request.headers.range, status: answer.statusCode ?? 0, bytes: 0 } : undefined;
-        if (counted) fetches.push(counted);
-        for await (const chunk of answer as AsyncIterable<Buffer>) {
-          if (counted) counted.bytes += chunk.length;
-          if (counted && pacedBytesPer10Ms !== undefined) {
-            for (let offset = 0; offset < chunk.length; offset += pacedBytesPer10Ms) {
-              if (!response.write(chunk.subarray(offset, offset + pacedBytesPer10Ms))) await new Promise((resolve) => response.once('drain', resolve));
-              await sleep(10);
-            }
-          } else if (!response.write(chunk)) await new Promise((resolve) => response.once('drain', resolve));
-          if (response.destroyed) break;
-        }
-        response.end();
-      },
-    );
-    upstream.on('error', () => response.destroy());
-    response.on('close', () => upstream.destroy());
-    request.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
-  env = { SVC_BASE_URL: publicUrl };
-
-  const work = await mkdtemp(path.join(tmpdir(), 'svc-resume-catalog-'));
   big = randomBytes(BIG_BYTES);
   small = Buffer.from('a small file of the same artifact\n'.repeat(100));
-  await writeFile(path.join(work, 'big.bin'), big);
-  await writeFile(path.join(work, 'small.txt'), small);
-  await importCatalog(
-    { sequelize: svc.server.deps.database.sequelize, store: await createObjectStore(svc.server.deps), baseDir: work },
-    [
-      { kind: 'artifact', id: ARTIFACT, name: 'Resumable weights', type: 'model', license: 'mit', hosting: 'hosted', source: 'upload' },
-      { kind: 'version', artifactId: ARTIFACT, revision: 'v1' },
-      { kind: 'file', artifactId: ARTIFACT, revision: 'v1', path: 'big.bin', contentFile: 'big.bin' },
-      { kind: 'file', artifactId: ARTIFACT, revision: 'v1', path: 'small.txt', contentFile: 'small.txt' },
-    ].map((value, index) => ({ line: index + 1, value })),
-  );
+  ({ svc, proxy } = await startServerBehindProxy(ARTIFACT, { 'big.bin': big, 'small.txt': small }));
+  env = { SVC_BASE_URL: proxy.url };
 });
 
 test.after.always(async () => {
-  proxy?.closeAllConnections();
-  await new Promise<void>((resolve) => (proxy ? proxy.close(() => resolve()) : resolve()));
+  await proxy?.close();
   await svc?.close();
 });
 
@@ -99,7 +66,7 @@ const filesIn = async (directory: string) => (await readdir(directory)).sort();
  * terminal got.
  */
 async function runInTerminalAndInterrupt(args: string[], ready: () => Promise<boolean>): Promise<{ code: number | null; terminal: string }> {
-  const command = [process.execPath, BIN, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  const command = [process.execPath, CLI_BIN, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
   const child = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
     env: { ...clean, ...env, TERM: 'xterm-256color', COLUMNS: '100', LINES: '30' },
@@ -129,10 +96,10 @@ test.serial('an interrupted 50 MB download keeps its partial and restores the cu
       (info) => info.size,
       () => 0,
     );
-  fetches = [];
-  pacedBytesPer10Ms = 256 * 1024; // about 25 MB/s: the file takes 2 s, the interrupt comes at 10 MB
+  startCounting();
+  paceObjects(256 * 1024); // about 25 MB/s: the file takes 2 s, the interrupt comes at 10 MB
   const interrupted = await runInTerminalAndInterrupt(['download', ARTIFACT, 'big.bin', '--out', out], async () => (await partialSize()) >= 10 * MIB);
-  pacedBytesPer10Ms = undefined;
+  paceObjects(undefined);
   t.is(interrupted.code, 130, interrupted.terminal);
   t.regex(interrupted.terminal, /interrupted; run the same command to resume/);
   // The progress bar hid the cursor; the last cursor sequence the terminal got shows it again.
@@ -146,11 +113,11 @@ test.serial('an interrupted 50 MB download keeps its partial and restores the cu
 
   // A partial an older version left under a random name goes away with the run.
   await writeFile(path.join(out, '.big.bin.0123456789ab.svc-partial'), 'old');
-  fetches = [];
+  startCounting();
   const resumed = await runCli(['download', ARTIFACT, 'big.bin', '--out', out], { env, timeoutMs: 120_000 });
   t.is(resumed.code, 0, resumed.stderr);
   t.deepEqual(
-    fetches.map((fetch) => [fetch.range, fetch.status]),
+    fetches().map((fetch) => [fetch.range, fetch.status]),
     [[`bytes=${held}-`, 206]],
   );
   const resent = firstRunSent + sentBytes() - BIG_BYTES;
@@ -162,12 +129,12 @@ test.serial('an interrupted 50 MB download keeps its partial and restores the cu
   t.deepEqual(await filesIn(out), ['big.bin'], 'verified, published, no partial left');
   t.is(sha256(await readFile(path.join(out, 'big.bin'))), sha256(big));
 
-  fetches = [];
+  startCounting();
   const again = await runCli(['download', ARTIFACT, 'big.bin', '--out', out], { env, timeoutMs: 120_000 });
   t.is(again.code, 0, again.stderr);
   t.regex(again.stderr, /big\.bin: up to date/);
   t.is(sentBytes(), 0);
-  t.deepEqual(fetches, [], 'no object fetch at all');
+  t.deepEqual(fetches(), [], 'no object fetch at all');
   t.regex(again.stdout, /0 verified, 0 failed, 1 up to date/);
 });
 
@@ -175,8 +142,11 @@ test.serial('SIGTERM during a download keeps the partial, says how to resume and
   const out = await mkdtemp(path.join(tmpdir(), 'svc-sigterm-'));
   const partial = path.join(out, '.big.bin.svc-partial');
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
-  pacedBytesPer10Ms = 256 * 1024;
-  const child = spawn(process.execPath, [BIN, 'download', ARTIFACT, 'big.bin', '--out', out], { env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  paceObjects(256 * 1024);
+  const child = spawn(process.execPath, [CLI_BIN, 'download', ARTIFACT, 'big.bin', '--out', out], {
+    env: { ...clean, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -185,7 +155,7 @@ test.serial('SIGTERM during a download keeps the partial, says how to resume and
     child.kill('SIGTERM');
     t.is(await closed, 130, stderr);
   } finally {
-    pacedBytesPer10Ms = undefined;
+    paceObjects(undefined);
     child.kill('SIGKILL');
   }
   t.regex(stderr, /interrupted; run the same command to resume/);
@@ -199,16 +169,16 @@ test.serial('a corrupted file is reported and replaced; --force fetches an up-to
   const corrupted = Buffer.from(small);
   corrupted[7] ^= 0x01;
   await writeFile(file, corrupted);
-  fetches = [];
+  startCounting();
   const run = await runCli(['download', ARTIFACT, 'small.txt', '--out', out], { env });
   t.is(run.code, 0, run.stderr);
   t.regex(run.stderr, /small\.txt: sha256 differs from the catalog; fetching again/);
   t.true((await readFile(file)).equals(small));
   t.deepEqual(
-    fetches.map((fetch) => [fetch.range, fetch.bytes]),
+    fetches().map((fetch) => [fetch.range, fetch.bytes]),
     [[undefined, small.length]],
   );
-  fetches = [];
+  startCounting();
   const forced = await runCli(['download', ARTIFACT, 'small.txt', '--out', out, '--force', '--json'], { env });
   t.is(forced.code, 0, forced.stderr);
   t.is(sentBytes(), small.length);
@@ -223,11 +193,11 @@ test.serial('a partial of another generation of the object is started over, neve
     path.join(out, '.small.txt.svc-partial.json'),
     JSON.stringify({ artifactId: ARTIFACT, path: 'small.txt', sha256: sha256(small), sizeBytes: small.length, generation: '1', etag: '"1"' }),
   );
-  fetches = [];
+  startCounting();
   const run = await runCli(['download', ARTIFACT, 'small.txt', '--out', out], { env });
   t.is(run.code, 0, run.stderr);
   t.deepEqual(
-    fetches.map((fetch) => [fetch.range, fetch.status]),
+    fetches().map((fetch) => [fetch.range, fetch.status]),
     [[undefined, 200]],
     'the whole object, no Range',
   );
@@ -238,7 +208,7 @@ test.serial('a partial of another generation of the object is started over, neve
 test.serial('--check verifies local files without fetching: a line per file, exit 1 when any differs or is missing, --json as data', async (t) => {
   const out = await mkdtemp(path.join(tmpdir(), 'svc-check-'));
   t.is((await runCli(['download', ARTIFACT, 'small.txt', '--out', out], { env })).code, 0);
-  fetches = [];
+  startCounting();
   const good = await runCli(['download', ARTIFACT, 'small.txt', '--out', out, '--check'], { env });
   t.is(good.code, 0, good.stderr);
   t.regex(good.stdout, /small\.txt: up to date/);
@@ -264,13 +234,13 @@ test.serial('--check verifies local files without fetching: a line per file, exi
   );
   const text = await runCli(['download', ARTIFACT, 'small.txt', '--out', out, '--check'], { env });
   t.regex(text.stdout, /small\.txt: sha256 differs from the catalog/);
-  t.deepEqual(fetches, [], 'nothing fetched');
+  t.deepEqual(fetches(), [], 'nothing fetched');
   t.true((await readFile(path.join(out, 'small.txt'))).equals(corrupted), 'nothing replaced');
 });
 
 /** Runs `svc download` to its end under a pseudo-terminal `columns` wide; answers the exit code and every byte the terminal got. */
 async function runInTerminal(args: string[], columns: number): Promise<{ code: number | null; terminal: string }> {
-  const quoted = [process.execPath, BIN, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+  const quoted = [process.execPath, CLI_BIN, ...args].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
   // stty sets the width as a resized window would.
   const child = spawn('script', ['--quiet', '--flush', '--return', '--command', `stty cols ${columns}; ${quoted}`, '/dev/null'], {
@@ -291,9 +261,9 @@ test.serial(
   'progress on a terminal: human sizes, fitted to the width with the ETA always shown, no ETA 0s, also with --json; --quiet shows none',
   async (t) => {
     const out = await mkdtemp(path.join(tmpdir(), 'svc-progress-'));
-    pacedBytesPer10Ms = 256 * 1024; // about 25 MB/s: the bar is redrawn many times over 2 s
+    paceObjects(256 * 1024); // about 25 MB/s: the bar is redrawn many times over 2 s
     const run = await runInTerminal(['download', ARTIFACT, '--out', out, '--json', '--concurrency', '1'], 60);
-    pacedBytesPer10Ms = undefined;
+    paceObjects(undefined);
     t.is(run.code, 0, run.terminal);
     // Each redraw starts at column 0 (a carriage return or a cursor move) and erases to the right.
     const frames = run.terminal

@@ -6,6 +6,11 @@ export interface SilenceRule {
   match: (request: http.IncomingMessage) => boolean;
   /** Body bytes passed on before the silence (0: the headers only). */
   afterBytes: number;
+  /**
+   * Hold the status line and headers too: the connection is taken and nothing at all comes back,
+   * as from a store that accepts and never answers (released, the whole answer flows).
+   */
+  beforeHeaders?: boolean;
   /** How many matching requests it silences (default: every one until removed). */
   times?: number;
 }
@@ -29,6 +34,11 @@ export interface SilentProxy {
   silence(rule: SilenceRule): SilenceRule;
   /** Lets the answers a rule holds go on (their held bytes flow again) and stops it silencing new ones. */
   release(rule: SilenceRule): void;
+  /**
+   * Sends the body of matching answers at most `bytesPerTick` every 10 ms from now on (undefined:
+   * at full speed again), so an interrupt lands partway through a large file on any machine.
+   */
+  pace(pacing: { match: (request: http.IncomingMessage) => boolean; bytesPerTick: number } | undefined): void;
   close(): Promise<void>;
 }
 
@@ -41,6 +51,16 @@ export interface SilentProxy {
 export async function startSilentProxy(target: { host?: string; port: number }, listenPort = 0): Promise<SilentProxy> {
   const answers: ProxiedAnswer[] = [];
   const rules = new Map<SilenceRule, { left: number; waiting: Set<() => void> }>();
+  let pacing: Parameters<SilentProxy['pace']>[0];
+  /** Writes `chunk` (when this request is paced: in slices of the pacing's size, each followed by 10 ms), waiting for drain. */
+  const write = async (request: http.IncomingMessage, response: http.ServerResponse, chunk: Buffer) => {
+    const paced = pacing?.match(request) === true;
+    const step = paced ? Math.max(1, pacing!.bytesPerTick) : chunk.length;
+    for (let offset = 0; offset < chunk.length && !response.destroyed; offset += step) {
+      if (!response.write(chunk.subarray(offset, offset + step))) await new Promise((resolve) => response.once('drain', resolve));
+      if (paced) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
   const server = http.createServer((request, response) => {
     const upstream = http.request(
       { host: target.host ?? '127.0.0.1', port: target.port, method: request.method, path: request.url, headers: request.headers },
@@ -50,8 +70,6 @@ export async function startSilentProxy(target: { host?: string; port: number }, 
       },
     );
     const pass = async (answer: http.IncomingMessage) => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers);
-      response.flushHeaders();
       const seen: ProxiedAnswer = {
         method: request.method ?? 'GET',
         url: request.url ?? '',
@@ -79,6 +97,12 @@ export async function startSilentProxy(target: { host?: string; port: number }, 
         });
         rule = undefined;
       };
+      if (rule?.beforeHeaders) {
+        await hold();
+        if (response.destroyed) return;
+      }
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      response.flushHeaders();
       if (rule && rule.afterBytes === 0) await hold();
       for await (const chunk of answer as AsyncIterable<Buffer>) {
         if (response.destroyed) break;
@@ -92,7 +116,7 @@ export async function startSilentProxy(target: { host?: string; port: number }, 
           if (response.destroyed) break;
         }
         seen.bytes += rest.length;
-        if (rest.length > 0 && !response.write(rest)) await new Promise((resolve) => response.once('drain', resolve));
+        if (rest.length > 0) await write(request, response, rest);
       }
       response.end();
     };
@@ -109,6 +133,9 @@ export async function startSilentProxy(target: { host?: string; port: number }, 
     silence(rule) {
       rules.set(rule, { left: rule.times ?? Number.POSITIVE_INFINITY, waiting: new Set() });
       return rule;
+    },
+    pace(next) {
+      pacing = next;
     },
     release(rule) {
       const state = rules.get(rule);
