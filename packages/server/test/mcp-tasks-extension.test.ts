@@ -88,6 +88,8 @@ test.serial('the server offers the extension at 2026-07-28; a long tool runs thr
       return step ? [Number(step[1])] : [];
     });
     t.log(`statuses ${tasks.map((task) => task.statusMessage ?? task.status).join(' | ')}`);
+    // Each says its count once ("running (attempt 1 of 2): 8 page-extracted", not "8 page-extracted 8").
+    for (const task of tasks) t.notRegex(task.statusMessage ?? '', /(\d+) page-extracted \1$/, task.statusMessage);
     for (let index = 1; index < progress.length; index++) t.true(progress[index]! >= progress[index - 1]!, progress.join(','));
   } finally {
     await session.close();

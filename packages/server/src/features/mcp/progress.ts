@@ -60,7 +60,8 @@ export async function followProgress(
       const data = JSON.parse(event.data) as unknown;
       if (event.event === itemEvent) {
         items.push(data);
-        pending.push(report({ progress: items.length, message: `${itemEvent} ${items.length}` }));
+        // The message names what is counted; the count is `progress` (a task's statusMessage says both once: "3 page-extracted").
+        pending.push(report({ progress: items.length, message: itemEvent }));
       } else if (event.event === finalEvent) final = data as Record<string, unknown>;
       else if (event.event === errorEvent) failure = data;
     },
