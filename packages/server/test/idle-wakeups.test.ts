@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { startTestServer } from '@svc/testing/test-server';
