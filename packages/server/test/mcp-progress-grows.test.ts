@@ -3,9 +3,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { mcpContract, urlFor } from '@svc/schemas';
-import { numberedPdf } from '@svc/testing/pdf-fixtures';
-import { startTestServer, type TestServer } from '@svc/testing/test-server';
-import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
+import { slowJobArguments, startSlowPdfServer } from './helpers/slow-pdf-job.ts';
 
 /**
  * MCP requires a call's progress to increase with each notification (2025-11-25 and 2026-07-28).
@@ -14,28 +12,12 @@ import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './hel
  * notification (0/2 queued, 0/2 running, 0/2 running, ..., 2/2 completed); now one is sent only
  * when the count grows.
  */
-const certificate = selfSignedCertificate(['pdf.test']);
-let svc: TestServer;
-let source: HttpsSource;
+let slow: Awaited<ReturnType<typeof startSlowPdfServer>>;
 test.before(async () => {
-  const pdf = numberedPdf(1);
-  source = await startHttpsSource(certificate, {
-    '/slow.pdf': (_request, response) => {
-      setTimeout(() => {
-        response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(pdf.length) });
-        response.end(pdf);
-      }, 1500);
-    },
-  });
-  const lookup = async () => [{ address: '127.0.0.1', family: 4 }];
-  svc = await startTestServer({
-    env: { SVC_PDF_RATE_LIMIT: '0' },
-    testSeams: { pdfSourceFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } },
-  });
+  slow = await startSlowPdfServer(1500);
 });
 test.after.always(async () => {
-  await svc?.close();
-  await source?.close();
+  await slow?.close();
 });
 
 type Progress = { progress: number; total?: number; message?: string };
@@ -44,8 +26,8 @@ type CallTool = (
   options: { onprogress: (progress: Progress) => void; timeout: number },
 ) => Promise<{ isError?: boolean; structuredContent?: Record<string, unknown>; content?: unknown }>;
 
-const endpoint = () => new URL(urlFor(svc.server.urls(), mcpContract.endpoint));
-const authorized = () => ({ requestInit: { headers: { authorization: `Bearer ${svc.operatorToken}` } } });
+const endpoint = () => new URL(urlFor(slow.svc.server.urls(), mcpContract.endpoint));
+const authorized = () => ({ requestInit: { headers: { authorization: `Bearer ${slow.svc.operatorToken}` } } });
 const flavours: Array<{ label: string; connect: () => Promise<{ callTool: CallTool; close: () => Promise<void> }> }> = [
   {
     label: 'v1 SDK, 2025-11-25',
@@ -72,14 +54,7 @@ for (const { label, connect } of flavours) {
       const submitted = await client.callTool(
         {
           name: 'jobs_submit',
-          arguments: {
-            body: {
-              schema: 'svc.batch-job-request.v1',
-              operation: 'pdf_extract',
-              items: [{ url: `https://pdf.test:${source.port}/slow.pdf` }, { url: `https://pdf.test:${source.port}/slow.pdf?2` }],
-            },
-            idempotency_key: `grows-${label.replace(/\W+/g, '-')}-${Date.now()}`,
-          },
+          arguments: slowJobArguments(slow.source, `grows-${label.replace(/\W+/g, '-')}-${Date.now()}`),
         },
         { onprogress: () => {}, timeout: 60_000 },
       );

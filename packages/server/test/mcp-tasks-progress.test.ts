@@ -3,9 +3,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { mcpContract, urlFor } from '@svc/schemas';
-import { numberedPdf } from '@svc/testing/pdf-fixtures';
-import { startTestServer, type TestServer } from '@svc/testing/test-server';
-import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './helpers/https-source.ts';
+import { slowJobArguments, startSlowPdfServer } from './helpers/slow-pdf-job.ts';
 
 /**
  * Progress through an MCP task (2025-11-25), with the v1 SDK's experimental tasks client,
@@ -15,29 +13,13 @@ import { selfSignedCertificate, startHttpsSource, type HttpsSource } from './hel
  * PDFs that each take 2 s to arrive, so the job sits at 0 of 2 over several of the runner's polls.
  * Before issue 43's fix, no notification reached the client at all.
  */
-const certificate = selfSignedCertificate(['pdf.test']);
 const PDF_DELAY_MS = 2000;
-let svc: TestServer;
-let source: HttpsSource;
+let slow: Awaited<ReturnType<typeof startSlowPdfServer>>;
 test.before(async () => {
-  const pdf = numberedPdf(1);
-  source = await startHttpsSource(certificate, {
-    '/slow.pdf': (_request, response) => {
-      setTimeout(() => {
-        response.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(pdf.length) });
-        response.end(pdf);
-      }, PDF_DELAY_MS);
-    },
-  });
-  const lookup = async () => [{ address: '127.0.0.1', family: 4 }];
-  svc = await startTestServer({
-    env: { SVC_PDF_RATE_LIMIT: '0' },
-    testSeams: { pdfSourceFetch: { lookup, ca: certificate.cert, allowAddresses: ['127.0.0.1'] } },
-  });
+  slow = await startSlowPdfServer(PDF_DELAY_MS);
 });
 test.after.always(async () => {
-  await svc?.close();
-  await source?.close();
+  await slow?.close();
 });
 
 type Progress = { progress: number; total?: number; message?: string };
@@ -45,24 +27,16 @@ type Progress = { progress: number; total?: number; message?: string };
 async function connect() {
   const client = new ClientV1({ name: 'svc-tasks-progress', version: '1.0.0' });
   await client.connect(
-    new TransportV1(new URL(urlFor(svc.server.urls(), mcpContract.endpoint)), { requestInit: { headers: { authorization: `Bearer ${svc.operatorToken}` } } }),
+    new TransportV1(new URL(urlFor(slow.svc.server.urls(), mcpContract.endpoint)), {
+      requestInit: { headers: { authorization: `Bearer ${slow.svc.operatorToken}` } },
+    }),
   );
   return client;
 }
 
 /** A job of two slow PDFs, submitted through the plain tool; its id. */
 async function slowJob(client: ClientV1, label: string): Promise<string> {
-  const submitted = await client.callTool({
-    name: 'jobs_submit',
-    arguments: {
-      body: {
-        schema: 'svc.batch-job-request.v1',
-        operation: 'pdf_extract',
-        items: [{ url: `https://pdf.test:${source.port}/slow.pdf` }, { url: `https://pdf.test:${source.port}/slow.pdf?2` }],
-      },
-      idempotency_key: `tasks-progress-${label}-${Date.now()}`,
-    },
-  });
+  const submitted = await client.callTool({ name: 'jobs_submit', arguments: slowJobArguments(slow.source, `tasks-progress-${label}-${Date.now()}`) });
   const jobId = (submitted.structuredContent as { job_id?: unknown } | undefined)?.job_id;
   if (submitted.isError || typeof jobId !== 'string') throw new Error(`jobs_submit failed: ${JSON.stringify(submitted.content)}`);
   return jobId;
