@@ -40,6 +40,8 @@ export interface TokenChunk {
   taken: number;
   /** Calls that reported usage while it was open. */
   calls: number;
+  /** Calls that took their estimate from it: a chunk none took from is not renewed. */
+  takes: number;
   open: boolean;
   timer: NodeJS.Timeout | undefined;
 }
@@ -58,7 +60,8 @@ export class KeyLimitTokens {
   readonly #sequelize: Sequelize;
   readonly #onError: (error: unknown) => void;
   readonly #chunks = new Map<string, TokenChunk[]>();
-  readonly #reserving = new Set<string>();
+  /** Chunks being reserved, by bucket: settled once the statement answered (with a chunk or none). */
+  readonly #reserving = new Map<string, Promise<void>>();
   /** The last estimate a call of the bucket asked for: a renewed chunk is sized by it. */
   readonly #lastEstimate = new Map<string, number>();
   readonly #recent = new Map<string, number>();
@@ -81,6 +84,26 @@ export class KeyLimitTokens {
   }
 
   /**
+   * When `remaining` found no open chunk while the bucket's next is being reserved (a busy key's
+   * renewal): what that chunk says once it arrived. The call waits one round trip, which its read
+   * of the row would have taken, instead of adding it. Undefined when none is coming.
+   */
+  async remainingWhenReserved(bucket: string, windowStart: number, limit: number): Promise<number | undefined> {
+    const reserving = this.#reserving.get(bucket);
+    if (!reserving) return undefined;
+    await reserving;
+    return this.remaining(bucket, windowStart, limit);
+  }
+
+  /** As `remainingWhenReserved`, for `take`: the call's estimate from the chunk being reserved, instead of a reservation of its own. */
+  async takeWhenReserved(bucket: string, windowStart: number, limit: number, tokens: number): Promise<TokenChunk | undefined> {
+    const reserving = this.#reserving.get(bucket);
+    if (!reserving) return undefined;
+    await reserving;
+    return this.take(bucket, windowStart, limit, tokens);
+  }
+
+  /**
    * A call's estimate taken from an open chunk of the minute, or undefined (the caller reserves it
    * in the row). A chunk left with less than half reserves the next one ahead.
    */
@@ -95,6 +118,7 @@ export class KeyLimitTokens {
       }
       if (chunk.limit !== limit || chunk.taken + tokens > chunk.size) continue;
       chunk.taken += tokens;
+      chunk.takes += 1;
       if (chunk.size - chunk.taken < chunk.size / 2) this.#reserve(bucket, windowStart, limit, tokens, chunk.amountAfter - chunk.size + chunk.taken);
       return chunk;
     }
@@ -162,11 +186,21 @@ export class KeyLimitTokens {
     if (this.#reserving.has(bucket)) return;
     const size = Math.min(TOKEN_CHUNK_CALLS * tokens, Math.floor((limit - amount) / TOKEN_HEADROOM));
     if (tokens <= 0 || size < TOKEN_CHUNK_MIN_CALLS * tokens) return;
-    this.#reserving.add(bucket);
-    queryPrepared<{ amount: string }>(this.#sequelize, RESERVE_CHUNK, [bucket, new Date(windowStart), size, limit])
+    const reserving = queryPrepared<{ amount: string }>(this.#sequelize, RESERVE_CHUNK, [bucket, new Date(windowStart), size, limit])
       .then(([row]) => {
         if (!row) return;
-        const chunk: TokenChunk = { bucket, windowStart, limit, size, amountAfter: Number(row.amount), taken: 0, calls: 0, open: true, timer: undefined };
+        const chunk: TokenChunk = {
+          bucket,
+          windowStart,
+          limit,
+          size,
+          amountAfter: Number(row.amount),
+          taken: 0,
+          calls: 0,
+          takes: 0,
+          open: true,
+          timer: undefined,
+        };
         chunk.timer = setTimeout(() => void this.#settle(chunk, true), TOKEN_SETTLE_MS).unref();
         const chunks = this.#chunks.get(bucket);
         if (chunks) chunks.push(chunk);
@@ -174,12 +208,13 @@ export class KeyLimitTokens {
       })
       .catch(this.#onError)
       .finally(() => this.#reserving.delete(bucket));
+    this.#reserving.set(bucket, reserving);
   }
 
   /** With `renew` (its period ended), a chunk its calls took from is followed by the next at once: the key is still busy. */
   #settle(chunk: TokenChunk, renew: boolean): Promise<unknown> {
     if (!chunk.open) return Promise.resolve();
-    if (renew && chunk.taken > 0 && Date.now() - chunk.windowStart < 60_000) {
+    if (renew && chunk.takes > 0 && Date.now() - chunk.windowStart < 60_000) {
       const estimate = Math.max(1, Math.floor(chunk.size / TOKEN_CHUNK_CALLS));
       this.#reserve(
         chunk.bucket,

@@ -167,7 +167,10 @@ export class KeyLimiter {
     const resetMs = MINUTE_MS - (now % MINUTE_MS);
     if (tpm !== undefined) {
       // A busy key's open chunk of this minute has room: the minute is not full, no read needed.
-      const byChunk = this.#tokens.remaining(tokensBucket(subject), windowStart(new Date(now), 60).getTime(), tpm);
+      // One being reserved (a busy key's renewal) is waited for: the round trip the read would take.
+      const minute = windowStart(new Date(now), 60).getTime();
+      const byChunk =
+        this.#tokens.remaining(tokensBucket(subject), minute, tpm) ?? (await this.#tokens.remainingWhenReserved(tokensBucket(subject), minute, tpm));
       const used = byChunk === undefined ? await this.#tokensThisMinute(subject, new Date(now)) : tpm - byChunk;
       headers['x-ratelimit-limit-tokens'] = String(tpm);
       headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, tpm - used));
@@ -254,7 +257,7 @@ export class KeyLimiter {
     const start = windowStart(new Date(now), 60);
     const resetMs = MINUTE_MS - (now % MINUTE_MS);
     const bucket = tokensBucket(entry.subject);
-    const chunk = this.#tokens.take(bucket, start.getTime(), tpm, tokens);
+    const chunk = this.#tokens.take(bucket, start.getTime(), tpm, tokens) ?? (await this.#tokens.takeWhenReserved(bucket, start.getTime(), tpm, tokens));
     if (chunk) {
       entry.reservations.push({ windowStart: start, tokens, chunk });
       ctx.res.setHeader('x-ratelimit-remaining-tokens', String(remainingByChunk(chunk)));
