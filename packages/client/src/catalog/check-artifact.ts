@@ -3,7 +3,7 @@ import type { DownloadPlan } from '@svc/schemas';
 import type { Transport } from '../transport.ts';
 import { checkLocalFile, type LocalFileState } from './local-files.ts';
 import { planFor } from './download-artifact.ts';
-import { isSafeRelativePath } from './verified-download.ts';
+import { isSafeRelativePath } from './safe-path.ts';
 
 export interface CheckArtifactOptions {
   artifactId: string;

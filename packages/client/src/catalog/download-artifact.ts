@@ -4,14 +4,9 @@ import { catalogContract, type DownloadPlan } from '@svc/schemas';
 import type { Transport } from '../transport.ts';
 import { VerifiedDownloadError } from './download-error.ts';
 import type { StoragePolicy } from './storage-policy.ts';
-import {
-  isSafeRelativePath,
-  verifiedDownload,
-  type DownloadProgress,
-  type UpToDateFile,
-  type VerifiedDownloadOptions,
-  type VerifiedFile,
-} from './verified-download.ts';
+import { isSafeRelativePath } from './safe-path.ts';
+import { verifiedDownload } from './verified-download.ts';
+import type { DownloadProgress, UpToDateFile, VerifiedDownloadOptions, VerifiedFile } from './verified-download-types.ts';
 
 export interface DownloadArtifactOptions {
   artifactId: string;

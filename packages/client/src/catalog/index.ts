@@ -1,7 +1,7 @@
 import type { Transport } from '../transport.ts';
 import type { DownloadArtifactOptions, DownloadArtifactResult } from './download-artifact.ts';
 import type { CheckArtifactOptions, CheckArtifactResult } from './check-artifact.ts';
-import type { UpToDateFile, VerifiedDownloadOptions, VerifiedFile } from './verified-download.ts';
+import type { UpToDateFile, VerifiedDownloadOptions, VerifiedFile } from './verified-download-types.ts';
 
 export { VerifiedDownloadError, type DownloadCheck } from './download-error.ts';
 export {
@@ -12,7 +12,7 @@ export {
   type StoragePolicy,
   type ResolvedStoragePolicy,
 } from './storage-policy.ts';
-export type { VerifiedDownloadOptions, VerifiedFile, UpToDateFile, DownloadProgress } from './verified-download.ts';
+export type { VerifiedDownloadOptions, VerifiedFile, UpToDateFile, DownloadProgress } from './verified-download-types.ts';
 export type { DownloadArtifactOptions, DownloadArtifactResult } from './download-artifact.ts';
 export type { CheckArtifactOptions, CheckArtifactResult, CheckedFile } from './check-artifact.ts';
 export type { LocalFileState } from './local-files.ts';

@@ -8,7 +8,11 @@ export function signedGeneration(location: string): string {
   return '';
 }
 
-export type Fail = (check: DownloadCheck, message: string, extra?: { expected?: string; actual?: string; cause?: unknown }) => never;
+export type Fail = (
+  check: DownloadCheck,
+  message: string,
+  extra?: { expected?: string; actual?: string; cause?: unknown; status?: number; requestId?: string },
+) => never;
 
 /**
  * GETs the signed URL: the whole object, or with a partial file held, the rest of it (`Range:

@@ -1,120 +1,20 @@
-import { mkdir, rename, rmdir, stat } from 'node:fs/promises';
+import { rename, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { catalogContract, type CompletionResponse, type DownloadPlan } from '@svc/schemas';
-import { SvcError } from '../errors.ts';
+import { catalogContract, type DownloadPlan } from '@svc/schemas';
 import { idleTimeoutOf, StreamIdleTimeoutError } from '../stream-idle.ts';
 import type { Transport } from '../transport.ts';
+import { attestDownload } from './download-attest.ts';
 import { VerifiedDownloadError, type DownloadCheck } from './download-error.ts';
+import { askRedirect, readRedirect } from './download-redirect.ts';
+import { makeDestinationDirectory } from './destination-directory.ts';
 import { BodyOverflowError, HASHING_THREAD_MIN_BYTES, writeHashedBody } from './hashed-file-write.ts';
 import { prewarmHashingThread } from './hashing-thread.ts';
 import { checkLocalFile, discardPartial, partialFiles, readPartial, removeLegacyPartials, writePartialRecord, type LocalFileState } from './local-files.ts';
 import { fetchObject, signedGeneration } from './object-fetch.ts';
 import { lockPartial, PartialInUseError } from './partial-lock.ts';
-import { checkStorageUrl, resolveStoragePolicy, type StoragePolicy } from './storage-policy.ts';
-
-export interface DownloadProgress {
-  artifactId: string;
-  path: string;
-  receivedBytes: number;
-  totalBytes: number;
-}
-
-export interface VerifiedDownloadOptions {
-  artifactId: string;
-  /** The file's path inside the artifact, as the download plan lists it. */
-  path: string;
-  /** Where the verified file is published (its directory is created). */
-  destination: string;
-  signal?: AbortSignal;
-  onProgress?: (progress: DownloadProgress) => void;
-  /** Loosens the strict storage host policy; merged with `SVC_STORAGE_HOSTS` and the client's `storagePolicy`. */
-  policy?: StoragePolicy;
-  /** A plan already fetched (downloadArtifact passes it); fetched when absent. */
-  plan?: DownloadPlan;
-  /** Runtime that selects the plan's files when the plan is fetched here. */
-  tool?: DownloadPlan['tool'];
-  /**
-   * Directories this download creates are reported here instead of being removed on failure
-   * (downloadArtifact shares directories between files and prunes them once all are done).
-   */
-  createdDirectories?: Set<string>;
-  /**
-   * Fetch the file even when the destination already holds the planned bytes, and start over
-   * rather than resume a partial file (default false).
-   */
-  force?: boolean;
-  /**
-   * Compare a file already at the destination with the plan first, and answer an UpToDateFile
-   * (nothing fetched, no completion) when its size and SHA-256 match (default false: a call
-   * always fetches and attests; downloadArtifact skips by default). Ignored with `force`.
-   */
-  skipUpToDate?: boolean;
-  /**
-   * Fail with check `idle-timeout` (code `download_idle_timeout`) when the store sends nothing
-   * this long, in ms; the partial is kept to resume. Default: the client's streamIdleTimeout (60 000).
-   */
-  streamIdleTimeout?: number;
-  /**
-   * Called once the destination has been compared with the plan (with `skipUpToDate`), before
-   * anything is fetched: `up-to-date`, `missing`, or `differs` (the file there is replaced once
-   * the new one is verified).
-   */
-  onLocalFile?: (check: { path: string; destination: string } & LocalFileState) => void;
-}
-
-/** Attempts after the first for a completion whose answer was lost: the server answers a repeat with the first record. */
-const COMPLETION_RETRIES = 3;
-
-/** Removes `directory` and its parents up to `top` while they are empty; a non-empty one stops the walk. */
-export async function removeEmptyDirectories(directory: string, top: string): Promise<void> {
-  for (let current = directory; current.startsWith(top); current = path.dirname(current)) {
-    try {
-      await rmdir(current);
-    } catch {
-      return;
-    }
-    if (current === top) return;
-  }
-}
-
-interface DownloadedFileFields {
-  artifactId: string;
-  revision: string;
-  path: string;
-  destination: string;
-  sha256: string;
-  sizeBytes: number;
-}
-
-/**
- * A file fetched, verified, attested and published. `outcome` says how: `fetched` whole, or
- * `resumed` (a partial file an interrupted run left was completed with a `Range` request, and
- * the whole file re-hashed).
- */
-export interface VerifiedFile extends DownloadedFileFields {
-  outcome: 'fetched' | 'resumed';
-  /** Bytes this call took from the store: the whole file, or the rest of a partial one (0 when the partial was whole). */
-  transferredBytes: number;
-  completion: CompletionResponse;
-}
-
-/** A destination that already held the planned bytes: nothing was fetched and no pull recorded. */
-export interface UpToDateFile extends DownloadedFileFields {
-  outcome: 'up-to-date';
-  transferredBytes: 0;
-  completion: null;
-}
-
-const SAFE_SEGMENT = /^[A-Za-z0-9._+@=-]+$/;
-
-/** A plan path must stay inside the destination directory, whatever the server says. */
-export function isSafeRelativePath(filePath: string): boolean {
-  return (
-    filePath.length > 0 &&
-    !filePath.startsWith('/') &&
-    filePath.split('/').every((segment) => segment !== '.' && segment !== '..' && SAFE_SEGMENT.test(segment))
-  );
-}
+import { isSafeRelativePath } from './safe-path.ts';
+import { checkStorageUrl, resolveStoragePolicy } from './storage-policy.ts';
+import type { UpToDateFile, VerifiedDownloadOptions, VerifiedFile } from './verified-download-types.ts';
 
 /**
  * Downloads one hosted file with proof that the bytes are the planned bytes, following the
@@ -133,6 +33,11 @@ export function isSafeRelativePath(filePath: string): boolean {
  * (and `If-Range`), hashing the bytes on disk first and the rest as they arrive, so the digest is
  * always of the whole file. A partial of another generation or another planned file is
  * discarded; wrong bytes (a digest or size that differs) are discarded too. `force` starts over.
+ *
+ * Each step lives in its own module: the redirect (download-redirect.ts), the signed URL's fetch
+ * (object-fetch.ts), the hashed write (hashed-file-write.ts), the partial's files and lock
+ * (local-files.ts, partial-lock.ts) and the completion (download-attest.ts); this function runs
+ * them in order and decides what a failure keeps.
  *
  * @example
  * ```ts
@@ -173,17 +78,8 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
     : transport
         .request<DownloadPlan>(catalogContract.downloadPlan, { params: { id: artifactId }, query: { tool: options.tool ?? undefined } }, { signal })
         .then((answer) => answer.data);
-  const askRedirect = () => {
-    const asked = transport.request<{ location: string; headers: Headers }>(
-      catalogContract.download,
-      { params: { id: artifactId, path: filePath } },
-      { signal, retry: 0 },
-    );
-    asked.catch(() => {}); // read below, unless an earlier step fails first
-    return asked;
-  };
   const compareFirst = options.skipUpToDate === true && !options.force;
-  let redirected = !compareFirst || !(await exists(destination)) ? askRedirect() : undefined;
+  let redirected = !compareFirst || !(await exists(destination)) ? askRedirect(transport, artifactId, filePath, signal) : undefined;
   let plan: DownloadPlan | undefined;
   try {
     plan = await planned;
@@ -198,13 +94,7 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
   // A large file is hashed on the hashing thread, which boots while the redirect is answered.
   if (expected.sizeBytes >= HASHING_THREAD_MIN_BYTES) prewarmHashingThread();
 
-  // The first directory mkdir had to create, if any: a failure removes what it made, so a failed
-  // download leaves no empty directory behind. It is made first because the partial's lock is in it.
-  const created = await mkdir(path.dirname(destination), { recursive: true });
-  if (created) options.createdDirectories?.add(created);
-  const removeCreated = async () => {
-    if (created && !options.createdDirectories) await removeEmptyDirectories(path.dirname(destination), created);
-  };
+  const removeCreated = await makeDestinationDirectory(destination, options.createdDirectories);
   // One download at a time writes a destination's partial file: a second is refused, touching nothing.
   let unlock: () => Promise<void>;
   try {
@@ -231,29 +121,10 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
         return { ...fields, sha256: expected.sha256, sizeBytes: expected.sizeBytes, transferredBytes: 0, outcome: 'up-to-date', completion: null };
       }
     }
-    redirected ??= askRedirect();
+    redirected ??= askRedirect(transport, artifactId, filePath, signal);
 
     // 1. The redirect, not followed.
-    let location = '';
-    let completionToken: string | null = null;
-    try {
-      const { data, response } = await redirected;
-      if (response.status !== 302) fail('redirect-status', 'the download path did not answer a redirect', { expected: '302', actual: String(response.status) });
-      location = data.location;
-      completionToken = data.headers.get('x-svc-completion-token');
-    } catch (error) {
-      if (error instanceof VerifiedDownloadError) throw error;
-      if (SvcError.isInstance(error)) {
-        fail(
-          'redirect-status',
-          `the download path answered ${error.status ?? 'nothing'}${error.status && error.status >= 400 ? ` (${error.code}: ${error.message})` : ''}`,
-          { expected: '302', actual: String(error.status ?? error.code), cause: error, status: error.status, requestId: error.requestId },
-        );
-      }
-      fail(signal?.aborted ? 'aborted' : 'redirect-status', (error as Error).message, { cause: error });
-    }
-    if (!completionToken)
-      fail('completion-token', 'the redirect carries no X-Svc-Completion-Token header', { expected: 'an X-Svc-Completion-Token header', actual: 'none' });
+    const { location, completionToken } = await readRedirect(redirected, signal, fail);
 
     // 2. The redirect target.
     const problem = checkStorageUrl(location, policy);
@@ -326,25 +197,7 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
       keepPartial = true;
 
       // 4. Attest, then publish.
-      let completion: CompletionResponse;
-      try {
-        // Retried when the answer is lost or the server is briefly unavailable: the same token and
-        // digest again answers the first record, so a retry never counts twice.
-        completion = (
-          await transport.request<CompletionResponse>(
-            catalogContract.completeDownload,
-            { params: { id: artifactId, path: filePath }, body: { sha256, sizeBytes: received, completionToken: completionToken! } },
-            { signal, retry: COMPLETION_RETRIES },
-          )
-        ).data;
-      } catch (error) {
-        const svcError = SvcError.isInstance(error) ? error : undefined;
-        fail('completion', `the server refused the completion${svcError ? ` (${svcError.code}: ${svcError.message})` : `: ${(error as Error).message}`}`, {
-          cause: error,
-          status: svcError?.status,
-          requestId: svcError?.requestId,
-        });
-      }
+      const completion = await attestDownload(transport, { artifactId, path: filePath, sha256, sizeBytes: received, completionToken }, signal, fail);
       await rename(partial, destination);
       published = true;
       await discardPartial(destination);
@@ -354,7 +207,7 @@ export async function verifiedDownload(transport: Transport, options: VerifiedDo
         sizeBytes: received,
         transferredBytes: expected.sizeBytes - fetched.from,
         outcome: fetched.from > 0 ? 'resumed' : 'fetched',
-        completion: completion!,
+        completion,
       };
     } finally {
       if (!published && !keepPartial) await discardPartial(destination);
