@@ -45,7 +45,7 @@ test.before(async () => {
   svc = await startTestServer({
     env: {
       SVC_UPSTREAM_BASE_URL: fake.baseUrl,
-      SVC_UPSTREAM_MODELS: 'answer-a,slow-a',
+      SVC_UPSTREAM_MODELS: 'answer-a,slow-a,midstream-error-a',
       SVC_RESPONSES_WEBHOOK_URL: `https://hooks.test:${receiver.port}/hook`,
       SVC_RESPONSES_WEBHOOK_SECRET: secret,
       SVC_RESPONSES_WEBHOOK_RETRY_BASE_MS: '50',
@@ -99,6 +99,30 @@ test.serial('a cancelled background response is announced as response.cancelled'
   await openai().responses.cancel(created.id);
   const event = await eventFor(created.id);
   t.is(event.type, 'response.cancelled');
+});
+
+// The two other ends of issue 43's four: an upstream that fails once the run started, and an
+// answer cut by max_output_tokens (the built-in engine stops at the cap with finish_reason length).
+test.serial('a background response whose upstream fails mid-run is announced as response.failed, with its error', async (t) => {
+  const created = await openai().responses.create({ model: 'midstream-error-a', input: 'Say hello.', background: true });
+  const event = await eventFor(created.id);
+  if (event.type !== 'response.failed') return t.fail(`got ${event.type}`);
+  const ended = await openai().responses.retrieve(created.id);
+  t.is(ended.status, 'failed');
+  t.truthy(ended.error?.code);
+});
+
+test.serial('a background response cut by max_output_tokens is announced as response.incomplete', async (t) => {
+  const created = await openai().responses.create({
+    model: 'svc-extractive-chat',
+    input: 'How do background responses, webhooks and the durable task store work in svc?',
+    max_output_tokens: 16,
+    background: true,
+  });
+  const event = await eventFor(created.id);
+  if (event.type !== 'response.incomplete') return t.fail(`got ${event.type}`);
+  const ended = await openai().responses.retrieve(created.id);
+  t.like(ended, { status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } });
 });
 
 test.serial('a signature under another secret is refused by webhooks.unwrap', async (t) => {
