@@ -29,19 +29,20 @@ export class JobQueue {
 
   /**
    * Jobs whose runner died (lease expired): back to queued while attempts remain, else failed
-   * with `job_attempts_exhausted`. Items that finished keep their outcomes.
+   * with `job_attempts_exhausted`. Items that finished keep their outcomes. One statement: it runs
+   * at every wake, the idle backstop's included (issue 42: an idle server's statements).
    */
   async reapExpiredLeases(): Promise<void> {
     await this.sequelize.query(
-      `UPDATE svc_jobs SET status = 'failed', error_code = 'job_attempts_exhausted',
-         error_message = 'The job''s runner stopped (server gone or lease expired) on each of its ' || max_attempts || ' attempts.',
-         finished_at = now(), expires_at = now() + make_interval(secs => :ttlSeconds), lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
-       WHERE status = 'running' AND lease_expires_at < now() AND attempts >= max_attempts`,
+      `UPDATE svc_jobs SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
+         error_code = CASE WHEN attempts >= max_attempts THEN 'job_attempts_exhausted' ELSE error_code END,
+         error_message = CASE WHEN attempts >= max_attempts
+           THEN 'The job''s runner stopped (server gone or lease expired) on each of its ' || max_attempts || ' attempts.' ELSE error_message END,
+         finished_at = CASE WHEN attempts >= max_attempts THEN now() ELSE finished_at END,
+         expires_at = CASE WHEN attempts >= max_attempts THEN now() + make_interval(secs => :ttlSeconds) ELSE expires_at END,
+         lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
+       WHERE status = 'running' AND lease_expires_at < now()`,
       { replacements: { ttlSeconds: this.config.resultTtlSeconds } },
-    );
-    await this.sequelize.query(
-      `UPDATE svc_jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
-       WHERE status = 'running' AND lease_expires_at < now() AND attempts < max_attempts`,
     );
   }
 
