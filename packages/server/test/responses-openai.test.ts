@@ -311,6 +311,40 @@ test.serial('a model declared with the capability responses gets the request pas
   t.is((await openai.responses.retrieve(completed.response.id)).id, completed.response.id);
 });
 
+test.serial('background: true on a passed-through model answers at once and is polled to completed; its stream resumes after event N', async (t) => {
+  const created = await openai.responses.create({ model: 'openai-resp', input: 'Hello in the background?', background: true });
+  t.like(created, { background: true, model: 'openai-resp' });
+  t.true(created.status === 'queued' || created.status === 'in_progress', created.status);
+  const done = await waitUntil(
+    () => `${created.id} to end`,
+    async () => {
+      const polled = await openai.responses.retrieve(created.id);
+      return polled.status !== 'queued' && polled.status !== 'in_progress' && polled;
+    },
+    { timeoutMs: 20_000, intervalMs: 50 },
+  );
+  t.like(done, { id: created.id, status: 'completed', background: true, output_text: FAKE_RESPONSES_ANSWER });
+  // svc runs the task itself, streaming from the upstream: the upstream is not asked to keep it.
+  const sent = harness.fake.requests
+    .filter((request) => request.path === '/v1/responses' && JSON.stringify(request.body.input).includes('in the background'))
+    .at(-1)!;
+  t.true(sent.body.stream === true && sent.body.store === false && !sent.body.background, JSON.stringify({ stream: sent.body.stream, store: sent.body.store }));
+  const all = await (
+    await fetch(`${harness.svc.baseUrl}/v1/responses/${created.id}?stream=true`, { headers: { authorization: `Bearer ${harness.svc.operatorToken}` } })
+  ).text();
+  const events = sseData(all) as Array<{ type: string; sequence_number: number }>;
+  t.is(events.at(-1)?.type, 'response.completed');
+  const rest = await (
+    await fetch(`${harness.svc.baseUrl}/v1/responses/${created.id}?stream=true&starting_after=1`, {
+      headers: { authorization: `Bearer ${harness.svc.operatorToken}` },
+    })
+  ).text();
+  t.deepEqual(
+    (sseData(rest) as Array<{ sequence_number: number }>).map((event) => event.sequence_number),
+    events.slice(2).map((event) => event.sequence_number),
+  );
+});
+
 test.serial('a passed-through stream that breaks off ends with response.failed, numbered after the last event, and is counted as failed', async (t) => {
   const answer = await postJson(harness.svc, '/v1/responses', { model: 'truncated-resp', input: 'hi', stream: true });
   t.is(answer.status, 200);
