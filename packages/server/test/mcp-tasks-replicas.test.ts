@@ -60,6 +60,17 @@ test.serial('a chat runs as a task on the other replica; its result is the compl
     const completion = result.structuredContent as { choices: Array<{ message: { content: string } }> };
     t.is(completion.choices[0]?.message.content, FAKE_ANSWER);
     t.is((await client.experimental.tasks.getTask(taskId)).status, 'completed');
+    // tasks/list reads the store too: the replica the task was created on and the one that ran it both list it.
+    const listedOn = async (server: TestServer) => {
+      const other = server === asker ? client : await connect(server);
+      try {
+        return (await other.experimental.tasks.listTasks()).tasks.find((task) => task.taskId === taskId)?.status;
+      } finally {
+        if (other !== client) await other.close();
+      }
+    };
+    t.is(await listedOn(asker), 'completed');
+    t.is(await listedOn(runner), 'completed');
   } finally {
     await client.close();
   }
