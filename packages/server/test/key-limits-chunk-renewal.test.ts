@@ -114,7 +114,7 @@ test.serial(
     const ofBucket = sent.filter((statement) => statement.values.includes(bucket));
     // The resolver's statement with its counting flag set (its sixth parameter): a request counted one by one.
     const countedOneByOne = ofBucket.filter((statement) => statement.text.includes('svc_developer_keys') && statement.values[5] === true).length;
-    const reservations = ofBucket.filter((statement) => /^\s*UPDATE svc_rate_counters SET hits = hits \+/.test(statement.text)).length;
+    const reservations = ofBucket.filter((statement) => /SET hits = hits (\+|- \$3::bigint \+ renewal\.size)/.test(statement.text)).length;
     t.log(
       `${calls} requests in ${BURST_MS} ms: ${countedOneByOne} counted one by one, ${reservations} chunk reservations, ${ofBucket.length} statements of the bucket`,
     );

@@ -32,6 +32,22 @@ const SETTLE = prepared(
    FROM (SELECT ${asyncCommitSql}) AS commit_mode
    WHERE bucket = $1::text AND window_start = $2::timestamptz`,
 );
+/**
+ * A chunk settled (`$3` unused of `$4` lent) and the next reserved (`$6` slots, as `RESERVE` takes
+ * them) in one statement: a busy key's renewal costs one write, not two. `size` is 0 when the
+ * minute has no room for the next; the settlement stands either way.
+ */
+const SETTLE_AND_RESERVE = prepared(
+  `WITH counted AS (
+     SELECT hits FROM svc_rate_counters WHERE bucket = $1::text AND window_start = $2::timestamptz FOR UPDATE
+   ), renewal AS (
+     SELECT CASE WHEN $5::bigint - (counted.hits - $3::bigint) >= $6::bigint * $7::bigint THEN $6::bigint ELSE 0 END AS size FROM counted
+   )
+   UPDATE svc_rate_counters SET hits = hits - $3::bigint + renewal.size, amount = amount - $4::bigint + renewal.size
+   FROM renewal, (SELECT ${asyncCommitSql}) AS commit_mode
+   WHERE bucket = $1::text AND window_start = $2::timestamptz
+   RETURNING svc_rate_counters.hits, renewal.size`,
+);
 const LENT = prepared('SELECT amount FROM svc_rate_counters WHERE bucket = $1::text AND window_start = $2::timestamptz');
 
 /** Slots of the bucket's minute lent to replicas and not settled yet (0 when none). */
@@ -154,16 +170,35 @@ export class KeyLimitSlots {
    * reserved already.
    */
   reserve(bucket: string, windowStart: number, limit: number, hits: number): void {
+    this.#reserve(bucket, windowStart, limit, hits, undefined);
+  }
+
+  /**
+   * With `settling` (a renewal), the ended chunk's settlement goes in the same statement; true when
+   * it did (false: the caller settles it alone, no chunk being reserved).
+   */
+  #reserve(bucket: string, windowStart: number, limit: number, hits: number, settling: { unused: number; size: number } | undefined): boolean {
     const size = Math.min(SLOT_CHUNK, Math.floor((limit - hits) / CHUNK_HEADROOM));
-    if (size < SLOT_CHUNK_MIN) return;
+    if (size < SLOT_CHUNK_MIN) return false;
     let slots = this.#buckets.get(bucket);
-    if (slots?.reserving) return;
+    if (slots?.reserving) return false;
     if (!slots) {
       slots = { chunks: [], reserving: undefined };
       this.#buckets.set(bucket, slots);
     }
     const held = slots;
-    held.reserving = queryPrepared<{ hits: string }>(this.#sequelize, RESERVE, [bucket, new Date(windowStart), size, limit, CHUNK_HEADROOM / 2])
+    const reserved = settling
+      ? queryPrepared<{ hits: string; size: string }>(this.#sequelize, SETTLE_AND_RESERVE, [
+          bucket,
+          new Date(windowStart),
+          settling.unused,
+          settling.size,
+          limit,
+          size,
+          CHUNK_HEADROOM / 2,
+        ]).then((rows) => rows.filter((row) => Number(row.size) > 0))
+      : queryPrepared<{ hits: string }>(this.#sequelize, RESERVE, [bucket, new Date(windowStart), size, limit, CHUNK_HEADROOM / 2]);
+    held.reserving = reserved
       .then(([row]) => {
         if (!row) return;
         const last = Number(row.hits);
@@ -176,6 +211,7 @@ export class KeyLimitSlots {
         held.reserving = undefined;
         if (held.chunks.length === 0 && this.#buckets.get(bucket) === held) this.#buckets.delete(bucket);
       });
+    return true;
   }
 
   /** Gives back every slot this replica holds (a closing server): no chunk is renewed. */
@@ -203,10 +239,16 @@ export class KeyLimitSlots {
     const index = slots?.chunks.indexOf(chunk) ?? -1;
     if (index < 0) return Promise.resolve();
     const taken = chunk.next > chunk.last - chunk.size + 1;
-    if (renew && taken && Date.now() - chunk.windowStart < MINUTE_MS) this.reserve(bucket, chunk.windowStart, chunk.limit, chunk.last);
-    slots!.chunks.splice(index, 1);
-    if (slots!.chunks.length === 0 && !slots!.reserving) this.#buckets.delete(bucket);
     const unused = Math.max(0, chunk.last - chunk.next + 1);
+    slots!.chunks.splice(index, 1);
+    if (
+      renew &&
+      taken &&
+      Date.now() - chunk.windowStart < MINUTE_MS &&
+      this.#reserve(bucket, chunk.windowStart, chunk.limit, chunk.last, { unused, size: chunk.size })
+    )
+      return slots!.reserving!;
+    if (slots!.chunks.length === 0 && !slots!.reserving) this.#buckets.delete(bucket);
     return queryPrepared(this.#sequelize, SETTLE, [bucket, new Date(chunk.windowStart), unused, chunk.size]).catch(this.#onError);
   }
 }

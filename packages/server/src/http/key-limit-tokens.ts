@@ -26,6 +26,23 @@ const SETTLE_CHUNK = prepared(
   `UPDATE svc_rate_counters SET amount = GREATEST(0, amount + $3::bigint), hits = hits + $4::bigint
    WHERE bucket = $1::text AND window_start = $2::timestamptz`,
 );
+/**
+ * A chunk settled (`$3` what its calls took less its size, `$4` the calls that reported) and the
+ * next reserved (`$5` tokens, only when they fit under the limit `$6`, as `RESERVE_CHUNK`) in one
+ * statement: a busy key's renewal costs one write, not two. `size` is 0 when the next did not fit;
+ * the settlement stands either way.
+ */
+const SETTLE_AND_RESERVE = prepared(
+  `WITH counted AS (
+     SELECT amount FROM svc_rate_counters WHERE bucket = $1::text AND window_start = $2::timestamptz FOR UPDATE
+   ), renewal AS (
+     SELECT CASE WHEN GREATEST(0, counted.amount + $3::bigint) + $5::bigint <= $6::bigint THEN $5::bigint ELSE 0 END AS size FROM counted
+   )
+   UPDATE svc_rate_counters SET amount = GREATEST(0, amount + $3::bigint) + renewal.size, hits = hits + $4::bigint
+   FROM renewal
+   WHERE bucket = $1::text AND window_start = $2::timestamptz
+   RETURNING svc_rate_counters.amount, renewal.size`,
+);
 
 export interface TokenChunk {
   readonly bucket: string;
@@ -182,11 +199,25 @@ export class KeyLimitTokens {
     await this.#writeLate();
   }
 
-  #reserve(bucket: string, windowStart: number, limit: number, tokens: number, amount: number): void {
-    if (this.#reserving.has(bucket)) return;
+  /**
+   * With `settling` (a renewal), the ended chunk's settlement, and the minute's late ones waiting
+   * for their write, go in the same statement; true when they did (false: the caller settles).
+   */
+  #reserve(bucket: string, windowStart: number, limit: number, tokens: number, amount: number, settling?: { delta: number; calls: number }): boolean {
+    if (this.#reserving.has(bucket)) return false;
     const size = Math.min(TOKEN_CHUNK_CALLS * tokens, Math.floor((limit - amount) / TOKEN_HEADROOM));
-    if (tokens <= 0 || size < TOKEN_CHUNK_MIN_CALLS * tokens) return;
-    const reserving = queryPrepared<{ amount: string }>(this.#sequelize, RESERVE_CHUNK, [bucket, new Date(windowStart), size, limit])
+    if (tokens <= 0 || size < TOKEN_CHUNK_MIN_CALLS * tokens) return false;
+    let reserved: Promise<{ amount: string }[]>;
+    if (settling) {
+      const lateKey = `${bucket}\u0000${windowStart}`;
+      const late = this.#late.get(lateKey);
+      this.#late.delete(lateKey);
+      const values = [bucket, new Date(windowStart), settling.delta + (late?.delta ?? 0), settling.calls + (late?.calls ?? 0), size, limit];
+      reserved = queryPrepared<{ amount: string; size: string }>(this.#sequelize, SETTLE_AND_RESERVE, values).then((rows) =>
+        rows.filter((row) => Number(row.size) > 0),
+      );
+    } else reserved = queryPrepared<{ amount: string }>(this.#sequelize, RESERVE_CHUNK, [bucket, new Date(windowStart), size, limit]);
+    const reserving = reserved
       .then(([row]) => {
         if (!row) return;
         const chunk: TokenChunk = {
@@ -209,30 +240,34 @@ export class KeyLimitTokens {
       .catch(this.#onError)
       .finally(() => this.#reserving.delete(bucket));
     this.#reserving.set(bucket, reserving);
+    return true;
   }
 
-  /** With `renew` (its period ended), a chunk its calls took from is followed by the next at once: the key is still busy. */
+  /**
+   * With `renew` (its period ended), a chunk its calls took from is followed by the next at once
+   * (the key is still busy), reserved in the statement that settles it.
+   */
   #settle(chunk: TokenChunk, renew: boolean): Promise<unknown> {
     if (!chunk.open) return Promise.resolve();
-    if (renew && chunk.takes > 0 && Date.now() - chunk.windowStart < 60_000) {
-      const estimate = Math.max(1, Math.floor(chunk.size / TOKEN_CHUNK_CALLS));
-      this.#reserve(
-        chunk.bucket,
-        chunk.windowStart,
-        chunk.limit,
-        this.#lastEstimate.get(chunk.bucket) ?? estimate,
-        chunk.amountAfter - chunk.size + chunk.taken,
-      );
-    }
     chunk.open = false;
     clearTimeout(chunk.timer);
     const chunks = this.#chunks.get(chunk.bucket);
     const index = chunks?.indexOf(chunk) ?? -1;
     if (index >= 0) chunks!.splice(index, 1);
-    if (chunks?.length === 0) {
-      this.#chunks.delete(chunk.bucket);
-      if (!this.#reserving.has(chunk.bucket)) this.#lastEstimate.delete(chunk.bucket);
+    if (chunks?.length === 0) this.#chunks.delete(chunk.bucket);
+    if (renew && chunk.takes > 0 && Date.now() - chunk.windowStart < 60_000) {
+      const estimate = Math.max(1, Math.floor(chunk.size / TOKEN_CHUNK_CALLS));
+      const renewed = this.#reserve(
+        chunk.bucket,
+        chunk.windowStart,
+        chunk.limit,
+        this.#lastEstimate.get(chunk.bucket) ?? estimate,
+        chunk.amountAfter - chunk.size + chunk.taken,
+        { delta: chunk.taken - chunk.size, calls: chunk.calls },
+      );
+      if (renewed) return this.#reserving.get(chunk.bucket)!;
     }
+    if (!this.#chunks.has(chunk.bucket) && !this.#reserving.has(chunk.bucket)) this.#lastEstimate.delete(chunk.bucket);
     if (chunk.taken === chunk.size && chunk.calls === 0) return Promise.resolve();
     return queryPrepared(this.#sequelize, SETTLE_CHUNK, [chunk.bucket, new Date(chunk.windowStart), chunk.taken - chunk.size, chunk.calls]).catch(
       this.#onError,
