@@ -25,6 +25,7 @@ import { corsPolicyFrom } from './http/cors.ts';
 import { hostPolicyFrom } from './http/edge-checks.ts';
 import { ServerLifecycle } from './lifecycle.ts';
 import { findConsoleDirectory, loadConsoleFiles } from './console/console-files.ts';
+import { firstPaintLoader } from './console/first-paint.ts';
 import { serveConsole } from './console/serve-console.ts';
 import { createLogger } from './observability/logger.ts';
 import { createHttpMetrics } from './observability/metrics.ts';
@@ -114,6 +115,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
         publicUrls: urls,
         metrics: deps.metrics,
         dispatch: deps.dispatch,
+        ...(consoleDirectory ? { firstPaint: firstPaintLoader(consoleDirectory) } : {}),
       })
     : undefined;
   // The console's origin may call the api surface on its own port without SVC_CORS_ORIGINS.

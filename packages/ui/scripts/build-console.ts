@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 
 try {
-  await build({ root: fileURLToPath(new URL('..', import.meta.url)), logLevel: 'error' });
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  await build({ root, logLevel: 'error' });
+  // The server's first paint of the public pages (src/first-paint.tsx), into packages/server/console-render.
+  await build({ root, logLevel: 'error', build: { ssr: 'src/first-paint.tsx' } });
   process.stdout.write('svc: the web console is built (packages/server/console)\n');
 } catch (error) {
   process.stderr.write(`svc: the web console was not built (${(error as Error).message}); \`pnpm build\` builds it\n`);

@@ -1,5 +1,7 @@
 import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso';
+import { dropFirstPaint } from './first-paint-handover.ts';
 import { BASE } from './links.ts';
+import { isCurrentPage, NAVIGATION } from './navigation.ts';
 import { BoardPage } from './pages/board.tsx';
 import { ChannelPage } from './pages/channel.tsx';
 import { ItemPage } from './pages/item.tsx';
@@ -23,13 +25,6 @@ const OperatorPage = lazy(() => import('./pages/account/operator.tsx').then((mod
 const OperatorKeysPage = lazy(() => import('./pages/operator/operator-keys.tsx').then((module) => module.OperatorKeysPage));
 const OperatorUsagePage = lazy(() => import('./pages/operator/operator-usage.tsx').then((module) => module.OperatorUsagePage));
 
-const NAVIGATION = [
-  // `also`: the pages that belong to the entry's section, so a channel or a thread still marks Board.
-  { href: BASE, label: 'Board', also: [`${BASE}channel`, `${BASE}item/`] },
-  { href: `${BASE}post`, label: 'Post' },
-  { href: `${BASE}catalog`, label: 'Catalog', also: [`${BASE}artifact`] },
-  { href: `${BASE}rankings`, label: 'Rankings' },
-];
 const SIGNED_IN_NAVIGATION = [
   { href: `${BASE}keys`, label: 'Keys', for: ['oauth'] },
   { href: `${BASE}credits`, label: 'Credits', for: ['oauth'] },
@@ -41,14 +36,24 @@ const SIGNED_IN_NAVIGATION = [
 /** A navigation link that says when it is the page shown (`aria-current="page"`), for the eye and for screen readers. */
 function NavLink({ href, label, also = [] }: { href: string; label: string; also?: string[] }) {
   const { path } = useLocation();
-  // The board is `/ui/` and `/ui` alike: compared without a trailing slash.
-  const trimmed = (value: string) => value.replace(/\/$/, '');
-  const current = trimmed(path) === trimmed(href) || also.some((prefix) => path.startsWith(prefix));
+  const current = isCurrentPage(path, href, also);
   return (
     <a href={href} aria-current={current ? 'page' : undefined}>
       {label}
     </a>
   );
+}
+
+/** The path this page was opened at, which the server may have drawn a first paint of. */
+const OPENED_AT = location.pathname;
+
+/**
+ * A route change: a page other than the one opened (a link followed in the first paint before the
+ * app took over) has no first paint, so it is dropped; then focus moves to the new heading.
+ */
+function onRouteChange(url: string) {
+  if (new URL(url, location.origin).pathname !== OPENED_AT) dropFirstPaint();
+  focusMain();
 }
 
 /** Moves focus to the page's heading after a navigation, so keyboard and screen-reader users start at the new content. */
@@ -90,7 +95,7 @@ export function App() {
       </header>
       <main id="main" tabIndex={-1}>
         <ErrorBoundary>
-          <Router onRouteChange={focusMain}>
+          <Router onRouteChange={onRouteChange}>
             <Route path={BASE} component={BoardPage} />
             <Route path={`${BASE}channel`} component={ChannelPage} />
             <Route path={`${BASE}item/:id`} component={ItemPage} />

@@ -28,6 +28,8 @@ function restore(): ConsoleSession | undefined {
 export const session = signal<ConsoleSession | undefined>(restore());
 
 session.subscribe((value) => {
+  // The server draws public pages with these modules too (first-paint.tsx): it has no session.
+  if (typeof sessionStorage === 'undefined') return;
   if (value) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(value));
   else sessionStorage.removeItem(STORAGE_KEY);
 });

@@ -1,8 +1,12 @@
 import { BlackboardKind, blackboardContract, catalogContract, fillPath, systemContract, toSearchParams, type RouteDefinition } from '@svc/schemas';
 import type { ContractDispatch, DispatchInput } from '../http/dispatch.ts';
 
-/** One read a public page makes when it first renders: the route and the input its client sends. */
+/**
+ * One read a public page makes when it first renders: the route and the input its client sends,
+ * and the name the server's first paint knows its answer by (packages/ui/src/first-paint.tsx).
+ */
 interface FirstLoadRead {
+  name: string;
   route: RouteDefinition;
   input: DispatchInput;
 }
@@ -19,7 +23,7 @@ const ARTIFACT_FILES = 200;
 const ARTIFACT_REVIEWS = 20;
 
 /** Past this many bytes of JSON the page carries no more answers: a long thread's replies are read as before. */
-const MAX_INLINED_BYTES = 1024 * 1024;
+export const MAX_INLINED_BYTES = 1024 * 1024;
 
 const nonEmpty = (value: string | null) => (value ? value : undefined);
 const decoded = (segment: string) => {
@@ -36,7 +40,7 @@ const decoded = (segment: string) => {
  * root document (`GET /`) is read by every page first: it names the api surface.
  */
 export function firstLoadReads(relative: string, query: URLSearchParams): FirstLoadRead[] {
-  const root = { route: systemContract.root, input: {} };
+  const root = { name: 'root', route: systemContract.root, input: {} };
   if (relative === '') {
     // The board's filters as board-filters.tsx reads them from the address: empty ones dropped, an unknown kind ignored.
     const kind = nonEmpty(query.get('kind'));
@@ -48,13 +52,13 @@ export function firstLoadReads(relative: string, query: URLSearchParams): FirstL
     };
     return [
       root,
-      { route: blackboardContract.channels, input: { query: { ...filters, limit: BOARD_PAGE } } },
-      { route: blackboardContract.query, input: { query: { ...filters, limit: BOARD_PAGE } } },
+      { name: 'channels', route: blackboardContract.channels, input: { query: { ...filters, limit: BOARD_PAGE } } },
+      { name: 'recent', route: blackboardContract.query, input: { query: { ...filters, limit: BOARD_PAGE } } },
     ];
   }
   if (relative === 'channel') {
     const key = nonEmpty(query.get('key'));
-    return key ? [root, { route: blackboardContract.get, input: { query: { key, limit: CHANNEL_PAGE } } }] : [];
+    return key ? [root, { name: 'posts', route: blackboardContract.get, input: { query: { key, limit: CHANNEL_PAGE } } }] : [];
   }
   const item = /^item\/([^/]+)$/.exec(relative);
   if (item) {
@@ -62,8 +66,8 @@ export function firstLoadReads(relative: string, query: URLSearchParams): FirstL
     if (!id) return [];
     return [
       root,
-      { route: blackboardContract.show, input: { params: { id } } },
-      { route: blackboardContract.query, input: { query: { thread_id: id, limit: THREAD_PAGE } } },
+      { name: 'record', route: blackboardContract.show, input: { params: { id } } },
+      { name: 'thread', route: blackboardContract.query, input: { query: { thread_id: id, limit: THREAD_PAGE } } },
     ];
   }
   if (relative === 'artifact') {
@@ -72,12 +76,12 @@ export function firstLoadReads(relative: string, query: URLSearchParams): FirstL
     const params = { id };
     return [
       root,
-      { route: catalogContract.artifact, input: { params } },
-      { route: catalogContract.versions, input: { params } },
-      { route: catalogContract.files, input: { params, query: { limit: ARTIFACT_FILES } } },
-      { route: catalogContract.trustBundles, input: { params } },
-      { route: catalogContract.reviews, input: { params, query: { limit: ARTIFACT_REVIEWS } } },
-      { route: catalogContract.reviewSummary, input: { params } },
+      { name: 'artifact', route: catalogContract.artifact, input: { params } },
+      { name: 'versions', route: catalogContract.versions, input: { params } },
+      { name: 'files', route: catalogContract.files, input: { params, query: { limit: ARTIFACT_FILES } } },
+      { name: 'trustBundles', route: catalogContract.trustBundles, input: { params } },
+      { name: 'reviews', route: catalogContract.reviews, input: { params, query: { limit: ARTIFACT_REVIEWS } } },
+      { name: 'reviewSummary', route: catalogContract.reviewSummary, input: { params } },
     ];
   }
   return [];
@@ -94,30 +98,38 @@ export function firstLoadKey(method: string, pathAndQuery: string): string {
   return `${method.toUpperCase()} ${url.pathname}${url.search}`;
 }
 
+/** The answers a page's first response carries: by their key for the page's script, by their read's name for the server's first paint. */
+export interface FirstLoad {
+  answers: Record<string, unknown>;
+  byName: Record<string, unknown>;
+}
+
 /**
  * Runs the page's reads in process, as the browser's own calls (its address, no credential: these
  * are the public reads an anonymous visitor makes), and answers each 200 answer by its key.
  * A refused or failed read is left out: the page makes it itself and shows its error as before.
+ * So is every answer past MAX_INLINED_BYTES of JSON in all, in the reads' order.
  */
-export async function readFirstLoad(dispatch: ContractDispatch, reads: FirstLoadRead[], ip: string): Promise<Record<string, unknown>> {
+export async function readFirstLoad(dispatch: ContractDispatch, reads: FirstLoadRead[], ip: string): Promise<FirstLoad> {
   const answers = await Promise.all(
-    reads.map(async ({ route, input }) => {
+    reads.map(async ({ name, route, input }) => {
       try {
         const answer = await dispatch.call(route, input, { ip });
         if (answer.status !== 200 || answer.json === undefined) return undefined;
         const url = `${fillPath(route.path, input.params)}${toSearchParams(input.query)}`;
-        return { key: firstLoadKey(route.method, url), json: answer.json, bytes: Buffer.byteLength(answer.text) };
+        return { name, key: firstLoadKey(route.method, url), json: answer.json, bytes: Buffer.byteLength(answer.text) };
       } catch {
         return undefined;
       }
     }),
   );
-  const inlined: Record<string, unknown> = {};
+  const inlined: FirstLoad = { answers: {}, byName: {} };
   let total = 0;
   for (const answer of answers) {
     if (!answer || total + answer.bytes > MAX_INLINED_BYTES) continue;
     total += answer.bytes;
-    inlined[answer.key] = answer.json;
+    inlined.answers[answer.key] = answer.json;
+    inlined.byName[answer.name] = answer.json;
   }
   return inlined;
 }

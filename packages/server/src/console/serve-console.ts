@@ -6,11 +6,16 @@ import type { ContractDispatch } from '../http/dispatch.ts';
 import type { HttpMetrics } from '../observability/metrics.ts';
 import type { ConsoleFile } from './console-files.ts';
 import { firstLoadBlock, firstLoadReads, readFirstLoad } from './first-load.ts';
+import { drawFirstPaint, type RenderFirstPaint } from './first-paint.ts';
 import { pagePreloads } from './page-preloads.ts';
 
 const gzipAsync = promisify(gzip);
 /** Where the page's first-load answers go: right after the element the app mounts in, before the module script runs. */
 const APP_ELEMENT = '<div id="app"></div>';
+/** The static "loading…" line (index.html), which a public page's first paint takes the place of. */
+const BOOT_LINE = /<p id="boot"[^>]*>[^<]*<\/p>/;
+/** index.html's note for a browser without scripts; a page drawn by the server reads without them, so it goes. */
+const NO_SCRIPT_NOTE = /<noscript>.*?<\/noscript>/s;
 
 /** Fingerprinted assets never change under their name: a year, and no revalidation. */
 const ASSET_CACHE = 'public, max-age=31536000, immutable';
@@ -52,6 +57,11 @@ export interface ConsoleServingOptions {
    * on screen without a further request. Without it, every page is the static file.
    */
   dispatch?: ContractDispatch;
+  /**
+   * The server's first paint of a public page (first-paint.ts): its content drawn as HTML from
+   * the same answers, so it is on screen before any script runs, and without scripts at all.
+   */
+  firstPaint?: () => Promise<RenderFirstPaint | undefined>;
 }
 
 /**
@@ -135,13 +145,16 @@ export function serveConsole(options: ConsoleServingOptions): Middleware {
     if (reads.length > 0) {
       // The page holds this request's data: no ETag (it names the file, not this answer), compressed here.
       ctx.remove('etag');
-      const answers = await readFirstLoad(options.dispatch!, reads, ctx.ip);
-      const html = Buffer.from(
-        file.body
-          .toString('utf8')
-          .replace('</head>', `${preloads.get(relative) ?? ''}</head>`)
-          .replace(APP_ELEMENT, `${APP_ELEMENT}${firstLoadBlock(answers)}`),
-      );
+      const query = new URLSearchParams(ctx.querystring);
+      const [firstLoad, render] = await Promise.all([readFirstLoad(options.dispatch!, reads, ctx.ip), options.firstPaint?.()]);
+      const painted = drawFirstPaint(render, relative, query, firstLoad.byName);
+      let page = file.body
+        .toString('utf8')
+        .replace('</head>', `${preloads.get(relative) ?? ''}</head>`)
+        .replace(APP_ELEMENT, `${APP_ELEMENT}${firstLoadBlock(firstLoad.answers)}`);
+      // A function as the replacement: the HTML is inserted as it is, its `$` never read as a pattern.
+      if (painted) page = page.replace(BOOT_LINE, () => painted).replace(NO_SCRIPT_NOTE, '');
+      const html = Buffer.from(page);
       if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
         ctx.set('content-encoding', 'gzip');
         ctx.body = await gzipAsync(html);

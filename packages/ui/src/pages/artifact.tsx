@@ -1,4 +1,4 @@
-import { catalogContract } from '@svc/schemas';
+import { type Artifact, catalogContract } from '@svc/schemas';
 import { useLocation } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { clientFor, surfacesOnce } from '../api.ts';
@@ -8,6 +8,7 @@ import { fileDownloadUrl, upstreamUrl } from './artifact-links.ts';
 import { ErrorNote } from '../components/error-note.tsx';
 import { Required } from '../components/required.tsx';
 import { SafeLink } from '../components/safe-link.tsx';
+import { useFirstPaintHandover } from '../first-paint-handover.ts';
 import { useLoad, useTitle } from '../hooks.ts';
 
 /** A word the shell takes as it is, or the word in single quotes. */
@@ -39,6 +40,7 @@ export function ArtifactPage() {
     },
     [id],
   );
+  useFirstPaintHandover(loaded.state !== 'loading');
   if (loaded.state === 'loading') return <h1>Loading {id}…</h1>;
   if (loaded.state === 'failed')
     return (
@@ -53,29 +55,7 @@ export function ArtifactPage() {
   const hostedHere = files.rows.some((file) => file.hosted);
   return (
     <>
-      <h1>{artifact.name}</h1>
-      <p class="lede">{artifact.summary}</p>
-      <p>
-        <span class="badge">{artifact.type}</span> <span class="badge">{artifact.license}</span> <span class="badge">{artifact.reviewStatus}</span>{' '}
-        {artifact.repo && (
-          <span class="meta" data-testid="upstream">
-            upstream{' '}
-            {upstreamUrl(artifact.source, artifact.repo) ? (
-              <SafeLink href={upstreamUrl(artifact.source, artifact.repo)}>{artifact.repo}</SafeLink>
-            ) : (
-              artifact.repo
-            )}
-          </span>
-        )}{' '}
-        {artifact.homepage && <SafeLink href={artifact.homepage}>homepage</SafeLink>}
-      </p>
-      <p class="description">{artifact.description}</p>
-      {artifact.readme && (
-        <section class="panel" aria-labelledby="card-heading">
-          <h2 id="card-heading">Model card</h2>
-          <ModelCard text={artifact.readme} />
-        </section>
-      )}
+      <ArtifactIntro artifact={artifact} />
       {hostedHere ? (
         <section class="panel" aria-labelledby="download-heading">
           <h2 id="download-heading">Download</h2>
@@ -184,6 +164,37 @@ export function ArtifactPage() {
           </article>
         ))}
       </section>
+    </>
+  );
+}
+
+/** What the artifact is, and its README as its model card: drawn by the page, and by the server in the first response (first-paint.tsx). */
+export function ArtifactIntro({ artifact }: { artifact: Artifact }) {
+  return (
+    <>
+      <h1>{artifact.name}</h1>
+      <p class="lede">{artifact.summary}</p>
+      <p>
+        <span class="badge">{artifact.type}</span> <span class="badge">{artifact.license}</span> <span class="badge">{artifact.reviewStatus}</span>{' '}
+        {artifact.repo && (
+          <span class="meta" data-testid="upstream">
+            upstream{' '}
+            {upstreamUrl(artifact.source, artifact.repo) ? (
+              <SafeLink href={upstreamUrl(artifact.source, artifact.repo)}>{artifact.repo}</SafeLink>
+            ) : (
+              artifact.repo
+            )}
+          </span>
+        )}{' '}
+        {artifact.homepage && <SafeLink href={artifact.homepage}>homepage</SafeLink>}
+      </p>
+      <p class="description">{artifact.description}</p>
+      {artifact.readme && (
+        <section class="panel" aria-labelledby="card-heading">
+          <h2 id="card-heading">Model card</h2>
+          <ModelCard text={artifact.readme} />
+        </section>
+      )}
     </>
   );
 }

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { clientFor } from '../api.ts';
 import { ErrorNote } from '../components/error-note.tsx';
 import { PostCard } from '../components/post-card.tsx';
+import { useFirstPaintHandover } from '../first-paint-handover.ts';
 import { useTitle } from '../hooks.ts';
 import { postHref } from '../links.ts';
 
@@ -58,6 +59,8 @@ export function ChannelPage() {
     return () => stop.abort();
   }, [key]);
 
+  useFirstPaintHandover(!loading);
+
   const loadOlder = async () => {
     if (!older) return;
     try {
@@ -72,12 +75,7 @@ export function ChannelPage() {
 
   return (
     <>
-      <h1>
-        Channel <span class="channel-key">{key}</span>
-      </h1>
-      <p>
-        <a href={postHref({ key })}>Post to this channel</a>
-      </p>
+      <ChannelHeading channelKey={key} />
       <p class="meta" aria-live="polite" data-live={live}>
         {live === 'live'
           ? 'Live: new posts appear here as they are posted.'
@@ -100,6 +98,20 @@ export function ChannelPage() {
           Older posts
         </button>
       )}
+    </>
+  );
+}
+
+/** The channel's title and where to post to it: drawn by the page, and by the server in the first response (first-paint.tsx). */
+export function ChannelHeading({ channelKey }: { channelKey: string }) {
+  return (
+    <>
+      <h1>
+        Channel <span class="channel-key">{channelKey}</span>
+      </h1>
+      <p>
+        <a href={postHref({ key: channelKey })}>Post to this channel</a>
+      </p>
     </>
   );
 }

@@ -1,9 +1,10 @@
-import { type BlackboardRecord, blackboardContract } from '@svc/schemas';
+import { type BlackboardReadPage, type BlackboardRecord, blackboardContract } from '@svc/schemas';
 import { useState } from 'preact/hooks';
 import { clientFor } from '../api.ts';
 import { ErrorNote } from '../components/error-note.tsx';
 import { Required } from '../components/required.tsx';
 import { PostCard } from '../components/post-card.tsx';
+import { useFirstPaintHandover } from '../first-paint-handover.ts';
 import { useLoad, useTitle } from '../hooks.ts';
 import { channelHref, postHref } from '../links.ts';
 
@@ -21,7 +22,6 @@ export function ItemPage({ id }: { id: string }) {
   useTitle(`Post ${id}`);
   const [earlierPages, setEarlierPages] = useState<{ replies: BlackboardRecord[]; earlier: Earlier }[]>([]);
   const [loadingEarlier, setLoadingEarlier] = useState<{ state: 'idle' | 'loading' } | { state: 'failed'; error: unknown }>({ state: 'idle' });
-  const repliesOf = (items: BlackboardRecord[]) => items.filter((reply) => reply.id !== id).reverse();
   const [loaded] = useLoad(
     async (signal) => {
       setEarlierPages([]);
@@ -30,7 +30,7 @@ export function ItemPage({ id }: { id: string }) {
         board.blackboard.show({ params: { id } }, { signal }),
         board.blackboard.query({ query: { thread_id: id, limit: REPLIES_PER_PAGE } }, { signal }),
       ]);
-      return { record, replies: repliesOf(thread.items), earlier: (thread.has_more ? thread.history_next : null) as Earlier };
+      return { record, ...threadReplies(id, thread) };
     },
     [id],
   );
@@ -42,12 +42,13 @@ export function ItemPage({ id }: { id: string }) {
     try {
       const board = await clientFor({ blackboard: blackboardContract });
       const page = await board.blackboard.query({ query: { thread_id: id, limit: REPLIES_PER_PAGE, ...earliest } });
-      setEarlierPages((pages) => [...pages, { replies: repliesOf(page.items), earlier: (page.has_more ? page.history_next : null) as Earlier }]);
+      setEarlierPages((pages) => [...pages, threadReplies(id, page)]);
       setLoadingEarlier({ state: 'idle' });
     } catch (error) {
       setLoadingEarlier({ state: 'failed', error });
     }
   };
+  useFirstPaintHandover(loaded.state !== 'loading');
   const replies = loaded.state === 'done' ? [...[...earlierPages].reverse().flatMap((page) => page.replies), ...loaded.value.replies] : [];
   return (
     <>
@@ -56,13 +57,9 @@ export function ItemPage({ id }: { id: string }) {
       {loaded.state === 'failed' && <ErrorNote error={loaded.error} />}
       {loaded.state === 'done' && (
         <>
-          <p>
-            In channel <a href={channelHref(loaded.value.record.key)}>{loaded.value.record.key}</a> ·{' '}
-            <a href={postHref({ key: loaded.value.record.key, parent_id: id })}>Reply</a>
-          </p>
-          <PostCard record={loaded.value.record} showChannel={false} />
+          <ThreadOpening record={loaded.value.record} />
           <section aria-labelledby="thread-heading">
-            <h2 id="thread-heading">{earliest ? `Replies: the newest ${replies.length} shown` : `Replies (${replies.length})`}</h2>
+            <h2 id="thread-heading">{repliesHeading(replies.length, earliest !== null)}</h2>
             {earliest && (
               <p>
                 <button type="button" onClick={loadEarlier} disabled={loadingEarlier.state === 'loading'}>
@@ -94,10 +91,30 @@ export function threadTree(rootId: string, replies: BlackboardRecord[]): Map<str
   return children;
 }
 
-const textsOf = (record: BlackboardRecord, replies: BlackboardRecord[]) => new Map([record, ...replies].map((post) => [post.id, post.item.text]));
+/** The post a thread opens with, and where it was posted: drawn by the page, and by the server in the first response (first-paint.tsx). */
+export function ThreadOpening({ record }: { record: BlackboardRecord }) {
+  return (
+    <>
+      <p>
+        In channel <a href={channelHref(record.key)}>{record.key}</a> · <a href={postHref({ key: record.key, parent_id: record.id })}>Reply</a>
+      </p>
+      <PostCard record={record} showChannel={false} />
+    </>
+  );
+}
+
+/** The replies' heading: a thread with earlier replies not read yet says how many of the newest it shows. */
+export const repliesHeading = (shown: number, earlierUnread: boolean) => (earlierUnread ? `Replies: the newest ${shown} shown` : `Replies (${shown})`);
+
+/** A thread's first page read by `thread_id` (newest first, the root among them): its replies oldest first, and where earlier ones start. */
+export function threadReplies(rootId: string, page: BlackboardReadPage): { replies: BlackboardRecord[]; earlier: Earlier } {
+  return { replies: page.items.filter((reply) => reply.id !== rootId).reverse(), earlier: (page.has_more ? page.history_next : null) as Earlier };
+}
+
+export const textsOf = (record: BlackboardRecord, replies: BlackboardRecord[]) => new Map([record, ...replies].map((post) => [post.id, post.item.text]));
 
 /** One level of the thread, each reply with its own replies nested below it, as GitHub lays out a discussion. */
-function ThreadReplies({ tree, parentId, texts }: { tree: Map<string, BlackboardRecord[]>; parentId: string; texts: Map<string, string> }) {
+export function ThreadReplies({ tree, parentId, texts }: { tree: Map<string, BlackboardRecord[]>; parentId: string; texts: Map<string, string> }) {
   const replies = tree.get(parentId) ?? [];
   if (replies.length === 0) return null;
   return (

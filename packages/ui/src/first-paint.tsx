@@ -1,0 +1,112 @@
+/**
+ * The server's first paint of a public page (issue 45): the board's channels and recent posts, a
+ * channel's posts, a thread, an artifact's model card, drawn as HTML into the first response by
+ * svc-server (packages/server/src/console/first-paint.ts loads this module's build), so the
+ * content is on screen before, and without, any script. It draws the app's own components
+ * (PostCard, MarkedText's spoofing marks, ModelCard), so the server and the browser mark hidden
+ * characters and render a card the one same way. The app takes over once its page has its
+ * content (first-paint-handover.ts). Built by `vite build --ssr` (vite.config.ts).
+ */
+import type { Artifact, BlackboardChannelsPage, BlackboardReadPage, BlackboardRecord } from '@svc/schemas';
+import type { ComponentChildren } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+import { PostCard } from './components/post-card.tsx';
+import { BASE } from './links.ts';
+import { isCurrentPage, NAVIGATION } from './navigation.ts';
+import { ArtifactIntro } from './pages/artifact.tsx';
+import { BoardColumns, BoardHeading } from './pages/board.tsx';
+import { definedFilters, filtersFrom } from './pages/board-filters.tsx';
+import { ChannelHeading } from './pages/channel.tsx';
+import { repliesHeading, ThreadOpening, ThreadReplies, textsOf, threadReplies, threadTree } from './pages/item.tsx';
+
+/** The answers the server read for the page (packages/server/src/console/first-load.ts), by the name of the read; one left out is absent. */
+export interface FirstPaintReads {
+  channels?: BlackboardChannelsPage;
+  recent?: BlackboardReadPage;
+  posts?: BlackboardReadPage;
+  record?: BlackboardRecord;
+  thread?: BlackboardReadPage;
+  artifact?: Artifact;
+}
+
+/** The page as an anonymous visitor sees it: the console's header (no session yet) and the page's content. */
+function Shell({ path, children }: { path: string; children: ComponentChildren }) {
+  return (
+    <div id="first-paint">
+      <header class="top">
+        <a class="brand" href={BASE}>
+          svc
+        </a>
+        <nav aria-label="Main">
+          <ul>
+            {NAVIGATION.map((entry) => (
+              <li key={entry.href}>
+                <a href={entry.href} aria-current={isCurrentPage(path, entry.href, entry.also) ? 'page' : undefined}>
+                  {entry.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <p class="session">
+          <a href={`${BASE}sign-in`}>Sign in</a>
+        </p>
+      </header>
+      <main>{children}</main>
+    </div>
+  );
+}
+
+/** The content of the public page at `relative` (the path under /ui/), or undefined when a read it needs is not in `reads`. */
+function pageContent(relative: string, query: URLSearchParams, reads: FirstPaintReads): ComponentChildren | undefined {
+  if (relative === '') {
+    if (!reads.channels || !reads.recent) return undefined;
+    const filters = definedFilters(filtersFrom(Object.fromEntries(query)));
+    return (
+      <>
+        <BoardHeading />
+        <BoardColumns channels={reads.channels} recent={reads.recent} filters={filters} />
+      </>
+    );
+  }
+  if (relative === 'channel') {
+    const key = query.get('key');
+    if (!key || !reads.posts) return undefined;
+    return (
+      <>
+        <ChannelHeading channelKey={key} />
+        {reads.posts.items.map((record) => (
+          <PostCard key={record.id} record={record} showChannel={false} />
+        ))}
+      </>
+    );
+  }
+  if (relative.startsWith('item/')) {
+    if (!reads.record || !reads.thread) return undefined;
+    const { replies, earlier } = threadReplies(reads.record.id, reads.thread);
+    return (
+      <>
+        <h1>Post</h1>
+        <ThreadOpening record={reads.record} />
+        <section aria-labelledby="thread-heading">
+          <h2 id="thread-heading">{repliesHeading(replies.length, earlier !== null)}</h2>
+          <ThreadReplies tree={threadTree(reads.record.id, replies)} parentId={reads.record.id} texts={textsOf(reads.record, replies)} />
+        </section>
+      </>
+    );
+  }
+  if (relative === 'artifact') return reads.artifact && <ArtifactIntro artifact={reads.artifact} />;
+  return undefined;
+}
+
+/**
+ * The first paint's HTML for the public page at `relative` with its query, or undefined (the
+ * page is then served as before: its shell, and the content once its script has read it).
+ * Every caller-supplied string is a text node (Preact escapes it); the one HTML that is not, the
+ * model card, is micromark's with raw HTML escaped.
+ */
+export function renderFirstPaint(relative: string, query: URLSearchParams, reads: FirstPaintReads): string | undefined {
+  const content = pageContent(relative, query, reads);
+  if (content === undefined) return undefined;
+  return renderToString(<Shell path={`${BASE}${relative}`}>{content}</Shell>);
+}
