@@ -6,7 +6,9 @@
  * chat calls (`--chunks` chunks, back to back) at `--concurrency` connections for `--seconds`,
  * alone, `--rounds` times in rotating order; transactions from `pg_stat_database` (xact_commit +
  * xact_rollback of the bench's scratch database), counted once the statistics settled, less the
- * idle rate measured before. Target: under 0.1 per call on the busy key.
+ * idle rate measured before. Target: under 0.1 per call on the busy key, judged on the worst
+ * round (issue 42 reports the worse of two runs). Most of a busy key's transactions are its chunks'
+ * writes every 100 ms, so the figure falls as its calls per second rise: each round prints both.
  *
  * BENCH_DATABASE_URL names the PostgreSQL server (default: the local one); the embedded database
  * has no such statistics.
@@ -17,7 +19,6 @@ import autocannon from 'autocannon';
 import { createTestDatabase } from '@svc/testing/test-database';
 import { benchArguments } from './args.ts';
 import { reportFigures } from './report.ts';
-import { median } from './stats.ts';
 import { startWorkerServer } from './worker-server.ts';
 
 const CREDENTIALS = ['limited', 'key', 'operator'] as const;
@@ -99,14 +100,15 @@ try {
     }
     rows.push(`  round ${round + 1}, load ${formatLoad()}: ${cells.join(' | ')}`);
   }
-  const busy = median(perCall.get('limited')!);
+  const worst = (credential: Credential) => Math.max(...perCall.get(credential)!);
+  const busy = worst('limited');
   reportFigures('keyed-transactions', [
     {
       figure: `transactions per chat call, ${LABELS.limited}, ${concurrency} streams (postgres)`,
       svc: busy,
       unit: 'xact/call',
       target: { on: 'svc', op: '<', value: TARGET },
-      note: `median of ${rounds} rounds x ${seconds} s; ${LABELS.key} ${median(perCall.get('key')!).toFixed(3)}, operator ${median(perCall.get('operator')!).toFixed(3)}; idle ${idlePerSecond.toFixed(1)}/s subtracted`,
+      note: `worst of ${rounds} rounds x ${seconds} s; ${LABELS.key} ${worst('key').toFixed(3)}, operator ${worst('operator').toFixed(3)}; idle ${idlePerSecond.toFixed(1)}/s subtracted`,
     },
   ]);
   process.stdout.write(
@@ -114,9 +116,9 @@ try {
       `keyed transactions, streamed chat (${values.chunks} chunks), ${concurrency} connections, ${rounds} rotating rounds x ${seconds} s (postgres), idle ${idlePerSecond.toFixed(1)} transactions/s subtracted, load average ${formatLoad()}`,
       ...rows,
       ...CREDENTIALS.map((credential) => {
-        const value = median(perCall.get(credential)!);
+        const value = worst(credential);
         const verdict = credential === 'operator' ? '' : ` (target < ${TARGET}: ${value < TARGET ? 'met' : 'NOT met'})`;
-        return `  ${LABELS[credential]}: ${value.toFixed(3)} transactions per call${verdict}`;
+        return `  ${LABELS[credential]}: ${value.toFixed(3)} transactions per call, the worst round${verdict}`;
       }),
       '',
     ].join('\n'),
