@@ -20,6 +20,8 @@ const certificate = selfSignedCertificate(['hooks.test']);
 const secret = newWebhookSecret();
 const received: Array<{ body: string; headers: IncomingHttpHeaders }> = [];
 let refuseNext = 0;
+/** When each request reached the receiver (ms, monotonic), refused or not, and for which response. */
+const arrivals: Array<{ at: number; body: string }> = [];
 let receiver: HttpsSource;
 let fake: FakeUpstream;
 let svc: TestServer;
@@ -30,6 +32,7 @@ test.before(async () => {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
       request.on('end', () => {
+        arrivals.push({ at: performance.now(), body });
         if (refuseNext > 0) {
           refuseNext--;
           response.writeHead(503).end();
@@ -93,6 +96,18 @@ test.serial(
     t.like(row, { status: 'delivered', attempts: 2, last_status: 200 });
   },
 );
+
+test.serial('a delivery refused 4 times is retried with exponential backoff (base 50 ms: 50, 100, 200, 400 ms at least), then delivered', async (t) => {
+  refuseNext = 4;
+  const created = await openai().responses.create({ model: 'answer-a', input: 'Say hello, eventually.', background: true });
+  await eventFor(created.id);
+  const times = arrivals.filter((entry) => entry.body.includes(created.id)).map((entry) => entry.at);
+  t.is(times.length, 5);
+  const gaps = times.slice(1).map((at, index) => at - times[index]!);
+  t.log(`gaps between attempts: ${gaps.map((gap) => Math.round(gap)).join(', ')} ms`);
+  // Lower bounds only: a loaded machine lengthens the waits, it never shortens them.
+  gaps.forEach((gap, index) => t.true(gap >= 50 * 2 ** index - 5, `gap ${index + 1}: ${gap} ms`));
+});
 
 test.serial('a cancelled background response is announced as response.cancelled', async (t) => {
   const created = await openai().responses.create({ model: 'slow-a', input: 'Count slowly.', background: true });
