@@ -6,9 +6,10 @@
  * paint, and the JavaScript transferred (gzip, as the server sends it) by then. Targets (issues 32
  * and 45): content under 500 ms at a load below 2, and under 100 KB of JavaScript.
  *
- * Baseline, in alternating rounds: the same page with its first-load data block taken out of the
- * HTML on the way (the page then reads the API itself, as before the block existed). Both variants
- * go through the same interception, so only the block differs. The ratio is the median of the
+ * Baseline, in alternating rounds: the same page with its server-drawn first paint and its
+ * first-load data block taken out of the HTML on the way (the page then reads the API itself and
+ * draws the content with its scripts, as before either existed). Both variants go through the same
+ * interception, so only those differ. The ratio is the median of the
  * per-pair ratios (without block / with block), higher is better. The anchors issue 45 names
  * (LiteLLM's UI, the Hugging Face Hub) cannot be run here.
  *
@@ -32,6 +33,8 @@ const load = () =>
     .map((value) => value.toFixed(2))
     .join(' ');
 const BLOCK = /<script type="application\/json" id="svc-first-load">[^<]*<\/script>/;
+/** The server's first paint: up to the app's element, which follows it (posted text inside it is escaped, so it cannot hold that tag). */
+const FIRST_PAINT = /<div id="first-paint">[\s\S]*?(?=\s*<div id="app">)/;
 
 interface Load {
   /** Navigation start to the content's first appearance in the DOM, ms. */
@@ -60,7 +63,7 @@ async function coldLoad(browser: Browser, url: string, content: string, withBloc
       async (route) => {
         const response = await route.fetch();
         const html = await response.text();
-        await route.fulfill({ response, body: withBlock ? html : html.replace(BLOCK, '') });
+        await route.fulfill({ response, body: withBlock ? html : html.replace(BLOCK, '').replace(FIRST_PAINT, '') });
       },
     );
     const page = await context.newPage();
@@ -103,8 +106,8 @@ async function measurePage(browser: Browser, name: string, url: string, content:
   const javascriptKb = median(inlined.map((entry) => entry.scriptBytes)) / 1024;
   const list = (loads: Load[], field: keyof Load) => loads.map((entry) => entry[field].toFixed(0)).join(', ');
   out(`${name} (${url.replace(/^https?:\/\/[^/]+/, '')}), ${ROUNDS} pairs of cold loads, load ${load()}:`);
-  out(`  ${content} on screen, data in the page: median ${contentMs.toFixed(0)} ms (${list(inlined, 'content')})`);
-  out(`  ${content} on screen, read by the page:  median ${baselineMs.toFixed(0)} ms (${list(fetched, 'content')})`);
+  out(`  ${content} on screen, in the first response: median ${contentMs.toFixed(0)} ms (${list(inlined, 'content')})`);
+  out(`  ${content} on screen, drawn by scripts:     median ${baselineMs.toFixed(0)} ms (${list(fetched, 'content')})`);
   out(`  ratio (read / in the page, per pair):   median ${ratio.toFixed(2)}x`);
   out(`  first contentful paint:                 median ${median(inlined.map((entry) => entry.paint)).toFixed(0)} ms`);
   out(`  JavaScript transferred:                 median ${javascriptKb.toFixed(1)} KB`);
@@ -116,7 +119,7 @@ async function measurePage(browser: Browser, name: string, url: string, content:
       ratio: Number(ratio.toFixed(2)),
       unit: 'ms',
       target: { on: 'svc', op: '<', value: 500 },
-      note: `cold, ${ROUNDS} pairs; baseline: the page reading the API itself; first contentful paint ${median(inlined.map((entry) => entry.paint)).toFixed(0)} ms`,
+      note: `cold, ${ROUNDS} pairs; baseline: no first paint or data block, the page reading the API and drawing itself; first contentful paint ${median(inlined.map((entry) => entry.paint)).toFixed(0)} ms`,
     },
     { figure: `${name}: JavaScript transferred`, svc: Number(javascriptKb.toFixed(1)), unit: 'KB', target: { on: 'svc', op: '<', value: 100 } },
   ];
