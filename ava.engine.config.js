@@ -3,7 +3,7 @@
 // PostgreSQL and this lane again on the embedded database (PGlite): the CLI, client, console,
 // example and repository tests reach the database only through the server's routes, which the
 // server's tests cover on both engines, so a second pass of them proves nothing new and took about
-// a quarter of that lane's time. Locally, `pnpm test` still runs every file.
+// a fifth of that lane's time. Locally, `pnpm test` still runs every file.
 import manifest from './package.json' with { type: 'json' };
 
 const SERVER_SIDE = ['packages/server/test/**/*.test.ts', 'packages/testing/test/**/*.test.ts'];
