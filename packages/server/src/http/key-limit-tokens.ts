@@ -179,11 +179,17 @@ export class KeyLimitTokens {
     this.#lateTimer ??= setTimeout(() => void this.#writeLate(), TOKEN_SETTLE_MS).unref();
   }
 
-  #writeLate(): Promise<unknown> {
+  /**
+   * Writes the late settlements, except (unless `all`) those of a minute whose key holds an open
+   * chunk of it: they go in that chunk's settlement, within TOKEN_SETTLE_MS, not in a write of their own.
+   */
+  #writeLate(all = false): Promise<unknown> {
     clearTimeout(this.#lateTimer);
     this.#lateTimer = undefined;
-    const writes = [...this.#late.values()];
-    this.#late.clear();
+    const writes = [...this.#late.values()].filter(
+      (late) => all || !this.#chunks.get(late.bucket)?.some((chunk) => chunk.open && chunk.windowStart === late.windowStart),
+    );
+    for (const late of writes) this.#late.delete(`${late.bucket}\u0000${late.windowStart}`);
     return Promise.all(
       writes.map((late) =>
         queryPrepared(this.#sequelize, SETTLE_CHUNK, [late.bucket, new Date(late.windowStart), late.delta, late.calls]).catch(this.#onError),
@@ -196,7 +202,7 @@ export class KeyLimitTokens {
     const settling: Promise<unknown>[] = [];
     for (const chunks of this.#chunks.values()) for (const chunk of [...chunks]) settling.push(this.#settle(chunk, false));
     await Promise.all(settling);
-    await this.#writeLate();
+    await this.#writeLate(true);
   }
 
   /**
@@ -209,9 +215,7 @@ export class KeyLimitTokens {
     if (tokens <= 0 || size < TOKEN_CHUNK_MIN_CALLS * tokens) return false;
     let reserved: Promise<{ amount: string }[]>;
     if (settling) {
-      const lateKey = `${bucket}\u0000${windowStart}`;
-      const late = this.#late.get(lateKey);
-      this.#late.delete(lateKey);
+      const late = this.#takeLate(bucket, windowStart);
       const values = [bucket, new Date(windowStart), settling.delta + (late?.delta ?? 0), settling.calls + (late?.calls ?? 0), size, limit];
       reserved = queryPrepared<{ amount: string; size: string }>(this.#sequelize, SETTLE_AND_RESERVE, values).then((rows) =>
         rows.filter((row) => Number(row.size) > 0),
@@ -268,10 +272,19 @@ export class KeyLimitTokens {
       if (renewed) return this.#reserving.get(chunk.bucket)!;
     }
     if (!this.#chunks.has(chunk.bucket) && !this.#reserving.has(chunk.bucket)) this.#lastEstimate.delete(chunk.bucket);
-    if (chunk.taken === chunk.size && chunk.calls === 0) return Promise.resolve();
-    return queryPrepared(this.#sequelize, SETTLE_CHUNK, [chunk.bucket, new Date(chunk.windowStart), chunk.taken - chunk.size, chunk.calls]).catch(
-      this.#onError,
-    );
+    const late = this.#takeLate(chunk.bucket, chunk.windowStart);
+    const delta = chunk.taken - chunk.size + (late?.delta ?? 0);
+    const calls = chunk.calls + (late?.calls ?? 0);
+    if (delta === 0 && calls === 0) return Promise.resolve();
+    return queryPrepared(this.#sequelize, SETTLE_CHUNK, [chunk.bucket, new Date(chunk.windowStart), delta, calls]).catch(this.#onError);
+  }
+
+  /** The minute's late settlements waiting for their write, taken to go in a chunk's settlement. */
+  #takeLate(bucket: string, windowStart: number): { delta: number; calls: number } | undefined {
+    const key = `${bucket}\u0000${windowStart}`;
+    const late = this.#late.get(key);
+    this.#late.delete(key);
+    return late;
   }
 }
 
