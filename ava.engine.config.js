@@ -4,9 +4,9 @@
 // example and repository tests reach the database only through the server's routes, which the
 // server's tests cover on both engines, so a second pass of them proves nothing new and took about
 // a fifth of that lane's time. Locally, `pnpm test` still runs every file.
-import manifest from './package.json' with { type: 'json' };
+import main from './ava.config.js';
 
 const SERVER_SIDE = ['packages/server/test/**/*.test.ts', 'packages/testing/test/**/*.test.ts'];
-const EXCLUDED = manifest.ava.files.filter((pattern) => pattern.startsWith('!'));
+const EXCLUDED = main.files.filter((pattern) => pattern.startsWith('!'));
 
-export default { ...manifest.ava, files: [...SERVER_SIDE, ...EXCLUDED] };
+export default { ...main, files: [...SERVER_SIDE, ...EXCLUDED] };

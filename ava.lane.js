@@ -1,8 +1,8 @@
-// What every test lane shares with `pnpm test` (package.json's "ava": TypeScript as ES modules,
-// child processes, the silent log level), so a lane config states only its files and limits.
-import manifest from './package.json' with { type: 'json' };
+// What every test lane shares with `pnpm test` (ava.config.js: TypeScript as ES modules, child
+// processes, the silent log level, the compile cache), so a lane config states only its files and limits.
+import main from './ava.config.js';
 
 /** A lane of its own: the main suite's settings with these files, one file at a time. */
 export function lane({ files, timeout }) {
-  return { ...manifest.ava, files, timeout, concurrency: 1 };
+  return { ...main, files, timeout, concurrency: 1 };
 }
