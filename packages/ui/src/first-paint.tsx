@@ -10,6 +10,7 @@
 import type { Artifact, BlackboardChannelsPage, BlackboardReadPage, BlackboardRecord } from '@svc/schemas';
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import { hiddenCharacterCount } from './components/marked-text.tsx';
 import { PostCard } from './components/post-card.tsx';
 import { BASE } from './links.ts';
 import { isCurrentPage, NAVIGATION } from './navigation.ts';
@@ -55,6 +56,47 @@ function Shell({ path, children }: { path: string; children: ComponentChildren }
       <main>{children}</main>
     </div>
   );
+}
+
+/**
+ * What the server may spend drawing one page: it draws on the event loop every caller shares, so
+ * the work is capped well below what the data block may carry (1 MiB). Past the budget there is no
+ * first paint and the page draws itself in the browser as before. Measured at a load of 16-20 on
+ * 2 shared cores: 1 MiB of plain posts took 340-620 ms and 1 MiB of marked characters 5-9 s; a
+ * 64 KiB README of nested brackets took micromark 11-21 s, and 1,024 nested list marks before
+ * 60,000 characters 580 ms (its cost grows faster than the text). Within the budget its worst
+ * inputs found took 15-60 ms at load 13; the way past this budget is a worker under a deadline.
+ */
+const BUDGET = {
+  /** Characters of caller text drawn (posts' items as JSON, snippets, the README). */
+  textChars: 32 * 1024,
+  /** Hidden characters, each drawn as a marker element. */
+  hiddenChars: 256,
+  /** The README's length: micromark is slow even on plain input (30,000 spaces and newlines: 880 ms). */
+  readmeChars: 4096,
+  /** The README's Markdown punctuation (brackets, emphasis, list and quote marks, raw HTML's `<`): what nests or backtracks in micromark. */
+  markdownMarks: 160,
+};
+const MARKDOWN_MARKS = /[[\]*_<>`-]/g;
+
+/** Whether drawing these reads stays within BUDGET: one linear pass over the texts the page would draw. */
+export function withinBudget(reads: FirstPaintReads): boolean {
+  const texts: string[] = [];
+  // A post's every field is drawn (its text, and the others as inert JSON), so its whole item is counted.
+  for (const page of [reads.recent, reads.posts, reads.thread]) for (const record of page?.items ?? []) texts.push(JSON.stringify(record.item));
+  if (reads.record) texts.push(JSON.stringify(reads.record.item));
+  for (const channel of reads.channels?.channels ?? []) texts.push(channel.latest.snippet);
+  let chars = 0;
+  let hidden = 0;
+  for (const text of texts) {
+    chars += text.length;
+    hidden += hiddenCharacterCount(text);
+  }
+  const readme = reads.artifact?.readme ?? '';
+  chars += readme.length;
+  hidden += hiddenCharacterCount(readme);
+  if (chars > BUDGET.textChars || hidden > BUDGET.hiddenChars) return false;
+  return readme.length <= BUDGET.readmeChars && (readme.match(MARKDOWN_MARKS)?.length ?? 0) <= BUDGET.markdownMarks;
 }
 
 /** The content of the public page at `relative` (the path under /ui/), or undefined when a read it needs is not in `reads`. */
@@ -106,6 +148,7 @@ function pageContent(relative: string, query: URLSearchParams, reads: FirstPaint
  * model card, is micromark's with raw HTML escaped.
  */
 export function renderFirstPaint(relative: string, query: URLSearchParams, reads: FirstPaintReads): string | undefined {
+  if (!withinBudget(reads)) return undefined;
   const content = pageContent(relative, query, reads);
   if (content === undefined) return undefined;
   return renderToString(<Shell path={`${BASE}${relative}`}>{content}</Shell>);

@@ -132,3 +132,12 @@ test('pages that are not public, and a post that does not exist, get no first pa
     t.true(html.includes('id="boot"'), path);
   }
 });
+
+test('a page past the first paint budget is served without one, and its data block still comes', async (t) => {
+  // 300 zero-width spaces: each would be a marker element, past the 256 the server draws on its event loop.
+  await svc.client().blackboard.put({ body: { key: 'ui:first-paint-budget', value: { text: `Many marks ${'\u200B'.repeat(300)}`, kind: 'note' } } });
+  const html = await (await fetch(`${svc.baseUrl}/ui/channel?key=ui%3Afirst-paint-budget`, { headers: { accept: 'text/html' } })).text();
+  t.false(html.includes('id="first-paint"'));
+  t.true(html.includes('id="boot"'));
+  t.regex(html, /id="svc-first-load"/);
+});

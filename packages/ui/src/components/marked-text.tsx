@@ -35,6 +35,10 @@ export const codePoint = (character: string) => `U+${character.codePointAt(0)!.t
 
 export const hasHiddenCharacters = (text: string) => HIDDEN.test(text);
 
+const EVERY_HIDDEN = new RegExp(HIDDEN.source, 'g');
+/** How many hidden characters `text` holds: each is drawn as a marker element, which is what drawing it costs (first-paint.tsx's budget). */
+export const hiddenCharacterCount = (text: string) => text.match(EVERY_HIDDEN)?.length ?? 0;
+
 /**
  * Untrusted text with each hidden character replaced by a visible, labelled marker (as GitHub
  * marks them), so it can neither reorder the text around it nor hide in it. The rest is a text node.
