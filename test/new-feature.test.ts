@@ -19,7 +19,7 @@ const bin = (name: string) => path.join(repository, 'node_modules', '.bin', name
  */
 async function copyOfRepository(): Promise<string> {
   const root = await mkdtemp(path.join(tmpdir(), 'svc-new-feature-'));
-  for (const file of ['package.json', 'tsconfig.base.json']) await cp(path.join(repository, file), path.join(root, file));
+  for (const file of ['package.json', 'ava.config.js', 'tsconfig.base.json']) await cp(path.join(repository, file), path.join(root, file));
   // The root's packages, but @svc/* the copy's own (a link to the checkout's would test the checkout).
   await mkdir(path.join(root, 'node_modules', '@svc'), { recursive: true });
   for (const entry of await readdir(path.join(repository, 'node_modules')))

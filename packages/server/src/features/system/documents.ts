@@ -260,6 +260,14 @@ export function performanceProtocol(): PerformanceProtocol {
         command: 'pnpm bench:idle',
       },
       {
+        name: 'keyed-transactions',
+        measures:
+          'database transactions per streamed chat call on PostgreSQL (pg_stat_database, idle rate subtracted), for a busy developer key under requests-per-minute, tokens-per-minute and in-flight limits, a key with none, and the operator token',
+        baseline: 'the operator token and the key with no limits, in rotating rounds',
+        target: 'under 0.1 transactions per call on the busy key, judged on the worst round',
+        command: 'pnpm bench:keyed-transactions',
+      },
+      {
         name: 'backup',
         measures: '`svc-server export`, `backup` and `restore` of an embedded instance filled with 100,000 posts and 10,000 ledger entries',
         baseline: 'none: seconds per command, with the load average',
