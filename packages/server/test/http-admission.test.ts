@@ -27,6 +27,9 @@ test.before(async () => {
         SVC_HTTP_BODY_BUDGET_PER_CLIENT_BYTES: String(16 * MiB),
         SVC_HTTP_BODY_TIMEOUT_MS: '15000',
         SVC_PDF_RATE_LIMIT: '1',
+        // A fixed window: with a minute's, the two uploads straddled its turn once in a clean CI run
+        // (both admitted, "reading, reading"). A day's turns at midnight UTC only.
+        SVC_PDF_RATE_WINDOW_SECONDS: '86400',
       },
     }),
     startTestServer({ env: { SVC_HTTP_BODY_TIMEOUT_MS: '1500' } }),
