@@ -1,4 +1,5 @@
 import type { ResponseObject, ResponseStreamEvent, SseMessage } from '@svc/schemas';
+import type { Transaction } from 'sequelize';
 import { ENDED, type TaskEnd, type TaskRow, type TaskRun, type Tasks } from '../tasks/index.ts';
 import { responseNotFound } from './response-store.ts';
 
@@ -30,21 +31,28 @@ const background = (response: ResponseObject): ResponseObject => ({ ...response,
  */
 export async function startBackground(
   tasks: Tasks,
-  task: { id: string; owner: string; credentialId: string | undefined; initial: ResponseObject; ended: (status: TaskEnd['status']) => Promise<void> },
+  task: {
+    id: string;
+    owner: string;
+    credentialId: string | undefined;
+    initial: ResponseObject;
+    ended: (status: TaskEnd['status'], transaction?: Transaction) => Promise<void>;
+  },
   events: (signal: AbortSignal) => Promise<Events>,
 ): Promise<{ row: TaskRow; ended: Promise<void> }> {
   const input: BackgroundInput = { response: background(task.initial), ...(task.credentialId ? { credential_id: task.credentialId } : {}) };
   return tasks.runHere({ id: task.id, owner: task.owner, kind: BACKGROUND_KIND, input }, async (run): Promise<TaskEnd> => {
-    // How it ended is announced (webhooks) before the task ends, so a receiver that reads it at once finds it ended or about to.
     let end: TaskEnd;
     try {
       end = await runBackground(run, input, events);
     } catch (error) {
+      // A run that threw is ended by the runner from the error; announced here, just before.
       await task.ended(run.signal.reason === 'cancelled' ? 'cancelled' : 'failed').catch(() => {});
       throw error;
     }
-    await task.ended(end.status).catch(() => {});
-    return end;
+    // How it ended is announced (webhooks) in the transaction that stores the end, with the status
+    // stored: a receiver that reads the response when the webhook arrives finds it ended.
+    return { ...end, announce: (status, transaction) => task.ended(status, transaction) };
   });
 }
 

@@ -1,4 +1,5 @@
 import type { ChatCompletionsBody, ResponseObject, ResponsesCreateBody, ResponseStreamEvent, SseMessage } from '@svc/schemas';
+import type { Transaction } from 'sequelize';
 import type { ServerDeps } from '../../deps.ts';
 import type { RequestContext } from '../../http/request-context.ts';
 import { outliveRequest } from '../../http/mount-contract.ts';
@@ -100,7 +101,8 @@ async function inBackground(deps: ResponsesDeps, call: Call, passThrough: boolea
   });
   const streamed = { ...call, body: { ...call.body, stream: true, background: null } };
   const credentialId = call.request.principal.developerKeyId;
-  const ended = (status: 'completed' | 'failed' | 'cancelled' | 'incomplete') => deps.webhooks.responseEnded(call.owner, call.id, status, credentialId);
+  const ended = (status: 'completed' | 'failed' | 'cancelled' | 'incomplete', transaction?: Transaction) =>
+    deps.webhooks.responseEnded(call.owner, call.id, status, credentialId, transaction);
   const task = await startBackground(deps.tasks, { id: call.id, owner: call.owner, credentialId, initial, ended }, (signal) => {
     const run = { ...streamed, request: { ...call.request, signal } };
     return passThrough ? passThroughStream(deps, run) : translatedStream(deps, run);

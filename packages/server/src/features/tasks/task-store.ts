@@ -38,10 +38,18 @@ export interface ClaimedTask {
 }
 
 /** How a runner ends its task. `failed` and `incomplete` carry a reason; every end may keep a result. */
-export type TaskEnd =
+export type TaskEnd = (
   | { status: 'completed'; result: unknown }
   | { status: 'incomplete' | 'cancelled'; result?: unknown; code?: string; message?: string }
-  | { status: 'failed'; result?: unknown; code: string; message: string };
+  | { status: 'failed'; result?: unknown; code: string; message: string }
+) & {
+  /**
+   * Writes what announces the end (a webhook's delivery) in the transaction that stores it, with the
+   * status stored: a receiver that reads the task when the announcement arrives finds it ended, and
+   * either both are stored or neither (the lease then runs out and the reaper ends and announces it).
+   */
+  announce?: (status: TaskEnd['status'], transaction: Transaction) => Promise<void>;
+};
 
 const COLUMNS = `id, owner, kind, status, input, result, error_code, error_message, attempts, max_attempts, cancel_requested,
   event_count, created_at, started_at, finished_at, expires_at`;
@@ -292,6 +300,16 @@ export class TaskStore {
 
   /** Ends the task (fenced by the lease), keeping it for the result TTL; false when the lease was lost. */
   async finish(task: ClaimedTask, end: TaskEnd): Promise<boolean> {
+    const { announce } = end;
+    if (!announce) return this.#finish(task, end);
+    return this.#sequelize.transaction(async (transaction) => {
+      const finished = await this.#finish(task, end, transaction);
+      if (finished) await announce(end.status, transaction);
+      return finished;
+    });
+  }
+
+  async #finish(task: ClaimedTask, end: TaskEnd, transaction?: Transaction): Promise<boolean> {
     const rows = await this.#sequelize.query(
       `UPDATE svc_tasks SET status = :status, result = :result::jsonb, error_code = :code, error_message = :message, finished_at = now(),
          expires_at = now() + make_interval(secs => :ttl), lease_owner = NULL, lease_expires_at = NULL
@@ -307,6 +325,7 @@ export class TaskStore {
           ttl: this.#config.resultTtlSeconds,
         },
         type: QueryTypes.SELECT,
+        ...(transaction ? { transaction } : {}),
       },
     );
     return rows.length > 0;
