@@ -28,13 +28,13 @@ interface Round {
   cpuPerRequest: number;
 }
 
-const CHAT_BODY = JSON.stringify({ model: 'bench-chat', messages: [{ role: 'user', content: 'hello' }], stream: true });
+export const CHAT_BODY = JSON.stringify({ model: 'bench-chat', messages: [{ role: 'user', content: 'hello' }], stream: true });
 
 /**
  * PostgreSQL 15 and later send a backend's statistics at most once a second while it is busy, and
  * up to 10 s late once it is idle: a count read this long after the load stopped has all of it.
  */
-const STATS_SETTLE_MS = 11_000;
+export const STATS_SETTLE_MS = 11_000;
 /** Each credential's load while its transactions are counted: long enough that the idle rate's noise is small beside it. */
 const TRANSACTIONS_LOAD_MS = 10_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -47,15 +47,11 @@ export async function runKeyedPath(options: {
   chunks: number;
   out: (line: string) => void;
 }) {
-  const database = await createTestDatabase({ adminUrl: process.env.BENCH_DATABASE_URL, prefix: 'svc_bench_keyed' });
-  const upstream = await startWorkerServer(new URL('./chat-proxy-servers.ts', import.meta.url), { kind: 'upstream', chunks: options.chunks, gaps: {} });
-  const svc: WorkerServer = await startWorkerServer(new URL('./keyed-path-server.ts', import.meta.url), {
-    dataDir: database.dataDir,
-    databaseUrl: database.databaseUrl,
-    upstreamUrl: upstream.url,
+  const { database, svc, transactions, close } = await startKeyedPathServers({
+    adminUrl: process.env.BENCH_DATABASE_URL,
+    prefix: 'svc_bench_keyed',
+    chunks: options.chunks,
   });
-  // The count of transactions the bench's database ended (read through svc's pool, the read one of them).
-  const transactions = () => svc.ask<number>('transactions', 'transactions');
   try {
     const tokens = await svc.ask<Record<Credential, string>>('credentials', 'credentials');
     const url = options.route === 'json' ? `${svc.url}/v1/models` : `${svc.url}/v1/chat/completions`;
@@ -138,8 +134,31 @@ export async function runKeyedPath(options: {
       ].join('\n'),
     );
   } finally {
-    await svc.close();
-    await upstream.close();
-    await database.drop();
+    await close();
   }
+}
+
+/**
+ * The keyed path's servers, shared with bench:keyed-transactions: a fresh database, the chat-proxy
+ * bench's upstream and svc in worker threads, and the count of transactions that database ended
+ * (read through svc's pool, the read one of them).
+ */
+export async function startKeyedPathServers(options: { adminUrl: string | undefined; prefix: string; chunks: number }) {
+  const database = await createTestDatabase({ adminUrl: options.adminUrl, prefix: options.prefix });
+  const upstream = await startWorkerServer(new URL('./chat-proxy-servers.ts', import.meta.url), { kind: 'upstream', chunks: options.chunks, gaps: {} });
+  const svc: WorkerServer = await startWorkerServer(new URL('./keyed-path-server.ts', import.meta.url), {
+    dataDir: database.dataDir,
+    databaseUrl: database.databaseUrl,
+    upstreamUrl: upstream.url,
+  });
+  return {
+    database,
+    svc,
+    transactions: () => svc.ask<number>('transactions', 'transactions'),
+    async close() {
+      await svc.close();
+      await upstream.close();
+      await database.drop();
+    },
+  };
 }

@@ -16,21 +16,14 @@
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { createTestDatabase } from '@svc/testing/test-database';
 import { benchArguments } from './args.ts';
+import { CHAT_BODY, STATS_SETTLE_MS, startKeyedPathServers } from './keyed-path.ts';
 import { reportFigures } from './report.ts';
-import { startWorkerServer } from './worker-server.ts';
 
 const CREDENTIALS = ['limited', 'key', 'operator'] as const;
 type Credential = (typeof CREDENTIALS)[number];
 const LABELS: Record<Credential, string> = { limited: 'key with all three limits', key: 'key with no limits', operator: 'operator token' };
 const TARGET = 0.1;
-/**
- * PostgreSQL 15 and later send a backend's statistics at most once a second while it is busy, and
- * up to 10 s late once it is idle: a count read this long after the load stopped has all of it.
- */
-const STATS_SETTLE_MS = 11_000;
-const CHAT_BODY = JSON.stringify({ model: 'bench-chat', messages: [{ role: 'user', content: 'hello' }], stream: true });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const formatLoad = () =>
   loadavg()
@@ -50,20 +43,13 @@ const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 
-const database = await createTestDatabase({
+const { database, svc, transactions, close } = await startKeyedPathServers({
   adminUrl: process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   prefix: 'svc_bench_keyed_xact',
+  chunks: Number(values.chunks),
 });
-if (database.kind !== 'postgres') throw new Error('bench:keyed-transactions needs PostgreSQL (BENCH_DATABASE_URL)');
-const upstream = await startWorkerServer(new URL('./chat-proxy-servers.ts', import.meta.url), { kind: 'upstream', chunks: Number(values.chunks), gaps: {} });
-const svc = await startWorkerServer(new URL('./keyed-path-server.ts', import.meta.url), {
-  dataDir: database.dataDir,
-  databaseUrl: database.databaseUrl,
-  upstreamUrl: upstream.url,
-});
-// The count of transactions the bench's database ended, read through svc's pool (the read is one of them).
-const transactions = () => svc.ask<number>('transactions', 'transactions');
 try {
+  if (database.kind !== 'postgres') throw new Error('bench:keyed-transactions needs PostgreSQL (BENCH_DATABASE_URL)');
   const tokens = await svc.ask<Record<Credential, string>>('credentials', 'credentials');
   const load = async (credential: Credential, ms: number) => {
     const result = await autocannon({
@@ -124,7 +110,5 @@ try {
     ].join('\n'),
   );
 } finally {
-  await svc.close();
-  await upstream.close();
-  await database.drop();
+  await close();
 }
