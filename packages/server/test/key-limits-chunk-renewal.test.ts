@@ -155,3 +155,28 @@ test.serial('tokens per minute: a busy key waits for its next chunk of tokens in
   t.true(reads <= bound, `${reads} reads of the minute for ${calls} calls`);
   t.true(ownReservations <= bound, `${ownReservations} reservations of a call's own for ${calls} calls`);
 });
+
+test.serial(
+  'a key under all three limits on a JSON route (no tokens reserved): a burst reads the minute’s tokens and takes places one by one only while the key is found busy',
+  async (t) => {
+    const { credentialId, secret } = await busyKey({ requests_per_minute: 1_000_000, concurrent_requests: 1_000, tokens_per_minute: 1_000_000_000 });
+    const { result: calls, sent } = await burst((token) => fetch(`${svc.baseUrl}/v1/models`, { headers: { authorization: `Bearer ${token}` } }), secret);
+    // Sequelize writes replacements into the text; prepared statements carry them as values.
+    const ofKey = sent.filter((statement) => statement.text.includes(credentialId) || statement.values.some((value) => String(value).includes(credentialId)));
+    const tokenReads = ofKey.filter(
+      (statement) => /^\s*SELECT amount FROM svc_rate_counters/.test(statement.text) && statement.values.includes(`limits:tpm:key:${credentialId}`),
+    ).length;
+    // A request's own place: a transaction that inserts one `lease_` row, and its delete as the request ends.
+    const ownPlaces = ofKey.filter((statement) => /INSERT INTO svc_limit_leases/.test(statement.text) && statement.text.includes("'lease_")).length;
+    const countedOneByOne = ofKey.filter((statement) => statement.text.includes('svc_developer_keys') && statement.values[5] === true).length;
+    t.log(
+      `${calls} requests in ${BURST_MS} ms: ${tokenReads} reads of the minute's tokens, ${ownPlaces} places of their own, ${countedOneByOne} counted one by one, ${ofKey.length} statements of the key`,
+    );
+    t.true(calls >= PERIODS, `${calls} requests: the key was not busy`);
+    const bound = 4 * BUSY_COUNTS + calls / 20;
+    t.true(tokenReads <= bound, `${tokenReads} reads of the minute's tokens for ${calls} requests`);
+    t.true(ownPlaces <= bound, `${ownPlaces} places of their own for ${calls} requests`);
+    t.true(countedOneByOne <= bound, `${countedOneByOne} of ${calls} requests counted one by one`);
+    t.true(ofKey.length <= calls / 10 + 4 * PERIODS, `${ofKey.length} statements of the key for ${calls} requests`);
+  },
+);

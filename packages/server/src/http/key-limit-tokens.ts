@@ -1,5 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { prepared, queryPrepared } from '../db/prepared.ts';
+import { TokenReadings } from './key-limit-token-readings.ts';
 
 /** A chunk of tokens is at most this many of the calls that made the key busy (their estimate)... */
 export const TOKEN_CHUNK_CALLS = 256;
@@ -86,6 +87,8 @@ export class KeyLimitTokens {
   /** Settlements of calls whose chunk was settled before they ended, summed per minute's row until the next write. */
   readonly #late = new Map<string, { bucket: string; windowStart: number; delta: number; calls: number }>();
   #lateTimer: NodeJS.Timeout | undefined;
+  /** Busy keys' readings of the minute, for checks that find no open chunk. */
+  readonly #readings = new TokenReadings();
 
   constructor(sequelize: Sequelize, onError: (error: unknown) => void) {
     this.#sequelize = sequelize;
@@ -98,6 +101,19 @@ export class KeyLimitTokens {
       if (chunk.windowStart === windowStart && chunk.limit === limit && chunk.taken < chunk.size) return remainingByChunk(chunk);
     }
     return undefined;
+  }
+
+  /**
+   * The minute's tokens used, for the check before a request that found no open chunk: `read()`,
+   * or a busy key's reading this replica took within the last 100 ms (`TokenReadings`).
+   */
+  used(bucket: string, windowStart: number, limit: number, read: () => Promise<number>): Promise<number> {
+    return this.#readings.used(bucket, windowStart, limit, read);
+  }
+
+  /** A write of the bucket's row outside a chunk (a call's reservation or settlement): a reading of it is stale. */
+  writing<T>(bucket: string, write: Promise<T>): Promise<T> {
+    return this.#readings.writing(bucket, write);
   }
 
   /**
@@ -192,7 +208,9 @@ export class KeyLimitTokens {
     for (const late of writes) this.#late.delete(`${late.bucket}\u0000${late.windowStart}`);
     return Promise.all(
       writes.map((late) =>
-        queryPrepared(this.#sequelize, SETTLE_CHUNK, [late.bucket, new Date(late.windowStart), late.delta, late.calls]).catch(this.#onError),
+        this.#readings
+          .writing(late.bucket, queryPrepared(this.#sequelize, SETTLE_CHUNK, [late.bucket, new Date(late.windowStart), late.delta, late.calls]))
+          .catch(this.#onError),
       ),
     );
   }
@@ -221,7 +239,8 @@ export class KeyLimitTokens {
         rows.filter((row) => Number(row.size) > 0),
       );
     } else reserved = queryPrepared<{ amount: string }>(this.#sequelize, RESERVE_CHUNK, [bucket, new Date(windowStart), size, limit]);
-    const reserving = reserved
+    const reserving = this.#readings
+      .writing(bucket, reserved)
       .then(([row]) => {
         if (!row) return;
         const chunk: TokenChunk = {
@@ -276,7 +295,9 @@ export class KeyLimitTokens {
     const delta = chunk.taken - chunk.size + (late?.delta ?? 0);
     const calls = chunk.calls + (late?.calls ?? 0);
     if (delta === 0 && calls === 0) return Promise.resolve();
-    return queryPrepared(this.#sequelize, SETTLE_CHUNK, [chunk.bucket, new Date(chunk.windowStart), delta, calls]).catch(this.#onError);
+    return this.#readings
+      .writing(chunk.bucket, queryPrepared(this.#sequelize, SETTLE_CHUNK, [chunk.bucket, new Date(chunk.windowStart), delta, calls]))
+      .catch(this.#onError);
   }
 
   /** The minute's late settlements waiting for their write, taken to go in a chunk's settlement. */

@@ -171,7 +171,10 @@ export class KeyLimiter {
       const minute = windowStart(new Date(now), 60).getTime();
       const byChunk =
         this.#tokens.remaining(tokensBucket(subject), minute, tpm) ?? (await this.#tokens.remainingWhenReserved(tokensBucket(subject), minute, tpm));
-      const used = byChunk === undefined ? await this.#tokensThisMinute(subject, new Date(now)) : tpm - byChunk;
+      const used =
+        byChunk === undefined
+          ? await this.#tokens.used(tokensBucket(subject), minute, tpm, () => this.#tokensThisMinute(subject, new Date(now)))
+          : tpm - byChunk;
       headers['x-ratelimit-limit-tokens'] = String(tpm);
       headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, tpm - used));
       headers['x-ratelimit-reset-tokens'] = openAiDuration(resetMs);
@@ -263,7 +266,7 @@ export class KeyLimiter {
       ctx.res.setHeader('x-ratelimit-remaining-tokens', String(remainingByChunk(chunk)));
       return;
     }
-    const [row] = await queryPrepared<{ amount: string }>(this.#sequelize, RESERVE_TOKENS, [bucket, start, tokens, tpm]);
+    const [row] = await this.#tokens.writing(bucket, queryPrepared<{ amount: string }>(this.#sequelize, RESERVE_TOKENS, [bucket, start, tokens, tpm]));
     if (!row) {
       const used = await this.#tokensThisMinute(entry.subject, new Date(now));
       const headers = {
@@ -304,7 +307,8 @@ export class KeyLimiter {
 
   #settleTokens(subject: string, start: Date, delta: number, calls: number): void {
     if (delta === 0 && calls === 0) return;
-    queryPrepared(this.#sequelize, SETTLE_TOKENS, [tokensBucket(subject), start, delta, calls]).catch(this.#onError);
+    const bucket = tokensBucket(subject);
+    this.#tokens.writing(bucket, queryPrepared(this.#sequelize, SETTLE_TOKENS, [bucket, start, delta, calls])).catch(this.#onError);
   }
 
   async #tokensThisMinute(subject: string, now: Date): Promise<number> {
