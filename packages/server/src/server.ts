@@ -25,7 +25,7 @@ import { corsPolicyFrom } from './http/cors.ts';
 import { hostPolicyFrom } from './http/edge-checks.ts';
 import { ServerLifecycle } from './lifecycle.ts';
 import { findConsoleDirectory, loadConsoleFiles } from './console/console-files.ts';
-import { firstPaintLoader } from './console/first-paint.ts';
+import { startFirstPaint } from './console/first-paint.ts';
 import { serveConsole } from './console/serve-console.ts';
 import { createLogger } from './observability/logger.ts';
 import { createHttpMetrics } from './observability/metrics.ts';
@@ -109,13 +109,14 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const bodyBudget = new BodyBudget(config.http.bodyBudgetBytes, config.http.bodyBudgetPerClientBytes);
   const answerBudget = new AnswerBudget(config.http.answerBudgetBytes, config.http.answerBudgetPerClientBytes);
   const consoleDirectory = config.console.enabled ? findConsoleDirectory() : undefined;
+  const firstPaint = consoleDirectory ? startFirstPaint(consoleDirectory, config.console.firstPaintMs) : undefined;
   const webConsole = config.console.enabled
     ? serveConsole({
         files: consoleDirectory ? await loadConsoleFiles(consoleDirectory) : undefined,
         publicUrls: urls,
         metrics: deps.metrics,
         dispatch: deps.dispatch,
-        ...(consoleDirectory ? { firstPaint: firstPaintLoader(consoleDirectory) } : {}),
+        ...(firstPaint ? { firstPaint } : {}),
       })
     : undefined;
   // The console's origin may call the api surface on its own port without SVC_CORS_ORIGINS.
@@ -220,6 +221,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
         );
         // Housekeeping stops first (waiting for a prune running now), then the features, then the database they use.
         await scheduler.close();
+        await firstPaint?.close();
         for (const close of features.closers.reverse()) await close().catch((error) => log.error({ err: error }, 'feature did not close cleanly'));
         // Places and tokens leased for busy keys go back for the other replicas (a killed replica's expire).
         await keyLimits.close().catch((error) => log.error({ err: error }, 'key limits did not close cleanly'));

@@ -12,6 +12,7 @@ export const WORKER_MODULES = {
   'x402-defaults-worker': 'features/billing/x402-defaults-worker.ts',
   'json-body-worker': 'http/json-body-worker.ts',
   'document-sections-worker': 'features/pdf/document-sections-worker.ts',
+  'first-paint-worker': 'console/first-paint-worker.ts',
 } as const;
 
 export type WorkerModuleName = keyof typeof WORKER_MODULES;

@@ -59,23 +59,24 @@ function Shell({ path, children }: { path: string; children: ComponentChildren }
 }
 
 /**
- * What the server may spend drawing one page: it draws on the event loop every caller shares, so
- * the work is capped well below what the data block may carry (1 MiB). Past the budget there is no
- * first paint and the page draws itself in the browser as before. Measured at a load of 16-20 on
- * 2 shared cores: 1 MiB of plain posts took 340-620 ms and 1 MiB of marked characters 5-9 s; a
- * 64 KiB README of nested brackets took micromark 11-21 s, and 1,024 nested list marks before
- * 60,000 characters 580 ms (its cost grows faster than the text). Within the budget its worst
- * inputs found took 15-60 ms at load 13; the way past this budget is a worker under a deadline.
+ * What the server draws of one page. The drawing runs in a worker thread under a deadline
+ * (packages/server/src/console/first-paint.ts: 200 ms, past it the page is served without a first
+ * paint), so this is the second guard: it refuses at once, for the cost of one linear pass, what
+ * would only run into the deadline, where the thread drawing it is ended and started again
+ * (importing this module anew) while other pages wait. Measured on the event loop at load 13-20 on
+ * 2 shared cores: 1 MiB of plain posts took 340-620 ms and 1 MiB of marked characters 5-9 s;
+ * micromark took 94 ms on 4,096 characters led by 160 list marks and 529 ms on 16,384 led by 640
+ * at load 14 (its cost grows faster than the text), 11-21 s on a 64 KiB README of nested brackets.
  */
 const BUDGET = {
   /** Characters of caller text drawn (posts' items as JSON, snippets, the README). */
-  textChars: 32 * 1024,
+  textChars: 512 * 1024,
   /** Hidden characters, each drawn as a marker element. */
-  hiddenChars: 256,
+  hiddenChars: 8192,
   /** The README's length: micromark is slow even on plain input (30,000 spaces and newlines: 880 ms). */
-  readmeChars: 4096,
+  readmeChars: 8192,
   /** The README's Markdown punctuation (brackets, emphasis, list and quote marks, raw HTML's `<`): what nests or backtracks in micromark. */
-  markdownMarks: 160,
+  markdownMarks: 320,
 };
 const MARKDOWN_MARKS = /[[\]*_<>`-]/g;
 

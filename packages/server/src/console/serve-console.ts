@@ -6,7 +6,7 @@ import type { ContractDispatch } from '../http/dispatch.ts';
 import type { HttpMetrics } from '../observability/metrics.ts';
 import type { ConsoleFile } from './console-files.ts';
 import { firstLoadBlock, firstLoadReads, readFirstLoad } from './first-load.ts';
-import { drawFirstPaint, type RenderFirstPaint } from './first-paint.ts';
+import type { FirstPaint } from './first-paint.ts';
 import { pagePreloads } from './page-preloads.ts';
 
 const gzipAsync = promisify(gzip);
@@ -59,9 +59,10 @@ export interface ConsoleServingOptions {
   dispatch?: ContractDispatch;
   /**
    * The server's first paint of a public page (first-paint.ts): its content drawn as HTML from
-   * the same answers, so it is on screen before any script runs, and without scripts at all.
+   * the same answers, in a worker thread under a deadline, so it is on screen before any script
+   * runs, and without scripts at all.
    */
-  firstPaint?: () => Promise<RenderFirstPaint | undefined>;
+  firstPaint?: FirstPaint;
 }
 
 /**
@@ -146,8 +147,8 @@ export function serveConsole(options: ConsoleServingOptions): Middleware {
       // The page holds this request's data: no ETag (it names the file, not this answer), compressed here.
       ctx.remove('etag');
       const query = new URLSearchParams(ctx.querystring);
-      const [firstLoad, render] = await Promise.all([readFirstLoad(options.dispatch!, reads, ctx.ip), options.firstPaint?.()]);
-      const painted = drawFirstPaint(render, relative, query, firstLoad.byName);
+      const firstLoad = await readFirstLoad(options.dispatch!, reads, ctx.ip);
+      const painted = await options.firstPaint?.draw(relative, query, firstLoad.byName);
       let page = file.body
         .toString('utf8')
         .replace('</head>', `${preloads.get(relative) ?? ''}</head>`)
