@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import test from 'ava';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
 
@@ -39,6 +40,20 @@ test('/ui/ is the page: never cached, a strict CSP, no inline script, and finger
   const assets = assetPaths(html);
   t.true(assets.length >= 2, html);
   for (const asset of assets) t.regex(asset, /-[A-Za-z0-9_-]{8,}\.(js|css)$/, 'the name carries a content hash');
+});
+
+test('the stylesheet comes inside the page, allowed by its hash alone: no request blocks the first paint', async (t) => {
+  for (const path of ['/ui/', '/ui/channel?key=ui%3Aserving']) {
+    const response = await fetch(`${svc.baseUrl}${path}`, { headers: { accept: 'text/html' } });
+    const policy = response.headers.get('content-security-policy') ?? '';
+    const html = await response.text();
+    t.notRegex(html, /<link rel="stylesheet"/, path);
+    const styles = [...html.matchAll(/<style>([^<]*)<\/style>/g)].map((match) => match[1]!);
+    t.is(styles.length, 1, path);
+    t.true(styles[0]!.length > 1000, 'the whole stylesheet');
+    const hash = `'sha256-${createHash('sha256').update(styles[0]!).digest('base64')}'`;
+    t.is(/(?:^|; )style-src ([^;]*)/.exec(policy)?.[1], `'self' ${hash}`, path);
+  }
 });
 
 test('assets are cached for a year as immutable, gzip when asked, and revalidate by ETag', async (t) => {

@@ -49,15 +49,17 @@ export async function loadConsoleFiles(directory: string): Promise<Map<string, C
     if (!entry.isFile()) continue;
     const absolute = path.join(entry.parentPath, entry.name);
     const relative = path.relative(directory, absolute).split(path.sep).join('/');
-    const extension = path.extname(entry.name);
-    const body = await readFile(absolute);
-    const gzipped = COMPRESSIBLE.has(extension) && body.length > 1024 ? gzipSync(body) : undefined;
-    files.set(relative, {
-      body,
-      gzipped,
-      contentType: CONTENT_TYPES[extension] ?? 'application/octet-stream',
-      etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
-    });
+    files.set(relative, consoleFile(path.extname(entry.name), await readFile(absolute)));
   }
   return files;
+}
+
+/** A console file as served: its body, its gzip form where that pays, its type by `extension` (`.html`), and an ETag of its bytes. */
+export function consoleFile(extension: string, body: Buffer): ConsoleFile {
+  return {
+    body,
+    gzipped: COMPRESSIBLE.has(extension) && body.length > 1024 ? gzipSync(body) : undefined,
+    contentType: CONTENT_TYPES[extension] ?? 'application/octet-stream',
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
+  };
 }

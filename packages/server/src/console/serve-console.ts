@@ -7,6 +7,7 @@ import type { HttpMetrics } from '../observability/metrics.ts';
 import type { ConsoleFile } from './console-files.ts';
 import { firstLoadBlock, firstLoadReads, readFirstLoad } from './first-load.ts';
 import type { FirstPaint } from './first-paint.ts';
+import { inlineStylesheets } from './inline-stylesheet.ts';
 import { pagePreloads } from './page-preloads.ts';
 
 const gzipAsync = promisify(gzip);
@@ -24,15 +25,16 @@ const INDEX_CACHE = 'no-store';
 
 /**
  * The console's Content-Security-Policy: scripts and styles only from the console's own files
- * (no inline script, no eval), calls only to its own origin and the api surface's, and no page
+ * (no inline script, no eval; the one inline style is the console's stylesheet, by its hash), calls only to its own origin and the api surface's, and no page
  * may frame it. Caller-supplied strings are rendered as text, so this is the second wall.
  */
-export function consoleContentSecurityPolicy(apiOrigin: string | undefined): string {
+export function consoleContentSecurityPolicy(apiOrigin: string | undefined, styleSources: readonly string[] = []): string {
   const connect = ["'self'", ...(apiOrigin ? [apiOrigin] : [])].join(' ');
   return [
     "default-src 'none'",
     "script-src 'self'",
-    "style-src 'self'",
+    // The page's own stylesheet written into it (inline-stylesheet.ts), allowed by its hash: no other inline style.
+    ["style-src 'self'", ...styleSources].join(' '),
     "img-src 'self' data:",
     "font-src 'self'",
     `connect-src ${connect}`,
@@ -80,13 +82,14 @@ const originOf = (url: string) => new URL(url).origin;
  * methods, and unknown assets go on to the contract app, which answers its JSON 404 or 405.
  */
 export function serveConsole(options: ConsoleServingOptions): Middleware {
-  const preloads = options.files ? pagePreloads(options.files) : new Map<string, string>();
+  const { files, styleSources } = options.files ? inlineStylesheets(options.files) : { files: undefined, styleSources: [] };
+  const preloads = files ? pagePreloads(files) : new Map<string, string>();
   let policyFor: { apiUrl: string; policy: string } | undefined;
   const policy = () => {
     const { baseUrl, apiUrl } = options.publicUrls();
     if (policyFor?.apiUrl !== apiUrl) {
       const apiOrigin = originOf(apiUrl) === originOf(baseUrl) ? undefined : originOf(apiUrl);
-      policyFor = { apiUrl, policy: consoleContentSecurityPolicy(apiOrigin) };
+      policyFor = { apiUrl, policy: consoleContentSecurityPolicy(apiOrigin, styleSources) };
     }
     return policyFor.policy;
   };
@@ -114,7 +117,7 @@ export function serveConsole(options: ConsoleServingOptions): Middleware {
       ctx.set('location', CONSOLE_PATH);
       return CONSOLE_ROUTES.page;
     }
-    if (!options.files) {
+    if (!files) {
       ctx.status = 503;
       ctx.set('cache-control', 'no-store');
       ctx.body = { error: 'The web console is not built in this checkout: run `pnpm build` (or set SVC_UI=off).', code: 'console_not_built' };
@@ -122,7 +125,7 @@ export function serveConsole(options: ConsoleServingOptions): Middleware {
     }
     const relative = path.slice(CONSOLE_PATH.length);
     const isAsset = relative.startsWith('assets/');
-    const file = options.files.get(isAsset ? relative : 'index.html');
+    const file = files.get(isAsset ? relative : 'index.html');
     // An unknown asset goes on to the contract app's JSON 404, counted there.
     if (!file) {
       await next();
