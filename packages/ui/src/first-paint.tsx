@@ -11,6 +11,8 @@ import type { Artifact, BlackboardChannelsPage, BlackboardReadPage, BlackboardRe
 import type { ComponentChildren } from 'preact';
 import { renderToString } from 'preact-render-to-string';
 import { hiddenCharacterCount } from './components/marked-text.tsx';
+import { ModelCardRenderer } from './components/model-card.tsx';
+import { modelCardHtml } from './components/model-card-html.ts';
 import { PostCard } from './components/post-card.tsx';
 import { BASE } from './links.ts';
 import { isCurrentPage, NAVIGATION } from './navigation.ts';
@@ -152,5 +154,9 @@ export function renderFirstPaint(relative: string, query: URLSearchParams, reads
   if (!withinBudget(reads)) return undefined;
   const content = pageContent(relative, query, reads);
   if (content === undefined) return undefined;
-  return renderToString(<Shell path={`${BASE}${relative}`}>{content}</Shell>);
+  return renderToString(
+    <ModelCardRenderer.Provider value={modelCardHtml}>
+      <Shell path={`${BASE}${relative}`}>{content}</Shell>
+    </ModelCardRenderer.Provider>,
+  );
 }

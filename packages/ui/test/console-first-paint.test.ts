@@ -114,11 +114,21 @@ test.serial('the first HTML holds the drawn post, and with JavaScript on the app
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
+    const scripts: string[] = [];
+    page.on('request', (request) => void (request.resourceType() === 'script' && scripts.push(request.url())));
     await page.goto(`${svc.baseUrl}${path}`);
     await page.locator('#first-paint').waitFor({ state: 'detached', timeout: 15_000 });
     t.is(await page.locator('#app main > h1').count(), 1, `${path}: the app draws the page`);
-    if (path.includes('artifact')) t.is(await page.getByTestId('model-card').count(), 1, path);
-    else t.is(await page.locator('.post-text', { hasText: 'Pay invoice' }).count(), 1, `${path}: the post once`);
+    if (path.includes('artifact')) {
+      // The app takes the server's card over as it is drawn: micromark's chunk is not loaded.
+      t.is(await page.getByTestId('model-card').count(), 1, path);
+      t.is(await page.getByTestId('model-card').locator('strong').textContent(), '0.95', path);
+      t.deepEqual(
+        scripts.filter((url) => url.includes('model-card-html')),
+        [],
+        path,
+      );
+    } else t.is(await page.locator('.post-text', { hasText: 'Pay invoice' }).count(), 1, `${path}: the post once`);
     t.is(await page.title().then((title) => title.includes('ran')), false, path);
     t.deepEqual(violations, [], path);
     t.deepEqual(errors, [], path);
@@ -143,7 +153,7 @@ test('a page past the first paint budget is served without one, and its data blo
   t.regex(html, /id="svc-first-load"/);
 });
 
-test('a page not drawn within the deadline is served without a first paint, and the app shows every post from its data block', async (t) => {
+test('a page not drawn within the deadline is served without a first paint, and the app shows every post and the model card from its data block', async (t) => {
   // A deadline no drawing meets: every page is past it, as a slow drawing is past 200 ms.
   const late = await startTestServer({ env: { SVC_UI_FIRST_PAINT_MS: '1' } });
   t.teardown(() => late.close());
@@ -159,6 +169,19 @@ test('a page not drawn within the deadline is served without a first paint, and 
   await page.goto(`${late.baseUrl}/ui/channel?key=ui%3Alate`);
   await page.locator('.post-text', { hasText: 'Late post 1.' }).waitFor();
   t.deepEqual((await page.locator('.post-text').allTextContents()).sort(), [...texts].sort());
+
+  // With no card drawn by the server, the app loads micromark's chunk and draws the card itself.
+  await importCatalog({ sequelize: late.server.deps.database.sequelize, store: await createObjectStore(late.server.deps) }, [
+    {
+      line: 1,
+      value: { kind: 'artifact', id: 'late-card', name: 'Late card', type: 'model', license: 'mit', hosting: 'external', source: 'upload', readme: README },
+    },
+  ]);
+  const micromarkLoaded = page.waitForRequest((request) => request.url().includes('model-card-html'));
+  await page.goto(`${late.baseUrl}/ui/artifact?id=late-card`);
+  await micromarkLoaded;
+  t.is(await page.getByTestId('model-card').locator('strong').textContent(), '0.95');
+  t.is(await page.getByTestId('model-card').getByRole('link', { name: 'bad' }).getAttribute('href'), '');
   t.deepEqual(violations, []);
   await context.close();
 });
