@@ -1,3 +1,4 @@
 import { packageBuild } from '../../tsup.shared.ts';
 
-export default packageBuild(['src/index.ts', 'src/bin.ts']);
+// The library entry; the bin is bundled apart, after this build, by scripts/build-bin.ts.
+export default packageBuild(['src/index.ts']);
