@@ -2,6 +2,7 @@ import { resolveOptions, SvcError } from '@svc/client/core';
 import type { SvcClient } from '@svc/client';
 import type { BlackboardClient } from '@svc/client/blackboard';
 import { CliFailure, UsageError } from './failure.ts';
+import { idleTimeoutMs } from './idle-timeout.ts';
 import type { Command } from 'commander';
 import { Output } from './output.ts';
 import { checkProfileName, DEFAULT_PROFILE, listProfiles, loadProfile, type Profile } from './profile-store.ts';
@@ -16,6 +17,8 @@ export interface GlobalOptions {
   profile?: string;
   /** Where `token` came from, for messages: '--token or SVC_TOKEN', or 'profile <name>'. */
   tokenFrom?: string;
+  /** --idle-timeout / SVC_IDLE_TIMEOUT, in seconds as typed (see idleTimeoutMs). */
+  idleTimeout?: string;
 }
 
 /** What a command action needs: the global options, a client built from them, and the output. */
@@ -85,6 +88,7 @@ export function contextFor(command: Command, { profileMayBeNew = false } = {}): 
           baseUrl: options.baseUrl,
           apiUrl: options.apiUrl,
           token: options.token,
+          streamIdleTimeout: idleTimeoutMs(options.idleTimeout),
           ...(stored ? { session: stored, onSessionRefreshed: () => saveSession(baseUrl, stored) } : {}),
         });
       }
@@ -93,7 +97,12 @@ export function contextFor(command: Command, { profileMayBeNew = false } = {}): 
     blackboard() {
       if (fullClientModule) return this.client().blackboard;
       if (!blackboardClientModule) throw new Error('the blackboard client is not loaded: declare the action with { client: "blackboard" }');
-      boardClient ??= blackboardClientModule.createBlackboardClient({ baseUrl: options.baseUrl, apiUrl: options.apiUrl, token: options.token });
+      boardClient ??= blackboardClientModule.createBlackboardClient({
+        baseUrl: options.baseUrl,
+        apiUrl: options.apiUrl,
+        token: options.token,
+        streamIdleTimeout: idleTimeoutMs(options.idleTimeout),
+      });
       return boardClient.blackboard;
     },
     baseUrl() {
@@ -114,6 +123,7 @@ export function withContext<A extends unknown[]>(
     const cli = contextFor(command, contextOptions);
     checkUrl('--base-url', 'SVC_BASE_URL', cli.options.baseUrl);
     checkUrl('--api-url', 'SVC_API_URL', cli.options.apiUrl);
+    idleTimeoutMs(cli.options.idleTimeout); // a bad value is a usage error before anything is sent
     await loadClient(contextOptions.client ?? 'full', cli);
     try {
       await action(cli, ...(args.slice(0, -1) as A));

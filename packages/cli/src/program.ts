@@ -18,6 +18,12 @@ function rootProgram(): Command {
     .addOption(new Option('--api-url <url>', 'api surface URL (blackboard, catalog); defaults to the base URL').env('SVC_API_URL'))
     .addOption(new Option('--token <token>', 'bearer token or developer key').env('SVC_TOKEN'))
     .addOption(new Option('--profile <name>', 'settings profile (svc config); flags and SVC_* variables win over it').env('SVC_PROFILE'))
+    .addOption(
+      new Option(
+        '--idle-timeout <seconds>',
+        'give up on a download or a streamed answer that sends nothing this long; a board watch reconnects instead (default 60; 0: never)',
+      ).env('SVC_IDLE_TIMEOUT'),
+    )
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError()
