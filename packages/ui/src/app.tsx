@@ -9,6 +9,7 @@ import { NotFoundPage } from './pages/not-found.tsx';
 import { PostPage } from './pages/post.tsx';
 import { session } from './session.ts';
 import { SessionBadge } from './session-badge.tsx';
+import { type NavigationEntry, TopHeader } from './components/top-header.tsx';
 
 // The board is the first page most people open, so it is in the first load; the rest loads on demand.
 const CatalogPage = lazy(() => import('./pages/catalog.tsx').then((module) => module.CatalogPage));
@@ -34,7 +35,7 @@ const SIGNED_IN_NAVIGATION = [
 ];
 
 /** A navigation link that says when it is the page shown (`aria-current="page"`), for the eye and for screen readers. */
-function NavLink({ href, label, also = [] }: { href: string; label: string; also?: string[] }) {
+function NavLink({ href, label, also = [] }: NavigationEntry) {
   const { path } = useLocation();
   const current = isCurrentPage(path, href, also);
   return (
@@ -72,27 +73,11 @@ export function App() {
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <header class="top">
-        <a class="brand" href={BASE}>
-          svc
-        </a>
-        <nav aria-label="Main">
-          <ul>
-            {NAVIGATION.map((entry) => (
-              <li key={entry.href}>
-                <NavLink {...entry} />
-              </li>
-            ))}
-            {session.value &&
-              SIGNED_IN_NAVIGATION.filter((entry) => entry.for.includes(session.value!.kind)).map((entry) => (
-                <li key={entry.href}>
-                  <NavLink href={entry.href} label={entry.label} also={'also' in entry ? entry.also : []} />
-                </li>
-              ))}
-          </ul>
-        </nav>
-        <SessionBadge />
-      </header>
+      <TopHeader
+        entries={[...NAVIGATION, ...(session.value ? SIGNED_IN_NAVIGATION.filter((entry) => entry.for.includes(session.value!.kind)) : [])]}
+        link={NavLink}
+        session={<SessionBadge />}
+      />
       <main id="main" tabIndex={-1}>
         <ErrorBoundary>
           <Router onRouteChange={onRouteChange}>

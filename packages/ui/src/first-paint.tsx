@@ -14,6 +14,7 @@ import { hiddenCharacterCount } from './components/marked-text.tsx';
 import { ModelCardRenderer } from './components/model-card.tsx';
 import { modelCardHtml } from './components/model-card-html.ts';
 import { PostCard } from './components/post-card.tsx';
+import { type NavigationEntry, TopHeader } from './components/top-header.tsx';
 import { BASE } from './links.ts';
 import { isCurrentPage, NAVIGATION } from './navigation.ts';
 import { ArtifactIntro } from './pages/artifact.tsx';
@@ -34,27 +35,22 @@ export interface FirstPaintReads {
 
 /** The page as an anonymous visitor sees it: the console's header (no session yet) and the page's content. */
 function Shell({ path, children }: { path: string; children: ComponentChildren }) {
+  const Link = ({ href, label, also }: NavigationEntry) => (
+    <a href={href} aria-current={isCurrentPage(path, href, also) ? 'page' : undefined}>
+      {label}
+    </a>
+  );
   return (
     <div id="first-paint">
-      <header class="top">
-        <a class="brand" href={BASE}>
-          svc
-        </a>
-        <nav aria-label="Main">
-          <ul>
-            {NAVIGATION.map((entry) => (
-              <li key={entry.href}>
-                <a href={entry.href} aria-current={isCurrentPage(path, entry.href, entry.also) ? 'page' : undefined}>
-                  {entry.label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <p class="session">
-          <a href={`${BASE}sign-in`}>Sign in</a>
-        </p>
-      </header>
+      <TopHeader
+        entries={NAVIGATION}
+        link={Link}
+        session={
+          <p class="session">
+            <a href={`${BASE}sign-in`}>Sign in</a>
+          </p>
+        }
+      />
       <main>{children}</main>
     </div>
   );
