@@ -41,9 +41,23 @@ export class Scheduler {
     this.#timers.add(timer);
   }
 
+  /** Runs `task` once, `afterMs` from now, unless `close` came first. */
+  once(name: string, afterMs: number, task: ScheduledTask): void {
+    if (this.#closed) throw new Error(`the scheduler is closed; "${name}" was not scheduled`);
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      if (this.#closed) return;
+      const current = this.#run(name, task).finally(() => this.#running.delete(current));
+      this.#running.add(current);
+    }, afterMs);
+    timer.unref();
+    this.#timers.add(timer);
+  }
+
   /** Stops every timer, then waits for the tasks running now. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
+    // clearInterval clears a setTimeout's timer too (one kind of timer in Node).
     for (const timer of this.#timers) clearInterval(timer);
     this.#timers.clear();
     await Promise.all(this.#running);

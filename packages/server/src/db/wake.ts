@@ -4,6 +4,9 @@ import { ChannelListener } from './notifications.ts';
 /** How often a waiter looks anyway while its channel is not heard (the listening connection is down). */
 const UNHEARD_POLL_MS = 1_000;
 
+/** Why a waiter was woken: work was announced (or it started), or only its backstop came. */
+export type WakeReason = 'announced' | 'backstop';
+
 export interface WakeOptions {
   /** The PostgreSQL channel (`svc_<feature>`); a plain lower-case identifier. */
   readonly channel: string;
@@ -16,8 +19,18 @@ export interface WakeOptions {
    * replica that died) is found within this long. Idle, it is the waiter's only database work.
    */
   readonly backstopMs: number;
-  /** Looks for work; called on each wake. A second wake while it runs is the waiter's to coalesce. */
-  readonly onWake: () => void;
+  /**
+   * The first backstop after `start`, sooner than `backstopMs` and not pushed back by wakes: on
+   * the embedded database the process before this one left its leases behind when it died, and
+   * they have all run out one lease after this start.
+   */
+  readonly firstBackstopMs?: number;
+  /**
+   * Looks for work; called on each wake. `backstop` says nothing announced work (the slow poll, or
+   * the listening connection is down): the waiter may look with a cheap read before it claims. A
+   * second wake while it runs is the waiter's to coalesce.
+   */
+  readonly onWake: (reason: WakeReason) => void;
   readonly onError: (error: unknown) => void;
 }
 
@@ -45,6 +58,7 @@ export class Wake {
   readonly #options: WakeOptions;
   readonly #listener: ChannelListener | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #firstBackstop: NodeJS.Timeout | undefined;
   #started = false;
   #closed = false;
 
@@ -55,8 +69,9 @@ export class Wake {
         ? new ChannelListener({
             url: options.url,
             channel: options.channel,
-            onNotify: () => this.#wake(),
-            onReset: () => this.#wake(),
+            onNotify: () => this.#wake('announced'),
+            // What was announced while nobody listened is unknown: look as if it was.
+            onReset: () => this.#wake('announced'),
             onError: options.onError,
           })
         : undefined;
@@ -67,7 +82,10 @@ export class Wake {
     if (this.#started || this.#closed) return;
     this.#started = true;
     await this.#listener?.start();
-    this.#wake();
+    this.#wake('announced');
+    const { firstBackstopMs } = this.#options;
+    if (firstBackstopMs !== undefined && firstBackstopMs < this.#options.backstopMs && !this.#closed)
+      this.#firstBackstop = setTimeout(() => this.#wake('backstop'), firstBackstopMs).unref();
   }
 
   /**
@@ -75,28 +93,29 @@ export class Wake {
    * row is committed: a waiter woken before the commit would not see it. Answers once sent.
    */
   async announce(): Promise<void> {
-    this.#wake();
+    this.#wake('announced');
     if (!this.#listener || this.#closed) return;
     await this.#options.database.sequelize.query("SELECT pg_notify(:channel, '')", { replacements: { channel: this.#options.channel } });
   }
 
   /** Wakes only this process's waiter (work it made itself, such as a slot it freed). */
   wakeHere(): void {
-    this.#wake();
+    this.#wake('announced');
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
+    clearTimeout(this.#firstBackstop);
     await this.#listener?.close();
   }
 
-  #wake(): void {
+  #wake(reason: WakeReason): void {
     if (this.#closed || !this.#started) return;
     // Each wake pushes the backstop back: it only runs after a quiet backstopMs.
     this.#arm();
     try {
-      this.#options.onWake();
+      this.#options.onWake(reason);
     } catch (error) {
       this.#options.onError(error);
     }
@@ -107,6 +126,6 @@ export class Wake {
     if (this.#closed) return;
     const heard = !this.#listener || this.#listener.listening;
     const delay = heard ? this.#options.backstopMs : Math.min(this.#options.backstopMs, UNHEARD_POLL_MS);
-    this.#timer = setTimeout(() => this.#wake(), delay).unref();
+    this.#timer = setTimeout(() => this.#wake('backstop'), delay).unref();
   }
 }

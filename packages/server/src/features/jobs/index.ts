@@ -19,8 +19,11 @@ export function createJobsFeature(
   const queue = new JobQueue(deps.database.sequelize, deps.config.jobs, store);
   const workers = new JobWorkers(deps, given.pdf, queue);
   workers.start();
+  // The row caps are applied when a job finishes; what is left to the clock is the TTL, and readers
+  // already skip expired jobs: a read says whether one expired before the pruning transaction (five
+  // statements) runs, since idle it nearly never has (issue 42).
   deps.scheduler.every('jobs.prune', deps.config.jobs.housekeepingIntervalMs, () =>
-    Promise.all([store.pruneFinished(), pruneIdempotencyKeys(deps.database.sequelize)]),
+    Promise.all([store.hasExpired().then((expired) => (expired ? store.pruneFinished() : undefined)), pruneIdempotencyKeys(deps.database.sequelize)]),
   );
   return {
     handlers: { jobs: createJobsHandlers(deps, store, () => workers.announce()) },

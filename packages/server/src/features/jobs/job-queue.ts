@@ -30,10 +30,10 @@ export class JobQueue {
   /**
    * Jobs whose runner died (lease expired): back to queued while attempts remain, else failed
    * with `job_attempts_exhausted`. Items that finished keep their outcomes. One statement: it runs
-   * at every wake, the idle backstop's included (issue 42: an idle server's statements).
+   * at every wake (the idle backstop reads first, `hasWork`).
    */
   async reapExpiredLeases(): Promise<void> {
-    await this.sequelize.query(
+    const reaped = await this.sequelize.query<{ status: string }>(
       `UPDATE svc_jobs SET status = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
          error_code = CASE WHEN attempts >= max_attempts THEN 'job_attempts_exhausted' ELSE error_code END,
          error_message = CASE WHEN attempts >= max_attempts
@@ -41,9 +41,22 @@ export class JobQueue {
          finished_at = CASE WHEN attempts >= max_attempts THEN now() ELSE finished_at END,
          expires_at = CASE WHEN attempts >= max_attempts THEN now() + make_interval(secs => :ttlSeconds) ELSE expires_at END,
          lease_owner = NULL, lease_expires_at = NULL, current_item = NULL
-       WHERE status = 'running' AND lease_expires_at < now()`,
-      { replacements: { ttlSeconds: this.config.resultTtlSeconds } },
+       WHERE status = 'running' AND lease_expires_at < now() RETURNING status`,
+      { replacements: { ttlSeconds: this.config.resultTtlSeconds }, type: QueryTypes.SELECT },
     );
+    // A job failed here is finished: retention's row caps apply now, as when a runner ends one
+    // (housekeeping prunes only what passed its TTL).
+    if (reaped.some((row) => row.status === 'failed')) await this.store.pruneFinished();
+  }
+
+  /** Whether a job waits or a lease ran out: the backstop's one read, before any write. */
+  async hasWork(): Promise<boolean> {
+    const [row] = await this.sequelize.query<{ found: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM svc_jobs WHERE status = 'queued')
+         OR EXISTS (SELECT 1 FROM svc_jobs WHERE status = 'running' AND lease_expires_at < now()) AS found`,
+      { type: QueryTypes.SELECT },
+    );
+    return Boolean(row?.found);
   }
 
   /** Claims the oldest queued job, counting an attempt; undefined when none is waiting. */

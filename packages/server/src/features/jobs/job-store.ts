@@ -140,6 +140,14 @@ export class JobStore {
     throw new ServiceError(`job_not_cancellable:${current.status}`, `Only queued jobs can be cancelled; this one is ${current.status}.`);
   }
 
+  /** Whether a finished job is past its TTL (housekeeping prunes only then). */
+  async hasExpired(): Promise<boolean> {
+    const rows = await this.#sequelize.query(`SELECT 1 FROM svc_jobs WHERE status IN ${FINISHED} AND expires_at <= now() LIMIT 1`, {
+      type: QueryTypes.SELECT,
+    });
+    return rows.length > 0;
+  }
+
   /**
    * Retention: a finished job is kept until the earlier of its TTL and the row caps (per principal
    * and overall), dropping the oldest finished first. Active jobs are never dropped.

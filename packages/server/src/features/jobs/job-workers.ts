@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { JobItemOutcome } from '@svc/schemas';
 import type { ServerDeps } from '../../deps.ts';
+import { firstBackstopDelayMs } from '../../db/backstop.ts';
 import { Wake } from '../../db/wake.ts';
 import { isServiceError } from '../../service-error.ts';
 import type { PdfService } from '../pdf/index.ts';
@@ -20,8 +21,8 @@ type JobWorkersDeps = Pick<ServerDeps, 'database'> & RunJobItemDeps;
  * The job runners of one server process: at most `workers` jobs at a time, claimed from the
  * shared queue whenever a slot is free. A submission on any replica wakes them at once (`Wake`:
  * LISTEN/NOTIFY on `svc_jobs`, in process on the embedded database); the slow backstop poll
- * (`SVC_JOBS_POLL_INTERVAL_MS`) finds only what nobody announced, a lease that ran out on a
- * replica that died. `close` stops claiming, lets running jobs finish for a while, then aborts and
+ * (`SVC_JOBS_POLL_INTERVAL_MS`, db/backstop.ts) finds only what nobody announced, a lease that
+ * ran out on a replica that died. `close` stops claiming, lets running jobs finish for a while, then aborts and
  * releases the rest.
  */
 export class JobWorkers {
@@ -45,7 +46,8 @@ export class JobWorkers {
       database: deps.database,
       url: deps.config.databaseUrl,
       backstopMs: deps.config.jobs.pollIntervalMs,
-      onWake: () => this.wake(),
+      ...(deps.database.kind === 'embedded' ? { firstBackstopMs: firstBackstopDelayMs(deps.config.jobs.leaseSeconds) } : {}),
+      onWake: (reason) => (reason === 'backstop' ? this.lookAtBackstop() : this.wake()),
       onError: (error) => this.log.warn({ err: error }, 'the job queue listener lost its connection; polling every second until it is back'),
     });
   }
@@ -65,6 +67,22 @@ export class JobWorkers {
     this.wakeup.announce().catch((error: unknown) => {
       if (!this.stopped) this.log.warn({ err: error }, 'announcing a queued job failed; other replicas find it at their backstop poll');
     });
+  }
+
+  /**
+   * The backstop's turn: nothing was announced, so one read says whether a lease ran out or a job
+   * waits before the claim loop's writes run (idle, this read is all the queue sends).
+   */
+  private lookAtBackstop(): void {
+    if (this.stopped || this.deps.config.jobs.workers === 0 || this.claiming) return;
+    this.queue.hasWork().then(
+      (found) => {
+        if (found) this.wake();
+      },
+      (error: unknown) => {
+        if (!this.stopped) this.log.warn({ err: (error as Error).message }, 'the job queue backstop failed; retrying at the next poll');
+      },
+    );
   }
 
   /** Claims jobs while slots are free; one claim loop at a time per process. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { jobLimits } from '@svc/schemas';
+import { backstopDefaultMs } from '../../db/backstop.ts';
 import { integer } from '../../env-values.ts';
 
 const count = integer(1, 1_000_000, 'a count');
@@ -13,7 +14,9 @@ export const jobsConfigFrom = z
   .object({
     SVC_JOBS_WORKERS: integer(0, 64, 'a worker count').default(2),
     SVC_JOBS_LEASE_SECONDS: integer(1, 3600, 'seconds').default(30),
-    SVC_JOBS_POLL_INTERVAL_MS: integer(10, 600_000, 'milliseconds').default(10_000),
+    // Unset: backstopDefaultMs, by where the database is.
+    SVC_JOBS_POLL_INTERVAL_MS: integer(10, 600_000, 'milliseconds').optional(),
+    DATABASE_URL: z.string().optional(),
     SVC_JOBS_MAX_RESULT_BYTES: integer(1, 1024 ** 3, 'bytes').default(jobLimits.maxResultBytes),
     SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL: count.default(jobLimits.maxActivePerPrincipal),
     SVC_JOBS_MAX_ACTIVE_GLOBAL: count.default(jobLimits.maxActiveGlobal),
@@ -34,7 +37,7 @@ export const jobsConfigFrom = z
      * The backstop poll: a submission wakes every replica's workers (LISTEN/NOTIFY), so an idle
      * worker looks on its own only this often, for a job whose runner died (its lease ran out).
      */
-    pollIntervalMs: env.SVC_JOBS_POLL_INTERVAL_MS,
+    pollIntervalMs: env.SVC_JOBS_POLL_INTERVAL_MS ?? backstopDefaultMs(env.DATABASE_URL),
     maxResultBytes: env.SVC_JOBS_MAX_RESULT_BYTES,
     maxActivePerPrincipal: env.SVC_JOBS_MAX_ACTIVE_PER_PRINCIPAL,
     maxActiveGlobal: env.SVC_JOBS_MAX_ACTIVE_GLOBAL,

@@ -1,4 +1,5 @@
 import type { Transaction } from 'sequelize';
+import { firstBackstopDelayMs } from '../../db/backstop.ts';
 import type { ServerDeps } from '../../deps.ts';
 import type { Feature } from '../feature.ts';
 import { TaskRunner, type TaskHandler } from './task-runner.ts';
@@ -94,14 +95,23 @@ export function createTasksFeature(deps: Pick<ServerDeps, 'config' | 'database' 
   const reapListeners = new Map<string, (task: TaskRow, transaction: Transaction) => Promise<void>>();
   const started = signals.start();
   signals.on(['new'], undefined, () => runner.wake());
-  // The backstop: a dead runner's lease is reaped, and what no notification announced is claimed.
-  deps.scheduler.every('tasks.backstop', config.backstopMs, async () => {
-    const { ended } = await store.reapExpiredLeases(async (ended, transaction) => {
-      for (const task of ended) await reapListeners.get(task.kind)?.(task, transaction);
-    });
-    runner.wake();
+  // The backstop (db/backstop.ts): a dead runner's lease is reaped, and what no notification
+  // announced is claimed. One read says whether there is either; idle, it is all the store sends.
+  const backstop = async () => {
+    const found = await store.backstopFinds();
+    if (!found.expired && !found.queued) return;
+    const { ended, requeued } = found.expired
+      ? await store.reapExpiredLeases(async (ended, transaction) => {
+          for (const task of ended) await reapListeners.get(task.kind)?.(task, transaction);
+        })
+      : { ended: [], requeued: false };
+    if (found.queued || requeued) runner.wake();
     for (const task of ended) await signals.announce('end', task.id).catch(() => {});
-  });
+  };
+  deps.scheduler.every('tasks.backstop', config.backstopMs, backstop);
+  // On the embedded database the leases the previous process left have all run out one lease
+  // after this start: they are taken up then rather than at the first of the long backstop's turns.
+  if (deps.database.kind === 'embedded') deps.scheduler.once('tasks.first-backstop', firstBackstopDelayMs(config.leaseSeconds), backstop);
   deps.scheduler.every('tasks.prune', Math.max(config.backstopMs, 60_000), () => store.prune());
 
   const watch = (id: string) => signals.watch(CHANGES, id, config.backstopMs);

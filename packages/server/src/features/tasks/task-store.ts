@@ -349,6 +349,16 @@ export class TaskStore {
     return this.get(id, owner);
   }
 
+  /** Whether a lease ran out and whether a task waits: the backstop's one read, before any write. */
+  async backstopFinds(): Promise<{ expired: boolean; queued: boolean }> {
+    const [row] = await this.#sequelize.query<{ expired: boolean; queued: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM svc_tasks WHERE status = 'in_progress' AND lease_expires_at < now()) AS expired,
+         EXISTS (SELECT 1 FROM svc_tasks WHERE status = 'queued') AS queued`,
+      { type: QueryTypes.SELECT },
+    );
+    return { expired: Boolean(row?.expired), queued: Boolean(row?.queued) };
+  }
+
   /**
    * Tasks whose runner died (lease ran out): queued again while attempts remain, else `failed`
    * with `task_runner_lost`; a task asked to cancel ends `cancelled` instead of running again.

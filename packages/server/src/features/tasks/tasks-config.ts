@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { backstopDefaultMs } from '../../db/backstop.ts';
 import { integer } from '../../env-values.ts';
 
 /**
@@ -10,7 +11,9 @@ export const tasksConfigFrom = z
     SVC_TASKS_LEASE_SECONDS: integer(1, 3600, 'seconds').default(30),
     SVC_TASKS_MAX_ATTEMPTS: integer(1, 100, 'an attempt count').default(2),
     SVC_TASKS_RESULT_TTL_SECONDS: integer(1, 30 * 86_400, 'seconds').default(86_400),
-    SVC_TASKS_BACKSTOP_MS: integer(50, 600_000, 'milliseconds').default(10_000),
+    // Unset: backstopDefaultMs, by where the database is.
+    SVC_TASKS_BACKSTOP_MS: integer(50, 600_000, 'milliseconds').optional(),
+    DATABASE_URL: z.string().optional(),
     SVC_TASKS_RUNNERS: integer(0, 256, 'a runner count').default(16),
   })
   .transform((env) => ({
@@ -25,7 +28,7 @@ export const tasksConfigFrom = z
      * replica that died, a notification lost while the listening connection was down) is found
      * within this long. Idle, it is the store's only database work.
      */
-    backstopMs: env.SVC_TASKS_BACKSTOP_MS,
+    backstopMs: env.SVC_TASKS_BACKSTOP_MS ?? backstopDefaultMs(env.DATABASE_URL),
     /** Tasks this process runs at once (0: it only creates and reads tasks). */
     runners: env.SVC_TASKS_RUNNERS,
   }));
