@@ -16,7 +16,11 @@
  * Then the CLI as a user runs it against what a user would do by hand (issue 44): `svc download`
  * (a new process: start-up, plan, fetch, SHA-256, completion, rename) against `curl -L -o` of the
  * download path followed by `sha256sum`, in alternating pairs (BENCH_CLI_ROUNDS, 3 by default);
- * target at least 0.9x on a 400 MiB file (BENCH_DOWNLOAD_MIB=400).
+ * target at least 0.9x on a 400 MiB file (--mib 400). The CLI is the published bin (dist/bin.js,
+ * the bundle `npm i @svc/cli` installs), built here from the sources into a folder laid out as an
+ * install, as bench/cli-start.ts does.
+ *
+ * Run: pnpm bench:download [-- --mib 400 --rounds 9 --cli-rounds 3]; `-- --help` lists the options.
  */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -27,20 +31,51 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createClient } from '@svc/client';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { SERVER_BIN } from '@svc/testing/server-process';
+import { buildInstalledBin } from '../packages/cli/scripts/bin-build.ts';
+import { benchArguments } from './args.ts';
 import { reportFigures } from './report.ts';
 import { median } from './stats.ts';
 
-const MIB = 1024 * 1024;
-const sizeMiB = Number(process.env.BENCH_DOWNLOAD_MIB ?? 256);
-const rounds = Number(process.env.BENCH_ROUNDS ?? 9);
-const cliRounds = Number(process.env.BENCH_CLI_ROUNDS ?? 3);
-const CLI_BIN = fileURLToPath(new URL('../packages/cli/bin/svc.js', import.meta.url));
-const runFile = promisify(execFile);
 const out = (line: string) => process.stdout.write(`${line}\n`);
+const USAGE = `Usage: pnpm bench:download [-- options]
+
+  -m, --mib <n>         size of the file in MiB (default 256, or BENCH_DOWNLOAD_MIB; the issue-44 figure: 400)
+  -r, --rounds <n>      alternating pairs of verifiedDownload and a plain fetch (default 9, or BENCH_ROUNDS)
+  -c, --cli-rounds <n>  alternating pairs of svc download and curl + sha256sum (default 3, or BENCH_CLI_ROUNDS)
+  -h, --help            print this
+
+A smoke run: pnpm bench:download -- -m 16 -r 1 -c 1`;
+const { values } = parseArgs({
+  args: benchArguments(),
+  options: {
+    mib: { type: 'string', short: 'm' },
+    rounds: { type: 'string', short: 'r' },
+    'cli-rounds': { type: 'string', short: 'c' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (values.help) {
+  out(USAGE);
+  process.exit(0);
+}
+/** A positive whole number from an option, else its variable, else the default; anything else stops the bench with its usage. */
+function count(option: string | undefined, variable: string, fallback: number): number {
+  const text = option ?? process.env[variable];
+  if (text === undefined) return fallback;
+  if (!/^[1-9]\d*$/.test(text)) {
+    process.stderr.write(`error: expected a positive whole number, not ${JSON.stringify(text)}\n\n${USAGE}\n`);
+    process.exit(2);
+  }
+  return Number(text);
+}
+const MIB = 1024 * 1024;
+const sizeMiB = count(values.mib, 'BENCH_DOWNLOAD_MIB', 256);
+const rounds = count(values.rounds, 'BENCH_ROUNDS', 9);
+const cliRounds = count(values['cli-rounds'], 'BENCH_CLI_ROUNDS', 3);
+const runFile = promisify(execFile);
 const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))
@@ -73,6 +108,7 @@ interface Run {
 
 const work = await mkdtemp(path.join(tmpdir(), 'svc-bench-download-'));
 try {
+  const CLI_BIN = await buildInstalledBin(path.join(work, 'installed-cli'));
   const source = path.join(work, 'weights.bin');
   const writer = createWriteStream(source);
   for (let written = 0; written < sizeMiB; written++)
@@ -212,7 +248,7 @@ try {
     };
     const cliTimes: number[] = [];
     const curlTimes: number[] = [];
-    out(`svc download (a new process) against curl -L -o then sha256sum: ${sizeMiB} MiB, ${cliRounds} alternating pairs; load ${load()}`);
+    out(`svc download (a new process, the published bin) against curl -L -o then sha256sum: ${sizeMiB} MiB, ${cliRounds} alternating pairs; load ${load()}`);
     for (let round = 0; round < cliRounds; round++) {
       const cliFirst = round % 2 === 0;
       const first = cliFirst ? await wall(cliDownload, 'cli') : await wall(curlThenSha256sum, 'curl');
