@@ -27,13 +27,23 @@ export const NARROW = { width: 390, height: 844 };
 const SCREENSHOTS =
   process.env.SVC_UI_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../../../docs/ui/', import.meta.url)) : `${path.join(tmpdir(), 'svc-ui-screenshots')}/`;
 
-/** Writes <name>-1440.png and -390.png (see SCREENSHOTS), and leaves the page wide again. */
+/** The screenshots' sizes: a common laptop's width and a phone's. */
+const SCREENSHOT_VIEWPORTS = [{ width: 1280, height: 800 }, NARROW];
+
+/**
+ * Writes <name>-1280.png and -390.png, and the same in dark mode (<name>-1280-dark.png, ...), see
+ * SCREENSHOTS; leaves the page wide again, in the scheme its context gave it.
+ */
 export async function screenshots(page: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
-  for (const viewport of [WIDE, NARROW]) {
-    await page.setViewportSize(viewport);
-    await page.screenshot({ path: `${SCREENSHOTS}${name}-${viewport.width}.png` });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const viewport of SCREENSHOT_VIEWPORTS) {
+      await page.setViewportSize(viewport);
+      await page.screenshot({ path: `${SCREENSHOTS}${name}-${viewport.width}${scheme === 'dark' ? '-dark' : ''}.png` });
+    }
   }
+  await page.emulateMedia({ colorScheme: null });
   await page.setViewportSize(WIDE);
 }
 
