@@ -47,6 +47,8 @@ export interface TestSeams {
   documentsWorkerModule?: URL;
   /** The module x402's default tables are read in instead of x402-defaults-worker.ts (one that fails to load). */
   x402DefaultsWorkerModule?: URL;
+  /** The module the console's first paints are drawn in instead of console/first-paint-worker.ts (one that holds its thread on a page). */
+  firstPaintWorkerModule?: URL;
   /** Resolver, trusted CA and address exemption of the PDF URL fetcher (a loopback HTTPS source). */
   pdfSourceFetch?: SourceFetchSeam;
   /** The same for webhook deliveries (a receiver of the test's on loopback). */

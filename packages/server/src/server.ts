@@ -109,7 +109,7 @@ export async function createServer(config: Config, options: CreateServerOptions 
   const bodyBudget = new BodyBudget(config.http.bodyBudgetBytes, config.http.bodyBudgetPerClientBytes);
   const answerBudget = new AnswerBudget(config.http.answerBudgetBytes, config.http.answerBudgetPerClientBytes);
   const consoleDirectory = config.console.enabled ? findConsoleDirectory() : undefined;
-  const firstPaint = consoleDirectory ? startFirstPaint(consoleDirectory, config.console.firstPaintMs) : undefined;
+  const firstPaint = consoleDirectory ? startFirstPaint(consoleDirectory, config.console.firstPaintMs, options.testSeams?.firstPaintWorkerModule) : undefined;
   const webConsole = config.console.enabled
     ? serveConsole({
         files: consoleDirectory ? await loadConsoleFiles(consoleDirectory) : undefined,

@@ -7,6 +7,8 @@
 import test from 'ava';
 import { createObjectStore, importCatalog } from '@svc/testing/server-internals';
 import { startTestServer, type TestServer } from '@svc/testing/test-server';
+import { waitUntil } from '@svc/testing/wait-until';
+import { HOLD_CHANNEL } from './helpers/holding-first-paint-worker.ts';
 import { measureLoopHold } from './helpers/loop-hold.ts';
 
 /**
@@ -73,4 +75,23 @@ test.serial('a channel far past the budget (1 MiB of marked posts) is served wit
   t.false(result.includes(FIRST_PAINT));
   t.regex(result, /id="svc-first-load"/);
   t.true(heldMs < LOOP_BOUND_MS, `held the loop ${heldMs.toFixed(1)} ms`);
+});
+
+test('a drawing that never ends is cut at the deadline: the page comes without its first paint, and the thread is replaced', async (t) => {
+  const holding = await startTestServer({
+    env: { SVC_UI_FIRST_PAINT_MS: '3000' },
+    testSeams: { firstPaintWorkerModule: new URL('./helpers/holding-first-paint-worker.ts', import.meta.url) },
+  });
+  t.teardown(() => holding.close());
+  const html = (path: string) => fetch(`${holding.baseUrl}${path}`, { headers: { accept: 'text/html' } }).then((response) => response.text());
+  await holding.client().blackboard.put({ body: { key: HOLD_CHANNEL, value: { text: 'held', kind: 'note' } } });
+  await holding.client().blackboard.put({ body: { key: 'ui:after-hold', value: { text: 'after', kind: 'note' } } });
+  const startedAt = performance.now();
+  const held = await html(`/ui/channel?key=${encodeURIComponent(HOLD_CHANNEL)}`);
+  t.false(held.includes(FIRST_PAINT));
+  t.regex(held, /id="svc-first-load"/);
+  t.true(performance.now() - startedAt < 10_000, 'answered at the deadline, not held with the thread');
+  // One thread draws: had the held one been kept, no page would be drawn again.
+  await waitUntil('a page drawn by the new thread', async () => (await html('/ui/channel?key=ui%3Aafter-hold')).includes(FIRST_PAINT), { timeoutMs: 30_000 });
+  t.pass();
 });

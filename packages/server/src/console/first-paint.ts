@@ -42,7 +42,11 @@ const MAX_WAITING = 16;
  * ending its thread, and Piscina starts another. Undefined when this build has no render module
  * (an older build, or one that failed): pages are served without it.
  */
-export function startFirstPaint(consoleDirectory: string, deadlineMs: number): FirstPaint | undefined {
+export function startFirstPaint(
+  consoleDirectory: string,
+  deadlineMs: number,
+  workerModule: URL = workerModuleUrl('first-paint-worker'),
+): FirstPaint | undefined {
   const file = path.join(path.dirname(consoleDirectory), 'console-render', 'first-paint.js');
   if (!existsSync(file)) return undefined;
   let pool: Piscina | undefined;
@@ -50,7 +54,7 @@ export function startFirstPaint(consoleDirectory: string, deadlineMs: number): F
   const started = () => {
     if (pool) return pool;
     const starting = new Piscina({
-      filename: workerModuleUrl('first-paint-worker').href,
+      filename: workerModule.href,
       workerData: { renderModule: pathToFileURL(file).href },
       // One thread, kept once started: on 2 cores the other stays with the event loop, and a thread
       // started again for a later page would miss that page's deadline.
