@@ -68,6 +68,12 @@ export class KeyLimitPlaces {
     return this.#prefix;
   }
 
+  /** A place from the key's lease of places when one is free now (no promise): the common case of a busy key. */
+  takeHeld(subject: string, max: number): boolean {
+    const pool = this.#pools.get(subject);
+    return pool !== undefined && pool.max === max && pool.inUse < pool.ids.length && this.#use(pool);
+  }
+
   /**
    * A place from the key's lease of places, leasing more when the key is busy and its limit leaves
    * room; false when there is none: the caller takes a place of its own (one by one).

@@ -8,8 +8,16 @@ interface Reading {
   /** When its read was sent. */
   at: number;
   amount: Promise<number>;
+  /** The amount once read. */
+  value: number | undefined;
   /** Requests it served besides the one that read it: one that served none is not renewed. */
   uses: number;
+}
+
+interface BucketReadings {
+  current: Reading | undefined;
+  /** The next reading, sent in the background once the current one is three quarters of its life old. */
+  next: Reading | undefined;
 }
 
 /**
@@ -17,49 +25,81 @@ interface Reading {
  * chunks"), shared by a busy key's requests that find no open chunk: a key calling a route that
  * reserves no tokens (`GET /v1/models`) never has one, and without this each of its requests read
  * the row. A key that read `BUSY_READS` times within `READING_MS` on this replica keeps its last
- * reading for `READING_MS`, and while its requests use it each reading is followed by the next.
- * The check only refuses a key whose minute is full: a reading that says so is read again, and
- * tokens are still reserved by each inference call in the row or a chunk, so the minute's bound
- * is unchanged; a request may pass the check up to `READING_MS` after another replica's calls
- * filled the minute. This replica's own writes to the row drop its reading (`writing`).
+ * reading for `READING_MS` after it was sent; while its requests use it, the next is read in the
+ * background from three quarters of that age, so they do not wait for it. The check only refuses a key whose
+ * minute is full: a reading that says so is read again, and tokens are still reserved by each
+ * inference call in the row or a chunk, so the minute's bound is unchanged; a request may pass
+ * the check up to `READING_MS` after another replica's calls filled the minute. This replica's
+ * own writes to the row drop its readings (`writing`).
  */
 export class TokenReadings {
-  readonly #readings = new Map<string, Reading>();
+  readonly #read: (bucket: string, windowStart: number) => Promise<number>;
+  readonly #buckets = new Map<string, BucketReadings>();
   /** Reads per bucket since `#recentSince` (at most `READING_MS` ago). */
   readonly #recent = new Map<string, number>();
   #recentSince = 0;
 
-  /** The minute's tokens used so far: a busy key's fresh reading with room, else `read()`. */
-  async used(bucket: string, windowStart: number, limit: number, read: () => Promise<number>): Promise<number> {
-    const now = Date.now();
-    const reading = this.#readings.get(bucket);
-    const fresh = reading !== undefined && reading.windowStart === windowStart && now - reading.at < READING_MS;
-    if (fresh) {
-      reading.uses++;
-      const amount = await reading.amount;
-      if (amount < limit) return amount;
-    }
-    const renew = reading !== undefined && reading.uses > 0;
-    const amount = read();
-    if (this.#busy(bucket, now) || renew) {
-      const next: Reading = { windowStart, at: now, amount, uses: 0 };
-      this.#readings.set(bucket, next);
-      amount.catch(() => {
-        if (this.#readings.get(bucket) === next) this.#readings.delete(bucket);
-      });
-    } else if (reading && !fresh) this.#readings.delete(bucket);
-    return amount;
+  constructor(read: (bucket: string, windowStart: number) => Promise<number>) {
+    this.#read = read;
   }
 
   /**
-   * This replica writes the bucket's row (a reservation, a settlement): its reading is stale, and so
-   * is one read while the write was on its way, dropped again once it ended.
+   * The minute's tokens used so far: a busy key's reading with room, sent within `READING_MS`
+   * (a number, no promise), else one being read or a read of its own.
+   */
+  used(bucket: string, windowStart: number, limit: number, now: number): number | Promise<number> {
+    const readings = this.#buckets.get(bucket);
+    if (readings?.next?.value !== undefined) {
+      readings.current = readings.next;
+      readings.next = undefined;
+    }
+    const current = readings?.current;
+    const fresh = current !== undefined && current.windowStart === windowStart && now - current.at < READING_MS;
+    if (fresh && current.value !== undefined && current.value < limit) {
+      current.uses++;
+      if (readings!.next === undefined && now - current.at >= (READING_MS * 3) / 4) readings!.next = this.#reading(bucket, readings!, windowStart, now);
+      return current.value;
+    }
+    if (fresh && current.value === undefined) {
+      current.uses++;
+      return current.amount.then((amount) => (amount < limit ? amount : this.#read(bucket, windowStart)));
+    }
+    const renew = current !== undefined && current.uses > 0;
+    if (!this.#busy(bucket, now) && !renew) {
+      if (readings) this.#buckets.delete(bucket);
+      return this.#read(bucket, windowStart);
+    }
+    const held = readings ?? { current: undefined, next: undefined };
+    this.#buckets.set(bucket, held);
+    held.current = this.#reading(bucket, held, windowStart, now);
+    held.next = undefined;
+    return held.current.amount;
+  }
+
+  /**
+   * This replica writes the bucket's row (a reservation, a settlement): its readings are stale,
+   * and so is one read while the write was on its way, dropped again once it ended.
    */
   writing<T>(bucket: string, write: Promise<T>): Promise<T> {
-    this.#readings.delete(bucket);
-    const forget = () => this.#readings.delete(bucket);
+    this.#buckets.delete(bucket);
+    const forget = () => this.#buckets.delete(bucket);
     write.then(forget, forget);
     return write;
+  }
+
+  /** A read of the row kept as a reading of `readings`; a failed one is dropped (the next request reads on its own). */
+  #reading(bucket: string, readings: BucketReadings, windowStart: number, now: number): Reading {
+    const reading: Reading = { windowStart, at: now, amount: this.#read(bucket, windowStart), value: undefined, uses: 0 };
+    reading.amount.then(
+      (amount) => {
+        reading.value = amount;
+      },
+      () => {
+        if (readings.current === reading) readings.current = undefined;
+        if (readings.next === reading) readings.next = undefined;
+      },
+    );
+    return reading;
   }
 
   #busy(bucket: string, now: number): boolean {
@@ -67,7 +107,7 @@ export class TokenReadings {
       this.#recent.clear();
       this.#recentSince = now;
       // A key gone quiet keeps no reading.
-      for (const [key, reading] of this.#readings) if (now - reading.at >= 2 * READING_MS) this.#readings.delete(key);
+      for (const [key, readings] of this.#buckets) if (!readings.current || now - readings.current.at >= 2 * READING_MS) this.#buckets.delete(key);
     }
     const recent = (this.#recent.get(bucket) ?? 0) + 1;
     this.#recent.set(bucket, recent);

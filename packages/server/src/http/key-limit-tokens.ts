@@ -17,6 +17,7 @@ export const TOKEN_SETTLE_MS = 100;
  * A chunk of the minute's tokens: taken only when it fits in what the minute has left (`$4`, the
  * limit), as one call's reservation is. The row exists: a call of this minute reserved first.
  */
+const READ_AMOUNT = prepared('SELECT amount FROM svc_rate_counters WHERE bucket = $1 AND window_start = $2');
 const RESERVE_CHUNK = prepared(
   `UPDATE svc_rate_counters SET amount = amount + $3::bigint
    WHERE bucket = $1::text AND window_start = $2::timestamptz AND amount + $3::bigint <= $4::bigint
@@ -88,11 +89,17 @@ export class KeyLimitTokens {
   readonly #late = new Map<string, { bucket: string; windowStart: number; delta: number; calls: number }>();
   #lateTimer: NodeJS.Timeout | undefined;
   /** Busy keys' readings of the minute, for checks that find no open chunk. */
-  readonly #readings = new TokenReadings();
+  readonly #readings = new TokenReadings((bucket, windowStart) => this.readAmount(bucket, windowStart));
 
   constructor(sequelize: Sequelize, onError: (error: unknown) => void) {
     this.#sequelize = sequelize;
     this.#onError = onError;
+  }
+
+  /** The minute's tokens reserved and used, as its row counts them now (0 before its first call). */
+  async readAmount(bucket: string, windowStart: number): Promise<number> {
+    const [row] = await queryPrepared<{ amount: string }>(this.#sequelize, READ_AMOUNT, [bucket, new Date(windowStart)]);
+    return Number(row?.amount ?? 0);
   }
 
   /** An open chunk of the bucket's minute with room, under this limit: the tokens the minute has left by it. */
@@ -104,11 +111,16 @@ export class KeyLimitTokens {
   }
 
   /**
-   * The minute's tokens used, for the check before a request that found no open chunk: `read()`,
-   * or a busy key's reading this replica took within the last 100 ms (`TokenReadings`).
+   * The minute's tokens used, for the check before a request that found no open chunk: read, or
+   * a busy key's reading this replica sent within the last 100 ms (`TokenReadings`).
    */
-  used(bucket: string, windowStart: number, limit: number, read: () => Promise<number>): Promise<number> {
-    return this.#readings.used(bucket, windowStart, limit, read);
+  used(bucket: string, windowStart: number, limit: number, now: number): number | Promise<number> {
+    return this.#readings.used(bucket, windowStart, limit, now);
+  }
+
+  /** Whether a chunk of the bucket is being reserved (`remainingWhenReserved` has one to wait for). */
+  reserving(bucket: string): boolean {
+    return this.#reserving.has(bucket);
   }
 
   /** A write of the bucket's row outside a chunk (a call's reservation or settlement): a reading of it is stale. */

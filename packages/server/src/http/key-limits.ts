@@ -60,7 +60,6 @@ const COUNT_HIT = prepared(
    ON CONFLICT (bucket, window_start) DO UPDATE SET hits = svc_rate_counters.hits + 1 WHERE svc_rate_counters.hits + 1 <= $3::bigint
    RETURNING hits`,
 );
-const READ_AMOUNT = prepared('SELECT amount FROM svc_rate_counters WHERE bucket = $1 AND window_start = $2');
 /**
  * A call's token reservation, taken only when it fits in what the minute has left (`$4`, the
  * limit), or when the minute has nothing counted yet (so a limit below one call's estimate still
@@ -165,24 +164,25 @@ export class KeyLimiter {
     const headers: Record<string, string> = {};
     const now = Date.now();
     const resetMs = MINUTE_MS - (now % MINUTE_MS);
+    const reset = openAiDuration(resetMs);
     if (tpm !== undefined) {
       // A busy key's open chunk of this minute has room: the minute is not full, no read needed.
       // One being reserved (a busy key's renewal) is waited for: the round trip the read would take.
-      const minute = windowStart(new Date(now), 60).getTime();
-      const byChunk =
-        this.#tokens.remaining(tokensBucket(subject), minute, tpm) ?? (await this.#tokens.remainingWhenReserved(tokensBucket(subject), minute, tpm));
-      const used =
-        byChunk === undefined
-          ? await this.#tokens.used(tokensBucket(subject), minute, tpm, () => this.#tokensThisMinute(subject, new Date(now)))
-          : tpm - byChunk;
+      // Else a busy key's shared reading (`TokenReadings`), else a read. No promise when none waits.
+      const minute = now - (now % MINUTE_MS);
+      const bucket = tokensBucket(subject);
+      let byChunk = this.#tokens.remaining(bucket, minute, tpm);
+      if (byChunk === undefined && this.#tokens.reserving(bucket)) byChunk = await this.#tokens.remainingWhenReserved(bucket, minute, tpm);
+      const reading = byChunk === undefined ? this.#tokens.used(bucket, minute, tpm, now) : tpm - byChunk;
+      const used = typeof reading === 'number' ? reading : await reading;
       headers['x-ratelimit-limit-tokens'] = String(tpm);
       headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, tpm - used));
-      headers['x-ratelimit-reset-tokens'] = openAiDuration(resetMs);
+      headers['x-ratelimit-reset-tokens'] = reset;
       if (used >= tpm) throw refusal('tokens_per_minute', `This key used its ${tpm} upstream tokens for this minute.`, resetMs, headers);
     }
     let lease: string | undefined;
     if (concurrent !== undefined) {
-      lease = await this.#acquireLease(subject, concurrent);
+      lease = this.#places.takeHeld(subject, concurrent) ? POOLED : await this.#acquireLease(subject, concurrent);
       if (!lease) throw refusal('concurrent_requests', `This key already has ${concurrent} requests in flight.`, 1000, headers);
     }
     if (rpm !== undefined) {
@@ -205,13 +205,13 @@ export class KeyLimiter {
       }
       headers['x-ratelimit-limit-requests'] = String(rpm);
       headers['x-ratelimit-remaining-requests'] = String(Math.max(0, rpm - (hits ?? rpm)));
-      headers['x-ratelimit-reset-requests'] = openAiDuration(resetMs);
+      headers['x-ratelimit-reset-requests'] = reset;
       if (hits === undefined) {
         if (lease) this.#release(lease, subject);
         throw refusal('requests_per_minute', `This key made its ${rpm} requests for this minute.`, resetMs, headers);
       }
     }
-    for (const [name, value] of Object.entries(headers)) ctx.res.setHeader(name, value);
+    for (const name in headers) ctx.res.setHeader(name, headers[name]!);
     const tokenKey = tpm !== undefined ? tokenRequestKey((ctx.state as { svc: { requestId: string } }).svc.requestId, principal) : undefined;
     if (tokenKey) {
       const entry = this.#tokenSubjects.get(tokenKey);
@@ -232,7 +232,8 @@ export class KeyLimiter {
         else end();
       };
       if (ctx.res.closed) endWhenSettled();
-      else ctx.res.once('close', endWhenSettled);
+      // A response closes once: \`on\`, not \`once\`, spares a wrapper per request.
+      else ctx.res.on('close', endWhenSettled);
     }
   }
 
@@ -311,9 +312,8 @@ export class KeyLimiter {
     this.#tokens.writing(bucket, queryPrepared(this.#sequelize, SETTLE_TOKENS, [bucket, start, delta, calls])).catch(this.#onError);
   }
 
-  async #tokensThisMinute(subject: string, now: Date): Promise<number> {
-    const [row] = await queryPrepared<{ amount: string }>(this.#sequelize, READ_AMOUNT, [tokensBucket(subject), windowStart(now, 60)]);
-    return Number(row?.amount ?? 0);
+  #tokensThisMinute(subject: string, now: Date): Promise<number> {
+    return this.#tokens.readAmount(tokensBucket(subject), windowStart(now, 60).getTime());
   }
 
   /**

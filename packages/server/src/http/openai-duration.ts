@@ -5,6 +5,16 @@
  */
 export function openAiDuration(ms: number): string {
   const whole = Math.max(0, Math.round(ms));
+  // Every limited request writes the minute's reset: the requests of one millisecond share its text.
+  if (whole === last.whole) return last.text;
+  const text = format(whole);
+  last = { whole, text };
+  return text;
+}
+
+let last = { whole: -1, text: '' };
+
+function format(whole: number): string {
   if (whole < 1000) return `${whole}ms`;
   const hours = Math.floor(whole / 3_600_000);
   const minutes = Math.floor((whole % 3_600_000) / 60_000);
