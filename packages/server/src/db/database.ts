@@ -27,6 +27,8 @@ export interface DatabaseOptions {
 
 /** How long the embedded database's connection stays open unused. */
 const EMBEDDED_IDLE_MS = 10 * 60_000;
+/** How long a PostgreSQL connection of the pool stays open unused: longer than the backstops' period. */
+const POSTGRES_IDLE_MS = 30_000;
 
 /** `18.6` → `18.6.0`: Sequelize compares its databaseVersion as semver. */
 const semverOf = (version: string) => {
@@ -48,14 +50,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     logging: (sql: string) => options.log.trace({ sql }, 'sql'),
     // PGlite is a single session: one connection, and queries queue for it.
     // `evict`: how often the pool looks for connections idle past `idle`; Sequelize's default,
-    // every second, woke an idle server once a second for ever (issue 42). A connection now lives
-    // 10 to 20 s unused instead of 10 to 11. The embedded database's one connection is its
-    // process's alone and costs nothing open: closed after 10 idle seconds, each housekeeping turn
-    // reopened it (a connection, then `SET client_min_messages` and `DEALLOCATE ALL`: three
-    // statements for the turn's one, in both processes), so it is kept ten minutes.
+    // every second, woke an idle server once a second for ever (issue 42). `idle` is longer than
+    // the backstops' period (db/backstop.ts), so an idle server's reads do not each open a
+    // connection: on PostgreSQL a backend forked, authenticated and set up, with transactions of
+    // its own; on the embedded database `SET client_min_messages` and `DEALLOCATE ALL`, three
+    // statements for the turn's one. The embedded database's one connection is its process's
+    // alone and costs nothing open: it is kept ten minutes.
     pool: embedded
       ? { max: 1, min: 0, idle: EMBEDDED_IDLE_MS, evict: EMBEDDED_IDLE_MS, acquire: 60_000 }
-      : { max: options.poolMax, min: 0, idle: 10_000, evict: 10_000, acquire: 60_000 },
+      : { max: options.poolMax, min: 0, idle: POSTGRES_IDLE_MS, evict: 10_000, acquire: 60_000 },
     define: { underscored: true, timestamps: false },
     // Sequelize asks a new database its version on a connection of its own, outside the pool, and
     // opens the pool's as soon as that one is closed. PGlite's socket takes one connection at a
