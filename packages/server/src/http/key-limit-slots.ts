@@ -121,7 +121,9 @@ export class KeyLimitSlots {
       }
       const ordinal = chunk.next++;
       if (chunk.next > chunk.last) this.#settle(bucket, chunk);
-      if (this.#held(slots) < chunk.size / 2) this.reserve(bucket, windowStart, chunk.limit, ordinal);
+      // Reserved ahead from a quarter used: at 10,000 requests/s a chunk of 256 lasts 25 ms, about
+      // as long as a reservation may take on a loaded PostgreSQL, and requests wait for a chunk that is late.
+      if (this.#held(slots) < (chunk.size * 3) / 4) this.reserve(bucket, windowStart, chunk.limit, ordinal);
       return { ordinal, limit: chunk.limit, windowStart };
     }
     return undefined;
