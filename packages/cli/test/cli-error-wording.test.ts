@@ -38,6 +38,14 @@ test('a refused connection names its reason, not `fetch failed`', async (t) => {
   t.regex(JSON.parse(json.stderr).error, /ECONNREFUSED/);
 });
 
+test('a port fetch refuses to call names undici\'s reason, not the wrapper\'s (`Request failed due to a network error`)', async (t) => {
+  // Port 9 is on the fetch standard's list of bad ports: undici refuses it with `bad port` and no system code.
+  const run = await runCli(['board', 'get', 'general', '--base-url', 'http://127.0.0.1:9']);
+  t.is(run.code, 1, run.stderr);
+  t.regex(run.stderr, /Cannot reach http:\/\/127\.0\.0\.1:9\/api\/v1\/blackboard\/get: bad port/);
+  t.notRegex(run.stderr, /Request failed due to a network error/);
+});
+
 test('a server URL that is not an http(s) URL is a usage error (exit 2), from the flag or the environment', async (t) => {
   const flag = await runCli(['health', '--base-url', 'notaurl']);
   t.is(flag.code, 2, flag.stderr);

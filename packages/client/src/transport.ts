@@ -104,7 +104,9 @@ export function networkFailure(error: unknown): string {
     seen.add(value);
     const candidate = value as { message?: unknown; code?: unknown; cause?: unknown; errors?: unknown };
     if (typeof candidate.code === 'string' && typeof candidate.message === 'string') deepest = { message: candidate.message, code: candidate.code };
-    else if (!deepest && typeof candidate.message === 'string' && candidate.message !== 'fetch failed') deepest = { message: candidate.message };
+    // A deeper message is the more specific one (ky's `Request failed due to a network error`
+    // wraps fetch's `fetch failed`, which wraps undici's reason, e.g. `bad port`), unless a coded one was found.
+    else if (!deepest?.code && typeof candidate.message === 'string' && candidate.message !== 'fetch failed') deepest = { message: candidate.message };
     if (Array.isArray(candidate.errors)) candidate.errors.slice(0, 1).forEach(visit);
     visit(candidate.cause);
   };
