@@ -40,6 +40,25 @@ test('a task runs at every turn until the scheduler closes, and not after', asyn
   t.throws(() => scheduler.every('late', 10, async () => {}), { message: /closed.*"late"/ });
 });
 
+test('a task scheduled once runs once after its delay, and not at all when the scheduler closes first', async (t) => {
+  const scheduler = new Scheduler(recordingLogger().log);
+  let runs = 0;
+  scheduler.once('first', 10, async () => {
+    runs++;
+  });
+  await until(() => runs === 1, 'the run');
+  await sleep(60);
+  t.is(runs, 1);
+  let cancelled = 0;
+  scheduler.once('never', 30, async () => {
+    cancelled++;
+  });
+  await scheduler.close();
+  await sleep(60);
+  t.is(cancelled, 0);
+  t.throws(() => scheduler.once('late', 10, async () => {}), { message: /closed.*"late"/ });
+});
+
 test('a task still running at its next turn skips that turn instead of overlapping itself', async (t) => {
   const scheduler = new Scheduler(recordingLogger().log);
   let running = 0;
