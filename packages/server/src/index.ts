@@ -9,3 +9,4 @@ export { buildContractApp, type ContractAppOptions } from './http/build-app.ts';
 export { createHttpMetrics } from './observability/metrics.ts';
 export { createLogger } from './observability/logger.ts';
 export { consumeWindow, type WindowLimit, type WindowDecision } from './db/rate-counters.ts';
+export { startEmbeddedDatabase, type EmbeddedPostgres } from './db/embedded.ts';

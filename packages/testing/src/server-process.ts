@@ -1,10 +1,9 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { SERVER_BIN } from './server-bin.ts';
 import type { TestDatabase } from './test-database.ts';
 import { waitUntil } from './wait-until.ts';
 
-/** The `svc-server` binary of the workspace's @svc/server, as `pnpm start` runs it (bin/svc-server.js, then the TypeScript sources). */
-export const SERVER_BIN = fileURLToPath(new URL('../bin/svc-server.js', import.meta.resolve('@svc/server')));
+export { SERVER_BIN };
 
 /** `svc-server start` as its own process, as a user runs it: for tests that kill it (-9), run several replicas, or soak it. */
 export interface ServerProcess {
