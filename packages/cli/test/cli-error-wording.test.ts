@@ -38,7 +38,7 @@ test('a refused connection names its reason, not `fetch failed`', async (t) => {
   t.regex(JSON.parse(json.stderr).error, /ECONNREFUSED/);
 });
 
-test('a port fetch refuses to call names undici\'s reason, not the wrapper\'s (`Request failed due to a network error`)', async (t) => {
+test("a port fetch refuses to call names undici's reason, not the wrapper's (`Request failed due to a network error`)", async (t) => {
   // Port 9 is on the fetch standard's list of bad ports: undici refuses it with `bad port` and no system code.
   const run = await runCli(['board', 'get', 'general', '--base-url', 'http://127.0.0.1:9']);
   t.is(run.code, 1, run.stderr);
