@@ -23,9 +23,9 @@ export default {
   extensions: { ts: 'module' },
   timeout: '3m',
   workerThreads: false,
-  // Test files at once: 2 by default (one per core). CI's PostgreSQL lane sets SVC_TEST_CONCURRENCY=4:
-  // its files wait on timers and the database's own process more than they use a core (a quiet
-  // 22-file slice kept 50-72% of 2 cores busy at 2, and took 83 s at 4 against 106-119 s at 2).
+  // Test files at once: 2 by default (one per core); SVC_TEST_CONCURRENCY sets it. A quiet 22-file
+  // slice of server tests took 83 s at 4 against 106-119 s at 2 on PostgreSQL, but a whole lane at 4
+  // ran at load 10 and the console's search-as-you-type test typed slower than its debounce: CI keeps 2.
   concurrency: Number(process.env.SVC_TEST_CONCURRENCY ?? 2),
   environmentVariables: {
     SVC_LOG_LEVEL: 'silent',
