@@ -32,6 +32,9 @@ async function copyOfRepository(): Promise<string> {
     for (const part of ['package.json', 'src', 'node_modules'])
       await cp(path.join(from, part), path.join(to, part), { recursive: true, verbatimSymlinks: true });
   }
+  // The copy's own svc-server: on PostgreSQL the test kit migrates a template database with it
+  // (`svc-server migrate`), the copy's migrations, the generated feature's among them.
+  await cp(path.join(repository, 'packages/server/bin'), path.join(root, 'packages/server/bin'), { recursive: true });
   await symlink(path.join(repository, 'packages/server/assets'), path.join(root, 'packages/server/assets'));
   const settingsTest = 'packages/server/test/config-each-feature.test.ts';
   await cp(path.join(repository, settingsTest), path.join(root, settingsTest));

@@ -46,11 +46,21 @@ export async function createTestDatabase(options: TestDatabaseOptions = {}): Pro
     return { databaseUrl: undefined, dataDir, kind: 'embedded', drop: () => rm(dataDir, { recursive: true, force: true }) };
   }
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const template = options.migrated ? await migratedTemplate(adminUrl, prefix) : undefined;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
+    if (!options.migrated) await admin.query(`CREATE DATABASE ${name}`);
+    else
+      try {
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${await migratedTemplate(adminUrl, prefix)}`);
+      } catch (error) {
+        // 3D000: the template this process remembered is gone. A checkout with other migrations
+        // (the new-feature test's copy, beside this lane) made its own and dropped the others as
+        // stale: make ours again, once.
+        if ((error as { code?: string }).code !== '3D000') throw error;
+        templates.delete(`${adminUrl} ${prefix}`);
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${await migratedTemplate(adminUrl, prefix)}`);
+      }
   } finally {
     await admin.end();
   }
