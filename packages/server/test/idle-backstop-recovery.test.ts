@@ -4,7 +4,7 @@ import type { BatchJob } from '@svc/schemas';
 import { slowPdf } from '@svc/testing/pdf-fixtures';
 import { killAllServerProcesses, startServerProcess } from '@svc/testing/server-process';
 import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
-import { waitUntil } from '@svc/testing/wait-until';
+import { pollJobUntil } from './helpers/jobs.ts';
 
 /**
  * The job queue's backstop at its default period (db/backstop.ts) still takes up a killed
@@ -27,18 +27,6 @@ test.after.always(async () => {
 
 const operator = (baseUrl: string): SvcClient => createClient({ baseUrl, token: OPERATOR_TOKEN, retry: 0 });
 
-async function readJob(client: SvcClient, jobId: string, done: (job: BatchJob) => boolean, timeoutMs: number): Promise<BatchJob> {
-  let last: BatchJob | undefined;
-  return waitUntil(
-    () => `job ${jobId} to get there (last read: ${JSON.stringify(last)})`,
-    async () => {
-      last = await client.jobs.get({ params: { job_id: jobId } });
-      return done(last) && last;
-    },
-    { timeoutMs, intervalMs: 100 },
-  );
-}
-
 test("a killed server's job is taken up again one lease after the restart (embedded) or the lease plus 10 s (PostgreSQL), with the default backstop period", async (t) => {
   database = await createTestDatabase();
   // No SVC_JOBS_POLL_INTERVAL_MS: the default period is what is tested.
@@ -47,14 +35,14 @@ test("a killed server's job is taken up again one lease after the restart (embed
   const item = { data_base64: slowPdf(100, 7_000, { shortText: true }).toString('base64'), max_pages: 100 };
   const submitted = await operator(first.baseUrl).jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [item, item, item] });
   const second = onPostgres ? startServerProcess(database, env) : undefined;
-  await readJob(operator(first.baseUrl), submitted.job_id, (job) => job.status === 'running', 60_000);
+  await pollJobUntil(operator(first.baseUrl), submitted.job_id, (job) => job.status === 'running', 60_000);
   await first.kill();
   const survivor = (await second) ?? (await startServerProcess(database, env));
   const from = performance.now();
-  const retried = await readJob(operator(survivor.baseUrl), submitted.job_id, (job) => job.attempts >= 2, TAKEN_UP_WITHIN_MS);
+  const retried = await pollJobUntil(operator(survivor.baseUrl), submitted.job_id, (job) => job.attempts >= 2, TAKEN_UP_WITHIN_MS);
   t.log(`claimed again ${Math.round(performance.now() - from)} ms after the ${onPostgres ? 'second replica was up' : 'restart'} (lease ${LEASE_SECONDS} s)`);
   t.like(retried, { attempts: 2 });
-  const finished = await readJob(operator(survivor.baseUrl), submitted.job_id, (job) => job.status !== 'running' && job.status !== 'queued', 90_000);
+  const finished = await pollJobUntil(operator(survivor.baseUrl), submitted.job_id, (job) => job.status !== 'running' && job.status !== 'queued', 90_000);
   t.like(finished, { status: 'completed', attempts: 2 });
   await survivor.stop();
 });

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, type SvcClient } from '@svc/client';
 import type { BatchJob } from '@svc/schemas';
-import { calculateJob } from './helpers/jobs.ts';
+import { calculateJob, pollJobUntil } from './helpers/jobs.ts';
 import { slowPdf } from '@svc/testing/pdf-fixtures';
 import { killAllServerProcesses, startServerProcess } from '@svc/testing/server-process';
 import { createTestDatabase, type TestDatabase } from '@svc/testing/test-database';
@@ -27,19 +27,6 @@ test.after.always(async () => {
 
 const operator = (baseUrl: string): SvcClient => createClient({ baseUrl, token: OPERATOR_TOKEN, retry: 0 });
 
-/** Reads the job every 50 ms until `done` accepts it; past the deadline, the error shows the job as last read. */
-async function pollUntil(client: SvcClient, jobId: string, done: (job: BatchJob) => boolean, timeoutMs: number): Promise<BatchJob> {
-  let last: BatchJob | undefined;
-  return waitUntil(
-    () => `job ${jobId} to get there (last read: ${JSON.stringify(last)})`,
-    async () => {
-      last = await client.jobs.get({ params: { job_id: jobId } });
-      return done(last) && last;
-    },
-    { timeoutMs, intervalMs: 50 },
-  );
-}
-
 test.serial('a server killed with SIGKILL mid-job: after the lease the job is finished elsewhere, attempts counted, finished items kept', async (t) => {
   const database = await createTestDatabase();
   databases.push(database);
@@ -61,7 +48,7 @@ test.serial('a server killed with SIGKILL mid-job: after the lease the job is fi
   const client = operator(first.baseUrl);
   const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [item, item, item] });
   const second = onPostgres ? startServerProcess(database, { ...env, SVC_JOBS_POLL_INTERVAL_MS: '3000' }) : undefined;
-  const midway = await pollUntil(
+  const midway = await pollJobUntil(
     client,
     submitted.job_id,
     (job) => job.status !== 'queued' && (job.progress.succeeded >= 1 || job.status !== 'running'),
@@ -70,7 +57,7 @@ test.serial('a server killed with SIGKILL mid-job: after the lease the job is fi
   t.like(midway, { status: 'running', attempts: 1 }, `the job is still running when the server dies: ${JSON.stringify(midway)}`);
   await first.kill();
   const survivor = (await second) ?? (await startServerProcess(database, env));
-  const finished = await pollUntil(operator(survivor.baseUrl), submitted.job_id, (job) => ['completed', 'failed', 'cancelled'].includes(job.status), 90_000);
+  const finished = await pollJobUntil(operator(survivor.baseUrl), submitted.job_id, (job) => ['completed', 'failed', 'cancelled'].includes(job.status), 90_000);
   t.like(finished, { status: 'completed', attempts: 2, progress: { total: 3, succeeded: 3, failed: 0 } });
   const result = await operator(survivor.baseUrl).jobs.result({ params: { job_id: submitted.job_id } });
   t.deepEqual(
@@ -95,7 +82,7 @@ test.serial('a job whose runner dies on its last attempt fails with job_attempts
   const client = operator(first.baseUrl);
   const submitted = await client.jobs.submit({ schema: 'svc.batch-job-request.v1', operation: 'pdf_extract', items: [item, item, item] });
   const second = onPostgres ? startServerProcess(database, { ...env, SVC_JOBS_POLL_INTERVAL_MS: '3000' }) : undefined;
-  const midway = await pollUntil(
+  const midway = await pollJobUntil(
     client,
     submitted.job_id,
     (job) => job.status !== 'queued' && (job.progress.succeeded >= 1 || job.status !== 'running'),
@@ -104,7 +91,7 @@ test.serial('a job whose runner dies on its last attempt fails with job_attempts
   t.like(midway, { status: 'running', attempts: 1, max_attempts: 1 });
   await first.kill();
   const survivor = (await second) ?? (await startServerProcess(database, env));
-  const failed = await pollUntil(operator(survivor.baseUrl), submitted.job_id, (job) => job.status !== 'running' && job.status !== 'queued', 60_000);
+  const failed = await pollJobUntil(operator(survivor.baseUrl), submitted.job_id, (job) => job.status !== 'running' && job.status !== 'queued', 60_000);
   t.like(failed, { status: 'failed', attempts: 1, error: { code: 'job_attempts_exhausted' } });
   const result = await operator(survivor.baseUrl).jobs.result({ params: { job_id: submitted.job_id } });
   t.true(result.items.length >= 1 && result.items.length < 3);
@@ -123,7 +110,7 @@ if (onPostgres) {
       startServerProcess(database, { ...env, SVC_JOBS_POLL_INTERVAL_MS: '600000' }),
     ]);
     const submitted = await operator(admitting.baseUrl).jobs.submit(calculateJob(2));
-    const finished = await pollUntil(operator(running.baseUrl), submitted.job_id, (job) => job.status === 'completed', 60_000);
+    const finished = await pollJobUntil(operator(running.baseUrl), submitted.job_id, (job) => job.status === 'completed', 60_000);
     t.like(finished, { status: 'completed', attempts: 1, progress: { total: 2, succeeded: 2 } });
     await Promise.all([admitting.stop(), running.stop()]);
   });

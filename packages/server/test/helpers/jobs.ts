@@ -1,4 +1,6 @@
-import type { BatchJobRequest } from '@svc/schemas';
+import type { SvcClient } from '@svc/client';
+import type { BatchJob, BatchJobRequest } from '@svc/schemas';
+import { waitUntil } from '@svc/testing/wait-until';
 
 /** A batch job request of `count` calculate items. */
 export function calculateJob(count: number, expression = '1 + 1'): BatchJobRequest {
@@ -12,4 +14,17 @@ export function postJob(baseUrl: string, token: string | undefined, body: string
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
     body,
   });
+}
+
+/** Reads the job every `intervalMs` until `done` accepts it; past the deadline, the error shows the job as last read. */
+export function pollJobUntil(client: SvcClient, jobId: string, done: (job: BatchJob) => boolean, timeoutMs: number, intervalMs = 50): Promise<BatchJob> {
+  let last: BatchJob | undefined;
+  return waitUntil(
+    () => `job ${jobId} to get there (last read: ${JSON.stringify(last)})`,
+    async () => {
+      last = await client.jobs.get({ params: { job_id: jobId } });
+      return done(last) && last;
+    },
+    { timeoutMs, intervalMs },
+  );
 }
