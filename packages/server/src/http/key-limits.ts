@@ -20,6 +20,8 @@ import { estimateCallTokens } from './token-estimate.ts';
 export type LimitDefaults = Partial<Record<PrincipalKind, EffectiveLimits>>;
 
 const MINUTE_MS = 60_000;
+/** The most subjects whose strings a replica keeps (`KeyLimiter.#namesOf`). */
+const SUBJECT_NAMES = 10_000;
 /** A place taken from this replica's lease of places (`KeyLimitPlaces`), not a row of its own. */
 const POOLED = 'pooled';
 /** A lease outlives its replica by at most this; live leases are renewed well before. */
@@ -123,6 +125,10 @@ export class KeyLimiter {
   readonly #places: KeyLimitPlaces;
   /** Chunks of the minute's tokens reserved for busy keys, taken from without a round trip. */
   readonly #tokens: KeyLimitTokens;
+  /** Subjects' strings by developer key id (else by the subject itself). */
+  readonly #names = new Map<string, SubjectNames>();
+  /** Token entries of requests that ended, forgotten in the next immediate. */
+  #forgetting: string[] = [];
 
   /**
    * `storedAnswers`: routes that keep their answers outside the idempotency table (the
@@ -155,94 +161,200 @@ export class KeyLimiter {
     );
   }
 
-  /** Admits the request or throws 429 `key_limit_exceeded:<limit>`; sets the `x-ratelimit-*` headers. */
-  async enforce(ctx: Context, principal: Principal): Promise<void> {
+  /**
+   * Admits the request or throws 429 `key_limit_exceeded:<limit>`; sets the `x-ratelimit-*` headers.
+   * Answers no promise when every limit was decided from memory (a busy key: its tokens' open
+   * chunk or shared reading, a place of its lease, the slot its resolver took): the adapter then
+   * awaits nothing. Each check goes on in a promise only where it waits for the database.
+   */
+  enforce(ctx: Context, principal: Principal): Promise<void> | undefined {
     const limits = this.limitsOf(principal);
-    if (!limits) return;
-    const { requests_per_minute: rpm, tokens_per_minute: tpm, concurrent_requests: concurrent } = limits;
-    const subject = limitSubject(principal);
-    const headers: Record<string, string> = {};
-    const now = Date.now();
-    const resetMs = MINUTE_MS - (now % MINUTE_MS);
-    const reset = openAiDuration(resetMs);
-    if (tpm !== undefined) {
-      // A busy key's open chunk of this minute has room: the minute is not full, no read needed.
-      // One being reserved (a busy key's renewal) is waited for: the round trip the read would take.
-      // Else a busy key's shared reading (`TokenReadings`), else a read. No promise when none waits.
-      const minute = now - (now % MINUTE_MS);
-      const bucket = tokensBucket(subject);
-      let byChunk = this.#tokens.remaining(bucket, minute, tpm);
-      if (byChunk === undefined && this.#tokens.reserving(bucket)) byChunk = await this.#tokens.remainingWhenReserved(bucket, minute, tpm);
-      const reading = byChunk === undefined ? this.#tokens.used(bucket, minute, tpm, now) : tpm - byChunk;
-      const used = typeof reading === 'number' ? reading : await reading;
-      headers['x-ratelimit-limit-tokens'] = String(tpm);
-      headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, tpm - used));
-      headers['x-ratelimit-reset-tokens'] = reset;
-      if (used >= tpm) throw refusal('tokens_per_minute', `This key used its ${tpm} upstream tokens for this minute.`, resetMs, headers);
+    if (!limits) return undefined;
+    const names = this.#namesOf(principal);
+    const check: Check = { ctx, principal, limits, names, now: Date.now(), used: 0, lease: undefined };
+    const tpm = limits.tokens_per_minute;
+    if (tpm === undefined) return this.#checkPlace(check);
+    // A busy key's open chunk of this minute has room: the minute is not full, no read needed.
+    // One being reserved (a busy key's renewal) is waited for: the round trip the read would take.
+    // Else a busy key's shared reading (`TokenReadings`), else a read.
+    const minute = check.now - (check.now % MINUTE_MS);
+    const byChunk = this.#tokens.remaining(names.tokens, minute, tpm);
+    if (byChunk !== undefined) return this.#checkTokens(check, tpm - byChunk);
+    if (this.#tokens.reserving(names.tokens))
+      return this.#tokens.remainingWhenReserved(names.tokens, minute, tpm).then((left) => {
+        const reading = left === undefined ? this.#tokens.used(names.tokens, minute, tpm, check.now) : tpm - left;
+        return typeof reading === 'number' ? this.#checkTokens(check, reading) : reading.then((used) => this.#checkTokens(check, used));
+      });
+    const reading = this.#tokens.used(names.tokens, minute, tpm, check.now);
+    return typeof reading === 'number' ? this.#checkTokens(check, reading) : reading.then((used) => this.#checkTokens(check, used));
+  }
+
+  /** The subject's strings, made once per subject rather than per request. */
+  #namesOf(principal: Principal): SubjectNames {
+    const id = principal.developerKeyId ?? `principal:${principal.kind}:${principal.id}`;
+    let names = this.#names.get(id);
+    if (names === undefined) {
+      // Bounded: a replica serving more subjects than this makes their strings again, no more.
+      if (this.#names.size >= SUBJECT_NAMES) this.#names.clear();
+      const subject = limitSubject(principal);
+      names = { subject, tokens: tokensBucket(subject) };
+      this.#names.set(id, names);
     }
-    let lease: string | undefined;
-    if (concurrent !== undefined) {
-      lease = this.#places.takeHeld(subject, concurrent) ? POOLED : await this.#acquireLease(subject, concurrent);
-      if (!lease) throw refusal('concurrent_requests', `This key already has ${concurrent} requests in flight.`, 1000, headers);
+    return names;
+  }
+
+  #checkTokens(check: Check, used: number): Promise<void> | undefined {
+    check.used = used;
+    const tpm = check.limits.tokens_per_minute!;
+    if (used >= tpm) throw this.#refusal(check, 'tokens_per_minute', `This key used its ${tpm} upstream tokens for this minute.`, undefined);
+    return this.#checkPlace(check);
+  }
+
+  #checkPlace(check: Check): Promise<void> | undefined {
+    const concurrent = check.limits.concurrent_requests;
+    if (concurrent === undefined) return this.#checkRequests(check);
+    const { subject } = check.names;
+    if (this.#places.takeHeld(subject, concurrent)) {
+      check.lease = POOLED;
+      return this.#checkRequests(check);
     }
-    if (rpm !== undefined) {
-      let hits: number | undefined;
-      // The developer-key resolver may have counted it already, in the query that found the key.
-      // A minute that ended since then still counted this request: it is not counted again.
-      const counted = principal.requestCount;
-      const replay = counted ? undefined : replayScopeOf(ctx, principal);
-      const countAt = new Date(counted ? counted.windowStart : now);
-      try {
-        hits = counted ? (counted.hits ?? undefined) : await this.#countRequest(subject, rpm, countAt, replay);
-        // Refused while replicas hold slots of the minute they have not used (`KeyLimitSlots`, only
-        // for keys whose limit leaves room for a chunk): they give them back within SLOT_SETTLE_MS,
-        // so the request waits for them rather than be refused while the minute still has room.
-        if (hits === undefined && principal.developerKeyId && rpm >= SLOT_CHUNK_MIN * CHUNK_HEADROOM)
-          hits = await this.#countWhileLent(subject, () => this.#countRequest(subject, rpm, countAt, replay), countAt);
-      } catch (error) {
-        if (lease) this.#release(lease, subject);
+    return this.#acquireLease(subject, concurrent).then((lease) => {
+      if (!lease) throw this.#refusal(check, 'concurrent_requests', `This key already has ${concurrent} requests in flight.`, undefined);
+      check.lease = lease;
+      return this.#checkRequests(check);
+    });
+  }
+
+  #checkRequests(check: Check): Promise<void> | undefined {
+    const rpm = check.limits.requests_per_minute;
+    if (rpm === undefined) {
+      this.#admit(check, undefined);
+      return undefined;
+    }
+    // The developer-key resolver may have counted it already, in the query that found the key (or
+    // with a slot its replica holds). A minute that ended since then still counted this request:
+    // it is not counted again.
+    const counted = check.principal.requestCount;
+    if (counted?.hits != null) {
+      this.#admit(check, counted.hits);
+      return undefined;
+    }
+    return this.#countRequests(check, rpm).then(
+      (hits) => {
+        if (hits === undefined) throw this.#refusal(check, 'requests_per_minute', `This key made its ${rpm} requests for this minute.`, rpm);
+        this.#admit(check, hits);
+      },
+      (error: unknown) => {
+        if (check.lease) this.#release(check.lease, check.names.subject);
         throw error;
-      }
-      headers['x-ratelimit-limit-requests'] = String(rpm);
-      headers['x-ratelimit-remaining-requests'] = String(Math.max(0, rpm - (hits ?? rpm)));
-      headers['x-ratelimit-reset-requests'] = reset;
-      if (hits === undefined) {
-        if (lease) this.#release(lease, subject);
-        throw refusal('requests_per_minute', `This key made its ${rpm} requests for this minute.`, resetMs, headers);
-      }
+      },
+    );
+  }
+
+  /** The minute's hits once this request was counted, or undefined when the minute is full. */
+  async #countRequests(check: Check, rpm: number): Promise<number | undefined> {
+    const { principal, names } = check;
+    const counted = principal.requestCount;
+    const replay = counted ? undefined : replayScopeOf(check.ctx, principal);
+    const countAt = new Date(counted ? counted.windowStart : check.now);
+    let hits = counted ? undefined : await this.#countRequest(names.subject, rpm, countAt, replay);
+    // Refused while replicas hold slots of the minute they have not used (`KeyLimitSlots`, only
+    // for keys whose limit leaves room for a chunk): they give them back within SLOT_SETTLE_MS,
+    // so the request waits for them rather than be refused while the minute still has room.
+    if (hits === undefined && principal.developerKeyId && rpm >= SLOT_CHUNK_MIN * CHUNK_HEADROOM)
+      hits = await this.#countWhileLent(names.subject, () => this.#countRequest(names.subject, rpm, countAt, replay), countAt);
+    return hits;
+  }
+
+  /**
+   * A refusal with the headers of the checks made so far (`hits`: the requests check was made,
+   * and refused); a place taken is given back.
+   */
+  #refusal(check: Check, limit: KeyLimitName, message: string, refusedRpm: number | undefined): ServiceError {
+    if (check.lease) this.#release(check.lease, check.names.subject);
+    const resetMs = MINUTE_MS - (check.now % MINUTE_MS);
+    const reset = openAiDuration(resetMs);
+    const texts = limitTexts(check.limits);
+    const headers: Record<string, string> = {};
+    if (texts.tpm !== undefined) {
+      headers['x-ratelimit-limit-tokens'] = texts.tpm;
+      headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, check.limits.tokens_per_minute! - check.used));
+      headers['x-ratelimit-reset-tokens'] = reset;
     }
-    for (const name in headers) ctx.res.setHeader(name, headers[name]!);
-    const tokenKey = tpm !== undefined ? tokenRequestKey((ctx.state as { svc: { requestId: string } }).svc.requestId, principal) : undefined;
-    if (tokenKey) {
+    if (refusedRpm !== undefined) {
+      headers['x-ratelimit-limit-requests'] = texts.rpm!;
+      headers['x-ratelimit-remaining-requests'] = '0';
+      headers['x-ratelimit-reset-requests'] = reset;
+    }
+    return refusal(limit, message, resetMs, headers);
+  }
+
+  /**
+   * The request is admitted: its headers are set (the minute's count `hits` when it has a request
+   * limit), its token entry made, and what it holds is given back when it ends.
+   */
+  #admit(check: Check, hits: number | undefined): void {
+    const { ctx, principal, limits, names, lease } = check;
+    const res = ctx.res;
+    const reset = openAiDuration(MINUTE_MS - (check.now % MINUTE_MS));
+    const texts = limitTexts(limits);
+    const tpm = limits.tokens_per_minute;
+    if (tpm !== undefined) {
+      res.setHeader('x-ratelimit-limit-tokens', texts.tpm!);
+      res.setHeader('x-ratelimit-remaining-tokens', String(Math.max(0, tpm - check.used)));
+      res.setHeader('x-ratelimit-reset-tokens', reset);
+    }
+    if (hits !== undefined) {
+      res.setHeader('x-ratelimit-limit-requests', texts.rpm!);
+      res.setHeader('x-ratelimit-remaining-requests', String(Math.max(0, limits.requests_per_minute! - hits)));
+      res.setHeader('x-ratelimit-reset-requests', reset);
+    }
+    let tokenKey: string | undefined;
+    if (tpm !== undefined) {
+      tokenKey = tokenRequestKey((ctx.state as { svc: { requestId: string } }).svc.requestId, principal);
       const entry = this.#tokenSubjects.get(tokenKey);
       if (entry) entry.requests += 1;
-      else this.#tokenSubjects.set(tokenKey, { subject, requests: 1, reservations: [] });
+      else this.#tokenSubjects.set(tokenKey, { subject: names.subject, requests: 1, reservations: undefined });
     }
-    if (lease || tokenKey) {
-      const end = () => {
-        if (lease) this.#release(lease, subject);
-        // Usage is reported as a call ends, which may be in this same close event (a client
-        // that left): forget the request only after it.
-        if (tokenKey) setImmediate(() => this.#forgetTokenRequest(tokenKey));
-      };
-      // Work the request started that outlives its answer (`outliveRequest`) keeps the holds.
-      const endWhenSettled = () => {
-        const outliving = requestState(ctx).outliving;
-        if (outliving?.length) void Promise.allSettled(outliving).then(end);
-        else end();
-      };
-      if (ctx.res.closed) endWhenSettled();
-      // A response closes once: \`on\`, not \`once\`, spares a wrapper per request.
-      else ctx.res.on('close', endWhenSettled);
-    }
+    if (lease === undefined && tokenKey === undefined) return;
+    // A response closes once: `on`, not `once`, spares a wrapper per request.
+    const ended = () => this.#ended(ctx, lease, names.subject, tokenKey);
+    if (res.closed) ended();
+    else res.on('close', ended);
   }
+
+  /** The request's answer closed: its holds go, once the work it started that outlives it (`outliveRequest`) settled. */
+  #ended(ctx: Context, lease: string | undefined, subject: string, tokenKey: string | undefined): void {
+    const outliving = requestState(ctx).outliving;
+    if (outliving?.length) {
+      void Promise.allSettled(outliving).then(() => this.#end(lease, subject, tokenKey));
+      return;
+    }
+    this.#end(lease, subject, tokenKey);
+  }
+
+  #end(lease: string | undefined, subject: string, tokenKey: string | undefined): void {
+    if (lease) this.#release(lease, subject);
+    if (tokenKey === undefined) return;
+    // Usage is reported as a call ends, which may be in this same close event (a client that
+    // left): the request is forgotten only after it, with the others that ended meanwhile in one
+    // immediate.
+    this.#forgetting.push(tokenKey);
+    if (this.#forgetting.length === 1) setImmediate(this.#forgetEnded);
+  }
+
+  readonly #forgetEnded = () => {
+    const keys = this.#forgetting;
+    this.#forgetting = [];
+    for (const key of keys) this.#forgetTokenRequest(key);
+  };
 
   #forgetTokenRequest(key: string): void {
     const entry = this.#tokenSubjects.get(key);
     if (!entry || --entry.requests > 0) return;
     this.#tokenSubjects.delete(key);
     // Reservations of calls that reported no usage (refused upstream, failed, cut off) go back.
-    for (const reservation of entry.reservations) this.#settleReservation(entry.subject, reservation, 0, 0);
+    for (const reservation of entry.reservations ?? []) this.#settleReservation(entry.subject, reservation, 0, 0);
   }
 
   /**
@@ -263,7 +375,7 @@ export class KeyLimiter {
     const bucket = tokensBucket(entry.subject);
     const chunk = this.#tokens.take(bucket, start.getTime(), tpm, tokens) ?? (await this.#tokens.takeWhenReserved(bucket, start.getTime(), tpm, tokens));
     if (chunk) {
-      entry.reservations.push({ windowStart: start, tokens, chunk });
+      (entry.reservations ??= []).push({ windowStart: start, tokens, chunk });
       ctx.res.setHeader('x-ratelimit-remaining-tokens', String(remainingByChunk(chunk)));
       return;
     }
@@ -282,7 +394,7 @@ export class KeyLimiter {
         headers,
       );
     }
-    entry.reservations.push({ windowStart: start, tokens });
+    (entry.reservations ??= []).push({ windowStart: start, tokens });
     this.#tokens.counted(bucket, start.getTime(), tpm, tokens, Number(row.amount));
     ctx.res.setHeader('x-ratelimit-remaining-tokens', String(Math.max(0, tpm - Number(row.amount))));
   }
@@ -291,7 +403,7 @@ export class KeyLimiter {
   recordTokens(event: Pick<UsageEvent, 'requestId' | 'principalId' | 'developerKeyId'>, tokens: number): void {
     const entry = this.#tokenSubjects.get(tokenRequestKey(event.requestId, { id: event.principalId, developerKeyId: event.developerKeyId }));
     if (entry === undefined) return;
-    const reservation = entry.reservations.shift();
+    const reservation = entry.reservations?.shift();
     if (reservation) this.#settleReservation(entry.subject, reservation, Math.max(0, tokens), 1);
     else if (tokens > 0) this.#settleTokens(entry.subject, windowStart(new Date(), 60), tokens, 1);
   }
@@ -488,7 +600,41 @@ interface TokenRequest {
   subject: string;
   /** Requests in flight under this caller and request id (a caller may reuse an id). */
   requests: number;
-  reservations: TokenReservation[];
+  /** Made by the first call that reserves: most requests (`GET /v1/models`) never do. */
+  reservations: TokenReservation[] | undefined;
+}
+
+/** A subject's strings: the subject, and its bucket of the minute's tokens. */
+interface SubjectNames {
+  subject: string;
+  tokens: string;
+}
+
+/** One request's limits being checked, carried from one check to the next. */
+interface Check {
+  ctx: Context;
+  principal: Principal;
+  limits: EffectiveLimits;
+  names: SubjectNames;
+  now: number;
+  /** The minute's tokens used, as the tokens check read them. */
+  used: number;
+  /** The place taken under a concurrency limit. */
+  lease: string | undefined;
+}
+
+/** The limits' own header texts, made once per limits object (a cached key's is shared by its requests). */
+const texts = new WeakMap<EffectiveLimits, { rpm: string | undefined; tpm: string | undefined }>();
+function limitTexts(limits: EffectiveLimits): { rpm: string | undefined; tpm: string | undefined } {
+  let made = texts.get(limits);
+  if (made === undefined) {
+    made = {
+      rpm: limits.requests_per_minute === undefined ? undefined : String(limits.requests_per_minute),
+      tpm: limits.tokens_per_minute === undefined ? undefined : String(limits.tokens_per_minute),
+    };
+    texts.set(limits, made);
+  }
+  return made;
 }
 
 /** A call's tokens reserved in the minute's row, or taken from this replica's chunk of it. */

@@ -268,7 +268,11 @@ export async function serveRoute(
   // 413 from Content-Length), the caller's limits, the route's admission (a full queue, a rate limit), then the
   // server's budget of bodies in flight. Places held are given back when the request ends.
   const bytesToHold = plan ? bodyBytesToHold(plan, ctx.req) : 0;
-  if (compiled.limited && options.keyLimits?.applies(principal)) await options.keyLimits.enforce(ctx, principal);
+  if (compiled.limited && options.keyLimits?.applies(principal)) {
+    // No promise when a busy key's limits were decided from memory: nothing to wait for.
+    const enforcing = options.keyLimits.enforce(ctx, principal);
+    if (enforcing) await enforcing;
+  }
   if (compiled.admit) releaseOnEnd(ctx, await compiled.admit(request));
   if (bytesToHold > 0) releaseOnEnd(ctx, options.bodyBudget.hold(bytesToHold, ctx.ip));
   if (plan) {

@@ -18,8 +18,9 @@ function format(whole: number): string {
   if (whole < 1000) return `${whole}ms`;
   const hours = Math.floor(whole / 3_600_000);
   const minutes = Math.floor((whole % 3_600_000) / 60_000);
-  const seconds = (whole % 60_000) / 1000;
-  const secondsText = `${Number.isInteger(seconds) ? seconds : Number(seconds.toFixed(3))}s`;
+  // A whole number of milliseconds over 1000 prints as its decimal, at most three places (the
+  // nearest double to it prints so): no rounding to do.
+  const secondsText = `${(whole % 60_000) / 1000}s`;
   if (hours > 0) return `${hours}h${minutes}m${secondsText}`;
   if (minutes > 0) return `${minutes}m${secondsText}`;
   return secondsText;
