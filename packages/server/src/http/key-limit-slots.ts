@@ -123,7 +123,7 @@ export class KeyLimitSlots {
       if (chunk.next > chunk.last) this.#settle(bucket, chunk);
       // Reserved ahead from a quarter used: at 10,000 requests/s a chunk of 256 lasts 25 ms, about
       // as long as a reservation may take on a loaded PostgreSQL, and requests wait for a chunk that is late.
-      if (this.#held(slots) < (chunk.size * 3) / 4) this.reserve(bucket, windowStart, chunk.limit, ordinal);
+      if (!slots.reserving && this.#held(slots) < (chunk.size * 3) / 4) this.reserve(bucket, windowStart, chunk.limit, ordinal);
       return { ordinal, limit: chunk.limit, windowStart };
     }
     return undefined;

@@ -104,7 +104,10 @@ export class KeyLimitTokens {
 
   /** An open chunk of the bucket's minute with room, under this limit: the tokens the minute has left by it. */
   remaining(bucket: string, windowStart: number, limit: number): number | undefined {
-    for (const chunk of this.#chunks.get(bucket) ?? []) {
+    // Checked on every request of a token-limited key: most keys hold no chunk, and this allocates nothing.
+    const chunks = this.#chunks.get(bucket);
+    if (chunks === undefined) return undefined;
+    for (const chunk of chunks) {
       if (chunk.windowStart === windowStart && chunk.limit === limit && chunk.taken < chunk.size) return remainingByChunk(chunk);
     }
     return undefined;
