@@ -15,7 +15,9 @@ import module from 'node:module';
 // for the workspace's scripts). Run by an older system Node directly, the import below fails with
 // ERR_UNKNOWN_FILE_EXTENSION and a stack: say what to run instead.
 if (!process.features.typescript) {
-  process.stderr.write(`error: the workspace's source is TypeScript, which Node.js 24 runs as it is (pnpm pins Node 24 for the workspace's scripts); this Node.js ${process.version} cannot. Run: pnpm svc <command> (or pnpm exec svc)\n`);
+  process.stderr.write(
+    `error: the workspace's source is TypeScript, which Node.js 24 runs as it is (pnpm pins Node 24 for the workspace's scripts); this Node.js ${process.version} cannot. Run: pnpm svc <command> (or pnpm exec svc)\n`,
+  );
   process.exit(1);
 }
 if (process.env.NODE_COMPILE_CACHE === undefined && process.env.NODE_DISABLE_COMPILE_CACHE === undefined) module.enableCompileCache?.();
