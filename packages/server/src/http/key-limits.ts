@@ -624,15 +624,15 @@ interface Check {
 }
 
 /** The limits' own header texts, made once per limits object (a cached key's is shared by its requests). */
-const texts = new WeakMap<EffectiveLimits, { rpm: string | undefined; tpm: string | undefined }>();
+const textsByLimits = new WeakMap<EffectiveLimits, { rpm: string | undefined; tpm: string | undefined }>();
 function limitTexts(limits: EffectiveLimits): { rpm: string | undefined; tpm: string | undefined } {
-  let made = texts.get(limits);
+  let made = textsByLimits.get(limits);
   if (made === undefined) {
     made = {
       rpm: limits.requests_per_minute === undefined ? undefined : String(limits.requests_per_minute),
       tpm: limits.tokens_per_minute === undefined ? undefined : String(limits.tokens_per_minute),
     };
-    texts.set(limits, made);
+    textsByLimits.set(limits, made);
   }
   return made;
 }
